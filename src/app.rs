@@ -1,0 +1,123 @@
+//! The application: plan → run each case → write the results file after every case →
+//! print the requested format. `main.rs` maps errors to exit codes.
+
+use crate::bench::{self, Case, Context, UsageError};
+use crate::cli::Cli;
+use crate::hw::HostInfo;
+use crate::options::{Command, Options};
+use crate::report::model::{Report, Status, SCHEMA};
+use crate::report::progress::Progress;
+use anyhow::Context as _;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// Writes the report atomically (temporary file + rename), so a crash mid-write never
+/// leaves a truncated JSON.
+fn save(report: &Report, path: &Path) -> anyhow::Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    let mut f = std::fs::File::create(&tmp)
+        .with_context(|| format!("cannot write {} (choose another --output)", tmp.display()))?;
+    serde_json::to_writer_pretty(&mut f, report)?;
+    f.write_all(b"\n")?;
+    f.sync_all().ok();
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+fn results_path(dir: &Path, host: &str, started: &str) -> PathBuf {
+    let safe_host: String = host
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    dir.join(format!("{safe_host}-{}.json", started.replace(':', "-")))
+}
+
+/// Runs one invocation; `Err` carrying a [`UsageError`] means exit code 2.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let opts = Options::from_cli(cli)?;
+    let stdout = std::io::stdout();
+    if let Command::Sysinfo = opts.command {
+        crate::sysinfo::run(&opts, &mut stdout.lock())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let host = HostInfo::detect(true);
+    let ctx = Context {
+        host: &host,
+        opts: &opts,
+    };
+    let cases: Vec<Box<dyn Case>> = match &opts.command {
+        Command::Cpu(_) => bench::cpu::CpuBench.plan(&ctx)?,
+        Command::Null { .. } => bench::null::NullBench.plan(&ctx)?,
+        Command::Quick => bench::BENCHMARKS
+            .iter()
+            .flat_map(|b| b.quick(&ctx))
+            .collect(),
+        Command::Sysinfo => unreachable!("handled above"),
+    };
+    let started = now_rfc3339();
+    let mut report = Report {
+        schema: SCHEMA.into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        started_at: started.clone(),
+        finished_at: None,
+        host: host.clone(),
+        config: serde_json::to_value(&opts)?,
+        results: Vec::new(),
+    };
+    std::fs::create_dir_all(&opts.output).with_context(|| {
+        format!(
+            "cannot create the results directory {} (choose another --output)",
+            opts.output.display()
+        )
+    })?;
+    let path = results_path(&opts.output, &host.hostname, &started);
+    // Fail before measuring anything if the results cannot be written.
+    save(&report, &path)?;
+    let progress = Progress::new(cases.len(), opts.quiet);
+    for case in &cases {
+        progress.start(&case.label());
+        let r = case.run(&ctx);
+        for n in &r.notes {
+            if n.starts_with("CV") || n.starts_with("OVER PEAK") {
+                progress.warn(&format!("{} {}: {n}", r.resource, r.workload));
+            }
+        }
+        report.results.push(r);
+        save(&report, &path)?;
+        progress.done();
+    }
+    report.finished_at = Some(now_rfc3339());
+    save(&report, &path)?;
+    progress.finish();
+    let mut out = stdout.lock();
+    crate::report::export(&report, opts.format, &mut out)?;
+    out.flush()?;
+    if !opts.quiet {
+        eprintln!("results: {}", path.display());
+    }
+    let failed = report
+        .results
+        .iter()
+        .any(|r| matches!(r.status, Status::Failed { .. }));
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Whether an error means bad usage (exit code 2).
+pub fn is_usage(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<UsageError>().is_some()
+}

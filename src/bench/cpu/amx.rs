@@ -1,0 +1,111 @@
+//! AMX tile kernels (Sapphire Rapids and later) and the Linux permission they need.
+//!
+//! Linux (5.16+) keeps the 8 KiB tile-data state off by default; a process must ask
+//! with `arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)` before its first tile
+//! instruction, or that instruction faults. The request is made once per process; a
+//! refusal turns the AMX rows into `skipped` with the errno.
+//!
+//! The kernel configures eight 16 × 64-byte tiles (palette 1), loads A into tmm4–5 and
+//! B into tmm6–7, and runs four independent tile multiplies per iteration into tmm0–3
+//! (C[i][j] += A[i] · B[j]), so the TMUL unit always has the next multiply ready.
+//! Per instruction: M = 16 rows × N = 16 fp32/int32 columns × K = 32 bf16 (or 64 int8)
+//! multiply-adds, i.e. 16 384 FLOP for tdpbf16ps and 32 768 OP for tdpbssd.
+
+use super::kernels::Operands;
+use std::sync::OnceLock;
+
+const ARCH_REQ_XCOMP_PERM: libc::c_long = 0x1023;
+const XFEATURE_XTILEDATA: libc::c_long = 18;
+
+/// Asks Linux for the AMX tile-data permission once; `Err` carries the reason.
+pub fn request_permission() -> Result<(), String> {
+    static RESULT: OnceLock<Result<(), String>> = OnceLock::new();
+    RESULT
+        .get_or_init(|| {
+            #[cfg(target_os = "linux")]
+            {
+                // SAFETY: arch_prctl with ARCH_REQ_XCOMP_PERM only changes this process's
+                // permitted xstate features; it takes no pointers.
+                let rc = unsafe {
+                    libc::syscall(libc::SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)
+                };
+                if rc == 0 {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "Linux refused the AMX tile-data permission (arch_prctl ARCH_REQ_XCOMP_PERM: {})",
+                        std::io::Error::last_os_error()
+                    ))
+                }
+            }
+            #[cfg(not(target_os = "linux"))]
+            {
+                Err("AMX needs Linux's ARCH_REQ_XCOMP_PERM".to_string())
+            }
+        })
+        .clone()
+}
+
+/// Bytes of operand memory: two A tiles then two B tiles, 1 KiB each.
+pub const TILE_BYTES: usize = 1024;
+
+/// The 64-byte tile configuration: palette 1, tiles 0–7 with 16 rows of 64 bytes.
+fn tile_config() -> [u8; 64] {
+    let mut cfg = [0u8; 64];
+    cfg[0] = 1; // palette
+    for t in 0..8 {
+        cfg[16 + 2 * t..18 + 2 * t].copy_from_slice(&64u16.to_le_bytes()); // colsb
+        cfg[48 + t] = 16; // rows
+    }
+    cfg
+}
+
+macro_rules! amx_kernel {
+    ($name:ident, $op:literal) => {
+        /// Runs `iters` × 4 tile multiplies; `p.tiles` holds A0, A1, B0, B1; `out` gets
+        /// the four 1 KiB accumulator tiles.
+        pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
+            let cfg = tile_config();
+            let t = p.tiles.as_ptr();
+            std::arch::asm!(
+                "ldtilecfg [{cfg}]",
+                "tilezero tmm0",
+                "tilezero tmm1",
+                "tilezero tmm2",
+                "tilezero tmm3",
+                "tileloadd tmm4, [{t} + {s}*1]",
+                "add {t}, 1024",
+                "tileloadd tmm5, [{t} + {s}*1]",
+                "add {t}, 1024",
+                "tileloadd tmm6, [{t} + {s}*1]",
+                "add {t}, 1024",
+                "tileloadd tmm7, [{t} + {s}*1]",
+                ".p2align 5",
+                "2:",
+                concat!($op, " tmm0, tmm4, tmm6"),
+                concat!($op, " tmm1, tmm4, tmm7"),
+                concat!($op, " tmm2, tmm5, tmm6"),
+                concat!($op, " tmm3, tmm5, tmm7"),
+                "dec {n}",
+                "jnz 2b",
+                "tilestored [{o} + {s}*1], tmm0",
+                "add {o}, 1024",
+                "tilestored [{o} + {s}*1], tmm1",
+                "add {o}, 1024",
+                "tilestored [{o} + {s}*1], tmm2",
+                "add {o}, 1024",
+                "tilestored [{o} + {s}*1], tmm3",
+                "tilerelease",
+                cfg = in(reg) cfg.as_ptr(),
+                t = inout(reg) t => _,
+                s = in(reg) 64usize,
+                n = inout(reg) iters => _,
+                o = inout(reg) out => _,
+                options(nostack),
+            );
+        }
+    };
+}
+
+amx_kernel!(tdp_bf16_amx, "tdpbf16ps");
+amx_kernel!(tdp_i8_amx, "tdpbssd");

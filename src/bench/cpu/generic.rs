@@ -1,0 +1,61 @@
+//! Plain-Rust fallback kernels, so aarch64 and old CPUs still get numbers.
+//!
+//! 16 independent accumulators, `acc = acc * a + b` (2 operations per element per
+//! iteration); the compiler vectorises them with whatever the target baseline offers
+//! (SSE2 on x86-64, NEON on aarch64), so no theoretical peak is claimed for them.
+//! A multiply-add recurrence (not a plain add) keeps the compiler from replacing the
+//! loop by a closed form.
+
+use super::kernels::Operands;
+
+/// Accumulators per generic kernel.
+pub const ACCS: usize = 16;
+
+macro_rules! generic_float {
+    ($name:ident, $t:ty) => {
+        pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
+            const W: usize = std::mem::size_of::<$t>();
+            let a = <$t>::from_le_bytes(p.a[..W].try_into().unwrap());
+            let b = <$t>::from_le_bytes(p.b[..W].try_into().unwrap());
+            let c = <$t>::from_le_bytes(p.init[..W].try_into().unwrap());
+            let (a, b) = std::hint::black_box((a, b));
+            let mut acc = [c; ACCS];
+            for _ in 0..iters {
+                for x in acc.iter_mut() {
+                    *x = *x * a + b;
+                }
+            }
+            for (i, x) in acc.iter().enumerate() {
+                std::ptr::copy_nonoverlapping(x.to_le_bytes().as_ptr(), out.add(i * W), W);
+            }
+        }
+    };
+}
+
+macro_rules! generic_int {
+    ($name:ident, $t:ty) => {
+        pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
+            const W: usize = std::mem::size_of::<$t>();
+            let a = <$t>::from_le_bytes(p.a[..W].try_into().unwrap());
+            let b = <$t>::from_le_bytes(p.b[..W].try_into().unwrap());
+            let c = <$t>::from_le_bytes(p.init[..W].try_into().unwrap());
+            let (a, b) = std::hint::black_box((a, b));
+            let mut acc = [c; ACCS];
+            for _ in 0..iters {
+                for x in acc.iter_mut() {
+                    *x = x.wrapping_mul(a).wrapping_add(b);
+                }
+            }
+            for (i, x) in acc.iter().enumerate() {
+                std::ptr::copy_nonoverlapping(x.to_le_bytes().as_ptr(), out.add(i * W), W);
+            }
+        }
+    };
+}
+
+generic_float!(muladd_f64_generic, f64);
+generic_float!(muladd_f32_generic, f32);
+generic_int!(muladd_i8_generic, i8);
+generic_int!(muladd_i16_generic, i16);
+generic_int!(muladd_i32_generic, i32);
+generic_int!(muladd_i64_generic, i64);

@@ -1,0 +1,378 @@
+//! `peakbench cpu`: operations per second per precision and instruction set, 1..N
+//! pinned threads, against the theoretical peak at the clock measured during the run.
+//!
+//! Per case: the runner calibrates and warms up (which also settles the core into the
+//! kernel's frequency licence), takes `--repeat` samples, and the core clock is measured
+//! right after on the same cores with the chain matching the kernel's width (AVX-512
+//! chain for 512-bit and AMX kernels). The peak uses that clock, so a throttled or
+//! shared core lowers the peak instead of the efficiency.
+
+pub mod amx;
+pub mod generic;
+pub mod kernels;
+#[cfg(target_arch = "x86_64")]
+pub mod x86;
+
+use super::{Benchmark, Case, Context, UsageError};
+use crate::hw::clock::{measure_on, ClockKind};
+use crate::hw::peak::{cpu_peak, CpuPeakInput, Peak, PeakOverrides};
+use crate::hw::uarch::{self, Width};
+use crate::hw::HostInfo;
+use crate::measure::runner::Workload;
+use crate::measure::{RunConfig, Runner};
+use crate::options::{Command, CpuOptions};
+use crate::report::model::BenchResult;
+use kernels::{Isa, Kernel, Precision, OUT_BYTES};
+use std::time::Duration;
+
+/// The CPU resource.
+pub struct CpuBench;
+
+/// Why a kernel cannot run here, or `None` when it can.
+pub fn unavailable(k: &Kernel, host: &HostInfo) -> Option<String> {
+    if !k.supported_by(&host.cpu.features) {
+        let missing: Vec<&str> = k
+            .requires
+            .iter()
+            .copied()
+            .filter(|r| !host.cpu.has(r))
+            .collect();
+        return Some(format!("CPU lacks {}", missing.join(", ")));
+    }
+    if k.isa == Isa::Amx {
+        if let Err(e) = amx::request_permission() {
+            return Some(e);
+        }
+    }
+    None
+}
+
+/// The clock chain matching a kernel's width.
+fn clock_kind(k: &Kernel) -> ClockKind {
+    match k.width {
+        Width::V512 | Width::Tile => ClockKind::Avx512,
+        _ => ClockKind::Scalar,
+    }
+}
+
+/// The theoretical peak of kernel `k` on `cores` cores at `clock_hz`, or the user's
+/// override (`--peak cpu.<precision>.<isa>`, `cpu.<precision>` or `cpu`, each given for
+/// all cores of the machine and scaled to the cores in use).
+pub fn peak_for(
+    k: &Kernel,
+    host: &HostInfo,
+    cores: usize,
+    clock_hz: Option<f64>,
+    overrides: &PeakOverrides,
+) -> Peak {
+    let keys = [
+        format!("cpu.{}.{}", k.precision.name(), k.isa.name()),
+        format!("cpu.{}", k.precision.name()),
+        "cpu".to_string(),
+    ];
+    if let Some((key, v)) = overrides.find(&keys) {
+        let all = host.cpu.cores.max(1);
+        return Peak {
+            value: Some(v * cores as f64 / all as f64),
+            source: format!("user (--peak {key}=…, given for {all} cores, scaled to {cores})"),
+        };
+    }
+    let Some(pipe) = k.pipe else {
+        return Peak::unknown(
+            "unknown: generic kernel, the compiler chooses the instructions (use --peak)",
+        );
+    };
+    cpu_peak(&CpuPeakInput {
+        uarch: uarch::lookup(&host.cpu),
+        pipe,
+        width: k.width,
+        ops_per_instr: k.ops_per_instr as f64,
+        cores,
+        clock_hz,
+        clock_what: match clock_kind(k) {
+            ClockKind::Avx512 => "measured, AVX-512 chain",
+            ClockKind::Scalar => "measured, add chain",
+        },
+    })
+}
+
+/// The per-thread workload: runs the kernel and counts operations.
+struct KernelWork {
+    kernel: &'static Kernel,
+    operands: Box<kernels::Operands>,
+    out: Vec<u8>,
+}
+
+impl Workload for KernelWork {
+    fn run(&mut self, iters: u64) -> f64 {
+        if iters == 0 {
+            return 0.0;
+        }
+        // SAFETY: availability (CPU features, AMX permission) was checked before the case
+        // was planned; `out` holds OUT_BYTES ≥ the kernel's out_bytes.
+        unsafe { (self.kernel.run)(iters, &self.operands, self.out.as_mut_ptr()) };
+        std::hint::black_box(&self.out);
+        (iters * self.kernel.ops_per_iter()) as f64
+    }
+}
+
+/// Runs a kernel once for `iters` iterations and returns every accumulator lane.
+/// Used by the tests to compare with the scalar reference.
+pub fn run_once(k: &'static Kernel, iters: u64) -> Vec<f64> {
+    let mut w = KernelWork {
+        kernel: k,
+        operands: k.operands(),
+        out: vec![0u8; OUT_BYTES],
+    };
+    w.run(iters);
+    k.lanes(&w.out)
+}
+
+struct CpuCase {
+    kernel: &'static Kernel,
+    threads: usize,
+    sustain: Option<(Duration, Duration)>,
+}
+
+impl Case for CpuCase {
+    fn label(&self) -> String {
+        format!("cpu {} threads={}", self.kernel.name, self.threads)
+    }
+
+    fn run(&self, ctx: &Context) -> BenchResult {
+        let k = self.kernel;
+        let host = ctx.host;
+        let o = ctx.opts;
+        let mut r = BenchResult::new("cpu", k.name, "ops", k.precision.unit())
+            .param("precision", k.precision.name())
+            .param("isa", k.isa.name())
+            .param("threads", self.threads);
+        if let Some(why) = unavailable(k, host) {
+            return r.skipped(why);
+        }
+        let logical = host.cpu.pin_order.len();
+        let pinned = self.threads <= logical;
+        let cpus: Vec<usize> = if pinned {
+            host.cpu.pin_order[..self.threads].to_vec()
+        } else {
+            Vec::new()
+        };
+        if !pinned {
+            r.notes.push(format!(
+                "oversubscribed: {} threads on {} logical CPUs, not pinned",
+                self.threads, logical
+            ));
+        }
+        let cfg = RunConfig {
+            repeat: o.repeat,
+            min_time: o.min_time,
+            threads: self.threads,
+            cpus: cpus.clone(),
+            scaling: o.scaling,
+        };
+        let make = |_| {
+            crate::hw::clock::clean_vector_state();
+            Ok(KernelWork {
+                kernel: k,
+                operands: k.operands(),
+                out: vec![0u8; OUT_BYTES],
+            })
+        };
+        // The clock is read on the same cores just before and just after the samples,
+        // with the chain matching the kernel's width; the peak uses the mean.
+        let before = measure_on(&cpus, clock_kind(k), 0.01);
+        let samples = match self.sustain {
+            None => Runner::run(&cfg, make, &|_, _| {}),
+            Some((interval, total)) => Runner::sustain(&cfg, make, interval, total, &|_, _| {}),
+        };
+        let samples = match samples {
+            Ok(s) => s,
+            Err(e) => return r.failed(e.to_string()),
+        };
+        let after = measure_on(&cpus, clock_kind(k), 0.01);
+        let clock = match (before, after) {
+            (Some(b), Some(a)) => Some((a + b) / 2.0),
+            (b, a) => b.or(a),
+        };
+        r.clock_hz = clock;
+        if self.sustain.is_some() {
+            r.timeseries = Some(samples.iter().map(|s| (s.at, s.rate())).collect());
+        }
+        let cores = self.threads.min(host.cpu.cores).max(1);
+        let peak = peak_for(k, host, cores, clock, &o.peaks);
+        r.with_samples(samples.iter().map(|s| s.rate()).collect())
+            .with_peak(peak)
+    }
+}
+
+/// Default thread counts: 1, 2, 4, … up to the core count, plus the core count.
+pub fn default_threads(cores: usize) -> Vec<usize> {
+    let mut v = Vec::new();
+    let mut t = 1;
+    while t < cores {
+        v.push(t);
+        t *= 2;
+    }
+    v.push(cores.max(1));
+    v
+}
+
+/// The strongest usable kernel per precision (last in table order that can run here).
+fn best_kernels(host: &HostInfo) -> Vec<&'static Kernel> {
+    let all = kernels::all();
+    Precision::ALL
+        .iter()
+        .filter_map(|p| {
+            all.iter()
+                .rev()
+                .find(|k| k.precision == *p && unavailable(k, host).is_none())
+                .copied()
+        })
+        .collect()
+}
+
+impl Benchmark for CpuBench {
+    fn id(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn about(&self) -> &'static str {
+        "operations per second per precision and instruction set, 1..N pinned threads"
+    }
+
+    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        let default = CpuOptions::default();
+        let c = match &ctx.opts.command {
+            Command::Cpu(c) => c,
+            _ => &default,
+        };
+        let host = ctx.host;
+        let all = kernels::all();
+        if let Some(isas) = &c.isas {
+            for isa in isas {
+                let any = all.iter().any(|k| k.isa == *isa);
+                let usable = all
+                    .iter()
+                    .any(|k| k.isa == *isa && k.supported_by(&host.cpu.features));
+                if !any || !usable {
+                    let have: Vec<&str> = Isa::ALL
+                        .iter()
+                        .filter(|i| {
+                            all.iter()
+                                .any(|k| k.isa == **i && k.supported_by(&host.cpu.features))
+                        })
+                        .map(|i| i.name())
+                        .collect();
+                    return Err(UsageError(format!(
+                        "--isa: this CPU lacks '{}'; available here: {}",
+                        isa.name(),
+                        have.join(",")
+                    )));
+                }
+            }
+        }
+        let threads = c
+            .threads
+            .clone()
+            .unwrap_or_else(|| default_threads(host.cpu.cores));
+        let chosen: Vec<&'static Kernel> = all
+            .into_iter()
+            .filter(|k| {
+                c.precisions
+                    .as_ref()
+                    .is_none_or(|ps| ps.contains(&k.precision))
+            })
+            .filter(|k| match &c.isas {
+                Some(isas) => isas.contains(&k.isa),
+                // By default every kernel the CPU has; AMX refused by the OS still shows
+                // up, as skipped with the reason.
+                None => k.supported_by(&host.cpu.features),
+            })
+            .collect();
+        if chosen.is_empty() {
+            return Err(UsageError(
+                "--precision/--isa: no kernel matches that combination on this CPU; see `peakbench sysinfo` for what is available".into(),
+            ));
+        }
+        let sustain = c.sustain.map(|d| (c.interval, d));
+        let mut cases: Vec<Box<dyn Case>> = Vec::new();
+        for k in chosen {
+            for &t in &threads {
+                cases.push(Box::new(CpuCase {
+                    kernel: k,
+                    threads: t,
+                    sustain,
+                }));
+            }
+        }
+        Ok(cases)
+    }
+
+    fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
+        let cores = ctx.host.cpu.cores.max(1);
+        let mut threads = vec![1];
+        if cores > 1 {
+            threads.push(cores);
+        }
+        let mut cases: Vec<Box<dyn Case>> = Vec::new();
+        for k in best_kernels(ctx.host) {
+            for &t in &threads {
+                cases.push(Box::new(CpuCase {
+                    kernel: k,
+                    threads: t,
+                    sustain: None,
+                }));
+            }
+        }
+        cases
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_runnable_kernel_matches_its_scalar_reference() {
+        let host = HostInfo::detect(false);
+        for k in kernels::all() {
+            if let Some(why) = unavailable(k, &host) {
+                eprintln!("skipped {}: {why}", k.name);
+                continue;
+            }
+            for iters in [1u64, 7, 1000] {
+                let lanes = run_once(k, iters);
+                let want = (k.reference)(iters);
+                assert_eq!(lanes.len(), k.layout.regs * k.layout.lanes);
+                for (i, got) in lanes.iter().enumerate() {
+                    assert_eq!(*got, want, "{} lane {i} after {iters} iterations", k.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn default_thread_lists() {
+        assert_eq!(default_threads(1), vec![1]);
+        assert_eq!(default_threads(2), vec![1, 2]);
+        assert_eq!(default_threads(6), vec![1, 2, 4, 6]);
+        assert_eq!(default_threads(8), vec![1, 2, 4, 8]);
+    }
+
+    #[test]
+    fn quick_covers_every_precision_the_cpu_has() {
+        let host = HostInfo::detect(false);
+        let best = best_kernels(&host);
+        // Generic kernels guarantee fp32, fp64 and the four integer types everywhere.
+        for p in [
+            Precision::Int8,
+            Precision::Int16,
+            Precision::Int32,
+            Precision::Int64,
+            Precision::Fp32,
+            Precision::Fp64,
+        ] {
+            assert!(best.iter().any(|k| k.precision == p), "{p:?}");
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! x86-64 peak kernels in inline assembly, one function per table row.
+//!
+//! Every kernel has the same shape (cpufp's): load two operand vectors and the initial
+//! accumulator value from memory, run `iters` loop iterations of independent
+//! instructions into N accumulators, store the accumulators to `out`. N covers latency ×
+//! issue width for every instruction used here (FMA 4 × 2 = 8, vpdpbusd 5 × 2 = 10,
+//! vpmulld 10 × 1, vpmullq 15 × ⅔): 24 accumulators in zmm0–23 for AVX-512, 12 in
+//! xmm/ymm0–11 for SSE/AVX (16 architectural registers). Operands live in xmm/ymm14–15
+//! or zmm30–31.
+//!
+//! Assembly, not intrinsics, because (a) the compiler must not fold, reorder or spill
+//! the chains, and (b) AVX512-FP16 and AMX intrinsics are not stable in Rust 1.95 while
+//! the assembler accepts the instructions. The `.irp` directive repeats an instruction
+//! over the accumulator registers. Callers check the CPU features first (see the
+//! table's `requires`); `iters` must be at least 1.
+
+use super::kernels::Operands;
+
+macro_rules! irp24 {
+    () => {
+        ".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23"
+    };
+}
+macro_rules! irp12 {
+    () => {
+        ".irp r,0,1,2,3,4,5,6,7,8,9,10,11"
+    };
+}
+
+/// 512-bit kernel: 24 accumulators zmm0–23, operands a = zmm30, b = zmm31.
+macro_rules! zmm_kernel {
+    ($name:ident, $features:literal, $($body:literal),+) => {
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
+            std::arch::asm!(
+                "vmovdqu64 zmm30, [{a}]",
+                "vmovdqu64 zmm31, [{b}]",
+                irp24!(), "vmovdqu64 zmm\\r, [{c}]", ".endr",
+                ".p2align 5",
+                "2:",
+                $(irp24!(), $body, ".endr",)+
+                "dec {n}",
+                "jnz 2b",
+                irp24!(), "vmovdqu64 [{o} + 64*\\r], zmm\\r", ".endr",
+                // vzeroupper leaves zmm16-31 alone; zero them too so the thread's
+                // vector state is clean for whatever runs next.
+                ".irp r,16,17,18,19,20,21,22,23,30,31", "vpxord xmm\\r, xmm\\r, xmm\\r", ".endr",
+                "vzeroupper",
+                n = inout(reg) iters => _,
+                a = in(reg) p.a.as_ptr(),
+                b = in(reg) p.b.as_ptr(),
+                c = in(reg) p.init.as_ptr(),
+                o = in(reg) out,
+                out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
+                out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
+                out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
+                out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
+                out("zmm16") _, out("zmm17") _, out("zmm18") _, out("zmm19") _,
+                out("zmm20") _, out("zmm21") _, out("zmm22") _, out("zmm23") _,
+                out("zmm30") _, out("zmm31") _,
+                options(nostack),
+            );
+        }
+    };
+}
+
+/// 256-bit VEX kernel: 12 accumulators ymm0–11, operands a = ymm14, b = ymm15.
+macro_rules! ymm_kernel {
+    ($name:ident, $features:literal, $($body:literal),+) => {
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
+            std::arch::asm!(
+                "vmovdqu ymm14, [{a}]",
+                "vmovdqu ymm15, [{b}]",
+                irp12!(), "vmovdqu ymm\\r, [{c}]", ".endr",
+                ".p2align 5",
+                "2:",
+                $(irp12!(), $body, ".endr",)+
+                "dec {n}",
+                "jnz 2b",
+                irp12!(), "vmovdqu [{o} + 32*\\r], ymm\\r", ".endr",
+                "vzeroupper",
+                n = inout(reg) iters => _,
+                a = in(reg) p.a.as_ptr(),
+                b = in(reg) p.b.as_ptr(),
+                c = in(reg) p.init.as_ptr(),
+                o = in(reg) out,
+                out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,
+                out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _,
+                out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
+                out("ymm14") _, out("ymm15") _,
+                options(nostack),
+            );
+        }
+    };
+}
+
+/// 128-bit legacy-SSE kernel: 12 accumulators xmm0–11, operands a = xmm14, b = xmm15.
+macro_rules! xmm_kernel {
+    ($name:ident, $($body:literal),+) => {
+        #[target_feature(enable = "sse2")]
+        pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
+            std::arch::asm!(
+                "movdqu xmm14, [{a}]",
+                "movdqu xmm15, [{b}]",
+                irp12!(), "movdqu xmm\\r, [{c}]", ".endr",
+                ".p2align 5",
+                "2:",
+                $(irp12!(), $body, ".endr",)+
+                "dec {n}",
+                "jnz 2b",
+                irp12!(), "movdqu [{o} + 16*\\r], xmm\\r", ".endr",
+                n = inout(reg) iters => _,
+                a = in(reg) p.a.as_ptr(),
+                b = in(reg) p.b.as_ptr(),
+                c = in(reg) p.init.as_ptr(),
+                o = in(reg) out,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+                out("xmm14") _, out("xmm15") _,
+                options(nostack),
+            );
+        }
+    };
+}
+
+// Floating point. FMA form 132: acc = acc * a + b (converges to b / (1 - a), so values
+// stay normal: no denormal slow paths). Mul+add kernels do the same in two steps.
+xmm_kernel!(
+    muladd_f64_scalar,
+    "mulsd xmm\\r, xmm14",
+    "addsd xmm\\r, xmm15"
+);
+xmm_kernel!(
+    muladd_f32_scalar,
+    "mulss xmm\\r, xmm14",
+    "addss xmm\\r, xmm15"
+);
+xmm_kernel!(
+    muladd_f64_sse2,
+    "mulpd xmm\\r, xmm14",
+    "addpd xmm\\r, xmm15"
+);
+xmm_kernel!(
+    muladd_f32_sse2,
+    "mulps xmm\\r, xmm14",
+    "addps xmm\\r, xmm15"
+);
+ymm_kernel!(
+    muladd_f64_avx,
+    "avx",
+    "vmulpd ymm\\r, ymm\\r, ymm14",
+    "vaddpd ymm\\r, ymm\\r, ymm15"
+);
+ymm_kernel!(
+    muladd_f32_avx,
+    "avx",
+    "vmulps ymm\\r, ymm\\r, ymm14",
+    "vaddps ymm\\r, ymm\\r, ymm15"
+);
+ymm_kernel!(fma_f64_avx2, "avx,fma", "vfmadd132pd ymm\\r, ymm15, ymm14");
+ymm_kernel!(fma_f32_avx2, "avx,fma", "vfmadd132ps ymm\\r, ymm15, ymm14");
+zmm_kernel!(
+    fma_f64_avx512,
+    "avx512f",
+    "vfmadd132pd zmm\\r, zmm31, zmm30"
+);
+zmm_kernel!(
+    fma_f32_avx512,
+    "avx512f",
+    "vfmadd132ps zmm\\r, zmm31, zmm30"
+);
+zmm_kernel!(
+    fma_f16_avx512fp16,
+    "avx512f",
+    "vfmadd132ph zmm\\r, zmm31, zmm30"
+);
+// BF16 dot product: acc.f32 += a.bf16[2i] * b.bf16[2i] + a.bf16[2i+1] * b.bf16[2i+1].
+zmm_kernel!(
+    dp_bf16_avx512bf16,
+    "avx512f",
+    "vdpbf16ps zmm\\r, zmm30, zmm31"
+);
+
+// Integer dot products: vpdpbusd adds four u8 × s8 products into each i32 lane (8 ops),
+// vpdpwssd two s16 × s16 products (4 ops). The AVX-VNNI forms need the {vex} prefix so
+// they run on CPUs with AVX-VNNI but no AVX-512.
+zmm_kernel!(dp_i8_avx512vnni, "avx512f", "vpdpbusd zmm\\r, zmm30, zmm31");
+zmm_kernel!(
+    dp_i16_avx512vnni,
+    "avx512f",
+    "vpdpwssd zmm\\r, zmm30, zmm31"
+);
+ymm_kernel!(
+    dp_i8_avxvnni,
+    "avx,avx2",
+    "{{vex}} vpdpbusd ymm\\r, ymm14, ymm15"
+);
+ymm_kernel!(
+    dp_i16_avxvnni,
+    "avx,avx2",
+    "{{vex}} vpdpwssd ymm\\r, ymm14, ymm15"
+);
+
+// Integer add and multiply: acc += a, acc *= a (wrapping).
+xmm_kernel!(add_i32_sse2, "paddd xmm\\r, xmm14");
+xmm_kernel!(add_i64_sse2, "paddq xmm\\r, xmm14");
+ymm_kernel!(add_i32_avx2, "avx,avx2", "vpaddd ymm\\r, ymm\\r, ymm14");
+ymm_kernel!(add_i64_avx2, "avx,avx2", "vpaddq ymm\\r, ymm\\r, ymm14");
+ymm_kernel!(mul_i32_avx2, "avx,avx2", "vpmulld ymm\\r, ymm\\r, ymm14");
+zmm_kernel!(add_i32_avx512, "avx512f", "vpaddd zmm\\r, zmm\\r, zmm30");
+zmm_kernel!(add_i64_avx512, "avx512f", "vpaddq zmm\\r, zmm\\r, zmm30");
+zmm_kernel!(mul_i32_avx512, "avx512f", "vpmulld zmm\\r, zmm\\r, zmm30");
+zmm_kernel!(
+    mul_i64_avx512dq,
+    "avx512f,avx512dq",
+    "vpmullq zmm\\r, zmm\\r, zmm30"
+);

@@ -1,0 +1,85 @@
+//! The null benchmark: does (almost) no work and drives the whole pipeline — options,
+//! runner, threads, results model, peaks, exporters, files — so tests can check the
+//! pipeline without depending on real hardware speed. Hidden subcommand `null`.
+
+use super::{Benchmark, Case, Context, UsageError};
+use crate::measure::runner::Workload;
+use crate::measure::{RunConfig, Runner};
+use crate::options::Command;
+use crate::report::model::BenchResult;
+
+/// The null resource.
+pub struct NullBench;
+
+struct Spin;
+
+impl Workload for Spin {
+    fn run(&mut self, iters: u64) -> f64 {
+        let mut x = 0u64;
+        for i in 0..iters {
+            x = std::hint::black_box(x ^ i);
+        }
+        std::hint::black_box(x);
+        iters as f64
+    }
+}
+
+struct NullCase {
+    threads: usize,
+}
+
+impl Case for NullCase {
+    fn label(&self) -> String {
+        format!("null threads={}", self.threads)
+    }
+
+    fn run(&self, ctx: &Context) -> BenchResult {
+        let o = ctx.opts;
+        let cfg = RunConfig {
+            repeat: o.repeat,
+            min_time: o.min_time,
+            threads: self.threads,
+            cpus: ctx.host.cpu.pin_order.clone(),
+            scaling: o.scaling,
+        };
+        let r = BenchResult::new("null", "spin", "ops", "OP/s").param("threads", self.threads);
+        match Runner::run(&cfg, |_| Ok(Spin), &|_, _| {}) {
+            Ok(samples) => {
+                let r = r.with_samples(samples.iter().map(|s| s.rate()).collect());
+                match o.peaks.find(&["null".to_string()]) {
+                    Some((_, v)) => r.with_peak(crate::hw::peak::Peak {
+                        value: Some(v),
+                        source: "user (--peak null=…)".into(),
+                    }),
+                    None => r,
+                }
+            }
+            Err(e) => r.failed(e.to_string()),
+        }
+    }
+}
+
+impl Benchmark for NullBench {
+    fn id(&self) -> &'static str {
+        "null"
+    }
+
+    fn about(&self) -> &'static str {
+        "does nothing; exercises the pipeline in tests"
+    }
+
+    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        let threads = match &ctx.opts.command {
+            Command::Null { threads } => threads.clone(),
+            _ => vec![1],
+        };
+        Ok(threads
+            .into_iter()
+            .map(|t| Box::new(NullCase { threads: t }) as Box<dyn Case>)
+            .collect())
+    }
+
+    fn quick(&self, _ctx: &Context) -> Vec<Box<dyn Case>> {
+        vec![Box::new(NullCase { threads: 1 })]
+    }
+}

@@ -1,0 +1,241 @@
+//! The real core clock, measured: a long chain of dependent `add reg, reg` runs one add
+//! per cycle on every x86 core since the P6, so adds ÷ seconds = cycles/s. Chains of
+//! *immediate* adds must not be used: recent cores fuse or eliminate them and read
+//! 5–15 GHz. A second chain interleaves 512-bit FMAs with the adds, because wide vectors
+//! can lower the clock (AVX-512 frequency licences).
+//!
+//! /proc/cpuinfo's "cpu MHz" is recorded too, but in VMs it is the TSC rate, not the
+//! core clock, so peaks never use it.
+
+use super::cpu::CpuInfo;
+use crate::measure::clock::Tick;
+use crate::measure::runner::pin_current_thread;
+use serde::{Deserialize, Serialize};
+
+/// Measured clocks, in Hz.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ClockInfo {
+    /// One core running the scalar add chain.
+    pub scalar_hz: Option<f64>,
+    /// One core running the add chain interleaved with 512-bit FMAs (AVX-512 CPUs only).
+    pub avx512_hz: Option<f64>,
+    /// "cpu MHz" from /proc/cpuinfo (the TSC rate in most VMs), for reference.
+    pub label_hz: Option<f64>,
+    /// How the clock was measured.
+    pub method: String,
+}
+
+/// Which clock chain to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockKind {
+    /// Dependent integer adds only.
+    Scalar,
+    /// Dependent adds with independent 512-bit FMAs interleaved (one per two adds).
+    Avx512,
+}
+
+impl ClockInfo {
+    /// Measures both clocks on the current core (≈ 0.2 s).
+    pub fn measure(cpu: &CpuInfo) -> ClockInfo {
+        let label_hz = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("cpu MHz"))
+                .and_then(|l| l.split(':').nth(1))
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .map(|mhz| mhz * 1e6)
+        });
+        let kinds_ok = chain_available(ClockKind::Scalar);
+        let scalar_hz = kinds_ok.then(|| median_hz(ClockKind::Scalar, 5, 0.02));
+        let avx512_hz = (cpu.has("avx512f") && chain_available(ClockKind::Avx512))
+            .then(|| median_hz(ClockKind::Avx512, 5, 0.02));
+        ClockInfo {
+            scalar_hz,
+            avx512_hz,
+            label_hz,
+            method: if kinds_ok {
+                "dependent add reg,reg chain (1 add/cycle), median of 5 x 20 ms".into()
+            } else {
+                "not measured on this architecture".into()
+            },
+        }
+    }
+}
+
+/// Whether the chain exists for this build and CPU.
+pub fn chain_available(kind: ClockKind) -> bool {
+    match kind {
+        ClockKind::Scalar => cfg!(target_arch = "x86_64"),
+        ClockKind::Avx512 => {
+            #[cfg(target_arch = "x86_64")]
+            {
+                std::is_x86_feature_detected!("avx512f")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            {
+                false
+            }
+        }
+    }
+}
+
+/// Median of `n` clock readings of about `secs` each on the current thread.
+pub fn median_hz(kind: ClockKind, n: usize, secs: f64) -> f64 {
+    let mut v: Vec<f64> = (0..n).map(|_| chain_hz(kind, secs)).collect();
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Measures the clock on every listed CPU at once (each thread pinned to its CPU) and
+/// returns the mean: the all-core clock under that load. Empty `cpus` → current thread.
+pub fn measure_on(cpus: &[usize], kind: ClockKind, secs: f64) -> Option<f64> {
+    if !chain_available(kind) {
+        return None;
+    }
+    if cpus.is_empty() {
+        return Some(median_hz(kind, 3, secs));
+    }
+    let barrier = std::sync::Barrier::new(cpus.len());
+    let readings: Vec<f64> = std::thread::scope(|s| {
+        let handles: Vec<_> = cpus
+            .iter()
+            .map(|&c| {
+                let barrier = &barrier;
+                s.spawn(move || {
+                    pin_current_thread(c);
+                    barrier.wait();
+                    median_hz(kind, 3, secs)
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    (!readings.is_empty()).then(|| readings.iter().sum::<f64>() / readings.len() as f64)
+}
+
+/// One clock reading: runs the chain for about `secs` and returns adds per second.
+pub fn chain_hz(kind: ClockKind, secs: f64) -> f64 {
+    let mut loops: u64 = 1000;
+    loop {
+        let t0 = Tick::now();
+        let adds = run_chain(kind, loops);
+        let dt = Tick::now().secs_since(t0);
+        if dt >= secs || loops > (1 << 40) {
+            return adds as f64 / dt;
+        }
+        loops = if dt < secs / 50.0 {
+            loops * 20
+        } else {
+            ((loops as f64) * secs / dt * 1.05) as u64 + 1
+        };
+    }
+}
+
+/// Runs `loops` iterations of the chain and returns the number of dependent adds.
+#[cfg(target_arch = "x86_64")]
+fn run_chain(kind: ClockKind, loops: u64) -> u64 {
+    match kind {
+        ClockKind::Scalar => {
+            // 192 dependent adds per iteration; dec/jnz run on other ports in parallel.
+            // SAFETY: register-only asm, no memory access.
+            unsafe {
+                std::arch::asm!(
+                    "2:",
+                    ".rept 192",
+                    "add {a}, {b}",
+                    ".endr",
+                    "dec {n}",
+                    "jnz 2b",
+                    n = inout(reg) loops => _,
+                    a = inout(reg) 1u64 => _,
+                    b = in(reg) std::hint::black_box(3u64),
+                    options(nomem, nostack),
+                );
+            }
+            loops * 192
+        }
+        ClockKind::Avx512 => {
+            if std::is_x86_feature_detected!("avx512f") {
+                // SAFETY: AVX-512F checked just above.
+                unsafe { avx512_chain(loops) };
+            }
+            loops * 192
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn run_chain(_kind: ClockKind, loops: u64) -> u64 {
+    loops
+}
+
+/// 192 dependent adds with 96 independent 512-bit FMAs (8 accumulators) interleaved:
+/// the FMAs keep the core in its AVX-512 frequency licence, the adds count cycles.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn avx512_chain(loops: u64) {
+    std::arch::asm!(
+        "vpxord zmm8, zmm8, zmm8",
+        "vpxord zmm9, zmm9, zmm9",
+        "2:",
+        ".rept 12",
+        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm0, zmm8, zmm9",
+        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm1, zmm8, zmm9",
+        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm2, zmm8, zmm9",
+        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm3, zmm8, zmm9",
+        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm4, zmm8, zmm9",
+        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm5, zmm8, zmm9",
+        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm6, zmm8, zmm9",
+        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm7, zmm8, zmm9",
+        ".endr",
+        "dec {n}",
+        "jnz 2b",
+        // Leave the upper register state clean: legacy-SSE code run later (by this
+        // thread or threads cloned from it, which inherit the state) would otherwise
+        // pay the SSE/AVX transition penalty.
+        "vzeroupper",
+        n = inout(reg) loops => _,
+        a = inout(reg) 1u64 => _,
+        b = in(reg) std::hint::black_box(3u64),
+        out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
+        out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
+        out("zmm8") _, out("zmm9") _,
+        options(nomem, nostack),
+    );
+}
+
+/// Clears the upper halves of the vector registers (`vzeroupper`) when the CPU has AVX,
+/// so legacy-SSE kernels on this thread do not pay the SSE/AVX transition penalty for
+/// state left dirty by earlier code (threads inherit it from their parent).
+pub fn clean_vector_state() {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx")]
+        unsafe fn vzeroupper() {
+            std::arch::asm!("vzeroupper", options(nomem, nostack));
+        }
+        if std::is_x86_feature_detected!("avx") {
+            // SAFETY: AVX checked just above.
+            unsafe { vzeroupper() };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_is_plausible() {
+        if !chain_available(ClockKind::Scalar) {
+            eprintln!("skipped: no clock chain on this architecture");
+            return;
+        }
+        let hz = median_hz(ClockKind::Scalar, 3, 0.01);
+        // Any real core runs between 0.3 and 7 GHz; a collapsed chain would read more.
+        assert!(hz > 3e8 && hz < 7e9, "measured {hz} Hz");
+        if chain_available(ClockKind::Avx512) {
+            let v = median_hz(ClockKind::Avx512, 3, 0.01);
+            assert!(v > 3e8 && v < 7e9, "measured {v} Hz under AVX-512");
+        }
+    }
+}

@@ -1,0 +1,344 @@
+//! CPU detection: identity (CPUID), topology and caches (sysfs), instruction-set
+//! features (runtime detection, including OS support of the register state), and the
+//! order in which threads are pinned.
+
+use serde::{Deserialize, Serialize};
+
+/// One cache level as the OS reports it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Cache {
+    /// 1, 2, 3…
+    pub level: u8,
+    /// `Data`, `Instruction` or `Unified`.
+    pub kind: String,
+    /// Size in bytes of one instance.
+    pub size_bytes: u64,
+    /// How many logical CPUs share one instance.
+    pub shared_by: usize,
+}
+
+/// The detected CPU.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct CpuInfo {
+    /// `GenuineIntel`, `AuthenticAMD`, or the implementer on aarch64.
+    pub vendor: String,
+    /// Brand string.
+    pub model_name: String,
+    /// CPUID display family (x86), 0 elsewhere.
+    pub family: u32,
+    /// CPUID display model (x86), 0 elsewhere.
+    pub model: u32,
+    /// CPUID stepping (x86), 0 elsewhere.
+    pub stepping: u32,
+    /// Microarchitecture from the table in `uarch.rs`, or `unknown`.
+    pub microarch: String,
+    /// Sockets (physical packages) among the CPUs we may run on.
+    pub sockets: usize,
+    /// Physical cores among the CPUs we may run on.
+    pub cores: usize,
+    /// Logical CPUs we may run on (the affinity mask).
+    pub threads: usize,
+    /// Caches, one entry per level and kind.
+    pub caches: Vec<Cache>,
+    /// Instruction-set features peakbench uses, usable by this process (CPU and OS).
+    pub features: Vec<String>,
+    /// Hypervisor vendor from CPUID, when running under one.
+    pub hypervisor: Option<String>,
+    /// Logical CPUs in pinning order: one per physical core first, then SMT siblings.
+    pub pin_order: Vec<usize>,
+}
+
+impl CpuInfo {
+    /// Detects the CPU the process runs on.
+    pub fn detect() -> CpuInfo {
+        let mut info = CpuInfo {
+            vendor: "unknown".into(),
+            model_name: proc_cpuinfo_field("model name")
+                .or_else(|| proc_cpuinfo_field("Model"))
+                .unwrap_or_else(|| "unknown".into()),
+            ..CpuInfo::default()
+        };
+        identify(&mut info);
+        let (sockets, cores, pin_order) = topology();
+        info.sockets = sockets;
+        info.cores = cores;
+        info.threads = pin_order.len();
+        info.pin_order = pin_order;
+        info.caches = caches();
+        info.features = detect_features();
+        info.microarch = super::uarch::lookup(&info).name.to_string();
+        info
+    }
+
+    /// Whether the CPU (and OS) supports a feature by its peakbench name.
+    pub fn has(&self, feature: &str) -> bool {
+        self.features.iter().any(|f| f == feature)
+    }
+
+    /// Size of the last-level cache instance, when known.
+    pub fn llc_bytes(&self) -> Option<u64> {
+        self.caches
+            .iter()
+            .filter(|c| c.kind != "Instruction")
+            .max_by_key(|c| c.level)
+            .map(|c| c.size_bytes)
+    }
+}
+
+fn proc_cpuinfo_field(name: &str) -> Option<String> {
+    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k.trim() == name).then(|| v.trim().to_string())
+    })
+}
+
+#[cfg(target_arch = "x86_64")]
+fn identify(info: &mut CpuInfo) {
+    let id = raw_cpuid::CpuId::new();
+    if let Some(v) = id.get_vendor_info() {
+        info.vendor = v.as_str().to_string();
+    }
+    if let Some(f) = id.get_feature_info() {
+        info.family = u32::from(f.family_id());
+        info.model = u32::from(f.model_id());
+        info.stepping = u32::from(f.stepping_id());
+    }
+    if let Some(b) = id.get_processor_brand_string() {
+        let b = b.as_str().trim();
+        if !b.is_empty() {
+            info.model_name = b.to_string();
+        }
+    }
+    if let Some(h) = id.get_hypervisor_info() {
+        use raw_cpuid::Hypervisor as H;
+        info.hypervisor = Some(
+            match h.identify() {
+                H::KVM => "kvm",
+                H::VMware => "vmware",
+                H::HyperV => "hyper-v",
+                H::Xen => "xen",
+                H::QEMU => "qemu",
+                H::Bhyve => "bhyve",
+                _ => "hypervisor (unknown vendor)",
+            }
+            .to_string(),
+        );
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn identify(info: &mut CpuInfo) {
+    if let Some(imp) = proc_cpuinfo_field("CPU implementer") {
+        info.vendor = match imp.as_str() {
+            "0x41" => "ARM".to_string(),
+            "0x61" => "Apple".to_string(),
+            "0xc0" => "Ampere".to_string(),
+            other => other.to_string(),
+        };
+    }
+}
+
+/// (sockets, cores, pin order) over the CPUs in our affinity mask.
+fn topology() -> (usize, usize, Vec<usize>) {
+    let allowed = allowed_cpus();
+    let read = |cpu: usize, what: &str| -> Option<i64> {
+        std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu{cpu}/topology/{what}"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    let mut keyed: Vec<(i64, i64, usize)> = allowed
+        .iter()
+        .map(|&c| {
+            (
+                read(c, "physical_package_id").unwrap_or(0),
+                read(c, "core_id").unwrap_or(c as i64),
+                c,
+            )
+        })
+        .collect();
+    keyed.sort();
+    let mut sockets: Vec<i64> = keyed.iter().map(|k| k.0).collect();
+    sockets.dedup();
+    let mut first = Vec::new();
+    let mut rest = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (pkg, core, cpu) in &keyed {
+        if seen.insert((*pkg, *core)) {
+            first.push(*cpu);
+        } else {
+            rest.push(*cpu);
+        }
+    }
+    let cores = first.len();
+    first.extend(rest);
+    (sockets.len().max(1), cores.max(1), first)
+}
+
+/// Logical CPUs this process may run on.
+pub fn allowed_cpus() -> Vec<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: cpu_set_t is plain data, filled by the kernel.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+                let v: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+                    .filter(|&c| libc::CPU_ISSET(c, &set))
+                    .collect();
+                if !v.is_empty() {
+                    return v;
+                }
+            }
+        }
+    }
+    (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect()
+}
+
+fn caches() -> Vec<Cache> {
+    let mut out = Vec::new();
+    for index in 0..16 {
+        let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{index}");
+        let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).ok();
+        let Some(level) = read("level").and_then(|s| s.trim().parse::<u8>().ok()) else {
+            break;
+        };
+        let kind = read("type").map_or("Unified".into(), |s| s.trim().to_string());
+        let size_bytes = read("size").map_or(0, |s| parse_sysfs_size(s.trim()));
+        let shared_by = read("shared_cpu_list").map_or(1, |s| count_cpu_list(s.trim()));
+        out.push(Cache {
+            level,
+            kind,
+            size_bytes,
+            shared_by,
+        });
+    }
+    out
+}
+
+/// Sysfs cache sizes look like `48K`, `2048K`, `300M`.
+fn parse_sysfs_size(s: &str) -> u64 {
+    let (num, mult) = match s.chars().last() {
+        Some('K') => (&s[..s.len() - 1], 1024),
+        Some('M') => (&s[..s.len() - 1], 1024 * 1024),
+        Some('G') => (&s[..s.len() - 1], 1024 * 1024 * 1024),
+        _ => (s, 1),
+    };
+    num.parse::<u64>().unwrap_or(0) * mult
+}
+
+/// Counts the CPUs in a list like `0-3,8,10-11`.
+fn count_cpu_list(s: &str) -> usize {
+    s.split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('-') {
+            Some((a, b)) => {
+                b.parse::<usize>()
+                    .unwrap_or(0)
+                    .saturating_sub(a.parse().unwrap_or(0))
+                    + 1
+            }
+            None => 1,
+        })
+        .sum()
+}
+
+/// XCR0 bit `bit` set: the OS saves and restores that register state.
+#[cfg(target_arch = "x86_64")]
+fn xcr0_has(bits: &[u32]) -> bool {
+    let id = raw_cpuid::CpuId::new();
+    let osxsave = id.get_feature_info().is_some_and(|f| f.has_oxsave());
+    if !osxsave {
+        return false;
+    }
+    // SAFETY: XGETBV with ECX=0 is valid whenever OSXSAVE is set (checked above).
+    let xcr0: u64 = unsafe {
+        let lo: u32;
+        let hi: u32;
+        std::arch::asm!("xgetbv", in("ecx") 0u32, out("eax") lo, out("edx") hi,
+            options(nomem, nostack, preserves_flags));
+        (u64::from(hi) << 32) | u64::from(lo)
+    };
+    bits.iter().all(|b| xcr0 & (1u64 << b) != 0)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect_features() -> Vec<String> {
+    let mut f = Vec::new();
+    macro_rules! std_feature {
+        ($($name:tt),*) => {$(
+            if std::is_x86_feature_detected!($name) { f.push($name.to_string()); }
+        )*};
+    }
+    std_feature!(
+        "sse2",
+        "avx",
+        "fma",
+        "avx2",
+        "avx512f",
+        "avx512dq",
+        "avx512bw",
+        "avx512vl",
+        "avx512vnni",
+        "avx512bf16",
+        "avx512fp16",
+        "avxvnni"
+    );
+    // AMX: CPUID.(7,0):EDX bits 24 (tile), 22 (bf16), 25 (int8), and the OS must
+    // manage the tile state (XCR0 bits 17 TILECFG and 18 TILEDATA). Whether Linux lets
+    // *this* process use the tile data is a separate request (see bench::cpu::amx).
+    // CPUID leaf 7 returns zeros on CPUs too old to have it.
+    let edx = std::arch::x86_64::__cpuid_count(7, 0).edx;
+    if edx & (1 << 24) != 0 && xcr0_has(&[17, 18]) {
+        f.push("amx-tile".to_string());
+        if edx & (1 << 22) != 0 {
+            f.push("amx-bf16".to_string());
+        }
+        if edx & (1 << 25) != 0 {
+            f.push("amx-int8".to_string());
+        }
+    }
+    f
+}
+
+#[cfg(target_arch = "aarch64")]
+fn detect_features() -> Vec<String> {
+    let mut f = vec!["neon".to_string()];
+    if std::arch::is_aarch64_feature_detected!("sve") {
+        f.push("sve".to_string());
+    }
+    if std::arch::is_aarch64_feature_detected!("dotprod") {
+        f.push("dotprod".to_string());
+    }
+    f
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn detect_features() -> Vec<String> {
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sysfs_parsing() {
+        assert_eq!(parse_sysfs_size("48K"), 48 * 1024);
+        assert_eq!(parse_sysfs_size("300M"), 300 << 20);
+        assert_eq!(count_cpu_list("0-3,8,10-11"), 7);
+        assert_eq!(count_cpu_list("5"), 1);
+    }
+
+    #[test]
+    fn detects_something_consistent() {
+        let c = CpuInfo::detect();
+        assert!(c.threads >= 1);
+        assert!(c.cores >= 1 && c.cores <= c.threads);
+        assert_eq!(c.pin_order.len(), c.threads);
+        #[cfg(target_arch = "x86_64")]
+        assert!(c.has("sse2"));
+    }
+}

@@ -1,0 +1,97 @@
+//! Hardware detection, done once per run and embedded in every report (`HostInfo`).
+//!
+//! One detector per resource (`cpu.rs`, `memory.rs`, …) and `peak.rs` for the
+//! theoretical peaks with their provenance.
+
+pub mod clock;
+pub mod cpu;
+pub mod memory;
+pub mod peak;
+pub mod uarch;
+
+use serde::{Deserialize, Serialize};
+
+/// Everything detected about the machine, as stored in the report.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct HostInfo {
+    /// Host name.
+    pub hostname: String,
+    /// Operating system name and version (`PRETTY_NAME` of /etc/os-release).
+    pub os: String,
+    /// Kernel release (`uname -r`).
+    pub kernel: String,
+    /// CPU architecture (`x86_64`, `aarch64`).
+    pub arch: String,
+    /// Hypervisor or container, when detected; `none` on bare metal.
+    pub virtualization: String,
+    /// The CPU.
+    pub cpu: cpu::CpuInfo,
+    /// Main memory.
+    pub memory: memory::MemoryInfo,
+    /// Measured core clocks.
+    pub clock: clock::ClockInfo,
+}
+
+impl HostInfo {
+    /// Detects the host. `measure_clock` runs the clock chains (≈ 0.3 s); without it the
+    /// clock fields are empty (used by tests that need speed, not the clock).
+    pub fn detect(measure_clock: bool) -> HostInfo {
+        let cpu = cpu::CpuInfo::detect();
+        let clock = if measure_clock {
+            clock::ClockInfo::measure(&cpu)
+        } else {
+            clock::ClockInfo::default()
+        };
+        HostInfo {
+            hostname: hostname(),
+            os: os_name(),
+            kernel: uname_release(),
+            arch: std::env::consts::ARCH.to_string(),
+            virtualization: virtualization(&cpu),
+            memory: memory::MemoryInfo::detect(),
+            cpu,
+            clock,
+        }
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".to_string())
+}
+
+fn os_name() -> String {
+    std::fs::read_to_string("/etc/os-release")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+                .map(|v| v.trim_matches('"').to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::OS.to_string())
+}
+
+fn uname_release() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".to_string())
+}
+
+/// Hypervisor from CPUID (the hypervisor bit and vendor leaf) or DMI, container from
+/// the usual marker files.
+fn virtualization(cpu: &cpu::CpuInfo) -> String {
+    if let Some(h) = &cpu.hypervisor {
+        return h.clone();
+    }
+    if std::path::Path::new("/.dockerenv").exists() {
+        return "container (docker)".to_string();
+    }
+    if let Ok(v) = std::fs::read_to_string("/run/systemd/container") {
+        return format!("container ({})", v.trim());
+    }
+    "none".to_string()
+}

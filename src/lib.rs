@@ -1,0 +1,14 @@
+//! peakbench: how close does this machine come to its physical limit, resource by
+//! resource? See DESIGN.md (in the shared folder) for the layout; in short:
+//! `main → app → bench → report → measure, hw, util`, lower layers never importing
+//! higher ones.
+
+pub mod app;
+pub mod bench;
+pub mod cli;
+pub mod hw;
+pub mod measure;
+pub mod options;
+pub mod report;
+pub mod sysinfo;
+pub mod util;

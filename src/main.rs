@@ -1,0 +1,49 @@
+//! The peakbench binary: parse, run, map the outcome to an exit code
+//! (0 ok, 1 runtime failure, 2 bad usage). A closed stdout (`| head`) is not an error.
+
+use clap::error::ErrorKind;
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match peakbench::cli::Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            return match e.kind() {
+                ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    let _ = e.print();
+                    ExitCode::SUCCESS
+                }
+                _ => {
+                    // One line: clap's first line, without its usage block.
+                    let text = e.to_string();
+                    let first = text.lines().next().unwrap_or("invalid arguments");
+                    let first = first.trim_start_matches("error: ");
+                    eprintln!("error: {first} (see peakbench --help)");
+                    ExitCode::from(2)
+                }
+            };
+        }
+    };
+    match peakbench::app::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            let broken_pipe = e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            });
+            if broken_pipe {
+                return ExitCode::SUCCESS;
+            }
+            if peakbench::app::is_usage(&e) {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            } else {
+                eprintln!("error: {e:#}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+}

@@ -1,0 +1,453 @@
+//! The runner: warm-up, iteration calibration to `--min-time`, `--repeat` samples, and
+//! threads released together by a barrier, each pinned to its own core.
+//!
+//! How one case is measured:
+//! 1. `threads` workers start; each pins itself to `cpus[i]` *before* it builds its
+//!    workload, so memory is first-touched on the core that will use it.
+//! 2. Calibration: the iteration count per thread doubles (or is extrapolated) until one
+//!    run lasts at least `min_time`; these runs are the warm-up and are discarded.
+//! 3. `repeat` timed runs with that count. Every run: all workers wait on a barrier, the
+//!    main thread releases them together, each notes its start and finish on the raw
+//!    monotonic clock, and the interval is *first start to last finish* — the slowest
+//!    thread sets the pace, as in STREAM and likwid-bench.
+//!
+//! A workload reports the work it did (operations, bytes, loads…) in whatever unit its
+//! benchmark declares; the runner only sums it across threads and divides by time.
+
+use super::clock::Tick;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Barrier, Mutex};
+use std::time::Duration;
+
+/// The work a thread does, built on that thread after it is pinned.
+pub trait Workload: Send {
+    /// Runs `iters` iterations and returns the work done, in the benchmark's unit.
+    /// It must consume its results (e.g. `std::hint::black_box` of a checksum) so the
+    /// work cannot be optimised away.
+    fn run(&mut self, iters: u64) -> f64;
+}
+
+/// How work relates to the number of threads (`--weak`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scaling {
+    /// The problem (e.g. a memory working set) is fixed and divided among threads.
+    Strong,
+    /// Every thread gets the full problem.
+    Weak,
+}
+
+/// What a workload factory learns about the thread it runs on.
+#[derive(Debug, Clone, Copy)]
+pub struct ThreadCtx {
+    /// 0-based index of this worker.
+    pub index: usize,
+    /// Number of workers in the case.
+    pub threads: usize,
+    /// The logical CPU this worker is pinned to, when pinned.
+    pub cpu: Option<usize>,
+    /// Strong or weak scaling.
+    pub scaling: Scaling,
+}
+
+/// How to run one case.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// Timed samples after the warm-up (`--repeat`).
+    pub repeat: u32,
+    /// Minimum duration of every sample (`--min-time`).
+    pub min_time: Duration,
+    /// Worker threads.
+    pub threads: usize,
+    /// Logical CPUs to pin worker i to `cpus[i]`; pinning is skipped when shorter than
+    /// `threads` (oversubscribed) or empty.
+    pub cpus: Vec<usize>,
+    /// Strong or weak scaling (`--weak`).
+    pub scaling: Scaling,
+}
+
+/// One timed run: the summed work of all threads and the interval it took.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    /// Work done by all threads together, in the workload's unit.
+    pub work: f64,
+    /// Seconds from the first thread's start to the last thread's finish.
+    pub secs: f64,
+    /// Iterations each thread ran.
+    pub iters: u64,
+    /// Seconds since the first timed sample started (for time series).
+    pub at: f64,
+}
+
+impl Sample {
+    /// Work per second.
+    pub fn rate(&self) -> f64 {
+        self.work / self.secs
+    }
+}
+
+/// Why a case could not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    /// A workload could not be set up (e.g. an allocation or a permission failed).
+    #[error("setup failed: {0}")]
+    Setup(String),
+    /// The configuration is unusable.
+    #[error("invalid run configuration: {0}")]
+    Config(String),
+}
+
+/// Pins the calling thread to one logical CPU. Returns false when the OS refuses.
+pub fn pin_current_thread(cpu: usize) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: cpu_set_t is plain data; CPU_SET bounds-checks against its size below.
+        unsafe {
+            if cpu >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
+                return false;
+            }
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut set);
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = cpu;
+        false
+    }
+}
+
+/// How a sample series is driven.
+enum Plan {
+    /// `repeat` samples of calibrated length.
+    Repeat,
+    /// Back-to-back samples of about `interval` each for `total`.
+    Sustain { interval: Duration, total: Duration },
+}
+
+/// Runs cases. Stateless; see the module documentation for the procedure.
+pub struct Runner;
+
+struct Slot {
+    start: Tick,
+    end: Tick,
+    work: f64,
+}
+
+impl Runner {
+    /// Measures one case: warm-up and calibration, then `cfg.repeat` samples.
+    /// `on_sample(done, total)` is called after every timed sample (for progress).
+    pub fn run<W, F>(
+        cfg: &RunConfig,
+        make: F,
+        on_sample: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Vec<Sample>, RunError>
+    where
+        W: Workload,
+        F: Fn(ThreadCtx) -> Result<W, String> + Sync,
+    {
+        Self::drive(cfg, make, Plan::Repeat, on_sample)
+    }
+
+    /// Measures a time series: samples of about `interval` back to back for `total`
+    /// (after the usual warm-up), e.g. 10 minutes at 1 s to see throttling.
+    pub fn sustain<W, F>(
+        cfg: &RunConfig,
+        make: F,
+        interval: Duration,
+        total: Duration,
+        on_sample: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Vec<Sample>, RunError>
+    where
+        W: Workload,
+        F: Fn(ThreadCtx) -> Result<W, String> + Sync,
+    {
+        Self::drive(cfg, make, Plan::Sustain { interval, total }, on_sample)
+    }
+
+    fn drive<W, F>(
+        cfg: &RunConfig,
+        make: F,
+        plan: Plan,
+        on_sample: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Vec<Sample>, RunError>
+    where
+        W: Workload,
+        F: Fn(ThreadCtx) -> Result<W, String> + Sync,
+    {
+        if cfg.threads == 0 {
+            return Err(RunError::Config("threads must be at least 1".into()));
+        }
+        if cfg.repeat == 0 {
+            return Err(RunError::Config("repeat must be at least 1".into()));
+        }
+        let n = cfg.threads;
+        let pinned = cfg.cpus.len() >= n;
+        // iters == 0 tells the workers to stop.
+        let iters = AtomicU64::new(0);
+        let start_gate = Barrier::new(n + 1);
+        let done_gate = Barrier::new(n + 1);
+        let slots: Vec<Mutex<Slot>> = (0..n)
+            .map(|_| {
+                Mutex::new(Slot {
+                    start: Tick::now(),
+                    end: Tick::now(),
+                    work: 0.0,
+                })
+            })
+            .collect();
+        let setup_errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+        std::thread::scope(|scope| {
+            for index in 0..n {
+                let (iters, start_gate, done_gate, slots, make, setup_errors) = (
+                    &iters,
+                    &start_gate,
+                    &done_gate,
+                    &slots,
+                    &make,
+                    &setup_errors,
+                );
+                let cpu = pinned.then(|| cfg.cpus[index]);
+                let scaling = cfg.scaling;
+                scope.spawn(move || {
+                    if let Some(c) = cpu {
+                        pin_current_thread(c);
+                    }
+                    let mut work = match make(ThreadCtx {
+                        index,
+                        threads: n,
+                        cpu,
+                        scaling,
+                    }) {
+                        Ok(w) => Some(w),
+                        Err(e) => {
+                            setup_errors.lock().unwrap().push(e);
+                            None
+                        }
+                    };
+                    // Setup gate: everybody is built (or failed) before the first run.
+                    start_gate.wait();
+                    done_gate.wait();
+                    loop {
+                        start_gate.wait();
+                        let k = iters.load(Ordering::Acquire);
+                        if k == 0 {
+                            break;
+                        }
+                        let t0 = Tick::now();
+                        let w = work.as_mut().map_or(0.0, |w| w.run(k));
+                        let t1 = Tick::now();
+                        *slots[index].lock().unwrap() = Slot {
+                            start: t0,
+                            end: t1,
+                            work: w,
+                        };
+                        done_gate.wait();
+                    }
+                });
+            }
+
+            // Setup round.
+            start_gate.wait();
+            done_gate.wait();
+            let failed = setup_errors.lock().unwrap().clone();
+            let result = if let Some(e) = failed.first() {
+                Err(RunError::Setup(e.clone()))
+            } else {
+                Ok(Self::measure(
+                    cfg,
+                    &plan,
+                    &iters,
+                    &start_gate,
+                    &done_gate,
+                    &slots,
+                    on_sample,
+                ))
+            };
+            // Release the workers for good.
+            iters.store(0, Ordering::Release);
+            start_gate.wait();
+            result
+        })
+    }
+
+    fn once(
+        k: u64,
+        iters: &AtomicU64,
+        start_gate: &Barrier,
+        done_gate: &Barrier,
+        slots: &[Mutex<Slot>],
+    ) -> (f64, f64) {
+        iters.store(k, Ordering::Release);
+        start_gate.wait();
+        done_gate.wait();
+        let mut first = None::<Tick>;
+        let mut last = None::<Tick>;
+        let mut work = 0.0;
+        for s in slots {
+            let s = s.lock().unwrap();
+            first = Some(first.map_or(s.start, |f| f.min(s.start)));
+            last = Some(last.map_or(s.end, |l| l.max(s.end)));
+            work += s.work;
+        }
+        let secs = match (first, last) {
+            (Some(f), Some(l)) => l.secs_since(f),
+            _ => 0.0,
+        };
+        (work, secs)
+    }
+
+    fn measure(
+        cfg: &RunConfig,
+        plan: &Plan,
+        iters: &AtomicU64,
+        start_gate: &Barrier,
+        done_gate: &Barrier,
+        slots: &[Mutex<Slot>],
+        on_sample: &(dyn Fn(usize, usize) + Sync),
+    ) -> Vec<Sample> {
+        let target = match plan {
+            Plan::Repeat => cfg.min_time,
+            Plan::Sustain { interval, .. } => *interval,
+        }
+        .as_secs_f64();
+        // Calibration doubles as warm-up: grow k until one run reaches the target.
+        let mut k: u64 = 1;
+        loop {
+            let (_, secs) = Self::once(k, iters, start_gate, done_gate, slots);
+            if secs >= target {
+                break;
+            }
+            let grow = if secs < target / 100.0 {
+                10.0
+            } else {
+                (target / secs.max(1e-9) * 1.05).clamp(1.05, 10.0)
+            };
+            k = ((k as f64 * grow).ceil() as u64).max(k + 1);
+        }
+        let mut out = Vec::new();
+        let t0 = Tick::now();
+        match plan {
+            Plan::Repeat => {
+                let n = cfg.repeat as usize;
+                for i in 0..n {
+                    let (work, secs) = Self::once(k, iters, start_gate, done_gate, slots);
+                    out.push(Sample {
+                        work,
+                        secs,
+                        iters: k,
+                        at: Tick::now().secs_since(t0),
+                    });
+                    on_sample(i + 1, n);
+                }
+            }
+            Plan::Sustain { interval, total } => {
+                let n = (total.as_secs_f64() / interval.as_secs_f64())
+                    .ceil()
+                    .max(1.0) as usize;
+                for i in 0..n {
+                    let (work, secs) = Self::once(k, iters, start_gate, done_gate, slots);
+                    out.push(Sample {
+                        work,
+                        secs,
+                        iters: k,
+                        at: Tick::now().secs_since(t0),
+                    });
+                    on_sample(i + 1, n);
+                    if Tick::now().secs_since(t0) >= total.as_secs_f64() {
+                        break;
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Count {
+        done: u64,
+    }
+    impl Workload for Count {
+        fn run(&mut self, iters: u64) -> f64 {
+            let mut x = 0u64;
+            for i in 0..iters {
+                x = std::hint::black_box(x.wrapping_add(i));
+            }
+            self.done += iters;
+            std::hint::black_box(x);
+            iters as f64
+        }
+    }
+
+    fn cfg(threads: usize) -> RunConfig {
+        RunConfig {
+            repeat: 3,
+            min_time: Duration::from_millis(5),
+            threads,
+            cpus: vec![],
+            scaling: Scaling::Strong,
+        }
+    }
+
+    #[test]
+    fn samples_and_work_add_up() {
+        for threads in [1, 2, 3] {
+            let s = Runner::run(&cfg(threads), |_| Ok(Count { done: 0 }), &|_, _| {}).unwrap();
+            assert_eq!(s.len(), 3);
+            for x in &s {
+                assert_eq!(x.work, (x.iters * threads as u64) as f64);
+                assert!(x.secs >= 0.0);
+            }
+            // Calibration reached the minimum time on at least one sample.
+            assert!(s.iter().any(|x| x.secs >= 0.004));
+        }
+    }
+
+    #[test]
+    fn setup_failure_is_reported() {
+        let r = Runner::run(
+            &cfg(2),
+            |ctx| {
+                if ctx.index == 1 {
+                    Err("no memory".to_string())
+                } else {
+                    Ok(Count { done: 0 })
+                }
+            },
+            &|_, _| {},
+        );
+        assert_eq!(r, Err(RunError::Setup("no memory".into())));
+    }
+
+    #[test]
+    fn rejects_zero_threads() {
+        assert!(Runner::run(&cfg(0), |_| Ok(Count { done: 0 }), &|_, _| {}).is_err());
+    }
+
+    #[test]
+    fn sustain_makes_a_series() {
+        let s = Runner::sustain(
+            &cfg(1),
+            |_| Ok(Count { done: 0 }),
+            Duration::from_millis(5),
+            Duration::from_millis(30),
+            &|_, _| {},
+        )
+        .unwrap();
+        assert!(s.len() >= 2);
+        assert!(s.windows(2).all(|w| w[1].at >= w[0].at));
+    }
+
+    #[test]
+    fn pinning_to_cpu_zero_works() {
+        // CPU 0 may be outside the allowed set in a container; only check it doesn't crash.
+        let _ = pin_current_thread(0);
+        assert!(!pin_current_thread(1 << 20));
+    }
+}

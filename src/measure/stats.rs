@@ -1,0 +1,226 @@
+//! Summary statistics of repeated measurements.
+//!
+//! - mean, sample standard deviation (n − 1), min, max, median;
+//! - coefficient of variation CV = sd / mean;
+//! - a 95 % confidence interval of the mean, mean ± t(0.975, n − 1) · sd / √n, with
+//!   Student's t quantiles from the standard table (e.g. NIST/SEMATECH e-Handbook of
+//!   Statistical Methods, §1.3.6.7.2);
+//! - outliers by the modified z-score |0.6745 (x − median) / MAD| > 3.5
+//!   (Iglewicz & Hoaglin, "How to Detect and Handle Outliers", 1993), as hyperfine does;
+//! - percentiles by linear interpolation between closest ranks (NIST method, type 7 in
+//!   Hyndman & Fan 1996).
+//!
+//! Every function here is O(n log n) at most (one sort).
+
+use serde::{Deserialize, Serialize};
+
+/// Summary of a set of samples. Every field is finite for non-empty finite input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Number of samples.
+    pub n: usize,
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Sample standard deviation (n − 1 in the denominator; 0 for one sample).
+    pub sd: f64,
+    /// Smallest sample.
+    pub min: f64,
+    /// Largest sample.
+    pub max: f64,
+    /// Median (mean of the two middle samples when n is even).
+    pub median: f64,
+    /// Coefficient of variation, sd / mean (0 when the mean is 0).
+    pub cv: f64,
+    /// Lower bound of the 95 % confidence interval of the mean.
+    pub ci95_low: f64,
+    /// Upper bound of the 95 % confidence interval of the mean.
+    pub ci95_high: f64,
+    /// Samples whose modified z-score exceeds 3.5.
+    pub outliers: usize,
+}
+
+/// Why a summary could not be computed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StatsError {
+    /// No samples at all.
+    #[error("no samples")]
+    Empty,
+    /// A NaN or infinite sample: a measurement bug, never averaged away.
+    #[error("non-finite sample")]
+    NonFinite,
+}
+
+/// Two-sided 95 % Student's t quantile t(0.975, df).
+pub fn t_975(df: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => TABLE[df - 1],
+        31..=40 => 2.021,
+        41..=60 => 2.000,
+        61..=120 => 1.980,
+        _ => 1.960,
+    }
+}
+
+fn sorted(samples: &[f64]) -> Vec<f64> {
+    let mut v = samples.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    v
+}
+
+/// Quantile `q` in [0, 1] of already sorted data, linear interpolation (type 7).
+fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
+    let n = sorted.len();
+    if n == 1 {
+        return sorted[0];
+    }
+    let h = (n - 1) as f64 * q.clamp(0.0, 1.0);
+    let lo = h.floor() as usize;
+    let hi = h.ceil() as usize;
+    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
+impl Summary {
+    /// Summarises `samples`. Fails on empty input or on a non-finite sample.
+    pub fn of(samples: &[f64]) -> Result<Summary, StatsError> {
+        if samples.is_empty() {
+            return Err(StatsError::Empty);
+        }
+        if samples.iter().any(|x| !x.is_finite()) {
+            return Err(StatsError::NonFinite);
+        }
+        let n = samples.len();
+        let mean = samples.iter().sum::<f64>() / n as f64;
+        let sd = if n > 1 {
+            (samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+        } else {
+            0.0
+        };
+        let s = sorted(samples);
+        let median = quantile_sorted(&s, 0.5);
+        let half = if n > 1 {
+            t_975(n - 1) * sd / (n as f64).sqrt()
+        } else {
+            0.0
+        };
+        let mut dev: Vec<f64> = samples.iter().map(|x| (x - median).abs()).collect();
+        dev.sort_by(|a, b| a.total_cmp(b));
+        let mad = quantile_sorted(&dev, 0.5);
+        let outliers = if mad > 0.0 {
+            samples
+                .iter()
+                .filter(|x| (0.6745 * (*x - median) / mad).abs() > 3.5)
+                .count()
+        } else {
+            0
+        };
+        Ok(Summary {
+            n,
+            mean,
+            sd,
+            min: s[0],
+            max: s[n - 1],
+            median,
+            cv: if mean != 0.0 { sd / mean.abs() } else { 0.0 },
+            ci95_low: mean - half,
+            ci95_high: mean + half,
+            outliers,
+        })
+    }
+}
+
+/// Latency percentiles (DESIGN.md §2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Percentiles {
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    #[serde(rename = "p99.9")]
+    pub p99_9: f64,
+    /// Largest value.
+    pub max: f64,
+}
+
+/// Percentiles of raw values (type-7 interpolation); `None` for empty input.
+pub fn percentiles(values: &[f64]) -> Option<Percentiles> {
+    if values.is_empty() || values.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    let s = sorted(values);
+    Some(Percentiles {
+        p50: quantile_sorted(&s, 0.50),
+        p90: quantile_sorted(&s, 0.90),
+        p99: quantile_sorted(&s, 0.99),
+        p99_9: quantile_sorted(&s, 0.999),
+        max: s[s.len() - 1],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn hand_computed() {
+        // 2, 4, 4, 4, 5, 5, 7, 9: mean 5, sample sd = sqrt(32/7) = 2.138089935...
+        let s = Summary::of(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap();
+        assert_eq!(s.n, 8);
+        assert!(close(s.mean, 5.0));
+        assert!(close(s.sd, (32.0f64 / 7.0).sqrt()));
+        assert!(close(s.median, 4.5));
+        assert_eq!((s.min, s.max), (2.0, 9.0));
+        assert!(close(s.cv, (32.0f64 / 7.0).sqrt() / 5.0));
+        // t(0.975, 7) = 2.365; half width = 2.365 * 2.13809 / sqrt(8) = 1.78777...
+        let half = 2.365 * (32.0f64 / 7.0).sqrt() / 8.0f64.sqrt();
+        assert!(close(s.ci95_low, 5.0 - half));
+        assert!(close(s.ci95_high, 5.0 + half));
+        // median 4.5, MAD 0.5: 9 has z = 0.6745 * 4.5 / 0.5 = 6.07 > 3.5, 2 has 3.37.
+        assert_eq!(s.outliers, 1);
+    }
+
+    #[test]
+    fn single_sample_and_errors() {
+        let s = Summary::of(&[3.0]).unwrap();
+        assert_eq!((s.mean, s.sd, s.median, s.cv), (3.0, 0.0, 3.0, 0.0));
+        assert_eq!(Summary::of(&[]), Err(StatsError::Empty));
+        assert_eq!(Summary::of(&[1.0, f64::NAN]), Err(StatsError::NonFinite));
+    }
+
+    #[test]
+    fn outlier_detected() {
+        let s = Summary::of(&[10.0, 10.1, 9.9, 10.0, 10.05, 30.0]).unwrap();
+        assert_eq!(s.outliers, 1);
+    }
+
+    #[test]
+    fn percentile_values() {
+        let v: Vec<f64> = (1..=1000).map(f64::from).collect();
+        let p = percentiles(&v).unwrap();
+        assert!(close(p.p50, 500.5));
+        assert!(close(p.p90, 900.1));
+        assert!(close(p.p99, 990.01));
+        assert!(close(p.p99_9, 999.001));
+        assert_eq!(p.max, 1000.0);
+        assert!(percentiles(&[]).is_none());
+    }
+
+    #[test]
+    fn t_table() {
+        assert_eq!(t_975(1), 12.706);
+        assert_eq!(t_975(2), 4.303);
+        assert_eq!(t_975(1000), 1.960);
+    }
+}

@@ -1,0 +1,352 @@
+//! Validated options: the only place that reads the raw command line. Each bad value
+//! becomes one [`UsageError`] line naming the flag and the accepted form; nothing runs.
+
+use crate::bench::cpu::kernels::{Isa, Precision};
+use crate::bench::UsageError;
+use crate::cli::{Cli, Cmd, CpuArgs};
+use crate::hw::peak::{parse_override, PeakOverrides};
+use crate::measure::Scaling;
+use crate::report::Format;
+use crate::util::units::{parse_duration, parse_list};
+use serde::{Serialize, Serializer};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Most threads accepted per case: far beyond any oversubscription worth measuring.
+pub const MAX_THREADS: usize = 4096;
+
+fn secs<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+fn secs_opt<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => s.serialize_some(&d.as_secs_f64()),
+        None => s.serialize_none(),
+    }
+}
+
+impl Serialize for Precision {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+impl Serialize for Isa {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// `peakbench cpu` options.
+#[derive(Debug, Clone, Serialize)]
+pub struct CpuOptions {
+    /// `--precision`; `None` = all.
+    pub precisions: Option<Vec<Precision>>,
+    /// `--isa`; `None` = all the CPU has.
+    pub isas: Option<Vec<Isa>>,
+    /// `--threads`; `None` = 1, 2, 4, … cores.
+    pub threads: Option<Vec<usize>>,
+    /// `--sustain`: total duration of a sustained run.
+    #[serde(serialize_with = "secs_opt", rename = "sustain_s")]
+    pub sustain: Option<Duration>,
+    /// `--interval`: sample length in sustained mode.
+    #[serde(serialize_with = "secs", rename = "interval_s")]
+    pub interval: Duration,
+}
+
+impl Default for CpuOptions {
+    fn default() -> Self {
+        CpuOptions {
+            precisions: None,
+            isas: None,
+            threads: None,
+            sustain: None,
+            interval: Duration::from_secs(1),
+        }
+    }
+}
+
+/// What to run.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "lowercase", tag = "command")]
+pub enum Command {
+    /// No subcommand: the quick suite.
+    Quick,
+    /// `peakbench sysinfo`.
+    Sysinfo,
+    /// `peakbench cpu`.
+    Cpu(CpuOptions),
+    /// Hidden `peakbench null`.
+    Null {
+        /// `--threads`.
+        threads: Vec<usize>,
+    },
+}
+
+impl Command {
+    /// The resource (`Benchmark::id`) a measuring subcommand runs; `None` for the quick
+    /// suite and for commands that measure nothing.
+    pub fn resource(&self) -> Option<&'static str> {
+        match self {
+            Command::Cpu(_) => Some("cpu"),
+            Command::Null { .. } => Some("null"),
+            Command::Quick | Command::Sysinfo => None,
+        }
+    }
+}
+
+/// All validated options of one invocation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Options {
+    /// `--repeat`.
+    pub repeat: u32,
+    /// `--min-time`.
+    #[serde(serialize_with = "secs", rename = "min_time_s")]
+    pub min_time: Duration,
+    /// `--format`.
+    pub format: Format,
+    /// `--output`.
+    pub output: PathBuf,
+    /// `--quiet`.
+    pub quiet: bool,
+    /// `--weak` (weak) or default (strong).
+    pub scaling: Scaling,
+    /// `--peak`.
+    pub peaks: PeakOverrides,
+    /// The subcommand and its options.
+    pub command: Command,
+}
+
+fn usage(flag: &str, msg: impl std::fmt::Display) -> UsageError {
+    UsageError(format!("{flag}: {msg}"))
+}
+
+/// Parses a thread list: whole numbers from 1 to [`MAX_THREADS`].
+pub fn parse_threads(text: &str) -> Result<Vec<usize>, UsageError> {
+    parse_list(text, |s| {
+        let n: usize = s.parse().map_err(|_| {
+            crate::util::units::ParseError(format!(
+                "'{s}' is not a thread count; use whole numbers like 1,2,4,8"
+            ))
+        })?;
+        if n == 0 || n > MAX_THREADS {
+            return Err(crate::util::units::ParseError(format!(
+                "'{s}' is out of range; thread counts go from 1 to {MAX_THREADS}"
+            )));
+        }
+        Ok(n)
+    })
+    .map_err(|e| usage("--threads", e))
+}
+
+fn parse_cpu(a: &CpuArgs) -> Result<CpuOptions, UsageError> {
+    let precisions = a
+        .precision
+        .as_deref()
+        .map(|t| {
+            parse_list(t, |s| {
+                Precision::parse(s).ok_or_else(|| {
+                    crate::util::units::ParseError(format!(
+                        "unknown precision '{s}'; accepted: int8,int16,int32,int64,fp16,bf16,fp32,fp64 (or qp,hp,sp,dp)"
+                    ))
+                })
+            })
+        })
+        .transpose()
+        .map_err(|e| usage("--precision", e))?;
+    let isas = a
+        .isa
+        .as_deref()
+        .map(|t| {
+            parse_list(t, |s| {
+                Isa::parse(s).ok_or_else(|| {
+                    let names: Vec<&str> = Isa::ALL.iter().map(|i| i.name()).collect();
+                    crate::util::units::ParseError(format!(
+                        "unknown instruction set '{s}'; accepted: {}",
+                        names.join(",")
+                    ))
+                })
+            })
+        })
+        .transpose()
+        .map_err(|e| usage("--isa", e))?;
+    let threads = a.threads.as_deref().map(parse_threads).transpose()?;
+    let sustain = a
+        .sustain
+        .as_deref()
+        .map(parse_duration)
+        .transpose()
+        .map_err(|e| usage("--sustain", e))?;
+    let interval = a
+        .interval
+        .as_deref()
+        .map(parse_duration)
+        .transpose()
+        .map_err(|e| usage("--interval", e))?
+        .unwrap_or(Duration::from_secs(1));
+    if a.interval.is_some() && sustain.is_none() {
+        return Err(usage("--interval", "only applies with --sustain DUR"));
+    }
+    if let Some(s) = sustain {
+        if interval > s {
+            return Err(usage(
+                "--interval",
+                format!(
+                    "{:?} is longer than --sustain {:?}; use an interval shorter than the run",
+                    interval, s
+                ),
+            ));
+        }
+    }
+    Ok(CpuOptions {
+        precisions,
+        isas,
+        threads,
+        sustain,
+        interval,
+    })
+}
+
+impl Options {
+    /// Validates the parsed command line.
+    pub fn from_cli(cli: Cli) -> Result<Options, UsageError> {
+        let c = &cli.common;
+        let repeat = match &c.repeat {
+            None => 3,
+            Some(t) => match t.trim().parse::<u32>() {
+                Ok(n) if (1..=10_000).contains(&n) => n,
+                _ => {
+                    return Err(usage(
+                        "--repeat",
+                        format!("'{t}' is not a run count; use a whole number from 1 to 10000"),
+                    ))
+                }
+            },
+        };
+        let quick = cli.command.is_none();
+        let min_time = match &c.min_time {
+            None if quick => Duration::from_millis(200),
+            None => Duration::from_millis(500),
+            Some(t) => parse_duration(t).map_err(|e| usage("--min-time", e))?,
+        };
+        let format = match &c.format {
+            None => Format::Table,
+            Some(t) => Format::parse(t.trim()).ok_or_else(|| {
+                usage(
+                    "--format",
+                    format!("unknown format '{t}'; accepted: table,json,csv,markdown"),
+                )
+            })?,
+        };
+        let output = match &c.output {
+            None => PathBuf::from("results"),
+            Some(t) if t.trim().is_empty() => {
+                return Err(usage("--output", "empty path; give a directory"))
+            }
+            Some(t) => PathBuf::from(t),
+        };
+        let mut peaks = PeakOverrides::default();
+        for p in &c.peak {
+            let (k, v) = parse_override(p).map_err(|e| usage("--peak", e))?;
+            peaks.0.insert(k, v);
+        }
+        let command = match &cli.command {
+            None => Command::Quick,
+            Some(Cmd::Sysinfo) => Command::Sysinfo,
+            Some(Cmd::Cpu(a)) => Command::Cpu(parse_cpu(a)?),
+            Some(Cmd::Null { threads }) => Command::Null {
+                threads: threads
+                    .as_deref()
+                    .map(parse_threads)
+                    .transpose()?
+                    .unwrap_or_else(|| vec![1]),
+            },
+        };
+        Ok(Options {
+            repeat,
+            min_time,
+            format,
+            output,
+            quiet: c.quiet,
+            scaling: if c.weak {
+                Scaling::Weak
+            } else {
+                Scaling::Strong
+            },
+            peaks,
+            command,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn opts(args: &[&str]) -> Result<Options, UsageError> {
+        let mut v = vec!["peakbench"];
+        v.extend_from_slice(args);
+        Options::from_cli(Cli::try_parse_from(v).unwrap())
+    }
+
+    #[test]
+    fn defaults() {
+        let o = opts(&[]).unwrap();
+        assert_eq!(o.repeat, 3);
+        assert_eq!(o.min_time, Duration::from_millis(200));
+        assert!(matches!(o.command, Command::Quick));
+        let o = opts(&["cpu"]).unwrap();
+        assert_eq!(o.min_time, Duration::from_millis(500));
+    }
+
+    #[test]
+    fn cpu_flags() {
+        let o = opts(&[
+            "cpu",
+            "--precision",
+            "dp,sp,int8",
+            "--isa",
+            "avx512",
+            "--threads",
+            "1,2",
+        ])
+        .unwrap();
+        let Command::Cpu(c) = o.command else { panic!() };
+        assert_eq!(
+            c.precisions,
+            Some(vec![Precision::Fp64, Precision::Fp32, Precision::Int8])
+        );
+        assert_eq!(c.isas, Some(vec![Isa::Avx512]));
+        assert_eq!(c.threads, Some(vec![1, 2]));
+    }
+
+    #[test]
+    fn errors_name_the_flag() {
+        let e = opts(&["cpu", "--precision", "fp8"]).unwrap_err().0;
+        assert!(e.starts_with("--precision: unknown precision 'fp8'"), "{e}");
+        assert!(e.contains("int8,int16"));
+        let e = opts(&["cpu", "--isa", "neon"]).unwrap_err().0;
+        assert!(
+            e.starts_with("--isa: unknown instruction set 'neon'"),
+            "{e}"
+        );
+        let e = opts(&["cpu", "--threads", "0"]).unwrap_err().0;
+        assert!(e.starts_with("--threads:"), "{e}");
+        assert!(opts(&["cpu", "--threads", "100000"]).is_err());
+        assert!(opts(&["cpu", "--threads", "two"]).is_err());
+        let e = opts(&["--repeat", "0"]).unwrap_err().0;
+        assert!(e.starts_with("--repeat:"), "{e}");
+        let e = opts(&["--min-time", "soon"]).unwrap_err().0;
+        assert!(e.starts_with("--min-time:"), "{e}");
+        let e = opts(&["--format", "xml"]).unwrap_err().0;
+        assert!(e.contains("table,json,csv,markdown"), "{e}");
+        let e = opts(&["cpu", "--sustain", "1s", "--interval", "2s"])
+            .unwrap_err()
+            .0;
+        assert!(e.starts_with("--interval:"), "{e}");
+        let e = opts(&["cpu", "--interval", "2s"]).unwrap_err().0;
+        assert!(e.starts_with("--interval:"), "{e}");
+        let e = opts(&["--peak", "cpu"]).unwrap_err().0;
+        assert!(e.starts_with("--peak:"), "{e}");
+    }
+}

@@ -1,0 +1,62 @@
+//! Markdown: a GitHub-flavoured table with the same columns as the terminal table.
+
+use super::model::Report;
+use super::view;
+use std::io::Write;
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// Writes a heading with the host, the table, and the notes as a list.
+pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+    let h = &report.host;
+    writeln!(
+        out,
+        "### peakbench on {} ({}, {}, {} cores)\n",
+        cell(&h.hostname),
+        cell(&h.cpu.model_name),
+        cell(&h.cpu.microarch),
+        h.cpu.cores
+    )?;
+    writeln!(out, "| {} |", view::HEADERS.join(" | "))?;
+    writeln!(out, "|{}", "---|".repeat(view::HEADERS.len()))?;
+    for r in &report.results {
+        let row: Vec<String> = view::row(r).iter().map(|c| cell(c)).collect();
+        writeln!(out, "| {} |", row.join(" | "))?;
+    }
+    let notes: Vec<String> = report
+        .results
+        .iter()
+        .flat_map(|r| {
+            r.notes
+                .iter()
+                .map(move |n| format!("- {} {}: {}", r.resource, r.workload, cell(n)))
+        })
+        .collect();
+    if !notes.is_empty() {
+        writeln!(out)?;
+        for n in notes {
+            writeln!(out, "{n}")?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_table() {
+        let mut buf = Vec::new();
+        export(&crate::report::fixtures::report(), &mut buf).unwrap();
+        let s = String::from_utf8(buf).unwrap();
+        assert!(s.contains("| resource | workload | params |"));
+        assert!(s.contains(
+            "| cpu | fma_f64_avx512 | isa=avx512 precision=fp64 threads=2 | 152.0 GFLOP/s |"
+        ));
+        assert!(s.contains("110.0 % OVER PEAK"));
+        assert_eq!(s.lines().filter(|l| l.starts_with("| cpu")).count(), 3);
+    }
+}

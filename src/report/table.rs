@@ -1,0 +1,55 @@
+//! The terminal table (comfy-table), followed by the notes (warnings, over-peak flags).
+
+use super::model::Report;
+use super::view;
+use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+use std::io::Write;
+
+/// Writes the host line, the results table and the notes.
+pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+    let h = &report.host;
+    writeln!(
+        out,
+        "{} | {} ({}) | {} cores / {} threads | {}",
+        h.hostname, h.cpu.model_name, h.cpu.microarch, h.cpu.cores, h.cpu.threads, h.kernel
+    )?;
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(view::HEADERS);
+    for r in &report.results {
+        t.add_row(view::row(r));
+    }
+    writeln!(out, "{t}")?;
+    let notes: Vec<String> = report
+        .results
+        .iter()
+        .flat_map(|r| {
+            r.notes
+                .iter()
+                .map(move |n| format!("{} {}: {n}", r.resource, r.workload))
+        })
+        .collect();
+    for n in notes {
+        writeln!(out, "note: {n}")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_has_rows_and_flags() {
+        let mut buf = Vec::new();
+        export(&crate::report::fixtures::report(), &mut buf).unwrap();
+        let s = String::from_utf8(buf).unwrap();
+        assert!(s.contains("fma_f64_avx512"));
+        assert!(s.contains("152.0 GFLOP/s"));
+        assert!(s.contains("95.0 %"));
+        assert!(s.contains("110.0 % OVER PEAK"));
+        assert!(s.contains("skipped: CPU lacks amx-bf16"));
+        assert!(s.contains("note: cpu add_i32_avx2: OVER PEAK"));
+    }
+}

@@ -1,0 +1,98 @@
+//! Formatting shared by the text exporters: turns model fields into cells. Formatting
+//! only; every number comes from the model.
+
+use super::model::{BenchResult, Status};
+use crate::util::units::format_si;
+
+/// `threads=2 isa=avx512 precision=fp64`, keys in sorted order.
+pub fn params(r: &BenchResult) -> String {
+    r.params
+        .iter()
+        .map(|(k, v)| match v {
+            serde_json::Value::String(s) => format!("{k}={s}"),
+            other => format!("{k}={other}"),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The mean with its unit, or an empty cell.
+pub fn mean(r: &BenchResult) -> String {
+    r.summary
+        .as_ref()
+        .map_or(String::new(), |s| format_si(s.mean, &r.unit))
+}
+
+/// Coefficient of variation in percent.
+pub fn cv(r: &BenchResult) -> String {
+    r.summary
+        .as_ref()
+        .map_or(String::new(), |s| format!("{:.1} %", s.cv * 100.0))
+}
+
+/// `min .. max`.
+pub fn range(r: &BenchResult) -> String {
+    r.summary.as_ref().map_or(String::new(), |s| {
+        format!(
+            "{} .. {}",
+            format_si(s.min, &r.unit),
+            format_si(s.max, &r.unit)
+        )
+    })
+}
+
+/// The peak value, `unknown`, or empty.
+pub fn peak(r: &BenchResult) -> String {
+    match &r.peak {
+        Some(p) => p
+            .value
+            .map_or("unknown".to_string(), |v| format_si(v, &r.unit)),
+        None => String::new(),
+    }
+}
+
+/// Efficiency in percent, with a visible flag above 100 %.
+pub fn efficiency(r: &BenchResult) -> String {
+    match r.efficiency {
+        Some(e) if r.over_peak => format!("{:.1} % OVER PEAK", e * 100.0),
+        Some(e) => format!("{:.1} %", e * 100.0),
+        None => String::new(),
+    }
+}
+
+/// `ok`, `skipped: reason`, `failed: error`.
+pub fn status(r: &BenchResult) -> String {
+    match &r.status {
+        Status::Ok => "ok".into(),
+        Status::Skipped { reason } => format!("skipped: {reason}"),
+        Status::Failed { error } => format!("failed: {error}"),
+    }
+}
+
+/// The column headers shared by the table and Markdown views.
+pub const HEADERS: [&str; 9] = [
+    "resource",
+    "workload",
+    "params",
+    "mean",
+    "cv",
+    "min .. max",
+    "peak",
+    "efficiency",
+    "status",
+];
+
+/// One row of cells in [`HEADERS`] order.
+pub fn row(r: &BenchResult) -> [String; 9] {
+    [
+        r.resource.clone(),
+        r.workload.clone(),
+        params(r),
+        mean(r),
+        cv(r),
+        range(r),
+        peak(r),
+        efficiency(r),
+        status(r),
+    ]
+}

@@ -1,0 +1,175 @@
+//! `peakbench sysinfo`: the detected host, measured clocks, and the theoretical peak of
+//! every CPU kernel this machine can run (one core and all cores), with provenance.
+
+use crate::bench::cpu::{kernels, peak_for, unavailable};
+use crate::hw::peak::Peak;
+use crate::hw::uarch::Width;
+use crate::hw::HostInfo;
+use crate::options::Options;
+use crate::report::Format;
+use crate::util::units::{format_si, format_size};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use serde::Serialize;
+use std::io::Write;
+
+/// One row of the peak table.
+#[derive(Debug, Serialize)]
+pub struct PeakRow {
+    /// Kernel name.
+    pub kernel: &'static str,
+    /// `--precision` value.
+    pub precision: &'static str,
+    /// `--isa` value.
+    pub isa: &'static str,
+    /// `FLOP/s` or `OP/s`.
+    pub unit: &'static str,
+    /// Peak of one core.
+    pub one_core: Peak,
+    /// Peak of all cores.
+    pub all_cores: Peak,
+    /// Why the kernel would be skipped here (e.g. AMX permission), if it would.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+/// What `sysinfo --format json` prints.
+#[derive(Debug, Serialize)]
+pub struct SysInfo {
+    /// Schema of the report this belongs to.
+    pub schema: &'static str,
+    /// The host.
+    pub host: HostInfo,
+    /// Theoretical CPU peaks.
+    pub cpu_peaks: Vec<PeakRow>,
+}
+
+/// Builds the peak table for a detected host.
+pub fn cpu_peaks(host: &HostInfo, opts: &Options) -> Vec<PeakRow> {
+    kernels::all()
+        .into_iter()
+        .filter(|k| k.supported_by(&host.cpu.features))
+        .map(|k| {
+            let clock = match k.width {
+                Width::V512 | Width::Tile => host.clock.avx512_hz.or(host.clock.scalar_hz),
+                _ => host.clock.scalar_hz,
+            };
+            PeakRow {
+                kernel: k.name,
+                precision: k.precision.name(),
+                isa: k.isa.name(),
+                unit: k.precision.unit(),
+                one_core: peak_for(k, host, 1, clock, &opts.peaks),
+                all_cores: peak_for(k, host, host.cpu.cores.max(1), clock, &opts.peaks),
+                skipped: unavailable(k, host),
+            }
+        })
+        .collect()
+}
+
+/// Prints sysinfo in the requested format.
+pub fn run(opts: &Options, out: &mut dyn Write) -> std::io::Result<()> {
+    let host = HostInfo::detect(true);
+    let info = SysInfo {
+        schema: crate::report::model::SCHEMA,
+        cpu_peaks: cpu_peaks(&host, opts),
+        host,
+    };
+    match opts.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, &info)?;
+            writeln!(out)
+        }
+        _ => print_text(&info, out),
+    }
+}
+
+fn ghz(x: Option<f64>) -> String {
+    x.map_or("not measured".into(), |v| format!("{:.3} GHz", v / 1e9))
+}
+
+fn print_text(info: &SysInfo, out: &mut dyn Write) -> std::io::Result<()> {
+    let h = &info.host;
+    let c = &h.cpu;
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    let caches: Vec<String> = c
+        .caches
+        .iter()
+        .map(|x| {
+            format!(
+                "L{} {} {} (shared by {})",
+                x.level,
+                x.kind.to_lowercase(),
+                format_size(x.size_bytes),
+                x.shared_by
+            )
+        })
+        .collect();
+    let rows: Vec<(&str, String)> = vec![
+        ("host", h.hostname.clone()),
+        ("os / kernel", format!("{} / {}", h.os, h.kernel)),
+        ("virtualization", h.virtualization.clone()),
+        ("cpu", format!("{} ({})", c.model_name, c.vendor)),
+        (
+            "family / model / stepping",
+            format!("{} / {} / {}", c.family, c.model, c.stepping),
+        ),
+        ("microarchitecture", c.microarch.clone()),
+        (
+            "sockets / cores / threads",
+            format!("{} / {} / {}", c.sockets, c.cores, c.threads),
+        ),
+        ("caches", caches.join(", ")),
+        ("features", c.features.join(" ")),
+        ("clock (add chain)", ghz(h.clock.scalar_hz)),
+        ("clock (AVX-512 load)", ghz(h.clock.avx512_hz)),
+        ("clock label (/proc/cpuinfo)", ghz(h.clock.label_hz)),
+        (
+            "memory",
+            format!(
+                "{} total, {} available, THP {}",
+                format_size(h.memory.total_bytes),
+                format_size(h.memory.available_bytes),
+                h.memory.thp.as_deref().unwrap_or("unknown")
+            ),
+        ),
+    ];
+    for (k, v) in rows {
+        t.add_row(vec![k.to_string(), v]);
+    }
+    writeln!(out, "{t}")?;
+    let mut p = Table::new();
+    p.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
+        "kernel",
+        "precision",
+        "isa",
+        "1 core",
+        "all cores",
+        "note",
+    ]);
+    for r in &info.cpu_peaks {
+        let v = |x: &Peak| x.value.map_or("unknown".into(), |v| format_si(v, r.unit));
+        p.add_row(vec![
+            r.kernel.to_string(),
+            r.precision.to_string(),
+            r.isa.to_string(),
+            v(&r.one_core),
+            v(&r.all_cores),
+            r.skipped.clone().unwrap_or_default(),
+        ]);
+    }
+    writeln!(out, "Theoretical CPU peaks\n{p}")?;
+    if let Some(r) = info
+        .cpu_peaks
+        .iter()
+        .rev()
+        .find(|r| r.all_cores.value.is_some())
+    {
+        writeln!(
+            out,
+            "peak source, e.g. {}: {}",
+            r.kernel, r.all_cores.source
+        )?;
+    }
+    Ok(())
+}

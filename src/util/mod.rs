@@ -1,0 +1,3 @@
+//! Small helpers shared by every layer: unit parsing and printing.
+
+pub mod units;

@@ -1,0 +1,214 @@
+//! Units: parsing of sizes, durations and rates from the command line, and printing of
+//! figures with SI prefixes.
+//!
+//! Conventions (DESIGN.md §2): sizes are printed in binary units (KiB, MiB), byte
+//! *rates* in decimal units (MB/s, GB/s) the way STREAM, fio and iperf print them.
+//! Both binary (`KiB`) and decimal (`KB`) suffixes are accepted on input.
+
+use std::time::Duration;
+
+/// Why a textual value could not be parsed. The caller adds the flag name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ParseError(pub String);
+
+/// Parses a size such as `8B`, `4KiB`, `1.5MiB`, `10GB` or a bare byte count `4096`.
+///
+/// Binary suffixes (KiB, MiB, GiB, TiB, and K/M/G/T) are powers of 1024, decimal ones
+/// (KB, MB, GB, TB) powers of 1000. Case-insensitive; the result must be a whole,
+/// non-zero number of bytes.
+pub fn parse_size(text: &str) -> Result<u64, ParseError> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, suffix) = t.split_at(split);
+    let bad = || {
+        ParseError(format!(
+            "'{text}' is not a size; use a number with B, KiB, MiB, GiB, TiB (or KB, MB, GB), e.g. 8KiB"
+        ))
+    };
+    if num.is_empty() {
+        return Err(bad());
+    }
+    let value: f64 = num.parse().map_err(|_| bad())?;
+    let mult: f64 = match suffix.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "m" | "mib" => 1024.0 * 1024.0,
+        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "t" | "tib" => 1024.0f64.powi(4),
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "tb" => 1e12,
+        _ => return Err(bad()),
+    };
+    let bytes = value * mult;
+    if !bytes.is_finite() || bytes < 1.0 || bytes.fract() != 0.0 || bytes > u64::MAX as f64 {
+        return Err(ParseError(format!(
+            "'{text}' is not a whole, non-zero number of bytes"
+        )));
+    }
+    Ok(bytes as u64)
+}
+
+/// Parses a duration such as `500ms`, `2s`, `1.5s`, `10m`, `1h`; a bare number is seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, ParseError> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, suffix) = t.split_at(split);
+    let bad = || {
+        ParseError(format!(
+            "'{text}' is not a duration; use a number with ms, s, m or h, e.g. 500ms or 10s"
+        ))
+    };
+    if num.is_empty() {
+        return Err(bad());
+    }
+    let value: f64 = num.parse().map_err(|_| bad())?;
+    let secs = match suffix.trim().to_ascii_lowercase().as_str() {
+        "ms" => value / 1e3,
+        "us" | "µs" => value / 1e6,
+        "" | "s" => value,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(bad()),
+    };
+    if !secs.is_finite() || secs <= 0.0 || secs > 7.0 * 86400.0 {
+        return Err(ParseError(format!(
+            "'{text}' is out of range; durations must be above 0 and at most 7 days"
+        )));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Prints a byte count in binary units: `8 B`, `4 KiB`, `1.5 MiB`.
+pub fn format_size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < UNITS.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if v.fract() == 0.0 {
+        format!("{} {}", v as u64, UNITS[i])
+    } else {
+        format!("{:.2} {}", v, UNITS[i])
+    }
+}
+
+/// Prints a value with a decimal SI prefix and the unit: `76.9 GFLOP/s`, `35.2 GB/s`,
+/// `95.7 µs`. Four significant digits at most; non-finite values print as `n/a`.
+pub fn format_si(value: f64, unit: &str) -> String {
+    if !value.is_finite() {
+        return "n/a".to_string();
+    }
+    const BIG: [(f64, &str); 5] = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
+    const SMALL: [(f64, &str); 3] = [(1e-3, "m"), (1e-6, "µ"), (1e-9, "n")];
+    let a = value.abs();
+    let (scale, prefix) = if a == 0.0 {
+        (1.0, "")
+    } else if a >= 1e3 {
+        BIG.iter()
+            .copied()
+            .find(|(s, _)| a >= *s)
+            .unwrap_or((1.0, ""))
+    } else if a < 1.0 {
+        SMALL
+            .iter()
+            .copied()
+            .find(|(s, _)| a >= *s)
+            .unwrap_or((1e-9, "n"))
+    } else {
+        (1.0, "")
+    };
+    let v = value / scale;
+    let digits = if v.abs() >= 100.0 {
+        1
+    } else if v.abs() >= 10.0 {
+        2
+    } else {
+        3
+    };
+    // Units like "B/s" print as "GB/s"; "s" prints as "µs".
+    format!("{v:.digits$} {prefix}{unit}")
+}
+
+/// Parses a comma-separated list, applying `item` to each element and naming the
+/// element that failed.
+pub fn parse_list<T>(
+    text: &str,
+    item: impl Fn(&str) -> Result<T, ParseError>,
+) -> Result<Vec<T>, ParseError> {
+    let mut out = Vec::new();
+    for part in text.split(',') {
+        let p = part.trim();
+        if p.is_empty() {
+            return Err(ParseError(format!(
+                "'{text}' has an empty element; use a comma-separated list like 1,2,4"
+            )));
+        }
+        out.push(item(p)?);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("8B").unwrap(), 8);
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert_eq!(parse_size("4KiB").unwrap(), 4096);
+        assert_eq!(parse_size("1.5MiB").unwrap(), 1572864);
+        assert_eq!(parse_size("80MiB").unwrap(), 80 << 20);
+        assert_eq!(parse_size("10GB").unwrap(), 10_000_000_000);
+        assert_eq!(parse_size("1g").unwrap(), 1 << 30);
+        assert!(parse_size("0B").is_err());
+        assert!(parse_size("1.3B").is_err());
+        assert!(parse_size("KiB").is_err());
+        assert!(parse_size("12 parsecs").is_err());
+        assert!(parse_size("").is_err());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_duration("10m").unwrap(), Duration::from_secs(600));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("-1s").is_err());
+        assert!(parse_duration("fast").is_err());
+        assert!(parse_duration("30d").is_err());
+    }
+
+    #[test]
+    fn formatting() {
+        assert_eq!(format_size(8), "8 B");
+        assert_eq!(format_size(80 << 20), "80 MiB");
+        assert_eq!(format_size(1536), "1.50 KiB");
+        assert_eq!(format_si(76.9e9, "FLOP/s"), "76.90 GFLOP/s");
+        assert_eq!(format_si(95.7e-6, "s"), "95.70 µs");
+        assert_eq!(format_si(123.4e12, "OP/s"), "123.4 TOP/s");
+        assert_eq!(format_si(f64::NAN, "s"), "n/a");
+        assert_eq!(format_si(0.0, "B/s"), "0.000 B/s");
+    }
+
+    #[test]
+    fn lists() {
+        assert_eq!(
+            parse_list("1,2, 4", |s| s
+                .parse::<u32>()
+                .map_err(|e| ParseError(e.to_string())))
+            .unwrap(),
+            vec![1, 2, 4]
+        );
+        assert!(parse_list("1,,2", |s| Ok(s.to_string())).is_err());
+    }
+}
