@@ -56,14 +56,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         host: &host,
         opts: &opts,
     };
-    let cases: Vec<Box<dyn Case>> = match &opts.command {
-        Command::Cpu(_) => bench::cpu::CpuBench.plan(&ctx)?,
-        Command::Null { .. } => bench::null::NullBench.plan(&ctx)?,
-        Command::Quick => bench::BENCHMARKS
+    let cases: Vec<Box<dyn Case>> = match opts.command.resource() {
+        None => bench::BENCHMARKS
             .iter()
             .flat_map(|b| b.quick(&ctx))
             .collect(),
-        Command::Sysinfo => unreachable!("handled above"),
+        Some(id) => bench::find(id)
+            .with_context(|| format!("no benchmark registered for '{id}'"))?
+            .plan(&ctx)?,
     };
     let started = now_rfc3339();
     let mut report = Report {
