@@ -25,16 +25,16 @@ pub struct Cli {
 #[derive(Debug, Args, Default)]
 pub struct CommonArgs {
     /// Timed runs per case after the warm-up [default: 3]
-    #[arg(long, global = true, value_name = "N")]
+    #[arg(long, global = true, value_name = "N", allow_hyphen_values = true)]
     pub repeat: Option<String>,
     /// Minimum duration of each timed run, e.g. 500ms [default: 500ms; quick suite 200ms]
-    #[arg(long, global = true, value_name = "DUR")]
+    #[arg(long, global = true, value_name = "DUR", allow_hyphen_values = true)]
     pub min_time: Option<String>,
     /// What goes to stdout: table, json, csv or markdown [default: table]
-    #[arg(long, global = true, value_name = "FORMAT")]
+    #[arg(long, global = true, value_name = "FORMAT", allow_hyphen_values = true)]
     pub format: Option<String>,
     /// Directory where <host>-<UTC time>.json is kept [default: results]
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", allow_hyphen_values = true)]
     pub output: Option<String>,
     /// No progress bar
     #[arg(long, global = true)]
@@ -43,7 +43,7 @@ pub struct CommonArgs {
     #[arg(long, global = true)]
     pub weak: bool,
     /// Override a theoretical peak, e.g. cpu.fp64=3.2TFLOP/s or memory=68GB/s (repeatable)
-    #[arg(long, global = true, value_name = "KEY=VALUE")]
+    #[arg(long, global = true, value_name = "KEY=VALUE", allow_hyphen_values = true)]
     pub peak: Vec<String>,
 }
 
@@ -58,7 +58,7 @@ pub enum Cmd {
     #[command(hide = true)]
     Null {
         /// Thread counts
-        #[arg(long, value_name = "LIST")]
+        #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
         threads: Option<String>,
     },
 }
@@ -67,18 +67,18 @@ pub enum Cmd {
 #[derive(Debug, Args, Default)]
 pub struct CpuArgs {
     /// Precisions: int8,int16,int32,int64,fp16,bf16,fp32,fp64 (aliases qp,hp,sp,dp) [default: all]
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub precision: Option<String>,
     /// Instruction sets: generic,scalar,sse2,avx,avx2,avx-vnni,avx512,avx512-vnni,avx512-bf16,avx512-fp16,amx [default: all the CPU has]
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub isa: Option<String>,
     /// Thread counts [default: 1,2,4,… up to the core count]
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub threads: Option<String>,
     /// Sustained mode: sample for this long, e.g. 10m (a time series per case)
-    #[arg(long, value_name = "DUR")]
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
     pub sustain: Option<String>,
     /// Sample interval in sustained mode [default: 1s]
-    #[arg(long, value_name = "DUR")]
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
     pub interval: Option<String>,
 }
