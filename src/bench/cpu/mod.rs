@@ -219,16 +219,24 @@ pub fn default_threads(cores: usize) -> Vec<usize> {
     v
 }
 
-/// The strongest usable kernel per precision (last in table order that can run here).
+/// The strongest usable kernel per precision: the highest theoretical operations per
+/// cycle in the microarchitecture table (ties and unknown rows: the later table row).
 fn best_kernels(host: &HostInfo) -> Vec<&'static Kernel> {
     let all = kernels::all();
+    let u = uarch::lookup(&host.cpu);
+    let per_cycle = |k: &Kernel| {
+        k.pipe
+            .map_or(0.0, |p| u.rate(p, k.width) * k.ops_per_instr as f64)
+    };
     Precision::ALL
         .iter()
         .filter_map(|p| {
             all.iter()
-                .rev()
-                .find(|k| k.precision == *p && unavailable(k, host).is_none())
-                .copied()
+                .filter(|k| k.precision == *p && unavailable(k, host).is_none())
+                .fold(None::<&'static Kernel>, |best, k| match best {
+                    Some(b) if per_cycle(b) > per_cycle(k) => Some(b),
+                    _ => Some(*k),
+                })
         })
         .collect()
 }
