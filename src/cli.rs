@@ -43,7 +43,12 @@ pub struct CommonArgs {
     #[arg(long, global = true)]
     pub weak: bool,
     /// Override a theoretical peak, e.g. cpu.fp64=3.2TFLOP/s or memory=68GB/s (repeatable)
-    #[arg(long, global = true, value_name = "KEY=VALUE", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        global = true,
+        value_name = "KEY=VALUE",
+        allow_hyphen_values = true
+    )]
     pub peak: Vec<String>,
 }
 

@@ -334,3 +334,36 @@ fn sustained_mode_makes_a_time_series() {
     let t: Vec<f64> = ts.iter().map(|p| p[0].as_f64().unwrap()).collect();
     assert!(t.windows(2).all(|w| w[1] >= w[0]));
 }
+
+#[test]
+fn a_precision_the_cpu_cannot_run_is_skipped_with_the_reason() {
+    let info = json(&["sysinfo"]);
+    let has = |f: &str| {
+        info["host"]["cpu"]["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x == f)
+    };
+    if has("avx512fp16") {
+        eprintln!("skipped: this CPU has AVX512-FP16");
+        return;
+    }
+    let dir = tmp();
+    let d = dir.path().to_str().unwrap();
+    let v = json(&[
+        "cpu",
+        "--precision",
+        "fp16",
+        "--threads",
+        "1",
+        "--min-time",
+        "5ms",
+        "--output",
+        d,
+    ]);
+    let r = &v["results"][0];
+    assert_eq!(r["params"]["precision"], "fp16");
+    let reason = r["status"]["skipped"]["reason"].as_str().unwrap();
+    assert!(reason.contains("avx512fp16"), "{reason}");
+}

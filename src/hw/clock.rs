@@ -51,9 +51,14 @@ impl ClockInfo {
                 .map(|mhz| mhz * 1e6)
         });
         let kinds_ok = chain_available(ClockKind::Scalar);
-        let scalar_hz = kinds_ok.then(|| max_hz(ClockKind::Scalar, 20, 0.002));
-        let avx512_hz = (cpu.has("avx512f") && chain_available(ClockKind::Avx512))
-            .then(|| max_hz(ClockKind::Avx512, 20, 0.002));
+        // SAFETY: chain_fn only returns chains this CPU supports.
+        let read = |k| chain_fn(k).map(|f| unsafe { max_hz(f, 20, 0.002) });
+        let scalar_hz = read(ClockKind::Scalar);
+        let avx512_hz = if cpu.has("avx512f") {
+            read(ClockKind::Avx512)
+        } else {
+            None
+        };
         ClockInfo {
             scalar_hz,
             avx512_hz,
@@ -65,6 +70,21 @@ impl ClockInfo {
             },
         }
     }
+}
+
+/// A clock chain: runs `loops` iterations and returns how many dependent adds it made.
+/// Unsafe because chains may use instructions the caller must have checked for.
+pub type ChainFn = unsafe fn(u64) -> u64;
+
+/// The built-in chain of a kind, when this build and CPU have it.
+pub fn chain_fn(kind: ClockKind) -> Option<ChainFn> {
+    if !chain_available(kind) {
+        return None;
+    }
+    Some(match kind {
+        ClockKind::Scalar => scalar_chain as ChainFn,
+        ClockKind::Avx512 => avx512_chain_adds as ChainFn,
+    })
 }
 
 /// Whether the chain exists for this build and CPU.
@@ -86,20 +106,21 @@ pub fn chain_available(kind: ClockKind) -> bool {
 
 /// Largest of `n` clock readings of about `secs` each on the current thread (see the
 /// module documentation for why the maximum).
-pub fn max_hz(kind: ClockKind, n: usize, secs: f64) -> f64 {
-    (0..n)
-        .map(|_| chain_hz(kind, secs))
-        .fold(0.0, f64::max)
+///
+/// # Safety
+/// The CPU must support the instructions `chain` uses.
+pub unsafe fn max_hz(chain: ChainFn, n: usize, secs: f64) -> f64 {
+    (0..n).map(|_| chain_hz(chain, secs)).fold(0.0, f64::max)
 }
 
 /// Measures the clock on every listed CPU at once (each thread pinned to its CPU) and
 /// returns the mean: the all-core clock under that load. Empty `cpus` → current thread.
-pub fn measure_on(cpus: &[usize], kind: ClockKind, secs: f64) -> Option<f64> {
-    if !chain_available(kind) {
-        return None;
-    }
+///
+/// # Safety
+/// The CPU must support the instructions `chain` uses.
+pub unsafe fn measure_on(cpus: &[usize], chain: ChainFn, secs: f64) -> Option<f64> {
     if cpus.is_empty() {
-        return Some(max_hz(kind, 10, secs));
+        return Some(max_hz(chain, 10, secs));
     }
     let barrier = std::sync::Barrier::new(cpus.len());
     let readings: Vec<f64> = std::thread::scope(|s| {
@@ -110,7 +131,8 @@ pub fn measure_on(cpus: &[usize], kind: ClockKind, secs: f64) -> Option<f64> {
                 s.spawn(move || {
                     pin_current_thread(c);
                     barrier.wait();
-                    max_hz(kind, 10, secs)
+                    // SAFETY: forwarded from the caller's contract.
+                    unsafe { max_hz(chain, 10, secs) }
                 })
             })
             .collect();
@@ -120,11 +142,14 @@ pub fn measure_on(cpus: &[usize], kind: ClockKind, secs: f64) -> Option<f64> {
 }
 
 /// One clock reading: runs the chain for about `secs` and returns adds per second.
-pub fn chain_hz(kind: ClockKind, secs: f64) -> f64 {
+///
+/// # Safety
+/// The CPU must support the instructions `chain` uses.
+pub unsafe fn chain_hz(chain: ChainFn, secs: f64) -> f64 {
     let mut loops: u64 = 1000;
     loop {
         let t0 = Tick::now();
-        let adds = run_chain(kind, loops);
+        let adds = chain(loops);
         let dt = Tick::now().secs_since(t0);
         if dt >= secs || loops > (1 << 40) {
             return adds as f64 / dt;
@@ -137,41 +162,37 @@ pub fn chain_hz(kind: ClockKind, secs: f64) -> f64 {
     }
 }
 
-/// Runs `loops` iterations of the chain and returns the number of dependent adds.
+/// 192 dependent adds per loop iteration; dec/jnz run on other ports in parallel.
 #[cfg(target_arch = "x86_64")]
-fn run_chain(kind: ClockKind, loops: u64) -> u64 {
-    match kind {
-        ClockKind::Scalar => {
-            // 192 dependent adds per iteration; dec/jnz run on other ports in parallel.
-            // SAFETY: register-only asm, no memory access.
-            unsafe {
-                std::arch::asm!(
-                    "2:",
-                    ".rept 192",
-                    "add {a}, {b}",
-                    ".endr",
-                    "dec {n}",
-                    "jnz 2b",
-                    n = inout(reg) loops => _,
-                    a = inout(reg) 1u64 => _,
-                    b = in(reg) std::hint::black_box(3u64),
-                    options(nomem, nostack),
-                );
-            }
-            loops * 192
-        }
-        ClockKind::Avx512 => {
-            if std::is_x86_feature_detected!("avx512f") {
-                // SAFETY: AVX-512F checked just above.
-                unsafe { avx512_chain(loops) };
-            }
-            loops * 192
-        }
-    }
+unsafe fn scalar_chain(loops: u64) -> u64 {
+    std::arch::asm!(
+        "2:",
+        ".rept 192",
+        "add {a}, {b}",
+        ".endr",
+        "dec {n}",
+        "jnz 2b",
+        n = inout(reg) loops => _,
+        a = inout(reg) 1u64 => _,
+        b = in(reg) std::hint::black_box(3u64),
+        options(nomem, nostack),
+    );
+    loops * 192
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn run_chain(_kind: ClockKind, loops: u64) -> u64 {
+unsafe fn scalar_chain(loops: u64) -> u64 {
+    loops
+}
+
+#[cfg(target_arch = "x86_64")]
+unsafe fn avx512_chain_adds(loops: u64) -> u64 {
+    avx512_chain(loops);
+    loops * 192
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn avx512_chain_adds(loops: u64) -> u64 {
     loops
 }
 
@@ -237,11 +258,11 @@ mod tests {
             eprintln!("skipped: no clock chain on this architecture");
             return;
         }
-        let hz = max_hz(ClockKind::Scalar, 3, 0.01);
+        let hz = unsafe { max_hz(chain_fn(ClockKind::Scalar).unwrap(), 3, 0.01) };
         // Any real core runs between 0.3 and 7 GHz; a collapsed chain would read more.
         assert!(hz > 3e8 && hz < 7e9, "measured {hz} Hz");
         if chain_available(ClockKind::Avx512) {
-            let v = max_hz(ClockKind::Avx512, 3, 0.01);
+            let v = unsafe { max_hz(chain_fn(ClockKind::Avx512).unwrap(), 3, 0.01) };
             assert!(v > 3e8 && v < 7e9, "measured {v} Hz under AVX-512");
         }
     }

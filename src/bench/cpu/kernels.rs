@@ -11,6 +11,7 @@
 //! Every row has a scalar `reference` giving the value one accumulator lane must hold
 //! after `iters` iterations; the tests compare every lane of every accumulator with it.
 
+use crate::hw::clock::ChainFn;
 use crate::hw::uarch::{Pipe, Width};
 
 /// Data type of a kernel (`--precision`).
@@ -271,6 +272,10 @@ pub struct Kernel {
     pub values: Values,
     /// The kernel.
     pub run: KernelFn,
+    /// The clock chain with this kernel's instruction interleaved (see `x86.rs`), so
+    /// the clock is read at the kernel's own frequency licence; `None` = the generic
+    /// chain for its width.
+    pub clock: Option<ChainFn>,
     /// Value of one accumulator lane after `iters` iterations, computed in scalar code.
     pub reference: fn(u64) -> f64,
 }
@@ -468,6 +473,7 @@ const fn row(
     layout: Layout,
     values: Values,
     run: KernelFn,
+    clock: Option<ChainFn>,
     reference: fn(u64) -> f64,
 ) -> Kernel {
     Kernel {
@@ -482,6 +488,7 @@ const fn row(
         layout,
         values,
         run,
+        clock,
         reference,
     }
 }
@@ -510,6 +517,7 @@ pub static GENERIC: &[Kernel] = &[
         lay(16, 1, 1, I8),
         V::Lcg,
         g::muladd_i8_generic,
+        None,
         ref_lcg_i8,
     ),
     row(
@@ -524,6 +532,7 @@ pub static GENERIC: &[Kernel] = &[
         lay(16, 2, 1, I16),
         V::Lcg,
         g::muladd_i16_generic,
+        None,
         ref_lcg_i16,
     ),
     row(
@@ -538,6 +547,7 @@ pub static GENERIC: &[Kernel] = &[
         lay(16, 4, 1, I32),
         V::Lcg,
         g::muladd_i32_generic,
+        None,
         ref_lcg_i32,
     ),
     row(
@@ -552,6 +562,7 @@ pub static GENERIC: &[Kernel] = &[
         lay(16, 8, 1, I64),
         V::Lcg,
         g::muladd_i64_generic,
+        None,
         ref_lcg_i64,
     ),
     row(
@@ -566,6 +577,7 @@ pub static GENERIC: &[Kernel] = &[
         lay(16, 4, 1, F32),
         V::Converge,
         g::muladd_f32_generic,
+        None,
         ref_muladd_f32,
     ),
     row(
@@ -580,6 +592,7 @@ pub static GENERIC: &[Kernel] = &[
         GEN,
         V::Converge,
         g::muladd_f64_generic,
+        None,
         ref_muladd_f64,
     ),
 ];
@@ -592,40 +605,40 @@ use super::{amx as a, x86 as x};
 #[rustfmt::skip]
 pub static X86: &[Kernel] = &[
     // int8
-    row("dp_i8_avxvnni", I::AvxVnni, P::Int8, &["avx2", "avxvnni"], Some(Dot), V256, 12, 64, lay(12, 32, 8, I32), V::I8Dot, x::dp_i8_avxvnni, ref_dot_i8),
-    row("dp_i8_avx512vnni", I::Avx512Vnni, P::Int8, &["avx512f", "avx512vnni"], Some(Dot), V512, 24, 128, lay(24, 64, 16, I32), V::I8Dot, x::dp_i8_avx512vnni, ref_dot_i8),
-    row("tdp_i8_amx", I::Amx, P::Int8, &["amx-tile", "amx-int8"], Some(Amx), Tile, 4, 32768, lay(4, 1024, 256, I32), V::I8Dot, a::tdp_i8_amx, ref_amx_i8),
+    row("dp_i8_avxvnni", I::AvxVnni, P::Int8, &["avx2", "avxvnni"], Some(Dot), V256, 12, 64, lay(12, 32, 8, I32), V::I8Dot, x::dp_i8_avxvnni, Some(x::dp_i8_avxvnni_clock), ref_dot_i8),
+    row("dp_i8_avx512vnni", I::Avx512Vnni, P::Int8, &["avx512f", "avx512vnni"], Some(Dot), V512, 24, 128, lay(24, 64, 16, I32), V::I8Dot, x::dp_i8_avx512vnni, Some(x::dp_i8_avx512vnni_clock), ref_dot_i8),
+    row("tdp_i8_amx", I::Amx, P::Int8, &["amx-tile", "amx-int8"], Some(Amx), Tile, 4, 32768, lay(4, 1024, 256, I32), V::I8Dot, a::tdp_i8_amx, None, ref_amx_i8),
     // int16
-    row("dp_i16_avxvnni", I::AvxVnni, P::Int16, &["avx2", "avxvnni"], Some(Dot), V256, 12, 32, lay(12, 32, 8, I32), V::I16Dot, x::dp_i16_avxvnni, ref_dot_i16),
-    row("dp_i16_avx512vnni", I::Avx512Vnni, P::Int16, &["avx512f", "avx512vnni"], Some(Dot), V512, 24, 64, lay(24, 64, 16, I32), V::I16Dot, x::dp_i16_avx512vnni, ref_dot_i16),
+    row("dp_i16_avxvnni", I::AvxVnni, P::Int16, &["avx2", "avxvnni"], Some(Dot), V256, 12, 32, lay(12, 32, 8, I32), V::I16Dot, x::dp_i16_avxvnni, Some(x::dp_i16_avxvnni_clock), ref_dot_i16),
+    row("dp_i16_avx512vnni", I::Avx512Vnni, P::Int16, &["avx512f", "avx512vnni"], Some(Dot), V512, 24, 64, lay(24, 64, 16, I32), V::I16Dot, x::dp_i16_avx512vnni, Some(x::dp_i16_avx512vnni_clock), ref_dot_i16),
     // int32
-    row("add_i32_sse2", I::Sse2, P::Int32, &["sse2"], Some(Alu), V128, 12, 4, lay(12, 16, 4, I32), V::IntAdd, x::add_i32_sse2, ref_add_i32),
-    row("add_i32_avx2", I::Avx2, P::Int32, &["avx2"], Some(Alu), V256, 12, 8, lay(12, 32, 8, I32), V::IntAdd, x::add_i32_avx2, ref_add_i32),
-    row("mul_i32_avx2", I::Avx2, P::Int32, &["avx2"], Some(Mul32), V256, 12, 8, lay(12, 32, 8, I32), V::IntMul, x::mul_i32_avx2, ref_mul_i32),
-    row("add_i32_avx512", I::Avx512, P::Int32, &["avx512f"], Some(Alu), V512, 24, 16, lay(24, 64, 16, I32), V::IntAdd, x::add_i32_avx512, ref_add_i32),
-    row("mul_i32_avx512", I::Avx512, P::Int32, &["avx512f"], Some(Mul32), V512, 24, 16, lay(24, 64, 16, I32), V::IntMul, x::mul_i32_avx512, ref_mul_i32),
+    row("add_i32_sse2", I::Sse2, P::Int32, &["sse2"], Some(Alu), V128, 12, 4, lay(12, 16, 4, I32), V::IntAdd, x::add_i32_sse2, Some(x::add_i32_sse2_clock), ref_add_i32),
+    row("add_i32_avx2", I::Avx2, P::Int32, &["avx2"], Some(Alu), V256, 12, 8, lay(12, 32, 8, I32), V::IntAdd, x::add_i32_avx2, Some(x::add_i32_avx2_clock), ref_add_i32),
+    row("mul_i32_avx2", I::Avx2, P::Int32, &["avx2"], Some(Mul32), V256, 12, 8, lay(12, 32, 8, I32), V::IntMul, x::mul_i32_avx2, Some(x::mul_i32_avx2_clock), ref_mul_i32),
+    row("add_i32_avx512", I::Avx512, P::Int32, &["avx512f"], Some(Alu), V512, 24, 16, lay(24, 64, 16, I32), V::IntAdd, x::add_i32_avx512, Some(x::add_i32_avx512_clock), ref_add_i32),
+    row("mul_i32_avx512", I::Avx512, P::Int32, &["avx512f"], Some(Mul32), V512, 24, 16, lay(24, 64, 16, I32), V::IntMul, x::mul_i32_avx512, Some(x::mul_i32_avx512_clock), ref_mul_i32),
     // int64
-    row("add_i64_sse2", I::Sse2, P::Int64, &["sse2"], Some(Alu), V128, 12, 2, lay(12, 16, 2, I64), V::IntAdd, x::add_i64_sse2, ref_add_i64),
-    row("add_i64_avx2", I::Avx2, P::Int64, &["avx2"], Some(Alu), V256, 12, 4, lay(12, 32, 4, I64), V::IntAdd, x::add_i64_avx2, ref_add_i64),
-    row("add_i64_avx512", I::Avx512, P::Int64, &["avx512f"], Some(Alu), V512, 24, 8, lay(24, 64, 8, I64), V::IntAdd, x::add_i64_avx512, ref_add_i64),
-    row("mul_i64_avx512", I::Avx512, P::Int64, &["avx512f", "avx512dq"], Some(Mul64), V512, 24, 8, lay(24, 64, 8, I64), V::IntMul, x::mul_i64_avx512dq, ref_mul_i64),
+    row("add_i64_sse2", I::Sse2, P::Int64, &["sse2"], Some(Alu), V128, 12, 2, lay(12, 16, 2, I64), V::IntAdd, x::add_i64_sse2, Some(x::add_i64_sse2_clock), ref_add_i64),
+    row("add_i64_avx2", I::Avx2, P::Int64, &["avx2"], Some(Alu), V256, 12, 4, lay(12, 32, 4, I64), V::IntAdd, x::add_i64_avx2, Some(x::add_i64_avx2_clock), ref_add_i64),
+    row("add_i64_avx512", I::Avx512, P::Int64, &["avx512f"], Some(Alu), V512, 24, 8, lay(24, 64, 8, I64), V::IntAdd, x::add_i64_avx512, Some(x::add_i64_avx512_clock), ref_add_i64),
+    row("mul_i64_avx512", I::Avx512, P::Int64, &["avx512f", "avx512dq"], Some(Mul64), V512, 24, 8, lay(24, 64, 8, I64), V::IntMul, x::mul_i64_avx512dq, Some(x::mul_i64_avx512dq_clock), ref_mul_i64),
     // fp16
-    row("fma_f16_avx512fp16", I::Avx512Fp16, P::Fp16, &["avx512f", "avx512fp16"], Some(Fp16), V512, 24, 64, lay(24, 64, 32, F16), V::Converge, x::fma_f16_avx512fp16, ref_fma_f16),
+    row("fma_f16_avx512fp16", I::Avx512Fp16, P::Fp16, &["avx512f", "avx512fp16"], Some(Fp16), V512, 24, 64, lay(24, 64, 32, F16), V::Converge, x::fma_f16_avx512fp16, Some(x::fma_f16_avx512fp16_clock), ref_fma_f16),
     // bf16
-    row("dp_bf16_avx512bf16", I::Avx512Bf16, P::Bf16, &["avx512f", "avx512bf16"], Some(Dot), V512, 24, 64, lay(24, 64, 16, F32), V::Bf16Dot, x::dp_bf16_avx512bf16, ref_dot_bf16),
-    row("tdp_bf16_amx", I::Amx, P::Bf16, &["amx-tile", "amx-bf16"], Some(Amx), Tile, 4, 16384, lay(4, 1024, 256, F32), V::Bf16Dot, a::tdp_bf16_amx, ref_amx_bf16),
+    row("dp_bf16_avx512bf16", I::Avx512Bf16, P::Bf16, &["avx512f", "avx512bf16"], Some(Dot), V512, 24, 64, lay(24, 64, 16, F32), V::Bf16Dot, x::dp_bf16_avx512bf16, Some(x::dp_bf16_avx512bf16_clock), ref_dot_bf16),
+    row("tdp_bf16_amx", I::Amx, P::Bf16, &["amx-tile", "amx-bf16"], Some(Amx), Tile, 4, 16384, lay(4, 1024, 256, F32), V::Bf16Dot, a::tdp_bf16_amx, None, ref_amx_bf16),
     // fp32
-    row("muladd_f32_scalar", I::Scalar, P::Fp32, &["sse2"], Some(Fma), Scalar, 24, 1, lay(12, 16, 1, F32), V::Converge, x::muladd_f32_scalar, ref_muladd_f32),
-    row("muladd_f32_sse2", I::Sse2, P::Fp32, &["sse2"], Some(Fma), V128, 24, 4, lay(12, 16, 4, F32), V::Converge, x::muladd_f32_sse2, ref_muladd_f32),
-    row("muladd_f32_avx", I::Avx, P::Fp32, &["avx"], Some(Fma), V256, 24, 8, lay(12, 32, 8, F32), V::Converge, x::muladd_f32_avx, ref_muladd_f32),
-    row("fma_f32_avx2", I::Avx2, P::Fp32, &["avx", "fma"], Some(Fma), V256, 12, 16, lay(12, 32, 8, F32), V::Converge, x::fma_f32_avx2, ref_fma_f32),
-    row("fma_f32_avx512", I::Avx512, P::Fp32, &["avx512f"], Some(Fma), V512, 24, 32, lay(24, 64, 16, F32), V::Converge, x::fma_f32_avx512, ref_fma_f32),
+    row("muladd_f32_scalar", I::Scalar, P::Fp32, &["sse2"], Some(Fma), Scalar, 24, 1, lay(12, 16, 1, F32), V::Converge, x::muladd_f32_scalar, Some(x::muladd_f32_scalar_clock), ref_muladd_f32),
+    row("muladd_f32_sse2", I::Sse2, P::Fp32, &["sse2"], Some(Fma), V128, 24, 4, lay(12, 16, 4, F32), V::Converge, x::muladd_f32_sse2, Some(x::muladd_f32_sse2_clock), ref_muladd_f32),
+    row("muladd_f32_avx", I::Avx, P::Fp32, &["avx"], Some(Fma), V256, 24, 8, lay(12, 32, 8, F32), V::Converge, x::muladd_f32_avx, Some(x::muladd_f32_avx_clock), ref_muladd_f32),
+    row("fma_f32_avx2", I::Avx2, P::Fp32, &["avx", "fma"], Some(Fma), V256, 12, 16, lay(12, 32, 8, F32), V::Converge, x::fma_f32_avx2, Some(x::fma_f32_avx2_clock), ref_fma_f32),
+    row("fma_f32_avx512", I::Avx512, P::Fp32, &["avx512f"], Some(Fma), V512, 24, 32, lay(24, 64, 16, F32), V::Converge, x::fma_f32_avx512, Some(x::fma_f32_avx512_clock), ref_fma_f32),
     // fp64
-    row("muladd_f64_scalar", I::Scalar, P::Fp64, &["sse2"], Some(Fma), Scalar, 24, 1, lay(12, 16, 1, F64), V::Converge, x::muladd_f64_scalar, ref_muladd_f64),
-    row("muladd_f64_sse2", I::Sse2, P::Fp64, &["sse2"], Some(Fma), V128, 24, 2, lay(12, 16, 2, F64), V::Converge, x::muladd_f64_sse2, ref_muladd_f64),
-    row("muladd_f64_avx", I::Avx, P::Fp64, &["avx"], Some(Fma), V256, 24, 4, lay(12, 32, 4, F64), V::Converge, x::muladd_f64_avx, ref_muladd_f64),
-    row("fma_f64_avx2", I::Avx2, P::Fp64, &["avx", "fma"], Some(Fma), V256, 12, 8, lay(12, 32, 4, F64), V::Converge, x::fma_f64_avx2, ref_fma_f64),
-    row("fma_f64_avx512", I::Avx512, P::Fp64, &["avx512f"], Some(Fma), V512, 24, 16, lay(24, 64, 8, F64), V::Converge, x::fma_f64_avx512, ref_fma_f64),
+    row("muladd_f64_scalar", I::Scalar, P::Fp64, &["sse2"], Some(Fma), Scalar, 24, 1, lay(12, 16, 1, F64), V::Converge, x::muladd_f64_scalar, Some(x::muladd_f64_scalar_clock), ref_muladd_f64),
+    row("muladd_f64_sse2", I::Sse2, P::Fp64, &["sse2"], Some(Fma), V128, 24, 2, lay(12, 16, 2, F64), V::Converge, x::muladd_f64_sse2, Some(x::muladd_f64_sse2_clock), ref_muladd_f64),
+    row("muladd_f64_avx", I::Avx, P::Fp64, &["avx"], Some(Fma), V256, 24, 4, lay(12, 32, 4, F64), V::Converge, x::muladd_f64_avx, Some(x::muladd_f64_avx_clock), ref_muladd_f64),
+    row("fma_f64_avx2", I::Avx2, P::Fp64, &["avx", "fma"], Some(Fma), V256, 12, 8, lay(12, 32, 4, F64), V::Converge, x::fma_f64_avx2, Some(x::fma_f64_avx2_clock), ref_fma_f64),
+    row("fma_f64_avx512", I::Avx512, P::Fp64, &["avx512f"], Some(Fma), V512, 24, 16, lay(24, 64, 8, F64), V::Converge, x::fma_f64_avx512, Some(x::fma_f64_avx512_clock), ref_fma_f64),
 ];
 
 /// Every kernel this build has: the generic ones, then the architecture's own.

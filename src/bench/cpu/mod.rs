@@ -14,7 +14,7 @@ pub mod kernels;
 pub mod x86;
 
 use super::{Benchmark, Case, Context, UsageError};
-use crate::hw::clock::{measure_on, ClockKind};
+use crate::hw::clock::{chain_fn, measure_on, ClockKind};
 use crate::hw::peak::{cpu_peak, CpuPeakInput, Peak, PeakOverrides};
 use crate::hw::uarch::{self, Width};
 use crate::hw::HostInfo;
@@ -89,9 +89,10 @@ pub fn peak_for(
         ops_per_instr: k.ops_per_instr as f64,
         cores,
         clock_hz,
-        clock_what: match clock_kind(k) {
-            ClockKind::Avx512 => "measured, AVX-512 chain",
-            ClockKind::Scalar => "measured, add chain",
+        clock_what: match (k.clock.is_some(), clock_kind(k)) {
+            (true, _) => "measured with this kernel's instruction",
+            (false, ClockKind::Avx512) => "measured, AVX-512 chain",
+            (false, ClockKind::Scalar) => "measured, add chain",
         },
     })
 }
@@ -180,7 +181,11 @@ impl Case for CpuCase {
         };
         // The clock is read on the same cores just before and just after the samples,
         // with the chain matching the kernel's width; the peak uses the larger reading.
-        let before = measure_on(&cpus, clock_kind(k), 0.002);
+        let chain = k.clock.or_else(|| chain_fn(clock_kind(k)));
+        // SAFETY: the kernel's own chain uses the kernel's instructions (checked above by
+        // `unavailable`); chain_fn only returns chains the CPU has.
+        let read = || chain.and_then(|c| unsafe { measure_on(&cpus, c, 0.002) });
+        let before = read();
         let samples = match self.sustain {
             None => Runner::run(&cfg, make, &|_, _| {}),
             Some((interval, total)) => Runner::sustain(&cfg, make, interval, total, &|_, _| {}),
@@ -189,7 +194,7 @@ impl Case for CpuCase {
             Ok(s) => s,
             Err(e) => return r.failed(e.to_string()),
         };
-        let after = measure_on(&cpus, clock_kind(k), 0.002);
+        let after = read();
         // Each reading is already the largest of several; take the larger of the two,
         // for the same reason (stolen time only ever lowers a reading).
         let clock = match (before, after) {
@@ -204,6 +209,50 @@ impl Case for CpuCase {
         let peak = peak_for(k, host, cores, clock, &o.peaks);
         r.with_samples(samples.iter().map(|s| s.rate()).collect())
             .with_peak(peak)
+    }
+}
+
+/// The skipped row for a precision no kernel can run here, with the reason: the OS's
+/// refusal when a kernel exists but is refused (AMX), else the features needed.
+fn skipped_precision(p: Precision, host: &HostInfo) -> SkippedCase {
+    let all = kernels::all();
+    let refused = all
+        .iter()
+        .filter(|k| k.precision == p && k.supported_by(&host.cpu.features))
+        .find_map(|k| unavailable(k, host));
+    let reason = refused.unwrap_or_else(|| {
+        let needs: Vec<String> = all
+            .iter()
+            .filter(|k| k.precision == p)
+            .map(|k| k.requires.join("+"))
+            .collect();
+        format!(
+            "no {} kernel runs on this CPU (needs one of: {})",
+            p.name(),
+            needs.join(", ")
+        )
+    });
+    SkippedCase {
+        precision: p,
+        reason,
+    }
+}
+
+/// A precision no kernel can run here: reported, not measured.
+struct SkippedCase {
+    precision: Precision,
+    reason: String,
+}
+
+impl Case for SkippedCase {
+    fn label(&self) -> String {
+        format!("cpu {} (skipped)", self.precision.name())
+    }
+
+    fn run(&self, _ctx: &Context) -> BenchResult {
+        BenchResult::new("cpu", "-", "ops", self.precision.unit())
+            .param("precision", self.precision.name())
+            .skipped(self.reason.clone())
     }
 }
 
@@ -299,13 +348,22 @@ impl Benchmark for CpuBench {
                 None => k.supported_by(&host.cpu.features),
             })
             .collect();
-        if chosen.is_empty() {
+        let sustain = c.sustain.map(|d| (c.interval, d));
+        let mut cases: Vec<Box<dyn Case>> = Vec::new();
+        // A precision asked for without --isa that no kernel here can run becomes one
+        // skipped row naming what is missing (the question has an answer: "not here").
+        if c.isas.is_none() {
+            for p in c.precisions.iter().flatten() {
+                if !chosen.iter().any(|k| k.precision == *p) {
+                    cases.push(Box::new(skipped_precision(*p, host)));
+                }
+            }
+        }
+        if chosen.is_empty() && cases.is_empty() {
             return Err(UsageError(
                 "--precision/--isa: no kernel matches that combination on this CPU; see `peakbench sysinfo` for what is available".into(),
             ));
         }
-        let sustain = c.sustain.map(|d| (c.interval, d));
-        let mut cases: Vec<Box<dyn Case>> = Vec::new();
         for k in chosen {
             for &t in &threads {
                 cases.push(Box::new(CpuCase {
@@ -325,7 +383,13 @@ impl Benchmark for CpuBench {
             threads.push(cores);
         }
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
-        for k in best_kernels(ctx.host) {
+        let best = best_kernels(ctx.host);
+        for p in Precision::ALL {
+            if !best.iter().any(|k| k.precision == p) {
+                cases.push(Box::new(skipped_precision(p, ctx.host)));
+            }
+        }
+        for k in best {
             for &t in &threads {
                 cases.push(Box::new(CpuCase {
                     kernel: k,
@@ -358,6 +422,21 @@ mod tests {
                     assert_eq!(*got, want, "{} lane {i} after {iters} iterations", k.name);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn every_kernel_clock_chain_reads_a_plausible_clock() {
+        let host = HostInfo::detect(false);
+        for k in kernels::all() {
+            let (Some(chain), None) = (k.clock, unavailable(k, &host)) else {
+                continue;
+            };
+            // SAFETY: the kernel's instructions are available (checked just above).
+            let hz = unsafe { crate::hw::clock::max_hz(chain, 3, 0.002) };
+            // One add per cycle: any real core reads 0.3–7 GHz; a chain whose adds were
+            // not dependent would read far more.
+            assert!(hz > 3e8 && hz < 7e9, "{}: {hz} Hz", k.name);
         }
     }
 

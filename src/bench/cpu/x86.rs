@@ -27,9 +27,52 @@ macro_rules! irp12 {
     };
 }
 
+/// The clock chain of a kernel: the dependent `add reg, reg` chain of `hw::clock` (192
+/// adds per iteration) with the kernel's own first instruction interleaved once every
+/// two adds, on accumulators 0–7 and zeroed operands. The core then runs at the
+/// frequency licence of that instruction class (AVX-512 integer adds are "light" and
+/// run faster than 512-bit FMAs on many Intel parts), while the adds count its cycles.
+macro_rules! clock_chain {
+    ($name:ident, $features:literal, $zero_a:literal, $zero_b:literal, $instr:literal, $tail:literal, $($clobber:tt)*) => {
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn $name(loops: u64) -> u64 {
+            std::arch::asm!(
+                $zero_a,
+                $zero_b,
+                ".p2align 5",
+                "2:",
+                ".rept 12",
+                ".irp r,0,1,2,3,4,5,6,7",
+                "add {a}, {b}",
+                "add {a}, {b}",
+                $instr,
+                ".endr",
+                ".endr",
+                "dec {n}",
+                "jnz 2b",
+                $tail,
+                n = inout(reg) loops => _,
+                a = inout(reg) 1u64 => _,
+                b = in(reg) std::hint::black_box(3u64),
+                $($clobber)*,
+                options(nomem, nostack),
+            );
+            loops * 192
+        }
+    };
+}
+
 /// 512-bit kernel: 24 accumulators zmm0–23, operands a = zmm30, b = zmm31.
 macro_rules! zmm_kernel {
-    ($name:ident, $features:literal, $($body:literal),+) => {
+    ($name:ident, $clock:ident, $features:literal, $first:literal $(, $body:literal)*) => {
+        zmm_kernel!(@kernel $name, $features, $first $(, $body)*);
+        clock_chain!($clock, $features, "vpxord zmm30, zmm30, zmm30", "vpxord zmm31, zmm31, zmm31", $first,
+            "vpxord xmm30, xmm30, xmm30\nvpxord xmm31, xmm31, xmm31\nvzeroupper",
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
+            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
+            out("zmm30") _, out("zmm31") _);
+    };
+    (@kernel $name:ident, $features:literal, $($body:literal),+) => {
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
             std::arch::asm!(
@@ -66,7 +109,14 @@ macro_rules! zmm_kernel {
 
 /// 256-bit VEX kernel: 12 accumulators ymm0–11, operands a = ymm14, b = ymm15.
 macro_rules! ymm_kernel {
-    ($name:ident, $features:literal, $($body:literal),+) => {
+    ($name:ident, $clock:ident, $features:literal, $first:literal $(, $body:literal)*) => {
+        ymm_kernel!(@kernel $name, $features, $first $(, $body)*);
+        clock_chain!($clock, $features, "vpxor ymm14, ymm14, ymm14", "vpxor ymm15, ymm15, ymm15", $first, "vzeroupper",
+            out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,
+            out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _,
+            out("ymm14") _, out("ymm15") _);
+    };
+    (@kernel $name:ident, $features:literal, $($body:literal),+) => {
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
             std::arch::asm!(
@@ -97,7 +147,14 @@ macro_rules! ymm_kernel {
 
 /// 128-bit legacy-SSE kernel: 12 accumulators xmm0–11, operands a = xmm14, b = xmm15.
 macro_rules! xmm_kernel {
-    ($name:ident, $($body:literal),+) => {
+    ($name:ident, $clock:ident, $first:literal $(, $body:literal)*) => {
+        xmm_kernel!(@kernel $name, $first $(, $body)*);
+        clock_chain!($clock, "sse2", "pxor xmm14, xmm14", "pxor xmm15, xmm15", $first, "",
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            out("xmm14") _, out("xmm15") _);
+    };
+    (@kernel $name:ident, $($body:literal),+) => {
         #[target_feature(enable = "sse2")]
         pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
             std::arch::asm!(
@@ -129,56 +186,76 @@ macro_rules! xmm_kernel {
 // stay normal: no denormal slow paths). Mul+add kernels do the same in two steps.
 xmm_kernel!(
     muladd_f64_scalar,
+    muladd_f64_scalar_clock,
     "mulsd xmm\\r, xmm14",
     "addsd xmm\\r, xmm15"
 );
 xmm_kernel!(
     muladd_f32_scalar,
+    muladd_f32_scalar_clock,
     "mulss xmm\\r, xmm14",
     "addss xmm\\r, xmm15"
 );
 xmm_kernel!(
     muladd_f64_sse2,
+    muladd_f64_sse2_clock,
     "mulpd xmm\\r, xmm14",
     "addpd xmm\\r, xmm15"
 );
 xmm_kernel!(
     muladd_f32_sse2,
+    muladd_f32_sse2_clock,
     "mulps xmm\\r, xmm14",
     "addps xmm\\r, xmm15"
 );
 ymm_kernel!(
     muladd_f64_avx,
+    muladd_f64_avx_clock,
     "avx",
     "vmulpd ymm\\r, ymm\\r, ymm14",
     "vaddpd ymm\\r, ymm\\r, ymm15"
 );
 ymm_kernel!(
     muladd_f32_avx,
+    muladd_f32_avx_clock,
     "avx",
     "vmulps ymm\\r, ymm\\r, ymm14",
     "vaddps ymm\\r, ymm\\r, ymm15"
 );
-ymm_kernel!(fma_f64_avx2, "avx,fma", "vfmadd132pd ymm\\r, ymm15, ymm14");
-ymm_kernel!(fma_f32_avx2, "avx,fma", "vfmadd132ps ymm\\r, ymm15, ymm14");
+ymm_kernel!(
+    fma_f64_avx2,
+    fma_f64_avx2_clock,
+    "avx,fma",
+    "vfmadd132pd ymm\\r, ymm15, ymm14"
+);
+ymm_kernel!(
+    fma_f32_avx2,
+    fma_f32_avx2_clock,
+    "avx,fma",
+    "vfmadd132ps ymm\\r, ymm15, ymm14"
+);
 zmm_kernel!(
     fma_f64_avx512,
+    fma_f64_avx512_clock,
     "avx512f",
     "vfmadd132pd zmm\\r, zmm31, zmm30"
 );
 zmm_kernel!(
     fma_f32_avx512,
+    fma_f32_avx512_clock,
     "avx512f",
     "vfmadd132ps zmm\\r, zmm31, zmm30"
 );
 zmm_kernel!(
     fma_f16_avx512fp16,
+    fma_f16_avx512fp16_clock,
     "avx512f",
     "vfmadd132ph zmm\\r, zmm31, zmm30"
 );
 // BF16 dot product: acc.f32 += a.bf16[2i] * b.bf16[2i] + a.bf16[2i+1] * b.bf16[2i+1].
 zmm_kernel!(
     dp_bf16_avx512bf16,
+    dp_bf16_avx512bf16_clock,
     "avx512f",
     "vdpbf16ps zmm\\r, zmm30, zmm31"
 );
@@ -186,34 +263,73 @@ zmm_kernel!(
 // Integer dot products: vpdpbusd adds four u8 × s8 products into each i32 lane (8 ops),
 // vpdpwssd two s16 × s16 products (4 ops). The AVX-VNNI forms need the {vex} prefix so
 // they run on CPUs with AVX-VNNI but no AVX-512.
-zmm_kernel!(dp_i8_avx512vnni, "avx512f", "vpdpbusd zmm\\r, zmm30, zmm31");
+zmm_kernel!(
+    dp_i8_avx512vnni,
+    dp_i8_avx512vnni_clock,
+    "avx512f",
+    "vpdpbusd zmm\\r, zmm30, zmm31"
+);
 zmm_kernel!(
     dp_i16_avx512vnni,
+    dp_i16_avx512vnni_clock,
     "avx512f",
     "vpdpwssd zmm\\r, zmm30, zmm31"
 );
 ymm_kernel!(
     dp_i8_avxvnni,
+    dp_i8_avxvnni_clock,
     "avx,avx2",
     "{{vex}} vpdpbusd ymm\\r, ymm14, ymm15"
 );
 ymm_kernel!(
     dp_i16_avxvnni,
+    dp_i16_avxvnni_clock,
     "avx,avx2",
     "{{vex}} vpdpwssd ymm\\r, ymm14, ymm15"
 );
 
 // Integer add and multiply: acc += a, acc *= a (wrapping).
-xmm_kernel!(add_i32_sse2, "paddd xmm\\r, xmm14");
-xmm_kernel!(add_i64_sse2, "paddq xmm\\r, xmm14");
-ymm_kernel!(add_i32_avx2, "avx,avx2", "vpaddd ymm\\r, ymm\\r, ymm14");
-ymm_kernel!(add_i64_avx2, "avx,avx2", "vpaddq ymm\\r, ymm\\r, ymm14");
-ymm_kernel!(mul_i32_avx2, "avx,avx2", "vpmulld ymm\\r, ymm\\r, ymm14");
-zmm_kernel!(add_i32_avx512, "avx512f", "vpaddd zmm\\r, zmm\\r, zmm30");
-zmm_kernel!(add_i64_avx512, "avx512f", "vpaddq zmm\\r, zmm\\r, zmm30");
-zmm_kernel!(mul_i32_avx512, "avx512f", "vpmulld zmm\\r, zmm\\r, zmm30");
+xmm_kernel!(add_i32_sse2, add_i32_sse2_clock, "paddd xmm\\r, xmm14");
+xmm_kernel!(add_i64_sse2, add_i64_sse2_clock, "paddq xmm\\r, xmm14");
+ymm_kernel!(
+    add_i32_avx2,
+    add_i32_avx2_clock,
+    "avx,avx2",
+    "vpaddd ymm\\r, ymm\\r, ymm14"
+);
+ymm_kernel!(
+    add_i64_avx2,
+    add_i64_avx2_clock,
+    "avx,avx2",
+    "vpaddq ymm\\r, ymm\\r, ymm14"
+);
+ymm_kernel!(
+    mul_i32_avx2,
+    mul_i32_avx2_clock,
+    "avx,avx2",
+    "vpmulld ymm\\r, ymm\\r, ymm14"
+);
+zmm_kernel!(
+    add_i32_avx512,
+    add_i32_avx512_clock,
+    "avx512f",
+    "vpaddd zmm\\r, zmm\\r, zmm30"
+);
+zmm_kernel!(
+    add_i64_avx512,
+    add_i64_avx512_clock,
+    "avx512f",
+    "vpaddq zmm\\r, zmm\\r, zmm30"
+);
+zmm_kernel!(
+    mul_i32_avx512,
+    mul_i32_avx512_clock,
+    "avx512f",
+    "vpmulld zmm\\r, zmm\\r, zmm30"
+);
 zmm_kernel!(
     mul_i64_avx512dq,
+    mul_i64_avx512dq_clock,
     "avx512f,avx512dq",
     "vpmullq zmm\\r, zmm\\r, zmm30"
 );
