@@ -302,7 +302,7 @@ impl Runner {
     fn measure(
         cfg: &RunConfig,
         plan: &Plan,
-        iters: &AtomicU64,
+        iters_flag: &AtomicU64,
         start_gate: &Barrier,
         done_gate: &Barrier,
         slots: &[Mutex<Slot>],
@@ -316,7 +316,7 @@ impl Runner {
         // Calibration doubles as warm-up: grow k until one run reaches the target.
         let mut k: u64 = 1;
         loop {
-            let (_, secs) = Self::once(k, iters, start_gate, done_gate, slots);
+            let (_, secs) = Self::once(k, iters_flag, start_gate, done_gate, slots);
             if secs >= target {
                 break;
             }
@@ -333,7 +333,7 @@ impl Runner {
             Plan::Repeat => {
                 let n = cfg.repeat as usize;
                 for i in 0..n {
-                    let (work, secs) = Self::once(k, iters, start_gate, done_gate, slots);
+                    let (work, secs) = Self::once(k, iters_flag, start_gate, done_gate, slots);
                     out.push(Sample {
                         work,
                         secs,
@@ -344,21 +344,28 @@ impl Runner {
                 }
             }
             Plan::Sustain { interval, total } => {
+                // Time-boxed samples: chunks of k iterations (k calibrated to a tenth of
+                // the interval) until the interval has passed, so the series has exactly
+                // ceil(total / interval) points however fast or throttled the machine is.
                 let n = (total.as_secs_f64() / interval.as_secs_f64())
                     .ceil()
                     .max(1.0) as usize;
+                let chunk = (k / 10).max(1);
                 for i in 0..n {
-                    let (work, secs) = Self::once(k, iters, start_gate, done_gate, slots);
+                    let (mut work, mut secs, mut iters) = (0.0, 0.0, 0);
+                    while secs < target {
+                        let (w, s) = Self::once(chunk, iters_flag, start_gate, done_gate, slots);
+                        work += w;
+                        secs += s;
+                        iters += chunk;
+                    }
                     out.push(Sample {
                         work,
                         secs,
-                        iters: k,
+                        iters,
                         at: Tick::now().secs_since(t0),
                     });
                     on_sample(i + 1, n);
-                    if Tick::now().secs_since(t0) >= total.as_secs_f64() {
-                        break;
-                    }
                 }
             }
         }
@@ -440,7 +447,9 @@ mod tests {
             &|_, _| {},
         )
         .unwrap();
-        assert!(s.len() >= 2);
+        // Exactly ceil(30 ms / 5 ms) time-boxed samples, each at least the interval long.
+        assert_eq!(s.len(), 6);
+        assert!(s.iter().all(|x| x.secs >= 0.005));
         assert!(s.windows(2).all(|w| w[1].at >= w[0].at));
     }
 
