@@ -1,0 +1,327 @@
+//! Bandwidth cases: one kernel over per-thread arrays, blocks visited in address order
+//! or in a random order, bytes counted from the kernel's declared bytes per element.
+//!
+//! Layout per thread (built on the pinned thread, so first touch places the pages near
+//! it): one 2 MiB-aligned region holding the kernel's arrays back to back. Each array
+//! starts 3584 B (≡ −512 mod 4096) after a 4 KiB boundary relative to the previous one,
+//! so a store to the destination never shares its low 12 address bits with a load just
+//! ahead of it in a source (4K aliasing stalls loads behind unrelated stores).
+//!
+//! The random order visits every block exactly once per pass without an index array
+//! (which would add its own memory traffic): block indices run through a keyed bijection
+//! of `0..2^k` (xor, odd multiplies, xorshifts) and indices ≥ the block count are
+//! skipped. The key changes every pass.
+
+use super::kernels::{Kernel, Op};
+use super::options::Pattern;
+use super::region::{Pages, Region};
+use crate::measure::runner::Workload;
+
+/// Extra distance between consecutive arrays (see the module doc).
+pub const ARRAY_PAD: usize = 3584;
+
+/// Where one thread's arrays live and how they are cut into blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    /// Elements per array for this thread (a multiple of `block_elems`).
+    pub elems: usize,
+    /// Elements per block (contiguous access).
+    pub block_elems: usize,
+    /// Arrays the kernel touches.
+    pub arrays: usize,
+}
+
+impl Geometry {
+    /// Cuts `bytes_per_thread` into `arrays` arrays of whole blocks of `block` bytes
+    /// (`None`: one block per array). Errors say what does not fit.
+    pub fn new(
+        bytes_per_thread: u64,
+        arrays: usize,
+        block: Option<u64>,
+    ) -> Result<Geometry, String> {
+        let per_array = bytes_per_thread / arrays as u64 / 8;
+        if per_array == 0 {
+            return Err(format!(
+                "working set too small: {bytes_per_thread} B per thread for {arrays} arrays"
+            ));
+        }
+        let block_elems = match block {
+            None => per_array,
+            Some(b) => b / 8,
+        };
+        if block_elems == 0 || block_elems > per_array {
+            return Err(format!(
+                "block {} is larger than each thread's share of an array ({} = working set / {arrays} array{} / threads)",
+                crate::util::units::format_size(block_elems * 8),
+                crate::util::units::format_size(per_array * 8),
+                if arrays == 1 { "" } else { "s" }
+            ));
+        }
+        let elems = (per_array / block_elems * block_elems) as usize;
+        Ok(Geometry {
+            elems,
+            block_elems: block_elems as usize,
+            arrays,
+        })
+    }
+
+    /// Blocks per array.
+    pub fn blocks(&self) -> usize {
+        self.elems / self.block_elems
+    }
+
+    /// Bytes from one array's start to the next's.
+    pub fn stride(&self) -> usize {
+        (self.elems * 8).div_ceil(4096) * 4096 + ARRAY_PAD
+    }
+
+    /// Bytes the thread's region needs.
+    pub fn region_bytes(&self) -> usize {
+        self.stride() * self.arrays
+    }
+}
+
+/// A keyed bijection of `0..=mask` (mask = 2^k − 1): xor with the key, multiply by odd
+/// constants, xorshift; each step is invertible on k bits, so the whole is a permutation.
+pub fn permute(i: u64, key: u64, mask: u64, bits: u32) -> u64 {
+    let mut x = (i ^ key) & mask;
+    x = x.wrapping_mul(0x9E37_79B9_7F4A_7C15) & mask;
+    x ^= x >> (bits / 2 + 1);
+    x = x.wrapping_mul(0xD6E8_FEB8_6659_FD93) & mask;
+    x ^= x >> (bits / 3 + 1);
+    x
+}
+
+/// One thread's bandwidth workload.
+pub struct BwWork<'a> {
+    kernel: &'static Kernel,
+    geo: Geometry,
+    pattern: Pattern,
+    bytes_per_pass: f64,
+    region: Region,
+    pass: u64,
+    checked: bool,
+    errors: &'a std::sync::Mutex<Vec<String>>,
+}
+
+/// Scalar the kernels use (`s` in STREAM).
+pub const SCALAR: f64 = 3.0;
+/// Initial value of source array 0 (`x`).
+pub const X0: f64 = 1.0;
+/// Initial value of source array 1 (`y`).
+pub const Y0: f64 = 2.0;
+
+impl<'a> BwWork<'a> {
+    /// Maps, first-touches and initialises the arrays on the calling thread.
+    pub fn new(
+        kernel: &'static Kernel,
+        geo: Geometry,
+        pattern: Pattern,
+        count_write_allocate: bool,
+        pages: Pages,
+        errors: &'a std::sync::Mutex<Vec<String>>,
+    ) -> Result<BwWork<'a>, String> {
+        let mut region = Region::new(geo.region_bytes(), pages)?;
+        region.touch();
+        let w = BwWork {
+            kernel,
+            geo,
+            pattern,
+            bytes_per_pass: (geo.elems as u64 * kernel.bytes_per_elem(count_write_allocate)) as f64,
+            region,
+            pass: 0,
+            checked: false,
+            errors,
+        };
+        for (k, v) in [(0, X0), (1, Y0)] {
+            if k < geo.arrays {
+                let a = w.array(k);
+                // SAFETY: the array lies inside the region (region_bytes covers it).
+                unsafe { std::slice::from_raw_parts_mut(a, geo.elems).fill(v) };
+            }
+        }
+        Ok(w)
+    }
+
+    /// The region (for the huge-page report).
+    pub fn region(&self) -> &Region {
+        &self.region
+    }
+
+    fn array(&self, k: usize) -> *mut f64 {
+        // SAFETY: k < arrays, so the offset is inside the region.
+        unsafe { self.region.as_ptr().add(k * self.geo.stride()) as *mut f64 }
+    }
+
+    /// (d, x, y) for the kernel: sources first, destination last.
+    fn operands(&self) -> (*mut f64, *const f64, *const f64) {
+        let op = self.kernel.op;
+        let x = self.array(0);
+        let y = if op.sources() == 2 { self.array(1) } else { x };
+        let d = self.array(self.geo.arrays - 1);
+        (d, x, y)
+    }
+
+    /// One pass over every block; returns the checksum.
+    fn pass(&mut self) -> f64 {
+        let (d, x, y) = self.operands();
+        let f = self.kernel.run;
+        let be = self.geo.block_elems;
+        let nb = self.geo.blocks();
+        let mut sum = 0.0;
+        // SAFETY (all calls): block b covers elements [b·be, (b+1)·be) < elems of every
+        // array; the kernel's features were checked when the case was planned.
+        match self.pattern {
+            Pattern::Seq => {
+                for b in 0..nb {
+                    let o = b * be;
+                    sum += unsafe { f(d.add(o), x.add(o), y.add(o), SCALAR, be) };
+                }
+            }
+            Pattern::Rand => {
+                let bits = usize::BITS - (nb.max(2) - 1).leading_zeros();
+                let mask = (1u64 << bits) - 1;
+                let key = self.pass.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                for i in 0..=mask {
+                    let b = permute(i, key, mask, bits) as usize;
+                    if b < nb {
+                        let o = b * be;
+                        sum += unsafe { f(d.add(o), x.add(o), y.add(o), SCALAR, be) };
+                    }
+                }
+            }
+        }
+        self.pass += 1;
+        sum
+    }
+
+    /// Checks the arrays after the first pass (outside the timed samples: the first run
+    /// is the runner's calibration). Every element is checked for small arrays,
+    /// every 1009th otherwise.
+    fn verify(&self, sum: f64) -> Result<(), String> {
+        let op = self.kernel.op;
+        let n = self.geo.elems;
+        if op == Op::Read {
+            let want = X0 * n as f64;
+            return if sum == want {
+                Ok(())
+            } else {
+                Err(format!("{}: sum {sum} != {want}", self.kernel.name))
+            };
+        }
+        let (d, _, _) = self.operands();
+        let want = op.reference(X0, Y0, SCALAR);
+        let step = if n <= 1 << 16 { 1 } else { 1009 };
+        for i in (0..n).step_by(step).chain(std::iter::once(n - 1)) {
+            // SAFETY: i < elems.
+            let got = unsafe { *d.add(i) };
+            if got != want {
+                return Err(format!(
+                    "{}: element {i} is {got}, expected {want}",
+                    self.kernel.name
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Workload for BwWork<'_> {
+    fn run(&mut self, iters: u64) -> f64 {
+        let mut sum = 0.0;
+        for _ in 0..iters {
+            let s = self.pass();
+            if !self.checked {
+                self.checked = true;
+                if let Err(e) = self.verify(s) {
+                    self.errors.lock().unwrap().push(e);
+                }
+            }
+            sum += s;
+        }
+        std::hint::black_box(sum);
+        std::hint::black_box(self.region.as_ptr());
+        iters as f64 * self.bytes_per_pass
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::kernels::{best, KERNELS};
+    use super::*;
+
+    #[test]
+    fn permute_is_a_permutation() {
+        for bits in [1u32, 2, 5, 10, 16] {
+            let mask = (1u64 << bits) - 1;
+            for key in [0u64, 12345, u64::MAX] {
+                let mut seen = vec![false; 1 << bits];
+                for i in 0..=mask {
+                    let p = permute(i, key, mask, bits) as usize;
+                    assert!(!seen[p]);
+                    seen[p] = true;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn geometry_cuts_whole_blocks() {
+        let g = Geometry::new(3 << 20, 3, Some(4096)).unwrap();
+        assert_eq!(g.elems * 8, 1 << 20);
+        assert_eq!(g.blocks(), 256);
+        assert_eq!(g.stride() % 4096, ARRAY_PAD);
+        let g = Geometry::new(1000, 1, Some(24)).unwrap();
+        assert_eq!(g.elems, 123);
+        assert_eq!(g.block_elems, 3);
+        let whole = Geometry::new(1 << 20, 2, None).unwrap();
+        assert_eq!(whole.blocks(), 1);
+        let e = Geometry::new(1 << 20, 2, Some(1 << 20)).unwrap_err();
+        assert!(e.contains("larger than each thread's share"), "{e}");
+    }
+
+    #[test]
+    fn every_kernel_and_pattern_computes_and_counts_bytes() {
+        let f = crate::hw::cpu::CpuInfo::detect().features;
+        let errors = std::sync::Mutex::new(Vec::new());
+        for k in KERNELS.iter().filter(|k| k.supported_by(&f)) {
+            for pattern in [Pattern::Seq, Pattern::Rand] {
+                for block in [Some(8), Some(72), Some(4096), None] {
+                    let geo = Geometry::new(96 << 10, k.op.arrays(), block).unwrap();
+                    let mut w = BwWork::new(k, geo, pattern, false, Pages::Small, &errors).unwrap();
+                    let bytes = w.run(3);
+                    assert_eq!(
+                        bytes,
+                        3.0 * (geo.elems as u64 * k.bytes_per_elem(false)) as f64
+                    );
+                    // Every block visited: every destination element was written.
+                    w.verify(if k.op == Op::Read {
+                        X0 * geo.elems as f64
+                    } else {
+                        0.0
+                    })
+                    .unwrap();
+                }
+            }
+        }
+        assert!(
+            errors.lock().unwrap().is_empty(),
+            "{:?}",
+            errors.lock().unwrap()
+        );
+        let (copy, _) = best(Op::Copy, false, &f).unwrap();
+        let geo = Geometry::new(64 << 10, 2, None).unwrap();
+        let mut w = BwWork::new(copy, geo, Pattern::Seq, true, Pages::Small, &errors).unwrap();
+        assert_eq!(w.run(1), (geo.elems * 24) as f64, "write-allocate adds 8 B");
+    }
+
+    #[test]
+    fn a_wrong_result_is_caught() {
+        let errors = std::sync::Mutex::new(Vec::new());
+        let copy = KERNELS.iter().find(|k| k.name == "copy_generic").unwrap();
+        let geo = Geometry::new(64 << 10, 2, None).unwrap();
+        let w = BwWork::new(copy, geo, Pattern::Seq, false, Pages::Small, &errors).unwrap();
+        // No pass has run: the destination still holds zeros.
+        assert!(w.verify(0.0).is_err());
+    }
+}

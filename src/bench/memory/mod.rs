@@ -1,0 +1,622 @@
+//! `peakbench memory`: bandwidth (read, write, copy, scale, add, triad; sequential or
+//! random blocks) and latency (pointer chase) from L1 to DRAM, 1..N pinned threads.
+//!
+//! Measurement rules (STREAM, likwid-bench, pmbw, MLC):
+//! - working set ≥ 4× the last-level cache by default, heap (mmap) memory, 2 MiB
+//!   aligned, transparent huge pages requested (and the grant reported);
+//! - strong scaling: the working set is divided among the threads, each thread maps and
+//!   first-touches its own region after being pinned;
+//! - bytes counted as STREAM does (copy = 16 B per element, no write-allocate) and the
+//!   convention is written on every result (`bytes` param and a note);
+//! - non-temporal stores (`--nt auto`) when the working set exceeds the LLC;
+//! - the first pass of every thread is checked against the scalar reference before the
+//!   timed samples (the runner's calibration run), a wrong result fails the case;
+//! - the DRAM peak comes from SMBIOS type 17 (`hw::memory`), or `--peak memory=…`.
+
+pub mod bandwidth;
+pub mod chase;
+pub mod kernels;
+pub mod options;
+pub mod region;
+#[cfg(target_arch = "x86_64")]
+pub mod x86;
+
+use super::{Benchmark, Case, Context, UsageError};
+use crate::hw::peak::{Peak, PeakOverrides};
+use crate::hw::HostInfo;
+use crate::measure::{RunConfig, Runner, Sample, Scaling};
+use crate::options::Command;
+use crate::report::model::BenchResult;
+use crate::util::units::format_size;
+use bandwidth::{BwWork, Geometry};
+use chase::ChaseWork;
+use kernels::{Kernel, Op};
+use options::{Kind, MemoryOptions, Nt, Pattern};
+use region::Pages;
+use std::sync::Mutex;
+
+/// The memory resource.
+pub struct MemoryBench;
+
+/// Fallback last-level cache size when the OS does not report one.
+const LLC_FALLBACK: u64 = 32 << 20;
+/// Default block for the random pattern: one 4 KiB page.
+pub const RAND_BLOCK: u64 = 4096;
+/// Fraction of available memory a run may use; beyond it the run is refused.
+const MEM_FRACTION: f64 = 0.85;
+
+/// The cache level a working set fits in (`level` param).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// Per-thread share fits the L1 data cache.
+    L1,
+    /// Per-thread share fits L2.
+    L2,
+    /// The whole working set fits L3.
+    L3,
+    /// Larger than every cache.
+    Dram,
+}
+
+impl Level {
+    /// `L1`, `L2`, `L3`, `DRAM`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::L1 => "L1",
+            Level::L2 => "L2",
+            Level::L3 => "L3",
+            Level::Dram => "DRAM",
+        }
+    }
+}
+
+fn cache_size(host: &HostInfo, level: u8) -> Option<u64> {
+    host.cpu
+        .caches
+        .iter()
+        .find(|c| c.level == level && c.kind != "Instruction")
+        .map(|c| c.size_bytes)
+}
+
+/// Where a working set of `total` bytes shared by `threads` threads lives. Private
+/// levels (L1, L2) compare with the per-thread share, the shared L3 with the total.
+pub fn level_of(host: &HostInfo, total: u64, threads: usize) -> Level {
+    let per = total / threads.max(1) as u64;
+    match (
+        cache_size(host, 1),
+        cache_size(host, 2),
+        cache_size(host, 3),
+    ) {
+        (Some(l1), _, _) if per <= l1 => Level::L1,
+        (_, Some(l2), _) if per <= l2 => Level::L2,
+        (_, _, Some(l3)) if total <= l3 => Level::L3,
+        _ => Level::Dram,
+    }
+}
+
+fn llc(host: &HostInfo) -> u64 {
+    host.cpu
+        .llc_bytes()
+        .filter(|&b| b > 0)
+        .unwrap_or(LLC_FALLBACK)
+}
+
+/// Default working set: 4× the LLC rounded up to a power of two, grown to fit the
+/// largest block in every array of every thread.
+pub fn default_size(host: &HostInfo, max_block: u64, max_arrays: usize, max_threads: usize) -> u64 {
+    let base = (4 * llc(host)).next_power_of_two();
+    let fit = max_block * max_arrays as u64 * max_threads as u64;
+    base.max(fit.div_ceil(1 << 20) << 20)
+}
+
+/// Working sets of `--sweep`: powers of two from 4 KiB to the first ≥ 4× LLC.
+pub fn sweep_sizes(host: &HostInfo) -> Vec<u64> {
+    let top = 4 * llc(host);
+    let mut v = vec![4096u64];
+    while *v.last().unwrap() < top {
+        v.push(v.last().unwrap() * 2);
+    }
+    v
+}
+
+/// The DRAM bandwidth peak: `--peak memory.dram=…`/`memory=…`, else SMBIOS type 17
+/// (Σ populated DIMMs × MT/s × bus bytes), else unknown with the reason.
+pub fn dram_peak(host: &HostInfo, overrides: &PeakOverrides) -> Peak {
+    let keys = ["memory.dram".to_string(), "memory".to_string()];
+    if let Some((key, v)) = overrides.find(&keys) {
+        return Peak {
+            value: Some(v),
+            source: format!("user (--peak {key}=…)"),
+        };
+    }
+    let d = &host.memory.dimms;
+    if d.is_empty() {
+        return Peak::unknown(format!(
+            "unknown: {}; supply it with --peak memory=…GB/s",
+            host.memory.smbios
+        ));
+    }
+    let value: f64 = d
+        .iter()
+        .map(|x| x.speed_mts as f64 * 1e6 * x.data_width_bits as f64 / 8.0)
+        .sum();
+    let mut speeds: Vec<u32> = d.iter().map(|x| x.speed_mts).collect();
+    speeds.dedup();
+    Peak {
+        value: Some(value),
+        source: format!(
+            "{} DIMM{} x {} MT/s x {} B (SMBIOS type 17, configured speed; assumes one DIMM per channel)",
+            d.len(),
+            if d.len() == 1 { "" } else { "s" },
+            speeds.iter().map(|s| s.to_string()).collect::<Vec<_>>().join("/"),
+            d[0].data_width_bits / 8
+        ),
+    }
+}
+
+/// Peak for a level: DRAM from [`dram_peak`]; caches only from `--peak memory.l1=…`
+/// (no table of cache bandwidths yet), otherwise none.
+fn level_peak(level: Level, host: &HostInfo, overrides: &PeakOverrides) -> Option<Peak> {
+    if level == Level::Dram {
+        return Some(dram_peak(host, overrides));
+    }
+    let key = format!("memory.{}", level.name().to_ascii_lowercase());
+    overrides.find(&[key]).map(|(k, v)| Peak {
+        value: Some(v),
+        source: format!("user (--peak {k}=…)"),
+    })
+}
+
+/// `256MiB`, `4KiB`, `8B`: a size `--size`/`--block` accept back.
+pub fn size_param(bytes: u64) -> String {
+    format_size(bytes).replace(' ', "")
+}
+
+/// Threads, pinning and the runner configuration for a case.
+fn run_config(ctx: &Context, threads: usize, notes: &mut Vec<String>) -> RunConfig {
+    let logical = ctx.host.cpu.pin_order.len();
+    let cpus = if threads <= logical {
+        ctx.host.cpu.pin_order[..threads].to_vec()
+    } else {
+        notes.push(format!(
+            "oversubscribed: {threads} threads on {logical} logical CPUs, not pinned"
+        ));
+        Vec::new()
+    };
+    RunConfig {
+        repeat: ctx.opts.repeat,
+        min_time: ctx.opts.min_time,
+        threads,
+        cpus,
+        scaling: ctx.opts.scaling,
+    }
+}
+
+/// Bytes each thread works on for a case of `total` bytes.
+fn per_thread(total: u64, threads: usize, scaling: Scaling) -> u64 {
+    match scaling {
+        Scaling::Strong => total / threads as u64,
+        Scaling::Weak => total,
+    }
+}
+
+/// One bandwidth case.
+pub struct BwCase {
+    kernel: &'static Kernel,
+    nt_note: Option<String>,
+    pattern: Pattern,
+    block: Option<u64>,
+    size: u64,
+    threads: usize,
+    count_wa: bool,
+}
+
+impl Case for BwCase {
+    fn label(&self) -> String {
+        format!(
+            "memory {} {} size={} threads={}",
+            self.kernel.name,
+            self.pattern.name(),
+            size_param(self.size),
+            self.threads
+        )
+    }
+
+    fn run(&self, ctx: &Context) -> BenchResult {
+        let k = self.kernel;
+        let level = level_of(ctx.host, self.size, self.threads);
+        let mut r = BenchResult::new("memory", k.name, "throughput", "B/s")
+            .param("kernel", k.op.name())
+            .param("pattern", self.pattern.name())
+            .param("size", size_param(self.size))
+            .param("threads", self.threads)
+            .param("isa", k.isa.name())
+            .param("nt", k.nt)
+            .param("level", level.name())
+            .param(
+                "bytes",
+                if self.count_wa && !k.nt {
+                    "stream+write-allocate"
+                } else {
+                    "stream"
+                },
+            );
+        let per = per_thread(self.size, self.threads, ctx.opts.scaling);
+        let geo = match Geometry::new(per, k.op.arrays(), self.block) {
+            Ok(g) => g,
+            Err(e) => {
+                return r
+                    .param("block", self.block.map_or("whole".into(), size_param))
+                    .skipped(e)
+            }
+        };
+        r = r.param("block", size_param(geo.block_elems as u64 * 8));
+        r.notes.push(byte_note(k, self.count_wa));
+        if let Some(n) = &self.nt_note {
+            r.notes.push(n.clone());
+        }
+        let cfg = run_config(ctx, self.threads, &mut r.notes);
+        let errors = Mutex::new(Vec::new());
+        let pages_seen = Mutex::new(None);
+        let make = |t: crate::measure::runner::ThreadCtx| {
+            let w = BwWork::new(k, geo, self.pattern, self.count_wa, Pages::Huge, &errors)?;
+            if t.index == 0 {
+                *pages_seen.lock().unwrap() =
+                    Some((w.region().huge_bytes(), w.region().len() as u64));
+            }
+            Ok(w)
+        };
+        let samples = Runner::run(&cfg, make, &|_, _| {});
+        finish(r, samples, &errors, &pages_seen, |s| s.rate()).with_peak_opt(level_peak(
+            level,
+            ctx.host,
+            &ctx.opts.peaks,
+        ))
+    }
+}
+
+fn byte_note(k: &Kernel, count_wa: bool) -> String {
+    let per = k.bytes_per_elem(count_wa);
+    let what = if k.nt {
+        "non-temporal stores, so no write-allocate traffic occurs"
+    } else if count_wa {
+        "plus the write-allocate read of each stored line (--count-write-allocate)"
+    } else {
+        "write-allocate traffic not counted (STREAM convention)"
+    };
+    format!(
+        "bytes: {per} B per 8-byte element ({} read + {} written), {what}",
+        k.read_bytes, k.write_bytes
+    )
+}
+
+/// Turns runner output into the result: failures, verification errors, page note.
+fn finish(
+    mut r: BenchResult,
+    samples: Result<Vec<Sample>, crate::measure::runner::RunError>,
+    errors: &Mutex<Vec<String>>,
+    pages_seen: &Mutex<Option<(Option<u64>, u64)>>,
+    value: impl Fn(&Sample) -> f64,
+) -> BenchResult {
+    let samples = match samples {
+        Ok(s) => s,
+        Err(e) => return r.failed(e.to_string()),
+    };
+    if let Some(e) = errors.lock().unwrap().first() {
+        return r.failed(format!("wrong result: {e}"));
+    }
+    if let Some((huge, len)) = *pages_seen.lock().unwrap() {
+        r.notes.push(region::pages_note(Pages::Huge, huge, len));
+    }
+    r.with_samples(samples.iter().map(value).collect())
+}
+
+trait WithPeakOpt {
+    fn with_peak_opt(self, p: Option<Peak>) -> Self;
+}
+
+impl WithPeakOpt for BenchResult {
+    fn with_peak_opt(self, p: Option<Peak>) -> Self {
+        match p {
+            Some(p) if self.is_ok() => self.with_peak(p),
+            _ => self,
+        }
+    }
+}
+
+/// One latency case: every thread chases its own cycle; the figure is seconds per load
+/// as each thread sees it.
+pub struct ChaseCase {
+    size: u64,
+    threads: usize,
+}
+
+impl Case for ChaseCase {
+    fn label(&self) -> String {
+        format!(
+            "memory chase size={} threads={}",
+            size_param(self.size),
+            self.threads
+        )
+    }
+
+    fn run(&self, ctx: &Context) -> BenchResult {
+        let level = level_of(ctx.host, self.size, self.threads);
+        let mut r = BenchResult::new("memory", "chase", "latency", "s")
+            .param("kernel", "chase")
+            .param("pattern", "rand")
+            .param("block", size_param(chase::NODE as u64))
+            .param("size", size_param(self.size))
+            .param("threads", self.threads)
+            .param("level", level.name());
+        let per = per_thread(self.size, self.threads, ctx.opts.scaling);
+        if per < 2 * chase::NODE as u64 {
+            return r.skipped(format!(
+                "working set too small: {per} B per thread, a chase needs at least 2 lines"
+            ));
+        }
+        r.notes.push(format!(
+            "latency: dependent loads over one random cycle (Sattolo) of {} cache lines of {} B per thread; hardware prefetchers stay enabled but cannot predict the order",
+            per / chase::NODE as u64,
+            chase::NODE
+        ));
+        let cfg = run_config(ctx, self.threads, &mut r.notes);
+        let errors = Mutex::new(Vec::new());
+        let pages_seen = Mutex::new(None);
+        let make = |t: crate::measure::runner::ThreadCtx| {
+            let w = ChaseWork::new(per, Pages::Huge, 0x5eed + t.index as u64)?;
+            if t.index == 0 {
+                *pages_seen.lock().unwrap() =
+                    Some((w.region().huge_bytes(), w.region().len() as u64));
+            }
+            Ok(w)
+        };
+        let samples = Runner::run(&cfg, make, &|_, _| {});
+        let threads = self.threads as f64;
+        finish(r, samples, &errors, &pages_seen, |s| {
+            s.secs * threads / s.work
+        })
+    }
+}
+
+fn mem_options(ctx: &Context) -> MemoryOptions {
+    match &ctx.opts.command {
+        Command::Memory(m) => m.clone(),
+        _ => MemoryOptions::default(),
+    }
+}
+
+/// The kernel for `op` under `--nt` at working set `size`, with a note when the wish
+/// for non-temporal stores could not be met.
+fn choose(op: Op, nt: Nt, size: u64, host: &HostInfo) -> (&'static Kernel, Option<String>) {
+    let want = match nt {
+        Nt::On => true,
+        Nt::Off => false,
+        Nt::Auto => size > llc(host),
+    };
+    let (k, met) = kernels::best(op, want, &host.cpu.features)
+        .expect("generic kernels exist for every operation");
+    let note = (!met).then(|| {
+        format!(
+            "non-temporal stores requested but no {} kernel has them; ordinary stores used",
+            k.isa.name()
+        )
+    });
+    (k, note)
+}
+
+impl Benchmark for MemoryBench {
+    fn id(&self) -> &'static str {
+        "memory"
+    }
+
+    fn about(&self) -> &'static str {
+        "memory bandwidth (read/write/copy/scale/add/triad, seq/rand blocks) and latency, L1 to DRAM"
+    }
+
+    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        let o = mem_options(ctx);
+        let host = ctx.host;
+        let kinds = o.kernels.clone().unwrap_or_else(Kind::all);
+        let threads = o
+            .threads
+            .clone()
+            .unwrap_or_else(|| crate::bench::cpu::default_threads(host.cpu.cores));
+        let max_threads = *threads.iter().max().unwrap_or(&1);
+        let max_arrays = kinds
+            .iter()
+            .map(|k| match k {
+                Kind::Bw(op) => op.arrays(),
+                Kind::Chase => 1,
+            })
+            .max()
+            .unwrap_or(1);
+        let max_block = o.blocks.as_ref().and_then(|b| b.iter().max().copied());
+        let sizes = if o.sweep {
+            sweep_sizes(host)
+        } else {
+            vec![o.size.unwrap_or_else(|| {
+                default_size(host, max_block.unwrap_or(0), max_arrays, max_threads)
+            })]
+        };
+        // Refuse up front what would not fit in memory (an OOM kill measures nothing).
+        let biggest = *sizes.iter().max().unwrap_or(&0);
+        let need = match ctx.opts.scaling {
+            Scaling::Strong => biggest,
+            Scaling::Weak => biggest * max_threads as u64,
+        } + (2 << 20) * max_threads as u64 * max_arrays as u64;
+        let avail = host.memory.available_bytes;
+        if avail > 0 && need as f64 > avail as f64 * MEM_FRACTION {
+            return Err(UsageError(format!(
+                "--size: the working set needs {} but only {} is available ({} of MemAvailable {}); use a smaller --size",
+                format_size(need),
+                format_size((avail as f64 * MEM_FRACTION) as u64),
+                (MEM_FRACTION * 100.0).round(),
+                format_size(avail)
+            )));
+        }
+        let mut cases: Vec<Box<dyn Case>> = Vec::new();
+        for kind in &kinds {
+            for &size in &sizes {
+                for &t in &threads {
+                    match *kind {
+                        Kind::Chase => cases.push(Box::new(ChaseCase { size, threads: t })),
+                        Kind::Bw(op) => {
+                            let (kernel, nt_note) = choose(op, o.nt, size, host);
+                            for &pattern in &o.patterns {
+                                let blocks: Vec<Option<u64>> = match (&o.blocks, pattern) {
+                                    (Some(b), _) => b.iter().map(|&b| Some(b)).collect(),
+                                    (None, Pattern::Seq) => vec![None],
+                                    (None, Pattern::Rand) => vec![Some(RAND_BLOCK)],
+                                };
+                                for block in blocks {
+                                    let per = per_thread(size, t, ctx.opts.scaling);
+                                    if !o.sweep {
+                                        if let Err(e) = Geometry::new(per, op.arrays(), block) {
+                                            return Err(UsageError(format!(
+                                                "--block: {e} with --size {} and {t} thread{}; lower --block or raise --size",
+                                                format_size(size),
+                                                if t == 1 { "" } else { "s" }
+                                            )));
+                                        }
+                                    }
+                                    cases.push(Box::new(BwCase {
+                                        kernel,
+                                        nt_note: nt_note.clone(),
+                                        pattern,
+                                        block,
+                                        size,
+                                        threads: t,
+                                        count_wa: o.count_write_allocate,
+                                    }));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(cases)
+    }
+
+    fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
+        let host = ctx.host;
+        let size = default_size(host, 0, 3, 1);
+        let cores = host.cpu.cores.max(1);
+        let mut threads = vec![1];
+        if cores > 1 {
+            threads.push(cores);
+        }
+        let mut cases: Vec<Box<dyn Case>> = Vec::new();
+        for op in [Op::Read, Op::Copy, Op::Triad] {
+            let (kernel, nt_note) = choose(op, Nt::Auto, size, host);
+            for &t in &threads {
+                cases.push(Box::new(BwCase {
+                    kernel,
+                    nt_note: nt_note.clone(),
+                    pattern: Pattern::Seq,
+                    block: None,
+                    size,
+                    threads: t,
+                    count_wa: false,
+                }));
+            }
+        }
+        cases.push(Box::new(ChaseCase { size, threads: 1 }));
+        cases
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hw::cpu::Cache;
+
+    fn host() -> HostInfo {
+        let mut h = HostInfo::detect(false);
+        h.cpu.caches = vec![
+            Cache {
+                level: 1,
+                kind: "Data".into(),
+                size_bytes: 32 << 10,
+                shared_by: 1,
+            },
+            Cache {
+                level: 2,
+                kind: "Unified".into(),
+                size_bytes: 1 << 20,
+                shared_by: 1,
+            },
+            Cache {
+                level: 3,
+                kind: "Unified".into(),
+                size_bytes: 35 << 20,
+                shared_by: 2,
+            },
+        ];
+        h
+    }
+
+    #[test]
+    fn levels_and_sizes_follow_the_caches() {
+        let h = host();
+        assert_eq!(level_of(&h, 16 << 10, 1), Level::L1);
+        assert_eq!(level_of(&h, 64 << 10, 2), Level::L1);
+        assert_eq!(level_of(&h, 64 << 10, 1), Level::L2);
+        assert_eq!(level_of(&h, 8 << 20, 1), Level::L3);
+        assert_eq!(level_of(&h, 256 << 20, 2), Level::Dram);
+        assert_eq!(default_size(&h, 0, 3, 2), 256 << 20);
+        assert_eq!(default_size(&h, 80 << 20, 3, 2), 480 << 20);
+        let s = sweep_sizes(&h);
+        assert_eq!(s.first(), Some(&4096));
+        assert_eq!(s.last(), Some(&(256 << 20)));
+        assert_eq!(size_param(256 << 20), "256MiB");
+    }
+
+    #[test]
+    fn dram_peak_sources() {
+        let mut h = host();
+        h.memory.dimms.clear();
+        h.memory.smbios = "SMBIOS unreadable (test)".into();
+        let p = dram_peak(&h, &PeakOverrides::default());
+        assert_eq!(p.value, None);
+        assert!(p.source.starts_with("unknown: SMBIOS unreadable (test)"));
+        assert!(p.source.contains("--peak memory="));
+        let mut o = PeakOverrides::default();
+        o.0.insert("memory".into(), 68e9);
+        let p = dram_peak(&h, &o);
+        assert_eq!(p.value, Some(68e9));
+        assert!(p.source.starts_with("user"));
+        h.memory.dimms = vec![
+            crate::hw::memory::Dimm {
+                locator: "A1".into(),
+                size_bytes: 16 << 30,
+                speed_mts: 2933,
+                data_width_bits: 64,
+            };
+            6
+        ];
+        let p = dram_peak(&h, &PeakOverrides::default());
+        // 6 channels x 2933 MT/s x 8 B = 140.784 GB/s
+        assert_eq!(p.value, Some(6.0 * 2933e6 * 8.0));
+        assert!(
+            p.source.contains("6 DIMMs x 2933 MT/s x 8 B"),
+            "{}",
+            p.source
+        );
+    }
+
+    #[test]
+    fn nt_auto_follows_the_llc() {
+        let h = host();
+        let (small, _) = choose(Op::Copy, Nt::Auto, 1 << 20, &h);
+        assert!(!small.nt);
+        let (big, note) = choose(Op::Copy, Nt::Auto, 1 << 30, &h);
+        assert_eq!(big.nt, note.is_none());
+        let (read, note) = choose(Op::Read, Nt::On, 1 << 30, &h);
+        assert!(
+            !read.nt && note.is_none(),
+            "read has no stores: nothing to regret"
+        );
+    }
+}

@@ -1,0 +1,320 @@
+//! `peakbench memory` options: validation of the raw flags (`cli::MemoryArgs`) into
+//! [`MemoryOptions`]. Every bad value becomes one line naming the flag and the accepted
+//! form (exit code 2, nothing run). Checks that need the host (free memory, cache sizes)
+//! happen in `plan`.
+
+use super::kernels::Op;
+use crate::bench::UsageError;
+use crate::cli::MemoryArgs;
+use crate::options::parse_threads;
+use crate::util::units::{parse_list, parse_size, ParseError};
+use serde::{Serialize, Serializer};
+
+/// Smallest block: one `f64` element.
+pub const MIN_BLOCK: u64 = 8;
+
+/// What `--kernel` selects: a bandwidth operation or the latency chase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// A bandwidth kernel.
+    Bw(Op),
+    /// Pointer-chase latency.
+    Chase,
+}
+
+impl Kind {
+    /// Every kind, in listing order.
+    pub fn all() -> Vec<Kind> {
+        let mut v: Vec<Kind> = Op::ALL.iter().map(|&o| Kind::Bw(o)).collect();
+        v.push(Kind::Chase);
+        v
+    }
+
+    /// The flag value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Bw(o) => o.name(),
+            Kind::Chase => "chase",
+        }
+    }
+}
+
+impl Serialize for Kind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// Access order of the blocks (`--pattern`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pattern {
+    /// Blocks in address order.
+    Seq,
+    /// Every block once per pass, in a random order.
+    Rand,
+}
+
+impl Pattern {
+    /// The flag value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::Seq => "seq",
+            Pattern::Rand => "rand",
+        }
+    }
+}
+
+/// Non-temporal stores (`--nt`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Nt {
+    /// Streaming stores when the working set exceeds the last-level cache.
+    Auto,
+    /// Always (for kernels that store).
+    On,
+    /// Never.
+    Off,
+}
+
+/// Validated `peakbench memory` options.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryOptions {
+    /// `--kernel`; `None` = all.
+    pub kernels: Option<Vec<Kind>>,
+    /// `--pattern` [default: seq].
+    pub patterns: Vec<Pattern>,
+    /// `--block` in bytes; `None` = the whole per-thread array for `seq`, 4 KiB for `rand`.
+    pub blocks: Option<Vec<u64>>,
+    /// `--size`: total working set of a case (all arrays, all threads); `None` = 4× LLC
+    /// rounded up to a power of two.
+    pub size: Option<u64>,
+    /// `--threads`; `None` = 1, 2, 4, … cores.
+    pub threads: Option<Vec<usize>>,
+    /// `--sweep`: working sets from 4 KiB to 4× LLC.
+    pub sweep: bool,
+    /// `--nt`.
+    pub nt: Nt,
+    /// `--count-write-allocate`.
+    pub count_write_allocate: bool,
+}
+
+impl Default for MemoryOptions {
+    fn default() -> Self {
+        MemoryOptions {
+            kernels: None,
+            patterns: vec![Pattern::Seq],
+            blocks: None,
+            size: None,
+            threads: None,
+            sweep: false,
+            nt: Nt::Auto,
+            count_write_allocate: false,
+        }
+    }
+}
+
+fn usage(flag: &str, msg: impl std::fmt::Display) -> UsageError {
+    UsageError(format!("{flag}: {msg}"))
+}
+
+/// Validates `peakbench memory` flags.
+pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
+    let names: Vec<&str> = Kind::all().iter().map(|k| k.name()).collect();
+    let kernels = a
+        .kernel
+        .as_deref()
+        .map(|t| {
+            parse_list(t, |s| {
+                let s = s.to_ascii_lowercase();
+                Kind::all()
+                    .into_iter()
+                    .find(|k| k.name() == s)
+                    .ok_or_else(|| {
+                        ParseError(format!(
+                            "unknown kernel '{s}'; accepted: {}",
+                            names.join(",")
+                        ))
+                    })
+            })
+        })
+        .transpose()
+        .map_err(|e| usage("--kernel", e))?
+        .map(dedup);
+    let patterns = a
+        .pattern
+        .as_deref()
+        .map(|t| {
+            parse_list(t, |s| match s.to_ascii_lowercase().as_str() {
+                "seq" | "sequential" => Ok(Pattern::Seq),
+                "rand" | "random" => Ok(Pattern::Rand),
+                _ => Err(ParseError(format!(
+                    "unknown pattern '{s}'; accepted: seq,rand"
+                ))),
+            })
+        })
+        .transpose()
+        .map_err(|e| usage("--pattern", e))?
+        .map(dedup)
+        .unwrap_or_else(|| vec![Pattern::Seq]);
+    let blocks = a
+        .block
+        .as_deref()
+        .map(|t| {
+            parse_list(t, |s| {
+                let b = parse_size(s)?;
+                if b % MIN_BLOCK != 0 {
+                    return Err(ParseError(format!(
+                        "'{s}' is not a multiple of 8 B (one f64 element); use e.g. 8B,1KiB,8KiB,1MiB,8MiB,80MiB"
+                    )));
+                }
+                Ok(b)
+            })
+        })
+        .transpose()
+        .map_err(|e| usage("--block", e))?
+        .map(dedup);
+    let size = a
+        .size
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .map_err(|e| usage("--size", e))?;
+    if let Some(s) = size {
+        if s < 4096 {
+            return Err(usage(
+                "--size",
+                format!("{s} B is too small; use at least 4KiB (e.g. 256MiB for DRAM)"),
+            ));
+        }
+        if a.sweep {
+            return Err(usage(
+                "--size",
+                "cannot be combined with --sweep (the sweep chooses the working sets, 4 KiB to 4x LLC)",
+            ));
+        }
+        if let Some(big) = blocks.as_ref().and_then(|b| b.iter().find(|&&b| b > s)) {
+            return Err(usage(
+                "--block",
+                format!(
+                    "{} is larger than the working set --size {}; use a block no larger than the size",
+                    crate::util::units::format_size(*big),
+                    crate::util::units::format_size(s)
+                ),
+            ));
+        }
+    }
+    let threads = a.threads.as_deref().map(parse_threads).transpose()?;
+    let nt = match a.nt.as_deref().map(|s| s.trim().to_ascii_lowercase()) {
+        None => Nt::Auto,
+        Some(s) if s == "auto" => Nt::Auto,
+        Some(s) if s == "on" => Nt::On,
+        Some(s) if s == "off" => Nt::Off,
+        Some(s) => {
+            return Err(usage(
+                "--nt",
+                format!("unknown value '{s}'; accepted: auto,on,off"),
+            ))
+        }
+    };
+    Ok(MemoryOptions {
+        kernels,
+        patterns,
+        blocks,
+        size,
+        threads,
+        sweep: a.sweep,
+        nt,
+        count_write_allocate: a.count_write_allocate,
+    })
+}
+
+fn dedup<T: PartialEq>(v: Vec<T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(v.len());
+    for x in v {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(f: impl FnOnce(&mut MemoryArgs)) -> Result<MemoryOptions, UsageError> {
+        let mut a = MemoryArgs::default();
+        f(&mut a);
+        parse(&a)
+    }
+
+    #[test]
+    fn defaults() {
+        let o = args(|_| {}).unwrap();
+        assert_eq!(o.kernels, None);
+        assert_eq!(o.patterns, vec![Pattern::Seq]);
+        assert_eq!(o.nt, Nt::Auto);
+        assert!(!o.count_write_allocate && !o.sweep);
+    }
+
+    #[test]
+    fn lists_parse() {
+        let o = args(|a| {
+            a.kernel = Some("copy,triad,chase,copy".into());
+            a.pattern = Some("seq,rand".into());
+            a.block = Some("8B,1KiB,8KiB,1MiB,8MiB,80MiB".into());
+            a.size = Some("1GiB".into());
+            a.threads = Some("1,2".into());
+            a.nt = Some("on".into());
+        })
+        .unwrap();
+        assert_eq!(
+            o.kernels,
+            Some(vec![Kind::Bw(Op::Copy), Kind::Bw(Op::Triad), Kind::Chase])
+        );
+        assert_eq!(o.patterns, vec![Pattern::Seq, Pattern::Rand]);
+        assert_eq!(
+            o.blocks,
+            Some(vec![8, 1024, 8192, 1 << 20, 8 << 20, 80 << 20])
+        );
+        assert_eq!(o.size, Some(1 << 30));
+        assert_eq!(o.nt, Nt::On);
+    }
+
+    #[test]
+    fn errors_name_the_flag() {
+        let e = args(|a| a.kernel = Some("memcpy".into())).unwrap_err().0;
+        assert!(e.starts_with("--kernel: unknown kernel 'memcpy'"), "{e}");
+        assert!(e.contains("read,write,copy,scale,add,triad,chase"), "{e}");
+        let e = args(|a| a.pattern = Some("zigzag".into())).unwrap_err().0;
+        assert!(e.starts_with("--pattern:"), "{e}");
+        let e = args(|a| a.block = Some("12B".into())).unwrap_err().0;
+        assert!(
+            e.starts_with("--block:") && e.contains("multiple of 8"),
+            "{e}"
+        );
+        let e = args(|a| a.block = Some("big".into())).unwrap_err().0;
+        assert!(e.starts_with("--block:"), "{e}");
+        let e = args(|a| a.size = Some("1KiB".into())).unwrap_err().0;
+        assert!(e.starts_with("--size:"), "{e}");
+        let e = args(|a| {
+            a.size = Some("1MiB".into());
+            a.block = Some("8MiB".into());
+        })
+        .unwrap_err()
+        .0;
+        assert!(e.starts_with("--block: 8 MiB is larger than"), "{e}");
+        let e = args(|a| a.nt = Some("maybe".into())).unwrap_err().0;
+        assert!(e.starts_with("--nt:") && e.contains("auto,on,off"), "{e}");
+        let e = args(|a| a.threads = Some("0".into())).unwrap_err().0;
+        assert!(e.starts_with("--threads:"), "{e}");
+        let e = args(|a| {
+            a.sweep = true;
+            a.size = Some("1GiB".into());
+        })
+        .unwrap_err()
+        .0;
+        assert!(e.starts_with("--size:"), "{e}");
+    }
+}

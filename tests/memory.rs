@@ -1,0 +1,214 @@
+//! CLI tests of `peakbench memory` through the binary: tiny working sets and minimum
+//! times so the set runs in seconds, results read back from the JSON file. Nothing here
+//! checks speed, only that the right cases run, say what they counted, and that bad
+//! input is refused before anything runs.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::Path;
+
+fn peakbench(out: &Path) -> Command {
+    let mut c = Command::cargo_bin("peakbench").unwrap();
+    c.args(["--quiet", "--min-time", "5ms", "--repeat", "2", "--output"])
+        .arg(out);
+    c
+}
+
+/// The single report written under `out`.
+fn report(out: &Path) -> Value {
+    let files: Vec<_> = std::fs::read_dir(out)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .collect();
+    assert_eq!(files.len(), 1, "expected one report in {}", out.display());
+    serde_json::from_str(&std::fs::read_to_string(files[0].path()).unwrap()).unwrap()
+}
+
+fn results(out: &Path) -> Vec<Value> {
+    report(out)["results"].as_array().unwrap().clone()
+}
+
+#[test]
+fn bandwidth_and_latency_cases_run_and_declare_their_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    peakbench(dir.path())
+        .args([
+            "memory",
+            "--kernel",
+            "read,write,copy,scale,add,triad,chase",
+            "--size",
+            "1MiB",
+            "--threads",
+            "1,2",
+        ])
+        .assert()
+        .success();
+    let rs = results(dir.path());
+    assert_eq!(rs.len(), 14);
+    for r in &rs {
+        assert_eq!(r["resource"], "memory");
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["params"]["size"], "1MiB");
+        let kernel = r["params"]["kernel"].as_str().unwrap();
+        if kernel == "chase" {
+            assert_eq!(r["metric"], "latency");
+            assert_eq!(r["unit"], "s");
+            assert!(r["summary"]["mean"].as_f64().unwrap() > 0.0);
+        } else {
+            assert_eq!(r["metric"], "throughput");
+            assert_eq!(r["unit"], "B/s");
+            assert_eq!(r["params"]["bytes"], "stream");
+            let notes = r["notes"].to_string();
+            assert!(notes.contains("bytes: "), "{notes}");
+            assert!(r["workload"].as_str().unwrap().starts_with(kernel));
+        }
+        assert!(r["notes"].to_string().contains("pages: "), "{r}");
+    }
+    let copy = rs.iter().find(|r| r["params"]["kernel"] == "copy").unwrap();
+    assert!(copy["notes"]
+        .to_string()
+        .contains("16 B per 8-byte element"));
+    // 1 MiB fits the LLC of anything we run on: --nt auto keeps ordinary stores.
+    assert_eq!(copy["params"]["nt"], false);
+}
+
+#[test]
+fn patterns_blocks_and_write_allocate() {
+    let dir = tempfile::tempdir().unwrap();
+    peakbench(dir.path())
+        .args([
+            "memory",
+            "--kernel",
+            "copy",
+            "--pattern",
+            "seq,rand",
+            "--block",
+            "8B,4KiB",
+            "--size",
+            "256KiB",
+            "--threads",
+            "1",
+            "--nt",
+            "off",
+            "--count-write-allocate",
+        ])
+        .assert()
+        .success();
+    let rs = results(dir.path());
+    assert_eq!(rs.len(), 4);
+    for r in &rs {
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["params"]["bytes"], "stream+write-allocate");
+        assert_eq!(r["params"]["nt"], false);
+    }
+    let blocks: Vec<&str> = rs
+        .iter()
+        .map(|r| r["params"]["block"].as_str().unwrap())
+        .collect();
+    assert_eq!(blocks, ["8B", "4KiB", "8B", "4KiB"]);
+}
+
+#[test]
+fn non_temporal_on_is_honoured() {
+    let dir = tempfile::tempdir().unwrap();
+    peakbench(dir.path())
+        .args([
+            "memory",
+            "--kernel",
+            "write",
+            "--size",
+            "64KiB",
+            "--threads",
+            "1",
+            "--nt",
+            "on",
+        ])
+        .assert()
+        .success();
+    let r = &results(dir.path())[0];
+    assert_eq!(r["status"], "ok");
+    let name = r["workload"].as_str().unwrap();
+    // CPUs without AVX2 only have the generic kernel, which says so in a note.
+    if name != "write_generic" {
+        assert!(name.ends_with("_nt"), "{name}");
+        assert!(r["notes"].to_string().contains("non-temporal"));
+    }
+}
+
+#[test]
+fn sweep_marks_cache_levels_and_peak_override_applies_to_dram() {
+    let dir = tempfile::tempdir().unwrap();
+    peakbench(dir.path())
+        .args([
+            "memory",
+            "--kernel",
+            "read",
+            "--threads",
+            "1",
+            "--sweep",
+            "--peak",
+            "memory=1TB/s",
+        ])
+        .assert()
+        .success();
+    let rs = results(dir.path());
+    assert!(rs.len() >= 8, "{}", rs.len());
+    assert_eq!(rs[0]["params"]["size"], "4KiB");
+    assert_eq!(rs[0]["params"]["level"], "L1");
+    let last = rs.last().unwrap();
+    assert_eq!(last["params"]["level"], "DRAM");
+    assert_eq!(last["peak"]["value"].as_f64(), Some(1e12));
+    assert!(last["peak"]["source"].as_str().unwrap().starts_with("user"));
+    // Levels never go back down as the working set grows.
+    let order = ["L1", "L2", "L3", "DRAM"];
+    let levels: Vec<usize> = rs
+        .iter()
+        .map(|r| {
+            order
+                .iter()
+                .position(|l| r["params"]["level"] == *l)
+                .unwrap()
+        })
+        .collect();
+    assert!(levels.windows(2).all(|w| w[0] <= w[1]), "{levels:?}");
+}
+
+fn refused(args: &[&str], flag: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let a = peakbench(&out).args(args).assert().code(2);
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(err.contains(flag), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(!out.exists(), "nothing may run or be written on bad input");
+    err
+}
+
+#[test]
+fn bad_input_is_refused_up_front() {
+    let e = refused(&["memory", "--size", "100TiB"], "--size");
+    assert!(e.contains("available"), "{e}");
+    let e = refused(&["memory", "--size", "64KiB", "--block", "1MiB"], "--block");
+    assert!(e.contains("larger than the working set"), "{e}");
+    let e = refused(
+        &[
+            "memory",
+            "--kernel",
+            "copy",
+            "--size",
+            "64KiB",
+            "--block",
+            "64KiB",
+            "--threads",
+            "1",
+        ],
+        "--block",
+    );
+    assert!(e.contains("share"), "{e}");
+    refused(&["memory", "--kernel", "memcpy"], "--kernel");
+    refused(&["memory", "--pattern", "zigzag"], "--pattern");
+    refused(&["memory", "--block", "12B"], "--block");
+    refused(&["memory", "--nt", "sometimes"], "--nt");
+    refused(&["memory", "--threads", "0"], "--threads");
+}
