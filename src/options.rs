@@ -75,6 +75,8 @@ pub enum Command {
     Sysinfo,
     /// `peakbench cpu`.
     Cpu(CpuOptions),
+    /// `peakbench disk`.
+    Disk(crate::bench::disk::options::DiskOptions),
     /// Hidden `peakbench null`.
     Null {
         /// `--threads`.
@@ -88,6 +90,7 @@ impl Command {
     pub fn resource(&self) -> Option<&'static str> {
         match self {
             Command::Cpu(_) => Some("cpu"),
+            Command::Disk(_) => Some("disk"),
             Command::Null { .. } => Some("null"),
             Command::Quick | Command::Sysinfo => None,
         }
@@ -253,6 +256,7 @@ impl Options {
             None => Command::Quick,
             Some(Cmd::Sysinfo) => Command::Sysinfo,
             Some(Cmd::Cpu(a)) => Command::Cpu(parse_cpu(a)?),
+            Some(Cmd::Disk(a)) => Command::Disk(crate::bench::disk::options::parse(a)?),
             Some(Cmd::Null { threads }) => Command::Null {
                 threads: threads
                     .as_deref()
