@@ -17,6 +17,8 @@ pub mod data;
 pub mod engine;
 pub mod job;
 pub mod options;
+#[cfg(test)]
+mod tests;
 pub mod uring;
 pub mod workspace;
 
