@@ -77,6 +77,8 @@ pub enum Command {
     Cpu(CpuOptions),
     /// `peakbench memory`.
     Memory(crate::bench::memory::options::MemoryOptions),
+    /// `peakbench disk`.
+    Disk(crate::bench::disk::options::DiskOptions),
     /// Hidden `peakbench null`.
     Null {
         /// `--threads`.
@@ -91,6 +93,7 @@ impl Command {
         match self {
             Command::Cpu(_) => Some("cpu"),
             Command::Memory(_) => Some("memory"),
+            Command::Disk(_) => Some("disk"),
             Command::Null { .. } => Some("null"),
             Command::Quick | Command::Sysinfo => None,
         }
@@ -257,6 +260,7 @@ impl Options {
             Some(Cmd::Sysinfo) => Command::Sysinfo,
             Some(Cmd::Cpu(a)) => Command::Cpu(parse_cpu(a)?),
             Some(Cmd::Memory(a)) => Command::Memory(crate::bench::memory::options::parse(a)?),
+            Some(Cmd::Disk(a)) => Command::Disk(crate::bench::disk::options::parse(a)?),
             Some(Cmd::Null { threads }) => Command::Null {
                 threads: threads
                     .as_deref()

@@ -22,6 +22,7 @@
 //! that fail return `failed`. Neither stops the run.
 
 pub mod cpu;
+pub mod disk;
 pub mod memory;
 pub mod null;
 
@@ -63,7 +64,8 @@ pub trait Benchmark: Sync {
 }
 
 /// Every resource, in quick-suite order. `null` is not listed: it is for tests.
-pub static BENCHMARKS: &[&dyn Benchmark] = &[&cpu::CpuBench, &memory::MemoryBench];
+pub static BENCHMARKS: &[&dyn Benchmark] =
+    &[&cpu::CpuBench, &memory::MemoryBench, &disk::DiskBench];
 
 /// The benchmark with this id (including the hidden `null`).
 pub fn find(id: &str) -> Option<&'static dyn Benchmark> {

@@ -5,6 +5,7 @@
 
 pub mod clock;
 pub mod cpu;
+pub mod disk;
 pub mod memory;
 pub mod peak;
 pub mod uarch;
@@ -30,6 +31,9 @@ pub struct HostInfo {
     pub memory: memory::MemoryInfo,
     /// Measured core clocks.
     pub clock: clock::ClockInfo,
+    /// Block devices (loop, ram and zram excluded).
+    #[serde(default)]
+    pub disks: Vec<disk::DiskInfo>,
 }
 
 impl HostInfo {
@@ -51,6 +55,7 @@ impl HostInfo {
             memory: memory::MemoryInfo::detect(),
             cpu,
             clock,
+            disks: disk::detect_all(),
         }
     }
 }

@@ -92,6 +92,7 @@ pub(crate) mod fixtures {
                 cpu: Default::default(),
                 memory: Default::default(),
                 clock: Default::default(),
+                disks: Vec::new(),
             },
             config: serde_json::json!({"repeat": 3}),
             results: vec![ok, over, skipped],

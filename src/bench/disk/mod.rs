@@ -1,0 +1,379 @@
+//! `peakbench disk`: fio-class file I/O — throughput, IOPS and completion-latency
+//! percentiles per (pattern, block, depth, jobs), O_DIRECT by default.
+//!
+//! Plan time (nothing written yet, so refusing has no side effects beyond a probe in our
+//! own fresh directory): the target is checked (exists, directory or — only with
+//! `--allow-destructive` — a block device, writable), free space is compared with
+//! `jobs × file-size`, the engine is resolved (`auto` → io_uring when the kernel allows
+//! it), and O_DIRECT is probed. Each bad condition is one [`UsageError`] line (exit 2).
+//!
+//! Run time: job files are created and filled with incompressible data on first use and
+//! shared by every case of the run; each measured configuration yields three results
+//! (`throughput` B/s, `iops` IO/s, `latency` s with percentiles) — see [`case`].
+//! Files are removed when the run ends or on SIGINT/SIGTERM ([`workspace`]).
+
+pub mod case;
+pub mod data;
+pub mod engine;
+pub mod job;
+pub mod options;
+#[cfg(test)]
+mod tests;
+pub mod uring;
+pub mod workspace;
+
+use super::{Benchmark, Case, Context, UsageError};
+use crate::hw::disk::{self as hwdisk, DiskInfo};
+use crate::options::Command;
+use crate::util::units::format_size;
+use engine::IoEngine;
+use options::{DiskOptions, EngineChoice, Pattern};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use workspace::Workspace;
+
+/// The disk resource.
+pub struct DiskBench;
+
+/// Space left free on the filesystem after our files: max(256 MiB, 2 % of its size).
+fn reserve(total: u64) -> u64 {
+    (256u64 << 20).max(total / 50)
+}
+
+fn usage(flag: &str, msg: impl std::fmt::Display) -> UsageError {
+    UsageError(format!("{flag}: {msg}"))
+}
+
+/// The resolved target of a run.
+enum Target {
+    Dir(PathBuf),
+    Device(PathBuf),
+}
+
+fn check_target(o: &DiskOptions) -> Result<Target, UsageError> {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = o.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let meta = std::fs::metadata(&dir).map_err(|e| {
+        usage(
+            "--dir",
+            format!(
+                "{} is not usable ({e}); give an existing directory",
+                dir.display()
+            ),
+        )
+    })?;
+    if meta.file_type().is_block_device() {
+        if !o.allow_destructive {
+            return Err(usage(
+                "--dir",
+                format!(
+                    "{} is a block device; testing it overwrites its data, so it needs --allow-destructive",
+                    dir.display()
+                ),
+            ));
+        }
+        return Ok(Target::Device(dir));
+    }
+    if !meta.is_dir() {
+        return Err(usage(
+            "--dir",
+            format!(
+                "{} is not a directory; give an existing directory",
+                dir.display()
+            ),
+        ));
+    }
+    Ok(Target::Dir(dir))
+}
+
+/// (available, total) bytes of the filesystem holding `dir`, and whether it is read-only.
+fn fs_space(dir: &Path) -> Option<(u64, u64, bool)> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: valid C string and a zeroed out-struct.
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
+        return None;
+    }
+    let f = s.f_frsize as u64;
+    Some((
+        s.f_bavail as u64 * f,
+        s.f_blocks as u64 * f,
+        s.f_flag & libc::ST_RDONLY != 0,
+    ))
+}
+
+/// Picks the engine; `Err` for an explicit engine the kernel refuses.
+fn resolve_engine(
+    choice: EngineChoice,
+) -> Result<(&'static dyn IoEngine, Option<String>), UsageError> {
+    let uring = engine::by_name("uring").ok_or_else(|| usage("--engine", "uring missing"))?;
+    let sync = engine::by_name("sync").ok_or_else(|| usage("--engine", "sync missing"))?;
+    match choice {
+        EngineChoice::Sync => Ok((sync, None)),
+        EngineChoice::Uring => match uring.available() {
+            Ok(()) => Ok((uring, None)),
+            Err(why) => Err(usage(
+                "--engine",
+                format!("io_uring is not available here ({why}); use --engine sync"),
+            )),
+        },
+        EngineChoice::Auto => match uring.available() {
+            Ok(()) => Ok((uring, Some("--engine auto chose io_uring".into()))),
+            Err(why) => Ok((
+                sync,
+                Some(format!(
+                    "--engine auto: io_uring unavailable ({why}), ran sync"
+                )),
+            )),
+        },
+    }
+}
+
+/// Everything the cases of one run share.
+pub struct RunPlan {
+    /// Validated options.
+    pub opts: DiskOptions,
+    /// Where the files live.
+    pub ws: Workspace,
+    /// The engine that runs.
+    pub engine: &'static dyn IoEngine,
+    /// How the engine was chosen (auto), for the notes.
+    pub engine_note: Option<String>,
+    /// The device backing the target.
+    pub device: Option<DiskInfo>,
+    /// Data seed of the run.
+    pub seed: u64,
+    /// Unmeasured lead-in per case.
+    pub ramp: Duration,
+    /// Measured window length.
+    pub window: Duration,
+    /// Windows per case (the samples).
+    pub windows: usize,
+    /// Per-file generations (`--verify`), and the generation counter.
+    pub verify: Option<std::sync::Mutex<(Vec<data::Gens>, u16)>>,
+    /// The verify unit: gcd of the block sizes.
+    pub unit: u64,
+    /// Stop after this many I/Os per job (tests only).
+    pub io_limit: Option<u64>,
+}
+
+/// Builds the shared plan: every check that can refuse the run happens here.
+pub fn prepare(
+    o: &DiskOptions,
+    ctx: &Context,
+    window: Duration,
+    windows: usize,
+) -> Result<RunPlan, UsageError> {
+    let target = check_target(o)?;
+    let (engine, engine_note) = resolve_engine(o.engine)?;
+    let max_jobs = *o.jobs.iter().max().unwrap_or(&1) as u64;
+    let blocks: Vec<u64> = o.patterns.iter().flat_map(|p| o.blocks_for(*p)).collect();
+    let need = max_jobs.saturating_mul(o.file_size);
+    // I/O buffers: jobs × depth × block at once; keep them within a quarter of RAM.
+    let depth_max = if engine.caps().has(engine::Caps::SYNC) {
+        1
+    } else {
+        *o.depths.iter().max().unwrap_or(&1) as u64
+    };
+    let buf_need = max_jobs
+        .saturating_mul(depth_max)
+        .saturating_mul(*blocks.iter().max().unwrap_or(&4096));
+    let ram = ctx.host.memory.total_bytes;
+    if ram > 0 && buf_need > ram / 4 {
+        return Err(usage(
+            "--block",
+            format!(
+                "jobs × depth × block = {} of I/O buffers exceeds a quarter of the {} of RAM; use smaller --block, --depth or --jobs",
+                format_size(buf_need),
+                format_size(ram)
+            ),
+        ));
+    }
+    let unit = blocks
+        .iter()
+        .copied()
+        .fold(0, data::gcd)
+        .max(options::SECTOR);
+    let device = match &target {
+        Target::Dir(d) | Target::Device(d) => hwdisk::backing(d),
+    };
+    if let Some(dev) = &device {
+        if let Some(b) = blocks.iter().find(|&&b| b % dev.logical_block != 0) {
+            if !o.buffered {
+                return Err(usage(
+                    "--block",
+                    format!(
+                        "{} is not a multiple of {}'s logical block ({} B), which O_DIRECT requires; use a multiple or --buffered",
+                        format_size(*b),
+                        dev.name,
+                        dev.logical_block
+                    ),
+                ));
+            }
+        }
+    }
+    let ws = match &target {
+        Target::Device(d) => {
+            let size = device.as_ref().map_or(0, |x| x.size_bytes);
+            if size > 0 && need > size {
+                return Err(usage(
+                    "--file-size",
+                    format!(
+                        "{} jobs × {} = {} exceeds the device's {}",
+                        max_jobs,
+                        format_size(o.file_size),
+                        format_size(need),
+                        format_size(size)
+                    ),
+                ));
+            }
+            Workspace::on_device(d, o.file_size)
+        }
+        Target::Dir(d) => {
+            let (avail, total, ro) = fs_space(d).ok_or_else(|| {
+                usage(
+                    "--dir",
+                    format!("cannot read the free space of {}", d.display()),
+                )
+            })?;
+            if ro {
+                return Err(usage(
+                    "--dir",
+                    format!(
+                        "{} is on a read-only filesystem; give a writable directory",
+                        d.display()
+                    ),
+                ));
+            }
+            let keep = reserve(total);
+            if need.saturating_add(keep) > avail {
+                return Err(usage(
+                    "--file-size",
+                    format!(
+                        "{} job file(s) × {} = {} do not fit in {}: {} free, and {} must stay free; use a smaller --file-size or fewer --jobs",
+                        max_jobs,
+                        format_size(o.file_size),
+                        format_size(need),
+                        d.display(),
+                        format_size(avail),
+                        format_size(keep)
+                    ),
+                ));
+            }
+            Workspace::in_dir(d, o.file_size).map_err(|e| {
+                usage(
+                    "--dir",
+                    format!(
+                        "cannot create a directory in {} ({e}); give a writable directory",
+                        d.display()
+                    ),
+                )
+            })?
+        }
+    };
+    if !o.buffered {
+        if let Err(e) = ws.probe_direct() {
+            drop(ws);
+            return Err(usage(
+                "--dir",
+                format!(
+                    "the filesystem refuses O_DIRECT ({e}); use --buffered to measure through the page cache (labelled in the results)"
+                ),
+            ));
+        }
+    }
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(1)
+        ^ std::process::id() as u64;
+    Ok(RunPlan {
+        verify: o.verify.then(|| std::sync::Mutex::new((Vec::new(), 0u16))),
+        unit,
+        opts: o.clone(),
+        ws,
+        engine,
+        engine_note,
+        device,
+        seed,
+        ramp: o.ramp,
+        window,
+        windows,
+        io_limit: None,
+    })
+}
+
+/// The measured configurations of a run, in order.
+pub fn configs(o: &DiskOptions) -> Vec<case::Config> {
+    let mut v = Vec::new();
+    for &pattern in &o.patterns {
+        for block in o.blocks_for(pattern) {
+            for &depth in &o.depths {
+                for &jobs in &o.jobs {
+                    v.push(case::Config {
+                        pattern,
+                        block,
+                        depth,
+                        jobs,
+                    });
+                }
+            }
+        }
+    }
+    v
+}
+
+impl Benchmark for DiskBench {
+    fn id(&self) -> &'static str {
+        "disk"
+    }
+
+    fn about(&self) -> &'static str {
+        "file I/O like fio: throughput, IOPS, completion-latency percentiles (O_DIRECT)"
+    }
+
+    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        let o = match &ctx.opts.command {
+            Command::Disk(o) => o.clone(),
+            _ => DiskOptions::default(),
+        };
+        let (window, windows) = match o.sustain {
+            Some(s) => (Duration::from_secs(1), s.as_secs().max(2) as usize),
+            None => (
+                o.runtime
+                    .unwrap_or(Duration::from_secs(2).max(ctx.opts.min_time)),
+                ctx.opts.repeat as usize,
+            ),
+        };
+        let plan = Arc::new(prepare(&o, ctx, window, windows)?);
+        Ok(case::cases(&plan, &configs(&o)))
+    }
+
+    fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
+        // seq 1 MiB and rand 4 KiB, read and write, at depth 32 and 1: 8 configurations
+        // of 0.2 s ramp + repeat × 0.5 s on a 256 MiB file (≈ 15 s with 3 repeats).
+        let o = DiskOptions {
+            patterns: vec![
+                Pattern::SeqRead,
+                Pattern::SeqWrite,
+                Pattern::RandRead,
+                Pattern::RandWrite,
+            ],
+            depths: vec![32, 1],
+            file_size: 256 << 20,
+            ramp: Duration::from_millis(200),
+            ..DiskOptions::default()
+        };
+        match prepare(
+            &o,
+            ctx,
+            Duration::from_millis(500),
+            ctx.opts.repeat as usize,
+        ) {
+            Ok(plan) => case::cases(&Arc::new(plan), &configs(&o)),
+            Err(e) => vec![Box::new(case::Skipped(e.0))],
+        }
+    }
+}

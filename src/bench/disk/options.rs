@@ -1,0 +1,403 @@
+//! `peakbench disk` options: validation of the raw flags into [`DiskOptions`]. Each bad
+//! value becomes one [`UsageError`] naming the flag and the accepted form; checks that
+//! need the filesystem (free space, O_DIRECT) happen at plan time, still before any I/O.
+
+use crate::bench::UsageError;
+use crate::cli::DiskArgs;
+use crate::util::units::{format_size, parse_duration, parse_list, parse_size, ParseError};
+use serde::{Serialize, Serializer};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Deepest queue accepted per job (io_uring rings go to 32768; beyond 4096 nothing changes).
+pub const MAX_DEPTH: u32 = 4096;
+/// Most jobs accepted (one thread and one file each).
+pub const MAX_JOBS: u32 = 1024;
+/// Largest block: 1 GiB (io_uring and pread/pwrite move at most 2 GiB − 4 KiB per call).
+pub const MAX_BLOCK: u64 = 1 << 30;
+/// Block sizes must be multiples of this (the smallest logical block of any disk).
+pub const SECTOR: u64 = 512;
+
+/// An access pattern (`--pattern`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern {
+    /// Sequential reads (fio `read`).
+    SeqRead,
+    /// Sequential writes (fio `write`).
+    SeqWrite,
+    /// Uniform random reads (fio `randread`).
+    RandRead,
+    /// Uniform random writes (fio `randwrite`).
+    RandWrite,
+    /// Random mixed reads and writes with this read percentage (fio `randrw`, `rwmixread`).
+    RwMix(u8),
+}
+
+impl Pattern {
+    /// The name used on the command line and in results, e.g. `rw-mix:70`.
+    pub fn name(&self) -> String {
+        match self {
+            Pattern::SeqRead => "seq-read".into(),
+            Pattern::SeqWrite => "seq-write".into(),
+            Pattern::RandRead => "rand-read".into(),
+            Pattern::RandWrite => "rand-write".into(),
+            Pattern::RwMix(p) => format!("rw-mix:{p}"),
+        }
+    }
+
+    /// Percentage of I/Os that are reads.
+    pub fn read_pct(&self) -> u8 {
+        match self {
+            Pattern::SeqRead | Pattern::RandRead => 100,
+            Pattern::SeqWrite | Pattern::RandWrite => 0,
+            Pattern::RwMix(p) => *p,
+        }
+    }
+
+    /// Whether offsets are random.
+    pub fn random(&self) -> bool {
+        !matches!(self, Pattern::SeqRead | Pattern::SeqWrite)
+    }
+
+    /// Whether it writes.
+    pub fn writes(&self) -> bool {
+        self.read_pct() < 100
+    }
+
+    /// The block size used when `--block` is not given: 1 MiB sequential, 4 KiB random.
+    pub fn default_block(&self) -> u64 {
+        if self.random() {
+            4096
+        } else {
+            1 << 20
+        }
+    }
+
+    /// Parses one pattern (our names or fio's).
+    pub fn parse(s: &str) -> Result<Pattern, ParseError> {
+        let bad = || {
+            ParseError(format!(
+                "unknown pattern '{s}'; accepted: seq-read,seq-write,rand-read,rand-write,rw-mix[:READ_PCT] (or fio's read,write,randread,randwrite,randrw)"
+            ))
+        };
+        let t = s.trim().to_ascii_lowercase();
+        let (head, pct) = match t.split_once(':') {
+            Some((h, p)) => (h.to_string(), Some(p.to_string())),
+            None => (t.clone(), None),
+        };
+        let p = match head.as_str() {
+            "seq-read" | "read" | "rs" => Pattern::SeqRead,
+            "seq-write" | "write" | "ws" => Pattern::SeqWrite,
+            "rand-read" | "randread" | "rr" => Pattern::RandRead,
+            "rand-write" | "randwrite" | "wr" => Pattern::RandWrite,
+            "rw-mix" | "randrw" => {
+                let pct = match pct.as_deref() {
+                    None => 70,
+                    Some(p) => match p.parse::<u8>() {
+                        Ok(v) if v <= 100 => v,
+                        _ => {
+                            return Err(ParseError(format!(
+                                "'{s}': the read percentage of rw-mix is a whole number from 0 to 100, e.g. rw-mix:70"
+                            )))
+                        }
+                    },
+                };
+                return Ok(Pattern::RwMix(pct));
+            }
+            _ => return Err(bad()),
+        };
+        if pct.is_some() {
+            return Err(bad());
+        }
+        Ok(p)
+    }
+}
+
+impl Serialize for Pattern {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+/// `--engine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineChoice {
+    /// io_uring when the kernel allows it, else sync (and the result says which ran).
+    Auto,
+    /// pread/pwrite, one I/O at a time per job.
+    Sync,
+    /// io_uring.
+    Uring,
+}
+
+fn secs<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+fn secs_opt<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => s.serialize_some(&d.as_secs_f64()),
+        None => s.serialize_none(),
+    }
+}
+
+/// Validated `peakbench disk` options.
+#[derive(Debug, Clone, Serialize)]
+pub struct DiskOptions {
+    /// `--dir`; `None` = the current directory.
+    pub dir: Option<PathBuf>,
+    /// `--pattern`.
+    pub patterns: Vec<Pattern>,
+    /// `--block`; `None` = each pattern's default.
+    pub blocks: Option<Vec<u64>>,
+    /// `--depth`.
+    pub depths: Vec<u32>,
+    /// `--jobs`.
+    pub jobs: Vec<u32>,
+    /// `--file-size`: bytes per job file.
+    pub file_size: u64,
+    /// `--engine`.
+    pub engine: EngineChoice,
+    /// `--buffered`.
+    pub buffered: bool,
+    /// `--runtime`; `None` = max(2 s, `--min-time`).
+    #[serde(serialize_with = "secs_opt", rename = "runtime_s")]
+    pub runtime: Option<Duration>,
+    /// `--ramp`.
+    #[serde(serialize_with = "secs", rename = "ramp_s")]
+    pub ramp: Duration,
+    /// `--verify`.
+    pub verify: bool,
+    /// `--sustain`.
+    #[serde(serialize_with = "secs_opt", rename = "sustain_s")]
+    pub sustain: Option<Duration>,
+    /// `--allow-destructive`.
+    pub allow_destructive: bool,
+}
+
+impl Default for DiskOptions {
+    fn default() -> Self {
+        DiskOptions {
+            dir: None,
+            patterns: vec![
+                Pattern::SeqRead,
+                Pattern::SeqWrite,
+                Pattern::RandRead,
+                Pattern::RandWrite,
+            ],
+            blocks: None,
+            depths: vec![1, 32],
+            jobs: vec![1],
+            file_size: 1 << 30,
+            engine: EngineChoice::Auto,
+            buffered: false,
+            runtime: None,
+            ramp: Duration::from_secs(1),
+            verify: false,
+            sustain: None,
+            allow_destructive: false,
+        }
+    }
+}
+
+impl DiskOptions {
+    /// Block sizes of a pattern.
+    pub fn blocks_for(&self, p: Pattern) -> Vec<u64> {
+        self.blocks
+            .clone()
+            .unwrap_or_else(|| vec![p.default_block()])
+    }
+}
+
+fn usage(flag: &str, msg: impl std::fmt::Display) -> UsageError {
+    UsageError(format!("{flag}: {msg}"))
+}
+
+fn parse_counts(flag: &str, text: &str, max: u32, what: &str) -> Result<Vec<u32>, UsageError> {
+    parse_list(text, |s| match s.trim().parse::<u32>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        Ok(_) => Err(ParseError(format!(
+            "'{s}' is out of range; {what} go from 1 to {max}"
+        ))),
+        Err(_) => Err(ParseError(format!(
+            "'{s}' is not a whole number; use e.g. 1,32"
+        ))),
+    })
+    .map_err(|e| usage(flag, e))
+}
+
+/// Validates the raw `peakbench disk` flags (no filesystem access here).
+pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
+    let mut o = DiskOptions::default();
+    if let Some(d) = &a.dir {
+        if d.trim().is_empty() {
+            return Err(usage("--dir", "empty path; give an existing directory"));
+        }
+        o.dir = Some(PathBuf::from(d));
+    }
+    if let Some(t) = &a.pattern {
+        o.patterns = parse_list(t, Pattern::parse).map_err(|e| usage("--pattern", e))?;
+    }
+    if let Some(t) = &a.block {
+        let blocks = parse_list(t, parse_size).map_err(|e| usage("--block", e))?;
+        for &b in &blocks {
+            if b % SECTOR != 0 || b > MAX_BLOCK {
+                return Err(usage(
+                    "--block",
+                    format!(
+                        "{} ({b} B) is not a multiple of 512 B up to 1 GiB; direct I/O moves whole sectors, e.g. 4KiB or 1MiB",
+                        format_size(b)
+                    ),
+                ));
+            }
+        }
+        o.blocks = Some(blocks);
+    }
+    if let Some(t) = &a.depth {
+        o.depths = parse_counts("--depth", t, MAX_DEPTH, "queue depths")?;
+    }
+    if let Some(t) = &a.jobs {
+        o.jobs = parse_counts("--jobs", t, MAX_JOBS, "job counts")?;
+    }
+    if let Some(t) = &a.file_size {
+        o.file_size = parse_size(t).map_err(|e| usage("--file-size", e))?;
+    }
+    for p in &o.patterns {
+        for b in o.blocks_for(*p) {
+            if o.file_size % b != 0 {
+                return Err(usage(
+                    "--file-size",
+                    format!(
+                        "{} is not a multiple of the block size {}; use a multiple, e.g. {}",
+                        format_size(o.file_size),
+                        format_size(b),
+                        format_size((o.file_size / b).max(1) * b)
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(t) = &a.engine {
+        o.engine = match t.trim().to_ascii_lowercase().as_str() {
+            "auto" => EngineChoice::Auto,
+            "sync" | "psync" => EngineChoice::Sync,
+            "uring" | "io_uring" | "io-uring" => EngineChoice::Uring,
+            _ => {
+                return Err(usage(
+                    "--engine",
+                    format!("unknown engine '{t}'; accepted: auto,sync,uring"),
+                ))
+            }
+        };
+    }
+    if o.engine == EngineChoice::Sync && o.depths.iter().any(|&d| d > 1) {
+        return Err(usage(
+            "--depth",
+            "the sync engine has one I/O in flight per job; use --depth 1 or --engine uring",
+        ));
+    }
+    o.buffered = a.buffered;
+    o.verify = a.verify;
+    o.allow_destructive = a.allow_destructive;
+    if let Some(t) = &a.runtime {
+        o.runtime = Some(parse_duration(t).map_err(|e| usage("--runtime", e))?);
+    }
+    if let Some(t) = &a.ramp {
+        // A zero ramp is allowed here (unlike other durations): "0" or "0s".
+        let z = t.trim().trim_end_matches('s').trim_end_matches('m');
+        o.ramp = if z.parse::<f64>().is_ok_and(|v| v == 0.0) {
+            Duration::ZERO
+        } else {
+            parse_duration(t).map_err(|e| usage("--ramp", e))?
+        };
+    }
+    if let Some(t) = &a.sustain {
+        let s = parse_duration(t).map_err(|e| usage("--sustain", e))?;
+        if s < Duration::from_secs(2) {
+            return Err(usage(
+                "--sustain",
+                "steady-state mode samples every second; give at least 2s, e.g. 10m",
+            ));
+        }
+        o.sustain = Some(s);
+    }
+    Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(f: impl FnOnce(&mut DiskArgs)) -> Result<DiskOptions, UsageError> {
+        let mut a = DiskArgs::default();
+        f(&mut a);
+        parse(&a)
+    }
+
+    #[test]
+    fn patterns() {
+        assert_eq!(Pattern::parse("rw-mix").unwrap(), Pattern::RwMix(70));
+        assert_eq!(Pattern::parse("rw-mix:30").unwrap(), Pattern::RwMix(30));
+        assert_eq!(Pattern::parse("randread").unwrap(), Pattern::RandRead);
+        assert_eq!(Pattern::parse("RS").unwrap(), Pattern::SeqRead);
+        assert!(Pattern::parse("rw-mix:101").is_err());
+        assert!(Pattern::parse("seq-read:5").is_err());
+        assert!(Pattern::parse("zigzag").is_err());
+        assert_eq!(Pattern::RwMix(70).name(), "rw-mix:70");
+    }
+
+    #[test]
+    fn defaults() {
+        let o = args(|_| {}).unwrap();
+        assert_eq!(o.patterns.len(), 4);
+        assert_eq!(o.depths, vec![1, 32]);
+        assert_eq!(o.file_size, 1 << 30);
+        assert_eq!(o.blocks_for(Pattern::SeqRead), vec![1 << 20]);
+        assert_eq!(o.blocks_for(Pattern::RandWrite), vec![4096]);
+    }
+
+    #[test]
+    fn errors_name_the_flag() {
+        let e = args(|a| a.depth = Some("0".into())).unwrap_err().0;
+        assert!(e.starts_with("--depth: '0' is out of range"), "{e}");
+        let e = args(|a| a.jobs = Some("x".into())).unwrap_err().0;
+        assert!(e.starts_with("--jobs:"), "{e}");
+        let e = args(|a| a.block = Some("1000B".into())).unwrap_err().0;
+        assert!(e.starts_with("--block:"), "{e}");
+        let e = args(|a| {
+            a.block = Some("1MiB".into());
+            a.file_size = Some("1536KiB".into());
+        })
+        .unwrap_err()
+        .0;
+        assert!(
+            e.starts_with("--file-size: 1.50 MiB is not a multiple"),
+            "{e}"
+        );
+        let e = args(|a| a.engine = Some("libaio".into())).unwrap_err().0;
+        assert!(e.contains("auto,sync,uring"), "{e}");
+        let e = args(|a| {
+            a.engine = Some("sync".into());
+            a.depth = Some("32".into());
+        })
+        .unwrap_err()
+        .0;
+        assert!(e.starts_with("--depth:"), "{e}");
+        let e = args(|a| a.sustain = Some("1s".into())).unwrap_err().0;
+        assert!(e.starts_with("--sustain:"), "{e}");
+        let e = args(|a| a.dir = Some(" ".into())).unwrap_err().0;
+        assert!(e.starts_with("--dir:"), "{e}");
+    }
+
+    #[test]
+    fn zero_ramp() {
+        assert_eq!(
+            args(|a| a.ramp = Some("0".into())).unwrap().ramp,
+            Duration::ZERO
+        );
+        assert_eq!(
+            args(|a| a.ramp = Some("500ms".into())).unwrap().ramp,
+            Duration::from_millis(500)
+        );
+    }
+}

@@ -1,0 +1,418 @@
+//! Where the disk benchmark writes, and how it cleans up.
+//!
+//! Host-safety rules (ANCHORS.md §6): peakbench writes only files it created, in a
+//! fresh subdirectory `peakbench-disk-<pid>-<nanos>` of `--dir`; it removes exactly
+//! those files and that directory (never recursively, never anything it did not make)
+//! when the run ends, and on SIGINT/SIGTERM. A block device is a target only with
+//! `--allow-destructive`; then nothing is created or removed.
+//!
+//! Signals: while a workspace exists, SIGINT and SIGTERM set a process-wide flag (the
+//! one piece of global state here: a signal handler can only reach statics). A watcher
+//! thread sees it, tells the job threads to stop, waits for them (≤ 5 s), removes the
+//! files and exits with 128 + the signal number, as a shell expects. The previous
+//! handlers are restored when the workspace is dropped.
+
+use super::data;
+use super::engine::{Buffers, ALIGN};
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The last SIGINT/SIGTERM received while a workspace existed (0 = none).
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    // Async-signal-safe: one atomic store.
+    SIGNAL.store(sig, Ordering::SeqCst);
+}
+
+/// What the workspace created, so cleanup removes exactly that.
+#[derive(Default)]
+struct Created {
+    files: Vec<PathBuf>,
+    dir: Option<PathBuf>,
+}
+
+/// State shared with the watcher thread and the job threads.
+pub struct Shared {
+    /// Set on a signal: jobs and the fill stop at their next I/O.
+    pub stop: AtomicBool,
+    /// Threads doing I/O now (cleanup waits for them).
+    busy: AtomicUsize,
+    created: Mutex<Created>,
+}
+
+impl Shared {
+    fn cleanup(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let mut c = self.created.lock().unwrap_or_else(|e| e.into_inner());
+        for f in c.files.drain(..) {
+            if let Err(e) = std::fs::remove_file(&f) {
+                if e.kind() != io::ErrorKind::NotFound {
+                    problems.push(format!("cannot remove {}: {e}", f.display()));
+                }
+            }
+        }
+        if let Some(d) = c.dir.take() {
+            // remove_dir, not remove_dir_all: anything we did not create stays.
+            if let Err(e) = std::fs::remove_dir(&d) {
+                if e.kind() != io::ErrorKind::NotFound {
+                    problems.push(format!("cannot remove {}: {e}", d.display()));
+                }
+            }
+        }
+        problems
+    }
+
+    /// Marks a thread busy with I/O until the guard drops.
+    pub fn busy(&self) -> BusyGuard<'_> {
+        self.busy.fetch_add(1, Ordering::SeqCst);
+        BusyGuard(self)
+    }
+}
+
+/// Decrements the busy count on drop.
+pub struct BusyGuard<'a>(&'a Shared);
+
+impl Drop for BusyGuard<'_> {
+    fn drop(&mut self) {
+        self.0.busy.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+struct SignalGuard {
+    old: Vec<(libc::c_int, libc::sigaction)>,
+    quit: Arc<AtomicBool>,
+    watcher: Option<std::thread::JoinHandle<()>>,
+}
+
+impl SignalGuard {
+    fn install(shared: Arc<Shared>) -> SignalGuard {
+        SIGNAL.store(0, Ordering::SeqCst);
+        let mut old = Vec::new();
+        for sig in [libc::SIGINT, libc::SIGTERM] {
+            // SAFETY: a zeroed sigaction is valid; the handler only stores an atomic.
+            unsafe {
+                let mut act: libc::sigaction = std::mem::zeroed();
+                act.sa_sigaction = on_signal as *const () as usize;
+                libc::sigemptyset(&mut act.sa_mask);
+                let mut prev: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, &act, &mut prev) == 0 {
+                    old.push((sig, prev));
+                }
+            }
+        }
+        let quit = Arc::new(AtomicBool::new(false));
+        let q = quit.clone();
+        let watcher = std::thread::Builder::new()
+            .name("disk-signal".into())
+            .spawn(move || watch(shared, q))
+            .ok();
+        SignalGuard { old, quit, watcher }
+    }
+}
+
+fn watch(shared: Arc<Shared>, quit: Arc<AtomicBool>) {
+    while !quit.load(Ordering::SeqCst) {
+        let sig = SIGNAL.load(Ordering::SeqCst);
+        if sig != 0 {
+            shared.stop.store(true, Ordering::SeqCst);
+            let t = Instant::now();
+            while shared.busy.load(Ordering::SeqCst) > 0 && t.elapsed() < Duration::from_secs(5) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let problems = shared.cleanup();
+            let name = if sig == libc::SIGINT {
+                "SIGINT"
+            } else {
+                "SIGTERM"
+            };
+            eprintln!(
+                "peakbench: interrupted by {name}; stopped the I/O and removed the test files"
+            );
+            for p in problems {
+                eprintln!("peakbench: {p}");
+            }
+            std::process::exit(128 + sig);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+impl Drop for SignalGuard {
+    fn drop(&mut self) {
+        self.quit.store(true, Ordering::SeqCst);
+        if let Some(w) = self.watcher.take() {
+            let _ = w.join();
+        }
+        for (sig, prev) in &self.old {
+            // SAFETY: restores the action saved at install.
+            unsafe { libc::sigaction(*sig, prev, std::ptr::null_mut()) };
+        }
+        let sig = SIGNAL.swap(0, Ordering::SeqCst);
+        if sig != 0 {
+            // The signal arrived as the workspace was going away: honour it now that
+            // the files are gone (the workspace cleans up before dropping this guard).
+            std::process::exit(128 + sig);
+        }
+    }
+}
+
+/// The files of one run: job `i` uses `files[i]` from byte `bases[i]` on.
+pub struct Workspace {
+    /// Shared with the watcher and job threads.
+    pub shared: Arc<Shared>,
+    /// The temporary directory we created (`None` for a block device).
+    pub dir: Option<PathBuf>,
+    /// The block device under test (`--allow-destructive`), if any.
+    pub device: Option<PathBuf>,
+    /// Bytes per job file (or per job region of the device).
+    pub file_size: u64,
+    /// Files (job `i` → `files[i]`), created and filled on demand.
+    files: Mutex<Vec<PathBuf>>,
+    guard: Option<SignalGuard>,
+}
+
+fn open_flags(direct: bool) -> libc::c_int {
+    libc::O_RDWR | libc::O_CLOEXEC | if direct { libc::O_DIRECT } else { 0 }
+}
+
+/// Opens `path` read-write, with O_DIRECT unless `direct` is false; `create` adds
+/// O_CREAT|O_EXCL so an existing file is never overwritten.
+pub fn open(path: &Path, direct: bool, create: bool) -> io::Result<OwnedFd> {
+    let c = CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains NUL"))?;
+    let mut flags = open_flags(direct);
+    if create {
+        flags |= libc::O_CREAT | libc::O_EXCL;
+    }
+    // SAFETY: `c` is a valid C string; the returned fd is owned below.
+    let fd = unsafe { libc::open(c.as_ptr(), flags, 0o600) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` is a fresh descriptor we own.
+    Ok(unsafe { std::os::fd::FromRawFd::from_raw_fd(fd) })
+}
+
+impl Workspace {
+    /// Creates a fresh subdirectory of `parent` (nothing else is touched).
+    pub fn in_dir(parent: &Path, file_size: u64) -> io::Result<Workspace> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let dir = parent.join(format!("peakbench-disk-{}-{nanos}", std::process::id()));
+        // create_dir fails if it exists: we never adopt someone else's directory.
+        std::fs::create_dir(&dir)?;
+        let shared = Arc::new(Shared {
+            stop: AtomicBool::new(false),
+            busy: AtomicUsize::new(0),
+            created: Mutex::new(Created {
+                files: Vec::new(),
+                dir: Some(dir.clone()),
+            }),
+        });
+        let guard = Some(SignalGuard::install(shared.clone()));
+        Ok(Workspace {
+            shared,
+            dir: Some(dir),
+            device: None,
+            file_size,
+            files: Mutex::new(Vec::new()),
+            guard,
+        })
+    }
+
+    /// A block device as the target: job `i` uses bytes `[i·size, (i+1)·size)`.
+    pub fn on_device(dev: &Path, file_size: u64) -> Workspace {
+        let shared = Arc::new(Shared {
+            stop: AtomicBool::new(false),
+            busy: AtomicUsize::new(0),
+            created: Mutex::new(Created::default()),
+        });
+        let guard = Some(SignalGuard::install(shared.clone()));
+        Workspace {
+            shared,
+            dir: None,
+            device: Some(dev.to_path_buf()),
+            file_size,
+            files: Mutex::new(Vec::new()),
+            guard,
+        }
+    }
+
+    /// Whether writes go to a raw block device.
+    pub fn is_device(&self) -> bool {
+        self.device.is_some()
+    }
+
+    /// Path and base offset of job `i`'s data.
+    pub fn target(&self, i: usize) -> (PathBuf, u64) {
+        match &self.device {
+            Some(d) => (d.clone(), i as u64 * self.file_size),
+            None => {
+                let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+                (files[i].clone(), 0)
+            }
+        }
+    }
+
+    /// Tries O_DIRECT on a probe file; `Err` carries the OS error when refused.
+    pub fn probe_direct(&self) -> io::Result<()> {
+        let Some(dir) = &self.dir else {
+            let _ = open(self.device.as_deref().unwrap_or(Path::new("")), true, false)?;
+            return Ok(());
+        };
+        let p = dir.join("probe");
+        self.track(&p);
+        let r = (|| {
+            let fd = open(&p, true, true)?;
+            let b = Buffers::new(ALIGN, 1)?;
+            // SAFETY: one aligned 4 KiB buffer, written at offset 0.
+            let n = unsafe { libc::pwrite(fd.as_raw_fd(), b.ptr(0) as *const _, ALIGN, 0) };
+            if n < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        })();
+        let _ = std::fs::remove_file(&p);
+        r
+    }
+
+    fn track(&self, p: &Path) {
+        let mut c = self
+            .shared
+            .created
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        c.files.push(p.to_path_buf());
+    }
+
+    /// Makes sure files `0..n` exist, preallocated and filled with incompressible data
+    /// (generation 0 of [`data::fill`]), so reads measure the disk and not holes or
+    /// compression. Device targets are not filled (their data is what it is).
+    pub fn ensure_files(&self, n: usize, direct: bool, seed: u64) -> io::Result<()> {
+        let Some(dir) = &self.dir else { return Ok(()) };
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        while files.len() < n {
+            let i = files.len();
+            let p = dir.join(format!("job{i}.dat"));
+            self.track(&p);
+            let fd = open(&p, direct, true)?;
+            let _busy = self.shared.busy();
+            fill_file(
+                &fd,
+                i as u32,
+                self.file_size,
+                seed,
+                direct,
+                &self.shared.stop,
+            )?;
+            files.push(p);
+        }
+        Ok(())
+    }
+
+    /// Removes what we created; returns the problems (normally none).
+    pub fn cleanup(&self) -> Vec<String> {
+        self.shared.cleanup()
+    }
+}
+
+impl Drop for Workspace {
+    fn drop(&mut self) {
+        for p in self.cleanup() {
+            eprintln!("peakbench: {p}");
+        }
+        drop(self.guard.take());
+    }
+}
+
+/// Preallocates and writes `size` bytes of generation-0 data in 1 MiB chunks.
+fn fill_file(
+    fd: &OwnedFd,
+    file_id: u32,
+    size: u64,
+    seed: u64,
+    direct: bool,
+    stop: &AtomicBool,
+) -> io::Result<()> {
+    let raw = fd.as_raw_fd();
+    // SAFETY: plain syscalls on our own descriptor.
+    let r = unsafe { libc::fallocate(raw, 0, 0, size as libc::off_t) };
+    if r != 0 {
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            // Filesystems without fallocate get the data written below anyway.
+            Some(libc::EOPNOTSUPP) => {}
+            Some(libc::ENOSPC) => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("no space left to preallocate {size} B: {e}"),
+                ))
+            }
+            _ => return Err(e),
+        }
+    }
+    let chunk = (1u64 << 20).min(size) as usize;
+    let mut buf = Buffers::new(chunk, 1)?;
+    let mut off = 0u64;
+    while off < size {
+        if stop.load(Ordering::Relaxed) {
+            return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
+        }
+        let len = chunk.min((size - off) as usize);
+        let s = &mut buf.slot_mut(0)[..len];
+        data::fill(s, seed, file_id, off, 0);
+        // SAFETY: `len` bytes of the aligned buffer; len is a multiple of 512.
+        let n = unsafe { libc::pwrite(raw, buf.ptr(0) as *const _, len, off as libc::off_t) };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if n as usize != len {
+            return Err(io::Error::new(io::ErrorKind::WriteZero, "short write"));
+        }
+        off += len as u64;
+    }
+    // SAFETY: plain syscalls on our own descriptor.
+    unsafe {
+        libc::fdatasync(raw);
+        if !direct {
+            // Buffered runs start cold too: drop what the fill left in the page cache.
+            libc::posix_fadvise(raw, 0, 0, libc::POSIX_FADV_DONTNEED);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn creates_fills_and_removes_only_its_own() {
+        let parent = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let keep = parent.path().join("not-ours.txt");
+        std::fs::write(&keep, b"keep me").unwrap();
+        let ws = Workspace::in_dir(parent.path(), 1 << 20).unwrap();
+        let direct = ws.probe_direct().is_ok();
+        ws.ensure_files(2, direct, 7).unwrap();
+        let (p, base) = ws.target(1);
+        assert_eq!(base, 0);
+        assert_eq!(std::fs::metadata(&p).unwrap().len(), 1 << 20);
+        let bytes = std::fs::read(&p).unwrap();
+        let mut want = vec![0u8; 1 << 20];
+        data::fill(&mut want, 7, 1, 0, 0);
+        assert!(bytes == want, "file content is generation-0 data");
+        let dir = ws.dir.clone().unwrap();
+        drop(ws);
+        assert!(!dir.exists());
+        assert!(keep.exists());
+    }
+}

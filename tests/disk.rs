@@ -1,0 +1,223 @@
+//! `peakbench disk` through the binary: bad input is one line with exit code 2 and no
+//! side effects; a short verified run leaves nothing behind; SIGINT mid-run stops the
+//! I/O, removes the files and exits 130. Test files live under `CARGO_TARGET_TMPDIR`
+//! (a real filesystem; `/tmp` may be tmpfs). Speed is never checked.
+
+use assert_cmd::Command;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect()
+}
+
+fn disk(dir: &Path, out: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    Command::cargo_bin("peakbench")
+        .unwrap()
+        .arg("disk")
+        .arg("--dir")
+        .arg(dir)
+        .arg("--output")
+        .arg(out)
+        .arg("--quiet")
+        .args(args)
+        .timeout(Duration::from_secs(60))
+        .assert()
+}
+
+#[test]
+fn bad_input_is_one_line_exit_2_and_touches_nothing() {
+    let dir = scratch();
+    let out = scratch();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--depth", "0"], "--depth: '0' is out of range"),
+        (&["--jobs", "0"], "--jobs:"),
+        (
+            &["--file-size", "1000KiB", "--block", "1MiB"],
+            "--file-size: 1000 KiB is not a multiple of the block size 1 MiB",
+        ),
+        (&["--block", "100B"], "--block:"),
+        (
+            &["--pattern", "zigzag"],
+            "--pattern: unknown pattern 'zigzag'",
+        ),
+        (&["--engine", "libaio"], "--engine: unknown engine 'libaio'"),
+        (&["--engine", "sync", "--depth", "8"], "--depth:"),
+        (&["--runtime", "soon"], "--runtime:"),
+        (
+            &["--file-size", "100TiB", "--block", "1MiB"],
+            "do not fit in",
+        ),
+    ];
+    for (args, want) in cases {
+        let a = disk(dir.path(), out.path(), args).code(2);
+        let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
+    }
+    assert!(entries(dir.path()).is_empty(), "nothing written");
+}
+
+#[test]
+fn missing_dir_or_file_or_block_device_is_refused() {
+    let out = scratch();
+    let a = disk(Path::new("/nonexistent/peakbench"), out.path(), &[]).code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(
+        err.contains("--dir: /nonexistent/peakbench is not usable"),
+        "{err}"
+    );
+    let f = out.path().join("a-file");
+    std::fs::write(&f, b"x").unwrap();
+    let a = disk(&f, out.path(), &[]).code(2);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("is not a directory"), "{err}");
+    // A block device, if this machine shows one: refused without --allow-destructive.
+    let dev = std::fs::read_dir("/sys/block").ok().and_then(|rd| {
+        rd.flatten()
+            .map(|e| Path::new("/dev").join(e.file_name()))
+            .find(|p| p.exists())
+    });
+    match dev {
+        Some(d) => {
+            let a = disk(&d, out.path(), &[]).code(2);
+            let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+            assert!(err.contains("needs --allow-destructive"), "{err}");
+        }
+        None => eprintln!("skipping the block-device check: no /dev entry for /sys/block"),
+    }
+}
+
+#[test]
+fn verified_run_reports_three_metrics_and_cleans_up() {
+    let dir = scratch();
+    let out = scratch();
+    let a = disk(
+        dir.path(),
+        out.path(),
+        &[
+            "--file-size",
+            "4MiB",
+            "--pattern",
+            "seq-write,rand-read,rw-mix:60",
+            "--block",
+            "64KiB",
+            "--depth",
+            "1",
+            "--jobs",
+            "1,2",
+            "--runtime",
+            "150ms",
+            "--ramp",
+            "0",
+            "--repeat",
+            "2",
+            "--verify",
+            "--format",
+            "json",
+        ],
+    )
+    .success();
+    let report: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(
+        results.len(),
+        3 * 2 * 3,
+        "3 patterns × 2 job counts × 3 metrics"
+    );
+    for r in results {
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["samples"].as_array().unwrap().len(), 2);
+        assert_eq!(r["params"]["direct"], true);
+        match r["metric"].as_str().unwrap() {
+            "throughput" => {
+                assert_eq!(r["unit"], "B/s");
+                assert!(r["timeseries"].is_array());
+            }
+            "iops" => assert_eq!(r["unit"], "IO/s"),
+            "latency" => {
+                assert_eq!(r["unit"], "s");
+                assert!(r["percentiles"]["p99.9"].as_f64().unwrap() > 0.0);
+            }
+            m => panic!("unexpected metric {m}"),
+        }
+    }
+    assert!(entries(dir.path()).is_empty(), "test files removed");
+}
+
+#[test]
+fn sigint_mid_run_removes_the_files() {
+    let dir = scratch();
+    let out = scratch();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("peakbench"))
+        .args(["disk", "--quiet", "--dir"])
+        .arg(dir.path())
+        .arg("--output")
+        .arg(out.path())
+        .args([
+            "--file-size",
+            "8MiB",
+            "--pattern",
+            "rand-write",
+            "--depth",
+            "1",
+            "--runtime",
+            "30s",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the job file exists and I/O is under way.
+    let t = Instant::now();
+    let has_file = |d: &Path| {
+        std::fs::read_dir(d).unwrap().flatten().any(|e| {
+            std::fs::read_dir(e.path())
+                .map(|mut rd| rd.any(|f| f.is_ok_and(|f| f.file_name() == "job0.dat")))
+                .unwrap_or(false)
+        })
+    };
+    while !has_file(dir.path()) {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "no job file appeared"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: signalling our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(15),
+            "did not stop after SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    use std::io::Read;
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted by SIGINT"), "{err}");
+    assert!(
+        entries(dir.path()).is_empty(),
+        "left behind: {:?}",
+        entries(dir.path())
+    );
+}
