@@ -198,7 +198,9 @@ fn every_format_renders() {
         .args(["--format", "markdown"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("| null | spin | threads=1 |"));
+        .stdout(predicate::str::contains(
+            "| null | spin | ops | threads=1 |",
+        ));
 }
 
 #[test]

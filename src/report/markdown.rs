@@ -54,7 +54,7 @@ mod tests {
         let s = String::from_utf8(buf).unwrap();
         assert!(s.contains("| resource | workload | params |"));
         assert!(s.contains(
-            "| cpu | fma_f64_avx512 | isa=avx512 precision=fp64 threads=2 | 152.0 GFLOP/s |"
+            "| cpu | fma_f64_avx512 | ops | isa=avx512 precision=fp64 threads=2 | 152.0 GFLOP/s |"
         ));
         assert!(s.contains("110.0 % OVER PEAK"));
         assert_eq!(s.lines().filter(|l| l.starts_with("| cpu")).count(), 3);

@@ -2,14 +2,22 @@
 //! only; every number comes from the model.
 
 use super::model::{BenchResult, Status};
-use crate::util::units::format_si;
+use crate::util::units::{format_si, format_size};
 
-/// `threads=2 isa=avx512 precision=fp64`, keys in sorted order.
+/// Parameters whose numeric values are byte sizes, printed in binary units.
+const SIZE_PARAMS: [&str; 5] = ["block", "size", "file_size", "msg", "bytes"];
+
+/// `threads=2 isa=avx512 precision=fp64`, keys in sorted order; numeric sizes in
+/// binary units (`block=1 MiB`).
 pub fn params(r: &BenchResult) -> String {
     r.params
         .iter()
         .map(|(k, v)| match v {
             serde_json::Value::String(s) => format!("{k}={s}"),
+            serde_json::Value::Number(n) if SIZE_PARAMS.contains(&k.as_str()) => match n.as_u64() {
+                Some(b) => format!("{k}={}", format_size(b).replace(' ', "")),
+                None => format!("{k}={n}"),
+            },
             other => format!("{k}={other}"),
         })
         .collect::<Vec<_>>()
@@ -83,10 +91,11 @@ pub const HEADERS: [&str; 9] = [
 ];
 
 /// One row of cells in [`HEADERS`] order.
-pub fn row(r: &BenchResult) -> [String; 9] {
+pub fn row(r: &BenchResult) -> [String; 10] {
     [
         r.resource.clone(),
         r.workload.clone(),
+        r.metric.clone(),
         params(r),
         mean(r),
         cv(r),
