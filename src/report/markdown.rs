@@ -25,14 +25,9 @@ pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         let row: Vec<String> = view::row(r).iter().map(|c| cell(c)).collect();
         writeln!(out, "| {} |", row.join(" | "))?;
     }
-    let notes: Vec<String> = report
-        .results
+    let notes: Vec<String> = view::notes(report)
         .iter()
-        .flat_map(|r| {
-            r.notes
-                .iter()
-                .map(move |n| format!("- {} {}: {}", r.resource, r.workload, cell(n)))
-        })
+        .map(|n| format!("- {}", cell(n)))
         .collect();
     if !notes.is_empty() {
         writeln!(out)?;

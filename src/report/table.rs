@@ -21,15 +21,7 @@ pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         t.add_row(view::row(r));
     }
     writeln!(out, "{t}")?;
-    let notes: Vec<String> = report
-        .results
-        .iter()
-        .flat_map(|r| {
-            r.notes
-                .iter()
-                .map(move |n| format!("{} {}: {n}", r.resource, r.workload))
-        })
-        .collect();
+    let notes = view::notes(report);
     for n in notes {
         writeln!(out, "note: {n}")?;
     }

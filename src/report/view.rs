@@ -105,3 +105,16 @@ pub fn row(r: &BenchResult) -> [String; 10] {
         status(r),
     ]
 }
+
+/// Every note of every result as `resource workload: note`, in result order.
+pub fn notes(report: &super::model::Report) -> Vec<String> {
+    report
+        .results
+        .iter()
+        .flat_map(|r| {
+            r.notes
+                .iter()
+                .map(move |n| format!("{} {}: {n}", r.resource, r.workload))
+        })
+        .collect()
+}

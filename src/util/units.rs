@@ -12,27 +12,34 @@ use std::time::Duration;
 #[error("{0}")]
 pub struct ParseError(pub String);
 
+/// Splits `12.5KiB` into the number (`12.5`) and the trimmed suffix (`KiB`); `None`
+/// when there is no number or it does not parse.
+fn number_and_suffix(text: &str) -> Option<(f64, String)> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, suffix) = t.split_at(split);
+    if num.is_empty() {
+        return None;
+    }
+    let value: f64 = num.parse().ok()?;
+    Some((value, suffix.trim().to_ascii_lowercase()))
+}
+
 /// Parses a size such as `8B`, `4KiB`, `1.5MiB`, `10GB` or a bare byte count `4096`.
 ///
 /// Binary suffixes (KiB, MiB, GiB, TiB, and K/M/G/T) are powers of 1024, decimal ones
 /// (KB, MB, GB, TB) powers of 1000. Case-insensitive; the result must be a whole,
 /// non-zero number of bytes.
 pub fn parse_size(text: &str) -> Result<u64, ParseError> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, suffix) = t.split_at(split);
     let bad = || {
         ParseError(format!(
             "'{text}' is not a size; use a number with B, KiB, MiB, GiB, TiB (or KB, MB, GB), e.g. 8KiB"
         ))
     };
-    if num.is_empty() {
-        return Err(bad());
-    }
-    let value: f64 = num.parse().map_err(|_| bad())?;
-    let mult: f64 = match suffix.trim().to_ascii_lowercase().as_str() {
+    let (value, suffix) = number_and_suffix(text).ok_or_else(bad)?;
+    let mult: f64 = match suffix.as_str() {
         "" | "b" => 1.0,
         "k" | "kib" => 1024.0,
         "m" | "mib" => 1024.0 * 1024.0,
@@ -55,21 +62,13 @@ pub fn parse_size(text: &str) -> Result<u64, ParseError> {
 
 /// Parses a duration such as `500ms`, `2s`, `1.5s`, `10m`, `1h`; a bare number is seconds.
 pub fn parse_duration(text: &str) -> Result<Duration, ParseError> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, suffix) = t.split_at(split);
     let bad = || {
         ParseError(format!(
             "'{text}' is not a duration; use a number with ms, s, m or h, e.g. 500ms or 10s"
         ))
     };
-    if num.is_empty() {
-        return Err(bad());
-    }
-    let value: f64 = num.parse().map_err(|_| bad())?;
-    let secs = match suffix.trim().to_ascii_lowercase().as_str() {
+    let (value, suffix) = number_and_suffix(text).ok_or_else(bad)?;
+    let secs = match suffix.as_str() {
         "ms" => value / 1e3,
         "us" | "µs" => value / 1e6,
         "" | "s" => value,
