@@ -75,6 +75,10 @@ pub enum Command {
     Sysinfo,
     /// `peakbench cpu`.
     Cpu(CpuOptions),
+    /// `peakbench net`.
+    Net(crate::bench::net::options::NetOptions),
+    /// `peakbench serve` (measures nothing itself; dispatched by `app::run`).
+    Serve(crate::bench::net::options::ServeOptions),
     /// Hidden `peakbench null`.
     Null {
         /// `--threads`.
@@ -88,8 +92,9 @@ impl Command {
     pub fn resource(&self) -> Option<&'static str> {
         match self {
             Command::Cpu(_) => Some("cpu"),
+            Command::Net(_) => Some("net"),
             Command::Null { .. } => Some("null"),
-            Command::Quick | Command::Sysinfo => None,
+            Command::Quick | Command::Sysinfo | Command::Serve(_) => None,
         }
     }
 }
@@ -253,6 +258,8 @@ impl Options {
             None => Command::Quick,
             Some(Cmd::Sysinfo) => Command::Sysinfo,
             Some(Cmd::Cpu(a)) => Command::Cpu(parse_cpu(a)?),
+            Some(Cmd::Net(a)) => Command::Net(crate::bench::net::options::parse_net(a)?),
+            Some(Cmd::Serve(a)) => Command::Serve(crate::bench::net::options::parse_serve(a)?),
             Some(Cmd::Null { threads }) => Command::Null {
                 threads: threads
                     .as_deref()

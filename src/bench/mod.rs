@@ -22,6 +22,7 @@
 //! that fail return `failed`. Neither stops the run.
 
 pub mod cpu;
+pub mod net;
 pub mod null;
 
 use crate::hw::HostInfo;
@@ -62,7 +63,7 @@ pub trait Benchmark: Sync {
 }
 
 /// Every resource, in quick-suite order. `null` is not listed: it is for tests.
-pub static BENCHMARKS: &[&dyn Benchmark] = &[&cpu::CpuBench];
+pub static BENCHMARKS: &[&dyn Benchmark] = &[&cpu::CpuBench, &net::NetBench];
 
 /// The benchmark with this id (including the hidden `null`).
 pub fn find(id: &str) -> Option<&'static dyn Benchmark> {

@@ -6,6 +6,7 @@
 pub mod clock;
 pub mod cpu;
 pub mod memory;
+pub mod net;
 pub mod peak;
 pub mod uarch;
 
