@@ -508,6 +508,20 @@ impl Engine {
         }
         let mut peer_sent = Vec::new();
         if !passive.is_empty() {
+            // A failed receiver (peer stalled or gone) ends the wait at once, instead
+            // of waiting for a SenderDone that will not come.
+            let give_up = Instant::now() + 2 * idle + Duration::from_secs(1);
+            while !ctrl.readable(Duration::from_millis(20)) {
+                self.wait_for(&passive, Instant::now());
+                if let Some(e) = self.first_error() {
+                    return Err(e);
+                }
+                if Instant::now() >= give_up {
+                    return Err(
+                        "waiting for the peer to finish sending: the peer went silent".into(),
+                    );
+                }
+            }
             match ctrl.recv(
                 2 * idle + Duration::from_secs(1),
                 "waiting for the peer to finish sending",

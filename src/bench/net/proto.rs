@@ -440,11 +440,25 @@ pub struct Control<S> {
 pub trait Timed: Read + Write {
     /// Sets the read timeout of the next read.
     fn set_timeout(&self, t: Duration) -> std::io::Result<()>;
+    /// Whether a read would not block within `t` (data, end of stream or error).
+    fn readable(&self, _t: Duration) -> bool {
+        true
+    }
 }
 
 impl Timed for std::net::TcpStream {
     fn set_timeout(&self, t: Duration) -> std::io::Result<()> {
         self.set_read_timeout(Some(t.max(Duration::from_millis(1))))
+    }
+    fn readable(&self, t: Duration) -> bool {
+        use std::os::fd::AsRawFd;
+        let mut p = libc::pollfd {
+            fd: self.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        unsafe { libc::poll(&mut p, 1, t.as_millis().min(60_000) as i32) > 0 }
     }
 }
 
@@ -457,6 +471,11 @@ impl<S: Timed> Control<S> {
     /// The underlying stream.
     pub fn get_ref(&self) -> &S {
         &self.stream
+    }
+
+    /// Whether a message (or the end) is waiting, within `t`.
+    pub fn readable(&self, t: Duration) -> bool {
+        self.stream.readable(t)
     }
 
     /// Sends one message.
