@@ -6,8 +6,8 @@
 
 use assert_cmd::Command;
 use peakbench::bench::net::proto::{
-    self, data_hello, encode, hex, prove, unhex, Control, Direction, Msg, Proto, Side, TestKind,
-    TestSpec, NONCE_LEN, VERSION,
+    self, data_hello, encode, hex, prove, unhex, Direction, Msg, Proto, Side, TestKind, TestSpec,
+    NONCE_LEN, VERSION,
 };
 use peakbench::bench::net::server::{Server, ServerConfig};
 use peakbench::bench::net::{client, udp};
