@@ -449,14 +449,9 @@ fn run_test(
             attach_udp(socks, &cookie, peer, deadline)?
         }
     };
-    // Server stream i is pinned from the far end of the CPU list, so on one host the
-    // in-process client's stream i (from the near end) gets a different core.
-    let cpus: Vec<usize> = if std::env::var_os("PEAKBENCH_NET_SAME").is_some() {
-        cfg.cpus.clone()
-    } else {
-        cfg.cpus.iter().rev().copied().collect()
-    };
-    let engine = Engine::spawn(spec, false, socks, &cpus, cfg.idle).map_err(|e| e.to_string())?;
+    // Stream i is pinned to the same CPU at both ends (see `engine.rs`).
+    let engine =
+        Engine::spawn(spec, false, socks, &cfg.cpus, cfg.idle).map_err(|e| e.to_string())?;
     ctrl.send(&Msg::Attached {}, "attached")
         .map_err(|e| e.to_string())?;
     match ctrl.recv(cfg.handshake, "waiting for start") {
