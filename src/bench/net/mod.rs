@@ -56,6 +56,8 @@ struct NetCase {
     /// Set by the first case that cannot reach or authenticate with the server, so
     /// the others are skipped instead of failing the same way one by one.
     fatal: Arc<Mutex<Option<String>>>,
+    /// The run's control connection to `--server` (unused in-process).
+    conn: Arc<Mutex<Option<Conn>>>,
 }
 
 fn size_label(b: u32) -> String {
@@ -88,16 +90,9 @@ impl Case for NetCase {
         let cpus = ctx.host.cpu.pin_order.clone();
         let timeouts = client::Timeouts::default();
         let outcome = match &self.target {
-            Target::Remote(addr) => {
-                let r = client::run(
-                    *addr,
-                    self.token.as_deref().map(str::as_bytes),
-                    &self.spec,
-                    &cpus,
-                    timeouts,
-                );
-                r.map(|o| (o, addr.to_string()))
-            }
+            Target::Remote(addr) => self
+                .remote(*addr, &cpus, timeouts)
+                .map(|o| (o, addr.to_string())),
             Target::InProcess => in_process(ctx, &self.spec, &cpus, timeouts)
                 .map(|o| (o, "in-process on 127.0.0.1".to_string())),
         };
@@ -114,6 +109,52 @@ impl Case for NetCase {
         }
     }
 }
+
+impl NetCase {
+    /// Runs the test on the run's control connection to `--server`, opening it first
+    /// if needed: every case of one `peakbench net` run is one session on the server
+    /// (so `serve --once` serves a whole run). After a failed test the connection is
+    /// dropped, and the next case opens a new one.
+    fn remote(
+        &self,
+        addr: SocketAddr,
+        cpus: &[usize],
+        t: client::Timeouts,
+    ) -> Result<client::Outcome, client::ClientError> {
+        let mut slot = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let (mut ctrl, host, local_addr) = match slot.take() {
+            Some(c) => c,
+            None => {
+                let (ctrl, host) =
+                    client::connect(addr, self.token.as_deref().map(str::as_bytes), t)?;
+                let local = ctrl
+                    .get_ref()
+                    .local_addr()
+                    .map_err(|e| client::ClientError {
+                        message: e.to_string(),
+                        fatal: true,
+                    })?;
+                (ctrl, host, local)
+            }
+        };
+        let (local, remote) = client::run_test(&mut ctrl, addr, &self.spec, cpus, t)?;
+        *slot = Some((ctrl, host.clone(), local_addr));
+        Ok(client::Outcome {
+            local,
+            remote,
+            remote_host: host,
+            local_addr,
+        })
+    }
+}
+
+/// The run's open control connection to `--server`, with the server's HostInfo and
+/// the connection's local address.
+type Conn = (
+    proto::Control<std::net::TcpStream>,
+    serde_json::Value,
+    SocketAddr,
+);
 
 /// Runs one test against a server started for it on 127.0.0.1 (a random token, so no
 /// other local process can take the session).
@@ -172,6 +213,7 @@ fn target(o: &NetOptions) -> Result<Target, UsageError> {
 fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> {
     let target = target(o)?;
     let fatal = Arc::new(Mutex::new(None));
+    let conn = Arc::new(Mutex::new(None));
     let direction = if o.bidir {
         Direction::Bidir
     } else if o.reverse {
@@ -217,6 +259,7 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
                         target: target.clone(),
                         token: o.token.clone(),
                         fatal: fatal.clone(),
+                        conn: conn.clone(),
                     }));
                 }
             }

@@ -289,9 +289,11 @@ fn session(
     )
     .map_err(|e| SessionError::Test(e.to_string()))?;
     loop {
-        let m = ctrl
-            .recv(cfg.between_tests, "waiting for a test")
-            .map_err(|e| SessionError::Test(e.to_string()))?;
+        let m = match ctrl.recv(cfg.between_tests, "waiting for a test") {
+            // A client that leaves between tests ends its session normally.
+            Err(ProtoError::Closed(_)) => return Ok(Some(())),
+            r => r.map_err(|e| SessionError::Test(e.to_string()))?,
+        };
         match m {
             Msg::Bye {} => return Ok(Some(())),
             Msg::Test { spec } => {
