@@ -289,6 +289,19 @@ impl Engine {
         let stop = Interrupt::default();
         let mut clones = Vec::with_capacity(n);
         let mut handles = Vec::with_capacity(n);
+        // If anything below fails, threads already started must not wait at the gate
+        // forever: this guard opens it with "abort" unless defused.
+        struct AbortOnError(Arc<Gate>, bool);
+        impl Drop for AbortOnError {
+            fn drop(&mut self) {
+                if !self.1 {
+                    let mut st = self.0.state.lock().unwrap_or_else(|p| p.into_inner());
+                    st.0 = 2;
+                    self.0.cv.notify_all();
+                }
+            }
+        }
+        let mut guard = AbortOnError(gate.clone(), false);
         for (i, sock) in socks.into_iter().enumerate() {
             clones.push(sock.try_clone()?);
             if let DataSock::Tcp(s) = &sock {
@@ -400,6 +413,7 @@ impl Engine {
                 })?;
             handles.push(Some(h));
         }
+        guard.1 = true;
         Ok(Engine {
             spec: spec.clone(),
             actions,

@@ -292,6 +292,9 @@ pub fn build(mut r: BenchResult, spec: &TestSpec, o: Outcome, ctx: &Context) -> 
         r.notes.push(note);
     }
     r.notes.push(cpu_note(&o));
+    if spec.zerocopy && o.local_addr.ip().is_loopback() {
+        r.notes.push("zero-copy on loopback: no NIC reads the pages, so the kernel copies them anyway and the completions only add work; use --zerocopy between hosts".into());
+    }
     let pk = peak(&o, spec, ctx);
     let mut r = r.with_samples(samples);
     if let Some((p, extra)) = pk {
