@@ -51,6 +51,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         crate::sysinfo::run(&opts, &mut stdout.lock())?;
         return Ok(ExitCode::SUCCESS);
     }
+    if let Command::Serve(s) = &opts.command {
+        return crate::bench::net::server::run_cli(s);
+    }
     let host = HostInfo::detect(true);
     let ctx = Context {
         host: &host,

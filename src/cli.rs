@@ -63,6 +63,10 @@ pub enum Cmd {
     Memory(MemoryArgs),
     /// File I/O like fio: throughput, IOPS and completion-latency percentiles (O_DIRECT)
     Disk(DiskArgs),
+    /// TCP/UDP throughput and ping-pong latency (loopback, or against `peakbench serve`)
+    Net(NetArgs),
+    /// Serve network tests to `peakbench net --server` clients
+    Serve(ServeArgs),
     /// Does nothing; drives the whole pipeline in tests
     #[command(hide = true)]
     Null {
@@ -163,4 +167,56 @@ pub struct DiskArgs {
     /// Allow --dir to be a block device (its data in the tested range is DESTROYED by writes)
     #[arg(long)]
     pub allow_destructive: bool,
+}
+
+/// `peakbench net` flags.
+#[derive(Debug, Args, Default)]
+pub struct NetArgs {
+    /// Server HOST[:PORT] running `peakbench serve` [default: an in-process server on 127.0.0.1; port 5211]
+    #[arg(long, value_name = "HOST[:PORT]")]
+    pub server: Option<String>,
+    /// Transports: tcp,udp [default: tcp,udp]
+    #[arg(long, value_name = "LIST")]
+    pub proto: Option<String>,
+    /// Tests: throughput,latency [default: throughput,latency]
+    #[arg(long, value_name = "LIST")]
+    pub test: Option<String>,
+    /// Message/datagram sizes, e.g. 1B,1KiB,64KiB [default: TCP 128KiB, UDP 1460B, latency 64B]
+    #[arg(long, value_name = "LIST")]
+    pub msg: Option<String>,
+    /// Parallel streams, one pinned thread each on both ends [default: 1]
+    #[arg(long, value_name = "LIST")]
+    pub streams: Option<String>,
+    /// Timed part of each case, split into --repeat samples, after a 0.5 s warm-up [default: 3s]
+    #[arg(long, value_name = "DUR")]
+    pub time: Option<String>,
+    /// The server sends (throughput)
+    #[arg(long)]
+    pub reverse: bool,
+    /// Both ends send at once, each on its own streams (throughput)
+    #[arg(long)]
+    pub bidir: bool,
+    /// UDP pacing per stream in bit/s, e.g. 500M or 2.5G [default: unpaced]
+    #[arg(long, value_name = "RATE")]
+    pub rate: Option<String>,
+    /// TCP sends with MSG_ZEROCOPY where the OS offers it
+    #[arg(long)]
+    pub zerocopy: bool,
+    /// Pre-shared token (proven by HMAC, never sent); or set $PEAKBENCH_TOKEN
+    #[arg(long, value_name = "SECRET")]
+    pub token: Option<String>,
+}
+
+/// `peakbench serve` flags.
+#[derive(Debug, Args, Default)]
+pub struct ServeArgs {
+    /// Address and port to listen on [default: 127.0.0.1:5211; other addresses only when asked]
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub bind: Option<String>,
+    /// Require clients to prove this pre-shared token; or set $PEAKBENCH_TOKEN
+    #[arg(long, value_name = "SECRET")]
+    pub token: Option<String>,
+    /// Exit after the first test session
+    #[arg(long)]
+    pub once: bool,
 }

@@ -79,6 +79,10 @@ pub enum Command {
     Memory(crate::bench::memory::options::MemoryOptions),
     /// `peakbench disk`.
     Disk(crate::bench::disk::options::DiskOptions),
+    /// `peakbench net`.
+    Net(crate::bench::net::options::NetOptions),
+    /// `peakbench serve` (measures nothing itself; dispatched by `app::run`).
+    Serve(crate::bench::net::options::ServeOptions),
     /// Hidden `peakbench null`.
     Null {
         /// `--threads`.
@@ -94,8 +98,9 @@ impl Command {
             Command::Cpu(_) => Some("cpu"),
             Command::Memory(_) => Some("memory"),
             Command::Disk(_) => Some("disk"),
+            Command::Net(_) => Some("net"),
             Command::Null { .. } => Some("null"),
-            Command::Quick | Command::Sysinfo => None,
+            Command::Quick | Command::Sysinfo | Command::Serve(_) => None,
         }
     }
 }
@@ -261,6 +266,8 @@ impl Options {
             Some(Cmd::Cpu(a)) => Command::Cpu(parse_cpu(a)?),
             Some(Cmd::Memory(a)) => Command::Memory(crate::bench::memory::options::parse(a)?),
             Some(Cmd::Disk(a)) => Command::Disk(crate::bench::disk::options::parse(a)?),
+            Some(Cmd::Net(a)) => Command::Net(crate::bench::net::options::parse_net(a)?),
+            Some(Cmd::Serve(a)) => Command::Serve(crate::bench::net::options::parse_serve(a)?),
             Some(Cmd::Null { threads }) => Command::Null {
                 threads: threads
                     .as_deref()

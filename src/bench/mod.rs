@@ -24,6 +24,7 @@
 pub mod cpu;
 pub mod disk;
 pub mod memory;
+pub mod net;
 pub mod null;
 
 use crate::hw::HostInfo;
@@ -64,8 +65,12 @@ pub trait Benchmark: Sync {
 }
 
 /// Every resource, in quick-suite order. `null` is not listed: it is for tests.
-pub static BENCHMARKS: &[&dyn Benchmark] =
-    &[&cpu::CpuBench, &memory::MemoryBench, &disk::DiskBench];
+pub static BENCHMARKS: &[&dyn Benchmark] = &[
+    &cpu::CpuBench,
+    &memory::MemoryBench,
+    &disk::DiskBench,
+    &net::NetBench,
+];
 
 /// The benchmark with this id (including the hidden `null`).
 pub fn find(id: &str) -> Option<&'static dyn Benchmark> {

@@ -7,6 +7,7 @@ pub mod clock;
 pub mod cpu;
 pub mod disk;
 pub mod memory;
+pub mod net;
 pub mod peak;
 pub mod uarch;
 

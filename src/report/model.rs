@@ -116,6 +116,10 @@ pub struct BenchResult {
     pub notes: Vec<String>,
     /// ok, skipped or failed.
     pub status: Status,
+    /// Both ends of a client/server case (network): `local` and `remote`, each with
+    /// its role and raw counts; `remote` also carries the peer's HostInfo as it sent it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends: Option<serde_json::Value>,
 }
 
 /// Coefficient of variation above which a result carries a warning (DESIGN.md §3).
@@ -141,6 +145,7 @@ impl BenchResult {
             reference: None,
             notes: Vec::new(),
             status: Status::Ok,
+            ends: None,
         }
     }
 

@@ -1,0 +1,309 @@
+//! `peakbench net` and `peakbench serve`: TCP and UDP throughput and round-trip
+//! latency, on loopback (an in-process server) or against `peakbench serve` elsewhere.
+//!
+//! Layout: `proto.rs` (control protocol, frames, authentication), `server.rs` and
+//! `client.rs` (the two ends of the control conversation), `engine.rs` (the data side,
+//! identical at both ends), `tcp.rs` / `udp.rs` (per-stream loops), `options.rs`.
+//!
+//! Measurement (DESIGN.md §3, ANCHORS.md §5 "Network"):
+//! - one test per case, continuous: a 0.5 s warm-up that is not counted (TCP slow
+//!   start, caches, frequency), then `--repeat` intervals of `--time / --repeat`; each
+//!   interval is one sample;
+//! - throughput is counted at the receiver (payload bytes, as iperf3); the sender's
+//!   view is kept next to it; TCP byte totals of both ends must agree exactly;
+//! - latency is the round trip of an N-byte ping-pong (RTT, not RTT/2 as sockperf
+//!   prints); each sample is the mean RTT of one interval, percentiles come from an
+//!   HDR histogram of every round trip after the warm-up;
+//! - one thread per stream, pinned, on both ends; CPU time per stream thread.
+
+pub mod client;
+pub mod engine;
+pub mod options;
+pub mod proto;
+mod results;
+pub mod server;
+pub mod tcp;
+pub mod udp;
+
+use super::{Benchmark, Case, Context, UsageError};
+use crate::options::Command;
+use crate::report::model::BenchResult;
+use options::{default_msg, NetOptions};
+use proto::{Direction, Proto, TestKind, TestSpec, DEFAULT_PORT};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Warm-up at the start of every test, not counted.
+pub const OMIT: Duration = Duration::from_millis(500);
+
+/// The network resource.
+pub struct NetBench;
+
+/// Where the server is.
+#[derive(Debug, Clone)]
+enum Target {
+    /// Started in-process on loopback for each case.
+    InProcess,
+    /// `--server`.
+    Remote(SocketAddr),
+}
+
+struct NetCase {
+    spec: TestSpec,
+    target: Target,
+    token: Option<String>,
+    /// Set by the first case that cannot reach or authenticate with the server, so
+    /// the others are skipped instead of failing the same way one by one.
+    fatal: Arc<Mutex<Option<String>>>,
+    /// The run's control connection to `--server` (unused in-process).
+    conn: Arc<Mutex<Option<Conn>>>,
+}
+
+fn size_label(b: u32) -> String {
+    crate::util::units::format_size(u64::from(b)).replace(' ', "")
+}
+
+impl Case for NetCase {
+    fn label(&self) -> String {
+        let s = &self.spec;
+        let dir = match (s.test, s.direction) {
+            (TestKind::Latency, _) => "",
+            (_, Direction::Up) => " up",
+            (_, Direction::Down) => " reverse",
+            (_, Direction::Bidir) => " bidir",
+        };
+        format!(
+            "net {} {} msg={} streams={}{dir}",
+            s.proto.name(),
+            s.test.name(),
+            size_label(s.msg),
+            s.streams
+        )
+    }
+
+    fn run(&self, ctx: &Context) -> BenchResult {
+        let base = results::base(&self.spec);
+        if let Some(why) = self.fatal.lock().ok().and_then(|f| f.clone()) {
+            return base.skipped(format!("not run: {why}"));
+        }
+        let cpus = ctx.host.cpu.pin_order.clone();
+        let timeouts = client::Timeouts::default();
+        let outcome = match &self.target {
+            Target::Remote(addr) => self
+                .remote(*addr, &cpus, timeouts)
+                .map(|o| (o, addr.to_string())),
+            Target::InProcess => in_process(ctx, &self.spec, &cpus, timeouts)
+                .map(|o| (o, "in-process on 127.0.0.1".to_string())),
+        };
+        match outcome {
+            Ok((o, server)) => results::build(base.param("server", server), &self.spec, o, ctx),
+            Err(e) => {
+                if e.fatal {
+                    if let Ok(mut f) = self.fatal.lock() {
+                        *f = Some(e.message.clone());
+                    }
+                }
+                base.failed(e.message)
+            }
+        }
+    }
+}
+
+impl NetCase {
+    /// Runs the test on the run's control connection to `--server`, opening it first
+    /// if needed: every case of one `peakbench net` run is one session on the server
+    /// (so `serve --once` serves a whole run). After a failed test the connection is
+    /// dropped, and the next case opens a new one.
+    fn remote(
+        &self,
+        addr: SocketAddr,
+        cpus: &[usize],
+        t: client::Timeouts,
+    ) -> Result<client::Outcome, client::ClientError> {
+        let mut slot = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let (mut ctrl, host, local_addr) = match slot.take() {
+            Some(c) => c,
+            None => {
+                let (ctrl, host) =
+                    client::connect(addr, self.token.as_deref().map(str::as_bytes), t)?;
+                let local = ctrl
+                    .get_ref()
+                    .local_addr()
+                    .map_err(|e| client::ClientError {
+                        message: e.to_string(),
+                        fatal: true,
+                    })?;
+                (ctrl, host, local)
+            }
+        };
+        let (local, remote) = client::run_test(&mut ctrl, addr, &self.spec, cpus, t)?;
+        *slot = Some((ctrl, host.clone(), local_addr));
+        Ok(client::Outcome {
+            local,
+            remote,
+            remote_host: host,
+            local_addr,
+        })
+    }
+}
+
+/// The run's open control connection to `--server`, with the server's HostInfo and
+/// the connection's local address.
+type Conn = (
+    proto::Control<std::net::TcpStream>,
+    serde_json::Value,
+    SocketAddr,
+);
+
+/// Runs one test against a server started for it on 127.0.0.1 (a random token, so no
+/// other local process can take the session).
+fn in_process(
+    ctx: &Context,
+    spec: &TestSpec,
+    cpus: &[usize],
+    t: client::Timeouts,
+) -> Result<client::Outcome, client::ClientError> {
+    let err = |m: String| client::ClientError {
+        message: m,
+        fatal: true,
+    };
+    let token = proto::random_bytes(32).map_err(|e| err(e.to_string()))?;
+    let mut cfg = server::ServerConfig::new(
+        serde_json::to_value(ctx.host).unwrap_or(serde_json::Value::Null),
+        cpus.to_vec(),
+    );
+    cfg.token = Some(token.clone());
+    cfg.once = true;
+    cfg.log = false;
+    let srv = server::Server::bind(SocketAddr::from(([127, 0, 0, 1], 0)), cfg)
+        .map_err(|e| err(format!("cannot start the in-process server: {e}")))?;
+    let addr = srv
+        .local_addr()
+        .map_err(|e| err(format!("in-process server: {e}")))?;
+    let stop = srv.stopper();
+    let handle = std::thread::Builder::new()
+        .name("net-server".into())
+        .spawn(move || srv.serve())
+        .map_err(|e| err(format!("cannot start the in-process server: {e}")))?;
+    let r = client::run(addr, Some(&token), spec, cpus, t);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let server_result = handle.join().unwrap_or(Ok(()));
+    match (r, server_result) {
+        (Ok(o), _) => Ok(o),
+        // The server's side of the story is usually the more precise one.
+        (Err(e), Err(s)) => Err(client::ClientError {
+            message: format!("{}; server: {s}", e.message),
+            fatal: e.fatal,
+        }),
+        (Err(e), Ok(())) => Err(e),
+    }
+}
+
+fn target(o: &NetOptions) -> Result<Target, UsageError> {
+    match &o.server {
+        None => Ok(Target::InProcess),
+        Some(s) => options::resolve(s, DEFAULT_PORT)
+            .map(Target::Remote)
+            .map_err(|e| UsageError(format!("--server: {e}"))),
+    }
+}
+
+/// The cases of a `net` invocation: every protocol × test × message size × streams.
+fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> {
+    let target = target(o)?;
+    let fatal = Arc::new(Mutex::new(None));
+    let conn = Arc::new(Mutex::new(None));
+    let direction = if o.bidir {
+        Direction::Bidir
+    } else if o.reverse {
+        Direction::Down
+    } else {
+        Direction::Up
+    };
+    let intervals = repeat.max(1);
+    let interval_ms = (o.time.as_millis() as u64 / u64::from(intervals)).max(1);
+    let mut out: Vec<Box<dyn Case>> = Vec::new();
+    for &proto in &o.protos {
+        for &test in &o.tests {
+            let msgs = o
+                .msgs
+                .clone()
+                .unwrap_or_else(|| vec![default_msg(proto, test)]);
+            for &msg in &msgs {
+                for &streams in &o.streams {
+                    let spec = TestSpec {
+                        proto,
+                        test,
+                        msg,
+                        streams,
+                        direction: if test == TestKind::Latency {
+                            Direction::Up
+                        } else {
+                            direction
+                        },
+                        omit_ms: OMIT.as_millis() as u64,
+                        interval_ms,
+                        intervals,
+                        rate_bps: if proto == Proto::Udp {
+                            o.rate_bps
+                        } else {
+                            None
+                        },
+                        zerocopy: o.zerocopy && proto == Proto::Tcp && test == TestKind::Throughput,
+                    };
+                    spec.validate()
+                        .map_err(|e| UsageError(format!("--msg/--streams/--time: {e}")))?;
+                    out.push(Box::new(NetCase {
+                        spec,
+                        target: target.clone(),
+                        token: o.token.clone(),
+                        fatal: fatal.clone(),
+                        conn: conn.clone(),
+                    }));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl Benchmark for NetBench {
+    fn id(&self) -> &'static str {
+        "net"
+    }
+
+    fn about(&self) -> &'static str {
+        "TCP/UDP throughput (counted at the receiver) and ping-pong latency, loopback or client/server"
+    }
+
+    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        let default = NetOptions::default();
+        let o = match &ctx.opts.command {
+            Command::Net(o) => o,
+            _ => &default,
+        };
+        cases(o, ctx.opts.repeat)
+    }
+
+    fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
+        // TCP and UDP throughput and TCP latency on loopback, 3 s each after the
+        // warm-up: about 11 s.
+        let mut all = Vec::new();
+        for (proto, test) in [
+            (Proto::Tcp, TestKind::Throughput),
+            (Proto::Udp, TestKind::Throughput),
+            (Proto::Tcp, TestKind::Latency),
+        ] {
+            let o = NetOptions {
+                protos: vec![proto],
+                tests: vec![test],
+                ..NetOptions::default()
+            };
+            if let Ok(c) = cases(&o, ctx.opts.repeat.min(3)) {
+                all.extend(c);
+            }
+        }
+        all
+    }
+}

@@ -1,0 +1,661 @@
+//! The network control protocol: one control TCP connection per test, plus data
+//! streams that present the test's session cookie.
+//!
+//! Every byte from the peer is hostile (ANCHORS.md §6: iperf3 CVE-2023-38403,
+//! CVE-2024-53580, #1776). Hence:
+//! - frames are a `u32` big-endian length followed by that many bytes of JSON; the
+//!   length is checked against [`MAX_FRAME`] *before* anything is allocated;
+//! - messages are strictly typed (serde, `deny_unknown_fields`), and every number that
+//!   sizes work is range-checked by [`TestSpec::validate`] / [`EndReport::validate`];
+//! - every read has a deadline for its whole phase, so a peer that trickles bytes
+//!   cannot stretch it;
+//! - the pre-shared token is never sent: each side proves it knows it with an
+//!   HMAC-SHA256 over both sides' fresh nonces (mutual challenge–response);
+//! - text from the peer is cleaned ([`clean`]) before it reaches a terminal.
+//!
+//! Conversation (client C, server S):
+//! ```text
+//! S→C Greeting{version, nonce, auth}     C checks the version
+//! C→S Hello{version, nonce, proof}       S checks version and proof
+//! S→C Welcome{proof, host}               C checks the server's proof (if --token)
+//! C→S Test{spec}                         S validates, opens data ports
+//! S→C Ready{cookie, ports}               C connects data streams presenting the cookie
+//! S→C Attached                           every stream is there (receivers exist first)
+//! C→S Start
+//! ... data ...                           each end that sends says SenderDone
+//! S→C Results{report}                    the server's own view; C adds its view
+//! C→S Bye
+//! ```
+//! Any message may be replaced by `Error{message}`, which ends the conversation.
+
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+/// Protocol version; bumped whenever a message changes. A mismatch is refused.
+pub const VERSION: u32 = 1;
+/// Largest frame accepted, in bytes (the length prefix excluded). A report with a
+/// HostInfo is a few KiB; anything near this cap is an attack or a bug.
+pub const MAX_FRAME: usize = 256 * 1024;
+/// Default TCP port of `peakbench serve`.
+pub const DEFAULT_PORT: u16 = 5211;
+/// Most streams per direction a server accepts.
+pub const MAX_STREAMS: u32 = 128;
+/// Largest TCP message (write size) accepted.
+pub const MAX_TCP_MSG: u32 = 16 * 1024 * 1024;
+/// Largest UDP datagram payload (IPv4: 65535 − 20 − 8).
+pub const MAX_UDP_MSG: u32 = 65_507;
+/// Smallest UDP throughput datagram: it carries a sequence number and a send time.
+pub const MIN_UDP_MSG: u32 = 16;
+/// Longest test a server accepts (warm-up + timed part).
+pub const MAX_TEST: Duration = Duration::from_secs(3600);
+/// Bytes of the hello a data stream sends first: magic, cookie, stream index.
+pub const DATA_HELLO_LEN: usize = 8 + COOKIE_LEN + 4;
+/// Magic of a data-stream hello.
+pub const DATA_MAGIC: &[u8; 8] = b"PKBNDATA";
+/// Magic of the server's acknowledgement of a UDP data hello.
+pub const ACK_MAGIC: &[u8; 8] = b"PKBNDACK";
+/// Bytes of a session cookie.
+pub const COOKIE_LEN: usize = 16;
+/// Bytes of a handshake nonce.
+pub const NONCE_LEN: usize = 32;
+
+/// Transport of a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Proto {
+    /// TCP stream sockets.
+    Tcp,
+    /// UDP datagram sockets.
+    Udp,
+}
+
+/// What a test measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TestKind {
+    /// Bytes per second, counted at the receiver.
+    Throughput,
+    /// Round trips of N-byte messages (ping-pong).
+    Latency,
+}
+
+/// Who sends in a throughput test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// The client sends (default).
+    Up,
+    /// The server sends (`--reverse`).
+    Down,
+    /// Both send at once, each on its own streams (`--bidir`).
+    Bidir,
+}
+
+impl Proto {
+    /// Lower-case name, as on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Proto::Tcp => "tcp",
+            Proto::Udp => "udp",
+        }
+    }
+}
+
+impl TestKind {
+    /// Lower-case name, as on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            TestKind::Throughput => "throughput",
+            TestKind::Latency => "latency",
+        }
+    }
+}
+
+/// One test, as the client asks for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TestSpec {
+    /// Transport.
+    pub proto: Proto,
+    /// Throughput or latency.
+    pub test: TestKind,
+    /// Message (write) size or datagram payload, bytes.
+    pub msg: u32,
+    /// Streams per direction.
+    pub streams: u32,
+    /// Who sends (throughput); latency is always client-driven ping-pong.
+    pub direction: Direction,
+    /// Warm-up at the start, not counted (TCP slow start, caches), milliseconds.
+    pub omit_ms: u64,
+    /// Length of one timed interval (one sample), milliseconds.
+    pub interval_ms: u64,
+    /// Number of timed intervals (samples).
+    pub intervals: u32,
+    /// UDP pacing per stream, bits per second; `None` = as fast as possible.
+    pub rate_bps: Option<u64>,
+    /// Send with MSG_ZEROCOPY (TCP) where the OS offers it.
+    pub zerocopy: bool,
+}
+
+impl TestSpec {
+    /// Warm-up plus timed part.
+    pub fn total(&self) -> Duration {
+        Duration::from_millis(
+            self.omit_ms
+                .saturating_add(self.interval_ms.saturating_mul(u64::from(self.intervals))),
+        )
+    }
+
+    /// Whether the client end sends payload (throughput) in this test.
+    pub fn client_sends(&self) -> bool {
+        self.test == TestKind::Throughput && self.direction != Direction::Down
+    }
+
+    /// Whether the server end sends payload (throughput) in this test.
+    pub fn server_sends(&self) -> bool {
+        self.test == TestKind::Throughput && self.direction != Direction::Up
+    }
+
+    /// Data connections to open: one per stream, twice that for `bidir`.
+    pub fn connections(&self) -> usize {
+        let n = self.streams as usize;
+        if self.test == TestKind::Throughput && self.direction == Direction::Bidir {
+            2 * n
+        } else {
+            n
+        }
+    }
+
+    /// Checks every field that sizes work or memory; the error is one line for the peer.
+    pub fn validate(&self) -> Result<(), String> {
+        let max_msg = match self.proto {
+            Proto::Tcp => MAX_TCP_MSG,
+            Proto::Udp => MAX_UDP_MSG,
+        };
+        let min_msg = match (self.proto, self.test) {
+            (Proto::Udp, TestKind::Throughput) => MIN_UDP_MSG,
+            _ => 1,
+        };
+        if !(min_msg..=max_msg).contains(&self.msg) {
+            return Err(format!(
+                "message size {} out of range for {} {}: {min_msg}..={max_msg} bytes",
+                self.msg,
+                self.proto.name(),
+                self.test.name()
+            ));
+        }
+        if !(1..=MAX_STREAMS).contains(&self.streams) {
+            return Err(format!(
+                "{} streams out of range: 1..={MAX_STREAMS}",
+                self.streams
+            ));
+        }
+        if self.interval_ms == 0 || self.intervals == 0 || self.intervals > 100_000 {
+            return Err("a test needs 1..=100000 intervals of at least 1 ms".into());
+        }
+        if self.total() > MAX_TEST {
+            return Err(format!(
+                "test of {:?} longer than the {:?} limit",
+                self.total(),
+                MAX_TEST
+            ));
+        }
+        if self.test == TestKind::Latency && self.direction != Direction::Up {
+            return Err("latency tests are client-driven: no reverse or bidir".into());
+        }
+        if self.rate_bps == Some(0) {
+            return Err("a rate of 0 bit/s sends nothing".into());
+        }
+        if self.zerocopy && self.proto != Proto::Tcp {
+            return Err("zero-copy applies to TCP only".into());
+        }
+        Ok(())
+    }
+}
+
+/// UDP receive statistics of one stream.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UdpRecv {
+    /// Data datagrams received.
+    pub received: u64,
+    /// Datagrams that arrived with a sequence number below one already seen.
+    pub reordered: u64,
+    /// Highest sequence number seen plus one (0 when none arrived).
+    pub next_seq: u64,
+    /// Interarrival jitter (RFC 3550 §6.4.1), seconds.
+    pub jitter_s: f64,
+}
+
+/// One stream's counts at one end.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamStats {
+    /// Stream index (bidir: client-sent streams first).
+    pub id: u32,
+    /// Payload bytes this end sent on the stream.
+    pub sent_bytes: u64,
+    /// Messages (writes or datagrams) this end sent.
+    pub sent_msgs: u64,
+    /// Payload bytes this end received.
+    pub recv_bytes: u64,
+    /// Messages received (datagrams; for TCP ping-pong, whole messages).
+    pub recv_msgs: u64,
+    /// UDP receive statistics, when this end received datagrams.
+    pub udp: Option<UdpRecv>,
+    /// CPU time of the stream's thread, seconds.
+    pub cpu_s: f64,
+}
+
+/// One end's view of a finished test.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndReport {
+    /// Per stream.
+    pub streams: Vec<StreamStats>,
+    /// Payload bytes received per timed interval, with the interval's length in seconds.
+    pub recv_intervals: Vec<(f64, u64)>,
+    /// Payload bytes sent per timed interval, with the interval's length in seconds.
+    pub sent_intervals: Vec<(f64, u64)>,
+    /// Wall time from Start to the last stream's end, seconds.
+    pub wall_s: f64,
+    /// CPU time of all stream threads, seconds.
+    pub cpu_s: f64,
+}
+
+impl EndReport {
+    /// Rejects counts that cannot come from an honest peer (negative or non-finite
+    /// times, more intervals or streams than asked for).
+    pub fn validate(&self, spec: &TestSpec) -> Result<(), String> {
+        let okf = |x: f64| x.is_finite() && x >= 0.0;
+        if self.streams.len() > spec.connections() {
+            return Err("peer reported more streams than the test has".into());
+        }
+        if self.recv_intervals.len() > spec.intervals as usize
+            || self.sent_intervals.len() > spec.intervals as usize
+        {
+            return Err("peer reported more intervals than the test has".into());
+        }
+        let times_ok = okf(self.wall_s)
+            && okf(self.cpu_s)
+            && self
+                .streams
+                .iter()
+                .all(|s| okf(s.cpu_s) && s.udp.as_ref().is_none_or(|u| okf(u.jitter_s)))
+            && self
+                .recv_intervals
+                .iter()
+                .chain(&self.sent_intervals)
+                .all(|(t, _)| okf(*t) && *t > 0.0);
+        if !times_ok {
+            return Err("peer reported an impossible time".into());
+        }
+        Ok(())
+    }
+}
+
+/// Sent counts of one stream, announced when an end has finished sending.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SentCount {
+    /// Stream index.
+    pub id: u32,
+    /// Messages (datagrams) sent.
+    pub msgs: u64,
+    /// Payload bytes sent.
+    pub bytes: u64,
+}
+
+/// Every control message. Variants without data are written `Name {}` so that
+/// `deny_unknown_fields` applies to them too (serde ignores extra fields on unit
+/// variants of internally tagged enums).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Msg {
+    /// S→C first: protocol version, a fresh nonce, whether a token is required.
+    Greeting {
+        /// Server's protocol version.
+        version: u32,
+        /// Hex of [`NONCE_LEN`] random bytes.
+        nonce: String,
+        /// Whether the server requires a token.
+        auth: bool,
+    },
+    /// C→S: version, the client's nonce and its proof of the token.
+    Hello {
+        /// Client's protocol version.
+        version: u32,
+        /// Hex of [`NONCE_LEN`] random bytes.
+        nonce: String,
+        /// Hex HMAC-SHA256, when the client has a token.
+        proof: Option<String>,
+    },
+    /// S→C: the server's proof and its HostInfo (kept as an opaque document).
+    Welcome {
+        /// Hex HMAC-SHA256, when the server has a token.
+        proof: Option<String>,
+        /// The server's HostInfo as JSON; stored in the report, never interpreted.
+        host: serde_json::Value,
+    },
+    /// C→S: the test to run.
+    Test {
+        /// What to run.
+        spec: TestSpec,
+    },
+    /// S→C: data ports are open; streams must present `cookie`.
+    Ready {
+        /// Hex of the session cookie.
+        cookie: String,
+        /// TCP: one listening port. UDP: one port per connection.
+        ports: Vec<u16>,
+    },
+    /// S→C: every data stream is attached and its receiver exists.
+    Attached {},
+    /// C→S: go.
+    Start {},
+    /// Either way: this end has stopped sending; its counts (for UDP loss).
+    SenderDone {
+        /// Per stream.
+        sent: Vec<SentCount>,
+    },
+    /// S→C: the server's view of the test.
+    Results {
+        /// Counts, intervals, CPU time.
+        report: EndReport,
+    },
+    /// C→S: no more tests on this connection.
+    Bye {},
+    /// Either way: the conversation ends; one line saying why.
+    Error {
+        /// Human-readable reason.
+        message: String,
+    },
+}
+
+/// Protocol failures, each one clear line.
+#[derive(Debug, thiserror::Error)]
+pub enum ProtoError {
+    /// I/O on the control connection.
+    #[error("{what}: {source}")]
+    Io {
+        /// The phase.
+        what: String,
+        /// Underlying error.
+        source: std::io::Error,
+    },
+    /// The phase's deadline passed.
+    #[error("{0}: the peer went silent (timed out)")]
+    Timeout(String),
+    /// The peer closed the connection.
+    #[error("{0}: the peer closed the connection")]
+    Closed(String),
+    /// Not a peakbench peer, or a broken one.
+    #[error("{0}")]
+    Bad(String),
+    /// The peer sent `Error`.
+    #[error("peer says: {0}")]
+    Peer(String),
+}
+
+/// Decodes one frame body. Never panics; rejects anything but one well-formed message.
+pub fn decode(body: &[u8]) -> Result<Msg, ProtoError> {
+    serde_json::from_slice::<Msg>(body)
+        .map_err(|e| ProtoError::Bad(format!("malformed control message ({e})")))
+}
+
+/// Encodes a message as one frame (length prefix + JSON).
+pub fn encode(msg: &Msg) -> Vec<u8> {
+    // Serialising these plain types cannot fail: no maps with non-string keys, no
+    // non-finite floats (EndReport fields are validated finite before use).
+    let body = serde_json::to_vec(msg).unwrap_or_else(|_| b"{\"type\":\"bye\"}".to_vec());
+    let mut out = Vec::with_capacity(4 + body.len());
+    out.extend_from_slice(&(body.len() as u32).to_be_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Parses a frame header; the error says why the length is unacceptable.
+pub fn frame_len(header: [u8; 4]) -> Result<usize, ProtoError> {
+    let len = u32::from_be_bytes(header) as usize;
+    if len == 0 {
+        return Err(ProtoError::Bad("empty control frame".into()));
+    }
+    if len > MAX_FRAME {
+        return Err(ProtoError::Bad(format!(
+            "control frame of {len} bytes exceeds the {MAX_FRAME}-byte cap (not a peakbench peer?)"
+        )));
+    }
+    Ok(len)
+}
+
+/// A control connection with phase deadlines.
+pub struct Control<S> {
+    stream: S,
+}
+
+/// A stream whose read timeout can be set (TcpStream; test doubles).
+pub trait Timed: Read + Write {
+    /// Sets the read timeout of the next read.
+    fn set_timeout(&self, t: Duration) -> std::io::Result<()>;
+    /// Whether a read would not block within `t` (data, end of stream or error).
+    fn readable(&self, _t: Duration) -> bool {
+        true
+    }
+}
+
+impl Timed for std::net::TcpStream {
+    fn set_timeout(&self, t: Duration) -> std::io::Result<()> {
+        self.set_read_timeout(Some(t.max(Duration::from_millis(1))))
+    }
+    fn readable(&self, t: Duration) -> bool {
+        use std::os::fd::AsRawFd;
+        let mut p = libc::pollfd {
+            fd: self.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        unsafe { libc::poll(&mut p, 1, t.as_millis().min(60_000) as i32) > 0 }
+    }
+}
+
+impl<S: Timed> Control<S> {
+    /// Wraps a connected stream.
+    pub fn new(stream: S) -> Control<S> {
+        Control { stream }
+    }
+
+    /// The underlying stream.
+    pub fn get_ref(&self) -> &S {
+        &self.stream
+    }
+
+    /// Whether a message (or the end) is waiting, within `t`.
+    pub fn readable(&self, t: Duration) -> bool {
+        self.stream.readable(t)
+    }
+
+    /// Sends one message.
+    pub fn send(&mut self, msg: &Msg, what: &str) -> Result<(), ProtoError> {
+        self.stream
+            .write_all(&encode(msg))
+            .and_then(|_| self.stream.flush())
+            .map_err(|e| io_err(what, e))
+    }
+
+    /// Reads exactly `buf.len()` bytes before `deadline`.
+    fn read_full(
+        &mut self,
+        buf: &mut [u8],
+        deadline: Instant,
+        what: &str,
+    ) -> Result<(), ProtoError> {
+        let mut got = 0;
+        while got < buf.len() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(ProtoError::Timeout(what.into()));
+            }
+            self.stream.set_timeout(left).map_err(|e| io_err(what, e))?;
+            match self.stream.read(&mut buf[got..]) {
+                Ok(0) => return Err(ProtoError::Closed(what.into())),
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) => return Err(io_err(what, e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Receives one message within `timeout` (for the whole frame). An `Error` message
+    /// from the peer becomes [`ProtoError::Peer`].
+    pub fn recv(&mut self, timeout: Duration, what: &str) -> Result<Msg, ProtoError> {
+        let deadline = Instant::now() + timeout;
+        let mut header = [0u8; 4];
+        self.read_full(&mut header, deadline, what)?;
+        let len = frame_len(header).map_err(|e| ProtoError::Bad(format!("{what}: {e}")))?;
+        let mut body = vec![0u8; len];
+        self.read_full(&mut body, deadline, what)?;
+        match decode(&body).map_err(|e| ProtoError::Bad(format!("{what}: {e}")))? {
+            Msg::Error { message } => Err(ProtoError::Peer(clean(&message))),
+            m => Ok(m),
+        }
+    }
+}
+
+fn io_err(what: &str, e: std::io::Error) -> ProtoError {
+    match e.kind() {
+        std::io::ErrorKind::UnexpectedEof
+        | std::io::ErrorKind::ConnectionReset
+        | std::io::ErrorKind::BrokenPipe => ProtoError::Closed(what.into()),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+            ProtoError::Timeout(what.into())
+        }
+        _ => ProtoError::Io {
+            what: what.into(),
+            source: e,
+        },
+    }
+}
+
+/// Peer text made safe for a terminal and a log line: control characters replaced,
+/// at most 200 characters.
+pub fn clean(text: &str) -> String {
+    let mut s: String = text
+        .chars()
+        .take(200)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if text.chars().count() > 200 {
+        s.push('…');
+    }
+    s
+}
+
+/// `n` bytes from the OS random source (/dev/urandom). Nonces and cookies must be
+/// unpredictable, so there is no weak fallback: without it the session fails.
+pub fn random_bytes(n: usize) -> std::io::Result<Vec<u8>> {
+    let mut v = vec![0u8; n];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut v)?;
+    Ok(v)
+}
+
+/// Lower-case hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Parses lower- or upper-case hex of exactly `len` bytes.
+pub fn unhex(text: &str, len: usize) -> Option<Vec<u8>> {
+    if text.len() != 2 * len || !text.is_ascii() {
+        return None;
+    }
+    (0..len)
+        .map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16).ok())
+        .collect()
+}
+
+/// Which side a proof comes from (domain separation, so a client proof cannot be
+/// replayed as a server proof).
+#[derive(Debug, Clone, Copy)]
+pub enum Side {
+    /// The client proves itself.
+    Client,
+    /// The server proves itself.
+    Server,
+}
+
+fn mac(token: &[u8], side: Side, server_nonce: &[u8], client_nonce: &[u8]) -> Hmac<Sha256> {
+    // HMAC accepts keys of any length; `new_from_slice` cannot fail for it.
+    let mut m = <Hmac<Sha256> as Mac>::new_from_slice(token)
+        .unwrap_or_else(|_| <Hmac<Sha256> as Mac>::new_from_slice(&[0u8]).expect("1-byte key"));
+    m.update(match side {
+        Side::Client => b"peakbench-net/1 client",
+        Side::Server => b"peakbench-net/1 server",
+    });
+    m.update(server_nonce);
+    m.update(client_nonce);
+    m
+}
+
+/// Hex HMAC-SHA256 proving knowledge of `token` for this pair of nonces.
+pub fn prove(token: &[u8], side: Side, server_nonce: &[u8], client_nonce: &[u8]) -> String {
+    hex(&mac(token, side, server_nonce, client_nonce)
+        .finalize()
+        .into_bytes())
+}
+
+/// Checks a proof in constant time.
+pub fn verify(
+    token: &[u8],
+    side: Side,
+    server_nonce: &[u8],
+    client_nonce: &[u8],
+    proof: &str,
+) -> bool {
+    match unhex(proof, 32) {
+        Some(p) => mac(token, side, server_nonce, client_nonce)
+            .verify_slice(&p)
+            .is_ok(),
+        None => false,
+    }
+}
+
+/// The hello a data stream sends first: magic, cookie, stream index.
+pub fn data_hello(cookie: &[u8], id: u32) -> [u8; DATA_HELLO_LEN] {
+    let mut h = [0u8; DATA_HELLO_LEN];
+    h[..8].copy_from_slice(DATA_MAGIC);
+    h[8..8 + COOKIE_LEN].copy_from_slice(&cookie[..COOKIE_LEN.min(cookie.len())]);
+    h[8 + COOKIE_LEN..].copy_from_slice(&id.to_be_bytes());
+    h
+}
+
+/// The stream index in a data hello, if it carries `magic` and the right cookie.
+pub fn parse_data_hello(buf: &[u8], magic: &[u8; 8], cookie: &[u8]) -> Option<u32> {
+    if buf.len() != DATA_HELLO_LEN || &buf[..8] != magic {
+        return None;
+    }
+    // Constant-time compare of the cookie.
+    let diff = buf[8..8 + COOKIE_LEN]
+        .iter()
+        .zip(cookie)
+        .fold(0u8, |acc, (a, b)| acc | (a ^ b));
+    if diff != 0 || cookie.len() != COOKIE_LEN {
+        return None;
+    }
+    let mut id = [0u8; 4];
+    id.copy_from_slice(&buf[8 + COOKIE_LEN..]);
+    Some(u32::from_be_bytes(id))
+}
+
+#[cfg(test)]
+#[path = "proto_tests.rs"]
+mod tests;
