@@ -7,6 +7,7 @@ use crate::cli::{Cli, Cmd, CpuArgs};
 use crate::hw::peak::{parse_override, PeakOverrides};
 use crate::measure::Scaling;
 use crate::report::Format;
+use crate::reporting::{ReferenceOptions, ReportOptions};
 use crate::util::units::{parse_duration, parse_list};
 use serde::{Serialize, Serializer};
 use std::path::PathBuf;
@@ -75,6 +76,15 @@ pub enum Command {
     Sysinfo,
     /// `peakbench cpu`.
     Cpu(CpuOptions),
+    /// `peakbench report FILE.json` (measures nothing).
+    Report(ReportOptions),
+    /// `peakbench compare A.json B.json …` (measures nothing).
+    Compare {
+        /// The files, baseline first.
+        files: Vec<PathBuf>,
+    },
+    /// `peakbench reference`.
+    Reference(ReferenceOptions),
     /// Hidden `peakbench null`.
     Null {
         /// `--threads`.
@@ -89,7 +99,11 @@ impl Command {
         match self {
             Command::Cpu(_) => Some("cpu"),
             Command::Null { .. } => Some("null"),
-            Command::Quick | Command::Sysinfo => None,
+            Command::Quick
+            | Command::Sysinfo
+            | Command::Report(_)
+            | Command::Compare { .. }
+            | Command::Reference(_) => None,
         }
     }
 }
@@ -112,6 +126,10 @@ pub struct Options {
     pub scaling: Scaling,
     /// `--peak`.
     pub peaks: PeakOverrides,
+    /// `--html`: where to write the HTML report.
+    pub html: Option<PathBuf>,
+    /// `--reference`: run matching reference tools after each case.
+    pub reference: bool,
     /// The subcommand and its options.
     pub command: Command,
 }
@@ -253,6 +271,14 @@ impl Options {
             None => Command::Quick,
             Some(Cmd::Sysinfo) => Command::Sysinfo,
             Some(Cmd::Cpu(a)) => Command::Cpu(parse_cpu(a)?),
+            Some(Cmd::Report(a)) => Command::Report(crate::reporting::parse_report(a, c)?),
+            Some(Cmd::Compare(a)) => Command::Compare {
+                files: a.files.iter().map(PathBuf::from).collect(),
+            },
+            Some(Cmd::Reference(a)) => Command::Reference(ReferenceOptions {
+                run: a.run,
+                threads: a.threads.as_deref().map(parse_threads).transpose()?,
+            }),
             Some(Cmd::Null { threads }) => Command::Null {
                 threads: threads
                     .as_deref()
@@ -261,7 +287,25 @@ impl Options {
                     .unwrap_or_else(|| vec![1]),
             },
         };
+        let html = match c.html.as_deref() {
+            None => None,
+            Some(t) if t.trim().is_empty() => {
+                return Err(usage(
+                    "--html",
+                    "empty path; give a file name like report.html",
+                ))
+            }
+            Some(_) if matches!(command, Command::Sysinfo | Command::Reference(_)) => {
+                return Err(usage(
+                    "--html",
+                    "only applies to measuring runs, report and compare",
+                ))
+            }
+            Some(t) => Some(PathBuf::from(t)),
+        };
         Ok(Options {
+            html,
+            reference: c.reference,
             repeat,
             min_time,
             format,

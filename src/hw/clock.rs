@@ -87,9 +87,7 @@ pub fn chain_available(kind: ClockKind) -> bool {
 /// Largest of `n` clock readings of about `secs` each on the current thread (see the
 /// module documentation for why the maximum).
 pub fn max_hz(kind: ClockKind, n: usize, secs: f64) -> f64 {
-    (0..n)
-        .map(|_| chain_hz(kind, secs))
-        .fold(0.0, f64::max)
+    (0..n).map(|_| chain_hz(kind, secs)).fold(0.0, f64::max)
 }
 
 /// Measures the clock on every listed CPU at once (each thread pinned to its CPU) and
