@@ -86,7 +86,7 @@ fn report_writes_html_csv_and_markdown_files() {
     // Files asked for and no --format: nothing on stdout.
     assert!(out.stdout.is_empty());
     let h = std::fs::read_to_string(&html).unwrap();
-    assert_eq!(h.matches("<svg").count(), 13);
+    assert_eq!(h.matches("<svg").count(), 14);
     for bad in [
         "http://", "https://", "<script", "<img", "<link", "@import", "url(",
     ] {
@@ -398,7 +398,7 @@ fn chromium_renders_the_charts() {
         String::from_utf8_lossy(&dom.stderr)
     );
     let dom = String::from_utf8_lossy(&dom.stdout);
-    assert_eq!(dom.matches("<svg").count(), 13, "{dom}");
+    assert_eq!(dom.matches("<svg").count(), 14, "{dom}");
     assert!(dom.matches("<polyline").count() >= 13);
     // The screenshot: decodes, has the window size, and is not blank.
     let png = dir.path().join("shot.png");

@@ -187,7 +187,7 @@ pub fn dpkg_version(package: &str) -> Option<String> {
     ];
     let (out, _) = capture(&argv, Duration::from_secs(5)).ok()?;
     let v = out.trim();
-    (!v.is_empty()).then(|| format!("{v} (Debian package)"))
+    (!v.is_empty()).then(|| v.to_string())
 }
 
 /// Removes ANSI colour sequences (`ESC [ … m`), which sockperf prints.

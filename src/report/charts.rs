@@ -177,6 +177,8 @@ impl Map {
         }
         match scale {
             Scale::Linear => {
+                lo = lo.clamp(-1e300, 1e300);
+                hi = hi.clamp(-1e300, 1e300);
                 if zero && lo > 0.0 {
                     lo = 0.0;
                 }
@@ -196,16 +198,18 @@ impl Map {
                 lo = (lo / step).floor() * step;
                 hi = (hi / step).ceil() * step;
             }
+            // Bounds stay well inside the finite range, so logarithms and tick loops
+            // stay finite whatever the input file holds.
             Scale::Log10 => {
-                lo = 10f64.powf(lo.log10().floor());
-                hi = 10f64.powf(hi.log10().ceil());
+                lo = 10f64.powf(lo.log10().floor().max(-300.0));
+                hi = 10f64.powf(hi.log10().ceil().min(300.0));
                 if hi <= lo {
                     hi = lo * 10.0;
                 }
             }
             Scale::Log2 => {
-                lo = 2f64.powf(lo.log2().floor());
-                hi = 2f64.powf(hi.log2().ceil());
+                lo = 2f64.powf(lo.log2().floor().max(-990.0));
+                hi = 2f64.powf(hi.log2().ceil().min(990.0));
                 if hi <= lo {
                     hi = lo * 2.0;
                 }
@@ -573,6 +577,21 @@ mod tests {
         assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
         let svg = render(&chart(Scale::Linear, vec![]));
         assert!(svg.starts_with("<svg"));
+        // Extremes of f64 on log and linear axes: finite output, bounded ticks.
+        for scale in [Scale::Log2, Scale::Log10, Scale::Linear] {
+            let mut c = chart(
+                scale,
+                vec![(f64::MIN_POSITIVE, f64::MAX), (f64::MAX, 5e-324)],
+            );
+            c.y.scale = scale;
+            c.hmarks.push(Marker {
+                at: -f64::MAX,
+                label: "m".into(),
+            });
+            let svg = render(&c);
+            assert!(!svg.contains("NaN") && !svg.contains("inf"), "{scale:?}");
+            assert!(svg.len() < 100_000);
+        }
     }
 
     #[test]

@@ -64,12 +64,29 @@ fn measured<'a>(report: &'a Report, resource: &str) -> Vec<&'a BenchResult> {
         .collect()
 }
 
-/// The label of a result without one parameter.
+/// Parameters that split a resource's results into separate charts (one chart per
+/// precision, kernel, pattern or protocol keeps each chart to a few series).
+const FACETS: [&str; 4] = ["precision", "kernel", "pattern", "proto"];
+
+/// `fp64`, `triad seq`: the facet values of a result.
+fn facet(r: &BenchResult) -> String {
+    FACETS
+        .iter()
+        .filter_map(|k| r.params.get(*k))
+        .map(|v| match v {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The label of a result without the x parameter and the facets.
 fn series_name(r: &BenchResult, without: &str) -> String {
     let rest: Vec<String> = r
         .params
         .iter()
-        .filter(|(k, _)| k.as_str() != without)
+        .filter(|(k, _)| k.as_str() != without && !FACETS.contains(&k.as_str()))
         .map(|(k, v)| match v {
             serde_json::Value::String(s) => format!("{k}={s}"),
             other => format!("{k}={other}"),
@@ -128,15 +145,20 @@ pub fn cache_marks(report: &Report) -> Vec<Marker> {
 /// at least one series has two or more points.
 pub fn sweeps(report: &Report, resource: &str) -> Vec<Figure> {
     let rs = measured(report, resource);
-    let mut groups: BTreeMap<(String, String), Vec<&BenchResult>> = BTreeMap::new();
+    let mut groups: BTreeMap<(String, String, String), Vec<&BenchResult>> = BTreeMap::new();
     for r in rs {
         groups
-            .entry((r.metric.clone(), r.unit.clone()))
+            .entry((r.metric.clone(), r.unit.clone(), facet(r)))
             .or_default()
             .push(r);
     }
     let mut out = Vec::new();
-    for ((metric, unit), rs) in groups {
+    for ((metric, unit, facet), rs) in groups {
+        let what = if facet.is_empty() {
+            format!("{resource} {metric}")
+        } else {
+            format!("{resource} {facet} {metric}")
+        };
         for (p, bytes) in X_PARAMS {
             let mut series: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
             for r in &rs {
@@ -171,9 +193,9 @@ pub fn sweeps(report: &Report, resource: &str) -> Vec<Figure> {
                 Vec::new()
             };
             let title = if p == "threads" {
-                format!("{resource} {metric} scaling with threads ({unit})")
+                format!("{what} scaling with threads ({unit})")
             } else {
-                format!("{resource} {metric} by {p} ({unit})")
+                format!("{what} by {p} ({unit})")
             };
             let caption = format!(
                 "Mean of each case; x = {p}{}.{}{}",

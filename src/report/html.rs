@@ -28,6 +28,10 @@ table{border-collapse:collapse;width:100%;font-size:12.5px;margin:6px 0 12px}
 .tw{overflow-x:auto}
 td{overflow-wrap:break-word}
 td.notes{min-width:200px}
+td.src{font-size:11.5px;color:var(--mut);max-width:420px}
+td.src>div{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
+.top{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;align-items:start}
+@media (max-width:1000px){.top{grid-template-columns:1fr}}
 th,td{border-bottom:1px solid var(--bd);padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f6f8fa;font-weight:600}
 td.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
@@ -36,6 +40,7 @@ table.kv td:first-child{width:180px;color:var(--mut)}
 .bar>span{display:block;height:100%;background:var(--ok)}
 .over .bar>span{background:var(--bad)}
 .over{color:var(--bad);font-weight:600}
+td.eff{white-space:nowrap}
 .flag{color:var(--bad);font-weight:700}
 .notes{color:var(--mut);font-size:12px}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:12px}
@@ -53,7 +58,7 @@ svg .lg{font-size:11px;fill:#222}
 .ci .r{position:absolute;top:3px;height:6px;background:var(--acc)}
 .ci.ns .r{background:#aaa}
 footer{color:var(--mut);font-size:12px;margin:24px 0 8px}
-@media print{body{max-width:none;padding:0;font-size:10pt}.grid{display:block}figure{break-inside:avoid;margin-bottom:8px}h2{break-after:avoid}tr{break-inside:avoid}.bar>span,.ci .r{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+@media print{body{max-width:none;padding:0;font-size:10pt}.top{grid-template-columns:1fr}td.src>div{display:block}.grid{display:block}figure{break-inside:avoid;margin-bottom:8px}h2{break-after:avoid}tr{break-inside:avoid}.bar>span,.ci .r{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
 "#;
 
 fn head(out: &mut String, title: &str) {
@@ -216,14 +221,14 @@ fn peaks_section(out: &mut String, rep: &Report) {
     for r in rows {
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"notes\">{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"eff\">{}</td><td class=\"src\"><div title=\"{src}\">{src}</div></td></tr>",
             esc(&r.resource),
             esc(&r.workload),
             esc(&params(r)),
             esc(&view::mean(r)),
             esc(&view::peak(r)),
             efficiency_cell(r),
-            esc(r.peak.as_ref().map_or("", |p| p.source.as_str()))
+            src = esc(r.peak.as_ref().map_or("", |p| p.source.as_str()))
         );
     }
     out.push_str("</table>\n");
@@ -285,7 +290,7 @@ fn results_table(out: &mut String, rs: &[&BenchResult]) {
             .collect();
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"notes\">{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"eff\">{}</td><td>{}</td><td class=\"notes\">{}</td></tr>",
             esc(&r.workload),
             esc(&params(r)),
             esc(&r.metric),
@@ -364,13 +369,16 @@ pub fn render_report(rep: &Report) -> String {
             String::new()
         }
     );
+    out.push_str("<div class=\"top\"><div>");
     host_section(&mut out, rep);
-    peaks_section(&mut out, rep);
+    out.push_str("</div>");
     if let Some(f) = figures::roofline(rep) {
-        out.push_str("<h2 id=\"roofline\">Roofline</h2><div class=\"grid\">");
+        out.push_str("<div><h2 id=\"roofline\">Roofline</h2>");
         figure(&mut out, &f);
-        out.push_str("</div>\n");
+        out.push_str("</div>");
     }
+    out.push_str("</div>\n");
+    peaks_section(&mut out, rep);
     for res in resources(rep) {
         let rs: Vec<&BenchResult> = rep.results.iter().filter(|r| r.resource == res).collect();
         let _ = write!(out, "<h2 id=\"r-{0}\">{0}</h2>", esc(&res));
@@ -484,9 +492,9 @@ mod tests {
     #[test]
     fn mixed_report_has_every_chart_and_escapes_text() {
         let h = render_report(&samples::mixed());
-        // roofline 1; cpu 2 scaling + 1 time series; memory threads, size, latency-by-size
+        // roofline 1; cpu 3 scaling (fp32, fp64, int32) + 1 time series; memory threads, size, latency-by-size
         // + percentiles; disk depth, block + percentiles; net msg + percentiles.
-        assert_eq!(h.matches("<svg").count(), 13, "{h}");
+        assert_eq!(h.matches("<svg").count(), 14, "{h}");
         assert!(!h.contains("http://") && !h.contains("https://"));
         assert!(!h.contains("<script") && !h.contains("<img"));
         assert!(h.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
