@@ -45,14 +45,30 @@ fn results_path(dir: &Path, host: &str, started: &str) -> PathBuf {
 
 /// Runs one invocation; `Err` carrying a [`UsageError`] means exit code 2.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let opts = Options::from_cli(cli)?;
+    let mut opts = Options::from_cli(cli)?;
     let stdout = std::io::stdout();
     if let Command::Sysinfo = opts.command {
         crate::sysinfo::run(&opts, &mut stdout.lock())?;
         return Ok(ExitCode::SUCCESS);
     }
-    if let Command::Serve(s) = &opts.command {
-        return crate::bench::net::server::run_cli(s);
+    // Commands that measure nothing (serve, report, compare, reference).
+    match &opts.command {
+        Command::Serve(s) => return crate::bench::net::server::run_cli(s),
+        Command::Report(r) => {
+            crate::reporting::run_report(&opts, r, &mut stdout.lock())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Command::Compare { files } => {
+            crate::reporting::run_compare(&opts, files, &mut stdout.lock())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Command::Reference(r) if !r.run => {
+            crate::reporting::run_reference(&opts, &mut stdout.lock())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        // `reference --run` is a CPU run with the reference tools beside it.
+        Command::Reference(r) => opts = crate::reporting::reference_run(opts.clone(), r),
+        _ => {}
     }
     let host = HostInfo::detect(true);
     let ctx = Context {
@@ -88,9 +104,21 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     // Fail before measuring anything if the results cannot be written.
     save(&report, &path)?;
     let progress = Progress::new(cases.len(), opts.quiet);
+    let tools = if opts.reference {
+        crate::reference::detect()
+    } else {
+        Vec::new()
+    };
     for case in &cases {
         progress.start(&case.label());
-        let r = case.run(&ctx);
+        let mut r = case.run(&ctx);
+        if opts.reference {
+            let rctx = crate::reference::Context {
+                host: &host,
+                config: &report.config,
+            };
+            crate::reference::attach(&mut r, &rctx, &tools);
+        }
         for n in &r.notes {
             if n.starts_with("CV") || n.starts_with("OVER PEAK") {
                 progress.warn(&format!("{} {}: {n}", r.resource, r.workload));
@@ -103,11 +131,22 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     report.finished_at = Some(now_rfc3339());
     save(&report, &path)?;
     progress.finish();
+    // The HTML report: where --html says, and next to the JSON for the quick suite.
+    let html = opts
+        .html
+        .clone()
+        .or_else(|| matches!(opts.command, Command::Quick).then(|| path.with_extension("html")));
+    if let Some(h) = &html {
+        crate::reporting::write_html(&report, h)?;
+    }
     let mut out = stdout.lock();
     crate::report::export(&report, opts.format, &mut out)?;
     out.flush()?;
     if !opts.quiet {
         eprintln!("results: {}", path.display());
+        if let Some(h) = &html {
+            eprintln!("html: {}", h.display());
+        }
     }
     let failed = report
         .results

@@ -50,6 +50,12 @@ pub struct CommonArgs {
         allow_hyphen_values = true
     )]
     pub peak: Vec<String>,
+    /// Also write the HTML report to this file (quick suite: next to the JSON by default)
+    #[arg(long, global = true, value_name = "FILE", allow_hyphen_values = true)]
+    pub html: Option<String>,
+    /// Run the installed reference tools on matching cases and record their figures
+    #[arg(long, global = true)]
+    pub reference: bool,
 }
 
 /// Subcommands.
@@ -67,6 +73,12 @@ pub enum Cmd {
     Net(NetArgs),
     /// Serve network tests to `peakbench net --server` clients
     Serve(ServeArgs),
+    /// Render a results file: the table on stdout, or --html/--csv/--markdown files
+    Report(ReportArgs),
+    /// Compare results files case by case: change of the mean with a 95 % CI (Welch)
+    Compare(CompareArgs),
+    /// Installed reference tools and their versions; --run compares CPU peaks with likwid-bench
+    Reference(ReferenceArgs),
     /// Does nothing; drives the whole pipeline in tests
     #[command(hide = true)]
     Null {
@@ -219,4 +231,37 @@ pub struct ServeArgs {
     /// Exit after the first test session
     #[arg(long)]
     pub once: bool,
+}
+
+/// `peakbench report` arguments.
+#[derive(Debug, Args, Default)]
+pub struct ReportArgs {
+    /// A results file written by a run (results/<host>-<time>.json)
+    #[arg(value_name = "FILE.json")]
+    pub file: String,
+    /// Write the results as CSV to this file
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    pub csv: Option<String>,
+    /// Write the results as a Markdown table to this file
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    pub markdown: Option<String>,
+}
+
+/// `peakbench compare` arguments.
+#[derive(Debug, Args, Default)]
+pub struct CompareArgs {
+    /// Results files; the first is the baseline
+    #[arg(value_name = "FILE.json", required = true, num_args = 2..)]
+    pub files: Vec<String>,
+}
+
+/// `peakbench reference` arguments.
+#[derive(Debug, Args, Default)]
+pub struct ReferenceArgs {
+    /// Run likwid-bench peakflops next to peakbench's matching CPU kernels and print both
+    #[arg(long)]
+    pub run: bool,
+    /// Thread counts for --run [default: 1 and the core count]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub threads: Option<String>,
 }

@@ -9,6 +9,8 @@ pub mod cli;
 pub mod hw;
 pub mod measure;
 pub mod options;
+pub mod reference;
 pub mod report;
+pub mod reporting;
 pub mod sysinfo;
 pub mod util;

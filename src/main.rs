@@ -19,9 +19,15 @@ fn main() -> ExitCode {
                 _ => {
                     // One line: clap's first line, without its usage block.
                     let text = e.to_string();
-                    let first = text.lines().next().unwrap_or("invalid arguments");
+                    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+                    let first = lines.next().unwrap_or("invalid arguments");
                     let first = first.trim_start_matches("error: ");
-                    eprintln!("error: {first} (see peakbench --help)");
+                    // "required arguments were not provided:" names them on the next line.
+                    let what = match lines.next() {
+                        Some(next) if first.ends_with(':') => format!(" {}", next.trim()),
+                        _ => String::new(),
+                    };
+                    eprintln!("error: {first}{what} (see peakbench --help)");
                     ExitCode::from(2)
                 }
             };

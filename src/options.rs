@@ -7,6 +7,7 @@ use crate::cli::{Cli, Cmd, CpuArgs};
 use crate::hw::peak::{parse_override, PeakOverrides};
 use crate::measure::Scaling;
 use crate::report::Format;
+use crate::reporting::{ReferenceOptions, ReportOptions};
 use crate::util::units::{parse_duration, parse_list};
 use serde::{Serialize, Serializer};
 use std::path::PathBuf;
@@ -83,6 +84,15 @@ pub enum Command {
     Net(crate::bench::net::options::NetOptions),
     /// `peakbench serve` (measures nothing itself; dispatched by `app::run`).
     Serve(crate::bench::net::options::ServeOptions),
+    /// `peakbench report FILE.json` (measures nothing).
+    Report(ReportOptions),
+    /// `peakbench compare A.json B.json …` (measures nothing).
+    Compare {
+        /// The files, baseline first.
+        files: Vec<PathBuf>,
+    },
+    /// `peakbench reference`.
+    Reference(ReferenceOptions),
     /// Hidden `peakbench null`.
     Null {
         /// `--threads`.
@@ -100,7 +110,12 @@ impl Command {
             Command::Disk(_) => Some("disk"),
             Command::Net(_) => Some("net"),
             Command::Null { .. } => Some("null"),
-            Command::Quick | Command::Sysinfo | Command::Serve(_) => None,
+            Command::Quick
+            | Command::Sysinfo
+            | Command::Serve(_)
+            | Command::Report(_)
+            | Command::Compare { .. }
+            | Command::Reference(_) => None,
         }
     }
 }
@@ -123,6 +138,10 @@ pub struct Options {
     pub scaling: Scaling,
     /// `--peak`.
     pub peaks: PeakOverrides,
+    /// `--html`: where to write the HTML report.
+    pub html: Option<PathBuf>,
+    /// `--reference`: run matching reference tools after each case.
+    pub reference: bool,
     /// The subcommand and its options.
     pub command: Command,
 }
@@ -268,6 +287,14 @@ impl Options {
             Some(Cmd::Disk(a)) => Command::Disk(crate::bench::disk::options::parse(a)?),
             Some(Cmd::Net(a)) => Command::Net(crate::bench::net::options::parse_net(a)?),
             Some(Cmd::Serve(a)) => Command::Serve(crate::bench::net::options::parse_serve(a)?),
+            Some(Cmd::Report(a)) => Command::Report(crate::reporting::parse_report(a, c)?),
+            Some(Cmd::Compare(a)) => Command::Compare {
+                files: a.files.iter().map(PathBuf::from).collect(),
+            },
+            Some(Cmd::Reference(a)) => Command::Reference(ReferenceOptions {
+                run: a.run,
+                threads: a.threads.as_deref().map(parse_threads).transpose()?,
+            }),
             Some(Cmd::Null { threads }) => Command::Null {
                 threads: threads
                     .as_deref()
@@ -276,7 +303,25 @@ impl Options {
                     .unwrap_or_else(|| vec![1]),
             },
         };
+        let html = match c.html.as_deref() {
+            None => None,
+            Some(t) if t.trim().is_empty() => {
+                return Err(usage(
+                    "--html",
+                    "empty path; give a file name like report.html",
+                ))
+            }
+            Some(_) if matches!(command, Command::Sysinfo | Command::Reference(_)) => {
+                return Err(usage(
+                    "--html",
+                    "only applies to measuring runs, report and compare",
+                ))
+            }
+            Some(t) => Some(PathBuf::from(t)),
+        };
         Ok(Options {
+            html,
+            reference: c.reference,
             repeat,
             min_time,
             format,

@@ -35,6 +35,17 @@ pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
             writeln!(out, "{n}")?;
         }
     }
+    let refs: Vec<String> = report
+        .results
+        .iter()
+        .flat_map(view::reference_lines)
+        .collect();
+    if !refs.is_empty() {
+        writeln!(out)?;
+        for l in refs {
+            writeln!(out, "- reference: {}", cell(&l))?;
+        }
+    }
     Ok(())
 }
 

@@ -3,11 +3,18 @@
 //! An exporter is pure: it formats a [`model::Report`] into a writer and never computes
 //! statistics. Adding a format is one file and one [`Format`] variant.
 
+pub mod charts;
+pub mod compare;
 pub mod csv;
+pub mod figures;
+pub mod html;
 pub mod json;
+pub mod load;
 pub mod markdown;
 pub mod model;
 pub mod progress;
+#[cfg(test)]
+pub(crate) mod samples;
 pub mod table;
 mod view;
 

@@ -25,6 +25,11 @@ pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     for n in notes {
         writeln!(out, "note: {n}")?;
     }
+    for r in &report.results {
+        for l in view::reference_lines(r) {
+            writeln!(out, "reference: {l}")?;
+        }
+    }
     Ok(())
 }
 

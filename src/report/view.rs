@@ -118,3 +118,25 @@ pub fn notes(report: &super::model::Report) -> Vec<String> {
         })
         .collect()
 }
+
+/// One line per reference figure: `cpu fma_f64_avx512 threads=1: peakbench 76.1 GFLOP/s,
+/// likwid-bench 5.2.2 77.0 GFLOP/s (likwid-bench -t …)`.
+pub fn reference_lines(r: &BenchResult) -> Vec<String> {
+    r.reference
+        .iter()
+        .flatten()
+        .map(|x| {
+            format!(
+                "{} {} {}: peakbench {}, {} {} {} ({})",
+                r.resource,
+                r.workload,
+                params(r),
+                mean(r),
+                x.tool,
+                x.version,
+                format_si(x.value, &x.unit),
+                x.command
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,64 @@
+//! mbw (Debian `mbw`): memcpy bandwidth. mbw counts the bytes copied once (MiB/s of
+//! the array size), while peakbench's `copy` counts read + write bytes as STREAM does,
+//! so mbw's figure is about half of ours for the same copy; it is shown as mbw prints it.
+
+use super::{param_str, param_u64, Context, Invocation, Tool};
+use crate::report::model::BenchResult;
+use std::path::Path;
+use std::time::Duration;
+
+/// The mbw adapter.
+pub struct Mbw;
+
+/// B/s from the `AVG ... Method: MEMCPY ... Copy: 1664.564 MiB/s` line.
+pub fn parse_memcpy(text: &str) -> Result<f64, String> {
+    text.lines()
+        .find(|l| l.starts_with("AVG") && l.contains("MEMCPY"))
+        .and_then(|l| super::number_after(l, "Copy:"))
+        .map(|v| v * 1048576.0)
+        .ok_or_else(|| "no AVG MEMCPY line in mbw output".into())
+}
+
+impl Tool for Mbw {
+    fn name(&self) -> &'static str {
+        "mbw"
+    }
+    fn binary(&self) -> &'static str {
+        "mbw"
+    }
+    fn package(&self) -> &'static str {
+        "mbw"
+    }
+    fn covers(&self) -> &'static str {
+        "memory copy bandwidth, one thread (memcpy; counts bytes copied once)"
+    }
+    fn version(&self, _path: &Path) -> Option<String> {
+        // mbw has no version flag.
+        super::dpkg_version("mbw")
+    }
+    fn invocation(&self, r: &BenchResult, _ctx: &Context) -> Option<Invocation> {
+        if r.resource != "memory"
+            || r.metric != "throughput"
+            || param_str(r, "kernel") != Some("copy")
+            || param_str(r, "pattern").is_some_and(|p| p != "seq")
+            || param_u64(r, "threads").unwrap_or(1) != 1
+        {
+            return None;
+        }
+        // mbw allocates two arrays of the given size.
+        let mib = (param_u64(r, "size")? / 2 / 1048576).max(1);
+        Some(Invocation {
+            argv: vec![
+                "mbw".into(),
+                "-n".into(),
+                "5".into(),
+                "-t0".into(),
+                mib.to_string(),
+            ],
+            timeout: Duration::from_secs(60),
+            parse: parse_memcpy,
+            unit: "B/s".into(),
+            server: None,
+        })
+    }
+}

@@ -1,0 +1,363 @@
+//! Reference tools: adapters that find the trusted specialist tools (likwid-bench,
+//! sysbench, fio, iperf3, sockperf, mbw, hpcc, clpeak), report their versions, and —
+//! where it is cheap — run them with parameters matching a peakbench case, parse their
+//! output and return a [`Reference`] to put beside our figure.
+//!
+//! One tool = one file with a unit struct implementing [`Tool`] and one line in
+//! [`TOOLS`]. Parsers are pure functions over the tool's text, tested on captured
+//! outputs in `tests/fixtures/tools/`. Tools run with a time limit and never get a
+//! shell: arguments are passed as a vector.
+
+pub mod clpeak;
+pub mod fio;
+pub mod hpcc;
+pub mod iperf3;
+pub mod likwid;
+pub mod mbw;
+pub mod sockperf;
+pub mod sysbench;
+
+use crate::hw::HostInfo;
+use crate::report::model::{BenchResult, Reference};
+use serde::Serialize;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What an adapter may look at to match a case: the host and the run's options.
+pub struct Context<'a> {
+    /// The machine.
+    pub host: &'a HostInfo,
+    /// The run's effective options (the report's `config`).
+    pub config: &'a serde_json::Value,
+}
+
+/// A tool run that reproduces one case.
+pub struct Invocation {
+    /// Program and arguments (`argv[0]` is the binary name).
+    pub argv: Vec<String>,
+    /// Longest the run may take.
+    pub timeout: Duration,
+    /// Turns the tool's stdout into a value in `unit`.
+    pub parse: fn(&str) -> Result<f64, String>,
+    /// Unit of the parsed value (the case's unit).
+    pub unit: String,
+    /// A helper to start first and stop after (a server), if any.
+    pub server: Option<Vec<String>>,
+}
+
+/// One reference tool.
+pub trait Tool: Sync {
+    /// Tool name as users know it, e.g. `likwid-bench`.
+    fn name(&self) -> &'static str;
+    /// The binary to look for on `PATH`.
+    fn binary(&self) -> &'static str;
+    /// The Debian package that provides it.
+    fn package(&self) -> &'static str;
+    /// Which peakbench cases it checks, one line.
+    fn covers(&self) -> &'static str;
+    /// The version, from the tool itself (`path` is the binary found).
+    fn version(&self, path: &Path) -> Option<String>;
+    /// A run matching `r`, or `None` when the tool has no matching case (or running it
+    /// would not be cheap).
+    fn invocation(&self, r: &BenchResult, ctx: &Context) -> Option<Invocation> {
+        let _ = (r, ctx);
+        None
+    }
+}
+
+/// Every adapter, in listing order.
+pub static TOOLS: &[&dyn Tool] = &[
+    &likwid::Likwid,
+    &sysbench::Sysbench,
+    &mbw::Mbw,
+    &hpcc::Hpcc,
+    &fio::Fio,
+    &iperf3::Iperf3,
+    &sockperf::Sockperf,
+    &clpeak::Clpeak,
+];
+
+/// A tool as found on this machine.
+#[derive(Debug, Clone, Serialize)]
+pub struct Detected {
+    /// Tool name.
+    pub tool: &'static str,
+    /// Whether the binary is on `PATH`.
+    pub installed: bool,
+    /// Where.
+    pub path: Option<PathBuf>,
+    /// Its version, when it says.
+    pub version: Option<String>,
+    /// Debian package providing it (`apt-get install <package>`).
+    pub package: &'static str,
+    /// What it checks.
+    pub covers: &'static str,
+}
+
+/// Finds `name` on `PATH`.
+pub fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// Runs `argv` with a time limit and returns its stdout and stderr (lossy UTF-8).
+/// Errors: cannot start, time limit, or a non-zero exit (with the last stderr line).
+pub fn capture(argv: &[String], timeout: Duration) -> Result<(String, String), String> {
+    let (prog, args) = argv.split_first().ok_or("empty command")?;
+    let mut child = Command::new(prog)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {prog}: {e}"))?;
+    // Drain both pipes on threads, so a chatty tool never blocks on a full pipe.
+    let mut so = child.stdout.take().ok_or("no stdout")?;
+    let mut se = child.stderr.take().ok_or("no stderr")?;
+    let t_out = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = so.read_to_end(&mut b);
+        b
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = se.read_to_end(&mut b);
+        b
+    });
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if start.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("{prog} did not finish within {timeout:?}"));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => return Err(format!("{prog}: {e}")),
+        }
+    };
+    let out = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
+    let err = String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned();
+    if !status.success() && out.trim().is_empty() {
+        let last = err
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        return Err(format!("{prog} exited with {status}: {}", last.trim()));
+    }
+    Ok((out, err))
+}
+
+/// The first line of `argv`'s output (stdout, else stderr) that `pick` accepts.
+pub fn version_line(argv: &[&str], pick: impl Fn(&str) -> Option<String>) -> Option<String> {
+    let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+    // Some tools print their version and exit non-zero; take the text either way.
+    let (out, err) = match capture(&argv, Duration::from_secs(5)) {
+        Ok(x) => x,
+        Err(_) => {
+            let o = Command::new(&argv[0])
+                .args(&argv[1..])
+                .stdin(Stdio::null())
+                .output()
+                .ok()?;
+            (
+                String::from_utf8_lossy(&o.stdout).into_owned(),
+                String::from_utf8_lossy(&o.stderr).into_owned(),
+            )
+        }
+    };
+    out.lines()
+        .chain(err.lines())
+        .find_map(|l| pick(&strip_ansi(l)))
+}
+
+/// The Debian package version (`dpkg-query`), when the tool does not say.
+pub fn dpkg_version(package: &str) -> Option<String> {
+    let argv = [
+        "dpkg-query".to_string(),
+        "-W".into(),
+        "-f=${Version}".into(),
+        package.into(),
+    ];
+    let (out, _) = capture(&argv, Duration::from_secs(5)).ok()?;
+    let v = out.trim();
+    (!v.is_empty()).then(|| v.to_string())
+}
+
+/// Removes ANSI colour sequences (`ESC [ … m`), which sockperf prints.
+pub fn strip_ansi(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c == '\u{1b}' {
+            if it.peek() == Some(&'[') {
+                for d in it.by_ref() {
+                    if d.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        o.push(c);
+    }
+    o
+}
+
+/// The number after `key` on the first line containing it (`MFlops/s:\t\t23669.26`).
+pub fn number_after(text: &str, key: &str) -> Option<f64> {
+    text.lines().find_map(|l| {
+        let l = strip_ansi(l);
+        let i = l.find(key)?;
+        let rest = l[i + key.len()..]
+            .trim_start_matches(|c: char| c == ':' || c == '=' || c.is_whitespace() || c == '(');
+        let num: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'))
+            .collect();
+        num.parse::<f64>().ok().filter(|v| v.is_finite())
+    })
+}
+
+/// Detects every tool in [`TOOLS`].
+pub fn detect() -> Vec<Detected> {
+    TOOLS
+        .iter()
+        .map(|t| {
+            let path = which(t.binary());
+            let version = path
+                .as_deref()
+                .and_then(|p| t.version(p))
+                .or_else(|| path.as_ref().and_then(|_| dpkg_version(t.package())));
+            Detected {
+                tool: t.name(),
+                installed: path.is_some(),
+                path,
+                version,
+                package: t.package(),
+                covers: t.covers(),
+            }
+        })
+        .collect()
+}
+
+/// Runs one invocation (with its server, if any) and returns the reference figure.
+pub fn run(tool: &dyn Tool, version: &str, inv: &Invocation) -> Result<Reference, String> {
+    let mut server = match &inv.server {
+        Some(argv) => {
+            let (prog, args) = argv.split_first().ok_or("empty server command")?;
+            let child = Command::new(prog)
+                .args(args)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .map_err(|e| format!("cannot start {prog}: {e}"))?;
+            // Give the server time to listen.
+            std::thread::sleep(Duration::from_millis(300));
+            Some(child)
+        }
+        None => None,
+    };
+    let res = capture(&inv.argv, inv.timeout);
+    if let Some(s) = server.as_mut() {
+        let _ = s.kill();
+        let _ = s.wait();
+    }
+    let (out, _) = res?;
+    let value = (inv.parse)(&out)?;
+    Ok(Reference {
+        tool: tool.name().to_string(),
+        version: version.to_string(),
+        command: inv.argv.join(" "),
+        value,
+        unit: inv.unit.clone(),
+    })
+}
+
+/// Runs every installed tool that has a case matching `r` and adds its figure to
+/// `r.reference`; a tool that fails adds a note instead.
+pub fn attach(r: &mut BenchResult, ctx: &Context, found: &[Detected]) {
+    if !r.is_ok() {
+        return;
+    }
+    for (t, d) in TOOLS.iter().zip(found) {
+        if !d.installed {
+            continue;
+        }
+        let Some(inv) = t.invocation(r, ctx) else {
+            continue;
+        };
+        let version = d.version.clone().unwrap_or_else(|| "unknown".into());
+        match run(*t, &version, &inv) {
+            Ok(x) => r.reference.get_or_insert_with(Vec::new).push(x),
+            Err(e) => r.notes.push(format!("reference {}: {e}", t.name())),
+        }
+    }
+}
+
+/// A numeric parameter of a case.
+pub fn param_u64(r: &BenchResult, key: &str) -> Option<u64> {
+    match r.params.get(key)? {
+        serde_json::Value::Number(n) => n.as_u64(),
+        serde_json::Value::String(s) => crate::util::units::parse_size(s).ok(),
+        _ => None,
+    }
+}
+
+/// A text parameter of a case.
+pub fn param_str<'a>(r: &'a BenchResult, key: &str) -> Option<&'a str> {
+    r.params.get(key)?.as_str()
+}
+
+/// A free TCP port on loopback for a reference server (bind to 0, read, release).
+pub fn free_port() -> Option<u16> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .ok()?
+        .local_addr()
+        .ok()
+        .map(|a| a.port())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helpers() {
+        assert_eq!(strip_ansi("a\u{1b}[2;35mb\u{1b}[0mc"), "abc");
+        assert_eq!(
+            number_after("x\nMFlops/s:\t\t23669.26\n", "MFlops/s"),
+            Some(23669.26)
+        );
+        assert_eq!(
+            number_after("avg-latency=13.140 (std", "avg-latency"),
+            Some(13.14)
+        );
+        assert_eq!(number_after("nothing", "MFlops/s"), None);
+        assert!(capture(&["/nonexistent/tool".into()], Duration::from_secs(1)).is_err());
+        assert!(capture(&[], Duration::from_secs(1)).is_err());
+    }
+
+    #[test]
+    fn every_tool_names_its_package() {
+        for t in TOOLS {
+            assert!(
+                !t.package().is_empty() && !t.binary().is_empty(),
+                "{}",
+                t.name()
+            );
+        }
+        let d = detect();
+        assert_eq!(d.len(), TOOLS.len());
+        for x in &d {
+            assert_eq!(x.installed, x.path.is_some());
+        }
+    }
+}

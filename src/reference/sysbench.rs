@@ -1,0 +1,84 @@
+//! sysbench (Debian `sysbench`): `sysbench memory` for memory read/write bandwidth
+//! (its MiB/sec converted to B/s, ×2²⁰). `sysbench cpu` counts prime-number events,
+//! which matches no peakbench case; its parser is here for the version table and tests.
+
+use super::{param_str, param_u64, version_line, Context, Invocation, Tool};
+use crate::report::model::BenchResult;
+use std::path::Path;
+use std::time::Duration;
+
+/// The sysbench adapter.
+pub struct Sysbench;
+
+/// B/s from `2048.00 MiB transferred (5423.13 MiB/sec)`.
+pub fn parse_memory(text: &str) -> Result<f64, String> {
+    text.lines()
+        .find(|l| l.contains("MiB/sec"))
+        .and_then(|l| {
+            let inner = l.split('(').nth(1)?;
+            inner.split_whitespace().next()?.parse::<f64>().ok()
+        })
+        .filter(|v| v.is_finite())
+        .map(|v| v * 1048576.0)
+        .ok_or_else(|| "no 'MiB/sec' figure in sysbench output".into())
+}
+
+/// Events per second from `sysbench cpu`.
+pub fn parse_cpu(text: &str) -> Result<f64, String> {
+    super::number_after(text, "events per second")
+        .ok_or_else(|| "no 'events per second' in sysbench output".into())
+}
+
+impl Tool for Sysbench {
+    fn name(&self) -> &'static str {
+        "sysbench"
+    }
+    fn binary(&self) -> &'static str {
+        "sysbench"
+    }
+    fn package(&self) -> &'static str {
+        "sysbench"
+    }
+    fn covers(&self) -> &'static str {
+        "memory read/write bandwidth (seq/rand, threads, block); cpu events/s (no peakbench match)"
+    }
+    fn version(&self, _path: &Path) -> Option<String> {
+        version_line(&["sysbench", "--version"], |l| {
+            l.strip_prefix("sysbench ")
+                .map(|v| v.split_whitespace().next().unwrap_or(v).to_string())
+        })
+    }
+    fn invocation(&self, r: &BenchResult, _ctx: &Context) -> Option<Invocation> {
+        if r.resource != "memory" || r.metric != "throughput" || r.unit != "B/s" {
+            return None;
+        }
+        let oper = match param_str(r, "kernel")? {
+            k @ ("read" | "write") => k,
+            _ => return None,
+        };
+        let mode = match param_str(r, "pattern").unwrap_or("seq") {
+            "seq" => "seq",
+            "rand" => "rnd",
+            _ => return None,
+        };
+        let threads = param_u64(r, "threads").unwrap_or(1).max(1);
+        let block = param_u64(r, "block").unwrap_or(1 << 20).max(1);
+        Some(Invocation {
+            argv: vec![
+                "sysbench".into(),
+                "memory".into(),
+                format!("--memory-block-size={}K", block.div_ceil(1024)),
+                "--memory-total-size=1000G".into(),
+                format!("--memory-oper={oper}"),
+                format!("--memory-access-mode={mode}"),
+                format!("--threads={threads}"),
+                "--time=3".into(),
+                "run".into(),
+            ],
+            timeout: Duration::from_secs(30),
+            parse: parse_memory,
+            unit: "B/s".into(),
+            server: None,
+        })
+    }
+}

@@ -1,0 +1,603 @@
+//! Hand-drawn inline SVG charts for the HTML report: line charts on linear or
+//! logarithmic axes, with vertical markers (cache levels) and horizontal markers (peaks).
+//!
+//! Hand-written rather than a plotting crate: the charts needed are few and simple, the
+//! output stays small and self-contained (no fonts, no scripts), and every piece of text
+//! goes through [`esc`]. Points outside what an axis can show (non-finite values, or
+//! values ≤ 0 on a log axis) are left out, never drawn at a wrong place.
+
+use crate::util::units::{format_si, format_size};
+use std::fmt::Write as _;
+
+/// Escapes text for HTML and SVG content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c if c.is_control() && c != '\n' && c != '\t' => o.push('\u{FFFD}'),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// How an axis maps values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    /// Linear, starting at 0 when every value is positive.
+    Linear,
+    /// Powers of ten.
+    Log10,
+    /// Powers of two (byte sizes).
+    Log2,
+}
+
+/// How tick labels are written.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ticks {
+    /// SI prefix and this unit (`76.9 GFLOP/s`).
+    Si(String),
+    /// Binary byte sizes (`32 KiB`).
+    Bytes,
+    /// Plain numbers.
+    Plain,
+    /// Categories at 0, 1, 2, …
+    Categories(Vec<String>),
+}
+
+/// One axis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axis {
+    /// Axis title.
+    pub label: String,
+    /// Mapping.
+    pub scale: Scale,
+    /// Tick labels.
+    pub ticks: Ticks,
+}
+
+impl Axis {
+    /// An axis with this title, scale and tick labels.
+    pub fn new(label: impl Into<String>, scale: Scale, ticks: Ticks) -> Axis {
+        Axis {
+            label: label.into(),
+            scale,
+            ticks,
+        }
+    }
+}
+
+/// Line style of a series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// Solid line with point markers.
+    Line,
+    /// Dashed line, no markers (theoretical ceilings).
+    Dashed,
+    /// Solid line, no markers (measured ceilings).
+    Solid,
+}
+
+/// One named line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Legend text.
+    pub name: String,
+    /// `(x, y)` in axis units.
+    pub points: Vec<(f64, f64)>,
+    /// Solid or dashed.
+    pub style: Style,
+    /// Palette index (series with the same index share a colour).
+    pub color: usize,
+}
+
+/// A labelled vertical (x) or horizontal (y) line across the plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Marker {
+    /// Where, in axis units.
+    pub at: f64,
+    /// Label drawn next to the line.
+    pub label: String,
+}
+
+/// A whole chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    /// Title above the plot.
+    pub title: String,
+    /// Horizontal axis.
+    pub x: Axis,
+    /// Vertical axis.
+    pub y: Axis,
+    /// Lines.
+    pub series: Vec<Series>,
+    /// Vertical markers (e.g. cache sizes).
+    pub vmarks: Vec<Marker>,
+    /// Horizontal markers (e.g. a theoretical peak).
+    pub hmarks: Vec<Marker>,
+}
+
+/// Colour-blind-friendly palette (Okabe & Ito, 2008), then a few extra.
+pub const PALETTE: [&str; 10] = [
+    "#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#f0e442", "#000000",
+    "#8c564b", "#7f7f7f",
+];
+
+const W: f64 = 640.0;
+const H: f64 = 330.0;
+const ML: f64 = 92.0;
+const MR: f64 = 16.0;
+const MT: f64 = 30.0;
+const MB: f64 = 46.0;
+
+fn usable(scale: Scale, v: f64) -> bool {
+    v.is_finite() && (scale == Scale::Linear || v > 0.0)
+}
+
+/// Data range of an axis and its mapping to [0, 1].
+struct Map {
+    scale: Scale,
+    lo: f64,
+    hi: f64,
+    /// Whole-number data (thread counts): no fractional ticks.
+    integers: bool,
+}
+
+impl Map {
+    fn new(scale: Scale, values: &[f64], categories: Option<usize>, zero: bool) -> Map {
+        if let Some(n) = categories {
+            return Map {
+                scale: Scale::Linear,
+                lo: -0.5,
+                hi: n.max(1) as f64 - 0.5,
+                integers: true,
+            };
+        }
+        let vals: Vec<f64> = values
+            .iter()
+            .copied()
+            .filter(|v| usable(scale, *v))
+            .collect();
+        let (mut lo, mut hi) = vals
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |a, v| {
+                (a.0.min(*v), a.1.max(*v))
+            });
+        if vals.is_empty() {
+            (lo, hi) = if scale == Scale::Linear {
+                (0.0, 1.0)
+            } else {
+                (1.0, 10.0)
+            };
+        }
+        match scale {
+            Scale::Linear => {
+                lo = lo.clamp(-1e300, 1e300);
+                hi = hi.clamp(-1e300, 1e300);
+                if zero && lo > 0.0 {
+                    lo = 0.0;
+                }
+                if zero && hi < 0.0 {
+                    hi = 0.0;
+                }
+                if hi - lo <= 0.0 {
+                    hi = lo + 1.0;
+                }
+                if !zero {
+                    // A margin so end points do not sit on the frame.
+                    let pad = 0.05 * (hi - lo);
+                    lo -= pad;
+                    hi += pad;
+                }
+                let step = nice_step((hi - lo) / 5.0);
+                lo = (lo / step).floor() * step;
+                hi = (hi / step).ceil() * step;
+            }
+            // Bounds stay well inside the finite range, so logarithms and tick loops
+            // stay finite whatever the input file holds.
+            Scale::Log10 => {
+                lo = 10f64.powf(lo.log10().floor().max(-300.0));
+                hi = 10f64.powf(hi.log10().ceil().min(300.0));
+                if hi <= lo {
+                    hi = lo * 10.0;
+                }
+            }
+            Scale::Log2 => {
+                lo = 2f64.powf(lo.log2().floor().max(-990.0));
+                hi = 2f64.powf(hi.log2().ceil().min(990.0));
+                if hi <= lo {
+                    hi = lo * 2.0;
+                }
+            }
+        }
+        let integers = !vals.is_empty() && vals.iter().all(|v| v.fract() == 0.0);
+        Map {
+            scale,
+            lo,
+            hi,
+            integers,
+        }
+    }
+
+    fn f(&self, v: f64) -> f64 {
+        match self.scale {
+            Scale::Linear => (v - self.lo) / (self.hi - self.lo),
+            Scale::Log10 | Scale::Log2 => (v.ln() - self.lo.ln()) / (self.hi.ln() - self.lo.ln()),
+        }
+    }
+
+    fn ticks(&self) -> Vec<f64> {
+        match self.scale {
+            Scale::Linear => {
+                let mut step = nice_step((self.hi - self.lo) / 5.0);
+                if self.integers && step < 1.0 {
+                    step = 1.0;
+                }
+                let first = (self.lo / step).ceil() * step;
+                let n = ((self.hi - first) / step + 1e-9).floor() as i64;
+                (0..=n.clamp(0, 50))
+                    .map(|i| first + i as f64 * step)
+                    .filter(|t| t.is_finite())
+                    .collect()
+            }
+            Scale::Log10 | Scale::Log2 => {
+                let base: f64 = if self.scale == Scale::Log10 {
+                    10.0
+                } else {
+                    2.0
+                };
+                let a = self.lo.log(base).round() as i64;
+                let b = self.hi.log(base).round() as i64;
+                let span = (b - a).max(1);
+                let stride = (span + 7) / 8;
+                (a..=b)
+                    .filter(|e| (e - a) % stride == 0)
+                    .map(|e| base.powi(e as i32))
+                    .collect()
+            }
+        }
+    }
+}
+
+fn nice_step(raw: f64) -> f64 {
+    if !(raw.is_finite() && raw > 0.0) {
+        return 1.0;
+    }
+    let mag = 10f64.powf(raw.log10().floor());
+    let r = raw / mag;
+    let m = if r <= 1.0 {
+        1.0
+    } else if r <= 2.0 {
+        2.0
+    } else if r <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    m * mag
+}
+
+/// `format_si` without trailing zeros: `100 GFLOP/s`, `2.5 GB/s`.
+fn compact_si(v: f64, unit: &str) -> String {
+    let s = format_si(v, unit);
+    match s.split_once(' ') {
+        Some((num, rest)) if num.contains('.') => {
+            format!("{} {rest}", num.trim_end_matches('0').trim_end_matches('.'))
+        }
+        _ => s,
+    }
+}
+
+fn tick_label(t: &Ticks, v: f64) -> String {
+    match t {
+        Ticks::Si(unit) => {
+            if v == 0.0 {
+                "0".to_string()
+            } else {
+                compact_si(v, unit)
+            }
+        }
+        Ticks::Bytes => {
+            if (1.0..1.8e19).contains(&v) {
+                format_size(v.round() as u64)
+            } else {
+                format!("{v}")
+            }
+        }
+        Ticks::Plain => {
+            let inv = 1.0 / v;
+            if v > 0.0 && v < 1.0 && inv.fract() == 0.0 && inv < 1e6 {
+                return format!("1/{inv}");
+            }
+            if v.abs() >= 1e4 || (v != 0.0 && v.abs() < 1e-2) {
+                format!("{v:.0e}")
+            } else {
+                let s = format!("{v:.3}");
+                s.trim_end_matches('0').trim_end_matches('.').to_string()
+            }
+        }
+        Ticks::Categories(c) => {
+            let i = v.round();
+            if i >= 0.0 && (i as usize) < c.len() {
+                c[i as usize].clone()
+            } else {
+                String::new()
+            }
+        }
+    }
+}
+
+/// Renders the chart as one `<svg>` element.
+pub fn render(c: &Chart) -> String {
+    let cats = |a: &Axis| match &a.ticks {
+        Ticks::Categories(v) => Some(v.len()),
+        _ => None,
+    };
+    let mut xs: Vec<f64> = c
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .collect();
+    let mut ys: Vec<f64> = c
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .collect();
+    ys.extend(c.hmarks.iter().map(|m| m.at));
+    if xs.is_empty() {
+        xs.extend(c.vmarks.iter().map(|m| m.at));
+    }
+    let xm = Map::new(c.x.scale, &xs, cats(&c.x), false);
+    let ym = Map::new(c.y.scale, &ys, cats(&c.y), true);
+    let pw = W - ML - MR;
+    let ph = H - MT - MB;
+    let px = |v: f64| ML + xm.f(v) * pw;
+    let py = |v: f64| MT + (1.0 - ym.f(v)) * ph;
+    let in_x = |v: f64| usable(xm.scale, v) && (xm.lo..=xm.hi).contains(&v);
+    let in_y = |v: f64| usable(ym.scale, v) && (ym.lo..=ym.hi).contains(&v);
+
+    let long = c.series.iter().any(|s| s.name.chars().count() > 42);
+    let cols = if long { 1 } else { 2 };
+    let legend_rows = c.series.len().div_ceil(cols);
+    let total_h = H + legend_rows as f64 * 16.0 + 4.0;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg class="chart" viewBox="0 0 {W} {total_h}" role="img" aria-label="{t}"><title>{t}</title>"#,
+        t = esc(&c.title)
+    );
+    let _ = write!(
+        s,
+        r#"<text x="{}" y="18" class="ct">{}</text>"#,
+        W / 2.0,
+        esc(&c.title)
+    );
+    let _ = write!(
+        s,
+        r##"<rect x="{ML}" y="{MT}" width="{pw}" height="{ph}" fill="#fff" stroke="#999"/>"##
+    );
+    // Grid and tick labels.
+    for t in xm.ticks_for(&c.x) {
+        let x = px(t);
+        let _ = write!(
+            s,
+            r##"<line x1="{x:.1}" y1="{MT}" x2="{x:.1}" y2="{:.1}" stroke="#e4e4e4"/><text x="{x:.1}" y="{:.1}" class="tx">{}</text>"##,
+            MT + ph,
+            MT + ph + 14.0,
+            esc(&tick_label(&c.x.ticks, t))
+        );
+    }
+    for t in ym.ticks_for(&c.y) {
+        let y = py(t);
+        let _ = write!(
+            s,
+            r##"<line x1="{ML}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e4e4e4"/><text x="{:.1}" y="{:.1}" class="ty">{}</text>"##,
+            ML + pw,
+            ML - 4.0,
+            y + 4.0,
+            esc(&tick_label(&c.y.ticks, t))
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<text x="{:.1}" y="{:.1}" class="ax">{}</text><text transform="translate(14 {:.1}) rotate(-90)" class="ax">{}</text>"#,
+        ML + pw / 2.0,
+        H - 8.0,
+        esc(&c.x.label),
+        MT + ph / 2.0,
+        esc(&c.y.label)
+    );
+    for m in &c.vmarks {
+        if in_x(m.at) {
+            let x = px(m.at);
+            let _ = write!(
+                s,
+                r##"<line x1="{x:.1}" y1="{MT}" x2="{x:.1}" y2="{:.1}" stroke="#b00" stroke-dasharray="3 3"/><text x="{:.1}" y="{:.1}" class="mk">{}</text>"##,
+                MT + ph,
+                x + 3.0,
+                MT + 12.0,
+                esc(&m.label)
+            );
+        }
+    }
+    for m in &c.hmarks {
+        if in_y(m.at) {
+            let y = py(m.at);
+            let _ = write!(
+                s,
+                r##"<line x1="{ML}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#b00" stroke-dasharray="6 3"/><text x="{:.1}" y="{:.1}" class="mk" text-anchor="end">{}</text>"##,
+                ML + pw,
+                ML + pw - 4.0,
+                y - 4.0,
+                esc(&m.label)
+            );
+        }
+    }
+    for sr in &c.series {
+        let color = PALETTE[sr.color % PALETTE.len()];
+        let pts: Vec<(f64, f64)> = sr
+            .points
+            .iter()
+            .copied()
+            .filter(|(x, y)| in_x(*x) && in_y(*y))
+            .collect();
+        if pts.is_empty() {
+            continue;
+        }
+        let path: Vec<String> = pts
+            .iter()
+            .map(|(x, y)| format!("{:.1},{:.1}", px(*x), py(*y)))
+            .collect();
+        let dash = if sr.style == Style::Dashed {
+            r#" stroke-dasharray="7 4""#
+        } else {
+            ""
+        };
+        let _ = write!(
+            s,
+            r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2"{dash}/>"#,
+            path.join(" ")
+        );
+        if sr.style == Style::Line {
+            for (x, y) in &pts {
+                let _ = write!(
+                    s,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"><title>{}: {}, {}</title></circle>"#,
+                    px(*x),
+                    py(*y),
+                    esc(&sr.name),
+                    esc(&tick_label(&c.x.ticks, *x)),
+                    esc(&tick_label(&c.y.ticks, *y))
+                );
+            }
+        }
+    }
+    for (i, sr) in c.series.iter().enumerate() {
+        let color = PALETTE[sr.color % PALETTE.len()];
+        let x = if i % cols == 0 { ML } else { ML + pw / 2.0 };
+        let y = H + (i / cols) as f64 * 16.0 + 2.0;
+        let dash = if sr.style == Style::Dashed {
+            r#" stroke-dasharray="5 3""#
+        } else {
+            ""
+        };
+        let _ = write!(
+            s,
+            r#"<line x1="{x:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{color}" stroke-width="2"{dash}/><text x="{:.1}" y="{:.1}" class="lg">{}</text>"#,
+            x + 18.0,
+            x + 22.0,
+            y + 4.0,
+            esc(&truncate(&sr.name, if long { 92 } else { 44 }))
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
+impl Map {
+    /// Ticks, or one per category.
+    fn ticks_for(&self, a: &Axis) -> Vec<f64> {
+        match &a.ticks {
+            Ticks::Categories(c) => (0..c.len()).map(|i| i as f64).collect(),
+            _ => self.ticks(),
+        }
+    }
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(scale: Scale, pts: Vec<(f64, f64)>) -> Chart {
+        Chart {
+            title: "t <b>".into(),
+            x: Axis {
+                label: "x".into(),
+                scale,
+                ticks: Ticks::Bytes,
+            },
+            y: Axis {
+                label: "y".into(),
+                scale: Scale::Linear,
+                ticks: Ticks::Si("B/s".into()),
+            },
+            series: vec![Series {
+                name: "s\"1".into(),
+                points: pts,
+                style: Style::Line,
+                color: 0,
+            }],
+            vmarks: vec![Marker {
+                at: 32768.0,
+                label: "L1d".into(),
+            }],
+            hmarks: vec![],
+        }
+    }
+
+    #[test]
+    fn escapes_and_draws() {
+        let svg = render(&chart(Scale::Log2, vec![(4096.0, 1e9), (1048576.0, 2e9)]));
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+        assert!(svg.contains("t &lt;b&gt;"));
+        assert!(svg.contains("s&quot;1"));
+        assert!(!svg.contains("NaN") && !svg.contains("inf"));
+        assert!(svg.contains("L1d"));
+        assert!(svg.contains("4 KiB") && svg.contains("1 MiB"));
+        assert_eq!(svg.matches("<circle").count(), 2);
+    }
+
+    #[test]
+    fn hostile_values_are_left_out() {
+        let svg = render(&chart(
+            Scale::Log2,
+            vec![
+                (0.0, 1.0),
+                (-5.0, 1.0),
+                (f64::NAN, 1.0),
+                (f64::INFINITY, 2.0),
+                (1e300, f64::MAX),
+            ],
+        ));
+        assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
+        let svg = render(&chart(Scale::Linear, vec![]));
+        assert!(svg.starts_with("<svg"));
+        // Extremes of f64 on log and linear axes: finite output, bounded ticks.
+        for scale in [Scale::Log2, Scale::Log10, Scale::Linear] {
+            let mut c = chart(
+                scale,
+                vec![(f64::MIN_POSITIVE, f64::MAX), (f64::MAX, 5e-324)],
+            );
+            c.y.scale = scale;
+            c.hmarks.push(Marker {
+                at: -f64::MAX,
+                label: "m".into(),
+            });
+            let svg = render(&c);
+            assert!(!svg.contains("NaN") && !svg.contains("inf"), "{scale:?}");
+            assert!(svg.len() < 100_000);
+        }
+    }
+
+    #[test]
+    fn nice_steps() {
+        assert_eq!(nice_step(0.3), 0.5);
+        assert_eq!(nice_step(17.0), 20.0);
+        assert_eq!(nice_step(f64::NAN), 1.0);
+    }
+}

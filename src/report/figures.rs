@@ -1,0 +1,560 @@
+//! Which charts a report gets, built from the model's conventions (DESIGN.md §2, §5):
+//! results are grouped by resource + metric + unit; the x axis is the parameter that
+//! varies (`threads`, `size`, `block`, `msg`, `depth`, `jobs`, `streams`); every other
+//! parameter and the workload name tell the series apart. Also latency percentiles,
+//! time series of sustained runs, and the roofline.
+//!
+//! Only selection and placement happen here: every plotted value is a model field
+//! (means, percentiles, peaks). The roofline's lines are `min(P, I × B)` drawn from the
+//! measured ceilings P (best `FLOP/s` mean per precision) and B (best memory `B/s` mean),
+//! and from the theoretical peaks of the same results where known (S. Williams,
+//! A. Waterman, D. Patterson, "Roofline: an insightful visual performance model for
+//! multicore architectures", CACM 52(4), 2009).
+
+use super::charts::{Axis, Chart, Marker, Scale, Series, Style, Ticks};
+use super::model::{BenchResult, Report};
+use super::view;
+use crate::util::units::{format_si, format_size, parse_size};
+use std::collections::BTreeMap;
+
+/// Most series drawn in one chart; the caption says how many were left out.
+pub const MAX_SERIES: usize = 10;
+
+/// A chart and the sentence under it.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    /// The chart.
+    pub chart: Chart,
+    /// Caption (plain text; escaped when written).
+    pub caption: String,
+}
+
+/// Parameters that can be an x axis, and whether they are byte sizes.
+const X_PARAMS: [(&str, bool); 7] = [
+    ("threads", false),
+    ("size", true),
+    ("block", true),
+    ("msg", true),
+    ("depth", false),
+    ("jobs", false),
+    ("streams", false),
+];
+
+/// A numeric parameter value: numbers as they are, sizes also as text (`8KiB`).
+fn param_num(v: &serde_json::Value, bytes: bool) -> Option<f64> {
+    let x = match v {
+        serde_json::Value::Number(n) => n.as_f64(),
+        serde_json::Value::String(s) if bytes => parse_size(s).ok().map(|b| b as f64),
+        serde_json::Value::String(s) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    }?;
+    (x.is_finite() && x > 0.0).then_some(x)
+}
+
+fn mean(r: &BenchResult) -> Option<f64> {
+    r.summary.as_ref().map(|s| s.mean).filter(|m| m.is_finite())
+}
+
+/// Results of `resource` that are ok and have a mean.
+fn measured<'a>(report: &'a Report, resource: &str) -> Vec<&'a BenchResult> {
+    report
+        .results
+        .iter()
+        .filter(|r| r.resource == resource && r.is_ok() && mean(r).is_some())
+        .collect()
+}
+
+/// Parameters that split a resource's results into separate charts (one chart per
+/// precision, kernel, pattern or protocol keeps each chart to a few series).
+const FACETS: [&str; 4] = ["precision", "kernel", "pattern", "proto"];
+
+/// `fp64`, `triad seq`: the facet values of a result.
+fn facet(r: &BenchResult) -> String {
+    FACETS
+        .iter()
+        .filter_map(|k| r.params.get(*k))
+        .map(|v| match v {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The label of a result without the x parameter and the facets.
+fn series_name(r: &BenchResult, without: &str) -> String {
+    let rest: Vec<String> = r
+        .params
+        .iter()
+        .filter(|(k, _)| k.as_str() != without && !FACETS.contains(&k.as_str()))
+        .map(|(k, v)| match v {
+            serde_json::Value::String(s) => format!("{k}={s}"),
+            other => format!("{k}={other}"),
+        })
+        .collect();
+    if rest.is_empty() {
+        r.workload.clone()
+    } else {
+        format!("{} {}", r.workload, rest.join(" "))
+    }
+}
+
+fn y_scale(values: &[f64]) -> Scale {
+    let pos: Vec<f64> = values.iter().copied().filter(|v| *v > 0.0).collect();
+    let (lo, hi) = pos
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |a, v| (a.0.min(*v), a.1.max(*v)));
+    if pos.len() == values.len() && !pos.is_empty() && hi / lo > 50.0 {
+        Scale::Log10
+    } else {
+        Scale::Linear
+    }
+}
+
+fn left_out(n: usize) -> String {
+    if n > MAX_SERIES {
+        format!(" {} more series not drawn (see the table).", n - MAX_SERIES)
+    } else {
+        String::new()
+    }
+}
+
+/// Cache levels as vertical markers (data and unified caches, one per level and kind).
+pub fn cache_marks(report: &Report) -> Vec<Marker> {
+    let mut v: Vec<Marker> = report
+        .host
+        .cpu
+        .caches
+        .iter()
+        .filter(|c| c.kind != "Instruction" && c.size_bytes > 0)
+        .map(|c| Marker {
+            at: c.size_bytes as f64,
+            label: format!(
+                "L{}{} {}",
+                c.level,
+                if c.kind == "Data" { "d" } else { "" },
+                format_size(c.size_bytes)
+            ),
+        })
+        .collect();
+    v.dedup_by(|a, b| a.label == b.label);
+    v
+}
+
+/// Scaling and sweep charts of one resource: one per (metric, unit, x parameter) where
+/// at least one series has two or more points.
+pub fn sweeps(report: &Report, resource: &str) -> Vec<Figure> {
+    let rs = measured(report, resource);
+    let mut groups: BTreeMap<(String, String, String), Vec<&BenchResult>> = BTreeMap::new();
+    for r in rs {
+        groups
+            .entry((r.metric.clone(), r.unit.clone(), facet(r)))
+            .or_default()
+            .push(r);
+    }
+    let mut out = Vec::new();
+    for ((metric, unit, facet), rs) in groups {
+        let what = if facet.is_empty() {
+            format!("{resource} {metric}")
+        } else {
+            format!("{resource} {facet} {metric}")
+        };
+        for (p, bytes) in X_PARAMS {
+            let mut series: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+            for r in &rs {
+                if let (Some(x), Some(y)) =
+                    (r.params.get(p).and_then(|v| param_num(v, bytes)), mean(r))
+                {
+                    series.entry(series_name(r, p)).or_default().push((x, y));
+                }
+            }
+            series.retain(|_, pts| {
+                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                pts.dedup_by(|a, b| a.0 == b.0);
+                pts.len() >= 2
+            });
+            if series.is_empty() {
+                continue;
+            }
+            let n = series.len();
+            let ys: Vec<f64> = series.values().flatten().map(|p| p.1).collect();
+            let xs: Vec<f64> = series.values().flatten().map(|p| p.0).collect();
+            let (xlo, xhi) = xs
+                .iter()
+                .fold((f64::INFINITY, 0.0f64), |a, v| (a.0.min(*v), a.1.max(*v)));
+            let x_scale = if bytes || xhi / xlo >= 16.0 {
+                Scale::Log2
+            } else {
+                Scale::Linear
+            };
+            let vmarks = if bytes && (resource == "memory" || resource == "cpu") {
+                cache_marks(report)
+            } else {
+                Vec::new()
+            };
+            let title = if p == "threads" {
+                format!("{what} scaling with threads ({unit})")
+            } else {
+                format!("{what} by {p} ({unit})")
+            };
+            let caption = format!(
+                "Mean of each case; x = {p}{}.{}{}",
+                if x_scale == Scale::Log2 {
+                    " (log scale)"
+                } else {
+                    ""
+                },
+                if vmarks.is_empty() {
+                    String::new()
+                } else {
+                    " Dashed red lines: cache sizes per instance reported by the OS.".into()
+                },
+                left_out(n)
+            );
+            out.push(Figure {
+                chart: Chart {
+                    title,
+                    x: Axis {
+                        label: p.to_string(),
+                        scale: x_scale,
+                        ticks: if bytes { Ticks::Bytes } else { Ticks::Plain },
+                    },
+                    y: Axis {
+                        label: format!("{metric} ({unit})"),
+                        scale: y_scale(&ys),
+                        ticks: Ticks::Si(unit.clone()),
+                    },
+                    series: series
+                        .into_iter()
+                        .take(MAX_SERIES)
+                        .enumerate()
+                        .map(|(i, (name, points))| Series {
+                            name,
+                            points,
+                            style: Style::Line,
+                            color: i,
+                        })
+                        .collect(),
+                    vmarks,
+                    hmarks: Vec::new(),
+                },
+                caption,
+            });
+        }
+    }
+    out
+}
+
+/// Latency percentile chart of one resource (p50 … max, log y), if any result has them.
+pub fn latency(report: &Report, resource: &str) -> Option<Figure> {
+    let rs: Vec<&BenchResult> = report
+        .results
+        .iter()
+        .filter(|r| r.resource == resource && r.is_ok() && r.percentiles.is_some())
+        .collect();
+    if rs.is_empty() {
+        return None;
+    }
+    let unit = rs[0].unit.clone();
+    let series: Vec<Series> = rs
+        .iter()
+        .filter(|r| r.unit == unit)
+        .take(MAX_SERIES)
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let p = r.percentiles.as_ref()?;
+            Some(Series {
+                name: format!("{} {}", r.workload, view::params(r)),
+                points: [p.p50, p.p90, p.p99, p.p99_9, p.max]
+                    .iter()
+                    .enumerate()
+                    .map(|(k, v)| (k as f64, *v))
+                    .collect(),
+                style: Style::Line,
+                color: i,
+            })
+        })
+        .collect();
+    Some(Figure {
+        chart: Chart {
+            title: format!("{resource} latency percentiles ({unit})"),
+            x: Axis {
+                label: "percentile".into(),
+                scale: Scale::Linear,
+                ticks: Ticks::Categories(
+                    ["p50", "p90", "p99", "p99.9", "max"]
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect(),
+                ),
+            },
+            y: Axis {
+                label: format!("latency ({unit}, log scale)"),
+                scale: Scale::Log10,
+                ticks: Ticks::Si(unit.clone()),
+            },
+            series,
+            vmarks: Vec::new(),
+            hmarks: Vec::new(),
+        },
+        caption: format!(
+            "Tail latency per case: a steep rise right of p99 means rare slow operations.{}",
+            left_out(rs.len())
+        ),
+    })
+}
+
+/// Time series of sustained runs, one chart per (metric, unit) of the resource.
+pub fn timeseries(report: &Report, resource: &str) -> Vec<Figure> {
+    let mut groups: BTreeMap<(String, String), Vec<&BenchResult>> = BTreeMap::new();
+    for r in report
+        .results
+        .iter()
+        .filter(|r| r.resource == resource && r.timeseries.as_ref().is_some_and(|t| !t.is_empty()))
+    {
+        groups
+            .entry((r.metric.clone(), r.unit.clone()))
+            .or_default()
+            .push(r);
+    }
+    groups
+        .into_iter()
+        .map(|((metric, unit), rs)| {
+            let hmarks = if rs.len() == 1 {
+                rs[0]
+                    .peak
+                    .as_ref()
+                    .and_then(|p| p.value)
+                    .map(|v| Marker {
+                        at: v,
+                        label: format!("theoretical peak {}", format_si(v, &unit)),
+                    })
+                    .into_iter()
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            Figure {
+                chart: Chart {
+                    title: format!("{resource} {metric} over time ({unit})"),
+                    x: Axis {
+                        label: "seconds since start".into(),
+                        scale: Scale::Linear,
+                        ticks: Ticks::Plain,
+                    },
+                    y: Axis {
+                        label: format!("{metric} ({unit})"),
+                        scale: Scale::Linear,
+                        ticks: Ticks::Si(unit.clone()),
+                    },
+                    series: rs
+                        .iter()
+                        .take(MAX_SERIES)
+                        .enumerate()
+                        .map(|(i, r)| Series {
+                            name: format!("{} {}", r.workload, view::params(r)),
+                            points: r.timeseries.clone().unwrap_or_default(),
+                            style: Style::Line,
+                            color: i,
+                        })
+                        .collect(),
+                    vmarks: Vec::new(),
+                    hmarks,
+                },
+                caption: format!(
+                    "Sustained runs: one point per interval; a downward drift means throttling.{}",
+                    left_out(rs.len())
+                ),
+            }
+        })
+        .collect()
+}
+
+/// A ceiling: the best measured mean and the largest theoretical peak of a group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ceiling {
+    /// e.g. `cpu fp64` or `memory`.
+    pub name: String,
+    /// Best measured mean.
+    pub measured: f64,
+    /// Largest theoretical peak among the same results, when known.
+    pub theoretical: Option<f64>,
+}
+
+fn ceilings(
+    report: &Report,
+    pick: impl Fn(&BenchResult) -> Option<String>,
+    higher: bool,
+) -> Vec<Ceiling> {
+    let mut m: BTreeMap<String, Ceiling> = BTreeMap::new();
+    for r in &report.results {
+        let (Some(name), Some(v)) = (pick(r), mean(r)) else {
+            continue;
+        };
+        if !r.is_ok() || v <= 0.0 {
+            continue;
+        }
+        let peak = r
+            .peak
+            .as_ref()
+            .and_then(|p| p.value)
+            .filter(|p| *p > 0.0 && p.is_finite());
+        let c = m.entry(name.clone()).or_insert(Ceiling {
+            name,
+            measured: v,
+            theoretical: None,
+        });
+        if (higher && v > c.measured) || (!higher && v < c.measured) {
+            c.measured = v;
+        }
+        c.theoretical = match (c.theoretical, peak) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    m.into_values().collect()
+}
+
+/// Compute ceilings: `FLOP/s` results grouped by resource and precision.
+pub fn compute_ceilings(report: &Report) -> Vec<Ceiling> {
+    ceilings(
+        report,
+        |r| {
+            (r.metric == "ops" && r.unit == "FLOP/s").then(|| {
+                let p = r
+                    .params
+                    .get("precision")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or(&r.workload);
+                format!("{} {p}", r.resource)
+            })
+        },
+        true,
+    )
+}
+
+/// Bandwidth ceilings: memory (and GPU) `B/s` throughput results, per resource.
+pub fn bandwidth_ceilings(report: &Report) -> Vec<Ceiling> {
+    ceilings(
+        report,
+        |r| {
+            (r.metric == "throughput"
+                && r.unit == "B/s"
+                && (r.resource == "memory" || r.resource == "gpu"))
+                .then(|| r.resource.clone())
+        },
+        true,
+    )
+}
+
+/// The memory ceiling that goes with a compute device: GPU with GPU, CPU with memory.
+fn partner<'a>(compute: &str, bws: &'a [Ceiling]) -> Option<&'a Ceiling> {
+    let want = if compute.starts_with("gpu") {
+        "gpu"
+    } else {
+        "memory"
+    };
+    bws.iter().find(|b| b.name == want)
+}
+
+fn roof(p: f64, b: Option<f64>, xlo: f64, xhi: f64) -> Vec<(f64, f64)> {
+    match b {
+        Some(b) if b > 0.0 => {
+            let ridge = p / b;
+            if ridge <= xlo {
+                vec![(xlo, p), (xhi, p)]
+            } else if ridge >= xhi {
+                vec![(xlo, xlo * b), (xhi, xhi * b)]
+            } else {
+                vec![(xlo, xlo * b), (ridge, p), (xhi, p)]
+            }
+        }
+        _ => vec![(xlo, p), (xhi, p)],
+    }
+}
+
+/// The roofline, when the report has at least one `FLOP/s` result.
+pub fn roofline(report: &Report) -> Option<Figure> {
+    let cs = compute_ceilings(report);
+    if cs.is_empty() {
+        return None;
+    }
+    let bws = bandwidth_ceilings(report);
+    // Intensity range: 1/16 .. 64 FLOP/B, widened to show every ridge point.
+    let (mut xlo, mut xhi) = (1.0f64 / 16.0, 64.0f64);
+    for c in &cs {
+        if let Some(b) = partner(&c.name, &bws) {
+            let ridge = c.measured / b.measured;
+            if ridge.is_finite() && ridge > 0.0 {
+                xlo = xlo.min(2f64.powf((ridge / 4.0).log2().floor()));
+                xhi = xhi.max(2f64.powf((ridge * 4.0).log2().ceil()));
+            }
+        }
+    }
+    let mut series = Vec::new();
+    let mut notes = Vec::new();
+    for (i, c) in cs.iter().take(MAX_SERIES / 2).enumerate() {
+        let b = partner(&c.name, &bws);
+        let bw_name = b.map_or(String::new(), |b| {
+            format!(" × {} {}", b.name, format_si(b.measured, "B/s"))
+        });
+        series.push(Series {
+            name: format!(
+                "{} measured {}{bw_name}",
+                c.name,
+                format_si(c.measured, "FLOP/s")
+            ),
+            points: roof(c.measured, b.map(|b| b.measured), xlo, xhi),
+            style: Style::Solid,
+            color: i,
+        });
+        if let Some(b) = b {
+            notes.push(format!(
+                "{} ridge at {:.2} FLOP/B",
+                c.name,
+                c.measured / b.measured
+            ));
+        }
+        if let Some(pt) = c.theoretical {
+            let bt = b.and_then(|b| b.theoretical);
+            series.push(Series {
+                name: format!(
+                    "{} theoretical {}{}",
+                    c.name,
+                    format_si(pt, "FLOP/s"),
+                    bt.map_or(String::new(), |v| format!(" × {}", format_si(v, "B/s")))
+                ),
+                points: roof(pt, bt, xlo, xhi),
+                style: Style::Dashed,
+                color: i,
+            });
+        }
+    }
+    let caption = if bws.is_empty() {
+        "Compute ceilings only: no memory bandwidth was measured (run `peakbench memory`). Solid: best measured mean; dashed: theoretical peak.".to_string()
+    } else {
+        format!(
+            "Attainable FLOP/s = min(compute ceiling, intensity × bandwidth). Solid: best measured means; dashed: theoretical peaks where known. {}.",
+            notes.join("; ")
+        )
+    };
+    Some(Figure {
+        chart: Chart {
+            title: "Roofline (measured and theoretical ceilings)".into(),
+            x: Axis {
+                label: "arithmetic intensity (FLOP/byte, log scale)".into(),
+                scale: Scale::Log2,
+                ticks: Ticks::Plain,
+            },
+            y: Axis {
+                label: "attainable FLOP/s (log scale)".into(),
+                scale: Scale::Log10,
+                ticks: Ticks::Si("FLOP/s".into()),
+            },
+            series,
+            vmarks: Vec::new(),
+            hmarks: Vec::new(),
+        },
+        caption,
+    })
+}

@@ -1,0 +1,540 @@
+//! The HTML report: one self-contained file (inline CSS and SVG; no scripts, no network,
+//! no external assets) with the host summary, the best result per workload against its
+//! peak, the roofline, per resource the charts and the results table with efficiency
+//! bars, and the cases that did not run with their reasons. Readable on a laptop screen
+//! and printable (`@media print`).
+//!
+//! Every piece of text from the report goes through [`esc`]: the JSON may come from
+//! anywhere. Numbers are model fields, formatted only.
+
+use super::charts::{esc, render};
+use super::compare::{change_cell, Comparison};
+use super::figures::{self, Figure};
+use super::model::{BenchResult, Report, Status};
+use super::view;
+use crate::util::units::{format_si, format_size};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Write;
+
+const CSS: &str = r#"
+:root{--fg:#1b1f24;--mut:#57606a;--bd:#d0d7de;--ok:#2da44e;--bad:#cf222e;--acc:#0072b2}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:var(--fg);margin:0 auto;max-width:1280px;padding:16px 24px}
+h1{font-size:22px;margin:4px 0}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid var(--bd);padding-bottom:4px}
+h3{font-size:15px;margin:18px 0 6px}
+.meta{color:var(--mut)}
+table{border-collapse:collapse;width:100%;font-size:12.5px;margin:6px 0 12px}
+.tw{overflow-x:auto}
+td{overflow-wrap:break-word}
+td.notes{min-width:200px}
+td.src{font-size:11.5px;color:var(--mut);max-width:420px}
+td.src>div{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
+.top{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;align-items:start}
+@media (max-width:1000px){.top{grid-template-columns:1fr}}
+th,td{border-bottom:1px solid var(--bd);padding:3px 6px;text-align:left;vertical-align:top}
+th{background:#f6f8fa;font-weight:600}
+td.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
+table.kv td:first-child{width:180px;color:var(--mut)}
+.bar{display:inline-block;width:110px;height:10px;background:#eaeef2;border-radius:2px;vertical-align:middle;margin-right:6px;overflow:hidden}
+.bar>span{display:block;height:100%;background:var(--ok)}
+.over .bar>span{background:var(--bad)}
+.over{color:var(--bad);font-weight:600}
+td.eff{white-space:nowrap}
+.flag{color:var(--bad);font-weight:700}
+.notes{color:var(--mut);font-size:12px}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:12px}
+figure{margin:0;border:1px solid var(--bd);border-radius:6px;padding:8px}
+figcaption{color:var(--mut);font-size:12px;margin-top:4px}
+svg.chart{width:100%;height:auto;font-family:inherit}
+svg .ct{font-size:13px;font-weight:600;text-anchor:middle}
+svg .tx{font-size:10px;text-anchor:middle;fill:#444}
+svg .ty{font-size:10px;text-anchor:end;fill:#444}
+svg .ax{font-size:11px;text-anchor:middle;fill:#222}
+svg .mk{font-size:10px;fill:#b00}
+svg .lg{font-size:11px;fill:#222}
+.ci{position:relative;display:inline-block;width:160px;height:12px;background:#f6f8fa;vertical-align:middle}
+.ci .z{position:absolute;top:0;bottom:0;width:1px;background:#888}
+.ci .r{position:absolute;top:3px;height:6px;background:var(--acc)}
+.ci.ns .r{background:#aaa}
+footer{color:var(--mut);font-size:12px;margin:24px 0 8px}
+@media print{body{max-width:none;padding:0;font-size:10pt}.top{grid-template-columns:1fr}td.src>div{display:block}.grid{display:block}figure{break-inside:avoid;margin-bottom:8px}h2{break-after:avoid}tr{break-inside:avoid}.bar>span,.ci .r{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+"#;
+
+fn head(out: &mut String, title: &str) {
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{}</title><style>{CSS}</style></head><body>\n",
+        esc(title)
+    );
+}
+
+/// Parameters as `key=value`, byte sizes in binary units (`size=16 KiB`).
+fn params(r: &BenchResult) -> String {
+    r.params
+        .iter()
+        .map(|(k, v)| match v {
+            serde_json::Value::Number(n) if matches!(k.as_str(), "size" | "block" | "msg") => {
+                match n.as_u64() {
+                    Some(b) => format!("{k}={}", format_size(b)),
+                    None => format!("{k}={n}"),
+                }
+            }
+            serde_json::Value::String(s) => format!("{k}={s}"),
+            other => format!("{k}={other}"),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn efficiency_cell(r: &BenchResult) -> String {
+    match r.efficiency {
+        Some(e) if e.is_finite() => {
+            let w = (e * 100.0).clamp(0.0, 100.0);
+            let (cls, flag) = if r.over_peak {
+                (" class=\"over\"", " OVER PEAK")
+            } else {
+                ("", "")
+            };
+            format!(
+                "<span{cls}><span class=\"bar\"><span style=\"width:{w:.1}%\"></span></span>{:.1} %{flag}</span>",
+                e * 100.0
+            )
+        }
+        _ => String::new(),
+    }
+}
+
+fn host_section(out: &mut String, rep: &Report) {
+    let h = &rep.host;
+    let c = &h.cpu;
+    let caches: Vec<String> = c
+        .caches
+        .iter()
+        .map(|k| {
+            format!(
+                "L{} {} {} (shared by {})",
+                k.level,
+                k.kind,
+                format_size(k.size_bytes),
+                k.shared_by
+            )
+        })
+        .collect();
+    let clock = [
+        h.clock
+            .scalar_hz
+            .map(|v| format!("{} (add chain)", format_si(v, "Hz"))),
+        h.clock
+            .avx512_hz
+            .map(|v| format!("{} (AVX-512 chain)", format_si(v, "Hz"))),
+        h.clock
+            .label_hz
+            .map(|v| format!("{} (label)", format_si(v, "Hz"))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(", ");
+    let rows: [(&str, String); 10] = [
+        ("CPU", format!("{} ({})", c.model_name, c.vendor)),
+        ("Microarchitecture", c.microarch.clone()),
+        (
+            "Topology",
+            format!(
+                "{} socket(s), {} cores, {} logical CPUs",
+                c.sockets, c.cores, c.threads
+            ),
+        ),
+        ("Caches", caches.join("; ")),
+        ("Measured clock", clock),
+        (
+            "Memory",
+            format!(
+                "{} total, THP {}",
+                format_size(h.memory.total_bytes),
+                h.memory.thp.as_deref().unwrap_or("unknown")
+            ),
+        ),
+        ("Instruction sets", c.features.join(" ")),
+        (
+            "System",
+            format!(
+                "{}, kernel {}, {}, virtualization: {}",
+                h.os, h.kernel, h.arch, h.virtualization
+            ),
+        ),
+        (
+            "Run",
+            format!(
+                "{} → {}",
+                rep.started_at,
+                rep.finished_at.as_deref().unwrap_or("(unfinished)")
+            ),
+        ),
+        (
+            "Tool",
+            format!("peakbench {} (schema {})", rep.tool_version, rep.schema),
+        ),
+    ];
+    out.push_str("<h2 id=\"host\">Host</h2><table class=\"kv\">");
+    for (k, v) in rows {
+        let _ = write!(out, "<tr><td>{}</td><td>{}</td></tr>", esc(k), esc(&v));
+    }
+    out.push_str("</table>\n");
+}
+
+/// For each (resource, workload, metric): the ok result with the best mean (highest
+/// rate, lowest latency): what the machine reached.
+fn best_rows(rep: &Report) -> Vec<&BenchResult> {
+    let mut best: BTreeMap<(String, String, String), &BenchResult> = BTreeMap::new();
+    for r in rep.results.iter().filter(|r| r.is_ok()) {
+        let Some(m) = r.summary.as_ref().map(|s| s.mean) else {
+            continue;
+        };
+        let key = (r.resource.clone(), r.workload.clone(), r.metric.clone());
+        let lower = r.metric == "latency";
+        let better = |old: &BenchResult| -> bool {
+            let om = old.summary.as_ref().map_or(f64::NAN, |s| s.mean);
+            if lower {
+                m < om
+            } else {
+                m > om
+            }
+        };
+        match best.get(&key) {
+            Some(old) if !better(old) => {}
+            _ => {
+                best.insert(key, r);
+            }
+        }
+    }
+    best.into_values().collect()
+}
+
+fn peaks_section(out: &mut String, rep: &Report) {
+    let rows = best_rows(rep);
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str("<h2 id=\"peaks\">Best result per workload against its theoretical peak</h2><table><tr><th>resource</th><th>workload</th><th>params</th><th>mean</th><th>theoretical peak</th><th>efficiency</th><th>peak source</th></tr>");
+    for r in rows {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"eff\">{}</td><td class=\"src\"><div title=\"{src}\">{src}</div></td></tr>",
+            esc(&r.resource),
+            esc(&r.workload),
+            esc(&params(r)),
+            esc(&view::mean(r)),
+            esc(&view::peak(r)),
+            efficiency_cell(r),
+            src = esc(r.peak.as_ref().map_or("", |p| p.source.as_str()))
+        );
+    }
+    out.push_str("</table>\n");
+}
+
+fn figure(out: &mut String, f: &Figure) {
+    let _ = write!(
+        out,
+        "<figure>{}<figcaption>{}</figcaption></figure>",
+        render(&f.chart),
+        esc(&f.caption)
+    );
+}
+
+fn references(r: &BenchResult) -> String {
+    r.reference
+        .as_ref()
+        .map(|refs| {
+            refs.iter()
+                .map(|x| {
+                    format!(
+                        "<span title=\"{}\">{} {}: {}</span>",
+                        esc(&x.command),
+                        esc(&x.tool),
+                        esc(&x.version),
+                        esc(&format_si(x.value, &x.unit))
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("<br>")
+        })
+        .unwrap_or_default()
+}
+
+fn results_table(out: &mut String, rs: &[&BenchResult]) {
+    out.push_str("<div class=\"tw\"><table><tr><th>workload</th><th>params</th><th>metric</th><th>mean</th><th>95 % CI</th><th>CV</th><th>min .. max</th><th>n</th><th>peak</th><th>efficiency</th><th>reference tools</th><th>notes</th></tr>");
+    for r in rs {
+        let ci = r.summary.as_ref().map_or(String::new(), |s| {
+            format!(
+                "{} .. {}",
+                format_si(s.ci95_low, &r.unit),
+                format_si(s.ci95_high, &r.unit)
+            )
+        });
+        let n = r
+            .summary
+            .as_ref()
+            .map_or(String::new(), |s| s.n.to_string());
+        let notes: Vec<String> = r
+            .notes
+            .iter()
+            .map(|n| {
+                if n.starts_with("OVER PEAK") {
+                    format!("<span class=\"flag\">{}</span>", esc(n))
+                } else {
+                    esc(n)
+                }
+            })
+            .collect();
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"eff\">{}</td><td>{}</td><td class=\"notes\">{}</td></tr>",
+            esc(&r.workload),
+            esc(&params(r)),
+            esc(&r.metric),
+            esc(&view::mean(r)),
+            esc(&ci),
+            esc(&view::cv(r)),
+            esc(&view::range(r)),
+            n,
+            esc(&view::peak(r)),
+            efficiency_cell(r),
+            references(r),
+            notes.join("<br>")
+        );
+    }
+    out.push_str("</table></div>\n");
+}
+
+/// Resources in first-seen order.
+fn resources(rep: &Report) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for r in &rep.results {
+        if !v.contains(&r.resource) {
+            v.push(r.resource.clone());
+        }
+    }
+    v
+}
+
+fn not_run_section(out: &mut String, rep: &Report) {
+    let rs: Vec<&BenchResult> = rep.results.iter().filter(|r| !r.is_ok()).collect();
+    if rs.is_empty() {
+        return;
+    }
+    out.push_str("<h2 id=\"not-run\">Skipped and failed cases</h2><table><tr><th>resource</th><th>workload</th><th>params</th><th>status</th><th>reason</th></tr>");
+    for r in rs {
+        let (st, why) = match &r.status {
+            Status::Skipped { reason } => ("skipped", reason.as_str()),
+            Status::Failed { error } => ("failed", error.as_str()),
+            Status::Ok => ("ok", ""),
+        };
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td{}>{st}</td><td>{}</td></tr>",
+            esc(&r.resource),
+            esc(&r.workload),
+            esc(&params(r)),
+            if st == "failed" {
+                " class=\"flag\""
+            } else {
+                ""
+            },
+            esc(why)
+        );
+    }
+    out.push_str("</table>\n");
+}
+
+/// The whole page as a string.
+pub fn render_report(rep: &Report) -> String {
+    let mut out = String::with_capacity(64 * 1024);
+    let title = format!("peakbench report: {}", rep.host.hostname);
+    head(&mut out, &title);
+    let ok = rep.results.iter().filter(|r| r.is_ok()).count();
+    let over = rep.results.iter().filter(|r| r.over_peak).count();
+    let _ = write!(
+        out,
+        "<header><h1>{}</h1><div class=\"meta\">{} · {} results ({} ok, {} not run){}</div></header>",
+        esc(&title),
+        esc(&rep.started_at),
+        rep.results.len(),
+        ok,
+        rep.results.len() - ok,
+        if over > 0 {
+            format!(" · <span class=\"flag\">{over} OVER PEAK: check the peaks' inputs</span>")
+        } else {
+            String::new()
+        }
+    );
+    out.push_str("<div class=\"top\"><div>");
+    host_section(&mut out, rep);
+    out.push_str("</div>");
+    if let Some(f) = figures::roofline(rep) {
+        out.push_str("<div><h2 id=\"roofline\">Roofline</h2>");
+        figure(&mut out, &f);
+        out.push_str("</div>");
+    }
+    out.push_str("</div>\n");
+    peaks_section(&mut out, rep);
+    for res in resources(rep) {
+        let rs: Vec<&BenchResult> = rep.results.iter().filter(|r| r.resource == res).collect();
+        let _ = write!(out, "<h2 id=\"r-{0}\">{0}</h2>", esc(&res));
+        let mut figs = figures::sweeps(rep, &res);
+        figs.extend(figures::latency(rep, &res));
+        figs.extend(figures::timeseries(rep, &res));
+        if !figs.is_empty() {
+            out.push_str("<div class=\"grid\">");
+            for f in &figs {
+                figure(&mut out, f);
+            }
+            out.push_str("</div>");
+        }
+        let _ = write!(out, "<h3>{} results</h3>", esc(&res));
+        results_table(&mut out, &rs);
+    }
+    not_run_section(&mut out, rep);
+    let _ = write!(
+        out,
+        "<footer>Generated by peakbench {} from a {} report. Every number is a field of the JSON results file (the source of truth); the page only formats and plots them. Efficiency = mean ÷ theoretical peak; above 100 % is flagged, never clamped.</footer>\n</body></html>\n",
+        esc(env!("CARGO_PKG_VERSION")),
+        esc(&rep.schema)
+    );
+    out
+}
+
+/// Writes the HTML report.
+pub fn export(rep: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+    out.write_all(render_report(rep).as_bytes())
+}
+
+/// The comparison page: one row per change with its interval drawn on a common scale.
+pub fn render_comparison(c: &Comparison) -> String {
+    let mut out = String::with_capacity(16 * 1024);
+    head(&mut out, "peakbench compare");
+    let _ = write!(
+        out,
+        "<header><h1>peakbench compare</h1><div class=\"meta\">baseline: {} · compared: {}</div></header>",
+        esc(c.files.first().map_or("", |s| s)),
+        esc(&c.files.iter().skip(1).cloned().collect::<Vec<_>>().join(", "))
+    );
+    // Common scale of the interval bars: the widest relative bound, at least 5 %.
+    let range = c
+        .changes
+        .iter()
+        .filter_map(|ch| ch.rel_ci95)
+        .flat_map(|(a, b)| [a.abs(), b.abs()])
+        .filter(|v| v.is_finite())
+        .fold(0.05f64, f64::max);
+    let pos = |v: f64| (50.0 + 50.0 * v / range).clamp(0.0, 100.0);
+    out.push_str("<h2>Changes (95 % confidence intervals)</h2><table><tr><th>case</th><th>vs</th><th>baseline mean</th><th>mean</th><th>change [95 % CI]</th><th>interval</th><th>n</th><th>verdict</th></tr>");
+    for ch in &c.changes {
+        let bar = match ch.rel_ci95 {
+            Some((lo, hi)) if lo.is_finite() && hi.is_finite() => format!(
+                "<span class=\"ci{}\" title=\"±{:.0} % full scale\"><span class=\"z\" style=\"left:50%\"></span><span class=\"r\" style=\"left:{:.1}%;width:{:.1}%\"></span></span>",
+                if ch.significant == Some(true) { "" } else { " ns" },
+                range * 100.0,
+                pos(lo),
+                (pos(hi) - pos(lo)).max(0.8)
+            ),
+            _ => String::new(),
+        };
+        let cls = match ch.verdict.as_str() {
+            "worse" => " class=\"flag\"",
+            _ => "",
+        };
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{bar}</td><td class=\"n\">{}/{}</td><td{cls}>{}</td></tr>",
+            esc(&ch.case.label()),
+            esc(&ch.against),
+            esc(&format_si(ch.a.mean, &ch.case.unit)),
+            esc(&format_si(ch.b.mean, &ch.case.unit)),
+            esc(&change_cell(ch)),
+            ch.a.n,
+            ch.b.n,
+            esc(&ch.verdict)
+        );
+    }
+    out.push_str("</table>");
+    if !c.unmatched.is_empty() {
+        out.push_str("<h2>Not compared</h2><table><tr><th>case</th><th>reason</th></tr>");
+        for u in &c.unmatched {
+            let _ = write!(
+                out,
+                "<tr><td>{}</td><td>{}</td></tr>",
+                esc(&u.case.label()),
+                esc(&u.reason)
+            );
+        }
+        out.push_str("</table>");
+    }
+    let _ = write!(
+        out,
+        "<footer>Method: {}. Grey bars: not significant.</footer></body></html>",
+        esc(&c.method)
+    );
+    out
+}
+
+/// Writes the comparison page.
+pub fn export_comparison(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
+    out.write_all(render_comparison(c).as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::samples;
+
+    #[test]
+    fn mixed_report_has_every_chart_and_escapes_text() {
+        let h = render_report(&samples::mixed());
+        // roofline 1; cpu 3 scaling (fp32, fp64, int32) + 1 time series; memory threads, size, latency-by-size
+        // + percentiles; disk depth, block + percentiles; net msg + percentiles.
+        assert_eq!(h.matches("<svg").count(), 14, "{h}");
+        assert!(!h.contains("http://") && !h.contains("https://"));
+        assert!(!h.contains("<script") && !h.contains("<img"));
+        assert!(h.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
+        assert!(h.contains("reason with &lt;b&gt;markup&lt;/b&gt; &amp; &quot;quotes&quot;"));
+        assert!(h.contains("O_DIRECT is not supported"));
+        assert!(h.contains("OVER PEAK"));
+        assert!(h.contains("L1d 48 KiB") && h.contains("L2 2 MiB"));
+        assert!(h.contains("likwid-bench 5.2.2: 77.00 GFLOP/s"));
+        assert!(h.contains("Roofline"));
+        assert!(h.contains("@media print"));
+        assert!(!h.contains("NaN") && !h.contains("inf\""));
+        assert!(h.ends_with("</html>\n"));
+    }
+
+    #[test]
+    fn cpu_only_report_has_a_compute_only_roofline() {
+        let h = render_report(&crate::report::fixtures::report());
+        assert!(h.contains("Compute ceilings only"));
+        assert!(h.contains("CPU lacks amx-bf16"));
+    }
+
+    #[test]
+    fn empty_and_unfinished_reports_render() {
+        let mut r = samples::compare_a();
+        r.results.clear();
+        r.finished_at = None;
+        let h = render_report(&r);
+        assert_eq!(h.matches("<svg").count(), 0);
+        assert!(h.contains("(unfinished)"));
+    }
+
+    #[test]
+    fn comparison_page() {
+        let names = vec!["a.json".to_string(), "b.json".to_string()];
+        let c =
+            crate::report::compare::compare(&names, &[samples::compare_a(), samples::compare_b()]);
+        let h = render_comparison(&c);
+        assert!(h.contains("better") && h.contains("worse"));
+        assert!(h.contains("no significant change"));
+        assert!(h.contains("Not compared"));
+        assert!(!h.contains("http"));
+    }
+}

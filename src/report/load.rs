@@ -1,0 +1,130 @@
+//! Reading a results file back: `peakbench report` and `peakbench compare` take JSON
+//! that may come from anywhere, so every failure is one line naming the file, and
+//! nothing in a malformed file can panic.
+
+use super::model::{Report, SCHEMA};
+use std::path::Path;
+
+/// Largest results file accepted (a sustained hour of samples is a few MiB).
+pub const MAX_BYTES: u64 = 256 << 20;
+
+/// Why a results file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file cannot be read.
+    #[error("{path}: cannot read: {err}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The OS error.
+        err: std::io::Error,
+    },
+    /// Not JSON, or not the shape of a report.
+    #[error("{path}: not a peakbench results file: {msg}")]
+    Malformed {
+        /// The file.
+        path: String,
+        /// What is wrong, one line.
+        msg: String,
+    },
+    /// A report of another schema.
+    #[error("{path}: schema '{found}' is not supported; expected '{SCHEMA}'")]
+    Schema {
+        /// The file.
+        path: String,
+        /// The schema the file declares.
+        found: String,
+    },
+}
+
+fn one_line(s: &str) -> String {
+    let s: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if s.chars().count() > 300 {
+        s.chars().take(300).collect::<String>() + "…"
+    } else {
+        s
+    }
+}
+
+/// Parses a report from bytes; `path` only names it in errors.
+pub fn parse(path: &str, bytes: &[u8]) -> Result<Report, LoadError> {
+    let malformed = |msg: String| LoadError::Malformed {
+        path: path.to_string(),
+        msg: one_line(&msg),
+    };
+    let v: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| malformed(format!("invalid JSON ({e})")))?;
+    let Some(obj) = v.as_object() else {
+        return Err(malformed("the top level is not an object".into()));
+    };
+    match obj.get("schema") {
+        Some(serde_json::Value::String(s)) if s == SCHEMA => {}
+        Some(serde_json::Value::String(s)) => {
+            return Err(LoadError::Schema {
+                path: path.to_string(),
+                found: one_line(s),
+            })
+        }
+        _ => return Err(malformed("no \"schema\" field".into())),
+    }
+    serde_json::from_value(v).map_err(|e| malformed(e.to_string()))
+}
+
+/// Reads and parses a results file.
+pub fn load(path: &Path) -> Result<Report, LoadError> {
+    let name = path.display().to_string();
+    let io = |err| LoadError::Io {
+        path: name.clone(),
+        err,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_dir() {
+        return Err(LoadError::Malformed {
+            path: name,
+            msg: "is a directory; give a .json file".into(),
+        });
+    }
+    if meta.len() > MAX_BYTES {
+        return Err(LoadError::Malformed {
+            path: name,
+            msg: format!("larger than {} MiB", MAX_BYTES >> 20),
+        });
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    parse(&name, &bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_are_one_line() {
+        for (bytes, want) in [
+            (&b"not json"[..], "invalid JSON"),
+            (b"[1,2]", "not an object"),
+            (b"{}", "no \"schema\""),
+            (b"{\"schema\":\"other/2\"}", "schema 'other/2'"),
+            (b"{\"schema\":\"peakbench/1\"}", "missing field"),
+            (
+                b"{\"schema\":\"peakbench/1\",\"results\":\"x\"}",
+                "not a peakbench",
+            ),
+        ] {
+            let e = parse("f.json", bytes).unwrap_err().to_string();
+            assert!(e.starts_with("f.json: "), "{e}");
+            assert!(e.contains(want), "{e}");
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let r = crate::report::fixtures::report();
+        let bytes = serde_json::to_vec(&r).unwrap();
+        assert_eq!(parse("x", &bytes).unwrap(), r);
+    }
+}

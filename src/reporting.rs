@@ -1,0 +1,283 @@
+//! The commands that measure nothing and work on results files — `peakbench report`,
+//! `peakbench compare` — plus `peakbench reference` (the installed reference tools) and
+//! the HTML written after a measuring run. Dispatched from `app::run` like `sysinfo`.
+//!
+//! A results file that cannot be read, is not JSON or has another schema is bad input:
+//! one line naming the file, exit code 2.
+
+use crate::bench::UsageError;
+use crate::cli::{CommonArgs, ReportArgs};
+use crate::options::Options;
+use crate::report::compare;
+use crate::report::model::Report;
+use crate::report::{self, html, load, Format};
+use anyhow::Context as _;
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// `peakbench report` options.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReportOptions {
+    /// The results file.
+    pub file: PathBuf,
+    /// `--csv FILE`.
+    pub csv: Option<PathBuf>,
+    /// `--markdown FILE`.
+    pub markdown: Option<PathBuf>,
+    /// Whether stdout gets the `--format` view: always unless an output file was asked
+    /// for and `--format` was not given.
+    pub to_stdout: bool,
+}
+
+/// `peakbench reference` options.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ReferenceOptions {
+    /// `--run`: run the CPU comparison with likwid-bench.
+    pub run: bool,
+    /// `--threads` for `--run`.
+    pub threads: Option<Vec<usize>>,
+}
+
+fn path_flag(flag: &str, v: &Option<String>) -> Result<Option<PathBuf>, UsageError> {
+    match v.as_deref() {
+        None => Ok(None),
+        Some(t) if t.trim().is_empty() => {
+            Err(UsageError(format!("{flag}: empty path; give a file name")))
+        }
+        Some(t) => Ok(Some(PathBuf::from(t))),
+    }
+}
+
+/// Validates `peakbench report` arguments.
+pub fn parse_report(a: &ReportArgs, common: &CommonArgs) -> Result<ReportOptions, UsageError> {
+    let csv = path_flag("--csv", &a.csv)?;
+    let markdown = path_flag("--markdown", &a.markdown)?;
+    let any_file = csv.is_some() || markdown.is_some() || common.html.is_some();
+    Ok(ReportOptions {
+        file: PathBuf::from(&a.file),
+        csv,
+        markdown,
+        to_stdout: common.format.is_some() || !any_file,
+    })
+}
+
+/// Loads a results file; a bad file is a usage error (exit code 2).
+pub fn load_report(path: &Path) -> anyhow::Result<Report> {
+    load::load(path).map_err(|e| UsageError(e.to_string()).into())
+}
+
+/// Writes `render` into `path` through a temporary file, so a failed write never leaves
+/// a half page behind.
+fn write_file(
+    path: &Path,
+    flag: &str,
+    render: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".tmp");
+    let tmp = PathBuf::from(name);
+    let mut f = std::fs::File::create(&tmp)
+        .with_context(|| format!("cannot write {} (choose another {flag})", path.display()))?;
+    render(&mut f).with_context(|| format!("cannot write {}", tmp.display()))?;
+    f.flush()?;
+    drop(f);
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("cannot write {} (choose another {flag})", path.display()))?;
+    Ok(())
+}
+
+/// Writes the HTML report of `report` to `path`.
+pub fn write_html(report: &Report, path: &Path) -> anyhow::Result<()> {
+    write_file(path, "--html", |w| html::export(report, w))
+}
+
+/// `peakbench report FILE.json [--html OUT] [--csv OUT] [--markdown OUT]`.
+pub fn run_report(opts: &Options, r: &ReportOptions, out: &mut dyn Write) -> anyhow::Result<()> {
+    let rep = load_report(&r.file)?;
+    let mut wrote = Vec::new();
+    if let Some(p) = &opts.html {
+        write_html(&rep, p)?;
+        wrote.push(p.clone());
+    }
+    if let Some(p) = &r.csv {
+        write_file(p, "--csv", |w| report::export(&rep, Format::Csv, w))?;
+        wrote.push(p.clone());
+    }
+    if let Some(p) = &r.markdown {
+        write_file(p, "--markdown", |w| {
+            report::export(&rep, Format::Markdown, w)
+        })?;
+        wrote.push(p.clone());
+    }
+    if r.to_stdout {
+        report::export(&rep, opts.format, out)?;
+        out.flush()?;
+    }
+    if !opts.quiet {
+        for p in wrote {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    Ok(())
+}
+
+/// `peakbench compare A.json B.json [...]`.
+pub fn run_compare(opts: &Options, files: &[PathBuf], out: &mut dyn Write) -> anyhow::Result<()> {
+    let mut reports = Vec::new();
+    for f in files {
+        reports.push(load_report(f)?);
+    }
+    let names = labels(files);
+    let c = compare::compare(&names, &reports);
+    if let Some(p) = &opts.html {
+        write_file(p, "--html", |w| html::export_comparison(&c, w))?;
+        if !opts.quiet {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    compare::export(&c, opts.format, out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Short labels for files: the file names, or the whole paths when names repeat.
+fn labels(files: &[PathBuf]) -> Vec<String> {
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| {
+            f.file_name()
+                .map_or_else(|| f.display().to_string(), |n| n.to_string_lossy().into())
+        })
+        .collect();
+    let unique = names
+        .iter()
+        .enumerate()
+        .all(|(i, n)| !names[..i].contains(n));
+    if unique {
+        names
+    } else {
+        files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| format!("#{} {}", i + 1, f.display()))
+            .collect()
+    }
+}
+
+/// `peakbench reference`: the tool table in `--format`.
+pub fn run_reference(opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> {
+    let found = crate::reference::detect();
+    let cell = |d: &crate::reference::Detected| -> [String; 6] {
+        [
+            d.tool.to_string(),
+            if d.installed {
+                "installed".into()
+            } else {
+                format!("not installed (apt-get install {})", d.package)
+            },
+            d.version.clone().unwrap_or_default(),
+            d.path
+                .as_ref()
+                .map_or(String::new(), |p| p.display().to_string()),
+            d.package.to_string(),
+            d.covers.to_string(),
+        ]
+    };
+    const HEAD: [&str; 6] = [
+        "tool",
+        "status",
+        "version",
+        "path",
+        "debian package",
+        "checks",
+    ];
+    match opts.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, &serde_json::json!({ "tools": found }))?;
+            writeln!(out)?;
+        }
+        Format::Csv => {
+            writeln!(out, "{}", HEAD.join(","))?;
+            for d in &found {
+                let cells: Vec<String> = cell(d)
+                    .iter()
+                    .map(|c| {
+                        if c.contains([',', '"']) {
+                            format!("\"{}\"", c.replace('"', "\"\""))
+                        } else {
+                            c.clone()
+                        }
+                    })
+                    .collect();
+                writeln!(out, "{}", cells.join(","))?;
+            }
+        }
+        Format::Markdown => {
+            writeln!(out, "| {} |", HEAD.join(" | "))?;
+            writeln!(out, "|{}", "---|".repeat(HEAD.len()))?;
+            for d in &found {
+                writeln!(out, "| {} |", cell(d).join(" | ").replace('\n', " "))?;
+            }
+        }
+        Format::Table => {
+            use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+            let mut t = Table::new();
+            t.load_preset(UTF8_FULL_CONDENSED).set_header(HEAD);
+            for d in &found {
+                t.add_row(cell(d));
+            }
+            writeln!(out, "{t}")?;
+            writeln!(
+                out,
+                "`peakbench reference --run` compares CPU peaks with likwid-bench; `--reference` on a run adds every matching tool's figure to the results."
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// `peakbench reference --run`: a CPU run of the fp64 and fp32 FMA kernels of the widest
+/// vector ISA here, at 1 and all cores (or `--threads`), with the reference tools run
+/// after each case.
+pub fn reference_run(mut opts: Options, r: &ReferenceOptions) -> Options {
+    use crate::bench::cpu::kernels::{Isa, Precision};
+    let cpu = crate::hw::cpu::CpuInfo::detect();
+    let isa = if cpu.has("avx512f") {
+        Isa::Avx512
+    } else if cpu.has("avx2") && cpu.has("fma") {
+        Isa::Avx2
+    } else {
+        Isa::Sse2
+    };
+    let cores = cpu.cores.max(1);
+    let threads = r.threads.clone().unwrap_or_else(|| {
+        let mut t = vec![1];
+        if cores > 1 {
+            t.push(cores);
+        }
+        t
+    });
+    opts.command = crate::options::Command::Cpu(crate::options::CpuOptions {
+        precisions: Some(vec![Precision::Fp64, Precision::Fp32]),
+        isas: Some(vec![isa]),
+        threads: Some(threads),
+        ..Default::default()
+    });
+    opts.reference = true;
+    opts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_unique() {
+        let l = labels(&[PathBuf::from("a/x.json"), PathBuf::from("b/y.json")]);
+        assert_eq!(l, ["x.json", "y.json"]);
+        let l = labels(&[PathBuf::from("a/x.json"), PathBuf::from("b/x.json")]);
+        assert_eq!(l, ["#1 a/x.json", "#2 b/x.json"]);
+    }
+}
