@@ -166,11 +166,11 @@ macro_rules! irp4 {
 /// 4 × 64 B per iteration (data in zmm0–3, the broadcast scalar in zmm4), Rust tail.
 macro_rules! zmm_store_kernels {
     ($(($name:ident, $name_nt:ident, |$x:ident, $y:ident, $s:ident, $i:ident| $se:expr,
-        $($body:literal),+)),+ $(,)?) => {$(
+        prefetch [$($pf:literal),*], $($body:literal),+)),+ $(,)?) => {$(
         zmm_store_kernels!(@one $name, "vmovapd [{d} + 64*\\k], zmm\\k", false,
             |$x, $y, $s, $i| $se, $($body),+);
         zmm_store_kernels!(@one $name_nt, "vmovntpd [{d} + 64*\\k], zmm\\k", true,
-            |$x, $y, $s, $i| $se, $($body),+);
+            |$x, $y, $s, $i| $se, $($pf,)* $($body),+);
     )+};
     (@one $name:ident, $store:literal, $nt:expr, |$x:ident, $y:ident, $s:ident, $i:ident| $se:expr,
         $($body:literal),+) => {
@@ -222,41 +222,20 @@ macro_rules! zmm_store_kernels {
     };
 }
 
+// The `_nt` variants (used at DRAM sizes) also prefetch the sources 2 KiB ahead: the
+// L2 streamer stops at every 4 KiB boundary, software prefetch does not.
 zmm_store_kernels!(
-    (
-        write_avx512,
-        write_avx512_nt,
-        |x, y, s, i| s,
-        "vmovapd zmm\\k, zmm4"
-    ),
-    (
-        copy_avx512,
-        copy_avx512_nt,
-        |x, y, s, i| *x.add(i),
-        "vmovupd zmm\\k, [{x} + 64*\\k]"
-    ),
-    (
-        scale_avx512,
-        scale_avx512_nt,
-        |x, y, s, i| s * *x.add(i),
-        "vmulpd zmm\\k, zmm4, [{x} + 64*\\k]"
-    ),
-    (
-        add_avx512,
-        add_avx512_nt,
-        |x, y, s, i| *x.add(i) + *y.add(i),
-        "vmovupd zmm\\k, [{x} + 64*\\k]",
-        "vaddpd zmm\\k, zmm\\k, [{y} + 64*\\k]"
-    ),
+    (write_avx512, write_avx512_nt, |x, y, s, i| s, prefetch [], "vmovapd zmm\\k, zmm4"),
+    (copy_avx512, copy_avx512_nt, |x, y, s, i| *x.add(i), prefetch ["prefetcht0 [{x} + 2048 + 64*\\k]"],
+        "vmovupd zmm\\k, [{x} + 64*\\k]"),
+    (scale_avx512, scale_avx512_nt, |x, y, s, i| s * *x.add(i), prefetch ["prefetcht0 [{x} + 2048 + 64*\\k]"],
+        "vmulpd zmm\\k, zmm4, [{x} + 64*\\k]"),
+    (add_avx512, add_avx512_nt, |x, y, s, i| *x.add(i) + *y.add(i), prefetch ["prefetcht0 [{x} + 2048 + 64*\\k]", "prefetcht0 [{y} + 2048 + 64*\\k]"],
+        "vmovupd zmm\\k, [{x} + 64*\\k]", "vaddpd zmm\\k, zmm\\k, [{y} + 64*\\k]"),
     // zmm_k = x + s·y as one FMA (231 form: k = 4·mem + k); the tests use
     // integer-valued data, where FMA and mul+add agree.
-    (
-        triad_avx512,
-        triad_avx512_nt,
-        |x, y, s, i| *x.add(i) + s * *y.add(i),
-        "vmovupd zmm\\k, [{x} + 64*\\k]",
-        "vfmadd231pd zmm\\k, zmm4, [{y} + 64*\\k]"
-    ),
+    (triad_avx512, triad_avx512_nt, |x, y, s, i| *x.add(i) + s * *y.add(i), prefetch ["prefetcht0 [{x} + 2048 + 64*\\k]", "prefetcht0 [{y} + 2048 + 64*\\k]"],
+        "vmovupd zmm\\k, [{x} + 64*\\k]", "vfmadd231pd zmm\\k, zmm4, [{y} + 64*\\k]"),
 );
 
 /// AVX-512 read kernel: `Σ x[i]`, 8 accumulators zmm0–7 over 512 B per iteration.
