@@ -245,7 +245,7 @@ zmm_store_kernels!(
 #[target_feature(enable = "avx512f")]
 pub unsafe fn read_avx512(_d: *mut f64, x: *const f64, _y: *const f64, _s: f64, n: usize) -> f64 {
     let chunks = n / 64;
-    let mut lanes = [0.0f64; 64];
+    let mut lanes = [0.0f64; 8];
     if chunks > 0 {
         std::arch::asm!(
             ".irp k,0,1,2,3,4,5,6,7", "vpxorq zmm\\k, zmm\\k, zmm\\k", ".endr",
@@ -255,7 +255,16 @@ pub unsafe fn read_avx512(_d: *mut f64, x: *const f64, _y: *const f64, _s: f64, 
             "add {x}, 512",
             "dec {n}",
             "jnz 2b",
-            ".irp k,0,1,2,3,4,5,6,7", "vmovupd [{o} + 64*\\k], zmm\\k", ".endr",
+            // Tree-add the accumulators into zmm0 so only 8 lanes are summed in Rust:
+            // with small (L1) arrays this epilogue runs once per pass.
+            "vaddpd zmm0, zmm0, zmm1",
+            "vaddpd zmm2, zmm2, zmm3",
+            "vaddpd zmm4, zmm4, zmm5",
+            "vaddpd zmm6, zmm6, zmm7",
+            "vaddpd zmm0, zmm0, zmm2",
+            "vaddpd zmm4, zmm4, zmm6",
+            "vaddpd zmm0, zmm0, zmm4",
+            "vmovupd [{o}], zmm0",
             "vzeroupper",
             x = inout(reg) x => _,
             n = inout(reg) chunks => _,
@@ -265,7 +274,8 @@ pub unsafe fn read_avx512(_d: *mut f64, x: *const f64, _y: *const f64, _s: f64, 
             options(nostack),
         );
     }
-    let mut total: f64 = lanes.iter().sum();
+    let mut total = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
+        + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
     for i in chunks * 64..n {
         total += *x.add(i);
     }
