@@ -10,7 +10,8 @@
 # The tools run interleaved, ROUNDS times, and each tool's best round is compared
 # (best-of-N, as STREAM reports): on a shared machine a neighbour's burst then hurts
 # every tool alike instead of whichever happened to run during it. The table also
-# shows the spread of peakbench's rounds; the CV is peakbench's within its best round.
+# shows the spread of peakbench's rounds and the ratio of median rounds; the CV is
+# peakbench's within its best round.
 #
 # Byte conventions are aligned before dividing: every figure is STREAM-counted bytes
 # (copy = 16 B per element, triad = 24 B, read = 8 B, no write-allocate) in decimal
@@ -142,14 +143,14 @@ EOF
 done
 
 python3 - "$ROWS" <<'EOF'
-import sys
+import statistics, sys
 from collections import defaultdict
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 by = defaultdict(lambda: defaultdict(list))
 for k, t, tool, v, cv in rows:
     by[(k, int(t))][tool].append((float(v), float(cv) if cv else 0.0))
-print("| kernel | threads | peakbench (best round) | CV | peakbench rounds | best reference (best round) | ratio | all references (best round) |")
-print("| --- | ---: | ---: | ---: | --- | --- | ---: | --- |")
+print("| kernel | threads | peakbench (best round) | CV | peakbench rounds | best reference (best round) | ratio (best) | ratio (medians) | all references (best round) |")
+print("| --- | ---: | ---: | ---: | --- | --- | ---: | ---: | --- |")
 order = {"read": 0, "copy": 1, "triad": 2, "chase": 3}
 for (k, t) in sorted(by, key=lambda x: (order.get(x[0], 9), x[1])):
     lat = k == "chase"
@@ -159,6 +160,9 @@ for (k, t) in sorted(by, key=lambda x: (order.get(x[0], 9), x[1])):
     pb = [(tool, vals) for tool, vals in tools.items() if tool.startswith("peakbench")]
     refs = {tool: pick(vals, key=lambda e: e[0])[0] for tool, vals in tools.items()
             if not tool.startswith("peakbench")}
+    med = lambda vals: statistics.median(e[0] for e in vals)
+    ref_meds = {tool: med(vals) for tool, vals in tools.items()
+                if not tool.startswith("peakbench")}
     if not pb:
         continue
     tool, vals = pb[0]
@@ -169,9 +173,14 @@ for (k, t) in sorted(by, key=lambda x: (order.get(x[0], 9), x[1])):
         # ratio > 1: peakbench higher bandwidth / lower latency than the best reference
         ratio = refs[bt] / v if lat else v / refs[bt]
         bests, rs = f"{fmt(refs[bt])} ({bt})", f"{ratio:.3f}"
+        # Same comparison on each tool's median round: less sensitive to one lucky
+        # quiet window on a shared machine.
+        mt = pick(ref_meds, key=lambda x: ref_meds[x])
+        mr = ref_meds[mt] / med(vals) if lat else med(vals) / ref_meds[mt]
+        ms = f"{mr:.3f}"
     else:
-        bests, rs = "n/a", "n/a"
+        bests, rs, ms = "n/a", "n/a", "n/a"
     allr = "; ".join(f"{x} {fmt(y)}" for x, y in refs.items())
     name = tool.split(" ", 1)[1]
-    print(f"| {k} | {t} | {fmt(v)} ({name}) | {cv*100:.1f} % | {fmt(lo)} .. {fmt(hi)} | {bests} | {rs} | {allr} |")
+    print(f"| {k} | {t} | {fmt(v)} ({name}) | {cv*100:.1f} % | {fmt(lo)} .. {fmt(hi)} | {bests} | {rs} | {ms} | {allr} |")
 EOF
