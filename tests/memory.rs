@@ -212,3 +212,38 @@ fn bad_input_is_refused_up_front() {
     refused(&["memory", "--nt", "sometimes"], "--nt");
     refused(&["memory", "--threads", "0"], "--threads");
 }
+
+#[test]
+fn weak_scaling_gives_every_thread_the_full_size() {
+    let level = |weak: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = peakbench(dir.path());
+        c.args([
+            "memory",
+            "--kernel",
+            "read",
+            "--size",
+            "64KiB",
+            "--threads",
+            "2",
+        ]);
+        if weak {
+            c.arg("--weak");
+        }
+        c.assert().success();
+        let r = &results(dir.path())[0];
+        assert_eq!(r["status"], "ok");
+        (
+            r["params"]["level"].as_str().unwrap().to_string(),
+            r["params"]["block"].as_str().unwrap().to_string(),
+        )
+    };
+    let (strong, strong_block) = level(false);
+    let (weak, weak_block) = level(true);
+    // Strong: 32 KiB per thread; weak: 64 KiB per thread (one array each).
+    assert_eq!(strong_block, "32KiB");
+    assert_eq!(weak_block, "64KiB");
+    let order = ["L1", "L2", "L3", "DRAM"];
+    let rank = |l: &str| order.iter().position(|x| *x == l).unwrap();
+    assert!(rank(&weak) >= rank(&strong), "{weak} < {strong}");
+}

@@ -200,6 +200,11 @@ fn per_thread(total: u64, threads: usize, scaling: Scaling) -> u64 {
     }
 }
 
+/// Bytes all threads together work on: `--size`, or `--size` per thread with `--weak`.
+fn total(size: u64, threads: usize, scaling: Scaling) -> u64 {
+    per_thread(size, threads, scaling) * threads as u64
+}
+
 /// One bandwidth case.
 pub struct BwCase {
     kernel: &'static Kernel,
@@ -224,7 +229,11 @@ impl Case for BwCase {
 
     fn run(&self, ctx: &Context) -> BenchResult {
         let k = self.kernel;
-        let level = level_of(ctx.host, self.size, self.threads);
+        let level = level_of(
+            ctx.host,
+            total(self.size, self.threads, ctx.opts.scaling),
+            self.threads,
+        );
         let mut r = BenchResult::new("memory", k.name, "throughput", "B/s")
             .param("kernel", k.op.name())
             .param("pattern", self.pattern.name())
@@ -341,7 +350,11 @@ impl Case for ChaseCase {
     }
 
     fn run(&self, ctx: &Context) -> BenchResult {
-        let level = level_of(ctx.host, self.size, self.threads);
+        let level = level_of(
+            ctx.host,
+            total(self.size, self.threads, ctx.opts.scaling),
+            self.threads,
+        );
         let mut r = BenchResult::new("memory", "chase", "latency", "s")
             .param("kernel", "chase")
             .param("pattern", "rand")
@@ -462,7 +475,8 @@ impl Benchmark for MemoryBench {
                     match *kind {
                         Kind::Chase => cases.push(Box::new(ChaseCase { size, threads: t })),
                         Kind::Bw(op) => {
-                            let (kernel, nt_note) = choose(op, o.nt, size, host);
+                            let ws = total(size, t, ctx.opts.scaling);
+                            let (kernel, nt_note) = choose(op, o.nt, ws, host);
                             for &pattern in &o.patterns {
                                 let blocks: Vec<Option<u64>> = match (&o.blocks, pattern) {
                                     (Some(b), _) => b.iter().map(|&b| Some(b)).collect(),

@@ -166,11 +166,11 @@ macro_rules! irp4 {
 /// 4 × 64 B per iteration (data in zmm0–3, the broadcast scalar in zmm4), Rust tail.
 macro_rules! zmm_store_kernels {
     ($(($name:ident, $name_nt:ident, |$x:ident, $y:ident, $s:ident, $i:ident| $se:expr,
-        $($body:literal),+)),+ $(,)?) => {$(
+        prefetch [$($pf:literal),*], $($body:literal),+)),+ $(,)?) => {$(
         zmm_store_kernels!(@one $name, "vmovapd [{d} + 64*\\k], zmm\\k", false,
             |$x, $y, $s, $i| $se, $($body),+);
         zmm_store_kernels!(@one $name_nt, "vmovntpd [{d} + 64*\\k], zmm\\k", true,
-            |$x, $y, $s, $i| $se, $($body),+);
+            |$x, $y, $s, $i| $se, $($pf,)* $($body),+);
     )+};
     (@one $name:ident, $store:literal, $nt:expr, |$x:ident, $y:ident, $s:ident, $i:ident| $se:expr,
         $($body:literal),+) => {
@@ -222,41 +222,20 @@ macro_rules! zmm_store_kernels {
     };
 }
 
+// The `_nt` variants (used at DRAM sizes) also prefetch the sources 2 KiB ahead: the
+// L2 streamer stops at every 4 KiB boundary, software prefetch does not.
 zmm_store_kernels!(
-    (
-        write_avx512,
-        write_avx512_nt,
-        |x, y, s, i| s,
-        "vmovapd zmm\\k, zmm4"
-    ),
-    (
-        copy_avx512,
-        copy_avx512_nt,
-        |x, y, s, i| *x.add(i),
-        "vmovupd zmm\\k, [{x} + 64*\\k]"
-    ),
-    (
-        scale_avx512,
-        scale_avx512_nt,
-        |x, y, s, i| s * *x.add(i),
-        "vmulpd zmm\\k, zmm4, [{x} + 64*\\k]"
-    ),
-    (
-        add_avx512,
-        add_avx512_nt,
-        |x, y, s, i| *x.add(i) + *y.add(i),
-        "vmovupd zmm\\k, [{x} + 64*\\k]",
-        "vaddpd zmm\\k, zmm\\k, [{y} + 64*\\k]"
-    ),
+    (write_avx512, write_avx512_nt, |x, y, s, i| s, prefetch [], "vmovapd zmm\\k, zmm4"),
+    (copy_avx512, copy_avx512_nt, |x, y, s, i| *x.add(i), prefetch ["prefetcht0 [{x} + 2048 + 64*\\k]"],
+        "vmovupd zmm\\k, [{x} + 64*\\k]"),
+    (scale_avx512, scale_avx512_nt, |x, y, s, i| s * *x.add(i), prefetch ["prefetcht0 [{x} + 2048 + 64*\\k]"],
+        "vmulpd zmm\\k, zmm4, [{x} + 64*\\k]"),
+    (add_avx512, add_avx512_nt, |x, y, s, i| *x.add(i) + *y.add(i), prefetch ["prefetcht0 [{x} + 2048 + 64*\\k]", "prefetcht0 [{y} + 2048 + 64*\\k]"],
+        "vmovupd zmm\\k, [{x} + 64*\\k]", "vaddpd zmm\\k, zmm\\k, [{y} + 64*\\k]"),
     // zmm_k = x + s·y as one FMA (231 form: k = 4·mem + k); the tests use
     // integer-valued data, where FMA and mul+add agree.
-    (
-        triad_avx512,
-        triad_avx512_nt,
-        |x, y, s, i| *x.add(i) + s * *y.add(i),
-        "vmovupd zmm\\k, [{x} + 64*\\k]",
-        "vfmadd231pd zmm\\k, zmm4, [{y} + 64*\\k]"
-    ),
+    (triad_avx512, triad_avx512_nt, |x, y, s, i| *x.add(i) + s * *y.add(i), prefetch ["prefetcht0 [{x} + 2048 + 64*\\k]", "prefetcht0 [{y} + 2048 + 64*\\k]"],
+        "vmovupd zmm\\k, [{x} + 64*\\k]", "vfmadd231pd zmm\\k, zmm4, [{y} + 64*\\k]"),
 );
 
 /// AVX-512 read kernel: `Σ x[i]`, 8 accumulators zmm0–7 over 512 B per iteration.
@@ -266,7 +245,7 @@ zmm_store_kernels!(
 #[target_feature(enable = "avx512f")]
 pub unsafe fn read_avx512(_d: *mut f64, x: *const f64, _y: *const f64, _s: f64, n: usize) -> f64 {
     let chunks = n / 64;
-    let mut lanes = [0.0f64; 64];
+    let mut lanes = [0.0f64; 8];
     if chunks > 0 {
         std::arch::asm!(
             ".irp k,0,1,2,3,4,5,6,7", "vpxorq zmm\\k, zmm\\k, zmm\\k", ".endr",
@@ -276,7 +255,16 @@ pub unsafe fn read_avx512(_d: *mut f64, x: *const f64, _y: *const f64, _s: f64, 
             "add {x}, 512",
             "dec {n}",
             "jnz 2b",
-            ".irp k,0,1,2,3,4,5,6,7", "vmovupd [{o} + 64*\\k], zmm\\k", ".endr",
+            // Tree-add the accumulators into zmm0 so only 8 lanes are summed in Rust:
+            // with small (L1) arrays this epilogue runs once per pass.
+            "vaddpd zmm0, zmm0, zmm1",
+            "vaddpd zmm2, zmm2, zmm3",
+            "vaddpd zmm4, zmm4, zmm5",
+            "vaddpd zmm6, zmm6, zmm7",
+            "vaddpd zmm0, zmm0, zmm2",
+            "vaddpd zmm4, zmm4, zmm6",
+            "vaddpd zmm0, zmm0, zmm4",
+            "vmovupd [{o}], zmm0",
             "vzeroupper",
             x = inout(reg) x => _,
             n = inout(reg) chunks => _,
@@ -286,7 +274,8 @@ pub unsafe fn read_avx512(_d: *mut f64, x: *const f64, _y: *const f64, _s: f64, 
             options(nostack),
         );
     }
-    let mut total: f64 = lanes.iter().sum();
+    let mut total = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
+        + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
     for i in chunks * 64..n {
         total += *x.add(i);
     }
