@@ -51,6 +51,7 @@ fn host() -> HostInfo {
             total_bytes: 24 << 30,
             available_bytes: 20 << 30,
             thp: Some("madvise".into()),
+            ..Default::default()
         },
         clock: crate::hw::clock::ClockInfo {
             scalar_hz: Some(2.6e9),
@@ -58,6 +59,7 @@ fn host() -> HostInfo {
             label_hz: Some(2.1e9),
             method: "largest of 20 dependent add chains".into(),
         },
+        disks: Vec::new(),
     }
 }
 
