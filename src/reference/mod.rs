@@ -345,6 +345,62 @@ mod tests {
         assert!(capture(&[], Duration::from_secs(1)).is_err());
     }
 
+    /// Runs every installed tool with a matching case for loopback-network, memory and
+    /// CPU results (about 20 s): `cargo test --release -- --ignored reference`.
+    #[test]
+    #[ignore = "needs: the reference tools installed; runs them (~20 s)"]
+    fn installed_tools_run_and_parse() {
+        let host = HostInfo::detect(false);
+        let config = serde_json::json!({"command": {"command": "net", "server": null}});
+        let ctx = Context {
+            host: &host,
+            config: &config,
+        };
+        let found = detect();
+        let cases = [
+            BenchResult::new("net", "tcp", "throughput", "B/s")
+                .param("proto", "tcp")
+                .param("msg", 131072)
+                .param("streams", 1),
+            BenchResult::new("net", "udp", "latency", "s")
+                .param("proto", "udp")
+                .param("msg", 64),
+            BenchResult::new("memory", "read", "throughput", "B/s")
+                .param("kernel", "read")
+                .param("pattern", "seq")
+                .param("block", 1048576)
+                .param("size", 67108864)
+                .param("threads", 1),
+            BenchResult::new("memory", "copy", "throughput", "B/s")
+                .param("kernel", "copy")
+                .param("pattern", "seq")
+                .param("size", 67108864)
+                .param("threads", 1),
+            BenchResult::new("cpu", "fma_f64_avx2", "ops", "FLOP/s")
+                .param("precision", "fp64")
+                .param("isa", "avx2")
+                .param("threads", 1),
+        ];
+        for r in cases {
+            let mut r = r.with_samples(vec![1.0, 1.0]);
+            attach(&mut r, &ctx, &found);
+            eprintln!(
+                "{} {}: {:?} {:?}",
+                r.resource, r.workload, r.reference, r.notes
+            );
+            let failed: Vec<&String> = r
+                .notes
+                .iter()
+                .filter(|n| n.starts_with("reference"))
+                .collect();
+            assert!(failed.is_empty(), "{failed:?}");
+            for x in r.reference.iter().flatten() {
+                assert!(x.value > 0.0 && x.value.is_finite(), "{x:?}");
+                assert_eq!(x.unit, r.unit);
+            }
+        }
+    }
+
     #[test]
     fn every_tool_names_its_package() {
         for t in TOOLS {

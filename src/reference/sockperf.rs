@@ -16,7 +16,7 @@ pub struct Sockperf;
 /// Mean one-way latency in seconds from `avg-latency=13.140 (std-dev=…)` (µs).
 pub fn parse_pingpong(text: &str) -> Result<f64, String> {
     super::number_after(text, "avg-latency")
-        .map(|us| us * 1e-6)
+        .map(|us| us / 1e6)
         .ok_or_else(|| "no avg-latency in sockperf output".into())
 }
 

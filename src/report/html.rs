@@ -89,7 +89,7 @@ fn params(r: &BenchResult) -> String {
 
 fn efficiency_cell(r: &BenchResult) -> String {
     match r.efficiency {
-        Some(e) if e.is_finite() => {
+        Some(e) if (e * 100.0).is_finite() => {
             let w = (e * 100.0).clamp(0.0, 100.0);
             let (cls, flag) = if r.over_peak {
                 (" class=\"over\"", " OVER PEAK")
