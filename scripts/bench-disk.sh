@@ -10,7 +10,9 @@
 #   DIR      where the test files go (default: target/bench-disk; must be a real disk)
 #   ROUNDS   alternating rounds (default 3)
 #   RUNTIME  measured seconds per run (default 4; plus 1 s ramp)
-# SIZE_MIB=N sets the file size (default 512 MiB per tool).
+# SIZE_MIB=N sets the file size (default 512 MiB per tool). FIO_BATCH=1 lets fio batch
+# submissions and completions up to the queue depth, as peakbench does (fio 3.33's
+# default is one io_uring_enter/io_submit per I/O).
 # Needs: fio (Debian's fio 3.33 was used), python3, a release build of peakbench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,6 +63,7 @@ for round in $(seq 1 "$ROUNDS"); do
           extra=()
           # fio's io_uring with registered buffers and file, as peakbench uses them.
           [ "$t" = uring ] && extra=(--fixedbufs --registerfiles)
+          [ "${FIO_BATCH:-0}" = 1 ] && extra+=(--iodepth_batch_submit="$depth" --iodepth_batch_complete_max="$depth")
           engine=$t; [ "$t" = uring ] && engine=io_uring
           fio --name=fill --filename="$FIOFILE" --size=${SIZE_MIB}m --rw=write --bs=1m \
             --direct=1 --ioengine=psync --output=/dev/null
