@@ -359,7 +359,7 @@ fn results(plan: &RunPlan, c: Config, ctx: &Context, stats: &[JobStats]) -> Vec<
     }
     if plan.ws.is_device() {
         info.push(
-            "raw block device (--allow-destructive): reads see whatever data is there".into(),
+            "raw block device (--allow-destructive): the job regions were overwritten with test data".into(),
         );
     }
     let mut notes = Vec::new();
