@@ -10,13 +10,16 @@
 #   DIR      where the test files go (default: target/bench-disk; must be a real disk)
 #   ROUNDS   alternating rounds (default 3)
 #   RUNTIME  measured seconds per run (default 4; plus 1 s ramp)
+# SIZE_MIB=N sets the file size (default 512 MiB per tool). FIO_BATCH=1 lets fio batch
+# submissions and completions up to the queue depth, as peakbench does (fio 3.33's
+# default is one io_uring_enter/io_submit per I/O).
 # Needs: fio (Debian's fio 3.33 was used), python3, a release build of peakbench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${1:-target/bench-disk}
 ROUNDS=${2:-3}
 RUNTIME=${3:-4}
-SIZE_MIB=1024
+SIZE_MIB=${SIZE_MIB:-512}
 PB=target/release/peakbench
 command -v fio >/dev/null || { echo "fio not installed" >&2; exit 1; }
 [ -x "$PB" ] || cargo build --release --quiet
@@ -37,7 +40,9 @@ CASES=(
 
 echo "fio: $(fio --version); peakbench: $($PB --version); dir: $DIR; rounds: $ROUNDS; runtime: ${RUNTIME}s + 1s ramp; file ${SIZE_MIB} MiB"
 # Both tools start every run from a freshly written file: peakbench creates and fills
-# its own; fio's is removed so that fio lays it out again (it writes it fully).
+# its own (and removes it after); fio's is rewritten in place before each fio run (not
+# removed: on a filesystem mounted with `discard`, unlinking a large file blocks for
+# long and disturbs the next run).
 for round in $(seq 1 "$ROUNDS"); do
   for c in "${CASES[@]}"; do
     IFS='|' read -r name pat rw blk depth jobs <<<"$c"
@@ -58,8 +63,10 @@ for round in $(seq 1 "$ROUNDS"); do
           extra=()
           # fio's io_uring with registered buffers and file, as peakbench uses them.
           [ "$t" = uring ] && extra=(--fixedbufs --registerfiles)
+          [ "${FIO_BATCH:-0}" = 1 ] && extra+=(--iodepth_batch_submit="$depth" --iodepth_batch_complete_max="$depth")
           engine=$t; [ "$t" = uring ] && engine=io_uring
-          rm -f "$FIOFILE"
+          fio --name=fill --filename="$FIOFILE" --size=${SIZE_MIB}m --rw=write --bs=1m \
+            --direct=1 --ioengine=psync --output=/dev/null
           fio --name="$name" --filename="$FIOFILE" --size=${SIZE_MIB}m --direct=1 \
             --ioengine="$engine" "${extra[@]}" --rw="$rw" --bs="$fioblk" --iodepth="$depth" \
             --numjobs="$jobs" --group_reporting --time_based --ramp_time=1 \

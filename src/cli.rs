@@ -143,7 +143,7 @@ pub struct DiskArgs {
     /// Directory for the test files (a temporary subdirectory is created and removed) [default: current directory]
     #[arg(long, value_name = "DIR")]
     pub dir: Option<String>,
-    /// Patterns: seq-read,seq-write,rand-read,rand-write,rw-mix[:READ_PCT] (fio names read,write,randread,randwrite,randrw also accepted) [default: the four seq/rand ones]
+    /// Patterns: seq-read,seq-write,rand-read,rand-write,rw-mix or rw-mix:READ_PCT (fio names read,write,randread,randwrite,randrw also accepted) [default: the four seq/rand ones]
     #[arg(long, value_name = "LIST")]
     pub pattern: Option<String>,
     /// Block sizes, e.g. 4KiB,1MiB [default: 1MiB for seq-*, 4KiB for rand-* and rw-mix]

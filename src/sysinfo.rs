@@ -137,6 +137,12 @@ fn print_text(info: &SysInfo, out: &mut dyn Write) -> std::io::Result<()> {
     for (k, v) in rows {
         t.add_row(vec![k.to_string(), v]);
     }
+    for d in &h.disks {
+        t.add_row(vec![
+            format!("disk {}", d.name),
+            crate::hw::disk::summary(d),
+        ]);
+    }
     writeln!(out, "{t}")?;
     let mut p = Table::new();
     p.load_preset(UTF8_FULL_CONDENSED).set_header(vec![

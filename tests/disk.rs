@@ -1,6 +1,6 @@
 //! `peakbench disk` through the binary: bad input is one line with exit code 2 and no
-//! side effects; a short verified run leaves nothing behind; SIGINT mid-run stops the
-//! I/O, removes the files and exits 130. Test files live under `CARGO_TARGET_TMPDIR`
+//! side effects; a short verified run leaves nothing behind; SIGINT/SIGTERM mid-run
+//! stop the I/O, remove the files and exit 130/143. Test files live under `CARGO_TARGET_TMPDIR`
 //! (a real filesystem; `/tmp` may be tmpfs). Speed is never checked.
 
 use assert_cmd::Command;
@@ -154,6 +154,15 @@ fn verified_run_reports_three_metrics_and_cleans_up() {
 
 #[test]
 fn sigint_mid_run_removes_the_files() {
+    signal_mid_run_removes_the_files(libc::SIGINT, "SIGINT");
+}
+
+#[test]
+fn sigterm_mid_run_removes_the_files() {
+    signal_mid_run_removes_the_files(libc::SIGTERM, "SIGTERM");
+}
+
+fn signal_mid_run_removes_the_files(sig: i32, name: &str) {
     let dir = scratch();
     let out = scratch();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("peakbench"))
@@ -193,7 +202,7 @@ fn sigint_mid_run_removes_the_files() {
     }
     std::thread::sleep(Duration::from_millis(1500));
     // SAFETY: signalling our own child process.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    unsafe { libc::kill(child.id() as i32, sig) };
     let t = Instant::now();
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
@@ -213,8 +222,8 @@ fn sigint_mid_run_removes_the_files() {
         .unwrap()
         .read_to_string(&mut err)
         .unwrap();
-    assert_eq!(status.code(), Some(130), "{err}");
-    assert!(err.contains("interrupted by SIGINT"), "{err}");
+    assert_eq!(status.code(), Some(128 + sig), "{err}");
+    assert!(err.contains(&format!("interrupted by {name}")), "{err}");
     assert!(
         entries(dir.path()).is_empty(),
         "left behind: {:?}",

@@ -219,6 +219,39 @@ pub fn describe(dev: &Path) -> DiskInfo {
     }
 }
 
+/// One line for `sysinfo`: transport, model, size, blocks, scheduler, class and peak.
+pub fn summary(d: &DiskInfo) -> String {
+    use crate::util::units::{format_si, format_size};
+    let mut s = d.transport.clone();
+    if !d.model.is_empty() {
+        s.push_str(&format!(" {}", d.model));
+    }
+    s.push_str(&format!(
+        ", {}, logical/physical block {}/{} B, scheduler {}",
+        format_size(d.size_bytes),
+        d.logical_block,
+        d.physical_block,
+        if d.scheduler.is_empty() {
+            "?"
+        } else {
+            &d.scheduler
+        }
+    ));
+    if let Some(l) = &d.pcie_link {
+        s.push_str(&format!(", PCIe {l}"));
+    }
+    s.push_str(&format!("; class {} ({})", d.class, d.class_evidence));
+    match d.peak.value {
+        Some(v) => s.push_str(&format!(
+            "; interface peak {} ({})",
+            format_si(v, "B/s"),
+            d.peak.source
+        )),
+        None => s.push_str(&format!("; peak {}", d.peak.source)),
+    }
+    s
+}
+
 fn classify(transport: &str, rotational: Option<bool>, slaves: &Path) -> (String, String) {
     match (transport, rotational) {
         ("nvme", _) => ("ssd".into(), "NVMe device (NVMe is solid-state)".into()),

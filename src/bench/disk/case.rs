@@ -18,7 +18,7 @@ use crate::bench::{Case, Context};
 use crate::hw::peak::Peak;
 use crate::measure::Percentiles;
 use crate::report::model::BenchResult;
-use crate::util::units::format_size;
+use crate::util::units::{format_si, format_size};
 use std::os::fd::AsRawFd;
 use std::sync::{Arc, Barrier, Mutex};
 
@@ -359,7 +359,7 @@ fn results(plan: &RunPlan, c: Config, ctx: &Context, stats: &[JobStats]) -> Vec<
     }
     if plan.ws.is_device() {
         info.push(
-            "raw block device (--allow-destructive): reads see whatever data is there".into(),
+            "raw block device (--allow-destructive): the job regions were overwritten with test data".into(),
         );
     }
     let mut notes = Vec::new();
@@ -426,6 +426,20 @@ fn results(plan: &RunPlan, c: Config, ctx: &Context, stats: &[JobStats]) -> Vec<
     // Same windows as throughput (bytes = IOs × block), so the same CV: warn once.
     i.notes.retain(|n| !n.starts_with("CV"));
     let mut l = base(plan, c, 2).with_samples(lat);
+    // The table shows the mean; the percentiles are the figure users compare with
+    // fio's clat, so they also go into a note (the JSON has them in `percentiles`).
+    l.notes.insert(
+        0,
+        format!(
+            "clat p50 {} p90 {} p99 {} p99.9 {} max {} ({} I/Os)",
+            format_si(pct.p50, "s"),
+            format_si(pct.p90, "s"),
+            format_si(pct.p99, "s"),
+            format_si(pct.p99_9, "s"),
+            format_si(pct.max, "s"),
+            hist.len()
+        ),
+    );
     l.percentiles = Some(pct);
     vec![with_notes(t), with_notes(i), with_notes(l)]
 }

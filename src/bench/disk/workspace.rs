@@ -296,19 +296,30 @@ impl Workspace {
 
     /// Makes sure files `0..n` exist, preallocated and filled with incompressible data
     /// (generation 0 of [`data::fill`]), so reads measure the disk and not holes or
-    /// compression. Device targets are not filled (their data is what it is).
+    /// compression. On a block device (`--allow-destructive`) the job regions are
+    /// filled the same way, so reads and `--verify` see known data there too.
     pub fn ensure_files(&self, n: usize, direct: bool, seed: u64) -> io::Result<()> {
-        let Some(dir) = &self.dir else { return Ok(()) };
         let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
         while files.len() < n {
             let i = files.len();
-            let p = dir.join(format!("job{i}.dat"));
-            self.track(&p);
-            let fd = open(&p, direct, true)?;
             let _busy = self.shared.busy();
+            let (p, fd, base) = match (&self.dir, &self.device) {
+                (Some(dir), _) => {
+                    let p = dir.join(format!("job{i}.dat"));
+                    self.track(&p);
+                    let fd = open(&p, direct, true)?;
+                    (p, fd, None)
+                }
+                (None, Some(dev)) => {
+                    let fd = open(dev, direct, false)?;
+                    (dev.clone(), fd, Some(i as u64 * self.file_size))
+                }
+                (None, None) => return Ok(()),
+            };
             fill_file(
                 &fd,
                 i as u32,
+                base,
                 self.file_size,
                 seed,
                 direct,
@@ -334,10 +345,12 @@ impl Drop for Workspace {
     }
 }
 
-/// Preallocates and writes `size` bytes of generation-0 data in 1 MiB chunks.
+/// Writes `size` bytes of generation-0 data in 1 MiB chunks: a new file (`base`
+/// `None`) is preallocated first; a device region starts at byte `base`.
 fn fill_file(
     fd: &OwnedFd,
     file_id: u32,
+    base: Option<u64>,
     size: u64,
     seed: u64,
     direct: bool,
@@ -345,7 +358,10 @@ fn fill_file(
 ) -> io::Result<()> {
     let raw = fd.as_raw_fd();
     // SAFETY: plain syscalls on our own descriptor.
-    let r = unsafe { libc::fallocate(raw, 0, 0, size as libc::off_t) };
+    let r = match base {
+        None => unsafe { libc::fallocate(raw, 0, 0, size as libc::off_t) },
+        Some(_) => 0,
+    };
     if r != 0 {
         let e = io::Error::last_os_error();
         match e.raw_os_error() {
@@ -371,7 +387,8 @@ fn fill_file(
         let s = &mut buf.slot_mut(0)[..len];
         data::fill(s, seed, file_id, off, 0);
         // SAFETY: `len` bytes of the aligned buffer; len is a multiple of 512.
-        let n = unsafe { libc::pwrite(raw, buf.ptr(0) as *const _, len, off as libc::off_t) };
+        let at = base.unwrap_or(0) + off;
+        let n = unsafe { libc::pwrite(raw, buf.ptr(0) as *const _, len, at as libc::off_t) };
         if n < 0 {
             return Err(io::Error::last_os_error());
         }
@@ -385,7 +402,8 @@ fn fill_file(
         libc::fdatasync(raw);
         if !direct {
             // Buffered runs start cold too: drop what the fill left in the page cache.
-            libc::posix_fadvise(raw, 0, 0, libc::POSIX_FADV_DONTNEED);
+            let at = base.unwrap_or(0) as libc::off_t;
+            libc::posix_fadvise(raw, at, size as libc::off_t, libc::POSIX_FADV_DONTNEED);
         }
     }
     Ok(())
