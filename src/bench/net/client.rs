@@ -316,6 +316,9 @@ pub fn run(
         .map_err(|e| test_err(e.to_string()))?;
     let (local, remote) = run_test(&mut ctrl, server, spec, cpus, t)?;
     let _ = ctrl.send(&Msg::Bye {}, "bye");
+    // Wait (briefly) for the server to close: it has then freed its busy slot, so a
+    // next run started right away is not refused as busy.
+    let _ = ctrl.readable(Duration::from_secs(1));
     Ok(Outcome {
         local,
         remote,

@@ -3,13 +3,22 @@
 //! counters; and the end of the test (senders stop, `SenderDone` crosses the control
 //! connection, receivers drain, every thread is joined within a deadline).
 //!
-//! Placement: connection i runs on `cpus[i % len]` at *both* ends. On one host
-//! (loopback, namespaces) the sender and receiver of a stream then share a core and
-//! the payload stays in that core's caches; each stream gets its own core while
+//! Placement, throughput: connection i runs on `cpus[i % len]` at *both* ends. On one
+//! host (loopback, namespaces) the sender and receiver of a stream then share a core
+//! and the payload stays in that core's caches; each stream gets its own core while
 //! there are enough. Measured here (2 vCPUs, 128 KiB TCP): about 30 Gbit/s with the
-//! pair on one core against about 11 Gbit/s with the pair split across cores, and a
-//! 7.9 µs against 17–23 µs TCP round trip. Between two hosts the placement is simply
-//! one stream per core on each.
+//! pair on one core against about 11 Gbit/s with the pair split across cores.
+//!
+//! Placement, latency: when every thread of both ends can have its own core
+//! (2 × streams ≤ CPUs), the server's threads take the cores after the client's and
+//! both sides poll the socket for up to 100 µs (`tcp::SPIN`) before blocking, so a
+//! reply is picked up without a wakeup (an inter-processor interrupt, costly in a
+//! VM). Measured here, TCP 64 B round trip p50: 8–11 µs polling on separate cores,
+//! 12–18 µs blocking on a shared core, 17–23 µs blocking on separate cores. Polling
+//! keeps those cores busy during latency tests (the CPU note shows it). Otherwise
+//! (fewer CPUs) threads block, placed as for throughput.
+//!
+//! Between two hosts the placement is simply one stream per core on each.
 //!
 //! A peer that stalls or vanishes cannot hang an end: data sockets carry read/write
 //! timeouts, every wait has a deadline, and on any failure (or drop) the engine
@@ -311,7 +320,11 @@ impl Engine {
                     tcp::nodelay(s);
                 }
             }
-            let cpu = (!cpus.is_empty()).then(|| cpus[i % cpus.len()]);
+            // Latency with a core per thread: the server's threads go on the cores
+            // after the client's and both poll before blocking (see the module doc).
+            let spin = spec.test == TestKind::Latency && 2 * n <= cpus.len();
+            let offset = if spin && !client { n } else { 0 };
+            let cpu = (!cpus.is_empty()).then(|| cpus[(i + offset) % cpus.len()]);
             let (action, spec2) = (actions[i], spec.clone());
             let (sent, recv, gate, stop) = (sent.clone(), recv.clone(), gate.clone(), stop.clone());
             let h = std::thread::Builder::new()
@@ -360,21 +373,22 @@ impl Engine {
                             out.stats.recv_bytes = b;
                             out.stats.recv_msgs = m;
                         }),
-                        (DataSock::Tcp(s), Action::Ping) => {
-                            tcp::ping(s, msg, &pacer, &stop).map(|l| {
+                        (DataSock::Tcp(s), Action::Ping) => tcp::ping(s, msg, &pacer, &stop, spin)
+                            .map(|l| {
                                 out.stats.sent_msgs = l.sent;
                                 out.stats.sent_bytes = l.sent * msg as u64;
                                 out.stats.recv_msgs = l.sent - l.lost;
                                 out.stats.recv_bytes = (l.sent - l.lost) * msg as u64;
                                 out.latency = Some(l);
+                            }),
+                        (DataSock::Tcp(s), Action::Echo) => {
+                            tcp::echo(s, msg, spin).map(|(b, m)| {
+                                out.stats.recv_bytes = b;
+                                out.stats.recv_msgs = m;
+                                out.stats.sent_bytes = b;
+                                out.stats.sent_msgs = m;
                             })
                         }
-                        (DataSock::Tcp(s), Action::Echo) => tcp::echo(s, msg).map(|(b, m)| {
-                            out.stats.recv_bytes = b;
-                            out.stats.recv_msgs = m;
-                            out.stats.sent_bytes = b;
-                            out.stats.sent_msgs = m;
-                        }),
                         (DataSock::Udp(s), Action::Send) => {
                             udp::send(s, msg, &pacer, &stop, sc, spec2.rate_bps).map(|(b, m)| {
                                 out.stats.sent_bytes = b;
@@ -388,21 +402,22 @@ impl Engine {
                                 out.stats.udp = Some(u);
                             })
                         }
-                        (DataSock::Udp(s), Action::Ping) => {
-                            udp::ping(s, msg, &pacer, &stop).map(|l| {
+                        (DataSock::Udp(s), Action::Ping) => udp::ping(s, msg, &pacer, &stop, spin)
+                            .map(|l| {
                                 out.stats.sent_msgs = l.sent;
                                 out.stats.sent_bytes = l.sent * msg as u64;
                                 out.stats.recv_msgs = l.sent - l.lost;
                                 out.stats.recv_bytes = (l.sent - l.lost) * msg as u64;
                                 out.latency = Some(l);
+                            }),
+                        (DataSock::Udp(s), Action::Echo) => {
+                            udp::echo(s, &stop, spin).map(|(b, m)| {
+                                out.stats.recv_bytes = b;
+                                out.stats.recv_msgs = m;
+                                out.stats.sent_bytes = b;
+                                out.stats.sent_msgs = m;
                             })
                         }
-                        (DataSock::Udp(s), Action::Echo) => udp::echo(s, &stop).map(|(b, m)| {
-                            out.stats.recv_bytes = b;
-                            out.stats.recv_msgs = m;
-                            out.stats.sent_bytes = b;
-                            out.stats.sent_msgs = m;
-                        }),
                     };
                     out.stats.cpu_s = (thread_cpu_s() - cpu0).max(0.0);
                     out.ended = Tick::now();

@@ -274,7 +274,7 @@ fn session(
         );
         return Ok(None);
     }
-    let _claim = Claim(busy);
+    let claim = Claim(busy);
     pend.done();
     let proof = cfg
         .token
@@ -298,16 +298,22 @@ fn session(
             Msg::Bye {} => return Ok(Some(())),
             Msg::Test { spec } => {
                 if let Err(e) = spec.validate() {
+                    // Free the slot before telling the client, so it can start again at once.
+                    drop(claim);
                     let _ = ctrl.send(&Msg::Error { message: e.clone() }, "refusing the test");
                     return Err(SessionError::Test(format!("refused test: {e}")));
                 }
                 if let Err(e) = run_test(&mut ctrl, &spec, local_ip, peer.ip(), cfg) {
+                    // Free the slot before telling the client, so it can start again at once.
+                    drop(claim);
                     let _ = ctrl.send(&Msg::Error { message: e.clone() }, "reporting a failure");
                     return Err(SessionError::Test(e));
                 }
             }
             other => {
                 let e = format!("protocol error: expected test or bye, got {}", kind(&other));
+                // Free the slot before telling the client, so it can start again at once.
+                drop(claim);
                 let _ = ctrl.send(&Msg::Error { message: e.clone() }, "reporting a failure");
                 return Err(SessionError::Test(e));
             }

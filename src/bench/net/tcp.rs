@@ -135,11 +135,42 @@ pub fn recv(mut sock: &TcpStream, msg: usize, count: &AtomicU64) -> io::Result<(
     }
 }
 
+/// How long a latency thread polls a socket before it blocks (see `engine.rs`).
+pub const SPIN: f64 = 100e-6;
+
+/// Polls `fd` without blocking for up to [`SPIN`] seconds. `None`: nothing arrived.
+pub fn spin_recv(fd: i32, buf: &mut [u8]) -> Option<io::Result<usize>> {
+    let t0 = Tick::now();
+    loop {
+        // SAFETY: `buf` is valid and writable for its length; `fd` is an open socket.
+        let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };
+        if n >= 0 {
+            return Some(Ok(n as usize));
+        }
+        let e = io::Error::last_os_error();
+        if !matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EINTR)) {
+            return Some(Err(e));
+        }
+        if Tick::now().secs_since(t0) >= SPIN {
+            return None;
+        }
+        std::hint::spin_loop();
+    }
+}
+
 /// Reads exactly `buf.len()` bytes; `Ok(false)` on a clean end before the first byte.
-fn read_msg(sock: &mut &TcpStream, buf: &mut [u8]) -> io::Result<bool> {
+/// With `spin`, each read polls for [`SPIN`] before blocking.
+fn read_msg(sock: &mut &TcpStream, buf: &mut [u8], spin: bool) -> io::Result<bool> {
     let mut got = 0;
     while got < buf.len() {
-        match sock.read(&mut buf[got..]) {
+        let r = match spin
+            .then(|| spin_recv(sock.as_raw_fd(), &mut buf[got..]))
+            .flatten()
+        {
+            Some(r) => r,
+            None => sock.read(&mut buf[got..]),
+        };
+        match r {
             Ok(0) if got == 0 => return Ok(false),
             Ok(0) => {
                 return Err(io::Error::new(
@@ -162,6 +193,7 @@ pub fn ping(
     msg: usize,
     pacer: &Pacer,
     stop: &Interrupt,
+    spin: bool,
 ) -> io::Result<LatencyOut> {
     let out_buf = payload(msg);
     let mut in_buf = vec![0u8; msg];
@@ -172,7 +204,7 @@ pub fn ping(
             break;
         }
         sock.write_all(&out_buf)?;
-        if !read_msg(&mut sock, &mut in_buf)? {
+        if !read_msg(&mut sock, &mut in_buf, spin)? {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
                 "peer closed during ping-pong",
@@ -188,10 +220,10 @@ pub fn ping(
 
 /// Server side of ping-pong: echo every `msg`-byte message until the peer shuts down.
 /// Returns (bytes, messages) echoed.
-pub fn echo(mut sock: &TcpStream, msg: usize) -> io::Result<(u64, u64)> {
+pub fn echo(mut sock: &TcpStream, msg: usize, spin: bool) -> io::Result<(u64, u64)> {
     let mut buf = vec![0u8; msg];
     let mut n = 0u64;
-    while read_msg(&mut sock, &mut buf)? {
+    while read_msg(&mut sock, &mut buf, spin)? {
         sock.write_all(&buf)?;
         n += 1;
     }

@@ -247,6 +247,7 @@ pub fn ping(
     msg: usize,
     pacer: &Pacer,
     stop: &Interrupt,
+    spin: bool,
 ) -> io::Result<LatencyOut> {
     let _ = sock.set_read_timeout(Some(Duration::from_millis(200)));
     let mut out_buf = super::tcp::payload(msg);
@@ -267,7 +268,14 @@ pub fn ping(
         sock.send(&out_buf)?;
         out.sent += 1;
         loop {
-            match sock.recv(&mut in_buf) {
+            let r = match spin
+                .then(|| super::tcp::spin_recv(sock.as_raw_fd(), &mut in_buf))
+                .flatten()
+            {
+                Some(r) => r,
+                None => sock.recv(&mut in_buf),
+            };
+            match r {
                 Ok(n) => {
                     if msg >= 8 && (n < 8 || in_buf[..8] != out_buf[..8]) {
                         continue;
@@ -294,12 +302,19 @@ pub fn ping(
 
 /// Server side of UDP ping-pong: echo every datagram until `stop`.
 /// Returns (bytes, datagrams) echoed.
-pub fn echo(sock: &UdpSocket, stop: &Interrupt) -> io::Result<(u64, u64)> {
+pub fn echo(sock: &UdpSocket, stop: &Interrupt, spin: bool) -> io::Result<(u64, u64)> {
     let _ = sock.set_read_timeout(Some(Duration::from_millis(20)));
     let mut buf = vec![0u8; 65_536];
     let (mut bytes, mut n) = (0u64, 0u64);
     while !stop.is_set() {
-        match sock.recv(&mut buf) {
+        let r = match spin
+            .then(|| super::tcp::spin_recv(sock.as_raw_fd(), &mut buf))
+            .flatten()
+        {
+            Some(r) => r,
+            None => sock.recv(&mut buf),
+        };
+        match r {
             Ok(len) => {
                 if is_handshake(&buf[..len]) {
                     continue;
