@@ -58,7 +58,7 @@ mod tests {
         let mut buf = Vec::new();
         export(&crate::report::fixtures::report(), &mut buf).unwrap();
         let s = String::from_utf8(buf).unwrap();
-        assert!(s.contains("| resource | workload | params |"));
+        assert!(s.contains("| resource | workload | metric | params |"));
         assert!(s.contains(
             "| cpu | fma_f64_avx512 | ops | isa=avx512 precision=fp64 threads=2 | 152.0 GFLOP/s |"
         ));

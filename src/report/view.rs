@@ -78,9 +78,10 @@ pub fn status(r: &BenchResult) -> String {
 }
 
 /// The column headers shared by the table and Markdown views.
-pub const HEADERS: [&str; 9] = [
+pub const HEADERS: [&str; 10] = [
     "resource",
     "workload",
+    "metric",
     "params",
     "mean",
     "cv",
@@ -139,4 +140,17 @@ pub fn reference_lines(r: &BenchResult) -> Vec<String> {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_has_one_cell_per_header() {
+        for r in &crate::report::fixtures::report().results {
+            assert_eq!(row(r).len(), HEADERS.len());
+        }
+        assert_eq!(HEADERS[2], "metric");
+    }
 }
