@@ -16,10 +16,12 @@ use std::time::Duration;
 /// Most threads accepted per case: far beyond any oversubscription worth measuring.
 pub const MAX_THREADS: usize = 4096;
 
-fn secs<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+/// Serialises a duration as seconds (`f64`), for `*_s` option fields in the report.
+pub fn secs<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
 }
-fn secs_opt<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+/// Serialises an optional duration as seconds or `null`.
+pub fn secs_opt<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
     match d {
         Some(d) => s.serialize_some(&d.as_secs_f64()),
         None => s.serialize_none(),

@@ -131,16 +131,6 @@ pub enum EngineChoice {
     Uring,
 }
 
-fn secs<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
-}
-fn secs_opt<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
-    match d {
-        Some(d) => s.serialize_some(&d.as_secs_f64()),
-        None => s.serialize_none(),
-    }
-}
-
 /// Validated `peakbench disk` options.
 #[derive(Debug, Clone, Serialize)]
 pub struct DiskOptions {
@@ -161,15 +151,15 @@ pub struct DiskOptions {
     /// `--buffered`.
     pub buffered: bool,
     /// `--runtime`; `None` = max(2 s, `--min-time`).
-    #[serde(serialize_with = "secs_opt", rename = "runtime_s")]
+    #[serde(serialize_with = "crate::options::secs_opt", rename = "runtime_s")]
     pub runtime: Option<Duration>,
     /// `--ramp`.
-    #[serde(serialize_with = "secs", rename = "ramp_s")]
+    #[serde(serialize_with = "crate::options::secs", rename = "ramp_s")]
     pub ramp: Duration,
     /// `--verify`.
     pub verify: bool,
     /// `--sustain`.
-    #[serde(serialize_with = "secs_opt", rename = "sustain_s")]
+    #[serde(serialize_with = "crate::options::secs_opt", rename = "sustain_s")]
     pub sustain: Option<Duration>,
     /// `--allow-destructive`.
     pub allow_destructive: bool,

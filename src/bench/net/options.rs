@@ -12,10 +12,6 @@ use std::time::Duration;
 /// Environment variable read when `--token` is absent (keeps the secret out of `ps`).
 pub const TOKEN_ENV: &str = "PEAKBENCH_TOKEN";
 
-fn secs<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
-}
-
 fn redact<S: Serializer>(t: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
     // The report records that a token was used, never the token.
     s.serialize_bool(t.is_some())
@@ -35,7 +31,7 @@ pub struct NetOptions {
     /// `--streams`.
     pub streams: Vec<u32>,
     /// `--time`: timed part of each case, split into `--repeat` samples.
-    #[serde(serialize_with = "secs", rename = "time_s")]
+    #[serde(serialize_with = "crate::options::secs", rename = "time_s")]
     pub time: Duration,
     /// `--reverse`: the server sends.
     pub reverse: bool,
