@@ -1,11 +1,13 @@
 //! Hardware detection, done once per run and embedded in every report (`HostInfo`).
 //!
 //! One detector per resource (`cpu.rs`, `memory.rs`, …) and `peak.rs` for the
-//! theoretical peaks with their provenance.
+//! theoretical peaks with their provenance; `gpu_table.rs` holds the known GPUs'
+//! datasheet figures the GPU peaks are built from.
 
 pub mod clock;
 pub mod cpu;
 pub mod disk;
+pub mod gpu_table;
 pub mod memory;
 pub mod net;
 pub mod peak;
