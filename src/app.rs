@@ -51,8 +51,19 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         crate::sysinfo::run(&opts, &mut stdout.lock())?;
         return Ok(ExitCode::SUCCESS);
     }
-    // Commands that measure nothing (serve, report, compare, reference).
+    // Commands that measure nothing (serve, report, compare, reference, gpu --list).
     match &opts.command {
+        Command::Gpu(g) if g.list => {
+            let det = crate::hw::gpu::detect();
+            let mut out = stdout.lock();
+            if opts.format == crate::report::Format::Json {
+                serde_json::to_writer_pretty(&mut out, &det)?;
+                writeln!(out)?;
+            } else {
+                crate::sysinfo::print_gpus(&det, &mut out)?;
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
         Command::Serve(s) => return crate::bench::net::server::run_cli(s),
         Command::Report(r) => {
             crate::reporting::run_report(&opts, r, &mut stdout.lock())?;

@@ -71,6 +71,8 @@ pub enum Cmd {
     Disk(DiskArgs),
     /// TCP/UDP throughput and ping-pong latency (loopback, or against `peakbench serve`)
     Net(NetArgs),
+    /// GPU compute per precision, memory and transfer bandwidth, dispatch latency (wgpu: Vulkan/Metal/DX12)
+    Gpu(GpuArgs),
     /// Serve network tests to `peakbench net --server` clients
     Serve(ServeArgs),
     /// Render a results file: the table on stdout, or --html/--csv/--markdown files
@@ -135,6 +137,26 @@ pub struct MemoryArgs {
     /// Count the write-allocate read of cached stores (STREAM does not)
     #[arg(long)]
     pub count_write_allocate: bool,
+}
+
+/// `peakbench gpu` flags (validated in `bench/gpu/options.rs`).
+#[derive(Debug, Args, Default)]
+pub struct GpuArgs {
+    /// List the adapters (name, vendor, type, driver, backend, limits, peaks) and exit
+    #[arg(long)]
+    pub list: bool,
+    /// Adapter index from --list [default: the first: discrete before integrated before software]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub device: Option<String>,
+    /// Compute precisions: fp32,fp16,fp64,int32,int8,int64 or all [default: all, unless only --kernel is given]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub precision: Option<String>,
+    /// Memory kernels: read,write,copy,h2d,d2h,dispatch or all [default: all, unless only --precision is given]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub kernel: Option<String>,
+    /// Bytes per buffer of the memory and transfer kernels [default: 1GiB; 256MiB on a software adapter]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    pub size: Option<String>,
 }
 
 /// `peakbench disk` flags (validated in `bench/disk/options.rs`).

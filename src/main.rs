@@ -6,6 +6,12 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Mesa's Vulkan device-select layer prints "XDG_RUNTIME_DIR is invalid" on headless
+    // machines and only reorders devices, which peakbench does itself. Set before any
+    // thread exists, so the environment is not modified concurrently.
+    if std::env::var_os("NODEVICE_SELECT").is_none() {
+        std::env::set_var("NODEVICE_SELECT", "1");
+    }
     let cli = match peakbench::cli::Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -84,6 +84,8 @@ pub enum Command {
     Disk(crate::bench::disk::options::DiskOptions),
     /// `peakbench net`.
     Net(crate::bench::net::options::NetOptions),
+    /// `peakbench gpu`.
+    Gpu(crate::bench::gpu::options::GpuOptions),
     /// `peakbench serve` (measures nothing itself; dispatched by `app::run`).
     Serve(crate::bench::net::options::ServeOptions),
     /// `peakbench report FILE.json` (measures nothing).
@@ -111,6 +113,7 @@ impl Command {
             Command::Memory(_) => Some("memory"),
             Command::Disk(_) => Some("disk"),
             Command::Net(_) => Some("net"),
+            Command::Gpu(_) => Some("gpu"),
             Command::Null { .. } => Some("null"),
             Command::Quick
             | Command::Sysinfo
@@ -288,6 +291,7 @@ impl Options {
             Some(Cmd::Memory(a)) => Command::Memory(crate::bench::memory::options::parse(a)?),
             Some(Cmd::Disk(a)) => Command::Disk(crate::bench::disk::options::parse(a)?),
             Some(Cmd::Net(a)) => Command::Net(crate::bench::net::options::parse_net(a)?),
+            Some(Cmd::Gpu(a)) => Command::Gpu(crate::bench::gpu::options::parse(a)?),
             Some(Cmd::Serve(a)) => Command::Serve(crate::bench::net::options::parse_serve(a)?),
             Some(Cmd::Report(a)) => Command::Report(crate::reporting::parse_report(a, c)?),
             Some(Cmd::Compare(a)) => Command::Compare {

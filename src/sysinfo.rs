@@ -143,7 +143,16 @@ fn print_text(info: &SysInfo, out: &mut dyn Write) -> std::io::Result<()> {
             crate::hw::disk::summary(d),
         ]);
     }
+    if h.gpus.adapters.is_empty() {
+        t.add_row(vec![
+            "gpu".to_string(),
+            h.gpus.note.clone().unwrap_or_else(|| "none".into()),
+        ]);
+    }
     writeln!(out, "{t}")?;
+    if !h.gpus.adapters.is_empty() {
+        print_gpus(&h.gpus, out)?;
+    }
     let mut p = Table::new();
     p.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
         "kernel",
@@ -178,4 +187,76 @@ fn print_text(info: &SysInfo, out: &mut dyn Write) -> std::io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The GPU adapters (`sysinfo` and `gpu --list`): one row each, then their peaks.
+pub fn print_gpus(det: &crate::hw::gpu::GpuDetection, out: &mut dyn Write) -> std::io::Result<()> {
+    if det.adapters.is_empty() {
+        return writeln!(
+            out,
+            "{}",
+            det.note.as_deref().unwrap_or("no GPU adapter found")
+        );
+    }
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
+        "device", "name", "vendor", "type", "driver", "backend", "features", "limits",
+    ]);
+    for g in &det.adapters {
+        let kind = if g.software {
+            format!("{} (software)", g.device_type)
+        } else {
+            g.device_type.clone()
+        };
+        t.add_row(vec![
+            g.index.to_string(),
+            g.name.clone(),
+            format!("{} 0x{:04x}:0x{:04x}", g.vendor, g.vendor_id, g.device_id),
+            kind,
+            format!("{} {}", g.driver, g.driver_info).trim().to_string(),
+            g.backend.clone(),
+            g.features.join(" "),
+            format!(
+                "buffer {}, binding {}, {} workgroups/dim",
+                format_size(g.limits.max_buffer_size),
+                format_size(g.limits.max_storage_buffer_binding_size),
+                g.limits.max_compute_workgroups_per_dimension
+            ),
+        ]);
+    }
+    writeln!(out, "GPU adapters (--device N)\n{t}")?;
+    let mut p = Table::new();
+    p.load_preset(UTF8_FULL_CONDENSED)
+        .set_header(vec!["device", "peak", "value", "source"]);
+    for g in &det.adapters {
+        // One row when every peak is unknown for the same reason (software adapters).
+        if let Some((_, first)) = g.peaks.first() {
+            if g.peaks
+                .iter()
+                .all(|(_, p)| p.value.is_none() && p.source == first.source)
+            {
+                p.add_row(vec![
+                    g.index.to_string(),
+                    "all".into(),
+                    "unknown".into(),
+                    first.source.clone(),
+                ]);
+                continue;
+            }
+        }
+        for (k, v) in &g.peaks {
+            let unit = match k.as_str() {
+                "memory" => "B/s",
+                "fp32" | "fp16" | "fp64" => "FLOP/s",
+                _ => "OP/s",
+            };
+            p.add_row(vec![
+                g.index.to_string(),
+                k.clone(),
+                v.value.map_or("unknown".into(), |x| format_si(x, unit)),
+                v.source.clone(),
+            ]);
+        }
+    }
+    writeln!(out, "Theoretical GPU peaks\n{p}")
 }

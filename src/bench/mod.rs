@@ -23,6 +23,7 @@
 
 pub mod cpu;
 pub mod disk;
+pub mod gpu;
 pub mod memory;
 pub mod net;
 pub mod null;
@@ -70,6 +71,7 @@ pub static BENCHMARKS: &[&dyn Benchmark] = &[
     &memory::MemoryBench,
     &disk::DiskBench,
     &net::NetBench,
+    &gpu::GpuBench,
 ];
 
 /// The benchmark with this id (including the hidden `null`).

@@ -7,6 +7,7 @@
 pub mod clock;
 pub mod cpu;
 pub mod disk;
+pub mod gpu;
 pub mod gpu_table;
 pub mod memory;
 pub mod net;
@@ -37,6 +38,9 @@ pub struct HostInfo {
     /// Block devices (loop, ram and zram excluded).
     #[serde(default)]
     pub disks: Vec<disk::DiskInfo>,
+    /// GPU adapters (wgpu), or why there are none.
+    #[serde(default)]
+    pub gpus: gpu::GpuDetection,
 }
 
 impl HostInfo {
@@ -59,6 +63,7 @@ impl HostInfo {
             cpu,
             clock,
             disks: disk::detect_all(),
+            gpus: gpu::detect(),
         }
     }
 }

@@ -100,6 +100,7 @@ pub(crate) mod fixtures {
                 memory: Default::default(),
                 clock: Default::default(),
                 disks: Vec::new(),
+                gpus: Default::default(),
             },
             config: serde_json::json!({"repeat": 3}),
             results: vec![ok, over, skipped],

@@ -60,6 +60,7 @@ fn host() -> HostInfo {
             method: "largest of 20 dependent add chains".into(),
         },
         disks: Vec::new(),
+        gpus: Default::default(),
     }
 }
 

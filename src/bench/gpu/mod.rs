@@ -1,0 +1,359 @@
+//! `peakbench gpu`: compute throughput per precision, device memory and transfer
+//! bandwidth, and dispatch latency, through wgpu: one code path for every vendor
+//! (Vulkan on Linux/Windows, Metal on macOS, DX12 on Windows).
+//!
+//! - Adapters are detected once per run (`hw::gpu`); `--device N` picks one, the
+//!   default is the first (discrete before integrated before software). A software
+//!   adapter (lavapipe, SwiftShader, WARP) is labelled so on every result.
+//! - No adapter: every GPU case is `skipped` with the reason, exit 0.
+//! - Kernels (`compute.rs`, `memory.rs`) are calibrated until one dispatch lasts
+//!   [`DISPATCH_TARGET`] (or `--min-time` when shorter), checked against the CPU, then
+//!   timed with GPU timestamps where the adapter has them.
+//! - Peaks come from the known-GPU table (`hw::gpu_table`) at the clock nvidia-smi
+//!   reports, or the datasheet boost clock; `--peak gpu.fp32=…`, `gpu.memory=…`,
+//!   `gpu.pcie=…` override them.
+
+pub mod compute;
+pub mod device;
+pub mod memory;
+pub mod options;
+
+use super::{Benchmark, Case, Context, UsageError};
+use crate::hw::gpu::GpuInfo;
+use crate::hw::gpu_table::GpuPrecision;
+use crate::hw::peak::Peak;
+use crate::options::Command;
+use crate::report::model::BenchResult;
+use device::Gpu;
+use options::{GpuOptions, MemKernel};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// How long one timed dispatch (or unit of copies) should last at least.
+pub const DISPATCH_TARGET: Duration = Duration::from_millis(100);
+/// Default buffer size of the memory kernels on a hardware adapter.
+const DEFAULT_SIZE: u64 = 1 << 30;
+/// Default buffer size on a software adapter (its "device memory" is host memory).
+const SOFTWARE_SIZE: u64 = 256 << 20;
+
+/// The GPU resource.
+pub struct GpuBench;
+
+/// The adapter a plan runs on, opened by the first case that needs it.
+struct Shared {
+    info: GpuInfo,
+    gpu: OnceLock<Result<Arc<Gpu>, String>>,
+}
+
+impl Shared {
+    fn gpu(&self) -> Result<Arc<Gpu>, String> {
+        self.gpu
+            .get_or_init(|| Gpu::open(self.info.index).map(Arc::new))
+            .clone()
+    }
+}
+
+enum What {
+    Compute(GpuPrecision),
+    Memory(MemKernel),
+}
+
+impl What {
+    fn workload(&self) -> &'static str {
+        match self {
+            What::Compute(p) => compute::Kernel::of(*p).workload,
+            What::Memory(k) => k.name(),
+        }
+    }
+
+    fn skeleton(&self) -> BenchResult {
+        match self {
+            What::Compute(p) => {
+                let k = compute::Kernel::of(*p);
+                BenchResult::new("gpu", k.workload, "ops", k.unit).param("precision", p.name())
+            }
+            What::Memory(MemKernel::Dispatch) => {
+                BenchResult::new("gpu", "dispatch", "latency", "s")
+            }
+            What::Memory(k) => BenchResult::new("gpu", k.name(), "throughput", "B/s"),
+        }
+    }
+}
+
+/// One GPU case.
+struct GpuCase {
+    what: What,
+    shared: Option<Arc<Shared>>,
+    /// Why it cannot run (no adapter, precision missing), decided at plan time.
+    skip: Option<String>,
+    size: Option<u64>,
+}
+
+impl Case for GpuCase {
+    fn label(&self) -> String {
+        let dev = self
+            .shared
+            .as_ref()
+            .map(|s| format!(" on {}", s.info.name))
+            .unwrap_or_default();
+        match &self.what {
+            What::Compute(p) => format!("gpu {} {}{dev}", p.name(), self.what.workload()),
+            What::Memory(k) => format!("gpu {}{dev}", k.name()),
+        }
+    }
+
+    fn run(&self, ctx: &Context) -> BenchResult {
+        let mut r = self.what.skeleton();
+        if let Some(why) = &self.skip {
+            return r.skipped(why.clone());
+        }
+        let Some(shared) = &self.shared else {
+            return r.skipped("no GPU adapter");
+        };
+        let info = &shared.info;
+        r = r.param("device", info.index);
+        if info.software {
+            r = r.param("software", true);
+        }
+        let gpu = match shared.gpu() {
+            Ok(g) => g,
+            Err(e) => return r.failed(e),
+        };
+        let target = DISPATCH_TARGET
+            .min(ctx.opts.min_time)
+            .max(Duration::from_millis(1));
+        let out = match &self.what {
+            What::Compute(p) => run_compute(&gpu, *p, target, ctx, r),
+            What::Memory(k) => {
+                let size = self.size.unwrap_or(if info.software {
+                    SOFTWARE_SIZE
+                } else {
+                    DEFAULT_SIZE
+                });
+                run_memory(&gpu, *k, size, target, ctx, r)
+            }
+        };
+        // Leave the device idle and error-free for the next case.
+        let _ = gpu.wait();
+        out
+    }
+}
+
+fn run_compute(
+    gpu: &Gpu,
+    p: GpuPrecision,
+    target: Duration,
+    ctx: &Context,
+    mut r: BenchResult,
+) -> BenchResult {
+    let kernel = compute::Kernel::of(p);
+    let prepared = match compute::prepare(gpu, kernel, target) {
+        Ok(x) => x,
+        Err(e) => return r.failed(e),
+    };
+    let mut samples = Vec::new();
+    for _ in 0..ctx.opts.repeat {
+        match compute::sample(gpu, &prepared, ctx.opts.min_time) {
+            Ok((ops, secs)) => samples.push(ops / secs),
+            Err(e) => return r.failed(e),
+        }
+    }
+    r = r
+        .param("groups", prepared.groups)
+        .param("iters", prepared.iters);
+    let mut note = format!(
+        "{}; {}; {} invocations x {} iterations x {} lanes x {} op, one dispatch {:.0} ms; every invocation's result checked against the CPU",
+        adapter_note(&gpu.info),
+        gpu.timing_note(),
+        prepared.groups * device::WORKGROUP,
+        prepared.iters,
+        compute::UNROLL * compute::ACC * 4,
+        kernel.ops_per_step,
+        prepared.dispatch_s * 1e3
+    );
+    if p == GpuPrecision::Int8 {
+        note.push_str(
+            "; dot4I8Packed is one OpSDot (DP4A) where the driver has VK_KHR_shader_integer_dot_product, else naga emulates it",
+        );
+    }
+    r.notes.push(note);
+    let peak = peak_for(&gpu.info, p.name(), &[format!("gpu.{}", p.name())], ctx);
+    r.with_samples(samples).with_peak(peak)
+}
+
+fn run_memory(
+    gpu: &Gpu,
+    k: MemKernel,
+    size: u64,
+    target: Duration,
+    ctx: &Context,
+    mut r: BenchResult,
+) -> BenchResult {
+    let m = match memory::run(gpu, k, size, target, ctx.opts.min_time, ctx.opts.repeat) {
+        Ok(m) => m,
+        Err(e) => return r.failed(e),
+    };
+    for (name, v) in m.params {
+        r = r.param(name, v);
+    }
+    let timing = if k == MemKernel::Dispatch {
+        String::new()
+    } else {
+        format!("; {}", gpu.timing_note())
+    };
+    r.notes.push(format!(
+        "{}{timing}; {}",
+        adapter_note(&gpu.info),
+        m.notes.join("; ")
+    ));
+    r.percentiles = m.percentiles;
+    let r = r.with_samples(m.samples);
+    match k {
+        MemKernel::Dispatch => r,
+        MemKernel::H2d | MemKernel::D2h => {
+            let keys = [format!("gpu.{}", k.name()), "gpu.pcie".to_string()];
+            let peak = peak_for(&gpu.info, "pcie", &keys, ctx);
+            r.with_peak(peak)
+        }
+        _ => {
+            let keys = [format!("gpu.{}", k.name()), "gpu.memory".to_string()];
+            let peak = peak_for(&gpu.info, "memory", &keys, ctx);
+            r.with_peak(peak)
+        }
+    }
+}
+
+/// `name (type)`, with the software case spelled out.
+fn adapter_note(info: &GpuInfo) -> String {
+    if info.software {
+        format!(
+            "{} (software adapter: the GPU is emulated on the CPU)",
+            info.name
+        )
+    } else {
+        format!("{} ({} GPU)", info.name, info.device_type)
+    }
+}
+
+/// The peak under `key` of the adapter, or a `--peak` override among `keys`.
+fn peak_for(info: &GpuInfo, key: &str, keys: &[String], ctx: &Context) -> Peak {
+    if let Some((k, v)) = ctx.opts.peaks.find(keys) {
+        return Peak {
+            value: Some(v),
+            source: format!("user (--peak {k}=…)"),
+        };
+    }
+    info.peak(key)
+        .cloned()
+        .unwrap_or_else(|| Peak::unknown(format!("unknown: no {key} peak for {}", info.name)))
+}
+
+fn gpu_options(ctx: &Context) -> GpuOptions {
+    match &ctx.opts.command {
+        Command::Gpu(o) => o.clone(),
+        _ => GpuOptions::default(),
+    }
+}
+
+/// The adapter a run uses, or why there is none.
+fn pick(ctx: &Context, device: Option<usize>) -> Result<Result<GpuInfo, String>, UsageError> {
+    let det = &ctx.host.gpus;
+    match device {
+        Some(i) if i >= det.adapters.len() => {
+            let found = if det.adapters.is_empty() {
+                format!(
+                    "this machine has no GPU adapter ({})",
+                    det.note.as_deref().unwrap_or("none found")
+                )
+            } else {
+                let names: Vec<String> = det
+                    .adapters
+                    .iter()
+                    .map(|g| format!("{}: {}", g.index, g.name))
+                    .collect();
+                format!(
+                    "accepted: 0 to {} ({})",
+                    det.adapters.len() - 1,
+                    names.join(", ")
+                )
+            };
+            Err(UsageError(format!(
+                "--device: {i} is out of range; {found}"
+            )))
+        }
+        Some(i) => Ok(Ok(det.adapters[i].clone())),
+        None => Ok(det.adapters.first().cloned().ok_or_else(|| {
+            det.note
+                .clone()
+                .unwrap_or_else(|| "no GPU adapter found".to_string())
+        })),
+    }
+}
+
+fn cases(
+    ctx: &Context,
+    o: &GpuOptions,
+    compute: &[GpuPrecision],
+    mem: &[MemKernel],
+) -> Result<Vec<Box<dyn Case>>, UsageError> {
+    let adapter = pick(ctx, o.device)?;
+    let shared = adapter.as_ref().ok().map(|info| {
+        Arc::new(Shared {
+            info: info.clone(),
+            gpu: OnceLock::new(),
+        })
+    });
+    let no_adapter = adapter.as_ref().err().cloned();
+    let mut out: Vec<Box<dyn Case>> = Vec::new();
+    for &p in compute {
+        let mut skip = no_adapter.clone();
+        if let Ok(info) = &adapter {
+            if let Err(why) = info.supports(p) {
+                if !o.all_precisions {
+                    return Err(UsageError(format!(
+                        "--precision: {why}; see `peakbench gpu --list`, or use --precision all to skip what it lacks"
+                    )));
+                }
+                skip = Some(why);
+            }
+        }
+        out.push(Box::new(GpuCase {
+            what: What::Compute(p),
+            shared: shared.clone(),
+            skip,
+            size: o.size,
+        }));
+    }
+    for &k in mem {
+        out.push(Box::new(GpuCase {
+            what: What::Memory(k),
+            shared: shared.clone(),
+            skip: no_adapter.clone(),
+            size: o.size,
+        }));
+    }
+    Ok(out)
+}
+
+impl Benchmark for GpuBench {
+    fn id(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn about(&self) -> &'static str {
+        "GPU compute per precision, memory and transfer bandwidth, dispatch latency (wgpu)"
+    }
+
+    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        let o = gpu_options(ctx);
+        cases(ctx, &o, &o.compute(), &o.memory())
+    }
+
+    fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
+        let o = GpuOptions {
+            all_precisions: true,
+            ..GpuOptions::default()
+        };
+        cases(ctx, &o, &[GpuPrecision::Fp32], &[MemKernel::Copy]).unwrap_or_default()
+    }
+}

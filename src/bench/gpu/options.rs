@@ -1,0 +1,236 @@
+//! `peakbench gpu` options: validation of the raw flags (`cli::GpuArgs`) into
+//! [`GpuOptions`]. Bad values get one line naming the flag and the accepted form (exit
+//! code 2, nothing run). Checks that need the adapter (`--device` range, a precision it
+//! lacks) happen in `plan`.
+
+use crate::bench::UsageError;
+use crate::cli::GpuArgs;
+use crate::hw::gpu_table::GpuPrecision;
+use crate::util::units::{parse_list, parse_size, ParseError};
+use serde::{Serialize, Serializer};
+
+/// Memory and transfer workloads (`--kernel`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MemKernel {
+    /// Device memory read.
+    Read,
+    /// Device memory write.
+    Write,
+    /// Device memory copy (counted as read + write, like STREAM).
+    Copy,
+    /// Host to device transfer.
+    H2d,
+    /// Device to host transfer.
+    D2h,
+    /// Round trip of an empty dispatch (submit → completion seen by the host).
+    Dispatch,
+}
+
+impl MemKernel {
+    /// Every kernel, in run order.
+    pub const ALL: [MemKernel; 6] = [
+        MemKernel::Read,
+        MemKernel::Write,
+        MemKernel::Copy,
+        MemKernel::H2d,
+        MemKernel::D2h,
+        MemKernel::Dispatch,
+    ];
+
+    /// The flag value (and workload name).
+    pub fn name(self) -> &'static str {
+        match self {
+            MemKernel::Read => "read",
+            MemKernel::Write => "write",
+            MemKernel::Copy => "copy",
+            MemKernel::H2d => "h2d",
+            MemKernel::D2h => "d2h",
+            MemKernel::Dispatch => "dispatch",
+        }
+    }
+}
+
+impl Serialize for MemKernel {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// Validated `peakbench gpu` options.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct GpuOptions {
+    /// `--list`: print the adapters and exit.
+    pub list: bool,
+    /// `--device`: adapter index; `None` = the first (best) one.
+    pub device: Option<usize>,
+    /// `--precision`; `None` = all when `--kernel` is not given either, else none.
+    pub precisions: Option<Vec<GpuPrecision>>,
+    /// Whether `--precision all` (or nothing) was asked: missing precisions are skipped,
+    /// not refused.
+    pub all_precisions: bool,
+    /// `--kernel`; `None` = all when `--precision` is not given either, else none.
+    pub kernels: Option<Vec<MemKernel>>,
+    /// `--size`: bytes per buffer of the memory and transfer kernels.
+    pub size: Option<u64>,
+}
+
+impl GpuOptions {
+    /// The compute precisions to run, in order.
+    pub fn compute(&self) -> Vec<GpuPrecision> {
+        match (&self.precisions, &self.kernels) {
+            (Some(p), _) => p.clone(),
+            (None, None) => GpuPrecision::ALL.to_vec(),
+            (None, Some(_)) => Vec::new(),
+        }
+    }
+
+    /// The memory/transfer kernels to run, in order.
+    pub fn memory(&self) -> Vec<MemKernel> {
+        match (&self.kernels, &self.precisions) {
+            (Some(k), _) => k.clone(),
+            (None, None) => MemKernel::ALL.to_vec(),
+            (None, Some(_)) => Vec::new(),
+        }
+    }
+}
+
+fn usage(flag: &str, e: impl std::fmt::Display) -> UsageError {
+    UsageError(format!("{flag}: {e}"))
+}
+
+/// Validates the flags.
+pub fn parse(a: &GpuArgs) -> Result<GpuOptions, UsageError> {
+    let device = match &a.device {
+        None => None,
+        Some(t) => Some(t.trim().parse::<usize>().map_err(|_| {
+            usage(
+                "--device",
+                format!("'{t}' is not an adapter index; use a number from `peakbench gpu --list`"),
+            )
+        })?),
+    };
+    let mut all_precisions = a.precision.is_none();
+    let precisions = match &a.precision {
+        None => None,
+        Some(t) if t.trim().eq_ignore_ascii_case("all") => {
+            all_precisions = true;
+            Some(GpuPrecision::ALL.to_vec())
+        }
+        Some(t) => Some(
+            dedup(parse_list(t, |s| {
+                GpuPrecision::parse(s).ok_or_else(|| {
+                    ParseError(format!(
+                        "unknown precision '{s}'; accepted: fp32,fp16,fp64,int32,int8,int64 (or all)"
+                    ))
+                })
+            }))
+            .map_err(|e| usage("--precision", e))?,
+        ),
+    };
+    let kernels = match &a.kernel {
+        None => None,
+        Some(t) if t.trim().eq_ignore_ascii_case("all") => Some(MemKernel::ALL.to_vec()),
+        Some(t) => Some(
+            dedup(parse_list(t, |s| {
+                MemKernel::ALL
+                    .into_iter()
+                    .find(|k| k.name().eq_ignore_ascii_case(s))
+                    .ok_or_else(|| {
+                        ParseError(format!(
+                            "unknown kernel '{s}'; accepted: read,write,copy,h2d,d2h,dispatch (or all)"
+                        ))
+                    })
+            }))
+            .map_err(|e| usage("--kernel", e))?,
+        ),
+    };
+    let size = match &a.size {
+        None => None,
+        Some(t) => {
+            let s = parse_size(t).map_err(|e| usage("--size", e))?;
+            if s < 1 << 20 || s % 4096 != 0 {
+                return Err(usage(
+                    "--size",
+                    format!(
+                        "'{t}' must be at least 1MiB and a multiple of 4KiB, e.g. 256MiB or 1GiB"
+                    ),
+                ));
+            }
+            Some(s)
+        }
+    };
+    Ok(GpuOptions {
+        list: a.list,
+        device,
+        precisions,
+        all_precisions,
+        kernels,
+        size,
+    })
+}
+
+fn dedup<T: Ord + Copy>(v: Result<Vec<T>, ParseError>) -> Result<Vec<T>, ParseError> {
+    let mut v = v?;
+    let mut seen = Vec::new();
+    v.retain(|x| {
+        if seen.contains(x) {
+            false
+        } else {
+            seen.push(*x);
+            true
+        }
+    });
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[(&str, &str)]) -> Result<GpuOptions, UsageError> {
+        let mut a = GpuArgs::default();
+        for (k, v) in args {
+            let v = Some(v.to_string());
+            match *k {
+                "device" => a.device = v,
+                "precision" => a.precision = v,
+                "kernel" => a.kernel = v,
+                "size" => a.size = v,
+                _ => unreachable!(),
+            }
+        }
+        parse(&a)
+    }
+
+    #[test]
+    fn defaults_run_everything() {
+        let o = p(&[]).unwrap();
+        assert_eq!(o.compute(), GpuPrecision::ALL.to_vec());
+        assert_eq!(o.memory(), MemKernel::ALL.to_vec());
+        assert!(o.all_precisions);
+    }
+
+    #[test]
+    fn one_family_selects_only_it() {
+        let o = p(&[("precision", "fp32,sp,int8")]).unwrap();
+        assert_eq!(o.compute(), vec![GpuPrecision::Fp32, GpuPrecision::Int8]);
+        assert!(o.memory().is_empty());
+        assert!(!o.all_precisions);
+        let o = p(&[("kernel", "copy,h2d")]).unwrap();
+        assert!(o.compute().is_empty());
+        assert_eq!(o.memory(), vec![MemKernel::Copy, MemKernel::H2d]);
+    }
+
+    #[test]
+    fn bad_values_name_the_flag() {
+        let e = p(&[("device", "x")]).unwrap_err().0;
+        assert!(e.starts_with("--device:"), "{e}");
+        let e = p(&[("precision", "fp8")]).unwrap_err().0;
+        assert!(e.starts_with("--precision:") && e.contains("fp8"), "{e}");
+        let e = p(&[("kernel", "triad")]).unwrap_err().0;
+        assert!(e.starts_with("--kernel:") && e.contains("h2d"), "{e}");
+        let e = p(&[("size", "1000")]).unwrap_err().0;
+        assert!(e.starts_with("--size:"), "{e}");
+        assert_eq!(p(&[("size", "64MiB")]).unwrap().size, Some(64 << 20));
+    }
+}
