@@ -4,7 +4,7 @@
 //! fails when the files drift, and `PEAKBENCH_BLESS=1 cargo test --release fixtures_on`
 //! rewrites them.
 //!
-//! `mixed()` follows the conventions of every resource (cpu, memory, disk, net): thread
+//! `host()` is a fixed Skylake-SP host (also used by plan tests). `mixed()` follows the conventions of every resource (cpu, memory, disk, net): thread
 //! scaling, size/block/depth/msg sweeps, latency percentiles, a sustained time series,
 //! reference figures, over-peak, skipped and failed cases, and hostile text.
 
@@ -14,7 +14,7 @@ use crate::hw::peak::Peak;
 use crate::hw::HostInfo;
 use crate::measure::Percentiles;
 
-fn host() -> HostInfo {
+pub(crate) fn host() -> HostInfo {
     let cache = |level, kind: &str, kib: u64, shared_by| Cache {
         level,
         kind: kind.into(),

@@ -357,3 +357,104 @@ impl Benchmark for GpuBench {
         cases(ctx, &o, &[GpuPrecision::Fp32], &[MemKernel::Copy]).unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use crate::hw::gpu::{GpuDetection, GpuLimits};
+    use crate::options::Options;
+    use clap::Parser;
+
+    fn host_with(features: &[&str]) -> crate::hw::HostInfo {
+        let mut h = crate::report::samples::host();
+        h.gpus = GpuDetection {
+            adapters: vec![GpuInfo {
+                index: 0,
+                name: "Test GPU".into(),
+                vendor: "Test".into(),
+                vendor_id: 0x1234,
+                device_id: 1,
+                device_type: "discrete".into(),
+                software: false,
+                driver: "test".into(),
+                driver_info: String::new(),
+                backend: "vulkan".into(),
+                features: features.iter().map(|s| s.to_string()).collect(),
+                limits: GpuLimits::default(),
+                model: None,
+                peaks: Vec::new(),
+            }],
+            note: None,
+        };
+        h
+    }
+
+    fn plan(host: &crate::hw::HostInfo, args: &[&str]) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        let mut argv = vec!["peakbench", "gpu"];
+        argv.extend_from_slice(args);
+        let opts = Options::from_cli(Cli::try_parse_from(argv).unwrap()).unwrap();
+        GpuBench.plan(&Context { host, opts: &opts })
+    }
+
+    #[test]
+    fn a_precision_the_adapter_lacks_is_refused_or_skipped() {
+        let h = host_with(&["f16"]);
+        let e = plan(&h, &["--precision", "fp64"]).err().unwrap().0;
+        assert!(
+            e.starts_with("--precision:") && e.contains("SHADER_F64"),
+            "{e}"
+        );
+        let cases = plan(&h, &["--precision", "all"]).unwrap();
+        assert_eq!(cases.len(), 6);
+        let opts = Options::from_cli(Cli::try_parse_from(["peakbench", "gpu"]).unwrap()).unwrap();
+        let ctx = Context {
+            host: &h,
+            opts: &opts,
+        };
+        // fp64 (index 2) and int64 (index 5) are skipped without touching a device.
+        for i in [2, 5] {
+            let r = cases[i].run(&ctx);
+            let reason = match &r.status {
+                crate::report::model::Status::Skipped { reason } => reason.clone(),
+                s => panic!("{s:?}"),
+            };
+            assert!(reason.contains("does not offer"), "{reason}");
+        }
+    }
+
+    #[test]
+    fn device_out_of_range_names_the_adapters() {
+        let h = host_with(&[]);
+        let e = plan(&h, &["--device", "3"]).err().unwrap().0;
+        assert!(e.starts_with("--device: 3 is out of range"), "{e}");
+        assert!(e.contains("0: Test GPU"), "{e}");
+        assert_eq!(
+            plan(&h, &["--device", "0", "--kernel", "copy"])
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn no_adapter_skips_every_case_with_the_reason() {
+        let mut h = host_with(&[]);
+        h.gpus = GpuDetection {
+            adapters: Vec::new(),
+            note: Some("no GPU adapter: test".into()),
+        };
+        let opts = Options::from_cli(Cli::try_parse_from(["peakbench"]).unwrap()).unwrap();
+        let ctx = Context {
+            host: &h,
+            opts: &opts,
+        };
+        let quick = GpuBench.quick(&ctx);
+        assert_eq!(quick.len(), 2);
+        for c in quick {
+            let r = c.run(&ctx);
+            assert!(matches!(&r.status,
+                crate::report::model::Status::Skipped { reason } if reason == "no GPU adapter: test"));
+        }
+    }
+}
