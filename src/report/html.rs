@@ -136,7 +136,20 @@ fn host_section(out: &mut String, rep: &Report) {
     .flatten()
     .collect::<Vec<_>>()
     .join(", ");
-    let rows: [(&str, String); 10] = [
+    let gpus = if h.gpus.adapters.is_empty() {
+        h.gpus
+            .note
+            .clone()
+            .unwrap_or_else(|| "none detected".to_string())
+    } else {
+        h.gpus
+            .adapters
+            .iter()
+            .map(|g| format!("{}: {}", g.index, g.label()))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let rows: [(&str, String); 11] = [
         ("CPU", format!("{} ({})", c.model_name, c.vendor)),
         ("Microarchitecture", c.microarch.clone()),
         (
@@ -157,6 +170,7 @@ fn host_section(out: &mut String, rep: &Report) {
             ),
         ),
         ("Instruction sets", c.features.join(" ")),
+        ("GPU", gpus),
         (
             "System",
             format!(

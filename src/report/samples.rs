@@ -280,6 +280,38 @@ pub fn mixed() -> Report {
         .with_samples(around(9e-6, 0.02, 3));
     nl.percentiles = Some(pcts(8.8e-6));
     rs.push(nl);
+    // GPU: compute per precision against a datasheet peak, device copy, dispatch latency.
+    for (p, tf, peak) in [("fp32", 61.2, 66.9), ("fp64", 31.0, 33.5)] {
+        rs.push(
+            BenchResult::new("gpu", "fma", "ops", "FLOP/s")
+                .param("precision", p)
+                .param("device", 0)
+                .with_samples(around(tf * 1e12, 0.01, 3))
+                .with_peak(Peak {
+                    value: Some(peak * 1e12),
+                    source: "NVIDIA H100 SXM5 80GB: 16896 FP32 lanes x 1.980 GHz (datasheet boost)"
+                        .into(),
+                }),
+        );
+    }
+    rs.push(
+        BenchResult::new("gpu", "copy", "throughput", "B/s")
+            .param("device", 0)
+            .param("size", 1u64 << 30)
+            .param("bytes", 2u64 << 30)
+            .with_samples(around(2.9e12, 0.01, 3))
+            .with_peak(Peak {
+                value: Some(3.35e12),
+                source: "NVIDIA H100 SXM5 80GB: 3.350 TB/s datasheet memory bandwidth".into(),
+            }),
+    );
+    rs.push(
+        BenchResult::new("gpu", "fma", "ops", "FLOP/s")
+            .param("precision", "fp16")
+            .skipped(
+                "adapter 0 (Test GPU) does not offer fp16 in shaders (wgpu feature SHADER_F16)",
+            ),
+    );
     // Text from anywhere: must come out escaped.
     rs.push(
         BenchResult::new("net", "<script>alert('x')</script>", "throughput", "B/s")
