@@ -267,15 +267,18 @@ fn device_kernel(
         params: vec![
             ("size", (src.per * src.bufs.len() as u64).into()),
             ("chunks", src.bufs.len().into()),
-            ("groups", groups.into()),
-            ("repeats", reps.into()),
             ("bytes", (bytes as u64).into()),
         ],
-        notes: vec![if kernel == MemKernel::Copy {
-            "bytes counted as STREAM does: copy = read + write of the buffer".into()
-        } else {
-            "checked: the data matches the pattern the CPU computes".into()
-        }],
+        notes: vec![
+            format!(
+                "{groups} workgroups x {WORKGROUP} invocations per dispatch, {reps} pass(es) over the buffer per timed unit"
+            ),
+            if kernel == MemKernel::Copy {
+                "bytes counted as STREAM does: copy = read + write of the buffer; checked".into()
+            } else {
+                "checked: the data matches the pattern the CPU computes".into()
+            },
+        ],
     })
 }
 
@@ -355,12 +358,11 @@ fn transfer(
         params: vec![
             ("size", size.into()),
             ("chunks", dev.bufs.len().into()),
-            ("repeats", reps.into()),
             ("bytes", size.into()),
         ],
-        notes: vec![
-            "pinned staging buffer (host-visible, mapped), copied with copy_buffer_to_buffer; checked".into(),
-        ],
+        notes: vec![format!(
+            "pinned staging buffer (host-visible, mapped), copied with copy_buffer_to_buffer, {reps} copies per timed unit; checked"
+        )],
     })
 }
 
@@ -398,10 +400,11 @@ fn dispatch_latency(gpu: &Gpu, min_time: Duration, repeat: u32) -> Result<Measur
     Ok(Measured {
         samples,
         percentiles: percentiles(&all),
-        params: vec![("round_trips", all.len().into())],
-        notes: vec![
-            "host clock: submit one empty 1-invocation dispatch, wait until the host sees it complete".into(),
-        ],
+        params: Vec::new(),
+        notes: vec![format!(
+            "host clock: submit one empty 1-invocation dispatch, wait until the host sees it complete; {} round trips",
+            all.len()
+        )],
     })
 }
 

@@ -158,9 +158,6 @@ fn run_compute(
             Err(e) => return r.failed(e),
         }
     }
-    r = r
-        .param("groups", prepared.groups)
-        .param("iters", prepared.iters);
     let mut note = format!(
         "{}; {}; {} invocations x {} iterations x {} lanes x {} op, one dispatch {:.0} ms; every invocation's result checked against the CPU",
         adapter_note(&gpu.info),
