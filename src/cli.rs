@@ -71,7 +71,7 @@ pub enum Cmd {
     Disk(DiskArgs),
     /// TCP/UDP throughput and ping-pong latency (loopback, or against `peakbench serve`)
     Net(NetArgs),
-    /// GPU compute per precision, memory and transfer bandwidth, dispatch latency (wgpu: Vulkan/Metal/DX12)
+    /// GPU compute per precision, memory and transfer bandwidth, dispatch latency (wgpu over Vulkan)
     Gpu(GpuArgs),
     /// Serve network tests to `peakbench net --server` clients
     Serve(ServeArgs),

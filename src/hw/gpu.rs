@@ -1,5 +1,5 @@
-//! GPU detection through wgpu (Vulkan on Linux and Windows, Metal on macOS, DX12 on
-//! Windows): one [`GpuInfo`] per adapter, in the order `--device N` uses, with the
+//! GPU detection through wgpu (Vulkan; every backend compiled in is asked): one
+//! [`GpuInfo`] per adapter, in the order `--device N` uses, with the
 //! features and limits the GPU benchmarks depend on and the datasheet peaks of known
 //! models (`gpu_table`).
 //!

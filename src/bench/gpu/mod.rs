@@ -1,6 +1,6 @@
 //! `peakbench gpu`: compute throughput per precision, device memory and transfer
 //! bandwidth, and dispatch latency, through wgpu: one code path for every vendor
-//! (Vulkan on Linux/Windows, Metal on macOS, DX12 on Windows).
+//! (Vulkan; wgpu's Metal and DX12 backends are one Cargo feature away).
 //!
 //! - Adapters are detected once per run (`hw::gpu`); `--device N` picks one, the
 //!   default is the first (discrete before integrated before software). A software
@@ -115,27 +115,39 @@ impl Case for GpuCase {
         if info.software {
             r = r.param("software", true);
         }
-        let gpu = match shared.gpu() {
-            Ok(g) => g,
-            Err(e) => return r.failed(e),
-        };
-        let target = DISPATCH_TARGET
-            .min(ctx.opts.min_time)
-            .max(Duration::from_millis(1));
-        let out = match &self.what {
-            What::Compute(p) => run_compute(&gpu, *p, target, ctx, r),
-            What::Memory(k) => {
-                let size = self.size.unwrap_or(if info.software {
-                    SOFTWARE_SIZE
-                } else {
-                    DEFAULT_SIZE
-                });
-                run_memory(&gpu, *k, size, target, ctx, r)
-            }
-        };
-        // Leave the device idle and error-free for the next case.
-        let _ = gpu.wait();
-        out
+        // A driver that panics inside wgpu fails this case, not the whole run.
+        let skeleton = r.clone();
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let gpu = match shared.gpu() {
+                Ok(g) => g,
+                Err(e) => return r.failed(e),
+            };
+            let target = DISPATCH_TARGET
+                .min(ctx.opts.min_time)
+                .max(Duration::from_millis(1));
+            let out = match &self.what {
+                What::Compute(p) => run_compute(&gpu, *p, target, ctx, r),
+                What::Memory(k) => {
+                    let size = self.size.unwrap_or(if info.software {
+                        SOFTWARE_SIZE
+                    } else {
+                        DEFAULT_SIZE
+                    });
+                    run_memory(&gpu, *k, size, target, ctx, r)
+                }
+            };
+            // Leave the device idle and error-free for the next case.
+            let _ = gpu.wait();
+            out
+        }));
+        run.unwrap_or_else(|p| {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            skeleton.failed(format!("the GPU driver or wgpu panicked: {msg}"))
+        })
     }
 }
 
