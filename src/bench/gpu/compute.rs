@@ -439,4 +439,58 @@ mod tests {
             3.0 * 512.0
         );
     }
+
+    /// Compiles a kernel to SPIR-V with naga (as wgpu does for Vulkan, runtime checks
+    /// off) and counts the opcodes matching `pick` (opcode, words).
+    fn spirv_count(p: GpuPrecision, pick: impl Fn(u32, &[u32]) -> bool) -> usize {
+        let src = Kernel::of(p).wgsl();
+        let module = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+        let info = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{p:?}: {e:?}"));
+        let options = naga::back::spv::Options {
+            lang_version: (1, 6),
+            force_loop_bounding: false,
+            ..Default::default()
+        };
+        let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
+        let mut i = 5; // header
+        let mut n = 0;
+        while i < words.len() {
+            let (count, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+            if pick(op, &words[i..i + count]) {
+                n += 1;
+            }
+            i += count.max(1);
+        }
+        n
+    }
+
+    #[test]
+    fn the_compiled_loop_does_the_counted_operations() {
+        const OP_EXT_INST: u32 = 12;
+        const GLSL_FMA: u32 = 50;
+        const OP_IMUL: u32 = 132;
+        const OP_SDOT: u32 = 4450;
+        let per_iteration = UNROLL * ACC;
+        for p in [GpuPrecision::Fp32, GpuPrecision::Fp16, GpuPrecision::Fp64] {
+            // One vec4 fma per accumulator update, none anywhere else.
+            let fma = spirv_count(p, |op, w| op == OP_EXT_INST && w.get(4) == Some(&GLSL_FMA));
+            assert_eq!(fma, per_iteration, "{p:?}");
+        }
+        for p in [GpuPrecision::Int32, GpuPrecision::Int64] {
+            assert_eq!(
+                spirv_count(p, |op, _| op == OP_IMUL),
+                per_iteration,
+                "{p:?}"
+            );
+        }
+        // A native packed dot product per lane (naga would emulate it without the
+        // capability; wgpu grants it where the driver has the extension).
+        let dots = spirv_count(GpuPrecision::Int8, |op, _| op == OP_SDOT);
+        assert_eq!(dots, per_iteration * 4);
+    }
 }
