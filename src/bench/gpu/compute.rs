@@ -261,13 +261,13 @@ const LCG64: (u64, u64) = (6_364_136_223_846_793_005, 1_442_695_040_888_963_407)
 /// The fixed int8 operand: bytes 3, -1, 2, -5 (little-endian).
 const DOT_Y: i32 = i32::from_le_bytes([3, 0xff, 2, 0xfb]);
 
-/// `x → m·x + k` applied `n` times, as one affine map (square and multiply).
-fn affine_pow32((m, k): (u32, u32), mut n: u64) -> (u32, u32) {
-    let (mut rm, mut rk) = (1u32, 0u32);
+/// `x → m·x + k` (mod 2⁶⁴) applied `n` times, as one affine map (square and multiply).
+fn affine_pow64((m, k): (u64, u64), mut n: u64) -> (u64, u64) {
+    let (mut rm, mut rk) = (1u64, 0u64);
     let (mut bm, mut bk) = (m, k);
     while n > 0 {
         if n & 1 == 1 {
-            // result ∘= base: x → bm(rm x + rk) + bk
+            // result = base ∘ result: x → bm(rm x + rk) + bk
             rk = bm.wrapping_mul(rk).wrapping_add(bk);
             rm = bm.wrapping_mul(rm);
         }
@@ -278,20 +278,11 @@ fn affine_pow32((m, k): (u32, u32), mut n: u64) -> (u32, u32) {
     (rm, rk)
 }
 
-/// The u64 twin of [`affine_pow32`].
-fn affine_pow64((m, k): (u64, u64), mut n: u64) -> (u64, u64) {
-    let (mut rm, mut rk) = (1u64, 0u64);
-    let (mut bm, mut bk) = (m, k);
-    while n > 0 {
-        if n & 1 == 1 {
-            rk = bm.wrapping_mul(rk).wrapping_add(bk);
-            rm = bm.wrapping_mul(rm);
-        }
-        bk = bm.wrapping_mul(bk).wrapping_add(bk);
-        bm = bm.wrapping_mul(bm);
-        n >>= 1;
-    }
-    (rm, rk)
+/// The mod 2³² map: reduction mod 2³² commutes with + and ×, so it is the low half of
+/// the mod 2⁶⁴ one.
+fn affine_pow32((m, k): (u32, u32), n: u64) -> (u32, u32) {
+    let (rm, rk) = affine_pow64((m as u64, k as u64), n);
+    (rm as u32, rk as u32)
 }
 
 /// WGSL `dot4I8Packed`: signed bytes multiplied pairwise and summed.

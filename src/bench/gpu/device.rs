@@ -406,15 +406,13 @@ mod tests {
     fn memory_kernels_and_transfers_move_checked_data() {
         let Some(gpu) = open() else { return };
         for k in MemKernel::ALL {
-            let m = memory::run(
-                &gpu,
-                k,
-                4 << 20,
-                Duration::from_millis(2),
-                Duration::from_millis(2),
-                2,
-            )
-            .unwrap_or_else(|e| panic!("{}: {e}", k.name()));
+            let budget = memory::Budget {
+                target: Duration::from_millis(2),
+                min_time: Duration::from_millis(2),
+                repeat: 2,
+            };
+            let m = memory::run(&gpu, k, 4 << 20, budget)
+                .unwrap_or_else(|e| panic!("{}: {e}", k.name()));
             assert_eq!(m.samples.len(), 2);
             assert!(m.samples.iter().all(|&x| x > 0.0 && x.is_finite()));
             assert_eq!(m.percentiles.is_some(), k == MemKernel::Dispatch);

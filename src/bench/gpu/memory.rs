@@ -127,6 +127,17 @@ fn check_pattern(gpu: &Gpu, c: &Chunks, what: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// How long to make and take the timed units.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// Least duration of one timed unit (the repeat count grows to reach it).
+    pub target: Duration,
+    /// Least duration of one sample (units are added until it is reached).
+    pub min_time: Duration,
+    /// Samples.
+    pub repeat: u32,
+}
+
 type Encode<'a> = Box<dyn Fn(&mut wgpu::CommandEncoder, u32) + 'a>;
 
 /// Grows the repeat count of `encode` until one unit lasts `target`, then takes
@@ -135,10 +146,13 @@ fn time_units(
     gpu: &Gpu,
     encode: &Encode,
     bytes_per_repeat: f64,
-    target: Duration,
-    min_time: Duration,
-    repeat: u32,
+    b: Budget,
 ) -> Result<(Vec<f64>, u32), String> {
+    let Budget {
+        target,
+        min_time,
+        repeat,
+    } = b;
     let mut reps = 1u32;
     loop {
         let t = gpu.time(|e| encode(e, reps))?.seconds();
@@ -162,31 +176,15 @@ fn time_units(
 }
 
 /// Runs one memory kernel: checks it, then times it.
-pub fn run(
-    gpu: &Gpu,
-    kernel: MemKernel,
-    size: u64,
-    target: Duration,
-    min_time: Duration,
-    repeat: u32,
-) -> Result<Measured, String> {
+pub fn run(gpu: &Gpu, kernel: MemKernel, size: u64, b: Budget) -> Result<Measured, String> {
     match kernel {
-        MemKernel::Read | MemKernel::Write | MemKernel::Copy => {
-            device_kernel(gpu, kernel, size, target, min_time, repeat)
-        }
-        MemKernel::H2d | MemKernel::D2h => transfer(gpu, kernel, size, target, min_time, repeat),
-        MemKernel::Dispatch => dispatch_latency(gpu, min_time, repeat),
+        MemKernel::Read | MemKernel::Write | MemKernel::Copy => device_kernel(gpu, kernel, size, b),
+        MemKernel::H2d | MemKernel::D2h => transfer(gpu, kernel, size, b),
+        MemKernel::Dispatch => dispatch_latency(gpu, b.min_time, b.repeat),
     }
 }
 
-fn device_kernel(
-    gpu: &Gpu,
-    kernel: MemKernel,
-    size: u64,
-    target: Duration,
-    min_time: Duration,
-    repeat: u32,
-) -> Result<Measured, String> {
+fn device_kernel(gpu: &Gpu, kernel: MemKernel, size: u64, b: Budget) -> Result<Measured, String> {
     let src = alloc(gpu, "src", size)?;
     let fill = writer(gpu, &src)?;
     let elements = src.per / 16;
@@ -259,7 +257,7 @@ fn device_kernel(
             }
         }
     });
-    let (samples, reps) = time_units(gpu, &encode, bytes, target, min_time, repeat)?;
+    let (samples, reps) = time_units(gpu, &encode, bytes, b)?;
     drop(keep);
     Ok(Measured {
         samples,
@@ -282,14 +280,7 @@ fn device_kernel(
     })
 }
 
-fn transfer(
-    gpu: &Gpu,
-    kernel: MemKernel,
-    size: u64,
-    target: Duration,
-    min_time: Duration,
-    repeat: u32,
-) -> Result<Measured, String> {
+fn transfer(gpu: &Gpu, kernel: MemKernel, size: u64, b: Budget) -> Result<Measured, String> {
     let dev = alloc(gpu, "device", size.min(MAX_TRANSFER))?;
     let per = dev.per;
     let size = per * dev.bufs.len() as u64;
@@ -336,7 +327,7 @@ fn transfer(
             }
         }
     });
-    let (samples, reps) = time_units(gpu, &encode, size as f64, target, min_time, repeat)?;
+    let (samples, reps) = time_units(gpu, &encode, size as f64, b)?;
     // Check what crossed the bus.
     if kernel == MemKernel::H2d {
         check_pattern(gpu, &dev, "the host-to-device copies")?;

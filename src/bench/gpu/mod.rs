@@ -198,7 +198,16 @@ fn run_memory(
     ctx: &Context,
     mut r: BenchResult,
 ) -> BenchResult {
-    let m = match memory::run(gpu, k, size, target, ctx.opts.min_time, ctx.opts.repeat) {
+    let m = match memory::run(
+        gpu,
+        k,
+        size,
+        memory::Budget {
+            target,
+            min_time: ctx.opts.min_time,
+            repeat: ctx.opts.repeat,
+        },
+    ) {
         Ok(m) => m,
         Err(e) => return r.failed(e),
     };
