@@ -120,6 +120,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     } else {
         Vec::new()
     };
+    // Outputs of tools that measure every case in one run (clpeak), kept for the run.
+    let memo = crate::reference::Memo::default();
     for case in &cases {
         progress.start(&case.label());
         let mut r = case.run(&ctx);
@@ -127,6 +129,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let rctx = crate::reference::Context {
                 host: &host,
                 config: &report.config,
+                memo: &memo,
             };
             crate::reference::attach(&mut r, &rctx, &tools);
         }

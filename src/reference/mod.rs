@@ -7,6 +7,10 @@
 //! [`TOOLS`]. Parsers are pure functions over the tool's text, tested on captured
 //! outputs in `tests/fixtures/tools/`. Tools run with a time limit and never get a
 //! shell: arguments are passed as a vector.
+//!
+//! Most tools run once per case ([`Tool::invocation`]). A tool that measures every
+//! case in one long run (clpeak) implements [`Tool::shared`] instead and keeps its
+//! parsed output in the run's [`Memo`], which the caller owns (no global state).
 
 pub mod clpeak;
 pub mod fio;
@@ -20,17 +24,68 @@ pub mod sysbench;
 use crate::hw::HostInfo;
 use crate::report::model::{BenchResult, Reference};
 use serde::Serialize;
+use std::any::Any;
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// What an adapter may look at to match a case: the host and the run's options.
+/// What an adapter may look at to match a case: the host, the run's options and the
+/// outputs kept from earlier cases of the same run.
 pub struct Context<'a> {
     /// The machine.
     pub host: &'a HostInfo,
     /// The run's effective options (the report's `config`).
     pub config: &'a serde_json::Value,
+    /// Tool outputs kept across the cases of this run.
+    pub memo: &'a Memo,
+}
+
+/// Tool outputs kept for the length of one run, by key, so that a tool that measures
+/// every case at once runs once. Owned by whoever runs the cases (`app::run`).
+#[derive(Default)]
+pub struct Memo {
+    slots: Mutex<HashMap<String, Box<dyn Any + Send>>>,
+}
+
+impl Memo {
+    /// The value kept under `key`, made by `make` the first time. The lock is not held
+    /// while `make` runs, so `make` may use the memo itself. A value of another type
+    /// under the same key is replaced.
+    pub fn get_or_insert_with<T: Any + Send + Clone>(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> T,
+    ) -> T {
+        let kept = self
+            .slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .and_then(|v| v.downcast_ref::<T>())
+            .cloned();
+        if let Some(v) = kept {
+            return v;
+        }
+        let v = make();
+        self.slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.to_string(), Box::new(v.clone()));
+        v
+    }
+}
+
+/// What a shared-run tool found for one case: its figure, if it has one for this case,
+/// and notes for the reader (conventions, why nothing was attached).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Found {
+    /// The figure, in the case's unit.
+    pub reference: Option<Reference>,
+    /// Notes for the case, each added as `reference <tool>: <note>`.
+    pub notes: Vec<String>,
 }
 
 /// A tool run that reproduces one case.
@@ -63,6 +118,20 @@ pub trait Tool: Sync {
     /// would not be cheap).
     fn invocation(&self, r: &BenchResult, ctx: &Context) -> Option<Invocation> {
         let _ = (r, ctx);
+        None
+    }
+    /// For a tool that measures many cases in one long run: what it found for `r`,
+    /// from a run kept in `ctx.memo` and shared by every case of the process; `version`
+    /// is the detected version. `None` when the tool has nothing for `r`; `Err` when
+    /// running or reading the tool failed. When this gives `Some`, [`Tool::invocation`]
+    /// is not asked.
+    fn shared(
+        &self,
+        r: &BenchResult,
+        ctx: &Context,
+        version: &str,
+    ) -> Option<Result<Found, String>> {
+        let _ = (r, ctx, version);
         None
     }
 }
@@ -291,10 +360,24 @@ pub fn attach(r: &mut BenchResult, ctx: &Context, found: &[Detected]) {
         if !d.installed {
             continue;
         }
+        let version = d.version.clone().unwrap_or_else(|| "unknown".into());
+        if let Some(res) = t.shared(r, ctx, &version) {
+            match res {
+                Ok(f) => {
+                    if let Some(x) = f.reference {
+                        r.reference.get_or_insert_with(Vec::new).push(x);
+                    }
+                    for n in f.notes {
+                        r.notes.push(format!("reference {}: {n}", t.name()));
+                    }
+                }
+                Err(e) => r.notes.push(format!("reference {}: {e}", t.name())),
+            }
+            continue;
+        }
         let Some(inv) = t.invocation(r, ctx) else {
             continue;
         };
-        let version = d.version.clone().unwrap_or_else(|| "unknown".into());
         match run(*t, &version, &inv) {
             Ok(x) => r.reference.get_or_insert_with(Vec::new).push(x),
             Err(e) => r.notes.push(format!("reference {}: {e}", t.name())),
@@ -352,9 +435,11 @@ mod tests {
     fn installed_tools_run_and_parse() {
         let host = HostInfo::detect(false);
         let config = serde_json::json!({"command": {"command": "net", "server": null}});
+        let memo = Memo::default();
         let ctx = Context {
             host: &host,
             config: &config,
+            memo: &memo,
         };
         let found = detect();
         let cases = [
@@ -399,6 +484,27 @@ mod tests {
                 assert_eq!(x.unit, r.unit);
             }
         }
+    }
+
+    #[test]
+    fn memo_makes_once_per_key() {
+        let memo = Memo::default();
+        let mut calls = 0;
+        let a: Result<u32, String> = memo.get_or_insert_with("k", || {
+            calls += 1;
+            Ok(7)
+        });
+        let b: Result<u32, String> = memo.get_or_insert_with("k", || {
+            calls += 1;
+            Ok(8)
+        });
+        assert_eq!((a, b, calls), (Ok(7), Ok(7), 1));
+        // Another key, and the same key asked for another type, are made anew.
+        assert_eq!(memo.get_or_insert_with("j", || 1u8), 1);
+        assert_eq!(memo.get_or_insert_with("k", || "x".to_string()), "x");
+        // A make that uses the memo itself does not deadlock.
+        let n = memo.get_or_insert_with("outer", || memo.get_or_insert_with("inner", || 3u64));
+        assert_eq!(n, 3);
     }
 
     #[test]
