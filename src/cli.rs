@@ -33,7 +33,7 @@ pub struct CommonArgs {
     /// What goes to stdout: table, json, csv or markdown [default: table]
     #[arg(long, global = true, value_name = "FORMAT", allow_hyphen_values = true)]
     pub format: Option<String>,
-    /// Directory where <host>-<UTC time>.json is kept [default: results]
+    /// Directory where HOST-UTCTIME.json is kept [default: results]
     #[arg(long, global = true, value_name = "DIR", allow_hyphen_values = true)]
     pub output: Option<String>,
     /// No progress bar
@@ -206,7 +206,7 @@ pub struct DiskArgs {
 /// `peakbench net` flags.
 #[derive(Debug, Args, Default)]
 pub struct NetArgs {
-    /// Server HOST[:PORT] running `peakbench serve` [default: an in-process server on 127.0.0.1; port 5211]
+    /// Server running `peakbench serve`, as HOST or HOST:PORT [default: an in-process server on 127.0.0.1; port 5211]
     #[arg(long, value_name = "HOST[:PORT]")]
     pub server: Option<String>,
     /// Transports: tcp,udp [default: tcp,udp]
@@ -258,7 +258,7 @@ pub struct ServeArgs {
 /// `peakbench report` arguments.
 #[derive(Debug, Args, Default)]
 pub struct ReportArgs {
-    /// A results file written by a run (results/<host>-<time>.json)
+    /// A results file written by a run (results/HOST-TIME.json)
     #[arg(value_name = "FILE.json")]
     pub file: String,
     /// Write the results as CSV to this file

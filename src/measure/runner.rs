@@ -11,6 +11,11 @@
 //!    monotonic clock, and the interval is *first start to last finish* — the slowest
 //!    thread sets the pace, as in STREAM and likwid-bench.
 //!
+//! Between samples the workers wait, idle, at the barrier: the per-sample callback
+//! (`on_sample`) runs on the calling thread then, outside every timed interval, so it
+//! may report progress or take a measurement on the same cores (the CPU benchmark reads
+//! the core clock there).
+//!
 //! A workload reports the work it did (operations, bytes, loads…) in whatever unit its
 //! benchmark declares; the runner only sums it across threads and divides by time.
 
@@ -137,7 +142,8 @@ struct Slot {
 
 impl Runner {
     /// Measures one case: warm-up and calibration, then `cfg.repeat` samples.
-    /// `on_sample(done, total)` is called after every timed sample (for progress).
+    /// `on_sample(done, total)` is called after every timed sample, the last included,
+    /// while no worker runs; its time counts in no sample's `secs` (see the module doc).
     pub fn run<W, F>(
         cfg: &RunConfig,
         make: F,
@@ -152,6 +158,8 @@ impl Runner {
 
     /// Measures a time series: samples of about `interval` back to back for `total`
     /// (after the usual warm-up), e.g. 10 minutes at 1 s to see throttling.
+    /// `on_sample` as in [`Runner::run`]; its time does count in the gaps between the
+    /// samples' `at`.
     pub fn sustain<W, F>(
         cfg: &RunConfig,
         make: F,
@@ -415,6 +423,46 @@ mod tests {
             assert!(s[0].iters >= 1);
             assert!(s.iter().all(|x| x.iters == s[0].iters));
         }
+    }
+
+    /// Marks itself busy while it runs, so a test can see who runs when.
+    struct Busy {
+        running: std::sync::Arc<AtomicU64>,
+    }
+    impl Workload for Busy {
+        fn run(&mut self, iters: u64) -> f64 {
+            self.running.fetch_add(1, Ordering::SeqCst);
+            let w = Count { done: 0 }.run(iters);
+            self.running.fetch_sub(1, Ordering::SeqCst);
+            w
+        }
+    }
+
+    #[test]
+    fn on_sample_runs_after_every_sample_while_no_worker_runs() {
+        let running = std::sync::Arc::new(AtomicU64::new(0));
+        let calls = Mutex::new(Vec::new());
+        let s = Runner::run(
+            &cfg(2),
+            |_| {
+                Ok(Busy {
+                    running: running.clone(),
+                })
+            },
+            &|done, total| {
+                calls
+                    .lock()
+                    .unwrap()
+                    .push((done, total, running.load(Ordering::SeqCst)));
+            },
+        )
+        .unwrap();
+        assert_eq!(s.len(), 3);
+        // One call per sample, the last one included, each with every worker idle.
+        assert_eq!(
+            *calls.lock().unwrap(),
+            vec![(1, 3, 0), (2, 3, 0), (3, 3, 0)]
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //!
 //! The kernel configures eight 16 × 64-byte tiles (palette 1), loads A into tmm4–5 and
 //! B into tmm6–7, and runs four independent tile multiplies per iteration into tmm0–3
-//! (C[i][j] += A[i] · B[j]), so the TMUL unit always has the next multiply ready.
+//! (C\[i\]\[j\] += A\[i\] · B\[j\]), so the TMUL unit always has the next multiply ready.
 //! Per instruction: M = 16 rows × N = 16 fp32/int32 columns × K = 32 bf16 (or 64 int8)
 //! multiply-adds, i.e. 16 384 FLOP for tdpbf16ps and 32 768 OP for tdpbssd.
 

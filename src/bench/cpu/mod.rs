@@ -2,10 +2,15 @@
 //! pinned threads, against the theoretical peak at the clock measured during the run.
 //!
 //! Per case: the runner calibrates and warms up (which also settles the core into the
-//! kernel's frequency licence), takes `--repeat` samples, and the core clock is measured
-//! right after on the same cores with the chain matching the kernel's width (AVX-512
-//! chain for 512-bit and AMX kernels). The peak uses that clock, so a throttled or
-//! shared core lowers the peak instead of the efficiency.
+//! kernel's frequency licence) and takes `--repeat` samples. The core clock is read on
+//! the same cores with the kernel's own chain (or the one matching its width: AVX-512
+//! for 512-bit and AMX kernels) before the samples and after each one, `repeat + 1`
+//! readings, each the largest of several 2 ms chains. The peak uses the largest reading,
+//! so a throttled core lowers the peak instead of the efficiency, while a reading
+//! lowered by stolen time (a shared host) does not lower it. Every reading is kept in a
+//! note, and a spread above `hw::clock::SPREAD_WARN` adds a warning: the clock moved
+//! during the case. Sustained series (`--sustain`) read only before and after, so the
+//! series has no gaps.
 
 pub mod amx;
 pub mod generic;
@@ -14,7 +19,7 @@ pub mod kernels;
 pub mod x86;
 
 use super::{Benchmark, Case, Context, UsageError};
-use crate::hw::clock::{chain_fn, measure_on, ClockKind};
+use crate::hw::clock::{self as clock, chain_fn, measure_on, ClockKind};
 use crate::hw::peak::{cpu_peak, CpuPeakInput, Peak, PeakOverrides};
 use crate::hw::uarch::{self, Width};
 use crate::hw::HostInfo;
@@ -23,6 +28,7 @@ use crate::measure::{RunConfig, Runner};
 use crate::options::{Command, CpuOptions};
 use crate::report::model::BenchResult;
 use kernels::{Isa, Kernel, Precision, OUT_BYTES};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// The CPU resource.
@@ -172,35 +178,42 @@ impl Case for CpuCase {
             scaling: o.scaling,
         };
         let make = |_| {
-            crate::hw::clock::clean_vector_state();
+            clock::clean_vector_state();
             Ok(KernelWork {
                 kernel: k,
                 operands: k.operands(),
                 out: vec![0u8; OUT_BYTES],
             })
         };
-        // The clock is read on the same cores just before and just after the samples,
-        // with the chain matching the kernel's width; the peak uses the larger reading.
+        // The clock is read on the same cores before the samples and after each one
+        // (while the workers wait), with the chain matching the kernel.
         let chain = k.clock.or_else(|| chain_fn(clock_kind(k)));
-        // SAFETY: the kernel's own chain uses the kernel's instructions (checked above by
-        // `unavailable`); chain_fn only returns chains the CPU has.
-        let read = || chain.and_then(|c| unsafe { measure_on(&cpus, c, 0.002) });
-        let before = read();
+        // The runner's per-sample hook is `Fn + Sync`, hence the Mutex.
+        let readings = Mutex::new(Vec::new());
+        let read = || {
+            // SAFETY: the kernel's own chain uses the kernel's instructions (checked
+            // above by `unavailable`); chain_fn only returns chains the CPU has.
+            if let Some(hz) = chain.and_then(|c| unsafe { measure_on(&cpus, c, 0.002) }) {
+                readings.lock().unwrap().push(hz);
+            }
+        };
+        read();
         let samples = match self.sustain {
-            None => Runner::run(&cfg, make, &|_, _| {}),
-            Some((interval, total)) => Runner::sustain(&cfg, make, interval, total, &|_, _| {}),
+            None => Runner::run(&cfg, make, &|_, _| read()),
+            // A sustained series stays free of gaps: one reading after it instead.
+            Some((interval, total)) => {
+                let s = Runner::sustain(&cfg, make, interval, total, &|_, _| {});
+                read();
+                s
+            }
         };
         let samples = match samples {
             Ok(s) => s,
             Err(e) => return r.failed(e.to_string()),
         };
-        let after = read();
-        // Each reading is already the largest of several; take the larger of the two,
-        // for the same reason (stolen time only ever lowers a reading).
-        let clock = match (before, after) {
-            (Some(b), Some(a)) => Some(a.max(b)),
-            (b, a) => b.or(a),
-        };
+        let readings = readings.into_inner().unwrap();
+        let clock = clock::used_hz(&readings);
+        r.notes.extend(clock_notes(&readings));
         r.clock_hz = clock;
         if self.sustain.is_some() {
             r.timeseries = Some(samples.iter().map(|s| (s.at, s.rate())).collect());
@@ -210,6 +223,26 @@ impl Case for CpuCase {
         r.with_samples(samples.iter().map(|s| s.rate()).collect())
             .with_peak(peak)
     }
+}
+
+/// The notes showing a case's clock readings, in the order taken, and a warning when
+/// they spread by more than `hw::clock::SPREAD_WARN`.
+fn clock_notes(readings: &[f64]) -> Vec<String> {
+    let (Some(max), Some(spread)) = (clock::used_hz(readings), clock::spread(readings)) else {
+        return Vec::new();
+    };
+    let ghz: Vec<String> = readings.iter().map(|r| format!("{:.2}", r / 1e9)).collect();
+    let mut notes = vec![format!("clock readings: {} GHz (max used)", ghz.join(", "))];
+    if spread > clock::SPREAD_WARN {
+        notes.push(format!(
+            "clock moved during the run: {:.2}–{:.2} GHz (max/min spread {:.1} % > {:.0} %), throttling or host contention; the efficiency is less certain",
+            max / spread / 1e9,
+            max / 1e9,
+            (spread - 1.0) * 100.0,
+            (clock::SPREAD_WARN - 1.0) * 100.0
+        ));
+    }
+    notes
 }
 
 /// The skipped row for a precision no kernel can run here, with the reason: the OS's
@@ -438,6 +471,28 @@ mod tests {
             // not dependent would read far more.
             assert!(hz > 3e8 && hz < 7e9, "{}: {hz} Hz", k.name);
         }
+    }
+
+    #[test]
+    fn clock_notes_list_every_reading_and_warn_on_a_spread() {
+        assert!(clock_notes(&[]).is_empty());
+        assert_eq!(
+            clock_notes(&[2.34e9, 2.381e9, 2.36e9, 2.389e9]),
+            vec!["clock readings: 2.34, 2.38, 2.36, 2.39 GHz (max used)"]
+        );
+        let n = clock_notes(&[2.34e9, 2.23e9, 2.40e9, 2.38e9]);
+        assert_eq!(n.len(), 2);
+        assert_eq!(
+            n[0],
+            "clock readings: 2.34, 2.23, 2.40, 2.38 GHz (max used)"
+        );
+        assert!(
+            n[1].starts_with(
+                "clock moved during the run: 2.23–2.40 GHz (max/min spread 7.6 % > 5 %)"
+            ),
+            "{}",
+            n[1]
+        );
     }
 
     #[test]

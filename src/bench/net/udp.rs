@@ -34,7 +34,7 @@ fn now_ns(origin: Tick) -> u64 {
     (Tick::now().secs_since(origin) * 1e9) as u64
 }
 
-/// Asks for large socket buffers (the kernel clamps to net.core.[rw]mem_max): at
+/// Asks for large socket buffers (the kernel clamps to `net.core.{r,w}mem_max`): at
 /// line rate the default ~200 KiB receive buffer overflows in well under a
 /// millisecond of scheduling delay, which would be counted as network loss.
 pub fn big_buffers(sock: &UdpSocket) {
