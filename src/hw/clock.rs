@@ -8,9 +8,13 @@
 //! things that steal time from the chain (preemption by other tasks, a hypervisor
 //! descheduling the vCPU, interrupts); nothing makes a dependent chain run faster than
 //! the clock. On a shared machine the median of readings drifts low with the load, and
-//! peaks computed from it make efficiencies read above 100 %. The same holds across the
-//! readings of one case (taken before its samples and after each one): the peak uses
-//! the largest ([`used_hz`]), and a wide [`spread`] says the clock moved meanwhile.
+//! peaks computed from it make efficiencies read above 100 %. A case reads the clock
+//! before its samples and after each one, so every sample lies between two readings;
+//! its clock is taken as the larger of the two, and the peak uses the mean of these
+//! per-sample clocks ([`used_hz`]): the clock really moves on a shared host (turbo
+//! budget, neighbours), and the largest reading of the whole case would understate
+//! the efficiency of samples that ran at a lower clock. A wide [`spread`] says the
+//! clock moved during the case.
 //!
 //! /proc/cpuinfo's "cpu MHz" is recorded too, but in VMs it is the TSC rate, not the
 //! core clock, so peaks never use it.
@@ -147,10 +151,22 @@ pub unsafe fn measure_on(cpus: &[usize], chain: ChainFn, secs: f64) -> Option<f6
 /// moved during the case (throttling or host contention): its efficiency is less certain.
 pub const SPREAD_WARN: f64 = 1.05;
 
-/// The clock a peak uses from the readings of one case: the largest, since stolen time
-/// only ever lowers a reading. Readings that are not finite and positive are ignored;
-/// `None` when none is left.
+/// The clock a peak uses from the readings of one case, taken before the first sample
+/// and after each one: for each sample the larger of the two readings around it (stolen
+/// time only ever lowers a reading), averaged over the samples. A single reading is
+/// used as it is. Readings that are not finite and positive are ignored; `None` when
+/// none is left.
 pub fn used_hz(readings: &[f64]) -> Option<f64> {
+    let r: Vec<f64> = usable(readings).collect();
+    match r.len() {
+        0 => None,
+        1 => Some(r[0]),
+        n => Some(r.windows(2).map(|w| w[0].max(w[1])).sum::<f64>() / (n - 1) as f64),
+    }
+}
+
+/// The largest usable reading.
+pub fn max_reading(readings: &[f64]) -> Option<f64> {
     usable(readings).reduce(f64::max)
 }
 
@@ -158,7 +174,7 @@ pub fn used_hz(readings: &[f64]) -> Option<f64> {
 /// Compare with [`SPREAD_WARN`].
 pub fn spread(readings: &[f64]) -> Option<f64> {
     let min = usable(readings).reduce(f64::min)?;
-    used_hz(readings).map(|max| max / min)
+    max_reading(readings).map(|max| max / min)
 }
 
 fn usable(readings: &[f64]) -> impl Iterator<Item = f64> + '_ {
@@ -280,8 +296,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_largest_reading_is_used() {
-        assert_eq!(used_hz(&[2.34e9, 2.40e9, 2.23e9, 2.38e9]), Some(2.40e9));
+    fn each_sample_takes_the_larger_reading_around_it() {
+        // Samples between (2.34, 2.40), (2.40, 2.23), (2.23, 2.38): 2.40, 2.40, 2.38.
+        let hz = used_hz(&[2.34e9, 2.40e9, 2.23e9, 2.38e9]).unwrap();
+        assert!((hz - 7.18e9 / 3.0).abs() < 1.0, "{hz}");
+        assert_eq!(max_reading(&[2.34e9, 2.40e9, 2.23e9, 2.38e9]), Some(2.40e9));
+        assert_eq!(used_hz(&[2.3e9, 2.3e9]), Some(2.3e9));
         assert_eq!(used_hz(&[2.1e9]), Some(2.1e9));
         assert_eq!(used_hz(&[]), None);
         // A failed or broken reading never becomes the clock.

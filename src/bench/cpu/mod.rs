@@ -5,9 +5,10 @@
 //! kernel's frequency licence) and takes `--repeat` samples. The core clock is read on
 //! the same cores with the kernel's own chain (or the one matching its width: AVX-512
 //! for 512-bit and AMX kernels) before the samples and after each one, `repeat + 1`
-//! readings, each the largest of several 2 ms chains. The peak uses the largest reading,
-//! so a throttled core lowers the peak instead of the efficiency, while a reading
-//! lowered by stolen time (a shared host) does not lower it. Every reading is kept in a
+//! readings, each the largest of several 2 ms chains. Each sample's clock is the larger
+//! of the two readings around it and the peak uses their mean, so a throttled core
+//! lowers the peak instead of the efficiency, while a single reading lowered by stolen
+//! time (a shared host) does not lower it. Every reading is kept in a
 //! note, and a spread above `hw::clock::SPREAD_WARN` adds a warning: the clock moved
 //! during the case. Sustained series (`--sustain`) read only before and after, so the
 //! series has no gaps.
@@ -228,11 +229,19 @@ impl Case for CpuCase {
 /// The notes showing a case's clock readings, in the order taken, and a warning when
 /// they spread by more than `hw::clock::SPREAD_WARN`.
 fn clock_notes(readings: &[f64]) -> Vec<String> {
-    let (Some(max), Some(spread)) = (clock::used_hz(readings), clock::spread(readings)) else {
+    let (Some(used), Some(max), Some(spread)) = (
+        clock::used_hz(readings),
+        clock::max_reading(readings),
+        clock::spread(readings),
+    ) else {
         return Vec::new();
     };
     let ghz: Vec<String> = readings.iter().map(|r| format!("{:.2}", r / 1e9)).collect();
-    let mut notes = vec![format!("clock readings: {} GHz (max used)", ghz.join(", "))];
+    let mut notes = vec![format!(
+        "clock readings before the samples and after each: {} GHz; {:.3} GHz used (mean over the samples of the larger reading around each)",
+        ghz.join(", "),
+        used / 1e9
+    )];
     if spread > clock::SPREAD_WARN {
         notes.push(format!(
             "clock moved during the run: {:.2}–{:.2} GHz (max/min spread {:.1} % > {:.0} %), throttling or host contention; the efficiency is less certain",
@@ -478,14 +487,11 @@ mod tests {
         assert!(clock_notes(&[]).is_empty());
         assert_eq!(
             clock_notes(&[2.34e9, 2.381e9, 2.36e9, 2.389e9]),
-            vec!["clock readings: 2.34, 2.38, 2.36, 2.39 GHz (max used)"]
+            vec!["clock readings before the samples and after each: 2.34, 2.38, 2.36, 2.39 GHz; 2.384 GHz used (mean over the samples of the larger reading around each)"]
         );
         let n = clock_notes(&[2.34e9, 2.23e9, 2.40e9, 2.38e9]);
         assert_eq!(n.len(), 2);
-        assert_eq!(
-            n[0],
-            "clock readings: 2.34, 2.23, 2.40, 2.38 GHz (max used)"
-        );
+        assert!(n[0].starts_with("clock readings before the samples and after each: 2.34, 2.23, 2.40, 2.38 GHz; 2.380 GHz used"), "{}", n[0]);
         assert!(
             n[1].starts_with(
                 "clock moved during the run: 2.23–2.40 GHz (max/min spread 7.6 % > 5 %)"
