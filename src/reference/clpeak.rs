@@ -377,7 +377,7 @@ pub fn matching<'a>(devices: &'a [ClDevice], adapter: &str) -> Vec<&'a ClDevice>
         .collect()
 }
 
-/// The test flags of [`TEST_FLAGS`] that clpeak's `--help` lists. Empty help (it could
+/// The test flags of `TEST_FLAGS` that clpeak's `--help` lists. Empty help (it could
 /// not be read): clpeak 1.1.2's set, without `--compute-hp`. Help that lists none of
 /// them is a clpeak whose options this adapter does not know.
 pub fn test_flags(help: &str) -> Result<Vec<&'static str>, String> {
