@@ -47,6 +47,6 @@ mod tests {
         assert!(s.contains("95.0 %"));
         assert!(s.contains("110.0 % OVER PEAK"));
         assert!(s.contains("skipped: CPU lacks amx-bf16"));
-        assert!(s.contains("note: cpu add_i32_avx2: OVER PEAK"));
+        assert!(s.contains("note: cpu add_i32_avx2 precision=int32 threads=1: OVER PEAK"));
     }
 }

@@ -113,11 +113,41 @@ pub fn notes(report: &super::model::Report) -> Vec<String> {
         .results
         .iter()
         .flat_map(|r| {
-            r.notes
-                .iter()
-                .map(move |n| format!("{} {}: {n}", r.resource, r.workload))
+            let label = note_label(r);
+            r.notes.iter().map(move |n| format!("{label}: {n}"))
         })
         .collect()
+}
+
+/// `resource workload` plus the params that tell cases of one workload apart
+/// (`threads=2`, `precision=fp32`, …), so a note names its row.
+fn note_label(r: &BenchResult) -> String {
+    const KEYS: [&str; 9] = [
+        "precision",
+        "threads",
+        "pattern",
+        "block",
+        "depth",
+        "jobs",
+        "msg",
+        "streams",
+        "device",
+    ];
+    let mut label = format!("{} {}", r.resource, r.workload);
+    for (k, v) in &r.params {
+        if KEYS.contains(&k.as_str()) {
+            let v = match v {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Number(n) if k == "block" => n
+                    .as_u64()
+                    .map(|b| format_size(b).replace(' ', ""))
+                    .unwrap_or_else(|| n.to_string()),
+                other => other.to_string(),
+            };
+            label.push_str(&format!(" {k}={v}"));
+        }
+    }
+    label
 }
 
 /// One line per reference figure: `cpu fma_f64_avx512 threads=1: peakbench 76.1 GFLOP/s,
