@@ -181,8 +181,9 @@ fn device_type(t: wgpu::DeviceType) -> &'static str {
     }
 }
 
-/// Describes one adapter (no device is created).
-pub fn describe(index: usize, a: &wgpu::Adapter) -> GpuInfo {
+/// Describes one adapter (no device is created); `smi` is what nvidia-smi reported,
+/// read once for all adapters.
+pub fn describe(index: usize, a: &wgpu::Adapter, smi: &[gpu_table::SmiClock]) -> GpuInfo {
     let info = a.get_info();
     let f = a.features();
     let l = a.limits();
@@ -218,7 +219,7 @@ pub fn describe(index: usize, a: &wgpu::Adapter) -> GpuInfo {
         model: None,
         peaks: Vec::new(),
     };
-    attach_peaks(&mut g, &gpu_table::nvidia_smi_clocks());
+    attach_peaks(&mut g, smi);
     let pcie = if let (true, Some((_, same))) = (g.software, g.peaks.first()) {
         same.clone()
     } else {
@@ -362,10 +363,15 @@ pub fn detect() -> GpuDetection {
         .spawn(move || {
             let r = std::panic::catch_unwind(|| {
                 let inst = instance();
-                adapters(&inst)
-                    .iter()
+                let list = adapters(&inst);
+                let smi = if list.is_empty() {
+                    Vec::new()
+                } else {
+                    gpu_table::nvidia_smi_clocks()
+                };
+                list.iter()
                     .enumerate()
-                    .map(|(i, a)| describe(i, a))
+                    .map(|(i, a)| describe(i, a, &smi))
                     .collect::<Vec<_>>()
             });
             let _ = tx.send(r);

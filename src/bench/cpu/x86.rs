@@ -34,6 +34,12 @@ macro_rules! irp12 {
 /// run faster than 512-bit FMAs on many Intel parts), while the adds count its cycles.
 macro_rules! clock_chain {
     ($name:ident, $features:literal, $zero_a:literal, $zero_b:literal, $instr:literal, $tail:literal, $($clobber:tt)*) => {
+        clock_chain!(@chain $name, $features, $zero_a, $zero_b, ".rept 12", ".irp r,0,1,2,3,4,5,6,7",
+            [$instr], $tail, $($clobber)*);
+    };
+    // `$rept` × `$irp` pairs of adds must make 192 adds; `$body` follows each pair.
+    (@chain $name:ident, $features:literal, $zero_a:literal, $zero_b:literal, $rept:literal, $irp:literal,
+     [$($body:literal),+], $tail:literal, $($clobber:tt)*) => {
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $name(loops: u64) -> u64 {
             std::arch::asm!(
@@ -41,11 +47,11 @@ macro_rules! clock_chain {
                 $zero_b,
                 ".p2align 5",
                 "2:",
-                ".rept 12",
-                ".irp r,0,1,2,3,4,5,6,7",
+                $rept,
+                $irp,
                 "add {a}, {b}",
                 "add {a}, {b}",
-                $instr,
+                $($body,)+
                 ".endr",
                 ".endr",
                 "dec {n}",
@@ -72,37 +78,12 @@ macro_rules! clock_chain {
 /// slower one (`vpmullq`) would stall the adds and read a low clock.
 macro_rules! zmm_dense_clock_chain {
     ($name:ident, $features:literal, $instr:literal) => {
-        #[target_feature(enable = $features)]
-        pub(super) unsafe fn $name(loops: u64) -> u64 {
-            std::arch::asm!(
-                "vpxord zmm30, zmm30, zmm30",
-                "vpxord zmm31, zmm31, zmm31",
-                ".p2align 5",
-                "2:",
-                ".rept 16",
-                ".irp q,0,1,2,3,4,5",
-                "add {a}, {b}",
-                "add {a}, {b}",
-                ".irp r,\\q,1\\q",
-                $instr,
-                ".endr",
-                ".endr",
-                ".endr",
-                "dec {n}",
-                "jnz 2b",
-                "vpxord xmm30, xmm30, xmm30",
-                "vpxord xmm31, xmm31, xmm31",
-                "vzeroupper",
-                n = inout(reg) loops => _,
-                a = inout(reg) 1u64 => _,
-                b = in(reg) std::hint::black_box(3u64),
-                out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm4") _, out("zmm5") _,
-                out("zmm10") _, out("zmm11") _, out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-                out("zmm30") _, out("zmm31") _,
-                options(nomem, nostack),
-            );
-            loops * 192
-        }
+        clock_chain!(@chain $name, $features, "vpxord zmm30, zmm30, zmm30", "vpxord zmm31, zmm31, zmm31",
+            ".rept 16", ".irp q,0,1,2,3,4,5", [".irp r,\\q,1\\q", $instr, ".endr"],
+            "vpxord xmm30, xmm30, xmm30\nvpxord xmm31, xmm31, xmm31\nvzeroupper",
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm4") _, out("zmm5") _,
+            out("zmm10") _, out("zmm11") _, out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
+            out("zmm30") _, out("zmm31") _);
     };
 }
 

@@ -50,16 +50,17 @@ impl Timing {
 }
 
 impl Gpu {
-    /// Opens adapter `index` of [`hwgpu::adapters`], requesting the shader features
-    /// the kernels can use (f16, f64, int64, timestamps) and the adapter's own limits
-    /// (not WebGPU's defaults, which cap bindings at 128 MiB).
-    pub fn open(index: usize) -> Result<Gpu, String> {
+    /// Opens the adapter `info` describes (as detected with the host), requesting the
+    /// shader features the kernels can use (f16, f64, int64, timestamps) and the
+    /// adapter's own limits (not WebGPU's defaults, which cap bindings at 128 MiB).
+    pub fn open(info: &GpuInfo) -> Result<Gpu, String> {
         let inst = hwgpu::instance();
         let adapter = hwgpu::adapters(&inst)
             .into_iter()
-            .nth(index)
-            .ok_or_else(|| format!("GPU adapter {index} is gone"))?;
-        let info = hwgpu::describe(index, &adapter);
+            .nth(info.index)
+            .filter(|a| a.get_info().name == info.name)
+            .ok_or_else(|| format!("GPU adapter {} ({}) is gone", info.index, info.name))?;
+        let info = info.clone();
         let wanted = wgpu::Features::SHADER_F16
             | wgpu::Features::SHADER_F64
             | wgpu::Features::SHADER_INT64
@@ -365,11 +366,12 @@ mod tests {
     use crate::hw::gpu_table::GpuPrecision;
 
     fn open() -> Option<Gpu> {
-        if crate::hw::gpu::detect().adapters.is_empty() {
+        let det = crate::hw::gpu::detect();
+        if det.adapters.is_empty() {
             eprintln!("skipped: no GPU adapter (CI installs mesa-vulkan-drivers)");
             return None;
         }
-        Some(Gpu::open(0).expect("the detected adapter opens"))
+        Some(Gpu::open(&det.adapters[0]).expect("the detected adapter opens"))
     }
 
     #[test]

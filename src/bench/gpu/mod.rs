@@ -48,7 +48,7 @@ struct Shared {
 impl Shared {
     fn gpu(&self) -> Result<Arc<Gpu>, String> {
         self.gpu
-            .get_or_init(|| Gpu::open(self.info.index).map(Arc::new))
+            .get_or_init(|| Gpu::open(&self.info).map(Arc::new))
             .clone()
     }
 }
