@@ -49,17 +49,17 @@ pub fn cpu_peaks(host: &HostInfo, opts: &Options) -> Vec<PeakRow> {
         .into_iter()
         .filter(|k| k.supported_by(&host.cpu.features))
         .map(|k| {
-            let clock = match k.width {
-                Width::V512 | Width::Tile => host.clock.avx512_hz.or(host.clock.scalar_hz),
-                _ => host.clock.scalar_hz,
-            };
+            // The clocks a case measures: its own chain on its cores, after a warm-up;
+            // sysinfo measured the same way on one core and on all (`ClockInfo`).
+            let wide = matches!(k.width, Width::V512 | Width::Tile);
+            let all = host.cpu.cores.max(1);
             PeakRow {
                 kernel: k.name,
                 precision: k.precision.name(),
                 isa: k.isa.name(),
                 unit: k.precision.unit(),
-                one_core: peak_for(k, host, 1, clock, &opts.peaks),
-                all_cores: peak_for(k, host, host.cpu.cores.max(1), clock, &opts.peaks),
+                one_core: peak_for(k, host, 1, host.clock.for_peak(wide, 1), &opts.peaks),
+                all_cores: peak_for(k, host, all, host.clock.for_peak(wide, all), &opts.peaks),
                 skipped: unavailable(k, host),
             }
         })
@@ -115,6 +115,13 @@ fn print_text(info: &SysInfo, out: &mut dyn Write) -> std::io::Result<()> {
             format!("{} / {} / {}", c.family, c.model, c.stepping),
         ),
         ("microarchitecture", c.microarch.clone()),
+        ("identified by", {
+            let id = c.identified();
+            match &id.model_overruled {
+                Some(o) => format!("{}; {o}", id.evidence),
+                None => id.evidence,
+            }
+        }),
         (
             "sockets / cores / threads",
             format!("{} / {} / {}", c.sockets, c.cores, c.threads),
@@ -122,7 +129,13 @@ fn print_text(info: &SysInfo, out: &mut dyn Write) -> std::io::Result<()> {
         ("caches", caches.join(", ")),
         ("features", c.features.join(" ")),
         ("clock (add chain)", ghz(h.clock.scalar_hz)),
+        ("clock (add chain, all cores)", ghz(h.clock.scalar_all_hz)),
         ("clock (AVX-512 load)", ghz(h.clock.avx512_hz)),
+        (
+            "clock (AVX-512 load, all cores)",
+            ghz(h.clock.avx512_all_hz),
+        ),
+        ("clock method", h.clock.method.clone()),
         ("clock label (/proc/cpuinfo)", ghz(h.clock.label_hz)),
         (
             "memory",

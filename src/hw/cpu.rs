@@ -2,6 +2,9 @@
 //! features (runtime detection, including OS support of the register state), and the
 //! order in which threads are pinned.
 
+use super::cpudesc::CpuDescription;
+use super::rates::{ProbedRate, Rates};
+use super::uarch::{self, Identification};
 use serde::{Deserialize, Serialize};
 
 /// One cache level as the OS reports it.
@@ -32,6 +35,17 @@ pub struct CpuInfo {
     pub stepping: u32,
     /// Microarchitecture from the table in `uarch.rs`, or `unknown`.
     pub microarch: String,
+    /// What identification looked at, in the replayable fixture format
+    /// (tests/fixtures/cpus/*.json); empty in reports written before it existed.
+    #[serde(default)]
+    pub description: CpuDescription,
+    /// Which microarchitecture row was chosen and on what evidence.
+    #[serde(default)]
+    pub identification: Identification,
+    /// Execution-resource probe results per (pipe, width), reconciled with the table
+    /// in every peak (`hw::rates`); empty when no probe ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probed: Vec<ProbedRate>,
     /// Sockets (physical packages) among the CPUs we may run on.
     pub sockets: usize,
     /// Physical cores among the CPUs we may run on.
@@ -66,8 +80,27 @@ impl CpuInfo {
         info.pin_order = pin_order;
         info.caches = caches();
         info.features = detect_features();
-        info.microarch = super::uarch::lookup(&info).name.to_string();
+        info.description = CpuDescription::from_live(&info);
+        info.identification = uarch::identify(&info.description);
+        info.microarch = info.identification.row.clone();
         info
+    }
+
+    /// How the row was identified: the stored identification, or (reports and tests
+    /// that build a `CpuInfo` by hand) one made from the description or the fields.
+    pub fn identified(&self) -> Identification {
+        if !self.identification.row.is_empty() {
+            return self.identification.clone();
+        }
+        if !self.description.vendor.is_empty() {
+            return uarch::identify(&self.description);
+        }
+        uarch::identify(&CpuDescription::from_info(self))
+    }
+
+    /// The per-(pipe, width) rates peaks use: the identified row with any probe results.
+    pub fn rates(&self) -> Rates<'_> {
+        Rates::new(&self.identified(), &self.probed)
     }
 
     /// Whether the CPU (and OS) supports a feature by its peakbench name.

@@ -6,12 +6,14 @@
 
 pub mod clock;
 pub mod cpu;
+pub mod cpudesc;
 pub mod disk;
 pub mod gpu;
 pub mod gpu_table;
 pub mod memory;
 pub mod net;
 pub mod peak;
+pub mod rates;
 pub mod uarch;
 
 use serde::{Deserialize, Serialize};
