@@ -73,7 +73,9 @@ impl ClockInfo {
             .copied()
             .collect();
         // SAFETY: chain_fn only returns chains this CPU supports.
-        let read = |k, cpus: &[usize]| chain_fn(k).and_then(|f| unsafe { measure_warm(cpus, f) });
+        let read = |k, cpus: &[usize]| {
+            chain_fn(k).and_then(|f| unsafe { measure_warm(cpus, f, WARMUP_SECS) })
+        };
         let avx512 = cpu.has("avx512f");
         let scalar_hz = read(ClockKind::Scalar, &one);
         let avx512_hz = if avx512 {
@@ -139,16 +141,16 @@ pub const READINGS: usize = 10;
 /// up reads low (sysinfo printed 3.58 GHz where the runs measured 4.06-4.09).
 pub const WARMUP_SECS: f64 = 0.1;
 
-/// Warms the listed cores up with the chain, then measures them as a benchmark case
-/// does ([`measure_on`]).
+/// Warms the listed cores up with the chain for `warm_secs`, then measures them as a
+/// benchmark case does ([`measure_on`]).
 ///
 /// # Safety
 /// The CPU must support the instructions `chain` uses.
-pub unsafe fn measure_warm(cpus: &[usize], chain: ChainFn) -> Option<f64> {
+pub unsafe fn measure_warm(cpus: &[usize], chain: ChainFn, warm_secs: f64) -> Option<f64> {
     on_cpus(cpus, &|| {
         // SAFETY: forwarded from the caller's contract.
         unsafe {
-            chain_hz(chain, WARMUP_SECS);
+            chain_hz(chain, warm_secs);
             max_hz(chain, READINGS, READING_SECS)
         }
     })

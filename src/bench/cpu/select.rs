@@ -170,6 +170,28 @@ mod tests {
     }
 
     #[test]
+    fn the_over_peak_hint_names_row_clock_and_override() {
+        let mut host = crate::report::samples::host();
+        // The masked guest of ../shared/machines/: a Rocket Lake model number with AMX.
+        host.cpu.description = crate::hw::cpudesc::CpuDescription {
+            arch: "x86_64".into(),
+            vendor: "GenuineIntel".into(),
+            family: 6,
+            model: 167,
+            flags: ["avx2", "fma", "avx512f", "avx512_fp16", "amx_tile"]
+                .map(String::from)
+                .to_vec(),
+            ..Default::default()
+        };
+        host.cpu.identification = Default::default();
+        let h = over_peak_hint(k("fma_f64_avx512"), &host, Some(3.79e9));
+        assert!(h.contains("row 'Sapphire Rapids/Emerald Rapids'"), "{h}");
+        assert!(h.contains("model 167 names"), "{h}");
+        assert!(h.contains("measured clock (3.790 GHz)"), "{h}");
+        assert!(h.contains("--peak cpu.fp64.avx512="), "{h}");
+    }
+
+    #[test]
     fn a_quick_rate_is_positive() {
         let g = k("muladd_f64_generic");
         assert!(quick_rate(g, 0.001).unwrap() > 0.0);
