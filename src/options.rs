@@ -1,9 +1,8 @@
 //! Validated options: the only place that reads the raw command line. Each bad value
 //! becomes one [`UsageError`] line naming the flag and the accepted form; nothing runs.
 
-use crate::bench::cpu::kernels::{Isa, Precision};
 use crate::bench::UsageError;
-use crate::cli::{Cli, Cmd, CpuArgs};
+use crate::cli::{Cli, Cmd};
 use crate::hw::peak::{parse_override, PeakOverrides};
 use crate::measure::Scaling;
 use crate::report::Format;
@@ -28,46 +27,6 @@ pub fn secs_opt<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::E
     }
 }
 
-impl Serialize for Precision {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-}
-impl Serialize for Isa {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-}
-
-/// `peakbench cpu` options.
-#[derive(Debug, Clone, Serialize)]
-pub struct CpuOptions {
-    /// `--precision`; `None` = all.
-    pub precisions: Option<Vec<Precision>>,
-    /// `--isa`; `None` = all the CPU has.
-    pub isas: Option<Vec<Isa>>,
-    /// `--threads`; `None` = 1, 2, 4, … cores.
-    pub threads: Option<Vec<usize>>,
-    /// `--sustain`: total duration of a sustained run.
-    #[serde(serialize_with = "secs_opt", rename = "sustain_s")]
-    pub sustain: Option<Duration>,
-    /// `--interval`: sample length in sustained mode.
-    #[serde(serialize_with = "secs", rename = "interval_s")]
-    pub interval: Duration,
-}
-
-impl Default for CpuOptions {
-    fn default() -> Self {
-        CpuOptions {
-            precisions: None,
-            isas: None,
-            threads: None,
-            sustain: None,
-            interval: Duration::from_secs(1),
-        }
-    }
-}
-
 /// What to run.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "lowercase", tag = "command")]
@@ -77,7 +36,7 @@ pub enum Command {
     /// `peakbench sysinfo`.
     Sysinfo,
     /// `peakbench cpu`.
-    Cpu(CpuOptions),
+    Cpu(crate::bench::cpu::options::CpuOptions),
     /// `peakbench memory`.
     Memory(crate::bench::memory::options::MemoryOptions),
     /// `peakbench disk`.
@@ -173,74 +132,6 @@ pub fn parse_threads(text: &str) -> Result<Vec<usize>, UsageError> {
     .map_err(|e| usage("--threads", e))
 }
 
-fn parse_cpu(a: &CpuArgs) -> Result<CpuOptions, UsageError> {
-    let precisions = a
-        .precision
-        .as_deref()
-        .map(|t| {
-            parse_list(t, |s| {
-                Precision::parse(s).ok_or_else(|| {
-                    crate::util::units::ParseError(format!(
-                        "unknown precision '{s}'; accepted: int8,int16,int32,int64,fp16,bf16,fp32,fp64 (or qp,hp,sp,dp)"
-                    ))
-                })
-            })
-        })
-        .transpose()
-        .map_err(|e| usage("--precision", e))?;
-    let isas = a
-        .isa
-        .as_deref()
-        .map(|t| {
-            parse_list(t, |s| {
-                Isa::parse(s).ok_or_else(|| {
-                    let names: Vec<&str> = Isa::ALL.iter().map(|i| i.name()).collect();
-                    crate::util::units::ParseError(format!(
-                        "unknown instruction set '{s}'; accepted: {}",
-                        names.join(",")
-                    ))
-                })
-            })
-        })
-        .transpose()
-        .map_err(|e| usage("--isa", e))?;
-    let threads = a.threads.as_deref().map(parse_threads).transpose()?;
-    let sustain = a
-        .sustain
-        .as_deref()
-        .map(parse_duration)
-        .transpose()
-        .map_err(|e| usage("--sustain", e))?;
-    let interval = a
-        .interval
-        .as_deref()
-        .map(parse_duration)
-        .transpose()
-        .map_err(|e| usage("--interval", e))?
-        .unwrap_or(Duration::from_secs(1));
-    if a.interval.is_some() && sustain.is_none() {
-        return Err(usage("--interval", "only applies with --sustain DUR"));
-    }
-    if let Some(s) = sustain {
-        if interval > s {
-            return Err(usage(
-                "--interval",
-                format!(
-                    "{:?} is longer than --sustain {:?}; use an interval shorter than the run",
-                    interval, s
-                ),
-            ));
-        }
-    }
-    Ok(CpuOptions {
-        precisions,
-        isas,
-        threads,
-        sustain,
-        interval,
-    })
-}
-
 impl Options {
     /// Validates the parsed command line.
     pub fn from_cli(cli: Cli) -> Result<Options, UsageError> {
@@ -287,7 +178,7 @@ impl Options {
         let command = match &cli.command {
             None => Command::Quick,
             Some(Cmd::Sysinfo) => Command::Sysinfo,
-            Some(Cmd::Cpu(a)) => Command::Cpu(parse_cpu(a)?),
+            Some(Cmd::Cpu(a)) => Command::Cpu(crate::bench::cpu::options::parse(a)?),
             Some(Cmd::Memory(a)) => Command::Memory(crate::bench::memory::options::parse(a)?),
             Some(Cmd::Disk(a)) => Command::Disk(crate::bench::disk::options::parse(a)?),
             Some(Cmd::Net(a)) => Command::Net(crate::bench::net::options::parse_net(a)?),
@@ -347,6 +238,7 @@ impl Options {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::cpu::kernels::{Isa, Precision};
     use clap::Parser;
 
     fn opts(args: &[&str]) -> Result<Options, UsageError> {

@@ -259,7 +259,7 @@ pub fn reference_run(mut opts: Options, r: &ReferenceOptions) -> Options {
         }
         t
     });
-    opts.command = crate::options::Command::Cpu(crate::options::CpuOptions {
+    opts.command = crate::options::Command::Cpu(crate::bench::cpu::options::CpuOptions {
         precisions: Some(vec![Precision::Fp64, Precision::Fp32]),
         isas: Some(vec![isa]),
         threads: Some(threads),

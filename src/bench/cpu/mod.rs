@@ -16,6 +16,7 @@
 pub mod amx;
 pub mod generic;
 pub mod kernels;
+pub mod options;
 #[cfg(target_arch = "x86_64")]
 pub mod x86;
 
@@ -26,9 +27,10 @@ use crate::hw::uarch::{self, Width};
 use crate::hw::HostInfo;
 use crate::measure::runner::Workload;
 use crate::measure::{RunConfig, Runner};
-use crate::options::{Command, CpuOptions};
+use crate::options::Command;
 use crate::report::model::BenchResult;
 use kernels::{Isa, Kernel, Precision, OUT_BYTES};
+use options::CpuOptions;
 use std::sync::Mutex;
 use std::time::Duration;
 
