@@ -1,12 +1,13 @@
 //! The application: plan → run each case → write the results file after every case →
 //! print the requested format. `main.rs` maps errors to exit codes.
 
-use crate::bench::{self, Case, Context, UsageError};
+use crate::bench::{self, Case, Context};
 use crate::cli::Cli;
 use crate::hw::HostInfo;
 use crate::options::{Command, Options};
 use crate::report::model::{Report, Status, SCHEMA};
 use crate::report::progress::Progress;
+use crate::util::usage::UsageError;
 use anyhow::Context as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};

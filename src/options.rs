@@ -1,13 +1,13 @@
 //! Validated options: the only place that reads the raw command line. Each bad value
 //! becomes one [`UsageError`] line naming the flag and the accepted form; nothing runs.
 
-use crate::bench::UsageError;
 use crate::cli::{Cli, Cmd};
 use crate::hw::peak::{parse_override, PeakOverrides};
 use crate::measure::Scaling;
 use crate::report::Format;
 use crate::reporting::{ReferenceOptions, ReportOptions};
 use crate::util::units::{parse_duration, parse_list};
+use crate::util::usage::UsageError;
 use serde::{Serialize, Serializer};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -110,10 +110,6 @@ pub struct Options {
     pub command: Command,
 }
 
-fn usage(flag: &str, msg: impl std::fmt::Display) -> UsageError {
-    UsageError(format!("{flag}: {msg}"))
-}
-
 /// Parses a thread list: whole numbers from 1 to [`MAX_THREADS`].
 pub fn parse_threads(text: &str) -> Result<Vec<usize>, UsageError> {
     parse_list(text, |s| {
@@ -129,7 +125,7 @@ pub fn parse_threads(text: &str) -> Result<Vec<usize>, UsageError> {
         }
         Ok(n)
     })
-    .map_err(|e| usage("--threads", e))
+    .map_err(|e| UsageError::new("--threads", e))
 }
 
 impl Options {
@@ -141,7 +137,7 @@ impl Options {
             Some(t) => match t.trim().parse::<u32>() {
                 Ok(n) if (1..=10_000).contains(&n) => n,
                 _ => {
-                    return Err(usage(
+                    return Err(UsageError::new(
                         "--repeat",
                         format!("'{t}' is not a run count; use a whole number from 1 to 10000"),
                     ))
@@ -152,12 +148,12 @@ impl Options {
         let min_time = match &c.min_time {
             None if quick => Duration::from_millis(200),
             None => Duration::from_millis(500),
-            Some(t) => parse_duration(t).map_err(|e| usage("--min-time", e))?,
+            Some(t) => parse_duration(t).map_err(|e| UsageError::new("--min-time", e))?,
         };
         let format = match &c.format {
             None => Format::Table,
             Some(t) => Format::parse(t.trim()).ok_or_else(|| {
-                usage(
+                UsageError::new(
                     "--format",
                     format!("unknown format '{t}'; accepted: table,json,csv,markdown"),
                 )
@@ -166,13 +162,13 @@ impl Options {
         let output = match &c.output {
             None => PathBuf::from("results"),
             Some(t) if t.trim().is_empty() => {
-                return Err(usage("--output", "empty path; give a directory"))
+                return Err(UsageError::new("--output", "empty path; give a directory"))
             }
             Some(t) => PathBuf::from(t),
         };
         let mut peaks = PeakOverrides::default();
         for p in &c.peak {
-            let (k, v) = parse_override(p).map_err(|e| usage("--peak", e))?;
+            let (k, v) = parse_override(p).map_err(|e| UsageError::new("--peak", e))?;
             peaks.0.insert(k, v);
         }
         let command = match &cli.command {
@@ -203,13 +199,13 @@ impl Options {
         let html = match c.html.as_deref() {
             None => None,
             Some(t) if t.trim().is_empty() => {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--html",
                     "empty path; give a file name like report.html",
                 ))
             }
             Some(_) if matches!(command, Command::Sysinfo | Command::Reference(_)) => {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--html",
                     "only applies to measuring runs, report and compare",
                 ))

@@ -5,12 +5,12 @@
 //! A results file that cannot be read, is not JSON or has another schema is bad input:
 //! one line naming the file, exit code 2.
 
-use crate::bench::UsageError;
 use crate::cli::{CommonArgs, ReportArgs};
 use crate::options::Options;
 use crate::report::compare;
 use crate::report::model::Report;
 use crate::report::{self, html, load, Format};
+use crate::util::usage::UsageError;
 use anyhow::Context as _;
 use serde::Serialize;
 use std::io::Write;
@@ -43,7 +43,7 @@ fn path_flag(flag: &str, v: &Option<String>) -> Result<Option<PathBuf>, UsageErr
     match v.as_deref() {
         None => Ok(None),
         Some(t) if t.trim().is_empty() => {
-            Err(UsageError(format!("{flag}: empty path; give a file name")))
+            Err(UsageError::new(flag, "empty path; give a file name"))
         }
         Some(t) => Ok(Some(PathBuf::from(t))),
     }

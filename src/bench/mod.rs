@@ -40,10 +40,8 @@ pub struct Context<'a> {
     pub opts: &'a Options,
 }
 
-/// A request that cannot be satisfied: one line naming the flag and the accepted values.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
+/// The usage error (`util::usage`), re-exported for the resources' `plan` and options.
+pub use crate::util::usage::UsageError;
 
 /// One measurable case.
 pub trait Case: Send {

@@ -366,11 +366,14 @@ impl Benchmark for CpuBench {
                         })
                         .map(|i| i.name())
                         .collect();
-                    return Err(UsageError(format!(
-                        "--isa: this CPU lacks '{}'; available here: {}",
-                        isa.name(),
-                        have.join(",")
-                    )));
+                    return Err(UsageError::new(
+                        "--isa",
+                        format!(
+                            "this CPU lacks '{}'; available here: {}",
+                            isa.name(),
+                            have.join(",")
+                        ),
+                    ));
                 }
             }
         }
@@ -404,8 +407,9 @@ impl Benchmark for CpuBench {
             }
         }
         if chosen.is_empty() && cases.is_empty() {
-            return Err(UsageError(
-                "--precision/--isa: no kernel matches that combination on this CPU; see `peakbench sysinfo` for what is available".into(),
+            return Err(UsageError::new(
+                "--precision/--isa",
+                "no kernel matches that combination on this CPU; see `peakbench sysinfo` for what is available",
             ));
         }
         for k in chosen {

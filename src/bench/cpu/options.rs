@@ -51,10 +51,6 @@ impl Default for CpuOptions {
     }
 }
 
-fn usage(flag: &str, msg: impl std::fmt::Display) -> UsageError {
-    UsageError(format!("{flag}: {msg}"))
-}
-
 /// Validates `peakbench cpu` flags.
 pub fn parse(a: &CpuArgs) -> Result<CpuOptions, UsageError> {
     let precisions = a
@@ -70,7 +66,7 @@ pub fn parse(a: &CpuArgs) -> Result<CpuOptions, UsageError> {
             })
         })
         .transpose()
-        .map_err(|e| usage("--precision", e))?;
+        .map_err(|e| UsageError::new("--precision", e))?;
     let isas = a
         .isa
         .as_deref()
@@ -86,27 +82,30 @@ pub fn parse(a: &CpuArgs) -> Result<CpuOptions, UsageError> {
             })
         })
         .transpose()
-        .map_err(|e| usage("--isa", e))?;
+        .map_err(|e| UsageError::new("--isa", e))?;
     let threads = a.threads.as_deref().map(parse_threads).transpose()?;
     let sustain = a
         .sustain
         .as_deref()
         .map(parse_duration)
         .transpose()
-        .map_err(|e| usage("--sustain", e))?;
+        .map_err(|e| UsageError::new("--sustain", e))?;
     let interval = a
         .interval
         .as_deref()
         .map(parse_duration)
         .transpose()
-        .map_err(|e| usage("--interval", e))?
+        .map_err(|e| UsageError::new("--interval", e))?
         .unwrap_or(Duration::from_secs(1));
     if a.interval.is_some() && sustain.is_none() {
-        return Err(usage("--interval", "only applies with --sustain DUR"));
+        return Err(UsageError::new(
+            "--interval",
+            "only applies with --sustain DUR",
+        ));
     }
     if let Some(s) = sustain {
         if interval > s {
-            return Err(usage(
+            return Err(UsageError::new(
                 "--interval",
                 format!(
                     "{:?} is longer than --sustain {:?}; use an interval shorter than the run",

@@ -41,10 +41,6 @@ fn reserve(total: u64) -> u64 {
     (256u64 << 20).max(total / 50)
 }
 
-fn usage(flag: &str, msg: impl std::fmt::Display) -> UsageError {
-    UsageError(format!("{flag}: {msg}"))
-}
-
 /// The resolved target of a run.
 enum Target {
     Dir(PathBuf),
@@ -55,7 +51,7 @@ fn check_target(o: &DiskOptions) -> Result<Target, UsageError> {
     use std::os::unix::fs::FileTypeExt;
     let dir = o.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let meta = std::fs::metadata(&dir).map_err(|e| {
-        usage(
+        UsageError::new(
             "--dir",
             format!(
                 "{} is not usable ({e}); give an existing directory",
@@ -65,7 +61,7 @@ fn check_target(o: &DiskOptions) -> Result<Target, UsageError> {
     })?;
     if meta.file_type().is_block_device() {
         if !o.allow_destructive {
-            return Err(usage(
+            return Err(UsageError::new(
                 "--dir",
                 format!(
                     "{} is a block device; testing it overwrites its data, so it needs --allow-destructive",
@@ -76,7 +72,7 @@ fn check_target(o: &DiskOptions) -> Result<Target, UsageError> {
         return Ok(Target::Device(dir));
     }
     if !meta.is_dir() {
-        return Err(usage(
+        return Err(UsageError::new(
             "--dir",
             format!(
                 "{} is not a directory; give an existing directory",
@@ -108,13 +104,15 @@ fn fs_space(dir: &Path) -> Option<(u64, u64, bool)> {
 fn resolve_engine(
     choice: EngineChoice,
 ) -> Result<(&'static dyn IoEngine, Option<String>), UsageError> {
-    let uring = engine::by_name("uring").ok_or_else(|| usage("--engine", "uring missing"))?;
-    let sync = engine::by_name("sync").ok_or_else(|| usage("--engine", "sync missing"))?;
+    let uring =
+        engine::by_name("uring").ok_or_else(|| UsageError::new("--engine", "uring missing"))?;
+    let sync =
+        engine::by_name("sync").ok_or_else(|| UsageError::new("--engine", "sync missing"))?;
     match choice {
         EngineChoice::Sync => Ok((sync, None)),
         EngineChoice::Uring => match uring.available() {
             Ok(()) => Ok((uring, None)),
-            Err(why) => Err(usage(
+            Err(why) => Err(UsageError::new(
                 "--engine",
                 format!("io_uring is not available here ({why}); use --engine sync"),
             )),
@@ -182,7 +180,7 @@ pub fn prepare(
         .saturating_mul(*blocks.iter().max().unwrap_or(&4096));
     let ram = ctx.host.memory.total_bytes;
     if ram > 0 && buf_need > ram / 4 {
-        return Err(usage(
+        return Err(UsageError::new(
             "--block",
             format!(
                 "jobs × depth × block = {} of I/O buffers exceeds a quarter of the {} of RAM; use smaller --block, --depth or --jobs",
@@ -202,7 +200,7 @@ pub fn prepare(
     if let Some(dev) = &device {
         if let Some(b) = blocks.iter().find(|&&b| b % dev.logical_block != 0) {
             if !o.buffered {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--block",
                     format!(
                         "{} is not a multiple of {}'s logical block ({} B), which O_DIRECT requires; use a multiple or --buffered",
@@ -218,7 +216,7 @@ pub fn prepare(
         Target::Device(d) => {
             let size = device.as_ref().map_or(0, |x| x.size_bytes);
             if size > 0 && need > size {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--file-size",
                     format!(
                         "{} jobs × {} = {} exceeds the device's {}",
@@ -233,13 +231,13 @@ pub fn prepare(
         }
         Target::Dir(d) => {
             let (avail, total, ro) = fs_space(d).ok_or_else(|| {
-                usage(
+                UsageError::new(
                     "--dir",
                     format!("cannot read the free space of {}", d.display()),
                 )
             })?;
             if ro {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--dir",
                     format!(
                         "{} is on a read-only filesystem; give a writable directory",
@@ -249,7 +247,7 @@ pub fn prepare(
             }
             let keep = reserve(total);
             if need.saturating_add(keep) > avail {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--file-size",
                     format!(
                         "{} job file(s) × {} = {} do not fit in {}: {} free, and {} must stay free; use a smaller --file-size or fewer --jobs",
@@ -263,7 +261,7 @@ pub fn prepare(
                 ));
             }
             Workspace::in_dir(d, o.file_size).map_err(|e| {
-                usage(
+                UsageError::new(
                     "--dir",
                     format!(
                         "cannot create a directory in {} ({e}); give a writable directory",
@@ -276,7 +274,7 @@ pub fn prepare(
     if !o.buffered {
         if let Err(e) = ws.probe_direct() {
             drop(ws);
-            return Err(usage(
+            return Err(UsageError::new(
                 "--dir",
                 format!(
                     "the filesystem refuses O_DIRECT ({e}); use --buffered to measure through the page cache (labelled in the results)"

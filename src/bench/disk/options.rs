@@ -199,10 +199,6 @@ impl DiskOptions {
     }
 }
 
-fn usage(flag: &str, msg: impl std::fmt::Display) -> UsageError {
-    UsageError(format!("{flag}: {msg}"))
-}
-
 fn parse_counts(flag: &str, text: &str, max: u32, what: &str) -> Result<Vec<u32>, UsageError> {
     parse_list(text, |s| match s.trim().parse::<u32>() {
         Ok(n) if (1..=max).contains(&n) => Ok(n),
@@ -213,7 +209,7 @@ fn parse_counts(flag: &str, text: &str, max: u32, what: &str) -> Result<Vec<u32>
             "'{s}' is not a whole number; use e.g. 1,32"
         ))),
     })
-    .map_err(|e| usage(flag, e))
+    .map_err(|e| UsageError::new(flag, e))
 }
 
 /// Validates the raw `peakbench disk` flags (no filesystem access here).
@@ -221,18 +217,21 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
     let mut o = DiskOptions::default();
     if let Some(d) = &a.dir {
         if d.trim().is_empty() {
-            return Err(usage("--dir", "empty path; give an existing directory"));
+            return Err(UsageError::new(
+                "--dir",
+                "empty path; give an existing directory",
+            ));
         }
         o.dir = Some(PathBuf::from(d));
     }
     if let Some(t) = &a.pattern {
-        o.patterns = parse_list(t, Pattern::parse).map_err(|e| usage("--pattern", e))?;
+        o.patterns = parse_list(t, Pattern::parse).map_err(|e| UsageError::new("--pattern", e))?;
     }
     if let Some(t) = &a.block {
-        let blocks = parse_list(t, parse_size).map_err(|e| usage("--block", e))?;
+        let blocks = parse_list(t, parse_size).map_err(|e| UsageError::new("--block", e))?;
         for &b in &blocks {
             if b % SECTOR != 0 || b > MAX_BLOCK {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--block",
                     format!(
                         "{} ({b} B) is not a multiple of 512 B up to 1 GiB; direct I/O moves whole sectors, e.g. 4KiB or 1MiB",
@@ -250,12 +249,12 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
         o.jobs = parse_counts("--jobs", t, MAX_JOBS, "job counts")?;
     }
     if let Some(t) = &a.file_size {
-        o.file_size = parse_size(t).map_err(|e| usage("--file-size", e))?;
+        o.file_size = parse_size(t).map_err(|e| UsageError::new("--file-size", e))?;
     }
     for p in &o.patterns {
         for b in o.blocks_for(*p) {
             if o.file_size % b != 0 {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--file-size",
                     format!(
                         "{} is not a multiple of the block size {}; use a multiple, e.g. {}",
@@ -273,7 +272,7 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
             "sync" | "psync" => EngineChoice::Sync,
             "uring" | "io_uring" | "io-uring" => EngineChoice::Uring,
             _ => {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--engine",
                     format!("unknown engine '{t}'; accepted: auto,sync,uring"),
                 ))
@@ -281,7 +280,7 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
         };
     }
     if o.engine == EngineChoice::Sync && o.depths.iter().any(|&d| d > 1) {
-        return Err(usage(
+        return Err(UsageError::new(
             "--depth",
             "the sync engine has one I/O in flight per job; use --depth 1 or --engine uring",
         ));
@@ -290,7 +289,7 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
     o.verify = a.verify;
     o.allow_destructive = a.allow_destructive;
     if let Some(t) = &a.runtime {
-        o.runtime = Some(parse_duration(t).map_err(|e| usage("--runtime", e))?);
+        o.runtime = Some(parse_duration(t).map_err(|e| UsageError::new("--runtime", e))?);
     }
     if let Some(t) = &a.ramp {
         // A zero ramp is allowed here (unlike other durations): "0" or "0s".
@@ -298,13 +297,13 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
         o.ramp = if z.parse::<f64>().is_ok_and(|v| v == 0.0) {
             Duration::ZERO
         } else {
-            parse_duration(t).map_err(|e| usage("--ramp", e))?
+            parse_duration(t).map_err(|e| UsageError::new("--ramp", e))?
         };
     }
     if let Some(t) = &a.sustain {
-        let s = parse_duration(t).map_err(|e| usage("--sustain", e))?;
+        let s = parse_duration(t).map_err(|e| UsageError::new("--sustain", e))?;
         if s < Duration::from_secs(2) {
-            return Err(usage(
+            return Err(UsageError::new(
                 "--sustain",
                 "steady-state mode samples every second; give at least 2s, e.g. 10m",
             ));

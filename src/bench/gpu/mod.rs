@@ -295,9 +295,10 @@ fn pick(ctx: &Context, device: Option<usize>) -> Result<Result<GpuInfo, String>,
                     names.join(", ")
                 )
             };
-            Err(UsageError(format!(
-                "--device: {i} is out of range; {found}"
-            )))
+            Err(UsageError::new(
+                "--device",
+                format!("{i} is out of range; {found}"),
+            ))
         }
         Some(i) => Ok(Ok(det.adapters[i].clone())),
         None => Ok(det.adapters.first().cloned().ok_or_else(|| {
@@ -328,9 +329,10 @@ fn cases(
         if let Ok(info) = &adapter {
             if let Err(why) = info.supports(p) {
                 if !o.all_precisions {
-                    return Err(UsageError(format!(
-                        "--precision: {why}; see `peakbench gpu --list`, or use --precision all to skip what it lacks"
-                    )));
+                    return Err(UsageError::new(
+                        "--precision",
+                        format!("{why}; see `peakbench gpu --list`, or use --precision all to skip what it lacks"),
+                    ));
                 }
                 skip = Some(why);
             }

@@ -94,16 +94,12 @@ impl GpuOptions {
     }
 }
 
-fn usage(flag: &str, e: impl std::fmt::Display) -> UsageError {
-    UsageError(format!("{flag}: {e}"))
-}
-
 /// Validates the flags.
 pub fn parse(a: &GpuArgs) -> Result<GpuOptions, UsageError> {
     let device = match &a.device {
         None => None,
         Some(t) => Some(t.trim().parse::<usize>().map_err(|_| {
-            usage(
+            UsageError::new(
                 "--device",
                 format!("'{t}' is not an adapter index; use a number from `peakbench gpu --list`"),
             )
@@ -124,7 +120,7 @@ pub fn parse(a: &GpuArgs) -> Result<GpuOptions, UsageError> {
                     ))
                 })
             }))
-            .map_err(|e| usage("--precision", e))?,
+            .map_err(|e| UsageError::new("--precision", e))?,
         ),
     };
     let kernels = match &a.kernel {
@@ -141,15 +137,15 @@ pub fn parse(a: &GpuArgs) -> Result<GpuOptions, UsageError> {
                         ))
                     })
             }))
-            .map_err(|e| usage("--kernel", e))?,
+            .map_err(|e| UsageError::new("--kernel", e))?,
         ),
     };
     let size = match &a.size {
         None => None,
         Some(t) => {
-            let s = parse_size(t).map_err(|e| usage("--size", e))?;
+            let s = parse_size(t).map_err(|e| UsageError::new("--size", e))?;
             if s < 1 << 20 || s % 4096 != 0 {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--size",
                     format!(
                         "'{t}' must be at least 1MiB and a multiple of 4KiB, e.g. 256MiB or 1GiB"

@@ -460,13 +460,16 @@ impl Benchmark for MemoryBench {
         } + (2 << 20) * max_threads as u64 * max_arrays as u64;
         let avail = host.memory.available_bytes;
         if avail > 0 && need as f64 > avail as f64 * MEM_FRACTION {
-            return Err(UsageError(format!(
-                "--size: the working set needs {} but only {} is available ({} of MemAvailable {}); use a smaller --size",
-                format_size(need),
-                format_size((avail as f64 * MEM_FRACTION) as u64),
-                (MEM_FRACTION * 100.0).round(),
-                format_size(avail)
-            )));
+            return Err(UsageError::new(
+                "--size",
+                format!(
+                    "the working set needs {} but only {} is available ({} of MemAvailable {}); use a smaller --size",
+                    format_size(need),
+                    format_size((avail as f64 * MEM_FRACTION) as u64),
+                    (MEM_FRACTION * 100.0).round(),
+                    format_size(avail)
+                ),
+            ));
         }
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
         for kind in &kinds {
@@ -487,11 +490,14 @@ impl Benchmark for MemoryBench {
                                     let per = per_thread(size, t, ctx.opts.scaling);
                                     if !o.sweep {
                                         if let Err(e) = Geometry::new(per, op.arrays(), block) {
-                                            return Err(UsageError(format!(
-                                                "--block: {e} with --size {} and {t} thread{}; lower --block or raise --size",
-                                                format_size(size),
-                                                if t == 1 { "" } else { "s" }
-                                            )));
+                                            return Err(UsageError::new(
+                                                "--block",
+                                                format!(
+                                                    "{e} with --size {} and {t} thread{}; lower --block or raise --size",
+                                                    format_size(size),
+                                                    if t == 1 { "" } else { "s" }
+                                                ),
+                                            ));
                                         }
                                     }
                                     cases.push(Box::new(BwCase {

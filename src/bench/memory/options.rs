@@ -114,10 +114,6 @@ impl Default for MemoryOptions {
     }
 }
 
-fn usage(flag: &str, msg: impl std::fmt::Display) -> UsageError {
-    UsageError(format!("{flag}: {msg}"))
-}
-
 /// Validates `peakbench memory` flags.
 pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
     let names: Vec<&str> = Kind::all().iter().map(|k| k.name()).collect();
@@ -139,7 +135,7 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
             })
         })
         .transpose()
-        .map_err(|e| usage("--kernel", e))?
+        .map_err(|e| UsageError::new("--kernel", e))?
         .map(dedup);
     let patterns = a
         .pattern
@@ -154,7 +150,7 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
             })
         })
         .transpose()
-        .map_err(|e| usage("--pattern", e))?
+        .map_err(|e| UsageError::new("--pattern", e))?
         .map(dedup)
         .unwrap_or_else(|| vec![Pattern::Seq]);
     let blocks = a
@@ -172,29 +168,29 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
             })
         })
         .transpose()
-        .map_err(|e| usage("--block", e))?
+        .map_err(|e| UsageError::new("--block", e))?
         .map(dedup);
     let size = a
         .size
         .as_deref()
         .map(parse_size)
         .transpose()
-        .map_err(|e| usage("--size", e))?;
+        .map_err(|e| UsageError::new("--size", e))?;
     if let Some(s) = size {
         if s < 4096 {
-            return Err(usage(
+            return Err(UsageError::new(
                 "--size",
                 format!("{s} B is too small; use at least 4KiB (e.g. 256MiB for DRAM)"),
             ));
         }
         if a.sweep {
-            return Err(usage(
+            return Err(UsageError::new(
                 "--size",
                 "cannot be combined with --sweep (the sweep chooses the working sets, 4 KiB to 4x LLC)",
             ));
         }
         if let Some(big) = blocks.as_ref().and_then(|b| b.iter().find(|&&b| b > s)) {
-            return Err(usage(
+            return Err(UsageError::new(
                 "--block",
                 format!(
                     "{} is larger than the working set --size {}; use a block no larger than the size",
@@ -211,7 +207,7 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
         Some(s) if s == "on" => Nt::On,
         Some(s) if s == "off" => Nt::Off,
         Some(s) => {
-            return Err(usage(
+            return Err(UsageError::new(
                 "--nt",
                 format!("unknown value '{s}'; accepted: auto,on,off"),
             ))

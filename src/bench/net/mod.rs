@@ -205,7 +205,7 @@ fn target(o: &NetOptions) -> Result<Target, UsageError> {
         None => Ok(Target::InProcess),
         Some(s) => options::resolve(s, DEFAULT_PORT)
             .map(Target::Remote)
-            .map_err(|e| UsageError(format!("--server: {e}"))),
+            .map_err(|e| UsageError::new("--server", e)),
     }
 }
 
@@ -253,7 +253,7 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
                         zerocopy: o.zerocopy && proto == Proto::Tcp && test == TestKind::Throughput,
                     };
                     spec.validate()
-                        .map_err(|e| UsageError(format!("--msg/--streams/--time: {e}")))?;
+                        .map_err(|e| UsageError::new("--msg/--streams/--time", e))?;
                     out.push(Box::new(NetCase {
                         spec,
                         target: target.clone(),
