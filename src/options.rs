@@ -1,31 +1,15 @@
-//! Validated options: the only place that reads the raw command line. Each bad value
-//! becomes one [`UsageError`] line naming the flag and the accepted form; nothing runs.
+//! Validated options: the only place that reads the raw command line. It assembles what
+//! each part validates itself — the common options (`bench::common::parse`), each
+//! resource's flags (`bench::<resource>::options::parse`), the commands that measure
+//! nothing (`reporting`) — into one [`Options`]. Each bad value becomes one
+//! [`UsageError`] line naming the flag and the accepted form; nothing runs.
 
+use crate::bench::common::{parse_threads, CommonOptions};
 use crate::cli::{Cli, Cmd};
-use crate::hw::peak::{parse_override, PeakOverrides};
-use crate::measure::Scaling;
-use crate::report::Format;
 use crate::reporting::{ReferenceOptions, ReportOptions};
-use crate::util::units::{parse_duration, parse_list};
 use crate::util::usage::UsageError;
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 use std::path::PathBuf;
-use std::time::Duration;
-
-/// Most threads accepted per case: far beyond any oversubscription worth measuring.
-pub const MAX_THREADS: usize = 4096;
-
-/// Serialises a duration as seconds (`f64`), for `*_s` option fields in the report.
-pub fn secs<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
-}
-/// Serialises an optional duration as seconds or `null`.
-pub fn secs_opt<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
-    match d {
-        Some(d) => s.serialize_some(&d.as_secs_f64()),
-        None => s.serialize_none(),
-    }
-}
 
 /// What to run.
 #[derive(Debug, Clone, Serialize)]
@@ -63,114 +47,23 @@ pub enum Command {
     },
 }
 
-impl Command {
-    /// The resource (`Benchmark::id`) a measuring subcommand runs; `None` for the quick
-    /// suite and for commands that measure nothing.
-    pub fn resource(&self) -> Option<&'static str> {
-        match self {
-            Command::Cpu(_) => Some("cpu"),
-            Command::Memory(_) => Some("memory"),
-            Command::Disk(_) => Some("disk"),
-            Command::Net(_) => Some("net"),
-            Command::Gpu(_) => Some("gpu"),
-            Command::Null { .. } => Some("null"),
-            Command::Quick
-            | Command::Sysinfo
-            | Command::Serve(_)
-            | Command::Report(_)
-            | Command::Compare { .. }
-            | Command::Reference(_) => None,
-        }
-    }
-}
-
 /// All validated options of one invocation.
 #[derive(Debug, Clone, Serialize)]
 pub struct Options {
-    /// `--repeat`.
-    pub repeat: u32,
-    /// `--min-time`.
-    #[serde(serialize_with = "secs", rename = "min_time_s")]
-    pub min_time: Duration,
-    /// `--format`.
-    pub format: Format,
-    /// `--output`.
-    pub output: PathBuf,
-    /// `--quiet`.
-    pub quiet: bool,
-    /// `--weak` (weak) or default (strong).
-    pub scaling: Scaling,
-    /// `--peak`.
-    pub peaks: PeakOverrides,
-    /// `--html`: where to write the HTML report.
-    pub html: Option<PathBuf>,
-    /// `--reference`: run matching reference tools after each case.
-    pub reference: bool,
+    /// The options common to every command (flattened: the report's `config` keeps
+    /// them at the top level).
+    #[serde(flatten)]
+    pub common: CommonOptions,
     /// The subcommand and its options.
     pub command: Command,
-}
-
-/// Parses a thread list: whole numbers from 1 to [`MAX_THREADS`].
-pub fn parse_threads(text: &str) -> Result<Vec<usize>, UsageError> {
-    parse_list(text, |s| {
-        let n: usize = s.parse().map_err(|_| {
-            crate::util::units::ParseError(format!(
-                "'{s}' is not a thread count; use whole numbers like 1,2,4,8"
-            ))
-        })?;
-        if n == 0 || n > MAX_THREADS {
-            return Err(crate::util::units::ParseError(format!(
-                "'{s}' is out of range; thread counts go from 1 to {MAX_THREADS}"
-            )));
-        }
-        Ok(n)
-    })
-    .map_err(|e| UsageError::new("--threads", e))
 }
 
 impl Options {
     /// Validates the parsed command line.
     pub fn from_cli(cli: Cli) -> Result<Options, UsageError> {
         let c = &cli.common;
-        let repeat = match &c.repeat {
-            None => 3,
-            Some(t) => match t.trim().parse::<u32>() {
-                Ok(n) if (1..=10_000).contains(&n) => n,
-                _ => {
-                    return Err(UsageError::new(
-                        "--repeat",
-                        format!("'{t}' is not a run count; use a whole number from 1 to 10000"),
-                    ))
-                }
-            },
-        };
         let quick = cli.command.is_none();
-        let min_time = match &c.min_time {
-            None if quick => Duration::from_millis(200),
-            None => Duration::from_millis(500),
-            Some(t) => parse_duration(t).map_err(|e| UsageError::new("--min-time", e))?,
-        };
-        let format = match &c.format {
-            None => Format::Table,
-            Some(t) => Format::parse(t.trim()).ok_or_else(|| {
-                UsageError::new(
-                    "--format",
-                    format!("unknown format '{t}'; accepted: table,json,csv,markdown"),
-                )
-            })?,
-        };
-        let output = match &c.output {
-            None => PathBuf::from("results"),
-            Some(t) if t.trim().is_empty() => {
-                return Err(UsageError::new("--output", "empty path; give a directory"))
-            }
-            Some(t) => PathBuf::from(t),
-        };
-        let mut peaks = PeakOverrides::default();
-        for p in &c.peak {
-            let (k, v) = parse_override(p).map_err(|e| UsageError::new("--peak", e))?;
-            peaks.0.insert(k, v);
-        }
+        let mut common = crate::bench::common::parse(c, quick)?;
         let command = match &cli.command {
             None => Command::Quick,
             Some(Cmd::Sysinfo) => Command::Sysinfo,
@@ -196,7 +89,7 @@ impl Options {
                     .unwrap_or_else(|| vec![1]),
             },
         };
-        let html = match c.html.as_deref() {
+        common.html = match c.html.as_deref() {
             None => None,
             Some(t) if t.trim().is_empty() => {
                 return Err(UsageError::new(
@@ -212,22 +105,7 @@ impl Options {
             }
             Some(t) => Some(PathBuf::from(t)),
         };
-        Ok(Options {
-            html,
-            reference: c.reference,
-            repeat,
-            min_time,
-            format,
-            output,
-            quiet: c.quiet,
-            scaling: if c.weak {
-                Scaling::Weak
-            } else {
-                Scaling::Strong
-            },
-            peaks,
-            command,
-        })
+        Ok(Options { common, command })
     }
 }
 
@@ -236,6 +114,7 @@ mod tests {
     use super::*;
     use crate::bench::cpu::kernels::{Isa, Precision};
     use clap::Parser;
+    use std::time::Duration;
 
     fn opts(args: &[&str]) -> Result<Options, UsageError> {
         let mut v = vec!["peakbench"];
@@ -246,11 +125,11 @@ mod tests {
     #[test]
     fn defaults() {
         let o = opts(&[]).unwrap();
-        assert_eq!(o.repeat, 3);
-        assert_eq!(o.min_time, Duration::from_millis(200));
+        assert_eq!(o.common.repeat, 3);
+        assert_eq!(o.common.min_time, Duration::from_millis(200));
         assert!(matches!(o.command, Command::Quick));
         let o = opts(&["cpu"]).unwrap();
-        assert_eq!(o.min_time, Duration::from_millis(500));
+        assert_eq!(o.common.min_time, Duration::from_millis(500));
     }
 
     #[test]

@@ -20,14 +20,13 @@ pub mod options;
 #[cfg(target_arch = "x86_64")]
 pub mod x86;
 
-use super::{Benchmark, Case, Context, UsageError};
+use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::clock::{self as clock, chain_fn, measure_on, ClockKind};
 use crate::hw::peak::{cpu_peak, CpuPeakInput, Peak, PeakOverrides};
 use crate::hw::uarch::{self, Width};
 use crate::hw::HostInfo;
 use crate::measure::runner::Workload;
 use crate::measure::{RunConfig, Runner};
-use crate::options::Command;
 use crate::report::model::BenchResult;
 use kernels::{Isa, Kernel, Precision, OUT_BYTES};
 use options::CpuOptions;
@@ -334,21 +333,10 @@ fn best_kernels(host: &HostInfo) -> Vec<&'static Kernel> {
         .collect()
 }
 
-impl Benchmark for CpuBench {
-    fn id(&self) -> &'static str {
-        "cpu"
-    }
+impl Plan for CpuBench {
+    type Options = CpuOptions;
 
-    fn about(&self) -> &'static str {
-        "operations per second per precision and instruction set, 1..N pinned threads"
-    }
-
-    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
-        let default = CpuOptions::default();
-        let c = match &ctx.opts.command {
-            Command::Cpu(c) => c,
-            _ => &default,
-        };
+    fn plan(&self, c: &CpuOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let host = ctx.host;
         let all = kernels::all();
         if let Some(isas) = &c.isas {
@@ -422,6 +410,16 @@ impl Benchmark for CpuBench {
             }
         }
         Ok(cases)
+    }
+}
+
+impl Benchmark for CpuBench {
+    fn id(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn about(&self) -> &'static str {
+        "operations per second per precision and instruction set, 1..N pinned threads"
     }
 
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {

@@ -1,15 +1,35 @@
-//! `peakbench cpu` options: validation of the raw flags (`cli::CpuArgs`) into
+//! `peakbench cpu` options: validation of the raw flags ([`CpuArgs`]) into
 //! [`CpuOptions`]. Every bad value becomes one line naming the flag and the accepted
 //! form (exit code 2, nothing run). Checks that need the host (which ISAs this CPU has)
 //! happen in `plan`.
 
 use super::kernels::{Isa, Precision};
+use crate::bench::common::{parse_threads, secs, secs_opt};
 use crate::bench::UsageError;
-use crate::cli::CpuArgs;
-use crate::options::{parse_threads, secs, secs_opt};
 use crate::util::units::{parse_duration, parse_list};
+use clap::Args;
 use serde::{Serialize, Serializer};
 use std::time::Duration;
+
+/// `peakbench cpu` flags.
+#[derive(Debug, Args, Default)]
+pub struct CpuArgs {
+    /// Precisions: int8,int16,int32,int64,fp16,bf16,fp32,fp64 (aliases qp,hp,sp,dp) [default: all]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub precision: Option<String>,
+    /// Instruction sets: generic,scalar,sse2,avx,avx2,avx-vnni,avx512,avx512-vnni,avx512-bf16,avx512-fp16,amx [default: all the CPU has]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub isa: Option<String>,
+    /// Thread counts [default: 1,2,4,… up to the core count]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub threads: Option<String>,
+    /// Sustained mode: sample for this long, e.g. 10m (a time series per case)
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
+    pub sustain: Option<String>,
+    /// Sample interval in sustained mode [default: 1s]
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
+    pub interval: Option<String>,
+}
 
 impl Serialize for Precision {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

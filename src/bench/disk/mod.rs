@@ -22,9 +22,8 @@ mod tests;
 pub mod uring;
 pub mod workspace;
 
-use super::{Benchmark, Case, Context, UsageError};
+use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::disk::{self as hwdisk, DiskInfo};
-use crate::options::Command;
 use crate::util::units::format_size;
 use engine::IoEngine;
 use options::{DiskOptions, EngineChoice, Pattern};
@@ -323,20 +322,10 @@ pub fn configs(o: &DiskOptions) -> Vec<case::Config> {
     v
 }
 
-impl Benchmark for DiskBench {
-    fn id(&self) -> &'static str {
-        "disk"
-    }
+impl Plan for DiskBench {
+    type Options = DiskOptions;
 
-    fn about(&self) -> &'static str {
-        "file I/O like fio: throughput, IOPS, completion-latency percentiles (O_DIRECT)"
-    }
-
-    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
-        let o = match &ctx.opts.command {
-            Command::Disk(o) => o.clone(),
-            _ => DiskOptions::default(),
-        };
+    fn plan(&self, o: &DiskOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let (window, windows) = match o.sustain {
             Some(s) => (Duration::from_secs(1), s.as_secs().max(2) as usize),
             None => (
@@ -345,8 +334,18 @@ impl Benchmark for DiskBench {
                 ctx.opts.repeat as usize,
             ),
         };
-        let plan = Arc::new(prepare(&o, ctx, window, windows)?);
-        Ok(case::cases(&plan, &configs(&o)))
+        let plan = Arc::new(prepare(o, ctx, window, windows)?);
+        Ok(case::cases(&plan, &configs(o)))
+    }
+}
+
+impl Benchmark for DiskBench {
+    fn id(&self) -> &'static str {
+        "disk"
+    }
+
+    fn about(&self) -> &'static str {
+        "file I/O like fio: throughput, IOPS, completion-latency percentiles (O_DIRECT)"
     }
 
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {

@@ -3,11 +3,55 @@
 //! need the filesystem (free space, O_DIRECT) happen at plan time, still before any I/O.
 
 use crate::bench::UsageError;
-use crate::cli::DiskArgs;
 use crate::util::units::{format_size, parse_duration, parse_list, parse_size, ParseError};
+use clap::Args;
 use serde::{Serialize, Serializer};
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// `peakbench disk` flags (validated in `bench/disk/options.rs`).
+#[derive(Debug, Args, Default)]
+pub struct DiskArgs {
+    /// Directory for the test files (a temporary subdirectory is created and removed) [default: current directory]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<String>,
+    /// Patterns: seq-read,seq-write,rand-read,rand-write,rw-mix or rw-mix:READ_PCT (fio names read,write,randread,randwrite,randrw also accepted) [default: the four seq/rand ones]
+    #[arg(long, value_name = "LIST")]
+    pub pattern: Option<String>,
+    /// Block sizes, e.g. 4KiB,1MiB [default: 1MiB for seq-*, 4KiB for rand-* and rw-mix]
+    #[arg(long, value_name = "LIST")]
+    pub block: Option<String>,
+    /// I/Os in flight per job (queue depth) [default: 1,32]
+    #[arg(long, value_name = "LIST")]
+    pub depth: Option<String>,
+    /// Parallel jobs, one file and one thread each [default: 1]
+    #[arg(long, value_name = "LIST")]
+    pub jobs: Option<String>,
+    /// Size of each job's file [default: 1GiB]
+    #[arg(long, value_name = "SIZE")]
+    pub file_size: Option<String>,
+    /// I/O engine: auto (io_uring when the kernel allows it, else sync), sync, uring [default: auto]
+    #[arg(long, value_name = "ENGINE")]
+    pub engine: Option<String>,
+    /// Go through the page cache instead of O_DIRECT (labelled in the results)
+    #[arg(long)]
+    pub buffered: bool,
+    /// Measured time per repeat [default: 2s, or --min-time if longer]
+    #[arg(long, value_name = "DUR")]
+    pub runtime: Option<String>,
+    /// Unmeasured I/O before the first repeat [default: 1s]
+    #[arg(long, value_name = "DUR")]
+    pub ramp: Option<String>,
+    /// Check the data: reads compare with what was written, writes are read back after the case
+    #[arg(long)]
+    pub verify: bool,
+    /// Steady-state mode: one run this long sampled every second (e.g. 10m for the SSD write cliff)
+    #[arg(long, value_name = "DUR")]
+    pub sustain: Option<String>,
+    /// Allow --dir to be a block device (its data in the tested range is DESTROYED by writes)
+    #[arg(long)]
+    pub allow_destructive: bool,
+}
 
 /// Deepest queue accepted per job (io_uring rings go to 32768; beyond 4096 nothing changes).
 pub const MAX_DEPTH: u32 = 4096;
@@ -151,15 +195,21 @@ pub struct DiskOptions {
     /// `--buffered`.
     pub buffered: bool,
     /// `--runtime`; `None` = max(2 s, `--min-time`).
-    #[serde(serialize_with = "crate::options::secs_opt", rename = "runtime_s")]
+    #[serde(
+        serialize_with = "crate::bench::common::secs_opt",
+        rename = "runtime_s"
+    )]
     pub runtime: Option<Duration>,
     /// `--ramp`.
-    #[serde(serialize_with = "crate::options::secs", rename = "ramp_s")]
+    #[serde(serialize_with = "crate::bench::common::secs", rename = "ramp_s")]
     pub ramp: Duration,
     /// `--verify`.
     pub verify: bool,
     /// `--sustain`.
-    #[serde(serialize_with = "crate::options::secs_opt", rename = "sustain_s")]
+    #[serde(
+        serialize_with = "crate::bench::common::secs_opt",
+        rename = "sustain_s"
+    )]
     pub sustain: Option<Duration>,
     /// `--allow-destructive`.
     pub allow_destructive: bool,

@@ -21,11 +21,10 @@ pub mod region;
 #[cfg(target_arch = "x86_64")]
 pub mod x86;
 
-use super::{Benchmark, Case, Context, UsageError};
+use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::peak::{Peak, PeakOverrides};
 use crate::hw::HostInfo;
 use crate::measure::{RunConfig, Runner, Sample, Scaling};
-use crate::options::Command;
 use crate::report::model::BenchResult;
 use crate::util::units::format_size;
 use bandwidth::{BwWork, Geometry};
@@ -392,13 +391,6 @@ impl Case for ChaseCase {
     }
 }
 
-fn mem_options(ctx: &Context) -> MemoryOptions {
-    match &ctx.opts.command {
-        Command::Memory(m) => m.clone(),
-        _ => MemoryOptions::default(),
-    }
-}
-
 /// The kernel for `op` under `--nt` at working set `size`, with a note when the wish
 /// for non-temporal stores could not be met.
 fn choose(op: Op, nt: Nt, size: u64, host: &HostInfo) -> (&'static Kernel, Option<String>) {
@@ -418,17 +410,10 @@ fn choose(op: Op, nt: Nt, size: u64, host: &HostInfo) -> (&'static Kernel, Optio
     (k, note)
 }
 
-impl Benchmark for MemoryBench {
-    fn id(&self) -> &'static str {
-        "memory"
-    }
+impl Plan for MemoryBench {
+    type Options = MemoryOptions;
 
-    fn about(&self) -> &'static str {
-        "memory bandwidth (read/write/copy/scale/add/triad, seq/rand blocks) and latency, L1 to DRAM"
-    }
-
-    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
-        let o = mem_options(ctx);
+    fn plan(&self, o: &MemoryOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let host = ctx.host;
         let kinds = o.kernels.clone().unwrap_or_else(Kind::all);
         let threads = o
@@ -517,6 +502,16 @@ impl Benchmark for MemoryBench {
             }
         }
         Ok(cases)
+    }
+}
+
+impl Benchmark for MemoryBench {
+    fn id(&self) -> &'static str {
+        "memory"
+    }
+
+    fn about(&self) -> &'static str {
+        "memory bandwidth (read/write/copy/scale/add/triad, seq/rand blocks) and latency, L1 to DRAM"
     }
 
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {

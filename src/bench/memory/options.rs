@@ -1,14 +1,43 @@
-//! `peakbench memory` options: validation of the raw flags (`cli::MemoryArgs`) into
+//! `peakbench memory` options: validation of the raw flags ([`MemoryArgs`]) into
 //! [`MemoryOptions`]. Every bad value becomes one line naming the flag and the accepted
 //! form (exit code 2, nothing run). Checks that need the host (free memory, cache sizes)
 //! happen in `plan`.
 
 use super::kernels::Op;
+use crate::bench::common::parse_threads;
 use crate::bench::UsageError;
-use crate::cli::MemoryArgs;
-use crate::options::parse_threads;
 use crate::util::units::{parse_list, parse_size, ParseError};
+use clap::Args;
 use serde::{Serialize, Serializer};
+
+/// `peakbench memory` flags (validated in `bench::memory::options`).
+#[derive(Debug, Args, Default)]
+pub struct MemoryArgs {
+    /// Kernels: read,write,copy,scale,add,triad,chase [default: all]
+    #[arg(long, value_name = "LIST")]
+    pub kernel: Option<String>,
+    /// Access order of the blocks: seq,rand [default: seq]
+    #[arg(long, value_name = "LIST")]
+    pub pattern: Option<String>,
+    /// Contiguous access sizes, multiples of 8 B, e.g. 8B,1KiB,8KiB,1MiB,8MiB,80MiB [default: whole array for seq, 4KiB for rand]
+    #[arg(long, value_name = "LIST")]
+    pub block: Option<String>,
+    /// Working set of a case, all arrays and threads together [default: 4x the last-level cache, rounded up to a power of two]
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// Thread counts [default: 1,2,4,… up to the core count]
+    #[arg(long, value_name = "LIST")]
+    pub threads: Option<String>,
+    /// Walk the working set from 4 KiB to 4x the last-level cache (L1/L2/L3/DRAM marked)
+    #[arg(long)]
+    pub sweep: bool,
+    /// Non-temporal stores: auto (when the working set exceeds the LLC), on, off [default: auto]
+    #[arg(long, value_name = "MODE")]
+    pub nt: Option<String>,
+    /// Count the write-allocate read of cached stores (STREAM does not)
+    #[arg(long)]
+    pub count_write_allocate: bool,
+}
 
 /// Smallest block: one `f64` element.
 pub const MIN_BLOCK: u64 = 8;

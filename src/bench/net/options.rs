@@ -3,11 +3,63 @@
 
 use super::proto::{Proto, TestKind, DEFAULT_PORT, MAX_STREAMS, MAX_TCP_MSG, MAX_UDP_MSG};
 use crate::bench::UsageError;
-use crate::cli::{NetArgs, ServeArgs};
 use crate::util::units::{parse_duration, parse_list, parse_size, ParseError};
+use clap::Args;
 use serde::{Serialize, Serializer};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
+
+/// `peakbench net` flags.
+#[derive(Debug, Args, Default)]
+pub struct NetArgs {
+    /// Server running `peakbench serve`, as HOST or HOST:PORT [default: an in-process server on 127.0.0.1; port 5211]
+    #[arg(long, value_name = "HOST[:PORT]")]
+    pub server: Option<String>,
+    /// Transports: tcp,udp [default: tcp,udp]
+    #[arg(long, value_name = "LIST")]
+    pub proto: Option<String>,
+    /// Tests: throughput,latency [default: throughput,latency]
+    #[arg(long, value_name = "LIST")]
+    pub test: Option<String>,
+    /// Message/datagram sizes, e.g. 1B,1KiB,64KiB [default: TCP 128KiB, UDP 1460B, latency 64B]
+    #[arg(long, value_name = "LIST")]
+    pub msg: Option<String>,
+    /// Parallel streams, one pinned thread each on both ends [default: 1]
+    #[arg(long, value_name = "LIST")]
+    pub streams: Option<String>,
+    /// Timed part of each case, split into --repeat samples, after a 0.5 s warm-up [default: 3s]
+    #[arg(long, value_name = "DUR")]
+    pub time: Option<String>,
+    /// The server sends (throughput)
+    #[arg(long)]
+    pub reverse: bool,
+    /// Both ends send at once, each on its own streams (throughput)
+    #[arg(long)]
+    pub bidir: bool,
+    /// UDP pacing per stream in bit/s, e.g. 500M or 2.5G [default: unpaced]
+    #[arg(long, value_name = "RATE")]
+    pub rate: Option<String>,
+    /// TCP sends with MSG_ZEROCOPY where the OS offers it
+    #[arg(long)]
+    pub zerocopy: bool,
+    /// Pre-shared token (proven by HMAC, never sent); or set $PEAKBENCH_TOKEN
+    #[arg(long, value_name = "SECRET")]
+    pub token: Option<String>,
+}
+
+/// `peakbench serve` flags.
+#[derive(Debug, Args, Default)]
+pub struct ServeArgs {
+    /// Address and port to listen on [default: 127.0.0.1:5211; other addresses only when asked]
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub bind: Option<String>,
+    /// Require clients to prove this pre-shared token; or set $PEAKBENCH_TOKEN
+    #[arg(long, value_name = "SECRET")]
+    pub token: Option<String>,
+    /// Exit after the first test session
+    #[arg(long)]
+    pub once: bool,
+}
 
 /// Environment variable read when `--token` is absent (keeps the secret out of `ps`).
 pub const TOKEN_ENV: &str = "PEAKBENCH_TOKEN";
@@ -31,7 +83,7 @@ pub struct NetOptions {
     /// `--streams`.
     pub streams: Vec<u32>,
     /// `--time`: timed part of each case, split into `--repeat` samples.
-    #[serde(serialize_with = "crate::options::secs", rename = "time_s")]
+    #[serde(serialize_with = "crate::bench::common::secs", rename = "time_s")]
     pub time: Duration,
     /// `--reverse`: the server sends.
     pub reverse: bool,
