@@ -99,32 +99,58 @@ fn fs_space(dir: &Path) -> Option<(u64, u64, bool)> {
     ))
 }
 
-/// Picks the engine; `Err` for an explicit engine the kernel refuses.
+/// Picks the engine from [`engine::ENGINES`]; `Err` for an explicit engine the kernel
+/// refuses. `auto` takes the first available one, with a note saying which (and why the
+/// ones before it were passed over).
 fn resolve_engine(
     choice: EngineChoice,
 ) -> Result<(&'static dyn IoEngine, Option<String>), UsageError> {
-    let uring =
-        engine::by_name("uring").ok_or_else(|| UsageError::new("--engine", "uring missing"))?;
-    let sync =
-        engine::by_name("sync").ok_or_else(|| UsageError::new("--engine", "sync missing"))?;
     match choice {
-        EngineChoice::Sync => Ok((sync, None)),
-        EngineChoice::Uring => match uring.available() {
-            Ok(()) => Ok((uring, None)),
-            Err(why) => Err(UsageError::new(
+        EngineChoice::Named(name) => {
+            let e = engine::by_name(name)
+                .ok_or_else(|| UsageError::new("--engine", format!("{name} is not registered")))?;
+            match e.available() {
+                Ok(()) => Ok((e, None)),
+                Err(why) => {
+                    let other = engine::ENGINES
+                        .iter()
+                        .find(|o| o.name() != e.name() && o.available().is_ok())
+                        .map_or("auto", |o| o.name());
+                    Err(UsageError::new(
+                        "--engine",
+                        format!(
+                            "{} is not available here ({why}); use --engine {other}",
+                            e.title()
+                        ),
+                    ))
+                }
+            }
+        }
+        EngineChoice::Auto => {
+            let mut passed = Vec::new();
+            for &e in engine::ENGINES {
+                match e.available() {
+                    Ok(()) if passed.is_empty() => {
+                        return Ok((e, Some(format!("--engine auto chose {}", e.title()))))
+                    }
+                    Ok(()) => {
+                        return Ok((
+                            e,
+                            Some(format!(
+                                "--engine auto: {}, ran {}",
+                                passed.join(", "),
+                                e.name()
+                            )),
+                        ))
+                    }
+                    Err(why) => passed.push(format!("{} unavailable ({why})", e.title())),
+                }
+            }
+            Err(UsageError::new(
                 "--engine",
-                format!("io_uring is not available here ({why}); use --engine sync"),
-            )),
-        },
-        EngineChoice::Auto => match uring.available() {
-            Ok(()) => Ok((uring, Some("--engine auto chose io_uring".into()))),
-            Err(why) => Ok((
-                sync,
-                Some(format!(
-                    "--engine auto: io_uring unavailable ({why}), ran sync"
-                )),
-            )),
-        },
+                format!("no I/O engine is available here: {}", passed.join(", ")),
+            ))
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! value becomes one [`UsageError`] naming the flag and the accepted form; checks that
 //! need the filesystem (free space, O_DIRECT) happen at plan time, still before any I/O.
 
+use super::engine::{by_name, Caps, ENGINES};
 use crate::bench::UsageError;
 use crate::util::units::{format_size, parse_duration, parse_list, parse_size, ParseError};
 use clap::Args;
@@ -163,16 +164,23 @@ impl Serialize for Pattern {
     }
 }
 
-/// `--engine`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+/// `--engine`: any engine of [`ENGINES`], or the first one this kernel allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EngineChoice {
-    /// io_uring when the kernel allows it, else sync (and the result says which ran).
+    /// The first available engine of [`ENGINES`] (io_uring when the kernel allows it,
+    /// else sync; the result says which ran).
     Auto,
-    /// pread/pwrite, one I/O at a time per job.
-    Sync,
-    /// io_uring.
-    Uring,
+    /// The engine of [`ENGINES`] with this name.
+    Named(&'static str),
+}
+
+impl Serialize for EngineChoice {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            EngineChoice::Auto => "auto",
+            EngineChoice::Named(n) => n,
+        })
+    }
 }
 
 /// Validated `peakbench disk` options.
@@ -317,23 +325,40 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
         }
     }
     if let Some(t) = &a.engine {
-        o.engine = match t.trim().to_ascii_lowercase().as_str() {
-            "auto" => EngineChoice::Auto,
-            "sync" | "psync" => EngineChoice::Sync,
-            "uring" | "io_uring" | "io-uring" => EngineChoice::Uring,
-            _ => {
-                return Err(UsageError::new(
-                    "--engine",
-                    format!("unknown engine '{t}'; accepted: auto,sync,uring"),
-                ))
+        let want = t.trim().to_ascii_lowercase();
+        o.engine = if want == "auto" {
+            EngineChoice::Auto
+        } else {
+            match by_name(&want) {
+                Some(e) => EngineChoice::Named(e.name()),
+                None => {
+                    let mut names: Vec<&str> = ENGINES.iter().map(|e| e.name()).collect();
+                    names.sort_unstable();
+                    return Err(UsageError::new(
+                        "--engine",
+                        format!("unknown engine '{t}'; accepted: auto,{}", names.join(",")),
+                    ));
+                }
             }
         };
     }
-    if o.engine == EngineChoice::Sync && o.depths.iter().any(|&d| d > 1) {
-        return Err(UsageError::new(
-            "--depth",
-            "the sync engine has one I/O in flight per job; use --depth 1 or --engine uring",
-        ));
+    if let Some(e) = match o.engine {
+        EngineChoice::Named(n) => by_name(n),
+        EngineChoice::Auto => None,
+    } {
+        if e.caps().has(Caps::SYNC) && o.depths.iter().any(|&d| d > 1) {
+            let queued = ENGINES
+                .iter()
+                .find(|e| e.caps().has(Caps::ASYNC))
+                .map_or("auto", |e| e.name());
+            return Err(UsageError::new(
+                "--depth",
+                format!(
+                    "the {} engine has one I/O in flight per job; use --depth 1 or --engine {queued}",
+                    e.name()
+                ),
+            ));
+        }
     }
     o.buffered = a.buffered;
     o.verify = a.verify;
@@ -426,6 +451,55 @@ mod tests {
         assert!(e.starts_with("--sustain:"), "{e}");
         let e = args(|a| a.dir = Some(" ".into())).unwrap_err().0;
         assert!(e.starts_with("--dir:"), "{e}");
+    }
+
+    #[test]
+    fn engines_come_from_the_registry() {
+        let engine = |t: &str| {
+            args(|a| {
+                a.engine = Some(t.into());
+                a.depth = Some("1".into());
+            })
+            .map(|o| o.engine)
+        };
+        assert_eq!(engine("auto").unwrap(), EngineChoice::Auto);
+        for (given, name) in [
+            ("sync", "sync"),
+            ("psync", "sync"),
+            ("uring", "uring"),
+            ("io_uring", "uring"),
+            ("IO-URING", "uring"),
+        ] {
+            assert_eq!(engine(given).unwrap(), EngineChoice::Named(name), "{given}");
+        }
+        for e in ENGINES {
+            assert_eq!(engine(e.name()).unwrap(), EngineChoice::Named(e.name()));
+        }
+        let e = engine("libaio").unwrap_err().0;
+        assert_eq!(
+            e,
+            "--engine: unknown engine 'libaio'; accepted: auto,sync,uring"
+        );
+        // The report's config keeps the flag's words.
+        let json = |c: EngineChoice| serde_json::to_value(c).unwrap();
+        assert_eq!(json(EngineChoice::Auto), "auto");
+        assert_eq!(json(EngineChoice::Named("uring")), "uring");
+        // A sync engine has one I/O in flight; a queued one takes any depth.
+        let e = args(|a| {
+            a.engine = Some("psync".into());
+            a.depth = Some("1,32".into());
+        })
+        .unwrap_err()
+        .0;
+        assert_eq!(
+            e,
+            "--depth: the sync engine has one I/O in flight per job; use --depth 1 or --engine uring"
+        );
+        assert!(args(|a| {
+            a.engine = Some("uring".into());
+            a.depth = Some("1,32".into());
+        })
+        .is_ok());
     }
 
     #[test]
