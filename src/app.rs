@@ -1,12 +1,14 @@
 //! The application: plan → run each case → write the results file after every case →
 //! print the requested format. `main.rs` maps errors to exit codes.
 
-use crate::bench::{self, Case, Context, UsageError};
+use crate::bench::common::CommonOptions;
+use crate::bench::{self, Case, Context, Plan};
 use crate::cli::Cli;
 use crate::hw::HostInfo;
 use crate::options::{Command, Options};
 use crate::report::model::{Report, Status, SCHEMA};
 use crate::report::progress::Progress;
+use crate::util::usage::UsageError;
 use anyhow::Context as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -45,56 +47,79 @@ fn results_path(dir: &Path, host: &str, started: &str) -> PathBuf {
 
 /// Runs one invocation; `Err` carrying a [`UsageError`] means exit code 2.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let mut opts = Options::from_cli(cli)?;
+    dispatch(Options::from_cli(cli)?)
+}
+
+/// The one dispatch over the commands: those that measure nothing run here; a
+/// measuring command hands its resource's `plan` to [`measure`].
+fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
-    if let Command::Sysinfo = opts.command {
-        crate::sysinfo::run(&opts, &mut stdout.lock())?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    // Commands that measure nothing (serve, report, compare, reference, gpu --list).
+    let common = &opts.common;
     match &opts.command {
+        Command::Sysinfo => {
+            crate::sysinfo::run(common, &mut stdout.lock())?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Gpu(g) if g.list => {
             let det = crate::hw::gpu::detect();
             let mut out = stdout.lock();
-            if opts.format == crate::report::Format::Json {
+            if common.format == crate::report::Format::Json {
                 serde_json::to_writer_pretty(&mut out, &det)?;
                 writeln!(out)?;
             } else {
                 crate::sysinfo::print_gpus(&det, &mut out)?;
             }
-            return Ok(ExitCode::SUCCESS);
+            Ok(ExitCode::SUCCESS)
         }
-        Command::Serve(s) => return crate::bench::net::server::run_cli(s),
+        Command::Serve(s) => crate::bench::net::server::run_cli(s),
         Command::Report(r) => {
-            crate::reporting::run_report(&opts, r, &mut stdout.lock())?;
-            return Ok(ExitCode::SUCCESS);
+            crate::reporting::run_report(common, r, &mut stdout.lock())?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Compare { files } => {
-            crate::reporting::run_compare(&opts, files, &mut stdout.lock())?;
-            return Ok(ExitCode::SUCCESS);
+            crate::reporting::run_compare(common, files, &mut stdout.lock())?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Reference(r) if !r.run => {
-            crate::reporting::run_reference(&opts, &mut stdout.lock())?;
-            return Ok(ExitCode::SUCCESS);
+            crate::reporting::run_reference(common, &mut stdout.lock())?;
+            Ok(ExitCode::SUCCESS)
         }
         // `reference --run` is a CPU run with the reference tools beside it.
-        Command::Reference(r) => opts = crate::reporting::reference_run(opts.clone(), r),
-        _ => {}
+        Command::Reference(r) => dispatch(Options {
+            common: CommonOptions {
+                reference: true,
+                ..common.clone()
+            },
+            command: Command::Cpu(crate::reporting::reference_cpu(r)),
+        }),
+        Command::Quick => measure(&opts, |ctx| {
+            Ok(bench::BENCHMARKS
+                .iter()
+                .flat_map(|b| b.quick(ctx))
+                .collect())
+        }),
+        Command::Cpu(o) => measure(&opts, |ctx| bench::cpu::CpuBench.plan(o, ctx)),
+        Command::Memory(o) => measure(&opts, |ctx| bench::memory::MemoryBench.plan(o, ctx)),
+        Command::Disk(o) => measure(&opts, |ctx| bench::disk::DiskBench.plan(o, ctx)),
+        Command::Net(o) => measure(&opts, |ctx| bench::net::NetBench.plan(o, ctx)),
+        Command::Gpu(o) => measure(&opts, |ctx| bench::gpu::GpuBench.plan(o, ctx)),
+        Command::Null { threads } => {
+            measure(&opts, |ctx| bench::null::NullBench.plan(threads, ctx))
+        }
     }
+}
+
+/// A measuring run: detect the host, plan the cases, run each one, write the results
+/// file after every case, then the requested views.
+fn measure(
+    options: &Options,
+    plan: impl FnOnce(&Context) -> Result<Vec<Box<dyn Case>>, UsageError>,
+) -> anyhow::Result<ExitCode> {
+    let opts = &options.common;
+    let stdout = std::io::stdout();
     let host = HostInfo::detect(true);
-    let ctx = Context {
-        host: &host,
-        opts: &opts,
-    };
-    let cases: Vec<Box<dyn Case>> = match opts.command.resource() {
-        None => bench::BENCHMARKS
-            .iter()
-            .flat_map(|b| b.quick(&ctx))
-            .collect(),
-        Some(id) => bench::find(id)
-            .with_context(|| format!("no benchmark registered for '{id}'"))?
-            .plan(&ctx)?,
-    };
+    let ctx = Context { host: &host, opts };
+    let cases = plan(&ctx)?;
     let started = now_rfc3339();
     let mut report = Report {
         schema: SCHEMA.into(),
@@ -102,7 +127,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         started_at: started.clone(),
         finished_at: None,
         host: host.clone(),
-        config: serde_json::to_value(&opts)?,
+        config: serde_json::to_value(options)?,
         results: Vec::new(),
     };
     std::fs::create_dir_all(&opts.output).with_context(|| {
@@ -149,7 +174,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let html = opts
         .html
         .clone()
-        .or_else(|| matches!(opts.command, Command::Quick).then(|| path.with_extension("html")));
+        .or_else(|| matches!(options.command, Command::Quick).then(|| path.with_extension("html")));
     if let Some(h) = &html {
         crate::reporting::write_html(&report, h)?;
     }

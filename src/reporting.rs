@@ -5,12 +5,13 @@
 //! A results file that cannot be read, is not JSON or has another schema is bad input:
 //! one line naming the file, exit code 2.
 
-use crate::bench::UsageError;
-use crate::cli::{CommonArgs, ReportArgs};
-use crate::options::Options;
+use crate::bench::common::{CommonArgs, CommonOptions};
+use crate::bench::cpu::options::CpuOptions;
+use crate::cli::ReportArgs;
 use crate::report::compare;
 use crate::report::model::Report;
 use crate::report::{self, html, load, Format};
+use crate::util::usage::UsageError;
 use anyhow::Context as _;
 use serde::Serialize;
 use std::io::Write;
@@ -43,7 +44,7 @@ fn path_flag(flag: &str, v: &Option<String>) -> Result<Option<PathBuf>, UsageErr
     match v.as_deref() {
         None => Ok(None),
         Some(t) if t.trim().is_empty() => {
-            Err(UsageError(format!("{flag}: empty path; give a file name")))
+            Err(UsageError::new(flag, "empty path; give a file name"))
         }
         Some(t) => Ok(Some(PathBuf::from(t))),
     }
@@ -93,7 +94,11 @@ pub fn write_html(report: &Report, path: &Path) -> anyhow::Result<()> {
 }
 
 /// `peakbench report FILE.json [--html OUT] [--csv OUT] [--markdown OUT]`.
-pub fn run_report(opts: &Options, r: &ReportOptions, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run_report(
+    opts: &CommonOptions,
+    r: &ReportOptions,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let rep = load_report(&r.file)?;
     let mut wrote = Vec::new();
     if let Some(p) = &opts.html {
@@ -123,7 +128,11 @@ pub fn run_report(opts: &Options, r: &ReportOptions, out: &mut dyn Write) -> any
 }
 
 /// `peakbench compare A.json B.json [...]`.
-pub fn run_compare(opts: &Options, files: &[PathBuf], out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run_compare(
+    opts: &CommonOptions,
+    files: &[PathBuf],
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let mut reports = Vec::new();
     for f in files {
         reports.push(load_report(f)?);
@@ -166,7 +175,7 @@ fn labels(files: &[PathBuf]) -> Vec<String> {
 }
 
 /// `peakbench reference`: the tool table in `--format`.
-pub fn run_reference(opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run_reference(opts: &CommonOptions, out: &mut dyn Write) -> anyhow::Result<()> {
     let found = crate::reference::detect();
     let cell = |d: &crate::reference::Detected| -> [String; 6] {
         [
@@ -238,10 +247,10 @@ pub fn run_reference(opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// `peakbench reference --run`: a CPU run of the fp64 and fp32 FMA kernels of the widest
-/// vector ISA here, at 1 and all cores (or `--threads`), with the reference tools run
-/// after each case.
-pub fn reference_run(mut opts: Options, r: &ReferenceOptions) -> Options {
+/// `peakbench reference --run`: the options of a CPU run of the fp64 and fp32 FMA
+/// kernels of the widest vector ISA here, at 1 and all cores (or `--threads`); `app`
+/// runs it with the reference tools run after each case.
+pub fn reference_cpu(r: &ReferenceOptions) -> CpuOptions {
     use crate::bench::cpu::kernels::{Isa, Precision};
     let cpu = crate::hw::cpu::CpuInfo::detect();
     let isa = if cpu.has("avx512f") {
@@ -259,14 +268,12 @@ pub fn reference_run(mut opts: Options, r: &ReferenceOptions) -> Options {
         }
         t
     });
-    opts.command = crate::options::Command::Cpu(crate::options::CpuOptions {
+    CpuOptions {
         precisions: Some(vec![Precision::Fp64, Precision::Fp32]),
         isas: Some(vec![isa]),
         threads: Some(threads),
         ..Default::default()
-    });
-    opts.reference = true;
-    opts
+    }
 }
 
 #[cfg(test)]

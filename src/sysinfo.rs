@@ -1,11 +1,11 @@
 //! `peakbench sysinfo`: the detected host, measured clocks, and the theoretical peak of
 //! every CPU kernel this machine can run (one core and all cores), with provenance.
 
+use crate::bench::common::CommonOptions;
 use crate::bench::cpu::{kernels, peak_for, unavailable};
 use crate::hw::peak::Peak;
 use crate::hw::uarch::Width;
 use crate::hw::HostInfo;
-use crate::options::Options;
 use crate::report::Format;
 use crate::util::units::{format_si, format_size};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
@@ -44,7 +44,7 @@ pub struct SysInfo {
 }
 
 /// Builds the peak table for a detected host.
-pub fn cpu_peaks(host: &HostInfo, opts: &Options) -> Vec<PeakRow> {
+pub fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
     kernels::all()
         .into_iter()
         .filter(|k| k.supported_by(&host.cpu.features))
@@ -67,7 +67,7 @@ pub fn cpu_peaks(host: &HostInfo, opts: &Options) -> Vec<PeakRow> {
 }
 
 /// Prints sysinfo in the requested format.
-pub fn run(opts: &Options, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn run(opts: &CommonOptions, out: &mut dyn Write) -> std::io::Result<()> {
     let host = HostInfo::detect(true);
     let info = SysInfo {
         schema: crate::report::model::SCHEMA,

@@ -21,11 +21,10 @@ pub mod region;
 #[cfg(target_arch = "x86_64")]
 pub mod x86;
 
-use super::{Benchmark, Case, Context, UsageError};
+use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::peak::{Peak, PeakOverrides};
 use crate::hw::HostInfo;
 use crate::measure::{RunConfig, Runner, Sample, Scaling};
-use crate::options::Command;
 use crate::report::model::BenchResult;
 use crate::util::units::format_size;
 use bandwidth::{BwWork, Geometry};
@@ -392,13 +391,6 @@ impl Case for ChaseCase {
     }
 }
 
-fn mem_options(ctx: &Context) -> MemoryOptions {
-    match &ctx.opts.command {
-        Command::Memory(m) => m.clone(),
-        _ => MemoryOptions::default(),
-    }
-}
-
 /// The kernel for `op` under `--nt` at working set `size`, with a note when the wish
 /// for non-temporal stores could not be met.
 fn choose(op: Op, nt: Nt, size: u64, host: &HostInfo) -> (&'static Kernel, Option<String>) {
@@ -418,17 +410,10 @@ fn choose(op: Op, nt: Nt, size: u64, host: &HostInfo) -> (&'static Kernel, Optio
     (k, note)
 }
 
-impl Benchmark for MemoryBench {
-    fn id(&self) -> &'static str {
-        "memory"
-    }
+impl Plan for MemoryBench {
+    type Options = MemoryOptions;
 
-    fn about(&self) -> &'static str {
-        "memory bandwidth (read/write/copy/scale/add/triad, seq/rand blocks) and latency, L1 to DRAM"
-    }
-
-    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
-        let o = mem_options(ctx);
+    fn plan(&self, o: &MemoryOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let host = ctx.host;
         let kinds = o.kernels.clone().unwrap_or_else(Kind::all);
         let threads = o
@@ -460,13 +445,16 @@ impl Benchmark for MemoryBench {
         } + (2 << 20) * max_threads as u64 * max_arrays as u64;
         let avail = host.memory.available_bytes;
         if avail > 0 && need as f64 > avail as f64 * MEM_FRACTION {
-            return Err(UsageError(format!(
-                "--size: the working set needs {} but only {} is available ({} of MemAvailable {}); use a smaller --size",
-                format_size(need),
-                format_size((avail as f64 * MEM_FRACTION) as u64),
-                (MEM_FRACTION * 100.0).round(),
-                format_size(avail)
-            )));
+            return Err(UsageError::new(
+                "--size",
+                format!(
+                    "the working set needs {} but only {} is available ({} of MemAvailable {}); use a smaller --size",
+                    format_size(need),
+                    format_size((avail as f64 * MEM_FRACTION) as u64),
+                    (MEM_FRACTION * 100.0).round(),
+                    format_size(avail)
+                ),
+            ));
         }
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
         for kind in &kinds {
@@ -487,11 +475,14 @@ impl Benchmark for MemoryBench {
                                     let per = per_thread(size, t, ctx.opts.scaling);
                                     if !o.sweep {
                                         if let Err(e) = Geometry::new(per, op.arrays(), block) {
-                                            return Err(UsageError(format!(
-                                                "--block: {e} with --size {} and {t} thread{}; lower --block or raise --size",
-                                                format_size(size),
-                                                if t == 1 { "" } else { "s" }
-                                            )));
+                                            return Err(UsageError::new(
+                                                "--block",
+                                                format!(
+                                                    "{e} with --size {} and {t} thread{}; lower --block or raise --size",
+                                                    format_size(size),
+                                                    if t == 1 { "" } else { "s" }
+                                                ),
+                                            ));
                                         }
                                     }
                                     cases.push(Box::new(BwCase {
@@ -511,6 +502,16 @@ impl Benchmark for MemoryBench {
             }
         }
         Ok(cases)
+    }
+}
+
+impl Benchmark for MemoryBench {
+    fn id(&self) -> &'static str {
+        "memory"
+    }
+
+    fn about(&self) -> &'static str {
+        "memory bandwidth (read/write/copy/scale/add/triad, seq/rand blocks) and latency, L1 to DRAM"
     }
 
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
