@@ -120,13 +120,13 @@ pub struct MemoryArgs {
     #[arg(long, value_name = "LIST")]
     pub pattern: Option<String>,
     /// Contiguous access sizes, multiples of 8 B, e.g. 8B,1KiB,8KiB,1MiB,8MiB,80MiB [default: whole array for seq, 4KiB for rand]
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub block: Option<String>,
     /// Working set of a case, all arrays and threads together [default: 4x the last-level cache, rounded up to a power of two]
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub size: Option<String>,
     /// Thread counts [default: 1,2,4,… up to the core count]
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub threads: Option<String>,
     /// Walk the working set from 4 KiB to 4x the last-level cache (L1/L2/L3/DRAM marked)
     #[arg(long)]
@@ -169,16 +169,16 @@ pub struct DiskArgs {
     #[arg(long, value_name = "LIST")]
     pub pattern: Option<String>,
     /// Block sizes, e.g. 4KiB,1MiB [default: 1MiB for seq-*, 4KiB for rand-* and rw-mix]
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub block: Option<String>,
     /// I/Os in flight per job (queue depth) [default: 1,32]
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub depth: Option<String>,
     /// Parallel jobs, one file and one thread each [default: 1]
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub jobs: Option<String>,
     /// Size of each job's file [default: 1GiB]
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub file_size: Option<String>,
     /// I/O engine: auto (io_uring when the kernel allows it, else sync), sync, uring [default: auto]
     #[arg(long, value_name = "ENGINE")]

@@ -13,6 +13,9 @@ use std::time::Duration;
 pub const MAX_DEPTH: u32 = 4096;
 /// Most jobs accepted (one thread and one file each).
 pub const MAX_JOBS: u32 = 1024;
+/// Largest `--file-size` (256 TiB): with at most [`MAX_JOBS`] files, every offset and
+/// every jobs × size product stays far below 2^64.
+pub const MAX_FILE_SIZE: u64 = 1 << 48;
 /// Largest block: 1 GiB (io_uring and pread/pwrite move at most 2 GiB − 4 KiB per call).
 pub const MAX_BLOCK: u64 = 1 << 30;
 /// Block sizes must be multiples of this (the smallest logical block of any disk).
@@ -251,6 +254,16 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
     }
     if let Some(t) = &a.file_size {
         o.file_size = parse_size(t).map_err(|e| usage("--file-size", e))?;
+        if o.file_size > MAX_FILE_SIZE {
+            return Err(usage(
+                "--file-size",
+                format!(
+                    "{} is above the limit of {}; use e.g. 1GiB",
+                    format_size(o.file_size),
+                    format_size(MAX_FILE_SIZE)
+                ),
+            ));
+        }
     }
     for p in &o.patterns {
         for b in o.blocks_for(*p) {

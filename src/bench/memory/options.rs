@@ -13,6 +13,11 @@ use serde::{Serialize, Serializer};
 /// Smallest block: one `f64` element.
 pub const MIN_BLOCK: u64 = 8;
 
+/// Largest working set a case may map, all threads and arrays together (256 TiB, twice
+/// what x86-64 user space can address with 4-level page tables). Every size product is
+/// checked against it, so none can wrap around 2^64 and map less than the kernels touch.
+pub const MAX_SIZE: u64 = 1 << 48;
+
 /// What `--kernel` selects: a bandwidth operation or the latency chase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kind {
@@ -163,6 +168,12 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
         .map(|t| {
             parse_list(t, |s| {
                 let b = parse_size(s)?;
+                if b > MAX_SIZE {
+                    return Err(ParseError(format!(
+                        "'{s}' is above the limit of {}; use e.g. 8KiB or 1MiB",
+                        crate::util::units::format_size(MAX_SIZE)
+                    )));
+                }
                 if b % MIN_BLOCK != 0 {
                     return Err(ParseError(format!(
                         "'{s}' is not a multiple of 8 B (one f64 element); use e.g. 8B,1KiB,8KiB,1MiB,8MiB,80MiB"
@@ -185,6 +196,16 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
             return Err(usage(
                 "--size",
                 format!("{s} B is too small; use at least 4KiB (e.g. 256MiB for DRAM)"),
+            ));
+        }
+        if s > MAX_SIZE {
+            return Err(usage(
+                "--size",
+                format!(
+                    "{} is above the limit of {}; use e.g. 256MiB",
+                    crate::util::units::format_size(s),
+                    crate::util::units::format_size(MAX_SIZE)
+                ),
             ));
         }
         if a.sweep {
