@@ -146,6 +146,16 @@ enum Plan {
 /// Runs cases. Stateless; see the module documentation for the procedure.
 pub struct Runner;
 
+/// What the driving thread shares with the workers during the measurement.
+#[derive(Clone, Copy)]
+struct Gates<'a> {
+    iters: &'a AtomicU64,
+    start: &'a Barrier,
+    done: &'a Barrier,
+    slots: &'a [Mutex<Slot>],
+    panics: &'a Mutex<Vec<String>>,
+}
+
 struct Slot {
     start: Tick,
     end: Tick,
@@ -305,16 +315,14 @@ impl Runner {
                 // A panic here (in `on_sample`) happens while every worker waits at the
                 // start gate: release them before passing it on, or the scope never ends.
                 std::panic::catch_unwind(AssertUnwindSafe(|| {
-                    Self::measure(
-                        cfg,
-                        &plan,
-                        &iters,
-                        &start_gate,
-                        &done_gate,
-                        &slots,
-                        &panics,
-                        on_sample,
-                    )
+                    let gates = Gates {
+                        iters: &iters,
+                        start: &start_gate,
+                        done: &done_gate,
+                        slots: &slots,
+                        panics: &panics,
+                    };
+                    Self::measure(cfg, &plan, &gates, on_sample)
                 }))
             };
             // Release the workers for good.
@@ -327,14 +335,14 @@ impl Runner {
         })
     }
 
-    fn once(
-        k: u64,
-        iters: &AtomicU64,
-        start_gate: &Barrier,
-        done_gate: &Barrier,
-        slots: &[Mutex<Slot>],
-        panics: &Mutex<Vec<String>>,
-    ) -> Result<(f64, f64), RunError> {
+    fn once(k: u64, g: &Gates) -> Result<(f64, f64), RunError> {
+        let Gates {
+            iters,
+            start: start_gate,
+            done: done_gate,
+            slots,
+            panics,
+        } = *g;
         iters.store(k, Ordering::Release);
         start_gate.wait();
         done_gate.wait();
@@ -360,11 +368,7 @@ impl Runner {
     fn measure(
         cfg: &RunConfig,
         plan: &Plan,
-        iters_flag: &AtomicU64,
-        start_gate: &Barrier,
-        done_gate: &Barrier,
-        slots: &[Mutex<Slot>],
-        panics: &Mutex<Vec<String>>,
+        g: &Gates,
         on_sample: &(dyn Fn(usize, usize) + Sync),
     ) -> Result<Vec<Sample>, RunError> {
         let target = match plan {
@@ -375,7 +379,7 @@ impl Runner {
         // Calibration doubles as warm-up: grow k until one run reaches the target.
         let mut k: u64 = 1;
         loop {
-            let (_, secs) = Self::once(k, iters_flag, start_gate, done_gate, slots, panics)?;
+            let (_, secs) = Self::once(k, g)?;
             if secs >= target {
                 break;
             }
@@ -392,8 +396,7 @@ impl Runner {
             Plan::Repeat => {
                 let n = cfg.repeat as usize;
                 for i in 0..n {
-                    let (work, secs) =
-                        Self::once(k, iters_flag, start_gate, done_gate, slots, panics)?;
+                    let (work, secs) = Self::once(k, g)?;
                     out.push(Sample {
                         work,
                         secs,
@@ -414,8 +417,7 @@ impl Runner {
                 for i in 0..n {
                     let (mut work, mut secs, mut iters) = (0.0, 0.0, 0);
                     while secs < target {
-                        let (w, s) =
-                            Self::once(chunk, iters_flag, start_gate, done_gate, slots, panics)?;
+                        let (w, s) = Self::once(chunk, g)?;
                         work += w;
                         secs += s;
                         iters += chunk;

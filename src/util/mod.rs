@@ -1,3 +1,5 @@
-//! Small helpers shared by every layer: unit parsing and printing.
+//! Small helpers shared by every layer: unit parsing and printing, and the sanitiser
+//! for text from outside.
 
+pub mod sanitize;
 pub mod units;
