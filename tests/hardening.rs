@@ -389,3 +389,55 @@ mod server {
         served_within(srv.addr, Duration::from_secs(20));
     }
 }
+
+/// Item 4: a crafted results file with ESC, BEL, newlines, a bidi override and a 250 KB
+/// string: no control character reaches the terminal, Markdown or CSV, no forged line,
+/// and every field is capped.
+#[test]
+fn report_text_from_a_file_is_sanitised() {
+    let src = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/report_compare_a.json"
+    );
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
+    let evil = format!(
+        "x\x1b]0;pwned\x07\x1b[2J\nnote: forged line\r\u{202e}{}",
+        "A".repeat(250 * 1024)
+    );
+    v["host"]["hostname"] = evil.clone().into();
+    let r = &mut v["results"][0];
+    r["workload"] = evil.clone().into();
+    r["notes"] = serde_json::json!([evil.clone()]);
+    r["params"]["evil"] = evil.clone().into();
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("evil.json");
+    std::fs::write(&f, serde_json::to_vec(&v).unwrap()).unwrap();
+    for format in ["table", "markdown", "csv"] {
+        let out = pb()
+            .args(["report", f.to_str().unwrap(), "--format", format])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{format}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let s = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            !s.chars()
+                .any(|c| c.is_control() && c != '\n' || c == '\u{202e}'),
+            "{format}: control character in the output"
+        );
+        assert!(
+            s.contains("\\x1b]0;pwned\\x07"),
+            "{format}: escape not shown"
+        );
+        assert!(
+            !s.lines().any(|l| l.starts_with("note: forged")),
+            "{format}: forged line"
+        );
+        // Four copies of the string, each capped at 1000 characters (+ escapes).
+        assert!(s.len() < 100_000, "{format}: {} bytes", s.len());
+    }
+}

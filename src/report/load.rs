@@ -38,15 +38,7 @@ pub enum LoadError {
 }
 
 fn one_line(s: &str) -> String {
-    let s: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if s.chars().count() > 300 {
-        s.chars().take(300).collect::<String>() + "…"
-    } else {
-        s
-    }
+    crate::util::sanitize::line_max(s, 300)
 }
 
 /// Parses a report from bytes; `path` only names it in errors.
