@@ -18,20 +18,19 @@ fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
-/// Writes the report atomically (temporary file + rename), so a crash mid-write never
-/// leaves a truncated JSON.
+/// Writes the report with the one atomic write ([`crate::util::atomic`]): a crash or a
+/// signal mid-write never leaves a truncated JSON or a temporary file.
 fn save(report: &Report, path: &Path) -> anyhow::Result<()> {
-    let tmp = path.with_extension("json.tmp");
-    let mut f = std::fs::File::create(&tmp)
-        .with_context(|| format!("cannot write {} (choose another --output)", tmp.display()))?;
-    serde_json::to_writer_pretty(&mut f, report)?;
-    f.write_all(b"\n")?;
-    f.sync_all().ok();
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    crate::util::atomic::write_atomic(path, |w| {
+        serde_json::to_writer_pretty(&mut *w, report)?;
+        w.write_all(b"\n")
+    })
+    .with_context(|| format!("cannot write {} (choose another --output)", path.display()))
 }
 
-fn results_path(dir: &Path, host: &str, started: &str) -> PathBuf {
+/// Reserves `HOST-TIME.json` in `dir` with an exclusive create (`HOST-TIME-2.json`, …
+/// when another run took it in the same second).
+fn results_path(dir: &Path, host: &str, started: &str) -> anyhow::Result<PathBuf> {
     let safe_host: String = host
         .chars()
         .map(|c| {
@@ -42,7 +41,13 @@ fn results_path(dir: &Path, host: &str, started: &str) -> PathBuf {
             }
         })
         .collect();
-    dir.join(format!("{safe_host}-{}.json", started.replace(':', "-")))
+    let stem = format!("{safe_host}-{}", started.replace(':', "-"));
+    crate::util::atomic::create_unique(dir, &stem, "json").with_context(|| {
+        format!(
+            "cannot create a results file in {} (choose another --output)",
+            dir.display()
+        )
+    })
 }
 
 /// Runs one invocation; `Err` carrying a [`UsageError`] means exit code 2.
@@ -117,6 +122,9 @@ fn measure(
 ) -> anyhow::Result<ExitCode> {
     let opts = &options.common;
     let stdout = std::io::stdout();
+    // From here on, SIGINT/SIGTERM end the run between saves, never inside one (the
+    // disk benchmark's own handler, installed while planning, chains back to this one).
+    crate::util::atomic::catch_signals();
     let host = HostInfo::detect(true);
     let ctx = Context { host: &host, opts };
     let cases = plan(&ctx)?;
@@ -130,15 +138,31 @@ fn measure(
         config: serde_json::to_value(options)?,
         results: Vec::new(),
     };
+    // Fail before measuring anything if the HTML page cannot be written.
+    if let Some(h) = &opts.html {
+        crate::util::atomic::check_writable(h).map_err(|e| {
+            UsageError::new(
+                "--html",
+                format!(
+                    "cannot write {} ({e}); give a file in an existing, writable directory",
+                    h.display()
+                ),
+            )
+        })?;
+    }
     std::fs::create_dir_all(&opts.output).with_context(|| {
         format!(
             "cannot create the results directory {} (choose another --output)",
             opts.output.display()
         )
     })?;
-    let path = results_path(&opts.output, &host.hostname, &started);
     // Fail before measuring anything if the results cannot be written.
+    let path = results_path(&opts.output, &host.hostname, &started)?;
     save(&report, &path)?;
+    crate::util::atomic::on_interrupt_say(format!(
+        "; the results measured so far are in {}",
+        path.display()
+    ));
     let progress = Progress::new(cases.len(), opts.quiet);
     let tools = if opts.reference {
         crate::reference::detect()

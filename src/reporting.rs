@@ -68,24 +68,15 @@ pub fn load_report(path: &Path) -> anyhow::Result<Report> {
     load::load(path).map_err(|e| UsageError(e.to_string()).into())
 }
 
-/// Writes `render` into `path` through a temporary file, so a failed write never leaves
-/// a half page behind.
+/// Writes `render` into `path` with the one atomic write ([`crate::util::atomic`]), so
+/// a failed write never leaves a half page behind.
 fn write_file(
     path: &Path,
     flag: &str,
     render: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".tmp");
-    let tmp = PathBuf::from(name);
-    let mut f = std::fs::File::create(&tmp)
-        .with_context(|| format!("cannot write {} (choose another {flag})", path.display()))?;
-    render(&mut f).with_context(|| format!("cannot write {}", tmp.display()))?;
-    f.flush()?;
-    drop(f);
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("cannot write {} (choose another {flag})", path.display()))?;
-    Ok(())
+    crate::util::atomic::write_atomic(path, render)
+        .with_context(|| format!("cannot write {} (choose another {flag})", path.display()))
 }
 
 /// Writes the HTML report of `report` to `path`.

@@ -261,6 +261,16 @@ pub fn prepare(
                     format!("cannot read the free space of {}", d.display()),
                 )
             })?;
+            if total == 0 {
+                // /proc, /sys and the like report no blocks at all: not a disk.
+                return Err(UsageError::new(
+                    "--dir",
+                    format!(
+                        "{} is on a filesystem with no storage (0 B in total, e.g. /proc or /sys); give a directory on a disk",
+                        d.display()
+                    ),
+                ));
+            }
             if ro {
                 return Err(UsageError::new(
                     "--dir",

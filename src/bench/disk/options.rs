@@ -20,16 +20,16 @@ pub struct DiskArgs {
     #[arg(long, value_name = "LIST")]
     pub pattern: Option<String>,
     /// Block sizes, e.g. 4KiB,1MiB [default: 1MiB for seq-*, 4KiB for rand-* and rw-mix]
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub block: Option<String>,
     /// I/Os in flight per job (queue depth) [default: 1,32]
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub depth: Option<String>,
     /// Parallel jobs, one file and one thread each [default: 1]
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub jobs: Option<String>,
     /// Size of each job's file [default: 1GiB]
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub file_size: Option<String>,
     /// I/O engine: auto (io_uring when the kernel allows it, else sync), sync, uring [default: auto]
     #[arg(long, value_name = "ENGINE")]
@@ -58,6 +58,9 @@ pub struct DiskArgs {
 pub const MAX_DEPTH: u32 = 4096;
 /// Most jobs accepted (one thread and one file each).
 pub const MAX_JOBS: u32 = 1024;
+/// Largest `--file-size` (256 TiB): with at most [`MAX_JOBS`] files, every offset and
+/// every jobs × size product stays far below 2^64.
+pub const MAX_FILE_SIZE: u64 = 1 << 48;
 /// Largest block: 1 GiB (io_uring and pread/pwrite move at most 2 GiB − 4 KiB per call).
 pub const MAX_BLOCK: u64 = 1 << 30;
 /// Block sizes must be multiples of this (the smallest logical block of any disk).
@@ -308,6 +311,16 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
     }
     if let Some(t) = &a.file_size {
         o.file_size = parse_size(t).map_err(|e| UsageError::new("--file-size", e))?;
+        if o.file_size > MAX_FILE_SIZE {
+            return Err(UsageError::new(
+                "--file-size",
+                format!(
+                    "{} is above the limit of {}; use e.g. 1GiB",
+                    format_size(o.file_size),
+                    format_size(MAX_FILE_SIZE)
+                ),
+            ));
+        }
     }
     for p in &o.patterns {
         for b in o.blocks_for(*p) {

@@ -103,14 +103,18 @@ fn llc(host: &HostInfo) -> u64 {
 /// Default working set: 4× the LLC rounded up to a power of two, grown to fit the
 /// largest block in every array of every thread.
 pub fn default_size(host: &HostInfo, max_block: u64, max_arrays: usize, max_threads: usize) -> u64 {
-    let base = (4 * llc(host)).next_power_of_two();
-    let fit = max_block * max_arrays as u64 * max_threads as u64;
-    base.max(fit.div_ceil(1 << 20) << 20)
+    let base = llc(host).saturating_mul(4).next_power_of_two();
+    // Saturating: `plan` refuses anything above `MAX_SIZE`, so a huge product is refused
+    // there instead of wrapping here.
+    let fit = max_block
+        .saturating_mul(max_arrays as u64)
+        .saturating_mul(max_threads as u64);
+    base.max(fit.div_ceil(1 << 20).saturating_mul(1 << 20))
 }
 
 /// Working sets of `--sweep`: powers of two from 4 KiB to the first ≥ 4× LLC.
 pub fn sweep_sizes(host: &HostInfo) -> Vec<u64> {
-    let top = 4 * llc(host);
+    let top = llc(host).saturating_mul(4).min(options::MAX_SIZE);
     let mut v = vec![4096u64];
     while *v.last().unwrap() < top {
         v.push(v.last().unwrap() * 2);
@@ -201,7 +205,20 @@ fn per_thread(total: u64, threads: usize, scaling: Scaling) -> u64 {
 
 /// Bytes all threads together work on: `--size`, or `--size` per thread with `--weak`.
 fn total(size: u64, threads: usize, scaling: Scaling) -> u64 {
-    per_thread(size, threads, scaling) * threads as u64
+    per_thread(size, threads, scaling).saturating_mul(threads as u64)
+}
+
+/// Bytes a plan maps at most: the biggest working set (times the threads with `--weak`)
+/// plus 2 MiB of alignment per array and thread; `None` when that overflows 64 bits.
+fn mapped_bytes(biggest: u64, threads: usize, arrays: usize, scaling: Scaling) -> Option<u64> {
+    let sets = match scaling {
+        Scaling::Strong => biggest,
+        Scaling::Weak => biggest.checked_mul(threads as u64)?,
+    };
+    let pad = (2u64 << 20)
+        .checked_mul(threads as u64)?
+        .checked_mul(arrays as u64)?;
+    sets.checked_add(pad)
 }
 
 /// One bandwidth case.
@@ -439,10 +456,37 @@ impl Plan for MemoryBench {
         };
         // Refuse up front what would not fit in memory (an OOM kill measures nothing).
         let biggest = *sizes.iter().max().unwrap_or(&0);
-        let need = match ctx.opts.scaling {
-            Scaling::Strong => biggest,
-            Scaling::Weak => biggest * max_threads as u64,
-        } + (2 << 20) * max_threads as u64 * max_arrays as u64;
+        let need = mapped_bytes(biggest, max_threads, max_arrays, ctx.opts.scaling)
+            .filter(|&n| n <= options::MAX_SIZE)
+            .ok_or_else(|| {
+                // Without --size the default grew to fit --block, so name that flag.
+                let flag = if o.size.is_none() && o.blocks.is_some() { "--block" } else { "--size" };
+                UsageError::new(flag, format!(
+                    "a working set of {} with {max_threads} thread{}{} needs more than the limit of {} (all threads and arrays together); use a smaller {flag}{}",
+                    format_size(biggest),
+                    if max_threads == 1 { "" } else { "s" },
+                    if ctx.opts.scaling == Scaling::Weak { " (--weak: per thread)" } else { "" },
+                    format_size(options::MAX_SIZE),
+                    if max_threads == 1 { "" } else { " or fewer --threads" }
+                ))
+            })?;
+        if kinds.contains(&Kind::Chase) {
+            let per = sizes
+                .iter()
+                .flat_map(|&s| threads.iter().map(move |&t| (s, t)))
+                .map(|(s, t)| per_thread(s, t, ctx.opts.scaling))
+                .max()
+                .unwrap_or(0);
+            if per > chase::MAX_BYTES {
+                return Err(UsageError::new("--size", format!(
+                    "the chase kernel links at most {} per thread ({} nodes of {} B) but this run gives a thread {}; use a smaller --size or more --threads",
+                    format_size(chase::MAX_BYTES),
+                    u32::MAX,
+                    chase::NODE,
+                    format_size(per)
+                )));
+            }
+        }
         let avail = host.memory.available_bytes;
         if avail > 0 && need as f64 > avail as f64 * MEM_FRACTION {
             return Err(UsageError::new(

@@ -20,13 +20,13 @@ pub struct MemoryArgs {
     #[arg(long, value_name = "LIST")]
     pub pattern: Option<String>,
     /// Contiguous access sizes, multiples of 8 B, e.g. 8B,1KiB,8KiB,1MiB,8MiB,80MiB [default: whole array for seq, 4KiB for rand]
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub block: Option<String>,
     /// Working set of a case, all arrays and threads together [default: 4x the last-level cache, rounded up to a power of two]
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub size: Option<String>,
     /// Thread counts [default: 1,2,4,… up to the core count]
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub threads: Option<String>,
     /// Walk the working set from 4 KiB to 4x the last-level cache (L1/L2/L3/DRAM marked)
     #[arg(long)]
@@ -41,6 +41,11 @@ pub struct MemoryArgs {
 
 /// Smallest block: one `f64` element.
 pub const MIN_BLOCK: u64 = 8;
+
+/// Largest working set a case may map, all threads and arrays together (256 TiB, twice
+/// what x86-64 user space can address with 4-level page tables). Every size product is
+/// checked against it, so none can wrap around 2^64 and map less than the kernels touch.
+pub const MAX_SIZE: u64 = 1 << 48;
 
 /// What `--kernel` selects: a bandwidth operation or the latency chase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -188,6 +193,12 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
         .map(|t| {
             parse_list(t, |s| {
                 let b = parse_size(s)?;
+                if b > MAX_SIZE {
+                    return Err(ParseError(format!(
+                        "'{s}' is above the limit of {}; use e.g. 8KiB or 1MiB",
+                        crate::util::units::format_size(MAX_SIZE)
+                    )));
+                }
                 if b % MIN_BLOCK != 0 {
                     return Err(ParseError(format!(
                         "'{s}' is not a multiple of 8 B (one f64 element); use e.g. 8B,1KiB,8KiB,1MiB,8MiB,80MiB"
@@ -210,6 +221,16 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
             return Err(UsageError::new(
                 "--size",
                 format!("{s} B is too small; use at least 4KiB (e.g. 256MiB for DRAM)"),
+            ));
+        }
+        if s > MAX_SIZE {
+            return Err(UsageError::new(
+                "--size",
+                format!(
+                    "{} is above the limit of {}; use e.g. 256MiB",
+                    crate::util::units::format_size(s),
+                    crate::util::units::format_size(MAX_SIZE)
+                ),
             ));
         }
         if a.sweep {
