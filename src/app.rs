@@ -1,12 +1,14 @@
 //! The application: plan → run each case → write the results file after every case →
 //! print the requested format. `main.rs` maps errors to exit codes.
 
-use crate::bench::{self, Case, Context, UsageError};
+use crate::bench::common::CommonOptions;
+use crate::bench::{self, Case, Context, Plan};
 use crate::cli::Cli;
 use crate::hw::HostInfo;
 use crate::options::{Command, Options};
 use crate::report::model::{Report, Status, SCHEMA};
 use crate::report::progress::Progress;
+use crate::util::usage::UsageError;
 use anyhow::Context as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,20 +18,19 @@ fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
-/// Writes the report atomically (temporary file + rename), so a crash mid-write never
-/// leaves a truncated JSON.
+/// Writes the report with the one atomic write ([`crate::util::atomic`]): a crash or a
+/// signal mid-write never leaves a truncated JSON or a temporary file.
 fn save(report: &Report, path: &Path) -> anyhow::Result<()> {
-    let tmp = path.with_extension("json.tmp");
-    let mut f = std::fs::File::create(&tmp)
-        .with_context(|| format!("cannot write {} (choose another --output)", tmp.display()))?;
-    serde_json::to_writer_pretty(&mut f, report)?;
-    f.write_all(b"\n")?;
-    f.sync_all().ok();
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    crate::util::atomic::write_atomic(path, |w| {
+        serde_json::to_writer_pretty(&mut *w, report)?;
+        w.write_all(b"\n")
+    })
+    .with_context(|| format!("cannot write {} (choose another --output)", path.display()))
 }
 
-fn results_path(dir: &Path, host: &str, started: &str) -> PathBuf {
+/// Reserves `HOST-TIME.json` in `dir` with an exclusive create (`HOST-TIME-2.json`, …
+/// when another run took it in the same second).
+fn results_path(dir: &Path, host: &str, started: &str) -> anyhow::Result<PathBuf> {
     let safe_host: String = host
         .chars()
         .map(|c| {
@@ -40,61 +41,93 @@ fn results_path(dir: &Path, host: &str, started: &str) -> PathBuf {
             }
         })
         .collect();
-    dir.join(format!("{safe_host}-{}.json", started.replace(':', "-")))
+    let stem = format!("{safe_host}-{}", started.replace(':', "-"));
+    crate::util::atomic::create_unique(dir, &stem, "json").with_context(|| {
+        format!(
+            "cannot create a results file in {} (choose another --output)",
+            dir.display()
+        )
+    })
 }
 
 /// Runs one invocation; `Err` carrying a [`UsageError`] means exit code 2.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let mut opts = Options::from_cli(cli)?;
+    dispatch(Options::from_cli(cli)?)
+}
+
+/// The one dispatch over the commands: those that measure nothing run here; a
+/// measuring command hands its resource's `plan` to [`measure`].
+fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
-    if let Command::Sysinfo = opts.command {
-        crate::sysinfo::run(&opts, &mut stdout.lock())?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    // Commands that measure nothing (serve, report, compare, reference, gpu --list).
+    let common = &opts.common;
     match &opts.command {
+        Command::Sysinfo => {
+            crate::sysinfo::run(common, &mut stdout.lock())?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Gpu(g) if g.list => {
             let det = crate::hw::gpu::detect();
             let mut out = stdout.lock();
-            if opts.format == crate::report::Format::Json {
+            if common.format == crate::report::Format::Json {
                 serde_json::to_writer_pretty(&mut out, &det)?;
                 writeln!(out)?;
             } else {
                 crate::sysinfo::print_gpus(&det, &mut out)?;
             }
-            return Ok(ExitCode::SUCCESS);
+            Ok(ExitCode::SUCCESS)
         }
-        Command::Serve(s) => return crate::bench::net::server::run_cli(s),
+        Command::Serve(s) => crate::bench::net::server::run_cli(s),
         Command::Report(r) => {
-            crate::reporting::run_report(&opts, r, &mut stdout.lock())?;
-            return Ok(ExitCode::SUCCESS);
+            crate::reporting::run_report(common, r, &mut stdout.lock())?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Compare { files } => {
-            crate::reporting::run_compare(&opts, files, &mut stdout.lock())?;
-            return Ok(ExitCode::SUCCESS);
+            crate::reporting::run_compare(common, files, &mut stdout.lock())?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Reference(r) if !r.run => {
-            crate::reporting::run_reference(&opts, &mut stdout.lock())?;
-            return Ok(ExitCode::SUCCESS);
+            crate::reporting::run_reference(common, &mut stdout.lock())?;
+            Ok(ExitCode::SUCCESS)
         }
         // `reference --run` is a CPU run with the reference tools beside it.
-        Command::Reference(r) => opts = crate::reporting::reference_run(opts.clone(), r),
-        _ => {}
+        Command::Reference(r) => dispatch(Options {
+            common: CommonOptions {
+                reference: true,
+                ..common.clone()
+            },
+            command: Command::Cpu(crate::reporting::reference_cpu(r)),
+        }),
+        Command::Quick => measure(&opts, |ctx| {
+            Ok(bench::BENCHMARKS
+                .iter()
+                .flat_map(|b| b.quick(ctx))
+                .collect())
+        }),
+        Command::Cpu(o) => measure(&opts, |ctx| bench::cpu::CpuBench.plan(o, ctx)),
+        Command::Memory(o) => measure(&opts, |ctx| bench::memory::MemoryBench.plan(o, ctx)),
+        Command::Disk(o) => measure(&opts, |ctx| bench::disk::DiskBench.plan(o, ctx)),
+        Command::Net(o) => measure(&opts, |ctx| bench::net::NetBench.plan(o, ctx)),
+        Command::Gpu(o) => measure(&opts, |ctx| bench::gpu::GpuBench.plan(o, ctx)),
+        Command::Null { threads } => {
+            measure(&opts, |ctx| bench::null::NullBench.plan(threads, ctx))
+        }
     }
+}
+
+/// A measuring run: detect the host, plan the cases, run each one, write the results
+/// file after every case, then the requested views.
+fn measure(
+    options: &Options,
+    plan: impl FnOnce(&Context) -> Result<Vec<Box<dyn Case>>, UsageError>,
+) -> anyhow::Result<ExitCode> {
+    let opts = &options.common;
+    let stdout = std::io::stdout();
+    // From here on, SIGINT/SIGTERM end the run between saves, never inside one (the
+    // disk benchmark's own handler, installed while planning, chains back to this one).
+    crate::util::atomic::catch_signals();
     let host = HostInfo::detect(true);
-    let ctx = Context {
-        host: &host,
-        opts: &opts,
-    };
-    let cases: Vec<Box<dyn Case>> = match opts.command.resource() {
-        None => bench::BENCHMARKS
-            .iter()
-            .flat_map(|b| b.quick(&ctx))
-            .collect(),
-        Some(id) => bench::find(id)
-            .with_context(|| format!("no benchmark registered for '{id}'"))?
-            .plan(&ctx)?,
-    };
+    let ctx = Context { host: &host, opts };
+    let cases = plan(&ctx)?;
     let started = now_rfc3339();
     let mut report = Report {
         schema: SCHEMA.into(),
@@ -102,18 +135,34 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         started_at: started.clone(),
         finished_at: None,
         host: host.clone(),
-        config: serde_json::to_value(&opts)?,
+        config: serde_json::to_value(options)?,
         results: Vec::new(),
     };
+    // Fail before measuring anything if the HTML page cannot be written.
+    if let Some(h) = &opts.html {
+        crate::util::atomic::check_writable(h).map_err(|e| {
+            UsageError::new(
+                "--html",
+                format!(
+                    "cannot write {} ({e}); give a file in an existing, writable directory",
+                    h.display()
+                ),
+            )
+        })?;
+    }
     std::fs::create_dir_all(&opts.output).with_context(|| {
         format!(
             "cannot create the results directory {} (choose another --output)",
             opts.output.display()
         )
     })?;
-    let path = results_path(&opts.output, &host.hostname, &started);
     // Fail before measuring anything if the results cannot be written.
+    let path = results_path(&opts.output, &host.hostname, &started)?;
     save(&report, &path)?;
+    crate::util::atomic::on_interrupt_say(format!(
+        "; the results measured so far are in {}",
+        path.display()
+    ));
     let progress = Progress::new(cases.len(), opts.quiet);
     let tools = if opts.reference {
         crate::reference::detect()
@@ -149,7 +198,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let html = opts
         .html
         .clone()
-        .or_else(|| matches!(opts.command, Command::Quick).then(|| path.with_extension("html")));
+        .or_else(|| matches!(options.command, Command::Quick).then(|| path.with_extension("html")));
     if let Some(h) = &html {
         crate::reporting::write_html(&report, h)?;
     }

@@ -1,72 +1,15 @@
-//! Validated options: the only place that reads the raw command line. Each bad value
-//! becomes one [`UsageError`] line naming the flag and the accepted form; nothing runs.
+//! Validated options: the only place that reads the raw command line. It assembles what
+//! each part validates itself — the common options (`bench::common::parse`), each
+//! resource's flags (`bench::<resource>::options::parse`), the commands that measure
+//! nothing (`reporting`) — into one [`Options`]. Each bad value becomes one
+//! [`UsageError`] line naming the flag and the accepted form; nothing runs.
 
-use crate::bench::cpu::kernels::{Isa, Precision};
-use crate::bench::UsageError;
-use crate::cli::{Cli, Cmd, CpuArgs};
-use crate::hw::peak::{parse_override, PeakOverrides};
-use crate::measure::Scaling;
-use crate::report::Format;
+use crate::bench::common::{parse_threads, CommonOptions};
+use crate::cli::{Cli, Cmd};
 use crate::reporting::{ReferenceOptions, ReportOptions};
-use crate::util::units::{parse_duration, parse_list};
-use serde::{Serialize, Serializer};
+use crate::util::usage::UsageError;
+use serde::Serialize;
 use std::path::PathBuf;
-use std::time::Duration;
-
-/// Most threads accepted per case: far beyond any oversubscription worth measuring.
-pub const MAX_THREADS: usize = 4096;
-
-/// Serialises a duration as seconds (`f64`), for `*_s` option fields in the report.
-pub fn secs<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
-}
-/// Serialises an optional duration as seconds or `null`.
-pub fn secs_opt<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
-    match d {
-        Some(d) => s.serialize_some(&d.as_secs_f64()),
-        None => s.serialize_none(),
-    }
-}
-
-impl Serialize for Precision {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-}
-impl Serialize for Isa {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-}
-
-/// `peakbench cpu` options.
-#[derive(Debug, Clone, Serialize)]
-pub struct CpuOptions {
-    /// `--precision`; `None` = all.
-    pub precisions: Option<Vec<Precision>>,
-    /// `--isa`; `None` = all the CPU has.
-    pub isas: Option<Vec<Isa>>,
-    /// `--threads`; `None` = 1, 2, 4, … cores.
-    pub threads: Option<Vec<usize>>,
-    /// `--sustain`: total duration of a sustained run.
-    #[serde(serialize_with = "secs_opt", rename = "sustain_s")]
-    pub sustain: Option<Duration>,
-    /// `--interval`: sample length in sustained mode.
-    #[serde(serialize_with = "secs", rename = "interval_s")]
-    pub interval: Duration,
-}
-
-impl Default for CpuOptions {
-    fn default() -> Self {
-        CpuOptions {
-            precisions: None,
-            isas: None,
-            threads: None,
-            sustain: None,
-            interval: Duration::from_secs(1),
-        }
-    }
-}
 
 /// What to run.
 #[derive(Debug, Clone, Serialize)]
@@ -77,7 +20,7 @@ pub enum Command {
     /// `peakbench sysinfo`.
     Sysinfo,
     /// `peakbench cpu`.
-    Cpu(CpuOptions),
+    Cpu(crate::bench::cpu::options::CpuOptions),
     /// `peakbench memory`.
     Memory(crate::bench::memory::options::MemoryOptions),
     /// `peakbench disk`.
@@ -104,190 +47,27 @@ pub enum Command {
     },
 }
 
-impl Command {
-    /// The resource (`Benchmark::id`) a measuring subcommand runs; `None` for the quick
-    /// suite and for commands that measure nothing.
-    pub fn resource(&self) -> Option<&'static str> {
-        match self {
-            Command::Cpu(_) => Some("cpu"),
-            Command::Memory(_) => Some("memory"),
-            Command::Disk(_) => Some("disk"),
-            Command::Net(_) => Some("net"),
-            Command::Gpu(_) => Some("gpu"),
-            Command::Null { .. } => Some("null"),
-            Command::Quick
-            | Command::Sysinfo
-            | Command::Serve(_)
-            | Command::Report(_)
-            | Command::Compare { .. }
-            | Command::Reference(_) => None,
-        }
-    }
-}
-
 /// All validated options of one invocation.
 #[derive(Debug, Clone, Serialize)]
 pub struct Options {
-    /// `--repeat`.
-    pub repeat: u32,
-    /// `--min-time`.
-    #[serde(serialize_with = "secs", rename = "min_time_s")]
-    pub min_time: Duration,
-    /// `--format`.
-    pub format: Format,
-    /// `--output`.
-    pub output: PathBuf,
-    /// `--quiet`.
-    pub quiet: bool,
-    /// `--weak` (weak) or default (strong).
-    pub scaling: Scaling,
-    /// `--peak`.
-    pub peaks: PeakOverrides,
-    /// `--html`: where to write the HTML report.
-    pub html: Option<PathBuf>,
-    /// `--reference`: run matching reference tools after each case.
-    pub reference: bool,
+    /// The options common to every command (flattened: the report's `config` keeps
+    /// them at the top level).
+    #[serde(flatten)]
+    pub common: CommonOptions,
     /// The subcommand and its options.
     pub command: Command,
-}
-
-fn usage(flag: &str, msg: impl std::fmt::Display) -> UsageError {
-    UsageError(format!("{flag}: {msg}"))
-}
-
-/// Parses a thread list: whole numbers from 1 to [`MAX_THREADS`].
-pub fn parse_threads(text: &str) -> Result<Vec<usize>, UsageError> {
-    parse_list(text, |s| {
-        let n: usize = s.parse().map_err(|_| {
-            crate::util::units::ParseError(format!(
-                "'{s}' is not a thread count; use whole numbers like 1,2,4,8"
-            ))
-        })?;
-        if n == 0 || n > MAX_THREADS {
-            return Err(crate::util::units::ParseError(format!(
-                "'{s}' is out of range; thread counts go from 1 to {MAX_THREADS}"
-            )));
-        }
-        Ok(n)
-    })
-    .map_err(|e| usage("--threads", e))
-}
-
-fn parse_cpu(a: &CpuArgs) -> Result<CpuOptions, UsageError> {
-    let precisions = a
-        .precision
-        .as_deref()
-        .map(|t| {
-            parse_list(t, |s| {
-                Precision::parse(s).ok_or_else(|| {
-                    crate::util::units::ParseError(format!(
-                        "unknown precision '{s}'; accepted: int8,int16,int32,int64,fp16,bf16,fp32,fp64 (or qp,hp,sp,dp)"
-                    ))
-                })
-            })
-        })
-        .transpose()
-        .map_err(|e| usage("--precision", e))?;
-    let isas = a
-        .isa
-        .as_deref()
-        .map(|t| {
-            parse_list(t, |s| {
-                Isa::parse(s).ok_or_else(|| {
-                    let names: Vec<&str> = Isa::ALL.iter().map(|i| i.name()).collect();
-                    crate::util::units::ParseError(format!(
-                        "unknown instruction set '{s}'; accepted: {}",
-                        names.join(",")
-                    ))
-                })
-            })
-        })
-        .transpose()
-        .map_err(|e| usage("--isa", e))?;
-    let threads = a.threads.as_deref().map(parse_threads).transpose()?;
-    let sustain = a
-        .sustain
-        .as_deref()
-        .map(parse_duration)
-        .transpose()
-        .map_err(|e| usage("--sustain", e))?;
-    let interval = a
-        .interval
-        .as_deref()
-        .map(parse_duration)
-        .transpose()
-        .map_err(|e| usage("--interval", e))?
-        .unwrap_or(Duration::from_secs(1));
-    if a.interval.is_some() && sustain.is_none() {
-        return Err(usage("--interval", "only applies with --sustain DUR"));
-    }
-    if let Some(s) = sustain {
-        if interval > s {
-            return Err(usage(
-                "--interval",
-                format!(
-                    "{:?} is longer than --sustain {:?}; use an interval shorter than the run",
-                    interval, s
-                ),
-            ));
-        }
-    }
-    Ok(CpuOptions {
-        precisions,
-        isas,
-        threads,
-        sustain,
-        interval,
-    })
 }
 
 impl Options {
     /// Validates the parsed command line.
     pub fn from_cli(cli: Cli) -> Result<Options, UsageError> {
         let c = &cli.common;
-        let repeat = match &c.repeat {
-            None => 3,
-            Some(t) => match t.trim().parse::<u32>() {
-                Ok(n) if (1..=10_000).contains(&n) => n,
-                _ => {
-                    return Err(usage(
-                        "--repeat",
-                        format!("'{t}' is not a run count; use a whole number from 1 to 10000"),
-                    ))
-                }
-            },
-        };
         let quick = cli.command.is_none();
-        let min_time = match &c.min_time {
-            None if quick => Duration::from_millis(200),
-            None => Duration::from_millis(500),
-            Some(t) => parse_duration(t).map_err(|e| usage("--min-time", e))?,
-        };
-        let format = match &c.format {
-            None => Format::Table,
-            Some(t) => Format::parse(t.trim()).ok_or_else(|| {
-                usage(
-                    "--format",
-                    format!("unknown format '{t}'; accepted: table,json,csv,markdown"),
-                )
-            })?,
-        };
-        let output = match &c.output {
-            None => PathBuf::from("results"),
-            Some(t) if t.trim().is_empty() => {
-                return Err(usage("--output", "empty path; give a directory"))
-            }
-            Some(t) => PathBuf::from(t),
-        };
-        let mut peaks = PeakOverrides::default();
-        for p in &c.peak {
-            let (k, v) = parse_override(p).map_err(|e| usage("--peak", e))?;
-            peaks.0.insert(k, v);
-        }
+        let mut common = crate::bench::common::parse(c, quick)?;
         let command = match &cli.command {
             None => Command::Quick,
             Some(Cmd::Sysinfo) => Command::Sysinfo,
-            Some(Cmd::Cpu(a)) => Command::Cpu(parse_cpu(a)?),
+            Some(Cmd::Cpu(a)) => Command::Cpu(crate::bench::cpu::options::parse(a)?),
             Some(Cmd::Memory(a)) => Command::Memory(crate::bench::memory::options::parse(a)?),
             Some(Cmd::Disk(a)) => Command::Disk(crate::bench::disk::options::parse(a)?),
             Some(Cmd::Net(a)) => Command::Net(crate::bench::net::options::parse_net(a)?),
@@ -309,45 +89,32 @@ impl Options {
                     .unwrap_or_else(|| vec![1]),
             },
         };
-        let html = match c.html.as_deref() {
+        common.html = match c.html.as_deref() {
             None => None,
             Some(t) if t.trim().is_empty() => {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--html",
                     "empty path; give a file name like report.html",
                 ))
             }
             Some(_) if matches!(command, Command::Sysinfo | Command::Reference(_)) => {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--html",
                     "only applies to measuring runs, report and compare",
                 ))
             }
             Some(t) => Some(PathBuf::from(t)),
         };
-        Ok(Options {
-            html,
-            reference: c.reference,
-            repeat,
-            min_time,
-            format,
-            output,
-            quiet: c.quiet,
-            scaling: if c.weak {
-                Scaling::Weak
-            } else {
-                Scaling::Strong
-            },
-            peaks,
-            command,
-        })
+        Ok(Options { common, command })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::cpu::kernels::{Isa, Precision};
     use clap::Parser;
+    use std::time::Duration;
 
     fn opts(args: &[&str]) -> Result<Options, UsageError> {
         let mut v = vec!["peakbench"];
@@ -358,11 +125,11 @@ mod tests {
     #[test]
     fn defaults() {
         let o = opts(&[]).unwrap();
-        assert_eq!(o.repeat, 3);
-        assert_eq!(o.min_time, Duration::from_millis(200));
+        assert_eq!(o.common.repeat, 3);
+        assert_eq!(o.common.min_time, Duration::from_millis(200));
         assert!(matches!(o.command, Command::Quick));
         let o = opts(&["cpu"]).unwrap();
-        assert_eq!(o.min_time, Duration::from_millis(500));
+        assert_eq!(o.common.min_time, Duration::from_millis(500));
     }
 
     #[test]

@@ -5,12 +5,13 @@
 //! A results file that cannot be read, is not JSON or has another schema is bad input:
 //! one line naming the file, exit code 2.
 
-use crate::bench::UsageError;
-use crate::cli::{CommonArgs, ReportArgs};
-use crate::options::Options;
+use crate::bench::common::{CommonArgs, CommonOptions};
+use crate::bench::cpu::options::CpuOptions;
+use crate::cli::ReportArgs;
 use crate::report::compare;
 use crate::report::model::Report;
 use crate::report::{self, html, load, Format};
+use crate::util::usage::UsageError;
 use anyhow::Context as _;
 use serde::Serialize;
 use std::io::Write;
@@ -43,7 +44,7 @@ fn path_flag(flag: &str, v: &Option<String>) -> Result<Option<PathBuf>, UsageErr
     match v.as_deref() {
         None => Ok(None),
         Some(t) if t.trim().is_empty() => {
-            Err(UsageError(format!("{flag}: empty path; give a file name")))
+            Err(UsageError::new(flag, "empty path; give a file name"))
         }
         Some(t) => Ok(Some(PathBuf::from(t))),
     }
@@ -67,24 +68,15 @@ pub fn load_report(path: &Path) -> anyhow::Result<Report> {
     load::load(path).map_err(|e| UsageError(e.to_string()).into())
 }
 
-/// Writes `render` into `path` through a temporary file, so a failed write never leaves
-/// a half page behind.
+/// Writes `render` into `path` with the one atomic write ([`crate::util::atomic`]), so
+/// a failed write never leaves a half page behind.
 fn write_file(
     path: &Path,
     flag: &str,
     render: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".tmp");
-    let tmp = PathBuf::from(name);
-    let mut f = std::fs::File::create(&tmp)
-        .with_context(|| format!("cannot write {} (choose another {flag})", path.display()))?;
-    render(&mut f).with_context(|| format!("cannot write {}", tmp.display()))?;
-    f.flush()?;
-    drop(f);
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("cannot write {} (choose another {flag})", path.display()))?;
-    Ok(())
+    crate::util::atomic::write_atomic(path, render)
+        .with_context(|| format!("cannot write {} (choose another {flag})", path.display()))
 }
 
 /// Writes the HTML report of `report` to `path`.
@@ -93,7 +85,11 @@ pub fn write_html(report: &Report, path: &Path) -> anyhow::Result<()> {
 }
 
 /// `peakbench report FILE.json [--html OUT] [--csv OUT] [--markdown OUT]`.
-pub fn run_report(opts: &Options, r: &ReportOptions, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run_report(
+    opts: &CommonOptions,
+    r: &ReportOptions,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let rep = load_report(&r.file)?;
     let mut wrote = Vec::new();
     if let Some(p) = &opts.html {
@@ -123,7 +119,11 @@ pub fn run_report(opts: &Options, r: &ReportOptions, out: &mut dyn Write) -> any
 }
 
 /// `peakbench compare A.json B.json [...]`.
-pub fn run_compare(opts: &Options, files: &[PathBuf], out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run_compare(
+    opts: &CommonOptions,
+    files: &[PathBuf],
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let mut reports = Vec::new();
     for f in files {
         reports.push(load_report(f)?);
@@ -166,7 +166,7 @@ fn labels(files: &[PathBuf]) -> Vec<String> {
 }
 
 /// `peakbench reference`: the tool table in `--format`.
-pub fn run_reference(opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run_reference(opts: &CommonOptions, out: &mut dyn Write) -> anyhow::Result<()> {
     let found = crate::reference::detect();
     let cell = |d: &crate::reference::Detected| -> [String; 6] {
         [
@@ -238,10 +238,10 @@ pub fn run_reference(opts: &Options, out: &mut dyn Write) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// `peakbench reference --run`: a CPU run of the fp64 and fp32 FMA kernels of the widest
-/// vector ISA here, at 1 and all cores (or `--threads`), with the reference tools run
-/// after each case.
-pub fn reference_run(mut opts: Options, r: &ReferenceOptions) -> Options {
+/// `peakbench reference --run`: the options of a CPU run of the fp64 and fp32 FMA
+/// kernels of the widest vector ISA here, at 1 and all cores (or `--threads`); `app`
+/// runs it with the reference tools run after each case.
+pub fn reference_cpu(r: &ReferenceOptions) -> CpuOptions {
     use crate::bench::cpu::kernels::{Isa, Precision};
     let cpu = crate::hw::cpu::CpuInfo::detect();
     let isa = if cpu.has("avx512f") {
@@ -259,14 +259,12 @@ pub fn reference_run(mut opts: Options, r: &ReferenceOptions) -> Options {
         }
         t
     });
-    opts.command = crate::options::Command::Cpu(crate::options::CpuOptions {
+    CpuOptions {
         precisions: Some(vec![Precision::Fp64, Precision::Fp32]),
         isas: Some(vec![isa]),
         threads: Some(threads),
         ..Default::default()
-    });
-    opts.reference = true;
-    opts
+    }
 }
 
 #[cfg(test)]

@@ -1,12 +1,12 @@
 //! `peakbench sysinfo`: the detected host, measured clocks, and the theoretical peak of
 //! every CPU kernel this machine can run (one core and all cores), with provenance.
 
+use crate::bench::common::CommonOptions;
 use crate::bench::cpu::{kernels, peak_for, unavailable};
 use crate::hw::clock::measure_warm;
 use crate::hw::peak::Peak;
 use crate::hw::uarch::Width;
 use crate::hw::HostInfo;
-use crate::options::Options;
 use crate::report::Format;
 use crate::util::units::{format_si, format_size};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
@@ -48,7 +48,7 @@ pub struct SysInfo {
 /// benchmark case measures it: with the kernel's own clock chain (its instruction
 /// interleaved with the add chain), pinned, on one core and on all cores
 /// (≈ 40 ms per kernel); kernels without one use the host's chains (`ClockInfo`).
-pub fn cpu_peaks(host: &HostInfo, opts: &Options) -> Vec<PeakRow> {
+pub fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
     let order = &host.cpu.pin_order;
     let all = host.cpu.cores.max(1);
     let one_cpu: Vec<usize> = order.iter().take(1).copied().collect();
@@ -88,7 +88,7 @@ pub fn cpu_peaks(host: &HostInfo, opts: &Options) -> Vec<PeakRow> {
 const KERNEL_WARMUP_SECS: f64 = 0.02;
 
 /// Prints sysinfo in the requested format.
-pub fn run(opts: &Options, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn run(opts: &CommonOptions, out: &mut dyn Write) -> std::io::Result<()> {
     let host = HostInfo::detect(true);
     let info = SysInfo {
         schema: crate::report::model::SCHEMA,

@@ -3,24 +3,32 @@
 //!
 //! # How to add a resource
 //!
-//! 1. Create `bench/<resource>/mod.rs` with a unit struct implementing [`Benchmark`]:
+//! 1. Create `bench/<resource>/options.rs`: the clap flags (`<Resource>Args`, derived
+//!    `clap::Args`), the validated `<Resource>Options` (serialised into the report's
+//!    `config`) and `parse(&Args) -> Result<Options, UsageError>`. Options shared by
+//!    every command come from [`common`]; nothing here imports `cli`, `options` or `app`.
+//! 2. Create `bench/<resource>/mod.rs` with a unit struct implementing [`Benchmark`]:
 //!    - `id` (required): the resource name used in results and on the command line.
 //!    - `about` (required): one line for listings.
+//!    - `quick` (required): the cases of the quick suite (`peakbench` with no
+//!      subcommand). Keep the resource's share of the suite's time budget.
+//!
+//!    and [`Plan`], with `type Options = <Resource>Options`:
 //!    - `plan` (required): called once before anything runs, with the validated
 //!      options; returns the cases to run, or a [`UsageError`] naming the flag when the
 //!      request cannot be satisfied on this host (e.g. `--isa amx` on a CPU without
 //!      AMX). Nothing has run yet, so refusing here has no side effects.
-//!    - `quick` (required): the cases of the quick suite (`peakbench` with no
-//!      subcommand). Keep the resource's share of the suite's time budget.
-//! 2. Each case implements [`Case`]: `label` for progress, `run` returns a complete
+//! 3. Each case implements [`Case`]: `label` for progress, `run` returns a complete
 //!    [`BenchResult`] (samples, summary, peak, status). Use `measure::Runner` for
 //!    iteration-calibrated work; never print from a case.
-//! 3. Add one line to [`BENCHMARKS`], a subcommand in `cli.rs`, a `Command` variant
-//!    and its validation in `options.rs` (with its arm in `Command::resource`).
+//! 4. At the top: one line in [`BENCHMARKS`], a `Cmd` variant holding the `Args` in
+//!    `cli.rs`, a `Command` variant and its `parse` call in `options.rs`, and one arm in
+//!    `app.rs`'s dispatch calling `plan`.
 //!
 //! Cases that cannot run on this host return a `skipped` result with the reason; cases
 //! that fail return `failed`. Neither stops the run.
 
+pub mod common;
 pub mod cpu;
 pub mod disk;
 pub mod gpu;
@@ -29,21 +37,20 @@ pub mod net;
 pub mod null;
 
 use crate::hw::HostInfo;
-use crate::options::Options;
 use crate::report::model::BenchResult;
+use common::CommonOptions;
 
-/// What every case gets: the detected host and the validated options.
+/// What every case gets: the detected host and the validated common options (each
+/// resource's own options reach it through [`Plan::plan`]).
 pub struct Context<'a> {
     /// The machine, detected once per run.
     pub host: &'a HostInfo,
-    /// The validated options.
-    pub opts: &'a Options,
+    /// The validated options common to every command (`--repeat`, `--min-time`, …).
+    pub opts: &'a CommonOptions,
 }
 
-/// A request that cannot be satisfied: one line naming the flag and the accepted values.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
+/// The usage error (`util::usage`), re-exported for the resources' `plan` and options.
+pub use crate::util::usage::UsageError;
 
 /// One measurable case.
 pub trait Case: Send {
@@ -59,10 +66,18 @@ pub trait Benchmark: Sync {
     fn id(&self) -> &'static str;
     /// One line describing it.
     fn about(&self) -> &'static str;
-    /// Cases for the resource's own subcommand.
-    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError>;
     /// Cases for the quick suite.
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>>;
+}
+
+/// A resource's own subcommand: its validated options in, its cases out. Separate from
+/// [`Benchmark`] because the options' type differs per resource (`app` calls it in one
+/// match over the commands).
+pub trait Plan: Benchmark {
+    /// The validated options of the subcommand (`bench::<resource>::options`).
+    type Options;
+    /// Cases for the resource's own subcommand.
+    fn plan(&self, o: &Self::Options, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError>;
 }
 
 /// Every resource, in quick-suite order. `null` is not listed: it is for tests.
@@ -73,11 +88,3 @@ pub static BENCHMARKS: &[&dyn Benchmark] = &[
     &net::NetBench,
     &gpu::GpuBench,
 ];
-
-/// The benchmark with this id (including the hidden `null`).
-pub fn find(id: &str) -> Option<&'static dyn Benchmark> {
-    if id == "null" {
-        return Some(&null::NullBench);
-    }
-    BENCHMARKS.iter().copied().find(|b| b.id() == id)
-}

@@ -2,10 +2,9 @@
 //! runner, threads, results model, peaks, exporters, files — so tests can check the
 //! pipeline without depending on real hardware speed. Hidden subcommand `null`.
 
-use super::{Benchmark, Case, Context, UsageError};
+use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::measure::runner::Workload;
 use crate::measure::{RunConfig, Runner};
-use crate::options::Command;
 use crate::report::model::BenchResult;
 
 /// The null resource.
@@ -59,6 +58,17 @@ impl Case for NullCase {
     }
 }
 
+impl Plan for NullBench {
+    type Options = Vec<usize>;
+
+    fn plan(&self, threads: &Vec<usize>, _ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        Ok(threads
+            .iter()
+            .map(|&t| Box::new(NullCase { threads: t }) as Box<dyn Case>)
+            .collect())
+    }
+}
+
 impl Benchmark for NullBench {
     fn id(&self) -> &'static str {
         "null"
@@ -66,17 +76,6 @@ impl Benchmark for NullBench {
 
     fn about(&self) -> &'static str {
         "does nothing; exercises the pipeline in tests"
-    }
-
-    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
-        let threads = match &ctx.opts.command {
-            Command::Null { threads } => threads.clone(),
-            _ => vec![1],
-        };
-        Ok(threads
-            .into_iter()
-            .map(|t| Box::new(NullCase { threads: t }) as Box<dyn Case>)
-            .collect())
     }
 
     fn quick(&self, _ctx: &Context) -> Vec<Box<dyn Case>> {

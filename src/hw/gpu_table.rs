@@ -1120,7 +1120,7 @@ pub fn nvidia_smi_clocks() -> Vec<SmiClock> {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    match crate::reference::capture(&argv, Duration::from_secs(5)) {
+    match crate::util::process::capture(&argv, Duration::from_secs(5)) {
         Ok((out, _)) => parse_nvidia_smi(&out),
         Err(_) => Vec::new(),
     }

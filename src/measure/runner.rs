@@ -20,6 +20,7 @@
 //! benchmark declares; the runner only sums it across threads and divides by time.
 
 use super::clock::Tick;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex};
 use std::time::Duration;
@@ -100,6 +101,17 @@ pub enum RunError {
     /// The configuration is unusable.
     #[error("invalid run configuration: {0}")]
     Config(String),
+    /// A worker thread panicked; the case was abandoned and the other workers released.
+    #[error("a worker thread panicked: {0}")]
+    Panicked(String),
+}
+
+/// The message of a caught panic.
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".into())
 }
 
 /// Pins the calling thread to one logical CPU. Returns false when the OS refuses.
@@ -133,6 +145,16 @@ enum Plan {
 
 /// Runs cases. Stateless; see the module documentation for the procedure.
 pub struct Runner;
+
+/// What the driving thread shares with the workers during the measurement.
+#[derive(Clone, Copy)]
+struct Gates<'a> {
+    iters: &'a AtomicU64,
+    start: &'a Barrier,
+    done: &'a Barrier,
+    slots: &'a [Mutex<Slot>],
+    panics: &'a Mutex<Vec<String>>,
+}
 
 struct Slot {
     start: Tick,
@@ -206,16 +228,21 @@ impl Runner {
             })
             .collect();
         let setup_errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
+        // A panicking worker must not leave the others (and this thread) waiting at a
+        // barrier forever: workers catch their own panics, record them here and keep
+        // taking part in the barriers without working; the driver stops at the next one.
+        let panics: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
         std::thread::scope(|scope| {
             for index in 0..n {
-                let (iters, start_gate, done_gate, slots, make, setup_errors) = (
+                let (iters, start_gate, done_gate, slots, make, setup_errors, panics) = (
                     &iters,
                     &start_gate,
                     &done_gate,
                     &slots,
                     &make,
                     &setup_errors,
+                    &panics,
                 );
                 let cpu = pinned.then(|| cfg.cpus[index]);
                 let scaling = cfg.scaling;
@@ -223,15 +250,21 @@ impl Runner {
                     if let Some(c) = cpu {
                         pin_current_thread(c);
                     }
-                    let mut work = match make(ThreadCtx {
+                    let ctx = ThreadCtx {
                         index,
                         threads: n,
                         cpu,
                         scaling,
-                    }) {
-                        Ok(w) => Some(w),
-                        Err(e) => {
-                            setup_errors.lock().unwrap().push(e);
+                    };
+                    let built = std::panic::catch_unwind(AssertUnwindSafe(|| make(ctx)));
+                    let mut work = match built {
+                        Ok(Ok(w)) => Some(w),
+                        Ok(Err(e)) => {
+                            lock(setup_errors).push(e);
+                            None
+                        }
+                        Err(p) => {
+                            lock(panics).push(panic_text(&*p));
                             None
                         }
                     };
@@ -245,9 +278,21 @@ impl Runner {
                             break;
                         }
                         let t0 = Tick::now();
-                        let w = work.as_mut().map_or(0.0, |w| w.run(k));
+                        let w = match work.as_mut() {
+                            None => 0.0,
+                            Some(w) => {
+                                match std::panic::catch_unwind(AssertUnwindSafe(|| w.run(k))) {
+                                    Ok(v) => v,
+                                    Err(p) => {
+                                        lock(panics).push(panic_text(&*p));
+                                        work = None;
+                                        0.0
+                                    }
+                                }
+                            }
+                        };
                         let t1 = Tick::now();
-                        *slots[index].lock().unwrap() = Slot {
+                        *lock(&slots[index]) = Slot {
                             start: t0,
                             end: t1,
                             work: w,
@@ -260,42 +305,55 @@ impl Runner {
             // Setup round.
             start_gate.wait();
             done_gate.wait();
-            let failed = setup_errors.lock().unwrap().clone();
-            let result = if let Some(e) = failed.first() {
-                Err(RunError::Setup(e.clone()))
+            let failed = lock(&setup_errors).clone();
+            let first_panic = lock(&panics).first().cloned();
+            let outcome = if let Some(e) = first_panic {
+                Ok(Err(RunError::Panicked(e)))
+            } else if let Some(e) = failed.first() {
+                Ok(Err(RunError::Setup(e.clone())))
             } else {
-                Ok(Self::measure(
-                    cfg,
-                    &plan,
-                    &iters,
-                    &start_gate,
-                    &done_gate,
-                    &slots,
-                    on_sample,
-                ))
+                // A panic here (in `on_sample`) happens while every worker waits at the
+                // start gate: release them before passing it on, or the scope never ends.
+                std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    let gates = Gates {
+                        iters: &iters,
+                        start: &start_gate,
+                        done: &done_gate,
+                        slots: &slots,
+                        panics: &panics,
+                    };
+                    Self::measure(cfg, &plan, &gates, on_sample)
+                }))
             };
             // Release the workers for good.
             iters.store(0, Ordering::Release);
             start_gate.wait();
-            result
+            match outcome {
+                Ok(r) => r,
+                Err(p) => std::panic::resume_unwind(p),
+            }
         })
     }
 
-    fn once(
-        k: u64,
-        iters: &AtomicU64,
-        start_gate: &Barrier,
-        done_gate: &Barrier,
-        slots: &[Mutex<Slot>],
-    ) -> (f64, f64) {
+    fn once(k: u64, g: &Gates) -> Result<(f64, f64), RunError> {
+        let Gates {
+            iters,
+            start: start_gate,
+            done: done_gate,
+            slots,
+            panics,
+        } = *g;
         iters.store(k, Ordering::Release);
         start_gate.wait();
         done_gate.wait();
+        if let Some(e) = lock(panics).first() {
+            return Err(RunError::Panicked(e.clone()));
+        }
         let mut first = None::<Tick>;
         let mut last = None::<Tick>;
         let mut work = 0.0;
         for s in slots {
-            let s = s.lock().unwrap();
+            let s = lock(s);
             first = Some(first.map_or(s.start, |f| f.min(s.start)));
             last = Some(last.map_or(s.end, |l| l.max(s.end)));
             work += s.work;
@@ -304,18 +362,15 @@ impl Runner {
             (Some(f), Some(l)) => l.secs_since(f),
             _ => 0.0,
         };
-        (work, secs)
+        Ok((work, secs))
     }
 
     fn measure(
         cfg: &RunConfig,
         plan: &Plan,
-        iters_flag: &AtomicU64,
-        start_gate: &Barrier,
-        done_gate: &Barrier,
-        slots: &[Mutex<Slot>],
+        g: &Gates,
         on_sample: &(dyn Fn(usize, usize) + Sync),
-    ) -> Vec<Sample> {
+    ) -> Result<Vec<Sample>, RunError> {
         let target = match plan {
             Plan::Repeat => cfg.min_time,
             Plan::Sustain { interval, .. } => *interval,
@@ -324,7 +379,7 @@ impl Runner {
         // Calibration doubles as warm-up: grow k until one run reaches the target.
         let mut k: u64 = 1;
         loop {
-            let (_, secs) = Self::once(k, iters_flag, start_gate, done_gate, slots);
+            let (_, secs) = Self::once(k, g)?;
             if secs >= target {
                 break;
             }
@@ -341,7 +396,7 @@ impl Runner {
             Plan::Repeat => {
                 let n = cfg.repeat as usize;
                 for i in 0..n {
-                    let (work, secs) = Self::once(k, iters_flag, start_gate, done_gate, slots);
+                    let (work, secs) = Self::once(k, g)?;
                     out.push(Sample {
                         work,
                         secs,
@@ -362,7 +417,7 @@ impl Runner {
                 for i in 0..n {
                     let (mut work, mut secs, mut iters) = (0.0, 0.0, 0);
                     while secs < target {
-                        let (w, s) = Self::once(chunk, iters_flag, start_gate, done_gate, slots);
+                        let (w, s) = Self::once(chunk, g)?;
                         work += w;
                         secs += s;
                         iters += chunk;
@@ -377,8 +432,14 @@ impl Runner {
                 }
             }
         }
-        out
+        Ok(out)
     }
+}
+
+/// Locks a mutex even when a panicking thread poisoned it: the data (samples, error
+/// lists) stays meaningful, and a poisoned lock must not turn into a second panic.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]
@@ -479,6 +540,52 @@ mod tests {
             &|_, _| {},
         );
         assert_eq!(r, Err(RunError::Setup("no memory".into())));
+    }
+
+    impl Workload for Box<dyn Workload> {
+        fn run(&mut self, iters: u64) -> f64 {
+            (**self).run(iters)
+        }
+    }
+
+    /// Panics in `run`.
+    struct Bomb;
+    impl Workload for Bomb {
+        fn run(&mut self, _: u64) -> f64 {
+            panic!("boom in run");
+        }
+    }
+
+    #[test]
+    fn a_worker_panic_fails_the_case_instead_of_hanging() {
+        let r = Runner::run(
+            &cfg(3),
+            |ctx| -> Result<Box<dyn Workload>, String> {
+                if ctx.index == 1 {
+                    panic!("boom in make");
+                }
+                Ok(Box::new(Count { done: 0 }))
+            },
+            &|_, _| {},
+        );
+        assert_eq!(r, Err(RunError::Panicked("boom in make".into())));
+        let r = Runner::run(
+            &cfg(2),
+            |ctx| -> Result<Box<dyn Workload>, String> {
+                if ctx.index == 1 {
+                    Ok(Box::new(Bomb))
+                } else {
+                    Ok(Box::new(Count { done: 0 }))
+                }
+            },
+            &|_, _| {},
+        );
+        assert_eq!(r, Err(RunError::Panicked("boom in run".into())));
+        // A panic in the sample callback propagates, after the workers were released.
+        let r = std::panic::catch_unwind(|| {
+            Runner::run(&cfg(2), |_| Ok(Count { done: 0 }), &|_, _| panic!("cb"))
+        });
+        assert!(r.is_err());
     }
 
     #[test]

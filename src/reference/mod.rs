@@ -23,14 +23,16 @@ pub mod sysbench;
 
 use crate::hw::HostInfo;
 use crate::report::model::{BenchResult, Reference};
+/// Running external programs lives in `util::process` (the one place that does);
+/// re-exported for the adapters.
+pub use crate::util::process::{capture, which};
+use crate::util::process::{output_any, spawn_quiet};
 use serde::Serialize;
 use std::any::Any;
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What an adapter may look at to match a case: the host, the run's options and the
 /// outputs kept from earlier cases of the same run.
@@ -165,81 +167,13 @@ pub struct Detected {
     pub covers: &'static str,
 }
 
-/// Finds `name` on `PATH`.
-pub fn which(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-}
-
-/// Runs `argv` with a time limit and returns its stdout and stderr (lossy UTF-8).
-/// Errors: cannot start, time limit, or a non-zero exit (with the last stderr line).
-pub fn capture(argv: &[String], timeout: Duration) -> Result<(String, String), String> {
-    let (prog, args) = argv.split_first().ok_or("empty command")?;
-    let mut child = Command::new(prog)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start {prog}: {e}"))?;
-    // Drain both pipes on threads, so a chatty tool never blocks on a full pipe.
-    let mut so = child.stdout.take().ok_or("no stdout")?;
-    let mut se = child.stderr.take().ok_or("no stderr")?;
-    let t_out = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = so.read_to_end(&mut b);
-        b
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = se.read_to_end(&mut b);
-        b
-    });
-    let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) if start.elapsed() > timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("{prog} did not finish within {timeout:?}"));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => return Err(format!("{prog}: {e}")),
-        }
-    };
-    let out = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
-    let err = String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned();
-    if !status.success() && out.trim().is_empty() {
-        let last = err
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        return Err(format!("{prog} exited with {status}: {}", last.trim()));
-    }
-    Ok((out, err))
-}
-
 /// The first line of `argv`'s output (stdout, else stderr) that `pick` accepts.
 pub fn version_line(argv: &[&str], pick: impl Fn(&str) -> Option<String>) -> Option<String> {
     let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
     // Some tools print their version and exit non-zero; take the text either way.
     let (out, err) = match capture(&argv, Duration::from_secs(5)) {
         Ok(x) => x,
-        Err(_) => {
-            let o = Command::new(&argv[0])
-                .args(&argv[1..])
-                .stdin(Stdio::null())
-                .output()
-                .ok()?;
-            (
-                String::from_utf8_lossy(&o.stdout).into_owned(),
-                String::from_utf8_lossy(&o.stderr).into_owned(),
-            )
-        }
+        Err(_) => output_any(&argv)?,
     };
     out.lines()
         .chain(err.lines())
@@ -320,14 +254,7 @@ pub fn detect() -> Vec<Detected> {
 pub fn run(tool: &dyn Tool, version: &str, inv: &Invocation) -> Result<Reference, String> {
     let mut server = match &inv.server {
         Some(argv) => {
-            let (prog, args) = argv.split_first().ok_or("empty server command")?;
-            let child = Command::new(prog)
-                .args(args)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .map_err(|e| format!("cannot start {prog}: {e}"))?;
+            let child = spawn_quiet(argv)?;
             // Give the server time to listen.
             std::thread::sleep(Duration::from_millis(300));
             Some(child)

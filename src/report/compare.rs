@@ -19,6 +19,7 @@
 use super::model::{BenchResult, Report, Status};
 use super::view;
 use crate::measure::stats::{t_975, Summary};
+use crate::util::sanitize;
 use crate::util::units::format_si;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -338,23 +339,31 @@ pub fn row(c: &Change) -> [String; 8] {
 /// The terminal table, then the unmatched cases.
 pub fn export_table(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
     use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
-    writeln!(out, "baseline: {}", c.files.first().map_or("", |s| s))?;
+    writeln!(
+        out,
+        "baseline: {}",
+        sanitize::line(c.files.first().map_or("", |s| s))
+    )?;
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled)
         .set_header(HEADERS);
     for ch in &c.changes {
-        t.add_row(row(ch));
+        t.add_row(row(ch).map(|s| sanitize::line(&s)));
     }
     writeln!(out, "{t}")?;
     for u in &c.unmatched {
-        writeln!(out, "unmatched: {}: {}", u.case.label(), u.reason)?;
+        writeln!(
+            out,
+            "{}",
+            sanitize::line(&format!("unmatched: {}: {}", u.case.label(), u.reason))
+        )?;
     }
     writeln!(out, "method: {}", c.method)
 }
 
 fn md(s: &str) -> String {
-    s.replace('|', "\\|")
+    sanitize::line(s).replace('|', "\\|")
 }
 
 /// A Markdown table, then the unmatched cases as a list.
@@ -385,11 +394,7 @@ pub fn export_markdown(c: &Comparison, out: &mut dyn Write) -> std::io::Result<(
 }
 
 fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
+    super::csv::field(s)
 }
 
 fn num(x: Option<f64>) -> String {

@@ -7,8 +7,10 @@ use std::io::Write;
 
 const HEADER: &str = "resource,workload,params,metric,unit,n,mean,sd,min,max,median,cv,ci95_low,ci95_high,peak,peak_source,efficiency,over_peak,clock_hz,status,reason";
 
-/// Quotes a field when it holds a comma, quote or newline (RFC 4180).
-fn field(s: &str) -> String {
+/// Sanitises the field (see [`crate::util::sanitize`]), then quotes it when it holds a
+/// comma or quote (RFC 4180).
+pub(crate) fn field(s: &str) -> String {
+    let s = crate::util::sanitize::line(s);
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

@@ -38,15 +38,7 @@ pub enum LoadError {
 }
 
 fn one_line(s: &str) -> String {
-    let s: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if s.chars().count() > 300 {
-        s.chars().take(300).collect::<String>() + "…"
-    } else {
-        s
-    }
+    crate::util::sanitize::line_max(s, 300)
 }
 
 /// Parses a report from bytes; `path` only names it in errors.
@@ -81,20 +73,41 @@ pub fn load(path: &Path) -> Result<Report, LoadError> {
         err,
     };
     let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.is_dir() {
+    let kind = meta.file_type();
+    if kind.is_dir() {
         return Err(LoadError::Malformed {
             path: name,
             msg: "is a directory; give a .json file".into(),
         });
     }
-    if meta.len() > MAX_BYTES {
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_char_device() || kind.is_block_device() || kind.is_socket() {
+            return Err(LoadError::Malformed {
+                path: name,
+                msg: "is a device, not a file; give a .json file".into(),
+            });
+        }
+    }
+    // The size the file reports is not trusted (pipes, /proc files and growing files
+    // report anything): at most MAX_BYTES + 1 bytes are ever read.
+    let f = std::fs::File::open(path).map_err(io)?;
+    let bytes = read_capped(f, MAX_BYTES).map_err(io)?;
+    if bytes.len() as u64 > MAX_BYTES {
         return Err(LoadError::Malformed {
             path: name,
             msg: format!("larger than {} MiB", MAX_BYTES >> 20),
         });
     }
-    let bytes = std::fs::read(path).map_err(io)?;
     parse(&name, &bytes)
+}
+
+/// Reads at most `cap` + 1 bytes: one more than allowed tells "too big" apart.
+pub fn read_capped(r: impl std::io::Read, cap: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    r.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 #[cfg(test)]
@@ -119,6 +132,13 @@ mod tests {
             assert!(e.contains(want), "{e}");
             assert_eq!(e.lines().count(), 1, "{e}");
         }
+    }
+
+    #[test]
+    fn reads_are_capped_whatever_the_size_says() {
+        let endless = std::io::repeat(b' ');
+        assert_eq!(read_capped(endless, 1000).unwrap().len(), 1001);
+        assert_eq!(read_capped(&b"abc"[..], 1000).unwrap(), b"abc");
     }
 
     #[test]

@@ -4,8 +4,9 @@ use super::model::Report;
 use super::view;
 use std::io::Write;
 
+/// Sanitised (see [`crate::util::sanitize`]) and with `|` escaped for the table.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|")
+    crate::util::sanitize::line(s).replace('|', "\\|")
 }
 
 /// Writes a heading with the host, the table, and the notes as a list.

@@ -7,12 +7,7 @@ use std::io::Write;
 
 /// Writes the host line, the results table and the notes.
 pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
-    let h = &report.host;
-    writeln!(
-        out,
-        "{} | {} ({}) | {} cores / {} threads | {}",
-        h.hostname, h.cpu.model_name, h.cpu.microarch, h.cpu.cores, h.cpu.threads, h.kernel
-    )?;
+    writeln!(out, "{}", view::host_line(&report.host))?;
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled)

@@ -1,7 +1,10 @@
 //! Formatting shared by the text exporters: turns model fields into cells. Formatting
-//! only; every number comes from the model.
+//! only; every number comes from the model. A report may come from any file, so every
+//! cell, note and reference line goes through the one sanitiser
+//! ([`crate::util::sanitize`]) here, before the table, Markdown or CSV sees it.
 
 use super::model::{BenchResult, Status};
+use crate::util::sanitize;
 use crate::util::units::{format_si, format_size};
 
 /// Parameters whose numeric values are byte sizes, printed in binary units.
@@ -68,6 +71,15 @@ pub fn efficiency(r: &BenchResult) -> String {
     }
 }
 
+/// The host line of the text views: `name | model (uarch) | N cores / M threads | kernel`,
+/// sanitised.
+pub fn host_line(h: &crate::hw::HostInfo) -> String {
+    sanitize::line(&format!(
+        "{} | {} ({}) | {} cores / {} threads | {}",
+        h.hostname, h.cpu.model_name, h.cpu.microarch, h.cpu.cores, h.cpu.threads, h.kernel
+    ))
+}
+
 /// `ok`, `skipped: reason`, `failed: error`.
 pub fn status(r: &BenchResult) -> String {
     match &r.status {
@@ -91,8 +103,12 @@ pub const HEADERS: [&str; 10] = [
     "status",
 ];
 
-/// One row of cells in [`HEADERS`] order.
+/// One row of cells in [`HEADERS`] order, sanitised.
 pub fn row(r: &BenchResult) -> [String; 10] {
+    raw_row(r).map(|c| sanitize::line(&c))
+}
+
+fn raw_row(r: &BenchResult) -> [String; 10] {
     [
         r.resource.clone(),
         r.workload.clone(),
@@ -114,7 +130,9 @@ pub fn notes(report: &super::model::Report) -> Vec<String> {
         .iter()
         .flat_map(|r| {
             let label = note_label(r);
-            r.notes.iter().map(move |n| format!("{label}: {n}"))
+            r.notes
+                .iter()
+                .map(move |n| sanitize::line(&format!("{label}: {n}")))
         })
         .collect()
 }
@@ -157,7 +175,7 @@ pub fn reference_lines(r: &BenchResult) -> Vec<String> {
         .iter()
         .flatten()
         .map(|x| {
-            format!(
+            sanitize::line(&format!(
                 "{} {} {}: peakbench {}, {} {} {} ({})",
                 r.resource,
                 r.workload,
@@ -167,7 +185,7 @@ pub fn reference_lines(r: &BenchResult) -> Vec<String> {
                 x.version,
                 format_si(x.value, &x.unit),
                 x.command
-            )
+            ))
         })
         .collect()
 }

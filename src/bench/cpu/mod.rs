@@ -16,20 +16,21 @@
 pub mod amx;
 pub mod generic;
 pub mod kernels;
+pub mod options;
 pub mod select;
 #[cfg(target_arch = "x86_64")]
 pub mod x86;
 
-use super::{Benchmark, Case, Context, UsageError};
+use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::clock::{self as clock, chain_fn, measure_on, ClockKind};
 use crate::hw::peak::{cpu_peak, CpuPeakInput, Peak, PeakOverrides};
 use crate::hw::uarch::Width;
 use crate::hw::HostInfo;
 use crate::measure::runner::Workload;
 use crate::measure::{RunConfig, Runner};
-use crate::options::{Command, CpuOptions};
 use crate::report::model::BenchResult;
 use kernels::{Isa, Kernel, Precision, OUT_BYTES};
+use options::CpuOptions;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -324,21 +325,10 @@ pub fn default_threads(cores: usize) -> Vec<usize> {
     v
 }
 
-impl Benchmark for CpuBench {
-    fn id(&self) -> &'static str {
-        "cpu"
-    }
+impl Plan for CpuBench {
+    type Options = CpuOptions;
 
-    fn about(&self) -> &'static str {
-        "operations per second per precision and instruction set, 1..N pinned threads"
-    }
-
-    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
-        let default = CpuOptions::default();
-        let c = match &ctx.opts.command {
-            Command::Cpu(c) => c,
-            _ => &default,
-        };
+    fn plan(&self, c: &CpuOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let host = ctx.host;
         let all = kernels::all();
         if let Some(isas) = &c.isas {
@@ -356,11 +346,14 @@ impl Benchmark for CpuBench {
                         })
                         .map(|i| i.name())
                         .collect();
-                    return Err(UsageError(format!(
-                        "--isa: this CPU lacks '{}'; available here: {}",
-                        isa.name(),
-                        have.join(",")
-                    )));
+                    return Err(UsageError::new(
+                        "--isa",
+                        format!(
+                            "this CPU lacks '{}'; available here: {}",
+                            isa.name(),
+                            have.join(",")
+                        ),
+                    ));
                 }
             }
         }
@@ -394,8 +387,9 @@ impl Benchmark for CpuBench {
             }
         }
         if chosen.is_empty() && cases.is_empty() {
-            return Err(UsageError(
-                "--precision/--isa: no kernel matches that combination on this CPU; see `peakbench sysinfo` for what is available".into(),
+            return Err(UsageError::new(
+                "--precision/--isa",
+                "no kernel matches that combination on this CPU; see `peakbench sysinfo` for what is available",
             ));
         }
         for k in chosen {
@@ -408,6 +402,16 @@ impl Benchmark for CpuBench {
             }
         }
         Ok(cases)
+    }
+}
+
+impl Benchmark for CpuBench {
+    fn id(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn about(&self) -> &'static str {
+        "operations per second per precision and instruction set, 1..N pinned threads"
     }
 
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {

@@ -157,8 +157,16 @@ pub trait Queue {
 
 /// An I/O engine.
 pub trait IoEngine: Sync {
-    /// `sync` or `uring`.
+    /// `sync` or `uring`: the `--engine` value and the name in results.
     fn name(&self) -> &'static str;
+    /// Other `--engine` values accepted for it (fio's names), e.g. `psync`.
+    fn aliases(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The name in messages (`io_uring`).
+    fn title(&self) -> &'static str {
+        self.name()
+    }
     /// Capability flags.
     fn caps(&self) -> Caps;
     /// `Ok` when this kernel and process can use the engine, else the reason.
@@ -170,9 +178,12 @@ pub trait IoEngine: Sync {
 /// Every engine, in preference order for `--engine auto` (first available wins).
 pub static ENGINES: &[&dyn IoEngine] = &[&super::uring::UringEngine, &SyncEngine];
 
-/// The engine named `name`.
+/// The engine named `name` (or one of its aliases).
 pub fn by_name(name: &str) -> Option<&'static dyn IoEngine> {
-    ENGINES.iter().copied().find(|e| e.name() == name)
+    ENGINES
+        .iter()
+        .copied()
+        .find(|e| e.name() == name || e.aliases().contains(&name))
 }
 
 /// pread/pwrite: one I/O per call, one in flight per job (fio `psync`).
@@ -231,6 +242,9 @@ impl IoEngine for SyncEngine {
     fn name(&self) -> &'static str {
         "sync"
     }
+    fn aliases(&self) -> &'static [&'static str] {
+        &["psync"]
+    }
     fn caps(&self) -> Caps {
         Caps(Caps::SYNC)
     }
@@ -266,5 +280,8 @@ mod tests {
         assert_eq!(by_name("sync").unwrap().caps(), Caps(Caps::SYNC));
         assert!(by_name("uring").unwrap().caps().has(Caps::ASYNC));
         assert!(by_name("libaio").is_none());
+        assert_eq!(by_name("psync").unwrap().name(), "sync");
+        assert_eq!(by_name("io_uring").unwrap().name(), "uring");
+        assert_eq!(by_name("io-uring").unwrap().title(), "io_uring");
     }
 }

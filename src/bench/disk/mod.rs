@@ -22,9 +22,8 @@ mod tests;
 pub mod uring;
 pub mod workspace;
 
-use super::{Benchmark, Case, Context, UsageError};
+use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::disk::{self as hwdisk, DiskInfo};
-use crate::options::Command;
 use crate::util::units::format_size;
 use engine::IoEngine;
 use options::{DiskOptions, EngineChoice, Pattern};
@@ -41,10 +40,6 @@ fn reserve(total: u64) -> u64 {
     (256u64 << 20).max(total / 50)
 }
 
-fn usage(flag: &str, msg: impl std::fmt::Display) -> UsageError {
-    UsageError(format!("{flag}: {msg}"))
-}
-
 /// The resolved target of a run.
 enum Target {
     Dir(PathBuf),
@@ -55,7 +50,7 @@ fn check_target(o: &DiskOptions) -> Result<Target, UsageError> {
     use std::os::unix::fs::FileTypeExt;
     let dir = o.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let meta = std::fs::metadata(&dir).map_err(|e| {
-        usage(
+        UsageError::new(
             "--dir",
             format!(
                 "{} is not usable ({e}); give an existing directory",
@@ -65,7 +60,7 @@ fn check_target(o: &DiskOptions) -> Result<Target, UsageError> {
     })?;
     if meta.file_type().is_block_device() {
         if !o.allow_destructive {
-            return Err(usage(
+            return Err(UsageError::new(
                 "--dir",
                 format!(
                     "{} is a block device; testing it overwrites its data, so it needs --allow-destructive",
@@ -76,7 +71,7 @@ fn check_target(o: &DiskOptions) -> Result<Target, UsageError> {
         return Ok(Target::Device(dir));
     }
     if !meta.is_dir() {
-        return Err(usage(
+        return Err(UsageError::new(
             "--dir",
             format!(
                 "{} is not a directory; give an existing directory",
@@ -104,30 +99,58 @@ fn fs_space(dir: &Path) -> Option<(u64, u64, bool)> {
     ))
 }
 
-/// Picks the engine; `Err` for an explicit engine the kernel refuses.
+/// Picks the engine from [`engine::ENGINES`]; `Err` for an explicit engine the kernel
+/// refuses. `auto` takes the first available one, with a note saying which (and why the
+/// ones before it were passed over).
 fn resolve_engine(
     choice: EngineChoice,
 ) -> Result<(&'static dyn IoEngine, Option<String>), UsageError> {
-    let uring = engine::by_name("uring").ok_or_else(|| usage("--engine", "uring missing"))?;
-    let sync = engine::by_name("sync").ok_or_else(|| usage("--engine", "sync missing"))?;
     match choice {
-        EngineChoice::Sync => Ok((sync, None)),
-        EngineChoice::Uring => match uring.available() {
-            Ok(()) => Ok((uring, None)),
-            Err(why) => Err(usage(
+        EngineChoice::Named(name) => {
+            let e = engine::by_name(name)
+                .ok_or_else(|| UsageError::new("--engine", format!("{name} is not registered")))?;
+            match e.available() {
+                Ok(()) => Ok((e, None)),
+                Err(why) => {
+                    let other = engine::ENGINES
+                        .iter()
+                        .find(|o| o.name() != e.name() && o.available().is_ok())
+                        .map_or("auto", |o| o.name());
+                    Err(UsageError::new(
+                        "--engine",
+                        format!(
+                            "{} is not available here ({why}); use --engine {other}",
+                            e.title()
+                        ),
+                    ))
+                }
+            }
+        }
+        EngineChoice::Auto => {
+            let mut passed = Vec::new();
+            for &e in engine::ENGINES {
+                match e.available() {
+                    Ok(()) if passed.is_empty() => {
+                        return Ok((e, Some(format!("--engine auto chose {}", e.title()))))
+                    }
+                    Ok(()) => {
+                        return Ok((
+                            e,
+                            Some(format!(
+                                "--engine auto: {}, ran {}",
+                                passed.join(", "),
+                                e.name()
+                            )),
+                        ))
+                    }
+                    Err(why) => passed.push(format!("{} unavailable ({why})", e.title())),
+                }
+            }
+            Err(UsageError::new(
                 "--engine",
-                format!("io_uring is not available here ({why}); use --engine sync"),
-            )),
-        },
-        EngineChoice::Auto => match uring.available() {
-            Ok(()) => Ok((uring, Some("--engine auto chose io_uring".into()))),
-            Err(why) => Ok((
-                sync,
-                Some(format!(
-                    "--engine auto: io_uring unavailable ({why}), ran sync"
-                )),
-            )),
-        },
+                format!("no I/O engine is available here: {}", passed.join(", ")),
+            ))
+        }
     }
 }
 
@@ -182,7 +205,7 @@ pub fn prepare(
         .saturating_mul(*blocks.iter().max().unwrap_or(&4096));
     let ram = ctx.host.memory.total_bytes;
     if ram > 0 && buf_need > ram / 4 {
-        return Err(usage(
+        return Err(UsageError::new(
             "--block",
             format!(
                 "jobs × depth × block = {} of I/O buffers exceeds a quarter of the {} of RAM; use smaller --block, --depth or --jobs",
@@ -202,7 +225,7 @@ pub fn prepare(
     if let Some(dev) = &device {
         if let Some(b) = blocks.iter().find(|&&b| b % dev.logical_block != 0) {
             if !o.buffered {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--block",
                     format!(
                         "{} is not a multiple of {}'s logical block ({} B), which O_DIRECT requires; use a multiple or --buffered",
@@ -218,7 +241,7 @@ pub fn prepare(
         Target::Device(d) => {
             let size = device.as_ref().map_or(0, |x| x.size_bytes);
             if size > 0 && need > size {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--file-size",
                     format!(
                         "{} jobs × {} = {} exceeds the device's {}",
@@ -233,13 +256,23 @@ pub fn prepare(
         }
         Target::Dir(d) => {
             let (avail, total, ro) = fs_space(d).ok_or_else(|| {
-                usage(
+                UsageError::new(
                     "--dir",
                     format!("cannot read the free space of {}", d.display()),
                 )
             })?;
+            if total == 0 {
+                // /proc, /sys and the like report no blocks at all: not a disk.
+                return Err(UsageError::new(
+                    "--dir",
+                    format!(
+                        "{} is on a filesystem with no storage (0 B in total, e.g. /proc or /sys); give a directory on a disk",
+                        d.display()
+                    ),
+                ));
+            }
             if ro {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--dir",
                     format!(
                         "{} is on a read-only filesystem; give a writable directory",
@@ -249,7 +282,7 @@ pub fn prepare(
             }
             let keep = reserve(total);
             if need.saturating_add(keep) > avail {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--file-size",
                     format!(
                         "{} job file(s) × {} = {} do not fit in {}: {} free, and {} must stay free; use a smaller --file-size or fewer --jobs",
@@ -263,7 +296,7 @@ pub fn prepare(
                 ));
             }
             Workspace::in_dir(d, o.file_size).map_err(|e| {
-                usage(
+                UsageError::new(
                     "--dir",
                     format!(
                         "cannot create a directory in {} ({e}); give a writable directory",
@@ -276,7 +309,7 @@ pub fn prepare(
     if !o.buffered {
         if let Err(e) = ws.probe_direct() {
             drop(ws);
-            return Err(usage(
+            return Err(UsageError::new(
                 "--dir",
                 format!(
                     "the filesystem refuses O_DIRECT ({e}); use --buffered to measure through the page cache (labelled in the results)"
@@ -325,20 +358,10 @@ pub fn configs(o: &DiskOptions) -> Vec<case::Config> {
     v
 }
 
-impl Benchmark for DiskBench {
-    fn id(&self) -> &'static str {
-        "disk"
-    }
+impl Plan for DiskBench {
+    type Options = DiskOptions;
 
-    fn about(&self) -> &'static str {
-        "file I/O like fio: throughput, IOPS, completion-latency percentiles (O_DIRECT)"
-    }
-
-    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
-        let o = match &ctx.opts.command {
-            Command::Disk(o) => o.clone(),
-            _ => DiskOptions::default(),
-        };
+    fn plan(&self, o: &DiskOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let (window, windows) = match o.sustain {
             Some(s) => (Duration::from_secs(1), s.as_secs().max(2) as usize),
             None => (
@@ -347,8 +370,18 @@ impl Benchmark for DiskBench {
                 ctx.opts.repeat as usize,
             ),
         };
-        let plan = Arc::new(prepare(&o, ctx, window, windows)?);
-        Ok(case::cases(&plan, &configs(&o)))
+        let plan = Arc::new(prepare(o, ctx, window, windows)?);
+        Ok(case::cases(&plan, &configs(o)))
+    }
+}
+
+impl Benchmark for DiskBench {
+    fn id(&self) -> &'static str {
+        "disk"
+    }
+
+    fn about(&self) -> &'static str {
+        "file I/O like fio: throughput, IOPS, completion-latency percentiles (O_DIRECT)"
     }
 
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {

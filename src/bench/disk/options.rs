@@ -2,17 +2,65 @@
 //! value becomes one [`UsageError`] naming the flag and the accepted form; checks that
 //! need the filesystem (free space, O_DIRECT) happen at plan time, still before any I/O.
 
+use super::engine::{by_name, Caps, ENGINES};
 use crate::bench::UsageError;
-use crate::cli::DiskArgs;
 use crate::util::units::{format_size, parse_duration, parse_list, parse_size, ParseError};
+use clap::Args;
 use serde::{Serialize, Serializer};
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// `peakbench disk` flags (validated in `bench/disk/options.rs`).
+#[derive(Debug, Args, Default)]
+pub struct DiskArgs {
+    /// Directory for the test files (a temporary subdirectory is created and removed) [default: current directory]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<String>,
+    /// Patterns: seq-read,seq-write,rand-read,rand-write,rw-mix or rw-mix:READ_PCT (fio names read,write,randread,randwrite,randrw also accepted) [default: the four seq/rand ones]
+    #[arg(long, value_name = "LIST")]
+    pub pattern: Option<String>,
+    /// Block sizes, e.g. 4KiB,1MiB [default: 1MiB for seq-*, 4KiB for rand-* and rw-mix]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub block: Option<String>,
+    /// I/Os in flight per job (queue depth) [default: 1,32]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub depth: Option<String>,
+    /// Parallel jobs, one file and one thread each [default: 1]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub jobs: Option<String>,
+    /// Size of each job's file [default: 1GiB]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    pub file_size: Option<String>,
+    /// I/O engine: auto (io_uring when the kernel allows it, else sync), sync, uring [default: auto]
+    #[arg(long, value_name = "ENGINE")]
+    pub engine: Option<String>,
+    /// Go through the page cache instead of O_DIRECT (labelled in the results)
+    #[arg(long)]
+    pub buffered: bool,
+    /// Measured time per repeat [default: 2s, or --min-time if longer]
+    #[arg(long, value_name = "DUR")]
+    pub runtime: Option<String>,
+    /// Unmeasured I/O before the first repeat [default: 1s]
+    #[arg(long, value_name = "DUR")]
+    pub ramp: Option<String>,
+    /// Check the data: reads compare with what was written, writes are read back after the case
+    #[arg(long)]
+    pub verify: bool,
+    /// Steady-state mode: one run this long sampled every second (e.g. 10m for the SSD write cliff)
+    #[arg(long, value_name = "DUR")]
+    pub sustain: Option<String>,
+    /// Allow --dir to be a block device (its data in the tested range is DESTROYED by writes)
+    #[arg(long)]
+    pub allow_destructive: bool,
+}
 
 /// Deepest queue accepted per job (io_uring rings go to 32768; beyond 4096 nothing changes).
 pub const MAX_DEPTH: u32 = 4096;
 /// Most jobs accepted (one thread and one file each).
 pub const MAX_JOBS: u32 = 1024;
+/// Largest `--file-size` (256 TiB): with at most [`MAX_JOBS`] files, every offset and
+/// every jobs × size product stays far below 2^64.
+pub const MAX_FILE_SIZE: u64 = 1 << 48;
 /// Largest block: 1 GiB (io_uring and pread/pwrite move at most 2 GiB − 4 KiB per call).
 pub const MAX_BLOCK: u64 = 1 << 30;
 /// Block sizes must be multiples of this (the smallest logical block of any disk).
@@ -119,16 +167,23 @@ impl Serialize for Pattern {
     }
 }
 
-/// `--engine`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+/// `--engine`: any engine of [`ENGINES`], or the first one this kernel allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EngineChoice {
-    /// io_uring when the kernel allows it, else sync (and the result says which ran).
+    /// The first available engine of [`ENGINES`] (io_uring when the kernel allows it,
+    /// else sync; the result says which ran).
     Auto,
-    /// pread/pwrite, one I/O at a time per job.
-    Sync,
-    /// io_uring.
-    Uring,
+    /// The engine of [`ENGINES`] with this name.
+    Named(&'static str),
+}
+
+impl Serialize for EngineChoice {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            EngineChoice::Auto => "auto",
+            EngineChoice::Named(n) => n,
+        })
+    }
 }
 
 /// Validated `peakbench disk` options.
@@ -151,15 +206,21 @@ pub struct DiskOptions {
     /// `--buffered`.
     pub buffered: bool,
     /// `--runtime`; `None` = max(2 s, `--min-time`).
-    #[serde(serialize_with = "crate::options::secs_opt", rename = "runtime_s")]
+    #[serde(
+        serialize_with = "crate::bench::common::secs_opt",
+        rename = "runtime_s"
+    )]
     pub runtime: Option<Duration>,
     /// `--ramp`.
-    #[serde(serialize_with = "crate::options::secs", rename = "ramp_s")]
+    #[serde(serialize_with = "crate::bench::common::secs", rename = "ramp_s")]
     pub ramp: Duration,
     /// `--verify`.
     pub verify: bool,
     /// `--sustain`.
-    #[serde(serialize_with = "crate::options::secs_opt", rename = "sustain_s")]
+    #[serde(
+        serialize_with = "crate::bench::common::secs_opt",
+        rename = "sustain_s"
+    )]
     pub sustain: Option<Duration>,
     /// `--allow-destructive`.
     pub allow_destructive: bool,
@@ -199,10 +260,6 @@ impl DiskOptions {
     }
 }
 
-fn usage(flag: &str, msg: impl std::fmt::Display) -> UsageError {
-    UsageError(format!("{flag}: {msg}"))
-}
-
 fn parse_counts(flag: &str, text: &str, max: u32, what: &str) -> Result<Vec<u32>, UsageError> {
     parse_list(text, |s| match s.trim().parse::<u32>() {
         Ok(n) if (1..=max).contains(&n) => Ok(n),
@@ -213,7 +270,7 @@ fn parse_counts(flag: &str, text: &str, max: u32, what: &str) -> Result<Vec<u32>
             "'{s}' is not a whole number; use e.g. 1,32"
         ))),
     })
-    .map_err(|e| usage(flag, e))
+    .map_err(|e| UsageError::new(flag, e))
 }
 
 /// Validates the raw `peakbench disk` flags (no filesystem access here).
@@ -221,18 +278,21 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
     let mut o = DiskOptions::default();
     if let Some(d) = &a.dir {
         if d.trim().is_empty() {
-            return Err(usage("--dir", "empty path; give an existing directory"));
+            return Err(UsageError::new(
+                "--dir",
+                "empty path; give an existing directory",
+            ));
         }
         o.dir = Some(PathBuf::from(d));
     }
     if let Some(t) = &a.pattern {
-        o.patterns = parse_list(t, Pattern::parse).map_err(|e| usage("--pattern", e))?;
+        o.patterns = parse_list(t, Pattern::parse).map_err(|e| UsageError::new("--pattern", e))?;
     }
     if let Some(t) = &a.block {
-        let blocks = parse_list(t, parse_size).map_err(|e| usage("--block", e))?;
+        let blocks = parse_list(t, parse_size).map_err(|e| UsageError::new("--block", e))?;
         for &b in &blocks {
             if b % SECTOR != 0 || b > MAX_BLOCK {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--block",
                     format!(
                         "{} ({b} B) is not a multiple of 512 B up to 1 GiB; direct I/O moves whole sectors, e.g. 4KiB or 1MiB",
@@ -250,12 +310,22 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
         o.jobs = parse_counts("--jobs", t, MAX_JOBS, "job counts")?;
     }
     if let Some(t) = &a.file_size {
-        o.file_size = parse_size(t).map_err(|e| usage("--file-size", e))?;
+        o.file_size = parse_size(t).map_err(|e| UsageError::new("--file-size", e))?;
+        if o.file_size > MAX_FILE_SIZE {
+            return Err(UsageError::new(
+                "--file-size",
+                format!(
+                    "{} is above the limit of {}; use e.g. 1GiB",
+                    format_size(o.file_size),
+                    format_size(MAX_FILE_SIZE)
+                ),
+            ));
+        }
     }
     for p in &o.patterns {
         for b in o.blocks_for(*p) {
             if o.file_size % b != 0 {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--file-size",
                     format!(
                         "{} is not a multiple of the block size {}; use a multiple, e.g. {}",
@@ -268,29 +338,46 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
         }
     }
     if let Some(t) = &a.engine {
-        o.engine = match t.trim().to_ascii_lowercase().as_str() {
-            "auto" => EngineChoice::Auto,
-            "sync" | "psync" => EngineChoice::Sync,
-            "uring" | "io_uring" | "io-uring" => EngineChoice::Uring,
-            _ => {
-                return Err(usage(
-                    "--engine",
-                    format!("unknown engine '{t}'; accepted: auto,sync,uring"),
-                ))
+        let want = t.trim().to_ascii_lowercase();
+        o.engine = if want == "auto" {
+            EngineChoice::Auto
+        } else {
+            match by_name(&want) {
+                Some(e) => EngineChoice::Named(e.name()),
+                None => {
+                    let mut names: Vec<&str> = ENGINES.iter().map(|e| e.name()).collect();
+                    names.sort_unstable();
+                    return Err(UsageError::new(
+                        "--engine",
+                        format!("unknown engine '{t}'; accepted: auto,{}", names.join(",")),
+                    ));
+                }
             }
         };
     }
-    if o.engine == EngineChoice::Sync && o.depths.iter().any(|&d| d > 1) {
-        return Err(usage(
-            "--depth",
-            "the sync engine has one I/O in flight per job; use --depth 1 or --engine uring",
-        ));
+    if let Some(e) = match o.engine {
+        EngineChoice::Named(n) => by_name(n),
+        EngineChoice::Auto => None,
+    } {
+        if e.caps().has(Caps::SYNC) && o.depths.iter().any(|&d| d > 1) {
+            let queued = ENGINES
+                .iter()
+                .find(|e| e.caps().has(Caps::ASYNC))
+                .map_or("auto", |e| e.name());
+            return Err(UsageError::new(
+                "--depth",
+                format!(
+                    "the {} engine has one I/O in flight per job; use --depth 1 or --engine {queued}",
+                    e.name()
+                ),
+            ));
+        }
     }
     o.buffered = a.buffered;
     o.verify = a.verify;
     o.allow_destructive = a.allow_destructive;
     if let Some(t) = &a.runtime {
-        o.runtime = Some(parse_duration(t).map_err(|e| usage("--runtime", e))?);
+        o.runtime = Some(parse_duration(t).map_err(|e| UsageError::new("--runtime", e))?);
     }
     if let Some(t) = &a.ramp {
         // A zero ramp is allowed here (unlike other durations): "0" or "0s".
@@ -298,13 +385,13 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
         o.ramp = if z.parse::<f64>().is_ok_and(|v| v == 0.0) {
             Duration::ZERO
         } else {
-            parse_duration(t).map_err(|e| usage("--ramp", e))?
+            parse_duration(t).map_err(|e| UsageError::new("--ramp", e))?
         };
     }
     if let Some(t) = &a.sustain {
-        let s = parse_duration(t).map_err(|e| usage("--sustain", e))?;
+        let s = parse_duration(t).map_err(|e| UsageError::new("--sustain", e))?;
         if s < Duration::from_secs(2) {
-            return Err(usage(
+            return Err(UsageError::new(
                 "--sustain",
                 "steady-state mode samples every second; give at least 2s, e.g. 10m",
             ));
@@ -377,6 +464,55 @@ mod tests {
         assert!(e.starts_with("--sustain:"), "{e}");
         let e = args(|a| a.dir = Some(" ".into())).unwrap_err().0;
         assert!(e.starts_with("--dir:"), "{e}");
+    }
+
+    #[test]
+    fn engines_come_from_the_registry() {
+        let engine = |t: &str| {
+            args(|a| {
+                a.engine = Some(t.into());
+                a.depth = Some("1".into());
+            })
+            .map(|o| o.engine)
+        };
+        assert_eq!(engine("auto").unwrap(), EngineChoice::Auto);
+        for (given, name) in [
+            ("sync", "sync"),
+            ("psync", "sync"),
+            ("uring", "uring"),
+            ("io_uring", "uring"),
+            ("IO-URING", "uring"),
+        ] {
+            assert_eq!(engine(given).unwrap(), EngineChoice::Named(name), "{given}");
+        }
+        for e in ENGINES {
+            assert_eq!(engine(e.name()).unwrap(), EngineChoice::Named(e.name()));
+        }
+        let e = engine("libaio").unwrap_err().0;
+        assert_eq!(
+            e,
+            "--engine: unknown engine 'libaio'; accepted: auto,sync,uring"
+        );
+        // The report's config keeps the flag's words.
+        let json = |c: EngineChoice| serde_json::to_value(c).unwrap();
+        assert_eq!(json(EngineChoice::Auto), "auto");
+        assert_eq!(json(EngineChoice::Named("uring")), "uring");
+        // A sync engine has one I/O in flight; a queued one takes any depth.
+        let e = args(|a| {
+            a.engine = Some("psync".into());
+            a.depth = Some("1,32".into());
+        })
+        .unwrap_err()
+        .0;
+        assert_eq!(
+            e,
+            "--depth: the sync engine has one I/O in flight per job; use --depth 1 or --engine uring"
+        );
+        assert!(args(|a| {
+            a.engine = Some("uring".into());
+            a.depth = Some("1,32".into());
+        })
+        .is_ok());
     }
 
     #[test]

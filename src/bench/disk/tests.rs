@@ -6,13 +6,11 @@ use super::case::{self, Config};
 use super::data::Gens;
 use super::engine::{self, IoEngine};
 use super::job::{self, JobSpec};
-use super::options::Pattern;
+use super::options::{DiskArgs, Pattern};
 use super::{prepare, RunPlan};
+use crate::bench::common::{self, args_from, CommonArgs, CommonOptions};
 use crate::bench::Context;
-use crate::cli::Cli;
 use crate::hw::HostInfo;
-use crate::options::{Command, Options};
-use clap::Parser;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -36,15 +34,17 @@ fn engines() -> Vec<&'static dyn IoEngine> {
 
 /// The plan, or `None` (with the reason printed) where this filesystem refuses
 /// O_DIRECT: these tests are about direct I/O on a real disk.
-fn plan(dir: &std::path::Path, extra: &[&str], host: &HostInfo) -> Option<(RunPlan, Options)> {
-    let mut args = vec!["peakbench", "disk", "--dir", dir.to_str().unwrap()];
+fn plan(
+    dir: &std::path::Path,
+    extra: &[&str],
+    host: &HostInfo,
+) -> Option<(RunPlan, CommonOptions)> {
+    let mut args = vec!["--dir", dir.to_str().unwrap()];
     args.extend_from_slice(extra);
-    let opts = Options::from_cli(Cli::try_parse_from(args).unwrap()).unwrap();
-    let Command::Disk(o) = &opts.command else {
-        panic!("not a disk command")
-    };
+    let o = super::options::parse(&args_from::<DiskArgs>(&args)).unwrap();
+    let opts = common::parse(&CommonArgs::default(), false).unwrap();
     let ctx = Context { host, opts: &opts };
-    match prepare(o, &ctx, Duration::from_secs(600), 1) {
+    match prepare(&o, &ctx, Duration::from_secs(600), 1) {
         Ok(p) => Some((p, opts)),
         Err(e) if e.0.contains("O_DIRECT") => {
             eprintln!("skipping: {e}");

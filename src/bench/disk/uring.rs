@@ -118,6 +118,14 @@ impl IoEngine for UringEngine {
         "uring"
     }
 
+    fn aliases(&self) -> &'static [&'static str] {
+        &["io_uring", "io-uring"]
+    }
+
+    fn title(&self) -> &'static str {
+        "io_uring"
+    }
+
     fn caps(&self) -> Caps {
         Caps(Caps::ASYNC | Caps::REGISTERED_BUFFERS | Caps::REGISTERED_FILES)
     }

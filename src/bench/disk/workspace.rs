@@ -138,7 +138,7 @@ fn watch(shared: Arc<Shared>, quit: Arc<AtomicBool>) {
             for p in problems {
                 eprintln!("peakbench: {p}");
             }
-            std::process::exit(128 + sig);
+            crate::util::atomic::exit_after_saves(128 + sig);
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -158,7 +158,7 @@ impl Drop for SignalGuard {
         if sig != 0 {
             // The signal arrived as the workspace was going away: honour it now that
             // the files are gone (the workspace cleans up before dropping this guard).
-            std::process::exit(128 + sig);
+            crate::util::atomic::exit_after_saves(128 + sig);
         }
     }
 }
@@ -270,9 +270,10 @@ impl Workspace {
             return Ok(());
         };
         let p = dir.join("probe");
-        self.track(&p);
         let r = (|| {
+            // Exclusive create; only a file we created is tracked and removed.
             let fd = open(&p, true, true)?;
+            self.track(&p);
             let b = Buffers::new(ALIGN, 1)?;
             // SAFETY: one aligned 4 KiB buffer, written at offset 0.
             let n = unsafe { libc::pwrite(fd.as_raw_fd(), b.ptr(0) as *const _, ALIGN, 0) };
@@ -281,8 +282,29 @@ impl Workspace {
             }
             Ok(())
         })();
-        let _ = std::fs::remove_file(&p);
+        if self.is_tracked(&p) {
+            let _ = std::fs::remove_file(&p);
+            self.untrack(&p);
+        }
         r
+    }
+
+    fn is_tracked(&self, p: &Path) -> bool {
+        let c = self
+            .shared
+            .created
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        c.files.iter().any(|f| f == p)
+    }
+
+    fn untrack(&self, p: &Path) {
+        let mut c = self
+            .shared
+            .created
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        c.files.retain(|f| f != p);
     }
 
     fn track(&self, p: &Path) {
@@ -306,8 +328,10 @@ impl Workspace {
             let (p, fd, base) = match (&self.dir, &self.device) {
                 (Some(dir), _) => {
                     let p = dir.join(format!("job{i}.dat"));
-                    self.track(&p);
+                    // Tracked only once the exclusive create succeeded: a file someone
+                    // else put there is never on the cleanup list.
                     let fd = open(&p, direct, true)?;
+                    self.track(&p);
                     (p, fd, None)
                 }
                 (None, Some(dev)) => {
@@ -432,5 +456,22 @@ mod tests {
         drop(ws);
         assert!(!dir.exists());
         assert!(keep.exists());
+    }
+
+    #[test]
+    fn a_foreign_file_in_the_run_dir_is_never_removed() {
+        let parent = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let ws = Workspace::in_dir(parent.path(), 1 << 20).unwrap();
+        let dir = ws.dir.clone().unwrap();
+        // Someone plants the files the run is about to create.
+        for name in ["job0.dat", "probe"] {
+            std::fs::write(dir.join(name), b"not ours").unwrap();
+        }
+        assert!(ws.probe_direct().is_err());
+        assert!(ws.ensure_files(1, false, 7).is_err());
+        drop(ws);
+        for name in ["job0.dat", "probe"] {
+            assert_eq!(std::fs::read(dir.join(name)).unwrap(), b"not ours");
+        }
     }
 }

@@ -18,11 +18,10 @@ pub mod device;
 pub mod memory;
 pub mod options;
 
-use super::{Benchmark, Case, Context, UsageError};
+use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::gpu::GpuInfo;
 use crate::hw::gpu_table::GpuPrecision;
 use crate::hw::peak::Peak;
-use crate::options::Command;
 use crate::report::model::BenchResult;
 use device::Gpu;
 use options::{GpuOptions, MemKernel};
@@ -266,13 +265,6 @@ fn peak_for(info: &GpuInfo, key: &str, keys: &[String], ctx: &Context) -> Peak {
         .unwrap_or_else(|| Peak::unknown(format!("unknown: no {key} peak for {}", info.name)))
 }
 
-fn gpu_options(ctx: &Context) -> GpuOptions {
-    match &ctx.opts.command {
-        Command::Gpu(o) => o.clone(),
-        _ => GpuOptions::default(),
-    }
-}
-
 /// The adapter a run uses, or why there is none.
 fn pick(ctx: &Context, device: Option<usize>) -> Result<Result<GpuInfo, String>, UsageError> {
     let det = &ctx.host.gpus;
@@ -295,9 +287,10 @@ fn pick(ctx: &Context, device: Option<usize>) -> Result<Result<GpuInfo, String>,
                     names.join(", ")
                 )
             };
-            Err(UsageError(format!(
-                "--device: {i} is out of range; {found}"
-            )))
+            Err(UsageError::new(
+                "--device",
+                format!("{i} is out of range; {found}"),
+            ))
         }
         Some(i) => Ok(Ok(det.adapters[i].clone())),
         None => Ok(det.adapters.first().cloned().ok_or_else(|| {
@@ -328,9 +321,10 @@ fn cases(
         if let Ok(info) = &adapter {
             if let Err(why) = info.supports(p) {
                 if !o.all_precisions {
-                    return Err(UsageError(format!(
-                        "--precision: {why}; see `peakbench gpu --list`, or use --precision all to skip what it lacks"
-                    )));
+                    return Err(UsageError::new(
+                        "--precision",
+                        format!("{why}; see `peakbench gpu --list`, or use --precision all to skip what it lacks"),
+                    ));
                 }
                 skip = Some(why);
             }
@@ -353,6 +347,14 @@ fn cases(
     Ok(out)
 }
 
+impl Plan for GpuBench {
+    type Options = GpuOptions;
+
+    fn plan(&self, o: &GpuOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        cases(ctx, o, &o.compute(), &o.memory())
+    }
+}
+
 impl Benchmark for GpuBench {
     fn id(&self) -> &'static str {
         "gpu"
@@ -360,11 +362,6 @@ impl Benchmark for GpuBench {
 
     fn about(&self) -> &'static str {
         "GPU compute per precision, memory and transfer bandwidth, dispatch latency (wgpu)"
-    }
-
-    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
-        let o = gpu_options(ctx);
-        cases(ctx, &o, &o.compute(), &o.memory())
     }
 
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
@@ -379,10 +376,9 @@ impl Benchmark for GpuBench {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Cli;
+    use crate::bench::common::{self, args_from, CommonArgs};
     use crate::hw::gpu::{GpuDetection, GpuLimits};
-    use crate::options::Options;
-    use clap::Parser;
+    use options::GpuArgs;
 
     fn host_with(features: &[&str]) -> crate::hw::HostInfo {
         let mut h = crate::report::samples::host();
@@ -409,10 +405,9 @@ mod tests {
     }
 
     fn plan(host: &crate::hw::HostInfo, args: &[&str]) -> Result<Vec<Box<dyn Case>>, UsageError> {
-        let mut argv = vec!["peakbench", "gpu"];
-        argv.extend_from_slice(args);
-        let opts = Options::from_cli(Cli::try_parse_from(argv).unwrap()).unwrap();
-        GpuBench.plan(&Context { host, opts: &opts })
+        let o = options::parse(&args_from::<GpuArgs>(args)).unwrap();
+        let opts = common::parse(&CommonArgs::default(), false).unwrap();
+        GpuBench.plan(&o, &Context { host, opts: &opts })
     }
 
     #[test]
@@ -425,7 +420,7 @@ mod tests {
         );
         let cases = plan(&h, &["--precision", "all"]).unwrap();
         assert_eq!(cases.len(), 6);
-        let opts = Options::from_cli(Cli::try_parse_from(["peakbench", "gpu"]).unwrap()).unwrap();
+        let opts = common::parse(&CommonArgs::default(), false).unwrap();
         let ctx = Context {
             host: &h,
             opts: &opts,
@@ -462,7 +457,7 @@ mod tests {
             adapters: Vec::new(),
             note: Some("no GPU adapter: test".into()),
         };
-        let opts = Options::from_cli(Cli::try_parse_from(["peakbench"]).unwrap()).unwrap();
+        let opts = common::parse(&CommonArgs::default(), true).unwrap();
         let ctx = Context {
             host: &h,
             opts: &opts,

@@ -1,13 +1,33 @@
-//! `peakbench gpu` options: validation of the raw flags (`cli::GpuArgs`) into
+//! `peakbench gpu` options: validation of the raw flags ([`GpuArgs`]) into
 //! [`GpuOptions`]. Bad values get one line naming the flag and the accepted form (exit
 //! code 2, nothing run). Checks that need the adapter (`--device` range, a precision it
 //! lacks) happen in `plan`.
 
 use crate::bench::UsageError;
-use crate::cli::GpuArgs;
 use crate::hw::gpu_table::GpuPrecision;
 use crate::util::units::{parse_list, parse_size, ParseError};
+use clap::Args;
 use serde::{Serialize, Serializer};
+
+/// `peakbench gpu` flags (validated in `bench/gpu/options.rs`).
+#[derive(Debug, Args, Default)]
+pub struct GpuArgs {
+    /// List the adapters (name, vendor, type, driver, backend, limits, peaks) and exit
+    #[arg(long)]
+    pub list: bool,
+    /// Adapter index from --list [default: the first: discrete before integrated before software]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub device: Option<String>,
+    /// Compute precisions: fp32,fp16,fp64,int32,int8,int64 or all [default: all, unless only --kernel is given]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub precision: Option<String>,
+    /// Memory kernels: read,write,copy,h2d,d2h,dispatch or all [default: all, unless only --precision is given]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub kernel: Option<String>,
+    /// Bytes per buffer of the memory and transfer kernels [default: 1GiB; 256MiB on a software adapter]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    pub size: Option<String>,
+}
 
 /// Memory and transfer workloads (`--kernel`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -94,16 +114,12 @@ impl GpuOptions {
     }
 }
 
-fn usage(flag: &str, e: impl std::fmt::Display) -> UsageError {
-    UsageError(format!("{flag}: {e}"))
-}
-
 /// Validates the flags.
 pub fn parse(a: &GpuArgs) -> Result<GpuOptions, UsageError> {
     let device = match &a.device {
         None => None,
         Some(t) => Some(t.trim().parse::<usize>().map_err(|_| {
-            usage(
+            UsageError::new(
                 "--device",
                 format!("'{t}' is not an adapter index; use a number from `peakbench gpu --list`"),
             )
@@ -124,7 +140,7 @@ pub fn parse(a: &GpuArgs) -> Result<GpuOptions, UsageError> {
                     ))
                 })
             }))
-            .map_err(|e| usage("--precision", e))?,
+            .map_err(|e| UsageError::new("--precision", e))?,
         ),
     };
     let kernels = match &a.kernel {
@@ -141,15 +157,15 @@ pub fn parse(a: &GpuArgs) -> Result<GpuOptions, UsageError> {
                         ))
                     })
             }))
-            .map_err(|e| usage("--kernel", e))?,
+            .map_err(|e| UsageError::new("--kernel", e))?,
         ),
     };
     let size = match &a.size {
         None => None,
         Some(t) => {
-            let s = parse_size(t).map_err(|e| usage("--size", e))?;
+            let s = parse_size(t).map_err(|e| UsageError::new("--size", e))?;
             if s < 1 << 20 || s % 4096 != 0 {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--size",
                     format!(
                         "'{t}' must be at least 1MiB and a multiple of 4KiB, e.g. 256MiB or 1GiB"

@@ -57,12 +57,26 @@ impl Geometry {
                 if arrays == 1 { "" } else { "s" }
             ));
         }
-        let elems = (per_array / block_elems * block_elems) as usize;
-        Ok(Geometry {
-            elems,
+        let elems = per_array / block_elems * block_elems;
+        let geo = Geometry {
+            elems: usize::try_from(elems).map_err(|_| too_big(bytes_per_thread))?,
             block_elems: block_elems as usize,
             arrays,
-        })
+        };
+        // Every product the kernels rely on must fit: a wrapped region size would map less
+        // than the arrays the kernels write.
+        geo.checked_region_bytes()
+            .ok_or_else(|| too_big(bytes_per_thread))?;
+        Ok(geo)
+    }
+
+    /// [`Geometry::region_bytes`], `None` when it overflows `usize`.
+    pub fn checked_region_bytes(&self) -> Option<usize> {
+        self.elems
+            .checked_mul(8)?
+            .checked_next_multiple_of(4096)?
+            .checked_add(ARRAY_PAD)?
+            .checked_mul(self.arrays)
     }
 
     /// Blocks per array.
@@ -79,6 +93,10 @@ impl Geometry {
     pub fn region_bytes(&self) -> usize {
         self.stride() * self.arrays
     }
+}
+
+fn too_big(bytes: u64) -> String {
+    format!("working set of {bytes} B per thread does not fit this machine's address space")
 }
 
 /// A keyed bijection of `0..=mask` (mask = 2^k − 1): xor with the key, multiply by odd
@@ -121,7 +139,10 @@ impl<'a> BwWork<'a> {
         pages: Pages,
         errors: &'a std::sync::Mutex<Vec<String>>,
     ) -> Result<BwWork<'a>, String> {
-        let mut region = Region::new(geo.region_bytes(), pages)?;
+        let bytes = geo
+            .checked_region_bytes()
+            .ok_or_else(|| too_big((geo.elems as u64).saturating_mul(8)))?;
+        let mut region = Region::new(bytes, pages)?;
         region.touch();
         let w = BwWork {
             kernel,
@@ -276,6 +297,9 @@ mod tests {
         assert_eq!(g.block_elems, 3);
         let whole = Geometry::new(1 << 20, 2, None).unwrap();
         assert_eq!(whole.blocks(), 1);
+        // Sizes whose region would wrap around 2^64 are errors, never a short mapping.
+        let e = Geometry::new(u64::MAX, 1, None).unwrap_err();
+        assert!(e.contains("address space"), "{e}");
         let e = Geometry::new(1 << 20, 2, Some(1 << 20)).unwrap_err();
         assert!(e.contains("larger than each thread's share"), "{e}");
     }

@@ -10,6 +10,9 @@
 /// Bytes per node: one cache line on every CPU peakbench targets.
 pub const NODE: usize = 64;
 
+/// Most bytes one thread's cycle may span: node indices are `u32`.
+pub const MAX_BYTES: u64 = u32::MAX as u64 * NODE as u64;
+
 use super::region::{Pages, Region};
 use crate::measure::runner::Workload;
 
@@ -101,7 +104,16 @@ impl ChaseWork {
     /// Maps `bytes` (whole nodes), first-touches it on the calling thread and links a
     /// Sattolo cycle through it. `seed` varies the cycle (e.g. per thread).
     pub fn new(bytes: u64, pages: Pages, seed: u64) -> Result<ChaseWork, String> {
-        let nodes = (bytes as usize / NODE).max(2);
+        if bytes > MAX_BYTES {
+            return Err(format!(
+                "a chase cycle spans at most {} per thread (u32 node indices), not {}",
+                crate::util::units::format_size(MAX_BYTES),
+                crate::util::units::format_size(bytes)
+            ));
+        }
+        let nodes = usize::try_from(bytes / NODE as u64)
+            .map_err(|_| format!("{bytes} B does not fit this machine's address space"))?
+            .max(2);
         let mut region = Region::new(nodes * NODE, pages)?;
         region.touch();
         let next = sattolo(nodes, &mut Rng::new(seed));
@@ -183,6 +195,11 @@ mod tests {
     fn chase_work_counts_loads_and_stays_on_the_cycle() {
         let mut w = ChaseWork::new(64 << 10, Pages::Small, 3).unwrap();
         assert_eq!(w.nodes(), 1024);
+        // Beyond u32 indices: an error, never a panic in the worker.
+        let e = ChaseWork::new(MAX_BYTES + NODE as u64, Pages::Small, 3)
+            .err()
+            .unwrap();
+        assert!(e.contains("at most"), "{e}");
         assert_eq!(w.run(2), (2 * HOPS) as f64);
         // 2 × 1024 hops over a 1024-node cycle: back at node 0.
         assert_eq!(w.p as usize, w.region().as_ptr() as usize);

@@ -21,11 +21,10 @@ pub mod region;
 #[cfg(target_arch = "x86_64")]
 pub mod x86;
 
-use super::{Benchmark, Case, Context, UsageError};
+use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::peak::{Peak, PeakOverrides};
 use crate::hw::HostInfo;
 use crate::measure::{RunConfig, Runner, Sample, Scaling};
-use crate::options::Command;
 use crate::report::model::BenchResult;
 use crate::util::units::format_size;
 use bandwidth::{BwWork, Geometry};
@@ -104,14 +103,18 @@ fn llc(host: &HostInfo) -> u64 {
 /// Default working set: 4× the LLC rounded up to a power of two, grown to fit the
 /// largest block in every array of every thread.
 pub fn default_size(host: &HostInfo, max_block: u64, max_arrays: usize, max_threads: usize) -> u64 {
-    let base = (4 * llc(host)).next_power_of_two();
-    let fit = max_block * max_arrays as u64 * max_threads as u64;
-    base.max(fit.div_ceil(1 << 20) << 20)
+    let base = llc(host).saturating_mul(4).next_power_of_two();
+    // Saturating: `plan` refuses anything above `MAX_SIZE`, so a huge product is refused
+    // there instead of wrapping here.
+    let fit = max_block
+        .saturating_mul(max_arrays as u64)
+        .saturating_mul(max_threads as u64);
+    base.max(fit.div_ceil(1 << 20).saturating_mul(1 << 20))
 }
 
 /// Working sets of `--sweep`: powers of two from 4 KiB to the first ≥ 4× LLC.
 pub fn sweep_sizes(host: &HostInfo) -> Vec<u64> {
-    let top = 4 * llc(host);
+    let top = llc(host).saturating_mul(4).min(options::MAX_SIZE);
     let mut v = vec![4096u64];
     while *v.last().unwrap() < top {
         v.push(v.last().unwrap() * 2);
@@ -202,7 +205,20 @@ fn per_thread(total: u64, threads: usize, scaling: Scaling) -> u64 {
 
 /// Bytes all threads together work on: `--size`, or `--size` per thread with `--weak`.
 fn total(size: u64, threads: usize, scaling: Scaling) -> u64 {
-    per_thread(size, threads, scaling) * threads as u64
+    per_thread(size, threads, scaling).saturating_mul(threads as u64)
+}
+
+/// Bytes a plan maps at most: the biggest working set (times the threads with `--weak`)
+/// plus 2 MiB of alignment per array and thread; `None` when that overflows 64 bits.
+fn mapped_bytes(biggest: u64, threads: usize, arrays: usize, scaling: Scaling) -> Option<u64> {
+    let sets = match scaling {
+        Scaling::Strong => biggest,
+        Scaling::Weak => biggest.checked_mul(threads as u64)?,
+    };
+    let pad = (2u64 << 20)
+        .checked_mul(threads as u64)?
+        .checked_mul(arrays as u64)?;
+    sets.checked_add(pad)
 }
 
 /// One bandwidth case.
@@ -392,13 +408,6 @@ impl Case for ChaseCase {
     }
 }
 
-fn mem_options(ctx: &Context) -> MemoryOptions {
-    match &ctx.opts.command {
-        Command::Memory(m) => m.clone(),
-        _ => MemoryOptions::default(),
-    }
-}
-
 /// The kernel for `op` under `--nt` at working set `size`, with a note when the wish
 /// for non-temporal stores could not be met.
 fn choose(op: Op, nt: Nt, size: u64, host: &HostInfo) -> (&'static Kernel, Option<String>) {
@@ -418,17 +427,10 @@ fn choose(op: Op, nt: Nt, size: u64, host: &HostInfo) -> (&'static Kernel, Optio
     (k, note)
 }
 
-impl Benchmark for MemoryBench {
-    fn id(&self) -> &'static str {
-        "memory"
-    }
+impl Plan for MemoryBench {
+    type Options = MemoryOptions;
 
-    fn about(&self) -> &'static str {
-        "memory bandwidth (read/write/copy/scale/add/triad, seq/rand blocks) and latency, L1 to DRAM"
-    }
-
-    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
-        let o = mem_options(ctx);
+    fn plan(&self, o: &MemoryOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let host = ctx.host;
         let kinds = o.kernels.clone().unwrap_or_else(Kind::all);
         let threads = o
@@ -454,19 +456,49 @@ impl Benchmark for MemoryBench {
         };
         // Refuse up front what would not fit in memory (an OOM kill measures nothing).
         let biggest = *sizes.iter().max().unwrap_or(&0);
-        let need = match ctx.opts.scaling {
-            Scaling::Strong => biggest,
-            Scaling::Weak => biggest * max_threads as u64,
-        } + (2 << 20) * max_threads as u64 * max_arrays as u64;
+        let need = mapped_bytes(biggest, max_threads, max_arrays, ctx.opts.scaling)
+            .filter(|&n| n <= options::MAX_SIZE)
+            .ok_or_else(|| {
+                // Without --size the default grew to fit --block, so name that flag.
+                let flag = if o.size.is_none() && o.blocks.is_some() { "--block" } else { "--size" };
+                UsageError::new(flag, format!(
+                    "a working set of {} with {max_threads} thread{}{} needs more than the limit of {} (all threads and arrays together); use a smaller {flag}{}",
+                    format_size(biggest),
+                    if max_threads == 1 { "" } else { "s" },
+                    if ctx.opts.scaling == Scaling::Weak { " (--weak: per thread)" } else { "" },
+                    format_size(options::MAX_SIZE),
+                    if max_threads == 1 { "" } else { " or fewer --threads" }
+                ))
+            })?;
+        if kinds.contains(&Kind::Chase) {
+            let per = sizes
+                .iter()
+                .flat_map(|&s| threads.iter().map(move |&t| (s, t)))
+                .map(|(s, t)| per_thread(s, t, ctx.opts.scaling))
+                .max()
+                .unwrap_or(0);
+            if per > chase::MAX_BYTES {
+                return Err(UsageError::new("--size", format!(
+                    "the chase kernel links at most {} per thread ({} nodes of {} B) but this run gives a thread {}; use a smaller --size or more --threads",
+                    format_size(chase::MAX_BYTES),
+                    u32::MAX,
+                    chase::NODE,
+                    format_size(per)
+                )));
+            }
+        }
         let avail = host.memory.available_bytes;
         if avail > 0 && need as f64 > avail as f64 * MEM_FRACTION {
-            return Err(UsageError(format!(
-                "--size: the working set needs {} but only {} is available ({} of MemAvailable {}); use a smaller --size",
-                format_size(need),
-                format_size((avail as f64 * MEM_FRACTION) as u64),
-                (MEM_FRACTION * 100.0).round(),
-                format_size(avail)
-            )));
+            return Err(UsageError::new(
+                "--size",
+                format!(
+                    "the working set needs {} but only {} is available ({} of MemAvailable {}); use a smaller --size",
+                    format_size(need),
+                    format_size((avail as f64 * MEM_FRACTION) as u64),
+                    (MEM_FRACTION * 100.0).round(),
+                    format_size(avail)
+                ),
+            ));
         }
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
         for kind in &kinds {
@@ -487,11 +519,14 @@ impl Benchmark for MemoryBench {
                                     let per = per_thread(size, t, ctx.opts.scaling);
                                     if !o.sweep {
                                         if let Err(e) = Geometry::new(per, op.arrays(), block) {
-                                            return Err(UsageError(format!(
-                                                "--block: {e} with --size {} and {t} thread{}; lower --block or raise --size",
-                                                format_size(size),
-                                                if t == 1 { "" } else { "s" }
-                                            )));
+                                            return Err(UsageError::new(
+                                                "--block",
+                                                format!(
+                                                    "{e} with --size {} and {t} thread{}; lower --block or raise --size",
+                                                    format_size(size),
+                                                    if t == 1 { "" } else { "s" }
+                                                ),
+                                            ));
                                         }
                                     }
                                     cases.push(Box::new(BwCase {
@@ -511,6 +546,16 @@ impl Benchmark for MemoryBench {
             }
         }
         Ok(cases)
+    }
+}
+
+impl Benchmark for MemoryBench {
+    fn id(&self) -> &'static str {
+        "memory"
+    }
+
+    fn about(&self) -> &'static str {
+        "memory bandwidth (read/write/copy/scale/add/triad, seq/rand blocks) and latency, L1 to DRAM"
     }
 
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {

@@ -1,17 +1,51 @@
-//! `peakbench memory` options: validation of the raw flags (`cli::MemoryArgs`) into
+//! `peakbench memory` options: validation of the raw flags ([`MemoryArgs`]) into
 //! [`MemoryOptions`]. Every bad value becomes one line naming the flag and the accepted
 //! form (exit code 2, nothing run). Checks that need the host (free memory, cache sizes)
 //! happen in `plan`.
 
 use super::kernels::Op;
+use crate::bench::common::parse_threads;
 use crate::bench::UsageError;
-use crate::cli::MemoryArgs;
-use crate::options::parse_threads;
 use crate::util::units::{parse_list, parse_size, ParseError};
+use clap::Args;
 use serde::{Serialize, Serializer};
+
+/// `peakbench memory` flags (validated in `bench::memory::options`).
+#[derive(Debug, Args, Default)]
+pub struct MemoryArgs {
+    /// Kernels: read,write,copy,scale,add,triad,chase [default: all]
+    #[arg(long, value_name = "LIST")]
+    pub kernel: Option<String>,
+    /// Access order of the blocks: seq,rand [default: seq]
+    #[arg(long, value_name = "LIST")]
+    pub pattern: Option<String>,
+    /// Contiguous access sizes, multiples of 8 B, e.g. 8B,1KiB,8KiB,1MiB,8MiB,80MiB [default: whole array for seq, 4KiB for rand]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub block: Option<String>,
+    /// Working set of a case, all arrays and threads together [default: 4x the last-level cache, rounded up to a power of two]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    pub size: Option<String>,
+    /// Thread counts [default: 1,2,4,… up to the core count]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub threads: Option<String>,
+    /// Walk the working set from 4 KiB to 4x the last-level cache (L1/L2/L3/DRAM marked)
+    #[arg(long)]
+    pub sweep: bool,
+    /// Non-temporal stores: auto (when the working set exceeds the LLC), on, off [default: auto]
+    #[arg(long, value_name = "MODE")]
+    pub nt: Option<String>,
+    /// Count the write-allocate read of cached stores (STREAM does not)
+    #[arg(long)]
+    pub count_write_allocate: bool,
+}
 
 /// Smallest block: one `f64` element.
 pub const MIN_BLOCK: u64 = 8;
+
+/// Largest working set a case may map, all threads and arrays together (256 TiB, twice
+/// what x86-64 user space can address with 4-level page tables). Every size product is
+/// checked against it, so none can wrap around 2^64 and map less than the kernels touch.
+pub const MAX_SIZE: u64 = 1 << 48;
 
 /// What `--kernel` selects: a bandwidth operation or the latency chase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -114,10 +148,6 @@ impl Default for MemoryOptions {
     }
 }
 
-fn usage(flag: &str, msg: impl std::fmt::Display) -> UsageError {
-    UsageError(format!("{flag}: {msg}"))
-}
-
 /// Validates `peakbench memory` flags.
 pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
     let names: Vec<&str> = Kind::all().iter().map(|k| k.name()).collect();
@@ -139,7 +169,7 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
             })
         })
         .transpose()
-        .map_err(|e| usage("--kernel", e))?
+        .map_err(|e| UsageError::new("--kernel", e))?
         .map(dedup);
     let patterns = a
         .pattern
@@ -154,7 +184,7 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
             })
         })
         .transpose()
-        .map_err(|e| usage("--pattern", e))?
+        .map_err(|e| UsageError::new("--pattern", e))?
         .map(dedup)
         .unwrap_or_else(|| vec![Pattern::Seq]);
     let blocks = a
@@ -163,6 +193,12 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
         .map(|t| {
             parse_list(t, |s| {
                 let b = parse_size(s)?;
+                if b > MAX_SIZE {
+                    return Err(ParseError(format!(
+                        "'{s}' is above the limit of {}; use e.g. 8KiB or 1MiB",
+                        crate::util::units::format_size(MAX_SIZE)
+                    )));
+                }
                 if b % MIN_BLOCK != 0 {
                     return Err(ParseError(format!(
                         "'{s}' is not a multiple of 8 B (one f64 element); use e.g. 8B,1KiB,8KiB,1MiB,8MiB,80MiB"
@@ -172,29 +208,39 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
             })
         })
         .transpose()
-        .map_err(|e| usage("--block", e))?
+        .map_err(|e| UsageError::new("--block", e))?
         .map(dedup);
     let size = a
         .size
         .as_deref()
         .map(parse_size)
         .transpose()
-        .map_err(|e| usage("--size", e))?;
+        .map_err(|e| UsageError::new("--size", e))?;
     if let Some(s) = size {
         if s < 4096 {
-            return Err(usage(
+            return Err(UsageError::new(
                 "--size",
                 format!("{s} B is too small; use at least 4KiB (e.g. 256MiB for DRAM)"),
             ));
         }
+        if s > MAX_SIZE {
+            return Err(UsageError::new(
+                "--size",
+                format!(
+                    "{} is above the limit of {}; use e.g. 256MiB",
+                    crate::util::units::format_size(s),
+                    crate::util::units::format_size(MAX_SIZE)
+                ),
+            ));
+        }
         if a.sweep {
-            return Err(usage(
+            return Err(UsageError::new(
                 "--size",
                 "cannot be combined with --sweep (the sweep chooses the working sets, 4 KiB to 4x LLC)",
             ));
         }
         if let Some(big) = blocks.as_ref().and_then(|b| b.iter().find(|&&b| b > s)) {
-            return Err(usage(
+            return Err(UsageError::new(
                 "--block",
                 format!(
                     "{} is larger than the working set --size {}; use a block no larger than the size",
@@ -211,7 +257,7 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
         Some(s) if s == "on" => Nt::On,
         Some(s) if s == "off" => Nt::Off,
         Some(s) => {
-            return Err(usage(
+            return Err(UsageError::new(
                 "--nt",
                 format!("unknown value '{s}'; accepted: auto,on,off"),
             ))

@@ -42,8 +42,12 @@ impl Region {
     /// Maps `len` bytes (rounded up to 2 MiB) aligned to 2 MiB. Pages are not touched
     /// yet. Errors carry the OS error text.
     pub fn new(len: usize, pages: Pages) -> Result<Region, String> {
-        let len = len.max(1).div_ceil(HUGE) * HUGE;
-        let map_len = len + HUGE;
+        let too_big = || format!("a mapping of {len} B does not fit this machine's address space");
+        let len = len
+            .max(1)
+            .checked_next_multiple_of(HUGE)
+            .ok_or_else(too_big)?;
+        let map_len = len.checked_add(HUGE).ok_or_else(too_big)?;
         // SAFETY: anonymous private mapping, no fd; the result is checked below.
         let map = unsafe {
             libc::mmap(
@@ -193,6 +197,12 @@ mod tests {
                 assert_eq!(*r.as_ptr().add(r.len() - 1), 7);
             }
         }
+    }
+
+    #[test]
+    fn sizes_near_the_top_of_usize_are_refused() {
+        assert!(Region::new(usize::MAX, Pages::Small).is_err());
+        assert!(Region::new(usize::MAX - HUGE, Pages::Small).is_err());
     }
 
     #[test]

@@ -455,6 +455,18 @@ impl Engine {
     /// Sleeps through the test, snapshotting the byte counters at every interval
     /// boundary. Returns (received, sent) per timed interval as (seconds, bytes).
     pub fn sample(&self, t0: Tick) -> Intervals {
+        self.sample_watching(t0, Duration::from_millis(50), &|| false)
+            .unwrap_or_default()
+    }
+
+    /// [`Engine::sample`], checking `gone` at least every `tick`: `None` (and every
+    /// stream told to stop) as soon as it says the peer has vanished.
+    pub fn sample_watching(
+        &self,
+        t0: Tick,
+        tick: Duration,
+        gone: &dyn Fn() -> bool,
+    ) -> Option<Intervals> {
         let p = Pacer::new(t0, &self.spec);
         let total = |v: &Vec<Padded>| v.iter().map(|c| c.0.load(Ordering::Relaxed)).sum::<u64>();
         let mut recv_iv = Vec::new();
@@ -467,7 +479,11 @@ impl Engine {
                 if left <= 0.0 || self.stop.is_set() {
                     break;
                 }
-                std::thread::sleep(Duration::from_secs_f64(left.min(0.05)));
+                if gone() {
+                    self.stop.set();
+                    return None;
+                }
+                std::thread::sleep(Duration::from_secs_f64(left.min(tick.as_secs_f64())));
             }
             if self.stop.is_set() {
                 break;
@@ -483,7 +499,7 @@ impl Engine {
             }
             last = Some((now, r, s));
         }
-        (recv_iv, sent_iv)
+        Some((recv_iv, sent_iv))
     }
 
     /// Waits for the threads at `idx` to end, up to `deadline`.

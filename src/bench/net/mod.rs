@@ -25,8 +25,7 @@ pub mod server;
 pub mod tcp;
 pub mod udp;
 
-use super::{Benchmark, Case, Context, UsageError};
-use crate::options::Command;
+use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::report::model::BenchResult;
 use options::{default_msg, NetOptions};
 use proto::{Direction, Proto, TestKind, TestSpec, DEFAULT_PORT};
@@ -205,7 +204,7 @@ fn target(o: &NetOptions) -> Result<Target, UsageError> {
         None => Ok(Target::InProcess),
         Some(s) => options::resolve(s, DEFAULT_PORT)
             .map(Target::Remote)
-            .map_err(|e| UsageError(format!("--server: {e}"))),
+            .map_err(|e| UsageError::new("--server", e)),
     }
 }
 
@@ -253,7 +252,7 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
                         zerocopy: o.zerocopy && proto == Proto::Tcp && test == TestKind::Throughput,
                     };
                     spec.validate()
-                        .map_err(|e| UsageError(format!("--msg/--streams/--time: {e}")))?;
+                        .map_err(|e| UsageError::new("--msg/--streams/--time", e))?;
                     out.push(Box::new(NetCase {
                         spec,
                         target: target.clone(),
@@ -268,6 +267,14 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
     Ok(out)
 }
 
+impl Plan for NetBench {
+    type Options = NetOptions;
+
+    fn plan(&self, o: &NetOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        cases(o, ctx.opts.repeat)
+    }
+}
+
 impl Benchmark for NetBench {
     fn id(&self) -> &'static str {
         "net"
@@ -275,15 +282,6 @@ impl Benchmark for NetBench {
 
     fn about(&self) -> &'static str {
         "TCP/UDP throughput (counted at the receiver) and ping-pong latency, loopback or client/server"
-    }
-
-    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
-        let default = NetOptions::default();
-        let o = match &ctx.opts.command {
-            Command::Net(o) => o,
-            _ => &default,
-        };
-        cases(o, ctx.opts.repeat)
     }
 
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {

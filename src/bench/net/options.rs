@@ -3,11 +3,63 @@
 
 use super::proto::{Proto, TestKind, DEFAULT_PORT, MAX_STREAMS, MAX_TCP_MSG, MAX_UDP_MSG};
 use crate::bench::UsageError;
-use crate::cli::{NetArgs, ServeArgs};
 use crate::util::units::{parse_duration, parse_list, parse_size, ParseError};
+use clap::Args;
 use serde::{Serialize, Serializer};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
+
+/// `peakbench net` flags.
+#[derive(Debug, Args, Default)]
+pub struct NetArgs {
+    /// Server running `peakbench serve`, as HOST or HOST:PORT [default: an in-process server on 127.0.0.1; port 5211]
+    #[arg(long, value_name = "HOST[:PORT]")]
+    pub server: Option<String>,
+    /// Transports: tcp,udp [default: tcp,udp]
+    #[arg(long, value_name = "LIST")]
+    pub proto: Option<String>,
+    /// Tests: throughput,latency [default: throughput,latency]
+    #[arg(long, value_name = "LIST")]
+    pub test: Option<String>,
+    /// Message/datagram sizes, e.g. 1B,1KiB,64KiB [default: TCP 128KiB, UDP 1460B, latency 64B]
+    #[arg(long, value_name = "LIST")]
+    pub msg: Option<String>,
+    /// Parallel streams, one pinned thread each on both ends [default: 1]
+    #[arg(long, value_name = "LIST")]
+    pub streams: Option<String>,
+    /// Timed part of each case, split into --repeat samples, after a 0.5 s warm-up [default: 3s]
+    #[arg(long, value_name = "DUR")]
+    pub time: Option<String>,
+    /// The server sends (throughput)
+    #[arg(long)]
+    pub reverse: bool,
+    /// Both ends send at once, each on its own streams (throughput)
+    #[arg(long)]
+    pub bidir: bool,
+    /// UDP pacing per stream in bit/s, e.g. 500M or 2.5G [default: unpaced]
+    #[arg(long, value_name = "RATE")]
+    pub rate: Option<String>,
+    /// TCP sends with MSG_ZEROCOPY where the OS offers it
+    #[arg(long)]
+    pub zerocopy: bool,
+    /// Pre-shared token (proven by HMAC, never sent); or set $PEAKBENCH_TOKEN
+    #[arg(long, value_name = "SECRET")]
+    pub token: Option<String>,
+}
+
+/// `peakbench serve` flags.
+#[derive(Debug, Args, Default)]
+pub struct ServeArgs {
+    /// Address and port to listen on [default: 127.0.0.1:5211; other addresses only when asked]
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub bind: Option<String>,
+    /// Require clients to prove this pre-shared token; or set $PEAKBENCH_TOKEN
+    #[arg(long, value_name = "SECRET")]
+    pub token: Option<String>,
+    /// Exit after the first test session
+    #[arg(long)]
+    pub once: bool,
+}
 
 /// Environment variable read when `--token` is absent (keeps the secret out of `ps`).
 pub const TOKEN_ENV: &str = "PEAKBENCH_TOKEN";
@@ -31,7 +83,7 @@ pub struct NetOptions {
     /// `--streams`.
     pub streams: Vec<u32>,
     /// `--time`: timed part of each case, split into `--repeat` samples.
-    #[serde(serialize_with = "crate::options::secs", rename = "time_s")]
+    #[serde(serialize_with = "crate::bench::common::secs", rename = "time_s")]
     pub time: Duration,
     /// `--reverse`: the server sends.
     pub reverse: bool,
@@ -86,17 +138,13 @@ pub fn default_msg(proto: Proto, test: TestKind) -> u32 {
     }
 }
 
-fn usage(flag: &str, msg: impl std::fmt::Display) -> UsageError {
-    UsageError(format!("{flag}: {msg}"))
-}
-
 fn token(given: &Option<String>) -> Result<Option<String>, UsageError> {
     let t = given
         .clone()
         .or_else(|| std::env::var(TOKEN_ENV).ok().filter(|s| !s.is_empty()));
     if let Some(t) = &t {
         if t.is_empty() || t.len() > 1024 {
-            return Err(usage(
+            return Err(UsageError::new(
                 "--token",
                 "a token is 1 to 1024 bytes (or set $PEAKBENCH_TOKEN)",
             ));
@@ -183,7 +231,7 @@ pub fn parse_net(a: &NetArgs) -> Result<NetOptions, UsageError> {
                 "unknown protocol '{s}'; accepted: tcp,udp"
             ))),
         })
-        .map_err(|e| usage("--proto", e))?,
+        .map_err(|e| UsageError::new("--proto", e))?,
     };
     let tests = match &a.test {
         None => d.tests,
@@ -194,7 +242,7 @@ pub fn parse_net(a: &NetArgs) -> Result<NetOptions, UsageError> {
                 "unknown test '{s}'; accepted: throughput,latency"
             ))),
         })
-        .map_err(|e| usage("--test", e))?,
+        .map_err(|e| UsageError::new("--test", e))?,
     };
     let msgs = a
         .msg
@@ -211,18 +259,18 @@ pub fn parse_net(a: &NetArgs) -> Result<NetOptions, UsageError> {
             })
         })
         .transpose()
-        .map_err(|e| usage("--msg", e))?;
+        .map_err(|e| UsageError::new("--msg", e))?;
     if let Some(ms) = &msgs {
         if protos.contains(&Proto::Udp) {
             if let Some(m) = ms.iter().find(|m| **m > MAX_UDP_MSG) {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--msg",
                     format!("{m} B does not fit a UDP datagram; use at most {MAX_UDP_MSG}B with --proto udp"),
                 ));
             }
             if tests.contains(&TestKind::Throughput) {
                 if let Some(m) = ms.iter().find(|m| **m < super::proto::MIN_UDP_MSG) {
-                    return Err(usage(
+                    return Err(UsageError::new(
                         "--msg",
                         format!("{m} B is too small for UDP throughput: datagrams carry a 16-byte sequence and time header; use at least 16B"),
                     ));
@@ -238,14 +286,14 @@ pub fn parse_net(a: &NetArgs) -> Result<NetOptions, UsageError> {
                 "'{s}' is not a stream count; use whole numbers from 1 to {MAX_STREAMS}"
             ))),
         })
-        .map_err(|e| usage("--streams", e))?,
+        .map_err(|e| UsageError::new("--streams", e))?,
     };
     let time = match &a.time {
         None => d.time,
         Some(t) => {
-            let v = parse_duration(t).map_err(|e| usage("--time", e))?;
+            let v = parse_duration(t).map_err(|e| UsageError::new("--time", e))?;
             if v < Duration::from_millis(10) || v > Duration::from_secs(3000) {
-                return Err(usage(
+                return Err(UsageError::new(
                     "--time",
                     format!("'{t}' is out of range; use 10ms to 50m"),
                 ));
@@ -254,7 +302,7 @@ pub fn parse_net(a: &NetArgs) -> Result<NetOptions, UsageError> {
         }
     };
     if a.reverse && a.bidir {
-        return Err(usage(
+        return Err(UsageError::new(
             "--bidir",
             "cannot be combined with --reverse; use one of them",
         ));
@@ -264,15 +312,18 @@ pub fn parse_net(a: &NetArgs) -> Result<NetOptions, UsageError> {
         .as_deref()
         .map(parse_rate)
         .transpose()
-        .map_err(|e| usage("--rate", e))?;
+        .map_err(|e| UsageError::new("--rate", e))?;
     if rate_bps.is_some() && !protos.contains(&Proto::Udp) {
-        return Err(usage("--rate", "paces UDP only; add --proto udp"));
+        return Err(UsageError::new("--rate", "paces UDP only; add --proto udp"));
     }
     if a.zerocopy && !protos.contains(&Proto::Tcp) {
-        return Err(usage("--zerocopy", "applies to TCP only; add --proto tcp"));
+        return Err(UsageError::new(
+            "--zerocopy",
+            "applies to TCP only; add --proto tcp",
+        ));
     }
     if let Some(s) = &a.server {
-        resolve(s, DEFAULT_PORT).map_err(|e| usage("--server", e))?;
+        resolve(s, DEFAULT_PORT).map_err(|e| UsageError::new("--server", e))?;
     }
     Ok(NetOptions {
         server: a.server.clone(),
@@ -293,7 +344,7 @@ pub fn parse_net(a: &NetArgs) -> Result<NetOptions, UsageError> {
 pub fn parse_serve(a: &ServeArgs) -> Result<ServeOptions, UsageError> {
     let bind = match &a.bind {
         None => SocketAddr::from(([127, 0, 0, 1], DEFAULT_PORT)),
-        Some(t) => resolve(t, DEFAULT_PORT).map_err(|e| usage("--bind", e))?,
+        Some(t) => resolve(t, DEFAULT_PORT).map_err(|e| UsageError::new("--bind", e))?,
     };
     Ok(ServeOptions {
         bind,

@@ -402,8 +402,12 @@ pub enum ProtoError {
 
 /// Decodes one frame body. Never panics; rejects anything but one well-formed message.
 pub fn decode(body: &[u8]) -> Result<Msg, ProtoError> {
-    serde_json::from_slice::<Msg>(body)
-        .map_err(|e| ProtoError::Bad(format!("malformed control message ({e})")))
+    serde_json::from_slice::<Msg>(body).map_err(|e| {
+        ProtoError::Bad(format!(
+            "malformed control message ({})",
+            clean(&e.to_string())
+        ))
+    })
 }
 
 /// Encodes a message as one frame (length prefix + JSON).
@@ -460,6 +464,33 @@ impl Timed for std::net::TcpStream {
         // SAFETY: one valid pollfd.
         unsafe { libc::poll(&mut p, 1, t.as_millis().min(60_000) as i32) > 0 }
     }
+}
+
+/// Whether the peer of `s` has closed or reset the connection. Pending data is left
+/// in place (peeked, not read), so an early message is still read by its reader.
+pub fn peer_closed(s: &std::net::TcpStream) -> bool {
+    use std::os::fd::AsRawFd;
+    let mut b = [0u8; 1];
+    // SAFETY: a valid socket and a one-byte buffer; MSG_DONTWAIT never blocks.
+    let r = unsafe {
+        libc::recv(
+            s.as_raw_fd(),
+            b.as_mut_ptr() as *mut libc::c_void,
+            1,
+            libc::MSG_PEEK | libc::MSG_DONTWAIT,
+        )
+    };
+    if r == 0 {
+        return true;
+    }
+    if r > 0 {
+        return false;
+    }
+    let e = std::io::Error::last_os_error();
+    !matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
+    )
 }
 
 impl<S: Timed> Control<S> {
@@ -546,18 +577,10 @@ fn io_err(what: &str, e: std::io::Error) -> ProtoError {
     }
 }
 
-/// Peer text made safe for a terminal and a log line: control characters replaced,
-/// at most 200 characters.
+/// Peer text made safe for a terminal and a log line: the one sanitiser
+/// ([`crate::util::sanitize`]), capped at 200 characters.
 pub fn clean(text: &str) -> String {
-    let mut s: String = text
-        .chars()
-        .take(200)
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect();
-    if text.chars().count() > 200 {
-        s.push('…');
-    }
-    s
+    crate::util::sanitize::line_max(text, 200)
 }
 
 /// `n` bytes from the OS random source (/dev/urandom). Nonces and cookies must be

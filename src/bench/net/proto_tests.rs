@@ -246,7 +246,7 @@ fn data_hello_checks_cookie() {
 
 #[test]
 fn clean_strips_terminal_escapes() {
-    assert_eq!(clean("a\x1b[2Jb\n"), "a?[2Jb?");
+    assert_eq!(clean("a\x1b[2Jb\n"), "a\\x1b[2Jb\\n");
     assert!(clean(&"x".repeat(1000)).chars().count() <= 201);
 }
 

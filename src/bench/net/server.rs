@@ -2,11 +2,19 @@
 //! time and refuses others with a busy message, and goes back to listening after any
 //! failure. Also started in-process by `peakbench net` when no `--server` is given.
 //!
-//! Hostile-peer measures: at most [`MAX_PENDING`] unauthenticated connections at once,
-//! each with a handshake deadline, so garbage or silent connections neither block a
-//! real client nor exhaust threads; the busy slot is claimed only after the client
-//! has proven the token; data streams must come from the control peer's address and
-//! present the session cookie within the attach deadline.
+//! Hostile-peer measures (limits in SECURITY.md):
+//! - admission: at most [`MAX_PENDING_PER_ADDR`] unauthenticated connections per
+//!   address and [`MAX_PENDING`] in all; a newcomer over either budget evicts the oldest
+//!   waiting connection (told why in an `Error` frame), so idle connections can never
+//!   lock a real client out, and each must send its hello within the short
+//!   [`ServerConfig::preauth`] deadline;
+//! - the busy slot is claimed only after the client has proven the token, and during
+//!   a test the server watches the control connection: a client that vanishes ends its
+//!   test (and frees the slot) within [`WATCH_TICK`];
+//! - data streams must come from the control peer's address and present the session
+//!   cookie within the attach deadline; connections that say nothing wait aside
+//!   without delaying the others;
+//! - log lines are rate-limited ([`LOG_BURST`] per [`LOG_WINDOW`], then one summary).
 
 use super::engine::{kind, DataSock, Engine};
 use super::proto::{
@@ -16,12 +24,22 @@ use super::proto::{
 use std::io::Read;
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Most connections in the handshake at once; more are closed at once.
-pub const MAX_PENDING: usize = 16;
+/// Most unauthenticated connections at once from all addresses.
+pub const MAX_PENDING: usize = 64;
+/// Most unauthenticated connections at once from one address.
+pub const MAX_PENDING_PER_ADDR: usize = 4;
+/// How often the server checks, during a test, whether the client is still there.
+pub const WATCH_TICK: Duration = Duration::from_millis(50);
+/// Log lines allowed per [`LOG_WINDOW`]; more are counted and summarised.
+pub const LOG_BURST: u32 = 20;
+/// The log rate-limit window.
+pub const LOG_WINDOW: Duration = Duration::from_secs(10);
+/// Most data-port connections waiting for their hello at once during an attach.
+const MAX_ATTACH_WAITING: usize = 64;
 
 /// How a server behaves.
 #[derive(Debug, Clone)]
@@ -32,6 +50,9 @@ pub struct ServerConfig {
     pub once: bool,
     /// Deadline of each handshake step and of attaching data streams.
     pub handshake: Duration,
+    /// Deadline for an unauthenticated connection to send its hello (short: such a
+    /// connection holds an admission slot).
+    pub preauth: Duration,
     /// Longest a data socket may stay silent mid-test before the test fails.
     pub idle: Duration,
     /// Longest wait for the next test request on an open session.
@@ -45,12 +66,13 @@ pub struct ServerConfig {
 }
 
 impl ServerConfig {
-    /// Defaults: 5 s handshake and idle deadlines, 30 s between tests.
+    /// Defaults: 5 s handshake and idle deadlines, 3 s to say hello, 30 s between tests.
     pub fn new(host: serde_json::Value, cpus: Vec<usize>) -> ServerConfig {
         ServerConfig {
             token: None,
             once: false,
             handshake: Duration::from_secs(5),
+            preauth: Duration::from_secs(3),
             idle: Duration::from_secs(5),
             between_tests: Duration::from_secs(30),
             host,
@@ -91,7 +113,8 @@ impl Server {
     /// Accepts connections until stopped (or, with `once`, until the first session
     /// ends). Returns the outcome of the last session in `once` mode.
     pub fn serve(self) -> Result<(), String> {
-        let pending = Arc::new(AtomicUsize::new(0));
+        let admission = Arc::new(Admission::default());
+        let log = Arc::new(LogLimit::new(self.cfg.log));
         let busy = Arc::new(AtomicBool::new(false));
         let outcome: Arc<std::sync::Mutex<Option<Result<(), String>>>> = Arc::default();
         let fd = self.listener.as_raw_fd();
@@ -113,33 +136,32 @@ impl Server {
                 Ok(x) => x,
                 Err(_) => continue,
             };
-            if pending.load(Ordering::Relaxed) >= MAX_PENDING {
-                drop(sock);
+            let Ok(handle) = sock.try_clone() else {
                 continue;
+            };
+            let (id, evicted) = admission.admit(peer.ip(), handle);
+            for (ip, s) in evicted {
+                evict(&s, ip);
+                log.line(&format!(
+                    "{ip}: closed an unauthenticated connection to admit a newer one (at most {MAX_PENDING_PER_ADDR} per address, {MAX_PENDING} in all)"
+                ));
             }
-            pending.fetch_add(1, Ordering::Relaxed);
-            let (cfg, pend, busy, outcome) = (
+            let (cfg, adm, busy, outcome, log) = (
                 self.cfg.clone(),
-                pending.clone(),
+                admission.clone(),
                 busy.clone(),
                 outcome.clone(),
+                log.clone(),
             );
             let spawned = std::thread::Builder::new()
                 .name("net-session".into())
                 .spawn(move || {
-                    let r = session(sock, peer, &cfg, &pend, &busy);
+                    let pend = Pending(Some((&adm, id)));
+                    let r = session(sock, peer, &cfg, pend, &busy);
                     match &r {
-                        Ok(Some(())) => {
-                            if cfg.log {
-                                eprintln!("peakbench serve: session from {peer} done");
-                            }
-                        }
+                        Ok(Some(())) => log.line(&format!("session from {peer} done")),
                         Ok(None) => {}
-                        Err(e) => {
-                            if cfg.log {
-                                eprintln!("peakbench serve: {peer}: {e}");
-                            }
-                        }
+                        Err(e) => log.line(&format!("{peer}: {e}")),
                     }
                     // Only claimed sessions count for --once (not refused or garbage
                     // connections).
@@ -152,7 +174,7 @@ impl Server {
                     }
                 });
             if spawned.is_err() {
-                pending.fetch_sub(1, Ordering::Relaxed);
+                admission.leave(id);
             }
         }
         let o = outcome.lock().ok().and_then(|mut o| o.take());
@@ -179,12 +201,118 @@ impl Drop for Claim<'_> {
     }
 }
 
-/// Decrements the pending-handshake count once.
-struct Pending<'a>(Option<&'a AtomicUsize>);
+/// One unauthenticated connection waiting in admission.
+struct Waiting {
+    id: u64,
+    ip: IpAddr,
+    sock: TcpStream,
+}
+
+/// The unauthenticated connections, oldest first (see the module doc).
+#[derive(Default)]
+struct Admission {
+    next: std::sync::atomic::AtomicU64,
+    waiting: std::sync::Mutex<Vec<Waiting>>,
+}
+
+impl Admission {
+    /// Admits a connection from `ip` (`sock` is a handle to it); returns its id and the
+    /// connections evicted to make room: the oldest from the same address when that
+    /// address is at its budget, else the oldest overall when all slots are taken.
+    fn admit(&self, ip: IpAddr, sock: TcpStream) -> (u64, Vec<(IpAddr, TcpStream)>) {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let mut w = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        let mut evicted = Vec::new();
+        if w.iter().filter(|x| x.ip == ip).count() >= MAX_PENDING_PER_ADDR {
+            if let Some(i) = w.iter().position(|x| x.ip == ip) {
+                let x = w.remove(i);
+                evicted.push((x.ip, x.sock));
+            }
+        }
+        if w.len() >= MAX_PENDING {
+            let x = w.remove(0);
+            evicted.push((x.ip, x.sock));
+        }
+        w.push(Waiting { id, ip, sock });
+        (id, evicted)
+    }
+
+    /// The connection `id` left admission (authenticated, refused or closed).
+    fn leave(&self, id: u64) {
+        let mut w = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        w.retain(|x| x.id != id);
+    }
+}
+
+/// Tells an evicted connection why (without blocking the accept loop) and closes it;
+/// its session thread then sees the end of the stream and exits.
+fn evict(s: &TcpStream, ip: IpAddr) {
+    let frame = proto::encode(&Msg::Error {
+        message: format!(
+            "too many unauthenticated connections from {ip} (at most {MAX_PENDING_PER_ADDR} per address, {MAX_PENDING} in all); this, the oldest, was closed: retry"
+        ),
+    });
+    // SAFETY: a valid socket and buffer; MSG_DONTWAIT never blocks, MSG_NOSIGNAL keeps a
+    // closed peer from raising SIGPIPE. A short or failed send only loses the reason.
+    unsafe {
+        libc::send(
+            s.as_raw_fd(),
+            frame.as_ptr() as *const libc::c_void,
+            frame.len(),
+            libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+        )
+    };
+    let _ = s.shutdown(std::net::Shutdown::Both);
+}
+
+/// Rate-limited server log: at most [`LOG_BURST`] lines per [`LOG_WINDOW`]; the lines
+/// over that are counted and reported in one summary line when the next window opens,
+/// so a flood of connections cannot flood the log. Peer text is sanitised.
+struct LogLimit {
+    on: bool,
+    state: std::sync::Mutex<(Instant, u32, u64)>,
+}
+
+impl LogLimit {
+    fn new(on: bool) -> LogLimit {
+        LogLimit {
+            on,
+            state: std::sync::Mutex::new((Instant::now(), 0, 0)),
+        }
+    }
+
+    fn line(&self, text: &str) {
+        if !self.on {
+            return;
+        }
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let (start, shown, dropped) = &mut *st;
+        if start.elapsed() >= LOG_WINDOW {
+            if *dropped > 0 {
+                eprintln!(
+                    "peakbench serve: {dropped} more log line(s) suppressed in the last {} s",
+                    LOG_WINDOW.as_secs()
+                );
+            }
+            *start = Instant::now();
+            *shown = 0;
+            *dropped = 0;
+        }
+        if *shown < LOG_BURST {
+            *shown += 1;
+            eprintln!("peakbench serve: {}", crate::util::sanitize::line(text));
+        } else {
+            *dropped += 1;
+        }
+    }
+}
+
+/// Takes a connection out of admission once.
+struct Pending<'a>(Option<(&'a Admission, u64)>);
 impl Pending<'_> {
     fn done(&mut self) {
-        if let Some(p) = self.0.take() {
-            p.fetch_sub(1, Ordering::Relaxed);
+        if let Some((a, id)) = self.0.take() {
+            a.leave(id);
         }
     }
 }
@@ -203,10 +331,9 @@ fn session(
     sock: TcpStream,
     peer: SocketAddr,
     cfg: &ServerConfig,
-    pending: &AtomicUsize,
+    mut pend: Pending<'_>,
     busy: &AtomicBool,
 ) -> Result<Option<()>, SessionError> {
-    let mut pend = Pending(Some(pending));
     let _ = sock.set_write_timeout(Some(cfg.handshake));
     let _ = sock.set_nodelay(true);
     let local_ip = sock
@@ -224,9 +351,11 @@ fn session(
         "greeting",
     )
     .map_err(early)?;
-    let hello = ctrl
-        .recv(cfg.handshake, "waiting for hello")
-        .map_err(early)?;
+    let hello = match ctrl.recv(cfg.preauth.min(cfg.handshake), "waiting for hello") {
+        Ok(m) => m,
+        Err(e @ ProtoError::Bad(_)) => return Err(refuse(&mut ctrl, e.to_string())),
+        Err(e) => return Err(early(e)),
+    };
     let Msg::Hello {
         version,
         nonce: cnonce,
@@ -292,6 +421,13 @@ fn session(
         let m = match ctrl.recv(cfg.between_tests, "waiting for a test") {
             // A client that leaves between tests ends its session normally.
             Err(ProtoError::Closed(_)) => return Ok(Some(())),
+            Err(e @ ProtoError::Bad(_)) => {
+                // A malformed frame from an authenticated client gets a reply saying so.
+                let e = e.to_string();
+                drop(claim);
+                let _ = ctrl.send(&Msg::Error { message: e.clone() }, "reporting a failure");
+                return Err(SessionError::Test(e));
+            }
             r => r.map_err(|e| SessionError::Test(e.to_string()))?,
         };
         match m {
@@ -331,7 +467,16 @@ fn refuse(ctrl: &mut Control<TcpStream>, message: String) -> SessionError {
     SessionError::Early(message)
 }
 
+/// A data connection whose hello is still arriving.
+struct Arriving {
+    sock: TcpStream,
+    hello: [u8; DATA_HELLO_LEN],
+    got: usize,
+}
+
 /// Attaches TCP data streams: accepts until every connection presented the cookie.
+/// Connections are read without blocking, side by side, so one that stays silent (or
+/// trickles) does not hold up the real streams behind it; it is dropped at the end.
 fn attach_tcp(
     listener: &TcpListener,
     n: usize,
@@ -340,34 +485,61 @@ fn attach_tcp(
     deadline: Instant,
 ) -> Result<Vec<DataSock>, String> {
     let mut slots: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
+    let mut arriving: Vec<Arriving> = Vec::new();
     listener.set_nonblocking(true).map_err(|e| e.to_string())?;
     while slots.iter().any(|s| s.is_none()) {
         if Instant::now() >= deadline {
             return Err("data streams did not attach in time".into());
         }
-        let (mut s, from) = match listener.accept() {
-            Ok(x) => x,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(1));
+        let mut progress = false;
+        match listener.accept() {
+            Ok((s, from)) => {
+                progress = true;
+                if from.ip() == peer && s.set_nonblocking(true).is_ok() {
+                    if arriving.len() >= MAX_ATTACH_WAITING {
+                        arriving.remove(0);
+                    }
+                    arriving.push(Arriving {
+                        sock: s,
+                        hello: [0; DATA_HELLO_LEN],
+                        got: 0,
+                    });
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(format!("accepting a data stream: {e}")),
+        }
+        let mut i = 0;
+        while i < arriving.len() {
+            let a = &mut arriving[i];
+            let keep = match a.sock.read(&mut a.hello[a.got..]) {
+                Ok(0) => false,
+                Ok(k) => {
+                    progress = true;
+                    a.got += k;
+                    a.got < DATA_HELLO_LEN
+                }
+                Err(e) => matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
+                ),
+            };
+            if keep {
+                i += 1;
                 continue;
             }
-            Err(e) => return Err(format!("accepting a data stream: {e}")),
-        };
-        if from.ip() != peer {
-            continue;
-        }
-        let _ = s.set_nonblocking(false);
-        let left = deadline.saturating_duration_since(Instant::now());
-        let _ = s.set_read_timeout(Some(left.max(Duration::from_millis(1))));
-        let mut h = [0u8; DATA_HELLO_LEN];
-        if s.read_exact(&mut h).is_err() {
-            continue;
-        }
-        match parse_data_hello(&h, DATA_MAGIC, cookie) {
-            Some(id) if (id as usize) < n && slots[id as usize].is_none() => {
-                slots[id as usize] = Some(s)
+            let a = arriving.swap_remove(i);
+            if a.got == DATA_HELLO_LEN {
+                if let Some(id) = parse_data_hello(&a.hello, DATA_MAGIC, cookie) {
+                    if (id as usize) < n && slots[id as usize].is_none() {
+                        a.sock.set_nonblocking(false).map_err(|e| e.to_string())?;
+                        slots[id as usize] = Some(a.sock);
+                    }
+                }
             }
-            _ => continue,
+        }
+        if !progress {
+            std::thread::sleep(Duration::from_millis(1));
         }
     }
     Ok(slots.into_iter().flatten().map(DataSock::Tcp).collect())
@@ -473,7 +645,12 @@ fn run_test(
         Err(e) => return Err(e.to_string()),
     }
     let t0 = engine.release();
-    let iv = engine.sample(t0);
+    // Watch the control connection while the test runs: a client that vanished (closed
+    // or reset) ends the test now, freeing the server, instead of at its full duration.
+    let sock = ctrl.get_ref();
+    let Some(iv) = engine.sample_watching(t0, WATCH_TICK, &|| proto::peer_closed(sock)) else {
+        return Err("the client went away during the test (control connection closed)".into());
+    };
     let fin = engine.finish(ctrl, t0, iv)?;
     ctrl.send(&Msg::Results { report: fin.report }, "results")
         .map_err(|e| e.to_string())
@@ -500,6 +677,12 @@ pub fn run_cli(o: &super::options::ServeOptions) -> anyhow::Result<std::process:
         )
     })?;
     let addr = server.local_addr()?;
+    if o.token.is_none() && !addr.ip().is_loopback() {
+        eprintln!(
+            "peakbench serve: warning: listening on {} without a token: anyone who can reach it can run tests (load this host and its network); give --token (or $PEAKBENCH_TOKEN)",
+            addr.ip()
+        );
+    }
     eprintln!(
         "peakbench serve: listening on {addr} (protocol {VERSION}, token {}){}",
         if o.token.is_some() {

@@ -1,0 +1,185 @@
+//! The options common to every command (DESIGN.md §5): `--repeat`, `--min-time`,
+//! `--format`, `--output`, `--quiet`, `--weak`, `--peak`, `--html`, `--reference` — their
+//! clap definitions, their validation and the validated [`CommonOptions`] every case
+//! reads through `bench::Context`. Also the helpers the resources' options share (thread
+//! lists, durations in seconds).
+//!
+//! They live here, below the top of the crate, so that the resources never import
+//! upward (`bench` ↛ `options`/`cli`/`app`): `cli` flattens [`CommonArgs`] into the
+//! command line and `options` calls [`parse`]. Not in `measure/`, because `--format`
+//! names a `report` view and `measure` stays below `report`.
+
+use crate::hw::peak::{parse_override, PeakOverrides};
+use crate::measure::Scaling;
+use crate::report::Format;
+use crate::util::units::{parse_duration, parse_list};
+use crate::util::usage::UsageError;
+use clap::Args;
+use serde::{Serialize, Serializer};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Options shared by every measuring command (DESIGN.md §5).
+#[derive(Debug, Args, Default)]
+pub struct CommonArgs {
+    /// Timed runs per case after the warm-up [default: 3]
+    #[arg(long, global = true, value_name = "N", allow_hyphen_values = true)]
+    pub repeat: Option<String>,
+    /// Minimum duration of each timed run, e.g. 500ms [default: 500ms; quick suite 200ms]
+    #[arg(long, global = true, value_name = "DUR", allow_hyphen_values = true)]
+    pub min_time: Option<String>,
+    /// What goes to stdout: table, json, csv or markdown [default: table]
+    #[arg(long, global = true, value_name = "FORMAT", allow_hyphen_values = true)]
+    pub format: Option<String>,
+    /// Directory where HOST-UTCTIME.json is kept [default: results]
+    #[arg(long, global = true, value_name = "DIR", allow_hyphen_values = true)]
+    pub output: Option<String>,
+    /// No progress bar
+    #[arg(long, global = true)]
+    pub quiet: bool,
+    /// Weak scaling: every thread gets the full problem instead of a share
+    #[arg(long, global = true)]
+    pub weak: bool,
+    /// Override a theoretical peak, e.g. cpu.fp64=3.2TFLOP/s or memory=68GB/s (repeatable)
+    #[arg(
+        long,
+        global = true,
+        value_name = "KEY=VALUE",
+        allow_hyphen_values = true
+    )]
+    pub peak: Vec<String>,
+    /// Also write the HTML report to this file (quick suite: next to the JSON by default)
+    #[arg(long, global = true, value_name = "FILE", allow_hyphen_values = true)]
+    pub html: Option<String>,
+    /// Run the installed reference tools on matching cases and record their figures
+    #[arg(long, global = true)]
+    pub reference: bool,
+}
+
+/// Most threads accepted per case: far beyond any oversubscription worth measuring.
+pub const MAX_THREADS: usize = 4096;
+
+/// Serialises a duration as seconds (`f64`), for `*_s` option fields in the report.
+pub fn secs<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+/// Serialises an optional duration as seconds or `null`.
+pub fn secs_opt<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => s.serialize_some(&d.as_secs_f64()),
+        None => s.serialize_none(),
+    }
+}
+
+/// The validated common options of one invocation (serialised flat into the report's
+/// `config`, next to `command`).
+#[derive(Debug, Clone, Serialize)]
+pub struct CommonOptions {
+    /// `--repeat`.
+    pub repeat: u32,
+    /// `--min-time`.
+    #[serde(serialize_with = "secs", rename = "min_time_s")]
+    pub min_time: Duration,
+    /// `--format`.
+    pub format: Format,
+    /// `--output`.
+    pub output: PathBuf,
+    /// `--quiet`.
+    pub quiet: bool,
+    /// `--weak` (weak) or default (strong).
+    pub scaling: Scaling,
+    /// `--peak`.
+    pub peaks: PeakOverrides,
+    /// `--html`: where to write the HTML report.
+    pub html: Option<PathBuf>,
+    /// `--reference`: run matching reference tools after each case.
+    pub reference: bool,
+}
+
+/// Validates the common options; `quick` (no subcommand) shortens the default
+/// `--min-time`. `--html` is left `None`: whether it applies depends on the command, so
+/// `options` checks it after the subcommand's own flags.
+pub fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
+    let repeat = match &c.repeat {
+        None => 3,
+        Some(t) => match t.trim().parse::<u32>() {
+            Ok(n) if (1..=10_000).contains(&n) => n,
+            _ => {
+                return Err(UsageError::new(
+                    "--repeat",
+                    format!("'{t}' is not a run count; use a whole number from 1 to 10000"),
+                ))
+            }
+        },
+    };
+    let min_time = match &c.min_time {
+        None if quick => Duration::from_millis(200),
+        None => Duration::from_millis(500),
+        Some(t) => parse_duration(t).map_err(|e| UsageError::new("--min-time", e))?,
+    };
+    let format = match &c.format {
+        None => Format::Table,
+        Some(t) => Format::parse(t.trim()).ok_or_else(|| {
+            UsageError::new(
+                "--format",
+                format!("unknown format '{t}'; accepted: table,json,csv,markdown"),
+            )
+        })?,
+    };
+    let output = match &c.output {
+        None => PathBuf::from("results"),
+        Some(t) if t.trim().is_empty() => {
+            return Err(UsageError::new("--output", "empty path; give a directory"))
+        }
+        Some(t) => PathBuf::from(t),
+    };
+    let mut peaks = PeakOverrides::default();
+    for p in &c.peak {
+        let (k, v) = parse_override(p).map_err(|e| UsageError::new("--peak", e))?;
+        peaks.0.insert(k, v);
+    }
+    Ok(CommonOptions {
+        repeat,
+        min_time,
+        format,
+        output,
+        quiet: c.quiet,
+        scaling: if c.weak {
+            Scaling::Weak
+        } else {
+            Scaling::Strong
+        },
+        peaks,
+        html: None,
+        reference: c.reference,
+    })
+}
+
+/// Parses a thread list: whole numbers from 1 to [`MAX_THREADS`].
+pub fn parse_threads(text: &str) -> Result<Vec<usize>, UsageError> {
+    parse_list(text, |s| {
+        let n: usize = s.parse().map_err(|_| {
+            crate::util::units::ParseError(format!(
+                "'{s}' is not a thread count; use whole numbers like 1,2,4,8"
+            ))
+        })?;
+        if n == 0 || n > MAX_THREADS {
+            return Err(crate::util::units::ParseError(format!(
+                "'{s}' is out of range; thread counts go from 1 to {MAX_THREADS}"
+            )));
+        }
+        Ok(n)
+    })
+    .map_err(|e| UsageError::new("--threads", e))
+}
+
+/// Parses `argv` (flags only, no program name) as the clap arguments `A`, for tests of a
+/// resource's options and plan without the whole command line.
+#[cfg(test)]
+pub(crate) fn args_from<A: clap::Args + clap::FromArgMatches>(argv: &[&str]) -> A {
+    let cmd = A::augment_args(clap::Command::new("test"));
+    let m = cmd
+        .try_get_matches_from(std::iter::once("test").chain(argv.iter().copied()))
+        .unwrap();
+    A::from_arg_matches(&m).unwrap()
+}

@@ -1,0 +1,194 @@
+//! The one atomic file write, and exits that respect it.
+//!
+//! A file is written to a temporary file beside it, created exclusively under a name no
+//! other writer uses (`.NAME.PID-N.tmp`: two runs saving at once never share it), then
+//! synced and renamed over the target, so readers see the old or the new content, never
+//! a part. Saves hold a process-wide lock, and every exit on a signal goes through
+//! [`exit_after_saves`], which takes that lock first: an interrupted run never leaves a
+//! temporary file or half a save behind.
+//!
+//! [`catch_signals`] routes SIGINT/SIGTERM of a measuring run through that exit; the
+//! disk benchmark installs its own handler (to stop and remove its files first) and
+//! ends through [`exit_after_saves`] too.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Held while a save is in progress and by an exit in progress.
+static SAVING: Mutex<()> = Mutex::new(());
+/// Per-process counter for temporary names.
+static SEQ: AtomicU64 = AtomicU64::new(0);
+/// The last SIGINT/SIGTERM caught by [`catch_signals`] (0 = none).
+static CAUGHT: AtomicI32 = AtomicI32::new(0);
+/// What the exit on a signal says after "interrupted by SIG…" ([`on_interrupt_say`]).
+static NOTE: Mutex<String> = Mutex::new(String::new());
+
+/// Sets what an exit on a signal says (e.g. where the results so far are).
+pub fn on_interrupt_say(note: String) {
+    *NOTE.lock().unwrap_or_else(|e| e.into_inner()) = note;
+}
+
+fn lock() -> std::sync::MutexGuard<'static, ()> {
+    SAVING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A fresh temporary path beside `path`.
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let n = SEQ.fetch_add(1, Ordering::Relaxed);
+    path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()))
+}
+
+/// Writes what `render` produces to `path` atomically (see the module doc). On any
+/// error the temporary file is removed and `path` is untouched.
+pub fn write_atomic(
+    path: &Path,
+    render: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let _saving = lock();
+    let tmp = temp_path(path);
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)?;
+    let r = (|| {
+        let mut w = io::BufWriter::new(f);
+        render(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
+        // Best effort: some filesystems (tmpfs, FUSE) do not sync.
+        let _ = f.sync_all();
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    if r.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    r
+}
+
+/// Checks, before any work, that `path` can be written: its directory exists and
+/// accepts a new file (a temporary one, removed at once; `path` is not touched).
+pub fn check_writable(path: &Path) -> io::Result<()> {
+    if path.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
+    }
+    let tmp = temp_path(path);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)?;
+    std::fs::remove_file(&tmp)
+}
+
+/// Creates `dir/STEM.EXT` exclusively, or `STEM-2.EXT`, `STEM-3.EXT`, … when taken, and
+/// returns the path reserved: two runs started in the same second never share a name.
+pub fn create_unique(dir: &Path, stem: &str, ext: &str) -> io::Result<PathBuf> {
+    for i in 1..10_000u32 {
+        let name = if i == 1 {
+            format!("{stem}.{ext}")
+        } else {
+            format!("{stem}-{i}.{ext}")
+        };
+        let p = dir.join(name);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&p)
+        {
+            Ok(_) => return Ok(p),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!("{stem}.{ext} and 9999 numbered variants exist"),
+    ))
+}
+
+/// Exits with `code` once no save is in progress (and none can start).
+pub fn exit_after_saves(code: i32) -> ! {
+    let _saving = lock();
+    let _ = io::stderr().flush();
+    std::process::exit(code)
+}
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    // Async-signal-safe: one atomic store.
+    CAUGHT.store(sig, Ordering::SeqCst);
+}
+
+/// Routes SIGINT/SIGTERM through [`exit_after_saves`] for the rest of the process: a
+/// watcher thread sees the signal within 20 ms, says so (with [`on_interrupt_say`]'s
+/// note), and exits with 128 + the signal number (as a shell expects) after any save in
+/// progress. Install it before handlers that chain to the previous one (the disk
+/// workspace saves and restores it).
+pub fn catch_signals() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: a zeroed sigaction is valid; the handler only stores an atomic.
+        unsafe {
+            let mut act: libc::sigaction = std::mem::zeroed();
+            act.sa_sigaction = on_signal as *const () as usize;
+            libc::sigemptyset(&mut act.sa_mask);
+            libc::sigaction(sig, &act, std::ptr::null_mut());
+        }
+    }
+    let _ = std::thread::Builder::new()
+        .name("signal-watch".into())
+        .spawn(move || loop {
+            let sig = CAUGHT.load(Ordering::SeqCst);
+            if sig != 0 {
+                let name = if sig == libc::SIGINT {
+                    "SIGINT"
+                } else {
+                    "SIGTERM"
+                };
+                let note = NOTE.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                eprintln!("peakbench: interrupted by {name}{note}");
+                exit_after_saves(128 + sig);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_replace_and_leave_no_temporary() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("r.json");
+        write_atomic(&p, |w| w.write_all(b"one")).unwrap();
+        write_atomic(&p, |w| w.write_all(b"two")).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        // A failing render leaves the old content and no temporary file.
+        let e = write_atomic(&p, |_| Err(io::Error::other("render failed")));
+        assert!(e.is_err());
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        let names: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn unique_names_never_collide() {
+        let d = tempfile::tempdir().unwrap();
+        let a = create_unique(d.path(), "host-t", "json").unwrap();
+        let b = create_unique(d.path(), "host-t", "json").unwrap();
+        assert_ne!(a, b);
+        assert!(b.ends_with("host-t-2.json"));
+        assert!(check_writable(&d.path().join("x.html")).is_ok());
+        assert!(check_writable(&d.path().join("no/such/x.html")).is_err());
+        assert!(check_writable(d.path()).is_err());
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 2);
+    }
+}

@@ -1,0 +1,96 @@
+//! The one place that runs external programs (reference tools, `nvidia-smi`,
+//! `dpkg-query`): always an argument vector, never a shell; stdin closed; a time limit
+//! where the program's output is awaited. In `util` so that detection (`hw`) and the
+//! reference adapters share it without `hw` importing `reference`.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Finds `name` on `PATH`.
+pub fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// Runs `argv` with a time limit and returns its stdout and stderr (lossy UTF-8).
+/// Errors: cannot start, time limit, or a non-zero exit (with the last stderr line).
+pub fn capture(argv: &[String], timeout: Duration) -> Result<(String, String), String> {
+    let (prog, args) = argv.split_first().ok_or("empty command")?;
+    let mut child = Command::new(prog)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {prog}: {e}"))?;
+    // Drain both pipes on threads, so a chatty tool never blocks on a full pipe.
+    let mut so = child.stdout.take().ok_or("no stdout")?;
+    let mut se = child.stderr.take().ok_or("no stderr")?;
+    let t_out = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = so.read_to_end(&mut b);
+        b
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = se.read_to_end(&mut b);
+        b
+    });
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if start.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("{prog} did not finish within {timeout:?}"));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => return Err(format!("{prog}: {e}")),
+        }
+    };
+    let out = String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned();
+    let err = String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned();
+    if !status.success() && out.trim().is_empty() {
+        let last = err
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        return Err(format!("{prog} exited with {status}: {}", last.trim()));
+    }
+    Ok((out, err))
+}
+
+/// Runs `argv` to completion without a time limit and returns its stdout and stderr
+/// (lossy UTF-8) whatever its exit status; `None` when it cannot start. For version
+/// queries of tools that print their version and exit non-zero.
+pub fn output_any(argv: &[String]) -> Option<(String, String)> {
+    let (prog, args) = argv.split_first()?;
+    let o = Command::new(prog)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    Some((
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    ))
+}
+
+/// Starts `argv` in the background with every stream closed (a tool's server side);
+/// the caller kills and waits for it.
+pub fn spawn_quiet(argv: &[String]) -> Result<Child, String> {
+    let (prog, args) = argv.split_first().ok_or("empty server command")?;
+    Command::new(prog)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {prog}: {e}"))
+}
