@@ -12,6 +12,9 @@ pub mod gpu_table;
 pub mod memory;
 pub mod net;
 pub mod peak;
+pub mod probe;
+#[cfg(target_arch = "x86_64")]
+mod probe_x86;
 pub mod uarch;
 
 use serde::{Deserialize, Serialize};
