@@ -169,9 +169,7 @@ impl Test {
             Test::Vpmaddwd(Width::V512) => &["avx512f", "avx512bw"],
             Test::Vpmaddwd(Width::V256) => &["avx2"],
             Test::Vpmaddwd(_) => &["avx"],
-            Test::Vpdpbusd(Width::V512) | Test::Vpdpwssd(Width::V512) => {
-                &["avx512f", "avx512vnni"]
-            }
+            Test::Vpdpbusd(Width::V512) | Test::Vpdpwssd(Width::V512) => &["avx512f", "avx512vnni"],
             Test::Vpdpbusd(_) | Test::Vpdpwssd(_) => &["avx2", "avxvnni"],
             Test::Vdpbf16ps => &["avx512f", "avx512bf16"],
             Test::Fp16Fma => &["avx512f", "avx512fp16"],
@@ -218,8 +216,9 @@ impl Test {
         Some(match kernel {
             "fma_f64_avx2" | "fma_f32_avx2" => Test::Fma(V256),
             "fma_f64_avx512" | "fma_f32_avx512" => Test::Fma(V512),
-            "muladd_f64_scalar" | "muladd_f32_scalar" | "muladd_f64_sse2"
-            | "muladd_f32_sse2" => Test::MulAdd(V128),
+            "muladd_f64_scalar" | "muladd_f32_scalar" | "muladd_f64_sse2" | "muladd_f32_sse2" => {
+                Test::MulAdd(V128)
+            }
             "muladd_f64_avx" | "muladd_f32_avx" => Test::MulAdd(V256),
             "mul_i32_avx2" => Test::Vpmulld(V256),
             "mul_i32_avx512" => Test::Vpmulld(V512),
@@ -415,7 +414,10 @@ pub fn decide(estimates: &[f64], candidates: &[f64]) -> Result<(f64, String), St
         }
     }
     let c = chosen.expect("estimates is not empty");
-    Ok((c, format!("{} (measured {})", fmt_units(c), fmt_measured(estimates))))
+    Ok((
+        c,
+        format!("{} (measured {})", fmt_units(c), fmt_measured(estimates)),
+    ))
 }
 
 /// Evidence for a settled test, e.g. `probe: 2 FMA/cycle, vfmadd231pd ymm (measured 1.97, 1.99)`.
@@ -574,7 +576,12 @@ fn run_test(test: Test, intel: bool) -> Result<Probed, String> {
     // SAFETY: `unavailable` checked the test's features (and AMX permission); the zmm
     // chain only runs for 512-bit tests (avx512f), the ymm chain when FMA is present.
     if test == Test::Fma(Width::V512) {
-        let est = unsafe { measure(&[x::loop_for(test), x::loop_for(Test::FmaShuffleMix)], chain) };
+        let est = unsafe {
+            measure(
+                &[x::loop_for(test), x::loop_for(Test::FmaShuffleMix)],
+                chain,
+            )
+        };
         return decide_fma512(&est[0], &est[1], intel);
     }
     let est = unsafe { measure(&[x::loop_for(test)], chain) };

@@ -44,7 +44,11 @@ fn known_fractions() {
     assert_eq!(c, 1.0 / 16.0);
     assert!(ev.starts_with("1/16 (measured 0.0622"), "{ev}");
     let p = decide_test(Test::AmxBf16, &[0.0618, 0.0624]).unwrap();
-    assert!(p.evidence.starts_with("probe: 1/16 tdpbf16ps/cycle"), "{}", p.evidence);
+    assert!(
+        p.evidence.starts_with("probe: 1/16 tdpbf16ps/cycle"),
+        "{}",
+        p.evidence
+    );
     // Half the rate is 1/32, not "1/16 at 50 %".
     assert_eq!(decide(&[0.0312, 0.0311], AMX_UNITS).unwrap().0, 1.0 / 32.0);
     assert_eq!(decide(&[0.66, 0.65], MUL_UNITS).unwrap().0, 2.0 / 3.0);
@@ -60,12 +64,7 @@ fn known_fractions() {
 #[test]
 fn no_measurement_is_within_tolerance_of_two_candidates() {
     let lists = [
-        FMA_UNITS,
-        MUL_UNITS,
-        DOT_UNITS,
-        FP16_UNITS,
-        AMX_UNITS,
-        MIX_UNITS,
+        FMA_UNITS, MUL_UNITS, DOT_UNITS, FP16_UNITS, AMX_UNITS, MIX_UNITS,
     ];
     for l in lists {
         for w in l.windows(2) {
@@ -158,17 +157,26 @@ fn report_lookup_by_pipe_width_and_kernel() {
         cpu: Some(0),
         seconds: 0.1,
     };
-    assert_eq!(r.per_cycle(Pipe::Fma, Width::Scalar).unwrap().per_cycle, 2.0);
+    assert_eq!(
+        r.per_cycle(Pipe::Fma, Width::Scalar).unwrap().per_cycle,
+        2.0
+    );
     assert_eq!(r.for_kernel("muladd_f64_sse2").unwrap().per_cycle, 4.0);
     assert_eq!(r.per_cycle(Pipe::Dot, Width::V512).unwrap().per_cycle, 2.0);
     assert_eq!(r.for_kernel("dp_bf16_avx512bf16").unwrap().per_cycle, 1.0);
     assert!(r.per_cycle(Pipe::Amx, Width::Tile).is_none());
     assert!(r.result(Test::AmxBf16).unwrap_err().contains("lacks"));
     assert!(r.per_cycle(Pipe::Alu, Width::V256).is_none());
-    assert!(r.for_kernel("tdp_i8_amx").unwrap_err().contains("not probed"));
+    assert!(r
+        .for_kernel("tdp_i8_amx")
+        .unwrap_err()
+        .contains("not probed"));
     let text = r.to_string();
     assert!(text.contains("execution probe (cpu 0"), "{text}");
-    assert!(text.contains("not run (CPU lacks them): tdpbf16ps"), "{text}");
+    assert!(
+        text.contains("not run (CPU lacks them): tdpbf16ps"),
+        "{text}"
+    );
 }
 
 #[test]

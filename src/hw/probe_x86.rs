@@ -45,10 +45,10 @@ macro_rules! probe_loop {
                 ".p2align 5",
                 "2:",
                 $($body,)+
-                "dec {n}",
+                "dec rcx",
                 "jnz 2b",
                 $tail,
-                n = inout(reg) loops => _,
+                inout("rcx") loops => _,
                 clobber_abi("C"),
                 options(nomem, nostack),
             );
@@ -91,13 +91,29 @@ macro_rules! zmm_tail {
 /// A loop over 24 zmm accumulators (0–23), operands zmm30 and zmm31: 24 instructions.
 macro_rules! zmm_loop {
     ($name:ident, $features:literal, $instr:literal) => {
-        probe_loop!($name, $features, [zmm_setup!()], [irp24!(), $instr, ".endr"], zmm_tail!());
+        probe_loop!(
+            $name,
+            $features,
+            [zmm_setup!()],
+            [irp24!(), $instr, ".endr"],
+            zmm_tail!()
+        );
     };
 }
 
 // FMA: acc += a × b.
-vex_loop!(fma_xmm, "avx,fma", "xmm", "vfmadd231pd xmm\\r, xmm14, xmm15");
-vex_loop!(fma_ymm, "avx,fma", "ymm", "vfmadd231pd ymm\\r, ymm14, ymm15");
+vex_loop!(
+    fma_xmm,
+    "avx,fma",
+    "xmm",
+    "vfmadd231pd xmm\\r, xmm14, xmm15"
+);
+vex_loop!(
+    fma_ymm,
+    "avx,fma",
+    "ymm",
+    "vfmadd231pd ymm\\r, ymm14, ymm15"
+);
 zmm_loop!(fma_zmm, "avx512f", "vfmadd231pd zmm\\r, zmm30, zmm31");
 // The same 24 FMAs with 24 independent shuffles, which only port 5 runs on Intel cores
 // (where the second 512-bit FMA unit also sits).
@@ -175,7 +191,12 @@ probe_loop!(
 
 // Integer multiplies: acc *= a.
 vex_loop!(vpmulld_xmm, "avx", "xmm", "vpmulld xmm\\r, xmm\\r, xmm14");
-vex_loop!(vpmulld_ymm, "avx,avx2", "ymm", "vpmulld ymm\\r, ymm\\r, ymm14");
+vex_loop!(
+    vpmulld_ymm,
+    "avx,avx2",
+    "ymm",
+    "vpmulld ymm\\r, ymm\\r, ymm14"
+);
 zmm_loop!(vpmulld_zmm, "avx512f", "vpmulld zmm\\r, zmm\\r, zmm30");
 zmm_loop!(
     vpmullq_zmm,
@@ -185,7 +206,12 @@ zmm_loop!(
 
 // Dot products. vpmaddwd does not accumulate: each result is independent.
 vex_loop!(vpmaddwd_xmm, "avx", "xmm", "vpmaddwd xmm\\r, xmm14, xmm15");
-vex_loop!(vpmaddwd_ymm, "avx,avx2", "ymm", "vpmaddwd ymm\\r, ymm14, ymm15");
+vex_loop!(
+    vpmaddwd_ymm,
+    "avx,avx2",
+    "ymm",
+    "vpmaddwd ymm\\r, ymm14, ymm15"
+);
 zmm_loop!(
     vpmaddwd_zmm,
     "avx512f,avx512bw",
@@ -237,11 +263,11 @@ macro_rules! amx_loop {
                 concat!($op, " tmm1, tmm4, tmm7"),
                 concat!($op, " tmm2, tmm5, tmm6"),
                 concat!($op, " tmm3, tmm5, tmm7"),
-                "dec {n}",
+                "dec rcx",
                 "jnz 2b",
                 "tilerelease",
                 cfg = in(reg) cfg.as_ptr(),
-                n = inout(reg) loops => _,
+                inout("rcx") loops => _,
                 clobber_abi("C"),
                 options(readonly, nostack),
             );
@@ -291,15 +317,15 @@ pub(super) unsafe fn ymm_clock_chain(loops: u64) -> u64 {
         "2:",
         ".rept 24",
         ".irp r,0,1,2,3,4,5,6,7",
-        "add {a}, {b}",
+        "add rdx, {b}",
         "vfmadd231pd ymm\\r, ymm14, ymm15",
         ".endr",
         ".endr",
-        "dec {n}",
+        "dec rcx",
         "jnz 2b",
         "vzeroupper",
-        n = inout(reg) loops => _,
-        a = inout(reg) 1u64 => _,
+        inout("rcx") loops => _,
+        inout("rdx") 1u64 => _,
         b = in(reg) std::hint::black_box(3u64),
         clobber_abi("C"),
         options(nomem, nostack),
@@ -319,17 +345,17 @@ pub(super) unsafe fn zmm_clock_chain(loops: u64) -> u64 {
         "2:",
         ".rept 24",
         ".irp r,0,1,2,3,4,5,6,7",
-        "add {a}, {b}",
+        "add rdx, {b}",
         "vfmadd231pd zmm\\r, zmm30, zmm31",
         ".endr",
         ".endr",
-        "dec {n}",
+        "dec rcx",
         "jnz 2b",
         "vpxord xmm30, xmm30, xmm30",
         "vpxord xmm31, xmm31, xmm31",
         "vzeroupper",
-        n = inout(reg) loops => _,
-        a = inout(reg) 1u64 => _,
+        inout("rcx") loops => _,
+        inout("rdx") 1u64 => _,
         b = in(reg) std::hint::black_box(3u64),
         clobber_abi("C"),
         options(nomem, nostack),
