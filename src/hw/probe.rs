@@ -568,13 +568,13 @@ fn run_test(test: Test, intel: bool) -> Result<Probed, String> {
     use super::probe_x86 as x;
     let (_, width) = test.pipe_width();
     let chain: super::clock::ChainFn = match width {
-        Width::V512 | Width::Tile => x::zmm_clock_chain,
+        Width::V512 | Width::Tile if std::is_x86_feature_detected!("avx512f") => x::zmm_clock_chain,
         Width::V256 if std::is_x86_feature_detected!("fma") => x::ymm_clock_chain,
         _ => super::clock::chain_fn(super::clock::ClockKind::Scalar)
             .ok_or("probe: no clock chain")?,
     };
     // SAFETY: `unavailable` checked the test's features (and AMX permission); the zmm
-    // chain only runs for 512-bit tests (avx512f), the ymm chain when FMA is present.
+    // and ymm chains are chosen only when the CPU has AVX-512F and FMA.
     if test == Test::Fma(Width::V512) {
         let est = unsafe {
             measure(
