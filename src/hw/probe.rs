@@ -19,6 +19,13 @@
 //!   = (largest loop rate) ÷ (largest clock). [`decide`] snaps each estimate to the
 //!   nearest allowed unit count and accepts only when every estimate lies within
 //!   [`TOLERANCE`] of the same one; otherwise the test has no result and says why.
+//! - A test that does not settle (a shared core spoilt its readings) is run again, up
+//!   to [`ATTEMPTS`] times. A core whose SMT sibling (or, in a VM, the host's) keeps
+//!   the same units busy the whole time reads fewer units than it has: contention only
+//!   ever lowers a count, so a count above the table's is safe to believe, one below
+//!   it deserves a quiet rerun.
+//! - Where the instruction order changes how close a core comes to its pipes (mul+add
+//!   on Zen 3), two orders are timed in the same rounds and the faster counts.
 //! - 512-bit FMA units: on Intel the second 512-bit FMA unit sits on port 5, the only
 //!   port for 512-bit shuffles. The FMA loop is timed again with one independent
 //!   shuffle per FMA: with two units it takes twice as long (port 5 now shuffles), with
@@ -339,9 +346,14 @@ impl fmt::Display for ProbeReport {
         let mut lacking = Vec::new();
         for e in &self.entries {
             match &e.result {
-                Ok(p) => writeln!(f, "  {:<24} {}", e.test.name(), p.evidence)?,
+                Ok(p) => writeln!(f, "  {}", p.evidence.trim_start_matches("probe: "))?,
                 Err(r) if r.contains("CPU lacks") => lacking.push(e.test.name()),
-                Err(r) => writeln!(f, "  {:<24} none: {r}", e.test.name())?,
+                Err(r) => writeln!(
+                    f,
+                    "  {}: none, {}",
+                    e.test.name(),
+                    r.trim_start_matches("probe: ")
+                )?,
             }
         }
         if !lacking.is_empty() {
@@ -577,11 +589,40 @@ fn run_tests(cpu: &CpuInfo) -> Vec<ProbeEntry> {
         .map(|&test| {
             let result = match unavailable(test, cpu) {
                 Some(why) => Err(why),
-                None => run_test(test, intel),
+                None => with_retries(|| run_test(test, intel)),
             };
             ProbeEntry { test, result }
         })
         .collect()
+}
+
+/// Attempts per test: a shared or throttled core can spoil one attempt's readings
+/// (they then disagree or fall between counts); a later attempt may find it quiet.
+const ATTEMPTS: usize = 3;
+
+/// Runs `attempt` until it settles a count, at most [`ATTEMPTS`] times; a count found
+/// after a failed attempt says so, and a final failure gives the last reason.
+fn with_retries(mut attempt: impl FnMut() -> Result<Probed, String>) -> Result<Probed, String> {
+    let mut failed = 0;
+    loop {
+        match attempt() {
+            Ok(mut p) => {
+                if failed > 0 {
+                    p.evidence
+                        .push_str(&format!(" (after {failed} unsettled attempt(s))"));
+                }
+                return Ok(p);
+            }
+            Err(e) if e.contains("CPU lacks") || failed + 1 >= ATTEMPTS => {
+                return Err(if failed > 0 {
+                    format!("{e} ({} attempts)", failed + 1)
+                } else {
+                    e
+                })
+            }
+            Err(_) => failed += 1,
+        }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -605,8 +646,14 @@ fn run_test(test: Test, intel: bool) -> Result<Probed, String> {
         };
         return decide_fma512(&est[0], &est[1], intel);
     }
-    let est = unsafe { measure(&[x::loop_for(test)], chain) };
-    decide_test(test, &est[0])
+    let mut loops = vec![x::loop_for(test)];
+    loops.extend(x::alternative_for(test));
+    let est = unsafe { measure(&loops, chain) };
+    // The faster order per estimate (both were timed in the same rounds).
+    let best: Vec<f64> = (0..est[0].len())
+        .map(|i| est.iter().map(|e| e[i]).fold(0.0, f64::max))
+        .collect();
+    decide_test(test, &best)
 }
 
 #[cfg(not(target_arch = "x86_64"))]

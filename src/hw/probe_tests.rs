@@ -137,6 +137,41 @@ fn every_pipe_kernel_maps_to_a_test_of_its_pipe_and_width() {
     assert!(Test::for_kernel("muladd_f64_generic").is_none());
 }
 
+#[test]
+fn unsettled_attempts_are_retried_a_few_times() {
+    let mut n = 0;
+    let p = with_retries(|| {
+        n += 1;
+        if n < 3 {
+            Err("noisy".into())
+        } else {
+            decide_test(Test::Fma(Width::V256), &[2.0, 1.98])
+        }
+    })
+    .unwrap();
+    assert_eq!(p.per_cycle, 2.0);
+    assert!(
+        p.evidence.ends_with("(after 2 unsettled attempt(s))"),
+        "{}",
+        p.evidence
+    );
+    let mut n = 0;
+    let e = with_retries(|| {
+        n += 1;
+        Err::<Probed, _>(format!("ambiguous {n}"))
+    })
+    .unwrap_err();
+    assert_eq!((n, e.as_str()), (ATTEMPTS, "ambiguous 3 (3 attempts)"));
+    // A missing instruction is not retried.
+    let mut n = 0;
+    assert!(with_retries(|| {
+        n += 1;
+        Err("probe: CPU lacks avx512f".into())
+    })
+    .is_err());
+    assert_eq!(n, 1);
+}
+
 fn entry(test: Test, per_cycle: f64) -> ProbeEntry {
     ProbeEntry {
         test,
