@@ -589,7 +589,13 @@ fn run_tests(cpu: &CpuInfo) -> Vec<ProbeEntry> {
         .map(|&test| {
             let result = match unavailable(test, cpu) {
                 Some(why) => Err(why),
-                None => with_retries(|| run_test(test, intel)),
+                None => with_retries(|| run_test(test, intel)).map_err(|e| {
+                    if e.starts_with("probe:") {
+                        e
+                    } else {
+                        format!("probe: {e}")
+                    }
+                }),
             };
             ProbeEntry { test, result }
         })
