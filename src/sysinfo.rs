@@ -184,6 +184,7 @@ fn print_text(info: &SysInfo, out: &mut dyn Write) -> std::io::Result<()> {
         ]);
     }
     writeln!(out, "{t}")?;
+    write!(out, "{}", crate::hw::probe::probe(c))?;
     if !h.gpus.adapters.is_empty() {
         print_gpus(&h.gpus, out)?;
     }

@@ -353,6 +353,38 @@ fn detect_features() -> Vec<String> {
     Vec::new()
 }
 
+const ARCH_REQ_XCOMP_PERM: libc::c_long = 0x1023;
+const XFEATURE_XTILEDATA: libc::c_long = 18;
+
+/// Asks Linux for the AMX tile-data permission once; `Err` carries the reason.
+pub fn request_amx_permission() -> Result<(), String> {
+    static RESULT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    RESULT
+        .get_or_init(|| {
+            #[cfg(target_os = "linux")]
+            {
+                // SAFETY: arch_prctl with ARCH_REQ_XCOMP_PERM only changes this process's
+                // permitted xstate features; it takes no pointers.
+                let rc = unsafe {
+                    libc::syscall(libc::SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)
+                };
+                if rc == 0 {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "Linux refused the AMX tile-data permission (arch_prctl ARCH_REQ_XCOMP_PERM: {})",
+                        std::io::Error::last_os_error()
+                    ))
+                }
+            }
+            #[cfg(not(target_os = "linux"))]
+            {
+                Err("AMX needs Linux's ARCH_REQ_XCOMP_PERM".to_string())
+            }
+        })
+        .clone()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -446,6 +446,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn probe_every_pipe_kernel_maps_to_a_test_of_its_pipe_and_width() {
+        for k in kernels::all() {
+            let Some(pipe) = k.pipe else { continue };
+            if pipe == crate::hw::uarch::Pipe::Alu {
+                assert!(
+                    crate::hw::probe::Test::for_kernel(k.name).is_none(),
+                    "{}",
+                    k.name
+                );
+                continue;
+            }
+            let t = crate::hw::probe::Test::for_kernel(k.name)
+                .unwrap_or_else(|| panic!("{} unmapped", k.name));
+            let want = match k.width {
+                Width::Scalar => Width::V128,
+                w => w,
+            };
+            assert_eq!(t.pipe_width(), (pipe, want), "{}", k.name);
+            // The test runs only where the kernel could.
+            for r in t.requires() {
+                assert!(
+                    k.requires.contains(r) || ["avx", "fma", "sse2"].contains(r),
+                    "{} needs {r}",
+                    k.name
+                );
+            }
+        }
+        assert!(crate::hw::probe::Test::for_kernel("add_i32_avx2").is_none());
+        assert!(crate::hw::probe::Test::for_kernel("muladd_f64_generic").is_none());
+    }
+
+    #[test]
     fn every_runnable_kernel_matches_its_scalar_reference() {
         let host = HostInfo::detect(false);
         for k in kernels::all() {
