@@ -470,6 +470,21 @@ impl Plan for MemoryBench {
                     if max_threads == 1 { "" } else { " or fewer --threads" }
                 ))
             })?;
+        // The RAM check first: it names the real limit of a machine (the chase's own
+        // limit lies far above any RAM this check accepts).
+        let avail = host.memory.available_bytes;
+        if avail > 0 && need as f64 > avail as f64 * MEM_FRACTION {
+            return Err(UsageError::new(
+                "--size",
+                format!(
+                    "the working set needs {} but only {} is available ({} of MemAvailable {}); use a smaller --size",
+                    format_size(need),
+                    format_size((avail as f64 * MEM_FRACTION) as u64),
+                    (MEM_FRACTION * 100.0).round(),
+                    format_size(avail)
+                ),
+            ));
+        }
         if kinds.contains(&Kind::Chase) {
             let per = sizes
                 .iter()
@@ -486,19 +501,6 @@ impl Plan for MemoryBench {
                     format_size(per)
                 )));
             }
-        }
-        let avail = host.memory.available_bytes;
-        if avail > 0 && need as f64 > avail as f64 * MEM_FRACTION {
-            return Err(UsageError::new(
-                "--size",
-                format!(
-                    "the working set needs {} but only {} is available ({} of MemAvailable {}); use a smaller --size",
-                    format_size(need),
-                    format_size((avail as f64 * MEM_FRACTION) as u64),
-                    (MEM_FRACTION * 100.0).round(),
-                    format_size(avail)
-                ),
-            ));
         }
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
         for kind in &kinds {
