@@ -154,12 +154,13 @@ impl Test {
     /// The table's pipe class and width this test settles.
     pub fn pipe_width(self) -> (Pipe, Width) {
         match self {
-            Test::Fma(w) | Test::MulAdd(w) => (Pipe::Fma, w),
+            Test::Fma(w) => (Pipe::Fma, w),
+            Test::MulAdd(w) => (Pipe::MulAdd, w),
             Test::FmaShuffleMix => (Pipe::Fma, Width::V512),
             Test::Vpmulld(w) => (Pipe::Mul32, w),
             Test::Vpmullq => (Pipe::Mul64, Width::V512),
             Test::Vpmaddwd(w) | Test::Vpdpbusd(w) | Test::Vpdpwssd(w) => (Pipe::Dot, w),
-            Test::Vdpbf16ps => (Pipe::Dot, Width::V512),
+            Test::Vdpbf16ps => (Pipe::DotBf16, Width::V512),
             Test::Fp16Fma => (Pipe::Fp16, Width::V512),
             Test::AmxBf16 | Test::AmxInt8 => (Pipe::Amx, Width::Tile),
         }
