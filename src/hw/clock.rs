@@ -32,10 +32,10 @@ pub struct ClockInfo {
     /// One core running the add chain interleaved with 512-bit FMAs (AVX-512 CPUs only).
     pub avx512_hz: Option<f64>,
     /// Every physical core (one thread each) running the add chain at once.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scalar_all_hz: Option<f64>,
     /// Every physical core running the AVX-512 chain at once (AVX-512 CPUs only).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub avx512_all_hz: Option<f64>,
     /// "cpu MHz" from /proc/cpuinfo (the TSC rate in most VMs), for reference.
     pub label_hz: Option<f64>,

@@ -37,10 +37,10 @@ pub struct CpuInfo {
     pub microarch: String,
     /// What identification looked at, in the replayable fixture format
     /// (tests/fixtures/cpus/*.json); empty in reports written before it existed.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "no_description")]
     pub description: CpuDescription,
     /// Which microarchitecture row was chosen and on what evidence.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "no_identification")]
     pub identification: Identification,
     /// Execution-resource probe results per (pipe, width), reconciled with the table
     /// in every peak (`hw::rates`); empty when no probe ran.
@@ -60,6 +60,16 @@ pub struct CpuInfo {
     pub hypervisor: Option<String>,
     /// Logical CPUs in pinning order: one per physical core first, then SMT siblings.
     pub pin_order: Vec<usize>,
+}
+
+/// Reports written before identification existed carry no description; they are
+/// written back without one (`report --format json` returns the file it read).
+fn no_description(d: &CpuDescription) -> bool {
+    d.vendor.is_empty() && d.flags.is_empty()
+}
+
+fn no_identification(i: &Identification) -> bool {
+    i.row.is_empty()
 }
 
 impl CpuInfo {
