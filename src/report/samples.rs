@@ -46,6 +46,7 @@ pub(crate) fn host() -> HostInfo {
             features: vec!["avx2".into(), "fma".into(), "avx512f".into()],
             hypervisor: Some("kvm".into()),
             pin_order: vec![0, 1],
+            ..CpuInfo::default()
         },
         memory: crate::hw::memory::MemoryInfo {
             total_bytes: 24 << 30,
@@ -58,6 +59,7 @@ pub(crate) fn host() -> HostInfo {
             avx512_hz: Some(2.5e9),
             label_hz: Some(2.1e9),
             method: "largest of 20 dependent add chains".into(),
+            ..Default::default()
         },
         disks: Vec::new(),
         gpus: Default::default(),
