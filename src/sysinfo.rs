@@ -57,7 +57,7 @@ pub fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
                 kernel: k.name,
                 precision: k.precision.name(),
                 isa: k.isa.name(),
-                unit: k.precision.unit(),
+                unit: k.precision.unit().as_str(),
                 one_core: peak_for(k, host, 1, clock, &opts.peaks),
                 all_cores: peak_for(k, host, host.cpu.cores.max(1), clock, &opts.peaks),
                 skipped: unavailable(k, host),

@@ -16,7 +16,7 @@
 //! The first file is the baseline; every later file is compared with it. A case is
 //! identified by resource, workload, metric, unit and params.
 
-use super::model::{BenchResult, Report, Status};
+use super::model::{BenchResult, Metric, Report, Resource, Status, Unit};
 use super::view;
 use crate::measure::stats::{t_975, Summary};
 use crate::util::sanitize;
@@ -29,13 +29,13 @@ use std::io::Write;
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct CaseKey {
     /// Resource, e.g. `cpu`.
-    pub resource: String,
+    pub resource: Resource,
     /// Workload, e.g. `fma_f64_avx512`.
     pub workload: String,
     /// Metric, e.g. `ops`.
-    pub metric: String,
+    pub metric: Metric,
     /// Unit of the means.
-    pub unit: String,
+    pub unit: Unit,
     /// Parameters as `key=value` text, sorted by key.
     pub params: String,
 }
@@ -44,10 +44,10 @@ impl CaseKey {
     /// The key of a result.
     pub fn of(r: &BenchResult) -> CaseKey {
         CaseKey {
-            resource: r.resource.clone(),
+            resource: r.resource,
             workload: r.workload.clone(),
-            metric: r.metric.clone(),
-            unit: r.unit.clone(),
+            metric: r.metric,
+            unit: r.unit,
             params: view::params(r),
         }
     }
@@ -163,8 +163,8 @@ fn side(r: &BenchResult) -> Option<Side> {
 }
 
 /// Lower is better for latencies, higher for rates.
-fn lower_is_better(metric: &str, unit: &str) -> bool {
-    metric == "latency" || unit == "s"
+fn lower_is_better(metric: Metric, unit: Unit) -> bool {
+    metric.lower_is_better() || unit == Unit::Second
 }
 
 fn change(case: &CaseKey, against: &str, a: Side, b: Side) -> Change {
@@ -182,7 +182,7 @@ fn change(case: &CaseKey, against: &str, a: Side, b: Side) -> Change {
         Some(false) => "no significant change".to_string(),
         Some(true) => {
             let up = diff > 0.0;
-            if up != lower_is_better(&case.metric, &case.unit) {
+            if up != lower_is_better(case.metric, case.unit) {
                 "better".to_string()
             } else {
                 "worse".to_string()
@@ -302,7 +302,7 @@ pub fn change_cell(c: &Change) -> String {
     match (c.rel, c.rel_ci95) {
         (Some(r), Some((lo, hi))) => format!("{} [{}, {}]", pct(r), pct(lo), pct(hi)),
         (Some(r), None) => pct(r),
-        (None, _) => format_si(c.diff, &c.case.unit),
+        (None, _) => format_si(c.diff, c.case.unit.as_str()),
     }
 }
 
@@ -323,8 +323,8 @@ pub fn row(c: &Change) -> [String; 8] {
     [
         c.case.label(),
         c.against.clone(),
-        format_si(c.a.mean, &c.case.unit),
-        format_si(c.b.mean, &c.case.unit),
+        format_si(c.a.mean, c.case.unit.as_str()),
+        format_si(c.b.mean, c.case.unit.as_str()),
         change_cell(c),
         format!("{}/{}", c.a.n, c.b.n),
         match c.significant {
@@ -411,11 +411,11 @@ pub fn export_csv(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
     for ch in &c.changes {
         let k = &ch.case;
         let cells = [
-            csv_field(&k.resource),
+            csv_field(k.resource.as_str()),
             csv_field(&k.workload),
             csv_field(&k.params),
-            csv_field(&k.metric),
-            csv_field(&k.unit),
+            csv_field(k.metric.as_str()),
+            csv_field(k.unit.as_str()),
             csv_field(base),
             csv_field(&ch.against),
             ch.a.n.to_string(),
@@ -522,22 +522,28 @@ mod tests {
 
     #[test]
     fn verdicts() {
-        let k = |metric: &str, unit: &str| CaseKey {
-            resource: "x".into(),
+        let k = |metric: Metric, unit: Unit| CaseKey {
+            resource: Resource::Null,
             workload: "w".into(),
-            metric: metric.into(),
-            unit: unit.into(),
+            metric,
+            unit,
             params: String::new(),
         };
-        let up = change(&k("ops", "OP/s"), "b", s(5, 100.0, 1.0), s(5, 110.0, 1.0));
+        let ops = k(Metric::Ops, Unit::OpPerSec);
+        let up = change(&ops, "b", s(5, 100.0, 1.0), s(5, 110.0, 1.0));
         assert_eq!(up.verdict, "better");
         assert!((up.rel.unwrap() - 0.1).abs() < 1e-12);
-        let lat = change(&k("latency", "s"), "b", s(5, 100.0, 1.0), s(5, 110.0, 1.0));
+        let lat = change(
+            &k(Metric::Latency, Unit::Second),
+            "b",
+            s(5, 100.0, 1.0),
+            s(5, 110.0, 1.0),
+        );
         assert_eq!(lat.verdict, "worse");
-        let same = change(&k("ops", "OP/s"), "b", s(3, 100.0, 10.0), s(3, 101.0, 10.0));
+        let same = change(&ops, "b", s(3, 100.0, 10.0), s(3, 101.0, 10.0));
         assert_eq!(same.significant, Some(false));
         assert_eq!(same.verdict, "no significant change");
-        let one = change(&k("ops", "OP/s"), "b", s(1, 100.0, 0.0), s(3, 101.0, 10.0));
+        let one = change(&ops, "b", s(1, 100.0, 0.0), s(3, 101.0, 10.0));
         assert!(one.verdict.starts_with("no interval: n < 2"));
         assert!(one.ci95.is_none());
     }

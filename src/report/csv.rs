@@ -33,11 +33,11 @@ pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
             Status::Failed { error } => ("failed", error.clone()),
         };
         let cells = [
-            field(&r.resource),
+            field(r.resource.as_str()),
             field(&r.workload),
             field(&view::params(r)),
-            field(&r.metric),
-            field(&r.unit),
+            field(r.metric.as_str()),
+            field(r.unit.as_str()),
             s.map_or(String::new(), |s| s.n.to_string()),
             num(s.map(|s| s.mean)),
             num(s.map(|s| s.sd)),

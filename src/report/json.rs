@@ -21,7 +21,7 @@ mod tests {
         let back: Report = serde_json::from_slice(&buf).unwrap();
         assert_eq!(back, r);
         let v: serde_json::Value = serde_json::from_slice(&buf).unwrap();
-        assert_eq!(v["schema"], "peakbench/1");
+        assert_eq!(v["schema"], "peakbench/2");
         assert_eq!(v["results"][1]["over_peak"], true);
         assert_eq!(v["results"][0]["params"]["threads"], 2);
         assert_eq!(

@@ -65,16 +65,21 @@ pub(crate) mod fixtures {
     use crate::hw::HostInfo;
 
     pub fn report() -> Report {
-        let ok = BenchResult::new("cpu", "fma_f64_avx512", "ops", "FLOP/s")
-            .param("precision", "fp64")
-            .param("isa", "avx512")
-            .param("threads", 2)
-            .with_samples(vec![150e9, 152e9, 154e9])
-            .with_peak(Peak {
-                value: Some(160e9),
-                source: "2 cores x 2.5 GHz".into(),
-            });
-        let over = BenchResult::new("cpu", "add_i32_avx2", "ops", "OP/s")
+        let ok = BenchResult::new(
+            Resource::Cpu,
+            "fma_f64_avx512",
+            Metric::Ops,
+            Unit::FlopPerSec,
+        )
+        .param("precision", "fp64")
+        .param("isa", "avx512")
+        .param("threads", 2)
+        .with_samples(vec![150e9, 152e9, 154e9])
+        .with_peak(Peak {
+            value: Some(160e9),
+            source: "2 cores x 2.5 GHz".into(),
+        });
+        let over = BenchResult::new(Resource::Cpu, "add_i32_avx2", Metric::Ops, Unit::OpPerSec)
             .param("precision", "int32")
             .param("threads", 1)
             .with_samples(vec![11.0, 11.0])
@@ -82,9 +87,14 @@ pub(crate) mod fixtures {
                 value: Some(10.0),
                 source: "table".into(),
             });
-        let skipped = BenchResult::new("cpu", "tdpbf16ps_amx", "ops", "FLOP/s")
-            .param("precision", "bf16")
-            .skipped("CPU lacks amx-bf16");
+        let skipped = BenchResult::new(
+            Resource::Cpu,
+            "tdpbf16ps_amx",
+            Metric::Ops,
+            Unit::FlopPerSec,
+        )
+        .param("precision", "bf16")
+        .skipped("CPU lacks amx-bf16");
         Report {
             schema: SCHEMA.into(),
             tool_version: "0.1.0".into(),

@@ -27,7 +27,7 @@ use crate::hw::uarch::{self, Width};
 use crate::hw::HostInfo;
 use crate::measure::runner::Workload;
 use crate::measure::{RunConfig, Runner};
-use crate::report::model::BenchResult;
+use crate::report::model::{BenchResult, Metric, Note, Resource};
 use kernels::{Isa, Kernel, Precision, OUT_BYTES};
 use options::CpuOptions;
 use std::sync::Mutex;
@@ -152,7 +152,7 @@ impl Case for CpuCase {
         let k = self.kernel;
         let host = ctx.host;
         let o = ctx.opts;
-        let mut r = BenchResult::new("cpu", k.name, "ops", k.precision.unit())
+        let mut r = BenchResult::new(Resource::Cpu, k.name, Metric::Ops, k.precision.unit())
             .param("precision", k.precision.name())
             .param("isa", k.isa.name())
             .param("threads", self.threads);
@@ -167,7 +167,7 @@ impl Case for CpuCase {
             Vec::new()
         };
         if !pinned {
-            r.notes.push(format!(
+            r.warn(format!(
                 "oversubscribed: {} threads on {} logical CPUs, not pinned",
                 self.threads, logical
             ));
@@ -215,7 +215,10 @@ impl Case for CpuCase {
         };
         let readings = readings.into_inner().unwrap();
         let clock = clock::used_hz(&readings);
-        r.notes.extend(clock_notes(&readings));
+        // The readings first (info), then the spread warning when there is one.
+        let mut clock_seen = clock_notes(&readings).into_iter();
+        r.notes.extend(clock_seen.next().map(Note::info));
+        r.notes.extend(clock_seen.map(Note::warning));
         r.clock_hz = clock;
         if self.sustain.is_some() {
             r.timeseries = Some(samples.iter().map(|s| (s.at, s.rate())).collect());
@@ -293,7 +296,7 @@ impl Case for SkippedCase {
     }
 
     fn run(&self, _ctx: &Context) -> BenchResult {
-        BenchResult::new("cpu", "-", "ops", self.precision.unit())
+        BenchResult::new(Resource::Cpu, "-", Metric::Ops, self.precision.unit())
             .param("precision", self.precision.name())
             .skipped(self.reason.clone())
     }
