@@ -16,6 +16,7 @@
 //! The first file is the baseline; every later file is compared with it. A case is
 //! identified by resource, workload, metric, unit and params.
 
+use super::export::opt_num as num;
 use super::model::{BenchResult, Metric, Report, Resource, Status, Unit};
 use super::view;
 use crate::measure::stats::{t_975, Summary};
@@ -362,23 +363,16 @@ pub fn export_table(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> 
     writeln!(out, "method: {}", c.method)
 }
 
-fn md(s: &str) -> String {
-    sanitize::line(s).replace('|', "\\|")
-}
-
 /// A Markdown table, then the unmatched cases as a list.
 pub fn export_markdown(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
+    use super::markdown::cell as md;
     writeln!(
         out,
         "### peakbench compare (baseline {})\n",
         md(c.files.first().map_or("", |s| s))
     )?;
-    writeln!(out, "| {} |", HEADERS.join(" | "))?;
-    writeln!(out, "|{}", "---|".repeat(HEADERS.len()))?;
-    for ch in &c.changes {
-        let cells: Vec<String> = row(ch).iter().map(|s| md(s)).collect();
-        writeln!(out, "| {} |", cells.join(" | "))?;
-    }
+    let rows: Vec<Vec<String>> = c.changes.iter().map(|ch| row(ch).to_vec()).collect();
+    super::markdown::grid(&HEADERS, &rows, out)?;
     if !c.unmatched.is_empty() {
         writeln!(out)?;
         for u in &c.unmatched {
@@ -393,31 +387,23 @@ pub fn export_markdown(c: &Comparison, out: &mut dyn Write) -> std::io::Result<(
     writeln!(out, "\n{}", md(&c.method))
 }
 
-fn csv_field(s: &str) -> String {
-    super::csv::field(s)
-}
-
-fn num(x: Option<f64>) -> String {
-    x.map_or(String::new(), |v| format!("{v}"))
-}
-
 /// CSV header of [`export_csv`].
 pub const CSV_HEADER: &str = "resource,workload,params,metric,unit,baseline,against,n_a,mean_a,sd_a,n_b,mean_b,sd_b,diff,ci95_low,ci95_high,rel,rel_ci95_low,rel_ci95_high,df,significant,verdict";
 
 /// One CSV line per change, raw numbers; unmatched cases are not rows.
-pub fn export_csv(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(out, "{CSV_HEADER}")?;
+pub fn export_csv(c: &Comparison, out: &mut super::CsvWriter) -> std::io::Result<()> {
+    out.record(&CSV_HEADER.split(',').collect::<Vec<_>>())?;
     let base = c.files.first().map_or("", |s| s);
     for ch in &c.changes {
         let k = &ch.case;
         let cells = [
-            csv_field(k.resource.as_str()),
-            csv_field(&k.workload),
-            csv_field(&k.params),
-            csv_field(k.metric.as_str()),
-            csv_field(k.unit.as_str()),
-            csv_field(base),
-            csv_field(&ch.against),
+            k.resource.to_string(),
+            k.workload.clone(),
+            k.params.clone(),
+            k.metric.to_string(),
+            k.unit.to_string(),
+            base.to_string(),
+            ch.against.clone(),
             ch.a.n.to_string(),
             format!("{}", ch.a.mean),
             format!("{}", ch.a.sd),
@@ -432,24 +418,11 @@ pub fn export_csv(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
             num(ch.rel_ci95.map(|c| c.1)),
             num(ch.df),
             ch.significant.map_or(String::new(), |s| s.to_string()),
-            csv_field(&ch.verdict),
+            ch.verdict.clone(),
         ];
-        writeln!(out, "{}", cells.join(","))?;
+        out.record(&cells)?;
     }
     Ok(())
-}
-
-/// Writes the comparison in `format`.
-pub fn export(c: &Comparison, format: super::Format, out: &mut dyn Write) -> std::io::Result<()> {
-    match format {
-        super::Format::Table => export_table(c, out),
-        super::Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, c)?;
-            writeln!(out)
-        }
-        super::Format::Csv => export_csv(c, out),
-        super::Format::Markdown => export_markdown(c, out),
-    }
 }
 
 #[cfg(test)]
@@ -507,11 +480,13 @@ mod tests {
         assert_eq!(c.unmatched.len(), 2);
         assert!(c.unmatched.iter().any(|u| u.reason == "not in b"));
         assert!(c.unmatched.iter().any(|u| u.reason == "not in a"));
+        use crate::report::{export, Format};
         for f in [
-            super::super::Format::Table,
-            super::super::Format::Csv,
-            super::super::Format::Markdown,
-            super::super::Format::Json,
+            Format::Table,
+            Format::Csv,
+            Format::Markdown,
+            Format::Json,
+            Format::Html,
         ] {
             let mut buf = Vec::new();
             export(&c, f, &mut buf).unwrap();

@@ -15,7 +15,6 @@ use super::view;
 use crate::util::units::{format_si, format_size};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Write;
 
 const CSS: &str = r#"
 :root{--fg:#1b1f24;--mut:#57606a;--bd:#d0d7de;--ok:#2da44e;--bad:#cf222e;--acc:#0072b2}
@@ -407,11 +406,6 @@ pub fn render_report(rep: &Report) -> String {
     out
 }
 
-/// Writes the HTML report.
-pub fn export(rep: &Report, out: &mut dyn Write) -> std::io::Result<()> {
-    out.write_all(render_report(rep).as_bytes())
-}
-
 /// The comparison page: one row per change with its interval drawn on a common scale.
 pub fn render_comparison(c: &Comparison) -> String {
     let mut out = String::with_capacity(16 * 1024);
@@ -481,9 +475,24 @@ pub fn render_comparison(c: &Comparison) -> String {
     out
 }
 
-/// Writes the comparison page.
-pub fn export_comparison(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
-    out.write_all(render_comparison(c).as_bytes())
+/// A page with one plain table (`headers`, `rows`) under `title`, every cell escaped.
+pub fn render_grid(title: &str, headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut out = String::with_capacity(4 * 1024);
+    head(&mut out, title);
+    let _ = write!(out, "<header><h1>{}</h1></header><table><tr>", esc(title));
+    for h in headers {
+        let _ = write!(out, "<th>{}</th>", esc(h));
+    }
+    out.push_str("</tr>");
+    for r in rows {
+        out.push_str("<tr>");
+        for c in r {
+            let _ = write!(out, "<td>{}</td>", esc(c));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table></body></html>\n");
+    out
 }
 
 #[cfg(test)]

@@ -1,11 +1,14 @@
-//! Exporters over the one results model, and the live progress channel.
+//! The one results model and its views, and the live progress channel.
 //!
-//! An exporter is pure: it formats a [`model::Report`] into a writer and never computes
-//! statistics. Adding a format is one file and one [`Format`] variant.
+//! An exporter is pure: it formats a [`model::Report`] (or a comparison, or a plain
+//! grid) into a writer and never computes statistics. Every format goes through
+//! [`export::Exportable`] and the one dispatch [`export()`]; adding a format is one
+//! [`Format`] variant and one method (see [`export`](mod@export)).
 
 pub mod charts;
 pub mod compare;
 pub mod csv;
+pub mod export;
 pub mod figures;
 pub mod html;
 pub mod json;
@@ -18,44 +21,7 @@ pub(crate) mod samples;
 pub mod table;
 mod view;
 
-use std::io::Write;
-
-/// Output formats for stdout (`--format`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    /// Terminal table.
-    Table,
-    /// The Report as JSON.
-    Json,
-    /// One row per result.
-    Csv,
-    /// A GitHub-flavoured Markdown table.
-    Markdown,
-}
-
-impl Format {
-    /// Parses a `--format` value.
-    pub fn parse(s: &str) -> Option<Format> {
-        match s {
-            "table" => Some(Format::Table),
-            "json" => Some(Format::Json),
-            "csv" => Some(Format::Csv),
-            "markdown" | "md" => Some(Format::Markdown),
-            _ => None,
-        }
-    }
-}
-
-/// Writes `report` in `format`.
-pub fn export(report: &model::Report, format: Format, out: &mut dyn Write) -> std::io::Result<()> {
-    match format {
-        Format::Table => table::export(report, out),
-        Format::Json => json::export(report, out),
-        Format::Csv => csv::export(report, out),
-        Format::Markdown => markdown::export(report, out),
-    }
-}
+pub use export::{export, CsvWriter, Exportable, Format, Grid};
 
 #[cfg(test)]
 pub(crate) mod fixtures {
