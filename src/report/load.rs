@@ -180,6 +180,32 @@ mod tests {
     }
 
     #[test]
+    fn peakbench1_sizes_and_notes_are_converted() {
+        let mut v = serde_json::to_value(crate::report::fixtures::report()).unwrap();
+        v["schema"] = "peakbench/1".into();
+        let r = &mut v["results"][0];
+        r["params"]["block"] = "7.81KiB".into();
+        r["params"]["size"] = "16MiB".into();
+        r["params"]["bytes"] = "stream".into();
+        r["params"]["kernel"] = "read".into();
+        r["notes"] = serde_json::json!(["CV 7.0 % > 5 %: noisy", "pages: 2 MiB"]);
+        let rep = parse("v1.json", &serde_json::to_vec(&v).unwrap()).unwrap();
+        assert_eq!(rep.schema, SCHEMA);
+        let r = &rep.results[0];
+        assert_eq!(r.param_u64("block"), Some(7997));
+        assert_eq!(r.param_u64("size"), Some(16 << 20));
+        assert_eq!(r.param_str("bytes"), Some("stream"));
+        assert_eq!(r.param_str("kernel"), Some("read"));
+        use crate::report::model::NoteKind;
+        let kinds: Vec<NoteKind> = r.notes.iter().map(|n| n.kind).collect();
+        assert_eq!(kinds, [NoteKind::HighCv, NoteKind::Info]);
+        // The same text sizes in a peakbench/2 file are not converted: they stay text.
+        v["schema"] = SCHEMA.into();
+        let rep = parse("v2.json", &serde_json::to_vec(&v).unwrap()).unwrap();
+        assert_eq!(rep.results[0].param_str("block"), Some("7.81KiB"));
+    }
+
+    #[test]
     fn round_trip() {
         let r = crate::report::fixtures::report();
         let bytes = serde_json::to_vec(&r).unwrap();
