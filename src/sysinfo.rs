@@ -74,7 +74,7 @@ pub fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
                 kernel: k.name,
                 precision: k.precision.name(),
                 isa: k.isa.name(),
-                unit: k.precision.unit(),
+                unit: k.precision.unit().as_str(),
                 one_core: peak_for(k, host, 1, one_hz, &opts.peaks),
                 all_cores: peak_for(k, host, all, all_hz, &opts.peaks),
                 skipped,

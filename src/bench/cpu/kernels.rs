@@ -13,6 +13,7 @@
 
 use crate::hw::clock::ChainFn;
 use crate::hw::uarch::{Pipe, Width};
+use crate::report::model::Unit;
 
 /// Data type of a kernel (`--precision`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -79,10 +80,12 @@ impl Precision {
     }
 
     /// `FLOP/s` for floating point, `OP/s` for integers.
-    pub fn unit(self) -> &'static str {
+    pub fn unit(self) -> Unit {
         match self {
-            Precision::Fp16 | Precision::Bf16 | Precision::Fp32 | Precision::Fp64 => "FLOP/s",
-            _ => "OP/s",
+            Precision::Fp16 | Precision::Bf16 | Precision::Fp32 | Precision::Fp64 => {
+                Unit::FlopPerSec
+            }
+            _ => Unit::OpPerSec,
         }
     }
 }

@@ -28,7 +28,7 @@ use crate::hw::uarch::Width;
 use crate::hw::HostInfo;
 use crate::measure::runner::Workload;
 use crate::measure::{RunConfig, Runner};
-use crate::report::model::BenchResult;
+use crate::report::model::{BenchResult, Metric, Note, Resource};
 use kernels::{Isa, Kernel, Precision, OUT_BYTES};
 use options::CpuOptions;
 use std::sync::Mutex;
@@ -157,7 +157,7 @@ impl Case for CpuCase {
         let k = self.kernel;
         let host = ctx.host;
         let o = ctx.opts;
-        let mut r = BenchResult::new("cpu", k.name, "ops", k.precision.unit())
+        let mut r = BenchResult::new(Resource::Cpu, k.name, Metric::Ops, k.precision.unit())
             .param("precision", k.precision.name())
             .param("isa", k.isa.name())
             .param("threads", self.threads);
@@ -172,7 +172,7 @@ impl Case for CpuCase {
             Vec::new()
         };
         if !pinned {
-            r.notes.push(format!(
+            r.warn(format!(
                 "oversubscribed: {} threads on {} logical CPUs, not pinned",
                 self.threads, logical
             ));
@@ -220,7 +220,10 @@ impl Case for CpuCase {
         };
         let readings = readings.into_inner().unwrap();
         let clock = clock::used_hz(&readings);
-        r.notes.extend(clock_notes(&readings));
+        // The readings first (info), then the spread warning when there is one.
+        let mut clock_seen = clock_notes(&readings).into_iter();
+        r.notes.extend(clock_seen.next().map(Note::info));
+        r.notes.extend(clock_seen.map(Note::warning));
         r.clock_hz = clock;
         if self.sustain.is_some() {
             r.timeseries = Some(samples.iter().map(|s| (s.at, s.rate())).collect());
@@ -232,9 +235,10 @@ impl Case for CpuCase {
             .with_peak(peak);
         if r.over_peak {
             let hint = select::over_peak_hint(k, host, clock);
-            if let Some(n) = r.notes.iter_mut().find(|n| n.starts_with("OVER PEAK")) {
-                n.push_str("; ");
-                n.push_str(&hint);
+            let over = crate::report::model::NoteKind::OverPeak;
+            if let Some(n) = r.notes.iter_mut().find(|n| n.kind == over) {
+                n.text.push_str("; ");
+                n.text.push_str(&hint);
             }
         }
         r
@@ -307,7 +311,7 @@ impl Case for SkippedCase {
     }
 
     fn run(&self, _ctx: &Context) -> BenchResult {
-        BenchResult::new("cpu", "-", "ops", self.precision.unit())
+        BenchResult::new(Resource::Cpu, "-", Metric::Ops, self.precision.unit())
             .param("precision", self.precision.name())
             .skipped(self.reason.clone())
     }
