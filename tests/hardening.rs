@@ -551,3 +551,60 @@ fn html_path_is_checked_before_the_run() {
         &["--html:", "/nonexistent-dir/x.html"],
     );
 }
+
+/// Item 7: `--peak` values are read with their prefix whatever its case
+/// (`100gflop/s` was read as 100 FLOP/s), and an unknown unit or key, a lower-case `m`
+/// (milli) or a unit that does not fit the key is refused before anything runs.
+#[test]
+fn peak_overrides_are_unit_checked() {
+    let out = pb()
+        .args([
+            "sysinfo",
+            "--format",
+            "json",
+            "--peak",
+            "cpu.fp64=100gflop/s",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fp64: Vec<&serde_json::Value> = v["cpu_peaks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["precision"] == "fp64")
+        .collect();
+    assert!(!fp64.is_empty());
+    for p in fp64 {
+        assert_eq!(p["all_cores"]["value"].as_f64(), Some(100e9));
+    }
+    refused(
+        &["null", "--peak", "cpu.fp64=100Xyz"],
+        &["--peak:", "unknown unit 'Xyz'", "FLOP/s"],
+    );
+    refused(
+        &["null", "--peak", "cpu.fp46=1TFLOP/s"],
+        &["--peak:", "precision 'fp46'", "fp64"],
+    );
+    refused(
+        &["null", "--peak", "gpu.fp128=1T"],
+        &["--peak:", "unknown key 'gpu.fp128'", "gpu.PRECISION"],
+    );
+    refused(
+        &["null", "--peak", "memory=100mB/s"],
+        &["--peak:", "milli", "M for mega"],
+    );
+    refused(
+        &["null", "--peak", "memory=1TFLOP/s"],
+        &["--peak:", "bandwidth", "memory=68GB/s"],
+    );
+    refused(
+        &["null", "--peak", "memory=10gb/s"],
+        &["--peak:", "ambiguous", "bit/s"],
+    );
+}
