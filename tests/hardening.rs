@@ -608,3 +608,56 @@ fn peak_overrides_are_unit_checked() {
         &["--peak:", "ambiguous", "bit/s"],
     );
 }
+
+/// Item 11: `compare` of files with nothing to compare (no case in common, or the
+/// common cases not measured in both) is refused with one line, exit 2, and writes no
+/// `--html`; it used to print an empty comparison and exit 0.
+#[test]
+fn compare_with_nothing_in_common_is_refused() {
+    let src = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/report_compare_a.json"
+    );
+    let a: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
+    let mut other = a.clone();
+    for r in other["results"].as_array_mut().unwrap() {
+        r["resource"] = "disk".into();
+    }
+    let mut failed = a.clone();
+    for r in failed["results"].as_array_mut().unwrap() {
+        r["status"] = serde_json::json!({"failed": {"error": "boom"}});
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, v: &serde_json::Value| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, serde_json::to_vec(v).unwrap()).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let (a, other, failed) = (
+        write("a.json", &a),
+        write("other.json", &other),
+        write("failed.json", &failed),
+    );
+    let html = dir.path().join("c.html");
+    for (b, needle) in [
+        (&other, "no case in common"),
+        (&failed, "measured (status ok)"),
+    ] {
+        let out = pb()
+            .args(["compare", &a, b, "--html"])
+            .arg(&html)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("nothing to compare") && err.contains(needle),
+            "{err}"
+        );
+        assert!(err.contains("a.json: 5 cases (cpu, memory)"), "{err}");
+        assert!(out.stdout.is_empty());
+        assert!(!html.exists());
+    }
+}
