@@ -99,12 +99,13 @@ fn kind_of(key: &str) -> Result<Kind, String> {
 /// value comes back in the unit of the results the key applies to. Errors name the flag.
 pub fn parse_peak(text: &str) -> Result<(String, f64), UsageError> {
     let p = parse_override(text).map_err(|e| UsageError::new("--peak", e))?;
+    let shown = crate::util::sanitize::line_max(text, 200);
     let kind = kind_of(&p.key).map_err(|e| UsageError::new("--peak", e))?;
     let misfit = |what: &str, example: &str| {
         UsageError::new(
             "--peak",
             format!(
-                "'{text}': {} is {what}, not '{}'; e.g. {example}",
+                "'{shown}': {} is {what}, not '{}'; e.g. {example}",
                 p.key, p.unit_text
             ),
         )
@@ -253,5 +254,10 @@ mod tests {
         assert!(e.contains("link speed"), "{e}");
         let e = err("cpu.fp64=100Xyz");
         assert!(e.contains("unknown unit 'Xyz'"), "{e}");
+        // What the user pasted is echoed on one line, escaped (found by fuzzing).
+        for t in ["\n", "cpu=1\x1b[2J", "cpu.fp64=1\nGB/s", "x\u{202e}=1"] {
+            let e = err(t);
+            assert!(crate::util::sanitize::is_clean(&e), "{e:?}");
+        }
     }
 }

@@ -154,7 +154,12 @@ fn unit_of(s: &str) -> Result<PeakUnit, String> {
         "b/s" if s == "B/s" => PeakUnit::Byte,
         "b/s" => return Err("'b/s' is ambiguous: write B/s for bytes or bit/s for bits".into()),
         "bps" if s == "bps" => PeakUnit::Bit,
-        _ => return Err(format!("unknown unit '{s}'; use {UNITS}")),
+        _ => {
+            return Err(format!(
+                "unknown unit '{}'; use {UNITS}",
+                crate::util::sanitize::line_max(s, 40)
+            ))
+        }
     })
 }
 
@@ -196,9 +201,11 @@ fn prefix_and_unit(s: &str) -> Result<(f64, PeakUnit), String> {
 /// checked for its characters here; `bench::common` checks it names a peak and that the
 /// unit fits it.
 pub fn parse_override(text: &str) -> Result<PeakText, ParseError> {
+    // The value is echoed in messages: one line, whatever the user pasted.
+    let shown = crate::util::sanitize::line_max(text, 200);
     let bad = || {
         ParseError(format!(
-            "'{text}' is not KEY=VALUE; use e.g. cpu.fp64=3.2TFLOP/s or memory=68GB/s"
+            "'{shown}' is not KEY=VALUE; use e.g. cpu.fp64=3.2TFLOP/s or memory=68GB/s"
         ))
     };
     let (key, value) = text.split_once('=').ok_or_else(bad)?;
@@ -226,15 +233,15 @@ pub fn parse_override(text: &str) -> Result<PeakText, ParseError> {
             format!("'{num}' is not a number")
         };
         ParseError(format!(
-            "'{text}': {what}; use {UNITS}, e.g. cpu.fp64=3.2TFLOP/s"
+            "'{shown}': {what}; use {UNITS}, e.g. cpu.fp64=3.2TFLOP/s"
         ))
     })?;
     let unit = unit.trim_start();
-    let (mult, u) = prefix_and_unit(unit).map_err(|e| ParseError(format!("'{text}': {e}")))?;
+    let (mult, u) = prefix_and_unit(unit).map_err(|e| ParseError(format!("'{shown}': {e}")))?;
     let value = x * mult;
     if !value.is_finite() || value <= 0.0 {
         return Err(ParseError(format!(
-            "'{text}': a peak must be a positive number"
+            "'{shown}': a peak must be a positive number"
         )));
     }
     Ok(PeakText {
