@@ -10,7 +10,7 @@
 //!
 //! Every key here must be looked up by some resource (`overrides.find` / `peaks.find`),
 //! and every key a resource looks up must be accepted here; a resource adding a peak
-//! key adds it to [`kind_of`].
+//! key adds it to `kind_of`.
 
 use super::cpu::kernels::{self, Precision};
 use super::gpu::options::MemKernel;

@@ -18,7 +18,7 @@ pub fn line(text: &str) -> String {
     line_max(text, MAX_CHARS)
 }
 
-/// [`line`] with a cap of `max` characters of the input.
+/// [`line()`] with a cap of `max` characters of the input.
 pub fn line_max(text: &str, max: usize) -> String {
     let mut out = String::with_capacity(text.len().min(max + 8));
     for (i, c) in text.chars().enumerate() {
