@@ -34,7 +34,7 @@ pb_rate() { pb "$@" | python3 -c 'import json,sys; r=json.load(sys.stdin); print
 pb_loss() {
     pb "$@" | python3 -c '
 import json,sys,re; r=json.load(sys.stdin)
-n=[x for x in r["notes"] if "datagrams lost" in x][0]
+n=[x["text"] for x in r["notes"] if "datagrams lost" in x["text"]][0]
 print(r["summary"]["mean"]*8/1e9, re.search(r"\(([0-9.]+) %\)", n).group(1))'
 }
 pb_p50() { pb "$@" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["percentiles"]["p50"]/2*1e6)'; }

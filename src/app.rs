@@ -171,21 +171,25 @@ fn measure(
     };
     // Outputs of tools that measure every case in one run (clpeak), kept for the run.
     let memo = crate::reference::Memo::default();
+    // What the reference tools need beyond each typed result: the disk --dir as given
+    // and whether the network run was against a --server.
+    let rctx = crate::reference::Context {
+        host: &host,
+        disk_dir: match &options.command {
+            Command::Disk(d) => d.dir.as_deref(),
+            _ => None,
+        },
+        remote: matches!(&options.command, Command::Net(n) if n.server.is_some()),
+        memo: &memo,
+    };
     for case in &cases {
         progress.start(&case.label());
         let mut r = case.run(&ctx);
         if opts.reference {
-            let rctx = crate::reference::Context {
-                host: &host,
-                config: &report.config,
-                memo: &memo,
-            };
             crate::reference::attach(&mut r, &rctx, &tools);
         }
-        for n in &r.notes {
-            if n.starts_with("CV") || n.starts_with("OVER PEAK") {
-                progress.warn(&format!("{} {}: {n}", r.resource, r.workload));
-            }
+        for n in r.notes.iter().filter(|n| n.is_live_warning()) {
+            progress.warn(&format!("{} {}: {n}", r.resource, r.workload));
         }
         report.results.push(r);
         save(&report, &path)?;

@@ -10,7 +10,7 @@ use crate::bench::cpu::options::CpuOptions;
 use crate::cli::ReportArgs;
 use crate::report::compare;
 use crate::report::model::Report;
-use crate::report::{self, html, load, Format};
+use crate::report::{export, load, Exportable, Format, Grid};
 use crate::util::usage::UsageError;
 use anyhow::Context as _;
 use serde::Serialize;
@@ -68,20 +68,16 @@ pub fn load_report(path: &Path) -> anyhow::Result<Report> {
     load::load(path).map_err(|e| UsageError(e.to_string()).into())
 }
 
-/// Writes `render` into `path` with the one atomic write ([`crate::util::atomic`]), so
-/// a failed write never leaves a half page behind.
-fn write_file(
-    path: &Path,
-    flag: &str,
-    render: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> anyhow::Result<()> {
-    crate::util::atomic::write_atomic(path, render)
+/// Writes `doc` in `format` into `path` with the one atomic write
+/// ([`crate::util::atomic`]), so a failed write never leaves a half page behind.
+fn write_file(path: &Path, flag: &str, doc: &dyn Exportable, format: Format) -> anyhow::Result<()> {
+    crate::util::atomic::write_atomic(path, |w| export(doc, format, w))
         .with_context(|| format!("cannot write {} (choose another {flag})", path.display()))
 }
 
 /// Writes the HTML report of `report` to `path`.
 pub fn write_html(report: &Report, path: &Path) -> anyhow::Result<()> {
-    write_file(path, "--html", |w| html::export(report, w))
+    write_file(path, "--html", report, Format::Html)
 }
 
 /// `peakbench report FILE.json [--html OUT] [--csv OUT] [--markdown OUT]`.
@@ -97,17 +93,15 @@ pub fn run_report(
         wrote.push(p.clone());
     }
     if let Some(p) = &r.csv {
-        write_file(p, "--csv", |w| report::export(&rep, Format::Csv, w))?;
+        write_file(p, "--csv", &rep, Format::Csv)?;
         wrote.push(p.clone());
     }
     if let Some(p) = &r.markdown {
-        write_file(p, "--markdown", |w| {
-            report::export(&rep, Format::Markdown, w)
-        })?;
+        write_file(p, "--markdown", &rep, Format::Markdown)?;
         wrote.push(p.clone());
     }
     if r.to_stdout {
-        report::export(&rep, opts.format, out)?;
+        export(&rep, opts.format, out)?;
         out.flush()?;
     }
     if !opts.quiet {
@@ -134,12 +128,12 @@ pub fn run_compare(
         return Err(UsageError(nothing_compared(&names, &reports)).into());
     }
     if let Some(p) = &opts.html {
-        write_file(p, "--html", |w| html::export_comparison(&c, w))?;
+        write_file(p, "--html", &c, Format::Html)?;
         if !opts.quiet {
             eprintln!("wrote {}", p.display());
         }
     }
-    compare::export(&c, opts.format, out)?;
+    export(&c, opts.format, out)?;
     out.flush()?;
     Ok(())
 }
@@ -232,48 +226,16 @@ pub fn run_reference(opts: &CommonOptions, out: &mut dyn Write) -> anyhow::Resul
         "debian package",
         "checks",
     ];
-    match opts.format {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &serde_json::json!({ "tools": found }))?;
-            writeln!(out)?;
-        }
-        Format::Csv => {
-            writeln!(out, "{}", HEAD.join(","))?;
-            for d in &found {
-                let cells: Vec<String> = cell(d)
-                    .iter()
-                    .map(|c| {
-                        if c.contains([',', '"']) {
-                            format!("\"{}\"", c.replace('"', "\"\""))
-                        } else {
-                            c.clone()
-                        }
-                    })
-                    .collect();
-                writeln!(out, "{}", cells.join(","))?;
-            }
-        }
-        Format::Markdown => {
-            writeln!(out, "| {} |", HEAD.join(" | "))?;
-            writeln!(out, "|{}", "---|".repeat(HEAD.len()))?;
-            for d in &found {
-                writeln!(out, "| {} |", cell(d).join(" | ").replace('\n', " "))?;
-            }
-        }
-        Format::Table => {
-            use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
-            let mut t = Table::new();
-            t.load_preset(UTF8_FULL_CONDENSED).set_header(HEAD);
-            for d in &found {
-                t.add_row(cell(d));
-            }
-            writeln!(out, "{t}")?;
-            writeln!(
-                out,
-                "`peakbench reference --run` compares CPU peaks with likwid-bench; `--reference` on a run adds every matching tool's figure to the results."
-            )?;
-        }
-    }
+    let grid = Grid {
+        title: "peakbench reference tools",
+        headers: &HEAD,
+        rows: found.iter().map(|d| cell(d).to_vec()).collect(),
+        json: serde_json::json!({ "tools": found }),
+        footer: Some(
+            "`peakbench reference --run` compares CPU peaks with likwid-bench; `--reference` on a run adds every matching tool's figure to the results.",
+        ),
+    };
+    export(&grid, opts.format, out)?;
     out.flush()?;
     Ok(())
 }

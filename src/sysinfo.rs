@@ -3,6 +3,7 @@
 
 use crate::bench::common::CommonOptions;
 use crate::bench::cpu::{kernels, peak_for, unavailable};
+use crate::hw::clock::measure_warm;
 use crate::hw::peak::Peak;
 use crate::hw::uarch::Width;
 use crate::hw::HostInfo;
@@ -43,28 +44,48 @@ pub struct SysInfo {
     pub cpu_peaks: Vec<PeakRow>,
 }
 
-/// Builds the peak table for a detected host.
+/// Builds the peak table for a detected host. Each kernel's clock is measured as its
+/// benchmark case measures it: with the kernel's own clock chain (its instruction
+/// interleaved with the add chain), pinned, on one core and on all cores
+/// (≈ 40 ms per kernel); kernels without one use the host's chains (`ClockInfo`).
 pub fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
+    let order = &host.cpu.pin_order;
+    let all = host.cpu.cores.max(1);
+    let one_cpu: Vec<usize> = order.iter().take(1).copied().collect();
+    let all_cpus: Vec<usize> = order.iter().take(all).copied().collect();
     kernels::all()
         .into_iter()
         .filter(|k| k.supported_by(&host.cpu.features))
         .map(|k| {
-            let clock = match k.width {
-                Width::V512 | Width::Tile => host.clock.avx512_hz.or(host.clock.scalar_hz),
-                _ => host.clock.scalar_hz,
+            let skipped = unavailable(k, host);
+            let wide = matches!(k.width, Width::V512 | Width::Tile);
+            let own = |cpus: &[usize]| {
+                // SAFETY: the kernel's chain uses its own instructions, which the CPU
+                // has (`unavailable` checked the features and any OS permission).
+                k.clock
+                    .filter(|_| skipped.is_none())
+                    .and_then(|c| unsafe { measure_warm(cpus, c, KERNEL_WARMUP_SECS) })
+            };
+            let (one_hz, all_hz) = match own(&one_cpu) {
+                Some(one) => (Some(one), own(&all_cpus).or(Some(one))),
+                None => (host.clock.for_peak(wide, 1), host.clock.for_peak(wide, all)),
             };
             PeakRow {
                 kernel: k.name,
                 precision: k.precision.name(),
                 isa: k.isa.name(),
-                unit: k.precision.unit(),
-                one_core: peak_for(k, host, 1, clock, &opts.peaks),
-                all_cores: peak_for(k, host, host.cpu.cores.max(1), clock, &opts.peaks),
-                skipped: unavailable(k, host),
+                unit: k.precision.unit().as_str(),
+                one_core: peak_for(k, host, 1, one_hz, &opts.peaks),
+                all_cores: peak_for(k, host, all, all_hz, &opts.peaks),
+                skipped,
             }
         })
         .collect()
 }
+
+/// Warm-up of each kernel's chain before its readings: the host's clock measurement
+/// just warmed the cores up, this only settles the kernel's frequency licence.
+const KERNEL_WARMUP_SECS: f64 = 0.02;
 
 /// Prints sysinfo in the requested format.
 pub fn run(opts: &CommonOptions, out: &mut dyn Write) -> std::io::Result<()> {
@@ -115,6 +136,13 @@ fn print_text(info: &SysInfo, out: &mut dyn Write) -> std::io::Result<()> {
             format!("{} / {} / {}", c.family, c.model, c.stepping),
         ),
         ("microarchitecture", c.microarch.clone()),
+        ("identified by", {
+            let id = c.identified();
+            match &id.model_overruled {
+                Some(o) => format!("{}; {o}", id.evidence),
+                None => id.evidence,
+            }
+        }),
         (
             "sockets / cores / threads",
             format!("{} / {} / {}", c.sockets, c.cores, c.threads),
@@ -122,7 +150,13 @@ fn print_text(info: &SysInfo, out: &mut dyn Write) -> std::io::Result<()> {
         ("caches", caches.join(", ")),
         ("features", c.features.join(" ")),
         ("clock (add chain)", ghz(h.clock.scalar_hz)),
+        ("clock (add chain, all cores)", ghz(h.clock.scalar_all_hz)),
         ("clock (AVX-512 load)", ghz(h.clock.avx512_hz)),
+        (
+            "clock (AVX-512 load, all cores)",
+            ghz(h.clock.avx512_all_hz),
+        ),
+        ("clock method", h.clock.method.clone()),
         ("clock label (/proc/cpuinfo)", ghz(h.clock.label_hz)),
         (
             "memory",
@@ -150,6 +184,7 @@ fn print_text(info: &SysInfo, out: &mut dyn Write) -> std::io::Result<()> {
         ]);
     }
     writeln!(out, "{t}")?;
+    write!(out, "{}", crate::hw::probe::probe(c))?;
     if !h.gpus.adapters.is_empty() {
         print_gpus(&h.gpus, out)?;
     }

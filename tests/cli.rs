@@ -141,7 +141,7 @@ fn null_benchmark_drives_the_pipeline() {
         "--output",
         d,
     ]);
-    assert_eq!(v["schema"], "peakbench/1");
+    assert_eq!(v["schema"], "peakbench/2");
     assert!(v["finished_at"].is_string());
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 2);

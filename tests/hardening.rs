@@ -76,7 +76,9 @@ fn memory_sizes_that_overflow_are_refused() {
         &["memory", "--weak", "--threads", "2", "--size", "200TiB"],
         &["--size:", "limit of 256 TiB"],
     );
-    // The chase's u32 node indices: refused, never a worker panic.
+    // The chase's u32 node indices: refused, never a worker panic (the RAM check names
+    // the first limit on a machine with less than 256 GiB per thread; the chase's own
+    // limit is tested in bench::memory::chase).
     refused(
         &[
             "memory",
@@ -87,7 +89,7 @@ fn memory_sizes_that_overflow_are_refused() {
             "--threads",
             "1",
         ],
-        &["--size:", "chase kernel links at most"],
+        &["--size:"],
     );
     refused(
         &[

@@ -49,7 +49,8 @@ fn bandwidth_and_latency_cases_run_and_declare_their_bytes() {
     for r in &rs {
         assert_eq!(r["resource"], "memory");
         assert_eq!(r["status"], "ok", "{r}");
-        assert_eq!(r["params"]["size"], "1MiB");
+        // peakbench/2: sizes are numbers of bytes.
+        assert_eq!(r["params"]["size"], 1 << 20);
         let kernel = r["params"]["kernel"].as_str().unwrap();
         if kernel == "chase" {
             assert_eq!(r["metric"], "latency");
@@ -102,11 +103,11 @@ fn patterns_blocks_and_write_allocate() {
         assert_eq!(r["params"]["bytes"], "stream+write-allocate");
         assert_eq!(r["params"]["nt"], false);
     }
-    let blocks: Vec<&str> = rs
+    let blocks: Vec<u64> = rs
         .iter()
-        .map(|r| r["params"]["block"].as_str().unwrap())
+        .map(|r| r["params"]["block"].as_u64().unwrap())
         .collect();
-    assert_eq!(blocks, ["8B", "4KiB", "8B", "4KiB"]);
+    assert_eq!(blocks, [8, 4096, 8, 4096]);
 }
 
 #[test]
@@ -154,7 +155,7 @@ fn sweep_marks_cache_levels_and_peak_override_applies_to_dram() {
         .success();
     let rs = results(dir.path());
     assert!(rs.len() >= 8, "{}", rs.len());
-    assert_eq!(rs[0]["params"]["size"], "4KiB");
+    assert_eq!(rs[0]["params"]["size"], 4096);
     assert_eq!(rs[0]["params"]["level"], "L1");
     let last = rs.last().unwrap();
     assert_eq!(last["params"]["level"], "DRAM");
@@ -235,15 +236,53 @@ fn weak_scaling_gives_every_thread_the_full_size() {
         assert_eq!(r["status"], "ok");
         (
             r["params"]["level"].as_str().unwrap().to_string(),
-            r["params"]["block"].as_str().unwrap().to_string(),
+            r["params"]["block"].as_u64().unwrap(),
         )
     };
     let (strong, strong_block) = level(false);
     let (weak, weak_block) = level(true);
     // Strong: 32 KiB per thread; weak: 64 KiB per thread (one array each).
-    assert_eq!(strong_block, "32KiB");
-    assert_eq!(weak_block, "64KiB");
+    assert_eq!(strong_block, 32 << 10);
+    assert_eq!(weak_block, 64 << 10);
     let order = ["L1", "L2", "L3", "DRAM"];
     let rank = |l: &str| order.iter().position(|x| *x == l).unwrap();
     assert!(rank(&weak) >= rank(&strong), "{weak} < {strong}");
+}
+
+/// The course's block sizes in decimal units (`8KB` = 8000 B) are recorded as numbers
+/// of bytes, and the HTML report gets its memory block-size chart (with peakbench/1's
+/// text sizes, "7.81KiB", the chart silently disappeared).
+#[test]
+fn decimal_block_sizes_give_the_block_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("blocks.html");
+    peakbench(dir.path())
+        .args([
+            "memory",
+            "--kernel",
+            "read",
+            "--block",
+            "8B,8KB,8MB",
+            "--size",
+            "16MiB",
+            "--threads",
+            "1",
+            "--html",
+        ])
+        .arg(&html)
+        .assert()
+        .success();
+    let rs = results(dir.path());
+    let blocks: Vec<u64> = rs
+        .iter()
+        .map(|r| r["params"]["block"].as_u64().unwrap())
+        .collect();
+    assert_eq!(blocks, [8, 8000, 8_000_000]);
+    assert!(rs.iter().all(|r| r["params"]["size"] == 16 << 20));
+    let h = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        h.contains("memory read seq throughput by block (B/s)"),
+        "{h}"
+    );
+    assert_eq!(h.matches("<svg").count(), 1);
 }

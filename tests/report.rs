@@ -141,7 +141,7 @@ fn bad_files_are_one_line_and_exit_2() {
     );
     bad(
         &["report", &other],
-        "other.json: schema 'hyperfine/2' is not supported; expected 'peakbench/1'",
+        "other.json: schema 'hyperfine/2' is not supported; expected 'peakbench/2' or 'peakbench/1'",
     );
     bad(
         &["report", &shape],
@@ -429,4 +429,94 @@ fn chromium_renders_the_charts() {
     // Text, bars and coloured chart lines: many colours, and a real share of ink.
     assert!(colours.len() > 50, "{} colours", colours.len());
     assert!(non_white > px.len() / step / 100, "{non_white} dark pixels");
+}
+
+/// `peakbench/1` files, as the previous version wrote them (`tests/fixtures/v1/`: the
+/// fixture reports before the schema change, and a real `peakbench memory --block
+/// 8B,8KB,8MB` run), load, render and compare: converted on load, they give the same
+/// views as their `peakbench/2` twins.
+#[test]
+fn peakbench1_files_load_render_and_compare() {
+    let v1 = |name: &str| fixture("v1").join(name).to_str().unwrap().to_string();
+    let mixed = v1("report_mixed.json");
+    assert!(std::fs::read_to_string(&mixed)
+        .unwrap()
+        .contains("\"schema\": \"peakbench/1\""));
+    // Same table, CSV and Markdown as the peakbench/2 file.
+    golden("report_mixed.table.txt", &stdout(&["report", &mixed]));
+    golden(
+        "report_mixed.csv",
+        &stdout(&["report", &mixed, "--format", "csv"]),
+    );
+    golden(
+        "report_mixed.md",
+        &stdout(&["report", &mixed, "--format", "markdown"]),
+    );
+    // `--format json` writes it converted: exactly the peakbench/2 fixture.
+    let json: Value =
+        serde_json::from_str(&stdout(&["report", &mixed, "--format", "json"])).unwrap();
+    let v2: Value =
+        serde_json::from_slice(&std::fs::read(fixture("report_mixed.json")).unwrap()).unwrap();
+    assert_eq!(json, v2);
+    // A peakbench/1 baseline compares with a peakbench/2 file as two /2 files do.
+    let a1 = v1("report_compare_a.json");
+    let a2 = fixture("report_compare_a.json");
+    let b2 = fixture("report_compare_b.json");
+    let (a2, b2) = (a2.to_str().unwrap(), b2.to_str().unwrap());
+    let across = stdout(&["compare", &a1, b2, "--format", "csv"]);
+    let same = stdout(&["compare", a2, b2, "--format", "csv"]);
+    assert_eq!(across.lines().count(), 5);
+    // Only the file names differ (v1/report_compare_a.json is named the same).
+    assert_eq!(across, same);
+
+    // The recorded run: memory sizes were text ("7.81KiB"); now numbers of bytes.
+    let run = v1("memory_blocks_8B_8KB_8MB.json");
+    let json: Value = serde_json::from_str(&stdout(&["report", &run, "--format", "json"])).unwrap();
+    assert_eq!(json["schema"], "peakbench/2");
+    let rs = json["results"].as_array().unwrap();
+    let blocks: Vec<u64> = rs
+        .iter()
+        .filter(|r| r["params"]["kernel"] == "read")
+        .map(|r| r["params"]["block"].as_u64().unwrap())
+        .collect();
+    // 8 B exactly; "7.81KiB" and "7.63MiB" to the nearest byte of what they say.
+    assert_eq!(blocks, [8, 7997, 8000635]);
+    assert!(rs.iter().all(|r| r["params"]["size"] == 16 << 20));
+    assert_eq!(rs[0]["params"]["bytes"], "stream");
+    // Bare-text notes got a kind: the CV warnings are high_cv, the rest info.
+    let notes: Vec<&Value> = rs
+        .iter()
+        .flat_map(|r| r["notes"].as_array().unwrap())
+        .collect();
+    for n in &notes {
+        let text = n["text"].as_str().unwrap();
+        let want = if text.starts_with("CV ") {
+            "high_cv"
+        } else {
+            "info"
+        };
+        assert_eq!(n["kind"], want, "{text}");
+    }
+    assert!(notes.iter().any(|n| n["kind"] == "high_cv"));
+    // The table names the blocks as before.
+    let table = stdout(&["report", &run]);
+    assert!(table.contains("block=7.81KiB"), "{table}");
+    assert!(table.contains("block=7.63MiB"), "{table}");
+    // And the HTML has the block-size chart the peakbench/1 reader dropped.
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("v1.html");
+    pb().args(["report", &run, "--quiet", "--html"])
+        .arg(&html)
+        .assert()
+        .success();
+    let h = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        h.contains("memory read seq throughput by block (B/s)"),
+        "{h}"
+    );
+    // It compares with itself: every ok case, no change.
+    let c: Value =
+        serde_json::from_str(&stdout(&["compare", &run, &run, "--format", "json"])).unwrap();
+    assert_eq!(c["changes"].as_array().unwrap().len(), 4);
+    assert!(c["unmatched"].as_array().unwrap().is_empty());
 }

@@ -5,7 +5,7 @@
 use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::measure::runner::Workload;
 use crate::measure::{RunConfig, Runner};
-use crate::report::model::BenchResult;
+use crate::report::model::{BenchResult, Metric, Resource, Unit};
 
 /// The null resource.
 pub struct NullBench;
@@ -41,7 +41,8 @@ impl Case for NullCase {
             cpus: ctx.host.cpu.pin_order.clone(),
             scaling: o.scaling,
         };
-        let r = BenchResult::new("null", "spin", "ops", "OP/s").param("threads", self.threads);
+        let r = BenchResult::new(Resource::Null, "spin", Metric::Ops, Unit::OpPerSec)
+            .param("threads", self.threads);
         match Runner::run(&cfg, |_| Ok(Spin), &|_, _| {}) {
             Ok(samples) => {
                 let r = r.with_samples(samples.iter().map(|s| s.rate()).collect());

@@ -31,6 +31,12 @@ pub struct ClockInfo {
     pub scalar_hz: Option<f64>,
     /// One core running the add chain interleaved with 512-bit FMAs (AVX-512 CPUs only).
     pub avx512_hz: Option<f64>,
+    /// Every physical core (one thread each) running the add chain at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scalar_all_hz: Option<f64>,
+    /// Every physical core running the AVX-512 chain at once (AVX-512 CPUs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avx512_all_hz: Option<f64>,
     /// "cpu MHz" from /proc/cpuinfo (the TSC rate in most VMs), for reference.
     pub label_hz: Option<f64>,
     /// How the clock was measured.
@@ -47,7 +53,9 @@ pub enum ClockKind {
 }
 
 impl ClockInfo {
-    /// Measures both clocks on the current core (≈ 0.2 s).
+    /// Measures the clocks the way a benchmark case does (see [`measure_warm`]): on the
+    /// first core of the pinning order, then on one thread per physical core at once
+    /// (≈ 0.5 s in all).
     pub fn measure(cpu: &CpuInfo) -> ClockInfo {
         let label_hz = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|t| {
             t.lines()
@@ -57,25 +65,95 @@ impl ClockInfo {
                 .map(|mhz| mhz * 1e6)
         });
         let kinds_ok = chain_available(ClockKind::Scalar);
+        let one: Vec<usize> = cpu.pin_order.iter().take(1).copied().collect();
+        let all: Vec<usize> = cpu
+            .pin_order
+            .iter()
+            .take(cpu.cores.max(1))
+            .copied()
+            .collect();
         // SAFETY: chain_fn only returns chains this CPU supports.
-        let read = |k| chain_fn(k).map(|f| unsafe { max_hz(f, 20, 0.002) });
-        let scalar_hz = read(ClockKind::Scalar);
-        let avx512_hz = if cpu.has("avx512f") {
-            read(ClockKind::Avx512)
+        let read = |k, cpus: &[usize]| {
+            chain_fn(k).and_then(|f| unsafe { measure_warm(cpus, f, WARMUP_SECS) })
+        };
+        let avx512 = cpu.has("avx512f");
+        let scalar_hz = read(ClockKind::Scalar, &one);
+        let avx512_hz = if avx512 {
+            read(ClockKind::Avx512, &one)
         } else {
             None
+        };
+        let (scalar_all_hz, avx512_all_hz) = if all.len() > 1 {
+            (
+                read(ClockKind::Scalar, &all),
+                if avx512 {
+                    read(ClockKind::Avx512, &all)
+                } else {
+                    None
+                },
+            )
+        } else {
+            (scalar_hz, avx512_hz)
         };
         ClockInfo {
             scalar_hz,
             avx512_hz,
+            scalar_all_hz,
+            avx512_all_hz,
             label_hz,
             method: if kinds_ok {
-                "dependent add reg,reg chain (1 add/cycle), largest of 20 readings of 2 ms".into()
+                format!(
+                    "dependent add reg,reg chain (1 add/cycle), pinned, after a {:.0} ms warm-up: largest of {READINGS} readings of {:.0} ms per core, as in every benchmark case",
+                    WARMUP_SECS * 1e3,
+                    READING_SECS * 1e3
+                )
             } else {
                 "not measured on this architecture".into()
             },
         }
     }
+
+    /// The clock a peak of `width` on `cores` cores uses in sysinfo: the all-core
+    /// reading for more than one core, the AVX-512 chain for 512-bit and tile kernels.
+    pub fn for_peak(&self, wide: bool, cores: usize) -> Option<f64> {
+        let (one, all) = if wide {
+            (
+                self.avx512_hz.or(self.scalar_hz),
+                self.avx512_all_hz.or(self.scalar_all_hz),
+            )
+        } else {
+            (self.scalar_hz, self.scalar_all_hz)
+        };
+        if cores > 1 {
+            all.or(one)
+        } else {
+            one
+        }
+    }
+}
+
+/// Seconds of one clock reading, in sysinfo and in every benchmark case.
+pub const READING_SECS: f64 = 0.002;
+/// Readings per measurement; the largest is kept (see the module documentation).
+pub const READINGS: usize = 10;
+/// How long sysinfo runs the chain before reading: a benchmark case's clock readings
+/// follow its warm-up, so sysinfo's must follow one too, or an idle core still ramping
+/// up reads low (sysinfo printed 3.58 GHz where the runs measured 4.06-4.09).
+pub const WARMUP_SECS: f64 = 0.1;
+
+/// Warms the listed cores up with the chain for `warm_secs`, then measures them as a
+/// benchmark case does ([`measure_on`]).
+///
+/// # Safety
+/// The CPU must support the instructions `chain` uses.
+pub unsafe fn measure_warm(cpus: &[usize], chain: ChainFn, warm_secs: f64) -> Option<f64> {
+    on_cpus(cpus, &|| {
+        // SAFETY: forwarded from the caller's contract.
+        unsafe {
+            chain_hz(chain, warm_secs);
+            max_hz(chain, READINGS, READING_SECS)
+        }
+    })
 }
 
 /// A clock chain: runs `loops` iterations and returns how many dependent adds it made.
@@ -125,8 +203,15 @@ pub unsafe fn max_hz(chain: ChainFn, n: usize, secs: f64) -> f64 {
 /// # Safety
 /// The CPU must support the instructions `chain` uses.
 pub unsafe fn measure_on(cpus: &[usize], chain: ChainFn, secs: f64) -> Option<f64> {
+    // SAFETY: forwarded from the caller's contract.
+    on_cpus(cpus, &|| unsafe { max_hz(chain, READINGS, secs) })
+}
+
+/// Runs `read` on every listed CPU at once (each thread pinned) and returns the mean
+/// of the readings; empty `cpus` → once on the current thread.
+fn on_cpus(cpus: &[usize], read: &(dyn Fn() -> f64 + Sync)) -> Option<f64> {
     if cpus.is_empty() {
-        return Some(max_hz(chain, 10, secs));
+        return Some(read());
     }
     let barrier = std::sync::Barrier::new(cpus.len());
     let readings: Vec<f64> = std::thread::scope(|s| {
@@ -137,8 +222,7 @@ pub unsafe fn measure_on(cpus: &[usize], chain: ChainFn, secs: f64) -> Option<f6
                 s.spawn(move || {
                     pin_current_thread(c);
                     barrier.wait();
-                    // SAFETY: forwarded from the caller's contract.
-                    unsafe { max_hz(chain, 10, secs) }
+                    read()
                 })
             })
             .collect();
@@ -307,6 +391,34 @@ mod tests {
         // A failed or broken reading never becomes the clock.
         assert_eq!(used_hz(&[f64::NAN, 0.0, -1.0, f64::INFINITY]), None);
         assert_eq!(used_hz(&[f64::NAN, 2.2e9, f64::INFINITY]), Some(2.2e9));
+    }
+
+    #[test]
+    fn peaks_use_the_clock_of_their_width_and_core_count() {
+        let c = ClockInfo {
+            scalar_hz: Some(4.0e9),
+            avx512_hz: Some(3.6e9),
+            scalar_all_hz: Some(3.9e9),
+            avx512_all_hz: Some(3.5e9),
+            ..ClockInfo::default()
+        };
+        assert_eq!(c.for_peak(false, 1), Some(4.0e9));
+        assert_eq!(c.for_peak(false, 2), Some(3.9e9));
+        assert_eq!(c.for_peak(true, 1), Some(3.6e9));
+        assert_eq!(c.for_peak(true, 8), Some(3.5e9));
+        // No AVX-512 chain (AMD Zen 3, say): wide kernels fall back to the add chain.
+        let z = ClockInfo {
+            scalar_hz: Some(3.2e9),
+            scalar_all_hz: Some(3.1e9),
+            ..ClockInfo::default()
+        };
+        assert_eq!(z.for_peak(true, 2), Some(3.1e9));
+        // Reports from before the all-core readings: the one-core clock.
+        let old = ClockInfo {
+            scalar_hz: Some(3.2e9),
+            ..ClockInfo::default()
+        };
+        assert_eq!(old.for_peak(false, 4), Some(3.2e9));
     }
 
     #[test]

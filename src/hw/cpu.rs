@@ -2,6 +2,9 @@
 //! features (runtime detection, including OS support of the register state), and the
 //! order in which threads are pinned.
 
+use super::cpudesc::CpuDescription;
+use super::rates::{ProbedRate, Rates};
+use super::uarch::{self, Identification};
 use serde::{Deserialize, Serialize};
 
 /// One cache level as the OS reports it.
@@ -32,6 +35,17 @@ pub struct CpuInfo {
     pub stepping: u32,
     /// Microarchitecture from the table in `uarch.rs`, or `unknown`.
     pub microarch: String,
+    /// What identification looked at, in the replayable fixture format
+    /// (tests/fixtures/cpus/*.json); empty in reports written before it existed.
+    #[serde(default, skip_serializing_if = "no_description")]
+    pub description: CpuDescription,
+    /// Which microarchitecture row was chosen and on what evidence.
+    #[serde(default, skip_serializing_if = "no_identification")]
+    pub identification: Identification,
+    /// Execution-resource probe results per (pipe, width), reconciled with the table
+    /// in every peak (`hw::rates`); empty when no probe ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probed: Vec<ProbedRate>,
     /// Sockets (physical packages) among the CPUs we may run on.
     pub sockets: usize,
     /// Physical cores among the CPUs we may run on.
@@ -46,6 +60,16 @@ pub struct CpuInfo {
     pub hypervisor: Option<String>,
     /// Logical CPUs in pinning order: one per physical core first, then SMT siblings.
     pub pin_order: Vec<usize>,
+}
+
+/// Reports written before identification existed carry no description; they are
+/// written back without one (`report --format json` returns the file it read).
+fn no_description(d: &CpuDescription) -> bool {
+    d.vendor.is_empty() && d.flags.is_empty()
+}
+
+fn no_identification(i: &Identification) -> bool {
+    i.row.is_empty()
 }
 
 impl CpuInfo {
@@ -66,8 +90,27 @@ impl CpuInfo {
         info.pin_order = pin_order;
         info.caches = caches();
         info.features = detect_features();
-        info.microarch = super::uarch::lookup(&info).name.to_string();
+        info.description = CpuDescription::from_live(&info);
+        info.identification = uarch::identify(&info.description);
+        info.microarch = info.identification.row.clone();
         info
+    }
+
+    /// How the row was identified: the stored identification, or (reports and tests
+    /// that build a `CpuInfo` by hand) one made from the description or the fields.
+    pub fn identified(&self) -> Identification {
+        if !self.identification.row.is_empty() {
+            return self.identification.clone();
+        }
+        if !self.description.vendor.is_empty() {
+            return uarch::identify(&self.description);
+        }
+        uarch::identify(&CpuDescription::from_info(self))
+    }
+
+    /// The per-(pipe, width) rates peaks use: the identified row with any probe results.
+    pub fn rates(&self) -> Rates<'_> {
+        Rates::new(&self.identified(), &self.probed)
     }
 
     /// Whether the CPU (and OS) supports a feature by its peakbench name.
@@ -318,6 +361,38 @@ fn detect_features() -> Vec<String> {
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 fn detect_features() -> Vec<String> {
     Vec::new()
+}
+
+const ARCH_REQ_XCOMP_PERM: libc::c_long = 0x1023;
+const XFEATURE_XTILEDATA: libc::c_long = 18;
+
+/// Asks Linux for the AMX tile-data permission once; `Err` carries the reason.
+pub fn request_amx_permission() -> Result<(), String> {
+    static RESULT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    RESULT
+        .get_or_init(|| {
+            #[cfg(target_os = "linux")]
+            {
+                // SAFETY: arch_prctl with ARCH_REQ_XCOMP_PERM only changes this process's
+                // permitted xstate features; it takes no pointers.
+                let rc = unsafe {
+                    libc::syscall(libc::SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)
+                };
+                if rc == 0 {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "Linux refused the AMX tile-data permission (arch_prctl ARCH_REQ_XCOMP_PERM: {})",
+                        std::io::Error::last_os_error()
+                    ))
+                }
+            }
+            #[cfg(not(target_os = "linux"))]
+            {
+                Err("AMX needs Linux's ARCH_REQ_XCOMP_PERM".to_string())
+            }
+        })
+        .clone()
 }
 
 #[cfg(test)]

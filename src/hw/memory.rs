@@ -123,6 +123,74 @@ pub fn parse_type17(raw: &[u8]) -> Option<Dimm> {
     })
 }
 
+/// Runs `dmidecode -t 17` (where sysfs's raw entries are unreadable but the tool works,
+/// e.g. with a setuid or capability-granted dmidecode) and parses its text.
+fn run_dmidecode() -> Result<Vec<Dimm>, String> {
+    let out = std::process::Command::new("dmidecode")
+        .args(["-t", "17"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("dmidecode not run ({e})"))?;
+    if !out.status.success() {
+        return Err(format!("dmidecode -t 17 failed ({})", out.status));
+    }
+    let d = parse_dmidecode(&String::from_utf8_lossy(&out.stdout));
+    if d.is_empty() {
+        return Err("dmidecode lists no populated DIMM with a known speed".into());
+    }
+    Ok(d)
+}
+
+/// Parses `dmidecode -t 17` text: one [`Dimm`] per populated memory device with a
+/// known speed (configured speed first, else the rated one; MT/s or, in old
+/// dmidecode versions, MHz), sorted by locator.
+pub fn parse_dmidecode(text: &str) -> Vec<Dimm> {
+    let mut out = Vec::new();
+    for block in text
+        .split("\nHandle ")
+        .filter(|b| b.contains("Memory Device"))
+    {
+        let field = |name: &str| {
+            block.lines().find_map(|l| {
+                let (k, v) = l.trim().split_once(':')?;
+                (k.trim() == name).then(|| v.trim().to_string())
+            })
+        };
+        let number = |v: &str| v.split_whitespace().next()?.parse::<u64>().ok();
+        let size_bytes = field("Size").and_then(|v| {
+            let n = number(&v)?;
+            let unit = v.split_whitespace().nth(1)?;
+            let mult: u64 = match unit {
+                "kB" | "KB" => 1 << 10,
+                "MB" => 1 << 20,
+                "GB" => 1 << 30,
+                "TB" => 1 << 40,
+                _ => return None,
+            };
+            Some(n * mult)
+        });
+        let speed = ["Configured Memory Speed", "Configured Clock Speed", "Speed"]
+            .iter()
+            .find_map(|k| field(k).and_then(|v| number(&v)))
+            .filter(|&s| s > 0);
+        let (Some(size_bytes), Some(speed)) = (size_bytes, speed) else {
+            continue;
+        };
+        let data_width_bits = field("Data Width")
+            .and_then(|v| number(&v))
+            .filter(|&w| w > 0)
+            .unwrap_or(64) as u32;
+        out.push(Dimm {
+            locator: field("Locator").unwrap_or_default(),
+            size_bytes,
+            speed_mts: speed as u32,
+            data_width_bits,
+        });
+    }
+    out.sort_by(|a, b| a.locator.cmp(&b.locator));
+    out
+}
+
 impl MemoryInfo {
     /// Reads /proc/meminfo and the THP setting.
     pub fn detect() -> MemoryInfo {
@@ -149,7 +217,10 @@ impl MemoryInfo {
             });
         let (dimms, smbios) = match read_dimms() {
             Ok(d) => (d, format!("SMBIOS type 17 ({SMBIOS_DIR})")),
-            Err(e) => (Vec::new(), e),
+            Err(e) => match run_dmidecode() {
+                Ok(d) => (d, "SMBIOS type 17 (dmidecode -t 17)".to_string()),
+                Err(e2) => (Vec::new(), format!("{e}; {e2}")),
+            },
         };
         MemoryInfo {
             total_bytes: field("MemTotal:"),
@@ -201,6 +272,32 @@ mod tests {
         assert_eq!(parse_type17(&nospeed), None);
         assert_eq!(parse_type17(&[16, 4, 0, 0]), None);
         assert_eq!(parse_type17(&[]), None);
+    }
+
+    #[test]
+    fn parses_dmidecode_text() {
+        let text = include_str!("../../tests/fixtures/dmidecode-t17-2s-ddr4.txt");
+        let d = parse_dmidecode(text);
+        // 4 populated DIMMs of 8 slots; the empty ones say "No Module Installed".
+        assert_eq!(d.len(), 4);
+        assert_eq!(d[0].locator, "CPU1_DIMM_A1");
+        assert_eq!(d[0].size_bytes, 32 << 30);
+        assert_eq!(
+            d[0].speed_mts, 2933,
+            "configured speed wins over the rated 3200"
+        );
+        assert_eq!(
+            d[0].data_width_bits, 64,
+            "data width, not the 72-bit total with ECC"
+        );
+        // An old dmidecode prints MHz and "Configured Clock Speed".
+        let old = "Handle 0x1100, DMI type 17, 40 bytes\nMemory Device\n\tData Width: 64 bits\n\tSize: 16384 MB\n\tLocator: DIMM0\n\tSpeed: 2400 MHz\n\tConfigured Clock Speed: 2133 MHz\n";
+        let o = parse_dmidecode(old);
+        assert_eq!(o.len(), 1);
+        assert_eq!((o[0].size_bytes, o[0].speed_mts), (16 << 30, 2133));
+        // A VM's devices with unknown speed give nothing (the peak is then unknown).
+        let vm = "Handle 0x1100, DMI type 17, 40 bytes\nMemory Device\n\tSize: 8 GB\n\tLocator: DIMM 0\n\tSpeed: Unknown\n\tConfigured Memory Speed: Unknown\n";
+        assert!(parse_dmidecode(vm).is_empty());
     }
 
     #[test]

@@ -6,12 +6,17 @@
 
 pub mod clock;
 pub mod cpu;
+pub mod cpudesc;
 pub mod disk;
 pub mod gpu;
 pub mod gpu_table;
 pub mod memory;
 pub mod net;
 pub mod peak;
+pub mod probe;
+#[cfg(target_arch = "x86_64")]
+mod probe_x86;
+pub mod rates;
 pub mod uarch;
 
 use serde::{Deserialize, Serialize};
@@ -47,7 +52,11 @@ impl HostInfo {
     /// Detects the host. `measure_clock` runs the clock chains (≈ 0.3 s); without it the
     /// clock fields are empty (used by tests that need speed, not the clock).
     pub fn detect(measure_clock: bool) -> HostInfo {
-        let cpu = cpu::CpuInfo::detect();
+        let mut cpu = cpu::CpuInfo::detect();
+        if measure_clock {
+            // Measured runs reconcile the table's rates with what this core retires.
+            cpu.probed = probe::probe(&cpu).rates();
+        }
         let clock = if measure_clock {
             clock::ClockInfo::measure(&cpu)
         } else {

@@ -6,7 +6,8 @@
 //! has no value and says why. `--peak KEY=VALUE` replaces a derived peak and then says
 //! "user".
 
-use super::uarch::{Pipe, Uarch, Width};
+use super::rates::{trim_float, Rate};
+use super::uarch::{Pipe, Width};
 use crate::util::units::ParseError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -33,8 +34,13 @@ impl Peak {
 /// What one CPU kernel needs to know to get its peak.
 #[derive(Debug, Clone, Copy)]
 pub struct CpuPeakInput<'a> {
-    /// Microarchitecture row.
-    pub uarch: &'a Uarch,
+    /// Instructions per cycle per core for the kernel's (pipe, width), with provenance
+    /// (`rates::Rates::rate`).
+    pub rate: &'a Rate,
+    /// Which row the rate's table part came from and why (`Identification::summary`).
+    pub identified: &'a str,
+    /// Row caveats (`Uarch::note`), appended to the provenance when non-empty.
+    pub note: &'a str,
     /// Execution resource the kernel's instructions use.
     pub pipe: Pipe,
     /// Vector width.
@@ -51,44 +57,36 @@ pub struct CpuPeakInput<'a> {
 
 /// Derives a CPU peak in operations per second.
 pub fn cpu_peak(i: &CpuPeakInput) -> Peak {
-    let rate = i.uarch.rate(i.pipe, i.width);
     let Some(hz) = i.clock_hz else {
         return Peak::unknown("unknown: the clock could not be measured on this CPU");
     };
-    if rate <= 0.0 {
+    if i.rate.per_cycle <= 0.0 {
         return Peak::unknown(format!(
-            "unknown: no {:?} {:?} throughput for microarchitecture '{}' in the table",
-            i.pipe, i.width, i.uarch.name
+            "unknown: no {:?} {:?} throughput ({}; {})",
+            i.pipe, i.width, i.rate.provenance, i.identified
         ));
     }
-    let value = i.cores as f64 * hz * rate * i.ops_per_instr;
+    let value = i.cores as f64 * hz * i.rate.per_cycle * i.ops_per_instr;
     let mut source = format!(
-        "{} core{} x {:.3} GHz ({}) x {} instr/cycle ({:?} {:?}, {} table) x {} op/instr",
+        "{} core{} x {:.3} GHz ({}) x {} instr/cycle ({:?} {:?}: {}; {}) x {} op/instr",
         i.cores,
         if i.cores == 1 { "" } else { "s" },
         hz / 1e9,
         i.clock_what,
-        trim_float(rate),
+        trim_float(i.rate.per_cycle),
         i.pipe,
         i.width,
-        i.uarch.name,
+        i.rate.provenance,
+        i.identified,
         trim_float(i.ops_per_instr)
     );
-    if !i.uarch.note.is_empty() {
+    if !i.note.is_empty() {
         source.push_str("; ");
-        source.push_str(i.uarch.note);
+        source.push_str(i.note);
     }
     Peak {
         value: Some(value),
         source,
-    }
-}
-
-fn trim_float(x: f64) -> String {
-    if x.fract() == 0.0 {
-        format!("{}", x as i64)
-    } else {
-        format!("{x:.4}")
     }
 }
 
@@ -255,16 +253,15 @@ pub fn parse_override(text: &str) -> Result<PeakText, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hw::uarch::{UARCHES, UNKNOWN};
+    use crate::hw::rates::{reconcile, Probed};
 
     #[test]
     fn avx512_fp64_peak_formula() {
-        let clx = UARCHES
-            .iter()
-            .find(|u| u.name.starts_with("Skylake-SP"))
-            .unwrap();
+        let rate = reconcile(2.0, None);
         let p = cpu_peak(&CpuPeakInput {
-            uarch: clx,
+            rate: &rate,
+            identified: "row 'Skylake-SP/Cascade Lake/Cooper Lake' chosen by family 6 model 85",
+            note: "",
             pipe: Pipe::Fma,
             width: Width::V512,
             ops_per_instr: 16.0,
@@ -275,13 +272,46 @@ mod tests {
         // 2 cores x 2.5 GHz x 2 FMA/cycle x 8 lanes x 2 = 160 GFLOP/s
         assert_eq!(p.value, Some(160e9));
         assert!(p.source.contains("2.500 GHz"));
-        assert!(p.source.contains("Skylake-SP"));
+        assert!(
+            p.source.contains("Fma V512: table; row 'Skylake-SP"),
+            "{}",
+            p.source
+        );
+    }
+
+    #[test]
+    fn a_probe_shows_in_the_provenance() {
+        let rate = reconcile(
+            2.0,
+            Some(&Probed {
+                per_cycle: 1.0,
+                evidence: "probe evidence".into(),
+            }),
+        );
+        let p = cpu_peak(&CpuPeakInput {
+            rate: &rate,
+            identified: "row 'x'",
+            note: "",
+            pipe: Pipe::Fma,
+            width: Width::V512,
+            ops_per_instr: 16.0,
+            cores: 1,
+            clock_hz: Some(2e9),
+            clock_what: "AVX-512 chain",
+        });
+        assert_eq!(p.value, Some(32e9));
+        assert!(p
+            .source
+            .contains("probe overrules table (table 2, probe 1: probe evidence)"));
     }
 
     #[test]
     fn unknowns_say_why() {
+        let rate = reconcile(0.0, None);
         let p = cpu_peak(&CpuPeakInput {
-            uarch: &UNKNOWN,
+            rate: &rate,
+            identified: "row 'unknown'",
+            note: "",
             pipe: Pipe::Fma,
             width: Width::V256,
             ops_per_instr: 8.0,

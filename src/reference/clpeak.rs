@@ -27,9 +27,9 @@
 //!
 //! clpeak's `--compute-intfast` (mad24) is not used: peakbench has no 24-bit case.
 
-use super::{capture, param_str, param_u64, strip_ansi, version_line, Context, Found, Tool};
+use super::{capture, strip_ansi, version_line, Context, Found, Tool};
 use crate::hw::gpu::GpuInfo;
-use crate::report::model::{BenchResult, Reference};
+use crate::report::model::{BenchResult, Metric, Reference, Resource, Unit};
 use std::path::Path;
 use std::time::Duration;
 
@@ -90,11 +90,11 @@ impl Test {
     }
 
     /// peakbench's unit for the figure.
-    pub fn unit(self) -> &'static str {
+    pub fn unit(self) -> Unit {
         match self {
-            Test::GlobalBandwidth => "B/s",
-            Test::Integer => "OP/s",
-            _ => "FLOP/s",
+            Test::GlobalBandwidth => Unit::BytePerSec,
+            Test::Integer => Unit::OpPerSec,
+            _ => Unit::FlopPerSec,
         }
     }
 
@@ -109,15 +109,15 @@ impl Test {
 
     /// The clpeak test for a peakbench GPU case, if it has one.
     pub fn of(r: &BenchResult) -> Option<Test> {
-        if r.resource != "gpu" {
+        if r.resource != Resource::Gpu {
             return None;
         }
-        let t = match (r.workload.as_str(), param_str(r, "precision")) {
+        let t = match (r.workload.as_str(), r.param_str("precision")) {
             ("fma", Some("fp32")) => Test::Single,
             ("fma", Some("fp16")) => Test::Half,
             ("fma", Some("fp64")) => Test::Double,
             ("muladd", Some("int32")) => Test::Integer,
-            ("read", _) if r.metric == "throughput" => Test::GlobalBandwidth,
+            ("read", _) if r.metric == Metric::Throughput => Test::GlobalBandwidth,
             _ => return None,
         };
         (r.unit == t.unit()).then_some(t)
@@ -505,7 +505,7 @@ fn compare(test: Test, adapter: &GpuInfo, ctx: &Context, version: &str) -> Resul
             version: version.into(),
             command,
             value,
-            unit: test.unit().into(),
+            unit: test.unit(),
         }),
         notes,
     })
@@ -538,7 +538,7 @@ impl Tool for Clpeak {
         version: &str,
     ) -> Option<Result<Found, String>> {
         let test = Test::of(r)?;
-        let index = param_u64(r, "device")?;
+        let index = r.param_u64("device")?;
         let adapter = ctx
             .host
             .gpus

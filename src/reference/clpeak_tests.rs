@@ -190,7 +190,12 @@ fn flags_follow_the_help_text() {
 #[test]
 fn cases_map_to_tests() {
     let gpu = |w: &str, p: Option<&str>, metric: &str, unit: &str| {
-        let r = BenchResult::new("gpu", w, metric, unit);
+        let r = BenchResult::new(
+            Resource::Gpu,
+            w,
+            Metric::parse(metric).unwrap(),
+            Unit::parse(unit).unwrap(),
+        );
         match p {
             Some(p) => r.param("precision", p),
             None => r,
@@ -225,7 +230,12 @@ fn cases_map_to_tests() {
     for (r, want) in cases {
         assert_eq!(Test::of(&r), want, "{} {:?}", r.workload, r.params);
     }
-    let mem = BenchResult::new("memory", "read", "throughput", "B/s");
+    let mem = BenchResult::new(
+        Resource::Memory,
+        "read",
+        Metric::Throughput,
+        Unit::BytePerSec,
+    );
     assert_eq!(Test::of(&mem), None);
 }
 
@@ -290,14 +300,9 @@ fn compare_uses_the_memo_and_attaches_in_peakbench_units() {
             note: None,
         },
     };
-    let config = serde_json::Value::Null;
-    let ctx = Context {
-        host: &host,
-        config: &config,
-        memo: &memo,
-    };
+    let ctx = Context::new(&host, &memo);
     let case = |w: &str, p: &str, unit: &str, dev: u64| {
-        BenchResult::new("gpu", w, "ops", unit)
+        BenchResult::new(Resource::Gpu, w, Metric::Ops, Unit::parse(unit).unwrap())
             .param("precision", p)
             .param("device", dev)
     };
@@ -331,7 +336,12 @@ fn compare_uses_the_memo_and_attaches_in_peakbench_units() {
     assert!(Clpeak
         .shared(&case("fma", "fp32", "FLOP/s", 9), &ctx, "1.1.2")
         .is_none());
-    let mem = BenchResult::new("memory", "read", "throughput", "B/s");
+    let mem = BenchResult::new(
+        Resource::Memory,
+        "read",
+        Metric::Throughput,
+        Unit::BytePerSec,
+    );
     assert!(Clpeak.shared(&mem, &ctx, "1.1.2").is_none());
 }
 
@@ -346,13 +356,8 @@ fn installed_clpeak_runs_and_parses() {
     let memo = crate::reference::Memo::default();
     let mut host = crate::hw::HostInfo::detect(false);
     host.gpus.adapters = vec![adapter(0, &first.name)];
-    let config = serde_json::Value::Null;
-    let ctx = Context {
-        host: &host,
-        config: &config,
-        memo: &memo,
-    };
-    let r = BenchResult::new("gpu", "fma", "ops", "FLOP/s")
+    let ctx = Context::new(&host, &memo);
+    let r = BenchResult::new(Resource::Gpu, "fma", Metric::Ops, Unit::FlopPerSec)
         .param("precision", "fp32")
         .param("device", 0u64);
     let f = Clpeak.shared(&r, &ctx, "test").unwrap().unwrap();
@@ -360,7 +365,8 @@ fn installed_clpeak_runs_and_parses() {
     let x = f.reference.expect("a single-precision figure");
     assert!(x.value > 0.0 && x.value.is_finite());
     // The second case reads the memo: no second run.
-    let r = BenchResult::new("gpu", "read", "throughput", "B/s").param("device", 0u64);
+    let r = BenchResult::new(Resource::Gpu, "read", Metric::Throughput, Unit::BytePerSec)
+        .param("device", 0u64);
     let t = std::time::Instant::now();
     let f = Clpeak.shared(&r, &ctx, "test").unwrap().unwrap();
     assert!(t.elapsed() < Duration::from_secs(1));

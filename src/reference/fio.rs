@@ -5,11 +5,13 @@
 //! latency (`clat_ns.mean`) in seconds.
 //!
 //! Matching: a `disk` case with `pattern`, `block`, `depth` and `jobs` runs fio in the
-//! run's `--dir` (from the report's config), O_DIRECT unless the run was buffered, for
-//! 3 s after a 1 s ramp, on a 256 MiB file that fio removes afterwards.
+//! run's `--dir`, with the engine the case actually used (its `engine` param: `uring`
+//! → io_uring, `sync` → psync; under `--engine auto` that is the engine auto chose),
+//! O_DIRECT unless the case was buffered (its `direct` param), for 3 s after a 1 s
+//! ramp, on a 256 MiB file that fio removes afterwards.
 
-use super::{param_str, param_u64, version_line, Context, Invocation, Tool};
-use crate::report::model::BenchResult;
+use super::{version_line, Context, Invocation, Tool};
+use crate::report::model::{BenchResult, Metric, Resource, Unit};
 use std::path::Path;
 use std::time::Duration;
 
@@ -95,10 +97,13 @@ pub fn rw(pattern: &str) -> Option<String> {
     })
 }
 
-fn config_str<'a>(c: &'a serde_json::Value, key: &str) -> Option<&'a str> {
-    c.get(key)
-        .or_else(|| c.get("command").and_then(|x| x.get(key)))
-        .and_then(|v| v.as_str())
+/// fio's `--ioengine` for the engine a peakbench case ran with (its `engine` param).
+pub fn ioengine(engine: &str) -> Option<&'static str> {
+    match engine {
+        "sync" => Some("psync"),
+        "uring" => Some("io_uring"),
+        _ => None,
+    }
 }
 
 impl Tool for Fio {
@@ -120,27 +125,19 @@ impl Tool for Fio {
         })
     }
     fn invocation(&self, r: &BenchResult, ctx: &Context) -> Option<Invocation> {
-        if r.resource != "disk" {
+        if r.resource != Resource::Disk {
             return None;
         }
-        let (parse, unit): (Parser, &str) = match r.metric.as_str() {
-            "throughput" => (parse_bw, "B/s"),
-            "iops" => (parse_iops, "IO/s"),
-            "latency" => (parse_clat, "s"),
-            _ => return None,
+        let (parse, unit): (Parser, Unit) = match r.metric {
+            Metric::Throughput => (parse_bw, Unit::BytePerSec),
+            Metric::Iops => (parse_iops, Unit::IoPerSec),
+            Metric::Latency => (parse_clat, Unit::Second),
+            Metric::Ops => return None,
         };
-        let dir = config_str(ctx.config, "dir")?;
-        let rw = rw(param_str(r, "pattern")?)?;
-        let engine = match config_str(ctx.config, "engine") {
-            Some("sync") => "psync",
-            _ => "io_uring",
-        };
-        let buffered = ctx
-            .config
-            .get("command")
-            .and_then(|c| c.get("buffered"))
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false);
+        let dir = ctx.disk_dir?.to_str()?;
+        let rw = rw(r.param_str("pattern")?)?;
+        let engine = ioengine(r.param_str("engine")?)?;
+        let direct = r.param_bool("direct").unwrap_or(true);
         let mut argv = vec![
             "fio".to_string(),
             "--name=peakbench-ref".into(),
@@ -151,11 +148,11 @@ impl Tool for Fio {
         argv.push(format!("--rw={}", parts.next()?));
         argv.extend(parts.map(str::to_string));
         argv.extend([
-            format!("--bs={}", param_u64(r, "block").unwrap_or(4096)),
-            format!("--iodepth={}", param_u64(r, "depth").unwrap_or(1)),
-            format!("--numjobs={}", param_u64(r, "jobs").unwrap_or(1)),
+            format!("--bs={}", r.param_u64("block").unwrap_or(4096)),
+            format!("--iodepth={}", r.param_u64("depth").unwrap_or(1)),
+            format!("--numjobs={}", r.param_u64("jobs").unwrap_or(1)),
             format!("--ioengine={engine}"),
-            format!("--direct={}", u8::from(!buffered)),
+            format!("--direct={}", u8::from(direct)),
             "--ramp_time=1".into(),
             "--runtime=3".into(),
             "--time_based".into(),
@@ -167,8 +164,53 @@ impl Tool for Fio {
             argv,
             timeout: Duration::from_secs(60),
             parse,
-            unit: unit.into(),
+            unit,
             server: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reference::Memo;
+
+    fn case(engine: &str, direct: bool) -> BenchResult {
+        BenchResult::new(Resource::Disk, "rand-read", Metric::Iops, Unit::IoPerSec)
+            .param("pattern", "rand-read")
+            .size("block", 4096)
+            .param("depth", 8u32)
+            .param("jobs", 2u32)
+            .param("engine", engine)
+            .param("direct", direct)
+    }
+
+    fn argv(r: &BenchResult, dir: Option<&Path>) -> Option<Vec<String>> {
+        let host = crate::report::samples::host();
+        let memo = Memo::default();
+        let ctx = Context {
+            disk_dir: dir,
+            ..Context::new(&host, &memo)
+        };
+        Fio.invocation(r, &ctx).map(|i| i.argv)
+    }
+
+    #[test]
+    fn fio_runs_with_the_engine_the_case_used() {
+        let dir = Path::new("/tmp");
+        // `--engine auto` that fell back to sync records `engine: sync`: fio gets psync.
+        let a = argv(&case("sync", true), Some(dir)).unwrap();
+        assert!(a.contains(&"--ioengine=psync".to_string()), "{a:?}");
+        assert!(a.contains(&"--direct=1".to_string()), "{a:?}");
+        let a = argv(&case("uring", false), Some(dir)).unwrap();
+        assert!(a.contains(&"--ioengine=io_uring".to_string()), "{a:?}");
+        assert!(a.contains(&"--direct=0".to_string()), "{a:?}");
+        for want in ["--rw=randread", "--bs=4096", "--iodepth=8", "--numjobs=2"] {
+            assert!(a.contains(&want.to_string()), "{want}: {a:?}");
+        }
+        assert!(a.contains(&"--directory=/tmp".to_string()), "{a:?}");
+        // No --dir given, or an engine fio does not know: not run.
+        assert!(argv(&case("uring", true), None).is_none());
+        assert!(argv(&case("spdk", true), Some(dir)).is_none());
     }
 }

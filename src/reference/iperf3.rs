@@ -2,12 +2,12 @@
 //! receiver's count is the truth (`end.sum_received`, else `end.sum` for UDP), bits/s
 //! converted to B/s (÷ 8, payload bytes as peakbench counts them).
 //!
-//! Matching: a `net` throughput case run on loopback (no `--server` in the config) gets
+//! Matching: a `net` throughput case run on loopback (no `--server`) gets
 //! a one-shot iperf3 server on a free port and a 3 s client with the case's streams and
 //! message size.
 
-use super::{free_port, param_str, param_u64, version_line, Context, Invocation, Tool};
-use crate::report::model::BenchResult;
+use super::{free_port, version_line, Context, Invocation, Tool};
+use crate::report::model::{BenchResult, Metric, Resource, Unit};
 use std::path::Path;
 use std::time::Duration;
 
@@ -51,18 +51,13 @@ impl Tool for Iperf3 {
         })
     }
     fn invocation(&self, r: &BenchResult, ctx: &Context) -> Option<Invocation> {
-        if r.resource != "net" || r.metric != "throughput" {
+        if r.resource != Resource::Net || r.metric != Metric::Throughput {
             return None;
         }
-        let remote = ctx
-            .config
-            .get("command")
-            .and_then(|c| c.get("server"))
-            .is_some_and(|s| !s.is_null());
-        if remote {
+        if ctx.remote {
             return None;
         }
-        let proto = param_str(r, "proto").unwrap_or("tcp");
+        let proto = r.param_str("proto").unwrap_or("tcp");
         let port = free_port()?.to_string();
         let mut argv: Vec<String> = vec![
             "iperf3".into(),
@@ -73,10 +68,10 @@ impl Tool for Iperf3 {
             "-t".into(),
             "3".into(),
             "-P".into(),
-            param_u64(r, "streams").unwrap_or(1).to_string(),
+            r.param_u64("streams").unwrap_or(1).to_string(),
             "-J".into(),
         ];
-        if let Some(m) = param_u64(r, "msg") {
+        if let Some(m) = r.param_u64("msg") {
             argv.extend(["-l".into(), m.to_string()]);
         }
         match proto {
@@ -88,7 +83,7 @@ impl Tool for Iperf3 {
             argv,
             timeout: Duration::from_secs(30),
             parse: parse_json,
-            unit: "B/s".into(),
+            unit: Unit::BytePerSec,
             server: Some(vec![
                 "iperf3".into(),
                 "-s".into(),

@@ -6,8 +6,8 @@
 //! L1-resident 32 kB working set (likwid's peakflops kernels load one operand per
 //! update, so the set must stay in L1). likwid pins its threads itself.
 
-use super::{number_after, param_str, param_u64, version_line, Context, Invocation, Tool};
-use crate::report::model::BenchResult;
+use super::{number_after, version_line, Context, Invocation, Tool};
+use crate::report::model::{BenchResult, Metric, Resource, Unit};
 use std::path::Path;
 use std::time::Duration;
 
@@ -67,9 +67,9 @@ impl Tool for Likwid {
         })
     }
     fn invocation(&self, r: &BenchResult, ctx: &Context) -> Option<Invocation> {
-        let threads = param_u64(r, "threads").unwrap_or(1).max(1);
-        if r.resource == "cpu" && r.metric == "ops" && r.unit == "FLOP/s" {
-            let test = peakflops_test(param_str(r, "precision")?, param_str(r, "isa")?)?;
+        let threads = r.param_u64("threads").unwrap_or(1).max(1);
+        if r.resource == Resource::Cpu && r.metric == Metric::Ops && r.unit == Unit::FlopPerSec {
+            let test = peakflops_test(r.param_str("precision")?, r.param_str("isa")?)?;
             return Some(Invocation {
                 argv: vec![
                     "likwid-bench".into(),
@@ -80,12 +80,15 @@ impl Tool for Likwid {
                 ],
                 timeout: Duration::from_secs(60),
                 parse: parse_flops,
-                unit: "FLOP/s".into(),
+                unit: Unit::FlopPerSec,
                 server: None,
             });
         }
-        if r.resource == "memory" && r.metric == "throughput" && r.unit == "B/s" {
-            if param_str(r, "pattern").is_some_and(|p| p != "seq") {
+        if r.resource == Resource::Memory
+            && r.metric == Metric::Throughput
+            && r.unit == Unit::BytePerSec
+        {
+            if r.param_str("pattern").is_some_and(|p| p != "seq") {
                 return None;
             }
             let wide = if ctx.host.cpu.has("avx512f") {
@@ -93,14 +96,14 @@ impl Tool for Likwid {
             } else {
                 "avx"
             };
-            let kernel = match param_str(r, "kernel")? {
+            let kernel = match r.param_str("kernel")? {
                 "read" => "load",
                 "write" => "store",
                 "copy" => "copy",
                 "triad" => "stream",
                 _ => return None,
             };
-            let size = param_u64(r, "size")?;
+            let size = r.param_u64("size")?;
             return Some(Invocation {
                 argv: vec![
                     "likwid-bench".into(),
@@ -111,7 +114,7 @@ impl Tool for Likwid {
                 ],
                 timeout: Duration::from_secs(120),
                 parse: parse_bytes,
-                unit: "B/s".into(),
+                unit: Unit::BytePerSec,
                 server: None,
             });
         }

@@ -2,8 +2,8 @@
 //! the array size), while peakbench's `copy` counts read + write bytes as STREAM does,
 //! so mbw's figure is about half of ours for the same copy; it is shown as mbw prints it.
 
-use super::{param_str, param_u64, Context, Invocation, Tool};
-use crate::report::model::BenchResult;
+use super::{Context, Invocation, Tool};
+use crate::report::model::{BenchResult, Metric, Resource, Unit};
 use std::path::Path;
 use std::time::Duration;
 
@@ -37,16 +37,16 @@ impl Tool for Mbw {
         super::dpkg_version("mbw")
     }
     fn invocation(&self, r: &BenchResult, _ctx: &Context) -> Option<Invocation> {
-        if r.resource != "memory"
-            || r.metric != "throughput"
-            || param_str(r, "kernel") != Some("copy")
-            || param_str(r, "pattern").is_some_and(|p| p != "seq")
-            || param_u64(r, "threads").unwrap_or(1) != 1
+        if r.resource != Resource::Memory
+            || r.metric != Metric::Throughput
+            || r.param_str("kernel") != Some("copy")
+            || r.param_str("pattern").is_some_and(|p| p != "seq")
+            || r.param_u64("threads").unwrap_or(1) != 1
         {
             return None;
         }
         // mbw allocates two arrays of the given size.
-        let mib = (param_u64(r, "size")? / 2 / 1048576).max(1);
+        let mib = (r.param_u64("size")? / 2 / 1048576).max(1);
         Some(Invocation {
             argv: vec![
                 "mbw".into(),
@@ -57,7 +57,7 @@ impl Tool for Mbw {
             ],
             timeout: Duration::from_secs(60),
             parse: parse_memcpy,
-            unit: "B/s".into(),
+            unit: Unit::BytePerSec,
             server: None,
         })
     }

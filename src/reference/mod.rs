@@ -22,7 +22,7 @@ pub mod sockperf;
 pub mod sysbench;
 
 use crate::hw::HostInfo;
-use crate::report::model::{BenchResult, Reference};
+use crate::report::model::{BenchResult, Note, NoteKind, Reference, Unit};
 /// Running external programs lives in `util::process` (the one place that does);
 /// re-exported for the adapters.
 pub use crate::util::process::{capture, which};
@@ -34,15 +34,33 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-/// What an adapter may look at to match a case: the host, the run's options and the
-/// outputs kept from earlier cases of the same run.
+/// What an adapter may look at to match a case, besides the case's own typed result
+/// (its resource, metric, unit and params: what actually ran, e.g. the disk `engine`
+/// that `--engine auto` chose): the host, the few run settings a result does not carry,
+/// and the outputs kept from earlier cases of the same run.
 pub struct Context<'a> {
     /// The machine.
     pub host: &'a HostInfo,
-    /// The run's effective options (the report's `config`).
-    pub config: &'a serde_json::Value,
+    /// `--dir` of a disk run as the user gave it (fio runs in the same directory; not
+    /// given, fio is not run).
+    pub disk_dir: Option<&'a Path>,
+    /// Whether a network run measured against a `--server` (the loopback-only tools,
+    /// iperf3 and sockperf, then have nothing to compare).
+    pub remote: bool,
     /// Tool outputs kept across the cases of this run.
     pub memo: &'a Memo,
+}
+
+impl<'a> Context<'a> {
+    /// A context for a run on `host` with no disk directory and no remote server.
+    pub fn new(host: &'a HostInfo, memo: &'a Memo) -> Context<'a> {
+        Context {
+            host,
+            disk_dir: None,
+            remote: false,
+            memo,
+        }
+    }
 }
 
 /// Tool outputs kept for the length of one run, by key, so that a tool that measures
@@ -99,7 +117,7 @@ pub struct Invocation {
     /// Turns the tool's stdout into a value in `unit`.
     pub parse: fn(&str) -> Result<f64, String>,
     /// Unit of the parsed value (the case's unit).
-    pub unit: String,
+    pub unit: Unit,
     /// A helper to start first and stop after (a server), if any.
     pub server: Option<Vec<String>>,
 }
@@ -273,7 +291,7 @@ pub fn run(tool: &dyn Tool, version: &str, inv: &Invocation) -> Result<Reference
         version: version.to_string(),
         command: inv.argv.join(" "),
         value,
-        unit: inv.unit.clone(),
+        unit: inv.unit,
     })
 }
 
@@ -295,10 +313,10 @@ pub fn attach(r: &mut BenchResult, ctx: &Context, found: &[Detected]) {
                         r.reference.get_or_insert_with(Vec::new).push(x);
                     }
                     for n in f.notes {
-                        r.notes.push(format!("reference {}: {n}", t.name()));
+                        r.notes.push(reference_note(*t, &n));
                     }
                 }
-                Err(e) => r.notes.push(format!("reference {}: {e}", t.name())),
+                Err(e) => r.notes.push(reference_note(*t, &e)),
             }
             continue;
         }
@@ -307,23 +325,17 @@ pub fn attach(r: &mut BenchResult, ctx: &Context, found: &[Detected]) {
         };
         match run(*t, &version, &inv) {
             Ok(x) => r.reference.get_or_insert_with(Vec::new).push(x),
-            Err(e) => r.notes.push(format!("reference {}: {e}", t.name())),
+            Err(e) => r.notes.push(reference_note(*t, &e)),
         }
     }
 }
 
-/// A numeric parameter of a case.
-pub fn param_u64(r: &BenchResult, key: &str) -> Option<u64> {
-    match r.params.get(key)? {
-        serde_json::Value::Number(n) => n.as_u64(),
-        serde_json::Value::String(s) => crate::util::units::parse_size(s).ok(),
-        _ => None,
-    }
-}
-
-/// A text parameter of a case.
-pub fn param_str<'a>(r: &'a BenchResult, key: &str) -> Option<&'a str> {
-    r.params.get(key)?.as_str()
+/// `reference <tool>: <text>`, of kind [`NoteKind::Reference`].
+fn reference_note(t: &dyn Tool, text: &str) -> Note {
+    Note::new(
+        NoteKind::Reference,
+        format!("reference {}: {text}", t.name()),
+    )
 }
 
 /// A free TCP port on loopback for a reference server (bind to 0, read, release).
@@ -338,6 +350,7 @@ pub fn free_port() -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::model::{Metric, Resource};
 
     #[test]
     fn helpers() {
@@ -361,34 +374,39 @@ mod tests {
     #[ignore = "needs: the reference tools installed; runs them (~20 s)"]
     fn installed_tools_run_and_parse() {
         let host = HostInfo::detect(false);
-        let config = serde_json::json!({"command": {"command": "net", "server": null}});
         let memo = Memo::default();
-        let ctx = Context {
-            host: &host,
-            config: &config,
-            memo: &memo,
-        };
+        let ctx = Context::new(&host, &memo);
         let found = detect();
         let cases = [
-            BenchResult::new("net", "tcp", "throughput", "B/s")
+            BenchResult::new(Resource::Net, "tcp", Metric::Throughput, Unit::BytePerSec)
                 .param("proto", "tcp")
                 .param("msg", 131072)
                 .param("streams", 1),
-            BenchResult::new("net", "udp", "latency", "s")
+            BenchResult::new(Resource::Net, "udp", Metric::Latency, Unit::Second)
                 .param("proto", "udp")
                 .param("msg", 64),
-            BenchResult::new("memory", "read", "throughput", "B/s")
-                .param("kernel", "read")
-                .param("pattern", "seq")
-                .param("block", 1048576)
-                .param("size", 67108864)
-                .param("threads", 1),
-            BenchResult::new("memory", "copy", "throughput", "B/s")
-                .param("kernel", "copy")
-                .param("pattern", "seq")
-                .param("size", 67108864)
-                .param("threads", 1),
-            BenchResult::new("cpu", "fma_f64_avx2", "ops", "FLOP/s")
+            BenchResult::new(
+                Resource::Memory,
+                "read",
+                Metric::Throughput,
+                Unit::BytePerSec,
+            )
+            .param("kernel", "read")
+            .param("pattern", "seq")
+            .param("block", 1048576)
+            .param("size", 67108864)
+            .param("threads", 1),
+            BenchResult::new(
+                Resource::Memory,
+                "copy",
+                Metric::Throughput,
+                Unit::BytePerSec,
+            )
+            .param("kernel", "copy")
+            .param("pattern", "seq")
+            .param("size", 67108864)
+            .param("threads", 1),
+            BenchResult::new(Resource::Cpu, "fma_f64_avx2", Metric::Ops, Unit::FlopPerSec)
                 .param("precision", "fp64")
                 .param("isa", "avx2")
                 .param("threads", 1),
@@ -400,10 +418,10 @@ mod tests {
                 "{} {}: {:?} {:?}",
                 r.resource, r.workload, r.reference, r.notes
             );
-            let failed: Vec<&String> = r
+            let failed: Vec<&Note> = r
                 .notes
                 .iter()
-                .filter(|n| n.starts_with("reference"))
+                .filter(|n| n.kind == NoteKind::Reference)
                 .collect();
             assert!(failed.is_empty(), "{failed:?}");
             for x in r.reference.iter().flatten() {

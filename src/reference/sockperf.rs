@@ -5,8 +5,8 @@
 //! Matching: a `net` latency case on loopback gets a sockperf server on a free port and
 //! a 3 s ping-pong with the case's protocol and message size.
 
-use super::{free_port, param_str, param_u64, version_line, Context, Invocation, Tool};
-use crate::report::model::BenchResult;
+use super::{free_port, version_line, Context, Invocation, Tool};
+use crate::report::model::{BenchResult, Metric, Resource, Unit};
 use std::path::Path;
 use std::time::Duration;
 
@@ -42,18 +42,13 @@ impl Tool for Sockperf {
         })
     }
     fn invocation(&self, r: &BenchResult, ctx: &Context) -> Option<Invocation> {
-        if r.resource != "net" || r.metric != "latency" {
+        if r.resource != Resource::Net || r.metric != Metric::Latency {
             return None;
         }
-        let remote = ctx
-            .config
-            .get("command")
-            .and_then(|c| c.get("server"))
-            .is_some_and(|s| !s.is_null());
-        if remote {
+        if ctx.remote {
             return None;
         }
-        let tcp = match param_str(r, "proto").unwrap_or("udp") {
+        let tcp = match r.param_str("proto").unwrap_or("udp") {
             "tcp" => true,
             "udp" => false,
             _ => return None,
@@ -75,7 +70,7 @@ impl Tool for Sockperf {
             "-t".into(),
             "3".into(),
             "-m".into(),
-            param_u64(r, "msg").unwrap_or(64).max(14).to_string(),
+            r.param_u64("msg").unwrap_or(64).max(14).to_string(),
         ];
         if tcp {
             server.push("--tcp".into());
@@ -85,7 +80,7 @@ impl Tool for Sockperf {
             argv,
             timeout: Duration::from_secs(30),
             parse: parse_pingpong,
-            unit: "s".into(),
+            unit: Unit::Second,
             server: Some(server),
         })
     }

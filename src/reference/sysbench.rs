@@ -2,8 +2,8 @@
 //! (its MiB/sec converted to B/s, ×2²⁰). `sysbench cpu` counts prime-number events,
 //! which matches no peakbench case; its parser is here for the version table and tests.
 
-use super::{param_str, param_u64, version_line, Context, Invocation, Tool};
-use crate::report::model::BenchResult;
+use super::{version_line, Context, Invocation, Tool};
+use crate::report::model::{BenchResult, Metric, Resource, Unit};
 use std::path::Path;
 use std::time::Duration;
 
@@ -49,20 +49,23 @@ impl Tool for Sysbench {
         })
     }
     fn invocation(&self, r: &BenchResult, _ctx: &Context) -> Option<Invocation> {
-        if r.resource != "memory" || r.metric != "throughput" || r.unit != "B/s" {
+        if r.resource != Resource::Memory
+            || r.metric != Metric::Throughput
+            || r.unit != Unit::BytePerSec
+        {
             return None;
         }
-        let oper = match param_str(r, "kernel")? {
+        let oper = match r.param_str("kernel")? {
             k @ ("read" | "write") => k,
             _ => return None,
         };
-        let mode = match param_str(r, "pattern").unwrap_or("seq") {
+        let mode = match r.param_str("pattern").unwrap_or("seq") {
             "seq" => "seq",
             "rand" => "rnd",
             _ => return None,
         };
-        let threads = param_u64(r, "threads").unwrap_or(1).max(1);
-        let block = param_u64(r, "block").unwrap_or(1 << 20).max(1);
+        let threads = r.param_u64("threads").unwrap_or(1).max(1);
+        let block = r.param_u64("block").unwrap_or(1 << 20).max(1);
         Some(Invocation {
             argv: vec![
                 "sysbench".into(),
@@ -77,7 +80,7 @@ impl Tool for Sysbench {
             ],
             timeout: Duration::from_secs(30),
             parse: parse_memory,
-            unit: "B/s".into(),
+            unit: Unit::BytePerSec,
             server: None,
         })
     }

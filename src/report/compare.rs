@@ -16,7 +16,8 @@
 //! The first file is the baseline; every later file is compared with it. A case is
 //! identified by resource, workload, metric, unit and params.
 
-use super::model::{BenchResult, Report, Status};
+use super::export::opt_num as num;
+use super::model::{BenchResult, Metric, Report, Resource, Status, Unit};
 use super::view;
 use crate::measure::stats::{t_975, Summary};
 use crate::util::sanitize;
@@ -29,13 +30,13 @@ use std::io::Write;
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct CaseKey {
     /// Resource, e.g. `cpu`.
-    pub resource: String,
+    pub resource: Resource,
     /// Workload, e.g. `fma_f64_avx512`.
     pub workload: String,
     /// Metric, e.g. `ops`.
-    pub metric: String,
+    pub metric: Metric,
     /// Unit of the means.
-    pub unit: String,
+    pub unit: Unit,
     /// Parameters as `key=value` text, sorted by key.
     pub params: String,
 }
@@ -44,10 +45,10 @@ impl CaseKey {
     /// The key of a result.
     pub fn of(r: &BenchResult) -> CaseKey {
         CaseKey {
-            resource: r.resource.clone(),
+            resource: r.resource,
             workload: r.workload.clone(),
-            metric: r.metric.clone(),
-            unit: r.unit.clone(),
+            metric: r.metric,
+            unit: r.unit,
             params: view::params(r),
         }
     }
@@ -163,8 +164,8 @@ fn side(r: &BenchResult) -> Option<Side> {
 }
 
 /// Lower is better for latencies, higher for rates.
-fn lower_is_better(metric: &str, unit: &str) -> bool {
-    metric == "latency" || unit == "s"
+fn lower_is_better(metric: Metric, unit: Unit) -> bool {
+    metric.lower_is_better() || unit == Unit::Second
 }
 
 fn change(case: &CaseKey, against: &str, a: Side, b: Side) -> Change {
@@ -182,7 +183,7 @@ fn change(case: &CaseKey, against: &str, a: Side, b: Side) -> Change {
         Some(false) => "no significant change".to_string(),
         Some(true) => {
             let up = diff > 0.0;
-            if up != lower_is_better(&case.metric, &case.unit) {
+            if up != lower_is_better(case.metric, case.unit) {
                 "better".to_string()
             } else {
                 "worse".to_string()
@@ -302,7 +303,7 @@ pub fn change_cell(c: &Change) -> String {
     match (c.rel, c.rel_ci95) {
         (Some(r), Some((lo, hi))) => format!("{} [{}, {}]", pct(r), pct(lo), pct(hi)),
         (Some(r), None) => pct(r),
-        (None, _) => format_si(c.diff, &c.case.unit),
+        (None, _) => format_si(c.diff, c.case.unit.as_str()),
     }
 }
 
@@ -323,8 +324,8 @@ pub fn row(c: &Change) -> [String; 8] {
     [
         c.case.label(),
         c.against.clone(),
-        format_si(c.a.mean, &c.case.unit),
-        format_si(c.b.mean, &c.case.unit),
+        format_si(c.a.mean, c.case.unit.as_str()),
+        format_si(c.b.mean, c.case.unit.as_str()),
         change_cell(c),
         format!("{}/{}", c.a.n, c.b.n),
         match c.significant {
@@ -362,23 +363,16 @@ pub fn export_table(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> 
     writeln!(out, "method: {}", c.method)
 }
 
-fn md(s: &str) -> String {
-    sanitize::line(s).replace('|', "\\|")
-}
-
 /// A Markdown table, then the unmatched cases as a list.
 pub fn export_markdown(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
+    use super::markdown::cell as md;
     writeln!(
         out,
         "### peakbench compare (baseline {})\n",
         md(c.files.first().map_or("", |s| s))
     )?;
-    writeln!(out, "| {} |", HEADERS.join(" | "))?;
-    writeln!(out, "|{}", "---|".repeat(HEADERS.len()))?;
-    for ch in &c.changes {
-        let cells: Vec<String> = row(ch).iter().map(|s| md(s)).collect();
-        writeln!(out, "| {} |", cells.join(" | "))?;
-    }
+    let rows: Vec<Vec<String>> = c.changes.iter().map(|ch| row(ch).to_vec()).collect();
+    super::markdown::grid(&HEADERS, &rows, out)?;
     if !c.unmatched.is_empty() {
         writeln!(out)?;
         for u in &c.unmatched {
@@ -393,31 +387,23 @@ pub fn export_markdown(c: &Comparison, out: &mut dyn Write) -> std::io::Result<(
     writeln!(out, "\n{}", md(&c.method))
 }
 
-fn csv_field(s: &str) -> String {
-    super::csv::field(s)
-}
-
-fn num(x: Option<f64>) -> String {
-    x.map_or(String::new(), |v| format!("{v}"))
-}
-
 /// CSV header of [`export_csv`].
 pub const CSV_HEADER: &str = "resource,workload,params,metric,unit,baseline,against,n_a,mean_a,sd_a,n_b,mean_b,sd_b,diff,ci95_low,ci95_high,rel,rel_ci95_low,rel_ci95_high,df,significant,verdict";
 
 /// One CSV line per change, raw numbers; unmatched cases are not rows.
-pub fn export_csv(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(out, "{CSV_HEADER}")?;
+pub fn export_csv(c: &Comparison, out: &mut super::CsvWriter) -> std::io::Result<()> {
+    out.record(&CSV_HEADER.split(',').collect::<Vec<_>>())?;
     let base = c.files.first().map_or("", |s| s);
     for ch in &c.changes {
         let k = &ch.case;
         let cells = [
-            csv_field(&k.resource),
-            csv_field(&k.workload),
-            csv_field(&k.params),
-            csv_field(&k.metric),
-            csv_field(&k.unit),
-            csv_field(base),
-            csv_field(&ch.against),
+            k.resource.to_string(),
+            k.workload.clone(),
+            k.params.clone(),
+            k.metric.to_string(),
+            k.unit.to_string(),
+            base.to_string(),
+            ch.against.clone(),
             ch.a.n.to_string(),
             format!("{}", ch.a.mean),
             format!("{}", ch.a.sd),
@@ -432,24 +418,11 @@ pub fn export_csv(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
             num(ch.rel_ci95.map(|c| c.1)),
             num(ch.df),
             ch.significant.map_or(String::new(), |s| s.to_string()),
-            csv_field(&ch.verdict),
+            ch.verdict.clone(),
         ];
-        writeln!(out, "{}", cells.join(","))?;
+        out.record(&cells)?;
     }
     Ok(())
-}
-
-/// Writes the comparison in `format`.
-pub fn export(c: &Comparison, format: super::Format, out: &mut dyn Write) -> std::io::Result<()> {
-    match format {
-        super::Format::Table => export_table(c, out),
-        super::Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, c)?;
-            writeln!(out)
-        }
-        super::Format::Csv => export_csv(c, out),
-        super::Format::Markdown => export_markdown(c, out),
-    }
 }
 
 #[cfg(test)]
@@ -507,11 +480,13 @@ mod tests {
         assert_eq!(c.unmatched.len(), 2);
         assert!(c.unmatched.iter().any(|u| u.reason == "not in b"));
         assert!(c.unmatched.iter().any(|u| u.reason == "not in a"));
+        use crate::report::{export, Format};
         for f in [
-            super::super::Format::Table,
-            super::super::Format::Csv,
-            super::super::Format::Markdown,
-            super::super::Format::Json,
+            Format::Table,
+            Format::Csv,
+            Format::Markdown,
+            Format::Json,
+            Format::Html,
         ] {
             let mut buf = Vec::new();
             export(&c, f, &mut buf).unwrap();
@@ -522,22 +497,28 @@ mod tests {
 
     #[test]
     fn verdicts() {
-        let k = |metric: &str, unit: &str| CaseKey {
-            resource: "x".into(),
+        let k = |metric: Metric, unit: Unit| CaseKey {
+            resource: Resource::Null,
             workload: "w".into(),
-            metric: metric.into(),
-            unit: unit.into(),
+            metric,
+            unit,
             params: String::new(),
         };
-        let up = change(&k("ops", "OP/s"), "b", s(5, 100.0, 1.0), s(5, 110.0, 1.0));
+        let ops = k(Metric::Ops, Unit::OpPerSec);
+        let up = change(&ops, "b", s(5, 100.0, 1.0), s(5, 110.0, 1.0));
         assert_eq!(up.verdict, "better");
         assert!((up.rel.unwrap() - 0.1).abs() < 1e-12);
-        let lat = change(&k("latency", "s"), "b", s(5, 100.0, 1.0), s(5, 110.0, 1.0));
+        let lat = change(
+            &k(Metric::Latency, Unit::Second),
+            "b",
+            s(5, 100.0, 1.0),
+            s(5, 110.0, 1.0),
+        );
         assert_eq!(lat.verdict, "worse");
-        let same = change(&k("ops", "OP/s"), "b", s(3, 100.0, 10.0), s(3, 101.0, 10.0));
+        let same = change(&ops, "b", s(3, 100.0, 10.0), s(3, 101.0, 10.0));
         assert_eq!(same.significant, Some(false));
         assert_eq!(same.verdict, "no significant change");
-        let one = change(&k("ops", "OP/s"), "b", s(1, 100.0, 0.0), s(3, 101.0, 10.0));
+        let one = change(&ops, "b", s(1, 100.0, 0.0), s(3, 101.0, 10.0));
         assert!(one.verdict.starts_with("no interval: n < 2"));
         assert!(one.ci95.is_none());
     }

@@ -1,30 +1,15 @@
 //! CSV: one row per result, raw numbers in the model's units (no SI prefixes), so
 //! spreadsheets and scripts get full precision.
 
+use super::export::{opt_num as num, CsvWriter};
 use super::model::{Report, Status};
 use super::view;
-use std::io::Write;
 
 const HEADER: &str = "resource,workload,params,metric,unit,n,mean,sd,min,max,median,cv,ci95_low,ci95_high,peak,peak_source,efficiency,over_peak,clock_hz,status,reason";
 
-/// Sanitises the field (see [`crate::util::sanitize`]), then quotes it when it holds a
-/// comma or quote (RFC 4180).
-pub(crate) fn field(s: &str) -> String {
-    let s = crate::util::sanitize::line(s);
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-fn num(x: Option<f64>) -> String {
-    x.map_or(String::new(), |v| format!("{v}"))
-}
-
 /// Writes the header and one line per result.
-pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(out, "{HEADER}")?;
+pub fn export(report: &Report, out: &mut CsvWriter) -> std::io::Result<()> {
+    out.record(&HEADER.split(',').collect::<Vec<_>>())?;
     for r in &report.results {
         let s = r.summary.as_ref();
         let (status, reason) = match &r.status {
@@ -33,11 +18,11 @@ pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
             Status::Failed { error } => ("failed", error.clone()),
         };
         let cells = [
-            field(&r.resource),
-            field(&r.workload),
-            field(&view::params(r)),
-            field(&r.metric),
-            field(&r.unit),
+            r.resource.to_string(),
+            r.workload.clone(),
+            view::params(r),
+            r.metric.to_string(),
+            r.unit.to_string(),
             s.map_or(String::new(), |s| s.n.to_string()),
             num(s.map(|s| s.mean)),
             num(s.map(|s| s.sd)),
@@ -48,14 +33,14 @@ pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
             num(s.map(|s| s.ci95_low)),
             num(s.map(|s| s.ci95_high)),
             num(r.peak.as_ref().and_then(|p| p.value)),
-            field(r.peak.as_ref().map_or("", |p| p.source.as_str())),
+            r.peak.as_ref().map_or(String::new(), |p| p.source.clone()),
             num(r.efficiency),
             r.over_peak.to_string(),
             num(r.clock_hz),
             status.to_string(),
-            field(&reason),
+            reason,
         ];
-        writeln!(out, "{}", cells.join(","))?;
+        out.record(&cells)?;
     }
     Ok(())
 }
@@ -67,7 +52,11 @@ mod tests {
     #[test]
     fn csv_rows() {
         let mut buf = Vec::new();
-        export(&crate::report::fixtures::report(), &mut buf).unwrap();
+        export(
+            &crate::report::fixtures::report(),
+            &mut CsvWriter::new(&mut buf),
+        )
+        .unwrap();
         let s = String::from_utf8(buf).unwrap();
         let lines: Vec<&str> = s.lines().collect();
         assert_eq!(lines.len(), 4);

@@ -12,9 +12,9 @@
 //! multicore architectures", CACM 52(4), 2009).
 
 use super::charts::{Axis, Chart, Marker, Scale, Series, Style, Ticks};
-use super::model::{BenchResult, Report};
+use super::model::{is_size_param, BenchResult, Metric, Param, Report, Resource, Unit};
 use super::view;
-use crate::util::units::{format_si, format_size, parse_size};
+use crate::util::units::{format_si, format_size};
 use std::collections::BTreeMap;
 
 /// Most series drawn in one chart; the caption says how many were left out.
@@ -29,25 +29,19 @@ pub struct Figure {
     pub caption: String,
 }
 
-/// Parameters that can be an x axis, and whether they are byte sizes.
-const X_PARAMS: [(&str, bool); 7] = [
-    ("threads", false),
-    ("size", true),
-    ("block", true),
-    ("msg", true),
-    ("depth", false),
-    ("jobs", false),
-    ("streams", false),
+/// Parameters that can be an x axis (sizes among them: see
+/// [`super::model::SIZE_PARAMS`]).
+const X_PARAMS: [&str; 7] = [
+    "threads", "size", "block", "msg", "depth", "jobs", "streams",
 ];
 
-/// A numeric parameter value: numbers as they are, sizes also as text (`8KiB`).
-fn param_num(v: &serde_json::Value, bytes: bool) -> Option<f64> {
+/// A numeric parameter value, positive and finite (sizes are numbers of bytes).
+fn param_num(v: &Param) -> Option<f64> {
     let x = match v {
-        serde_json::Value::Number(n) => n.as_f64(),
-        serde_json::Value::String(s) if bytes => parse_size(s).ok().map(|b| b as f64),
-        serde_json::Value::String(s) => s.trim().parse::<f64>().ok(),
-        _ => None,
-    }?;
+        Param::Int(n) => *n as f64,
+        Param::Float(x) => *x,
+        Param::Bool(_) | Param::Text(_) => return None,
+    };
     (x.is_finite() && x > 0.0).then_some(x)
 }
 
@@ -56,7 +50,7 @@ fn mean(r: &BenchResult) -> Option<f64> {
 }
 
 /// Results of `resource` that are ok and have a mean.
-fn measured<'a>(report: &'a Report, resource: &str) -> Vec<&'a BenchResult> {
+fn measured(report: &Report, resource: Resource) -> Vec<&BenchResult> {
     report
         .results
         .iter()
@@ -73,10 +67,7 @@ fn facet(r: &BenchResult) -> String {
     FACETS
         .iter()
         .filter_map(|k| r.params.get(*k))
-        .map(|v| match v {
-            serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
+        .map(Param::to_string)
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -87,10 +78,7 @@ fn series_name(r: &BenchResult, without: &str) -> String {
         .params
         .iter()
         .filter(|(k, _)| k.as_str() != without && !FACETS.contains(&k.as_str()))
-        .map(|(k, v)| match v {
-            serde_json::Value::String(s) => format!("{k}={s}"),
-            other => format!("{k}={other}"),
-        })
+        .map(|(k, v)| format!("{k}={}", view::param_value(k, v)))
         .collect();
     if rest.is_empty() {
         r.workload.clone()
@@ -143,12 +131,12 @@ pub fn cache_marks(report: &Report) -> Vec<Marker> {
 
 /// Scaling and sweep charts of one resource: one per (metric, unit, x parameter) where
 /// at least one series has two or more points.
-pub fn sweeps(report: &Report, resource: &str) -> Vec<Figure> {
+pub fn sweeps(report: &Report, resource: Resource) -> Vec<Figure> {
     let rs = measured(report, resource);
-    let mut groups: BTreeMap<(String, String, String), Vec<&BenchResult>> = BTreeMap::new();
+    let mut groups: BTreeMap<(Metric, Unit, String), Vec<&BenchResult>> = BTreeMap::new();
     for r in rs {
         groups
-            .entry((r.metric.clone(), r.unit.clone(), facet(r)))
+            .entry((r.metric, r.unit, facet(r)))
             .or_default()
             .push(r);
     }
@@ -159,12 +147,11 @@ pub fn sweeps(report: &Report, resource: &str) -> Vec<Figure> {
         } else {
             format!("{resource} {facet} {metric}")
         };
-        for (p, bytes) in X_PARAMS {
+        for p in X_PARAMS {
+            let bytes = is_size_param(p);
             let mut series: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
             for r in &rs {
-                if let (Some(x), Some(y)) =
-                    (r.params.get(p).and_then(|v| param_num(v, bytes)), mean(r))
-                {
+                if let (Some(x), Some(y)) = (r.params.get(p).and_then(param_num), mean(r)) {
                     series.entry(series_name(r, p)).or_default().push((x, y));
                 }
             }
@@ -187,7 +174,7 @@ pub fn sweeps(report: &Report, resource: &str) -> Vec<Figure> {
             } else {
                 Scale::Linear
             };
-            let vmarks = if bytes && (resource == "memory" || resource == "cpu") {
+            let vmarks = if bytes && matches!(resource, Resource::Memory | Resource::Cpu) {
                 cache_marks(report)
             } else {
                 Vec::new()
@@ -222,7 +209,7 @@ pub fn sweeps(report: &Report, resource: &str) -> Vec<Figure> {
                     y: Axis {
                         label: format!("{metric} ({unit})"),
                         scale: y_scale(&ys),
-                        ticks: Ticks::Si(unit.clone()),
+                        ticks: Ticks::Si(unit.to_string()),
                     },
                     series: series
                         .into_iter()
@@ -246,7 +233,7 @@ pub fn sweeps(report: &Report, resource: &str) -> Vec<Figure> {
 }
 
 /// Latency percentile chart of one resource (p50 … max, log y), if any result has them.
-pub fn latency(report: &Report, resource: &str) -> Option<Figure> {
+pub fn latency(report: &Report, resource: Resource) -> Option<Figure> {
     let rs: Vec<&BenchResult> = report
         .results
         .iter()
@@ -255,7 +242,7 @@ pub fn latency(report: &Report, resource: &str) -> Option<Figure> {
     if rs.is_empty() {
         return None;
     }
-    let unit = rs[0].unit.clone();
+    let unit = rs[0].unit;
     let series: Vec<Series> = rs
         .iter()
         .filter(|r| r.unit == unit)
@@ -291,7 +278,7 @@ pub fn latency(report: &Report, resource: &str) -> Option<Figure> {
             y: Axis {
                 label: format!("latency ({unit}, log scale)"),
                 scale: Scale::Log10,
-                ticks: Ticks::Si(unit.clone()),
+                ticks: Ticks::Si(unit.to_string()),
             },
             series,
             vmarks: Vec::new(),
@@ -305,17 +292,14 @@ pub fn latency(report: &Report, resource: &str) -> Option<Figure> {
 }
 
 /// Time series of sustained runs, one chart per (metric, unit) of the resource.
-pub fn timeseries(report: &Report, resource: &str) -> Vec<Figure> {
-    let mut groups: BTreeMap<(String, String), Vec<&BenchResult>> = BTreeMap::new();
+pub fn timeseries(report: &Report, resource: Resource) -> Vec<Figure> {
+    let mut groups: BTreeMap<(Metric, Unit), Vec<&BenchResult>> = BTreeMap::new();
     for r in report
         .results
         .iter()
         .filter(|r| r.resource == resource && r.timeseries.as_ref().is_some_and(|t| !t.is_empty()))
     {
-        groups
-            .entry((r.metric.clone(), r.unit.clone()))
-            .or_default()
-            .push(r);
+        groups.entry((r.metric, r.unit)).or_default().push(r);
     }
     groups
         .into_iter()
@@ -327,7 +311,7 @@ pub fn timeseries(report: &Report, resource: &str) -> Vec<Figure> {
                     .and_then(|p| p.value)
                     .map(|v| Marker {
                         at: v,
-                        label: format!("theoretical peak {}", format_si(v, &unit)),
+                        label: format!("theoretical peak {}", format_si(v, unit.as_str())),
                     })
                     .into_iter()
                     .collect()
@@ -345,7 +329,7 @@ pub fn timeseries(report: &Report, resource: &str) -> Vec<Figure> {
                     y: Axis {
                         label: format!("{metric} ({unit})"),
                         scale: Scale::Linear,
-                        ticks: Ticks::Si(unit.clone()),
+                        ticks: Ticks::Si(unit.to_string()),
                     },
                     series: rs
                         .iter()
@@ -420,12 +404,8 @@ pub fn compute_ceilings(report: &Report) -> Vec<Ceiling> {
     ceilings(
         report,
         |r| {
-            (r.metric == "ops" && r.unit == "FLOP/s").then(|| {
-                let p = r
-                    .params
-                    .get("precision")
-                    .and_then(|v| v.as_str())
-                    .unwrap_or(&r.workload);
+            (r.metric == Metric::Ops && r.unit == Unit::FlopPerSec).then(|| {
+                let p = r.param_str("precision").unwrap_or(&r.workload);
                 format!("{} {p}", r.resource)
             })
         },
@@ -438,10 +418,10 @@ pub fn bandwidth_ceilings(report: &Report) -> Vec<Ceiling> {
     ceilings(
         report,
         |r| {
-            (r.metric == "throughput"
-                && r.unit == "B/s"
-                && (r.resource == "memory" || r.resource == "gpu"))
-                .then(|| r.resource.clone())
+            (r.metric == Metric::Throughput
+                && r.unit == Unit::BytePerSec
+                && matches!(r.resource, Resource::Memory | Resource::Gpu))
+            .then(|| r.resource.to_string())
         },
         true,
     )

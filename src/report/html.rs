@@ -10,12 +10,11 @@
 use super::charts::{esc, render};
 use super::compare::{change_cell, Comparison};
 use super::figures::{self, Figure};
-use super::model::{BenchResult, Report, Status};
+use super::model::{BenchResult, Metric, NoteKind, Report, Resource, Status};
 use super::view;
 use crate::util::units::{format_si, format_size};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Write;
 
 const CSS: &str = r#"
 :root{--fg:#1b1f24;--mut:#57606a;--bd:#d0d7de;--ok:#2da44e;--bad:#cf222e;--acc:#0072b2}
@@ -69,22 +68,10 @@ fn head(out: &mut String, title: &str) {
     );
 }
 
-/// Parameters as `key=value`, byte sizes in binary units (`size=16 KiB`).
+/// Parameters as `key=value`, byte sizes in binary units (`size=16KiB`): the text
+/// views' formatting ([`view::params`]).
 fn params(r: &BenchResult) -> String {
-    r.params
-        .iter()
-        .map(|(k, v)| match v {
-            serde_json::Value::Number(n) if matches!(k.as_str(), "size" | "block" | "msg") => {
-                match n.as_u64() {
-                    Some(b) => format!("{k}={}", format_size(b)),
-                    None => format!("{k}={n}"),
-                }
-            }
-            serde_json::Value::String(s) => format!("{k}={s}"),
-            other => format!("{k}={other}"),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    view::params(r)
 }
 
 fn efficiency_cell(r: &BenchResult) -> String {
@@ -201,13 +188,13 @@ fn host_section(out: &mut String, rep: &Report) {
 /// For each (resource, workload, metric): the ok result with the best mean (highest
 /// rate, lowest latency): what the machine reached.
 fn best_rows(rep: &Report) -> Vec<&BenchResult> {
-    let mut best: BTreeMap<(String, String, String), &BenchResult> = BTreeMap::new();
+    let mut best: BTreeMap<(Resource, String, Metric), &BenchResult> = BTreeMap::new();
     for r in rep.results.iter().filter(|r| r.is_ok()) {
         let Some(m) = r.summary.as_ref().map(|s| s.mean) else {
             continue;
         };
-        let key = (r.resource.clone(), r.workload.clone(), r.metric.clone());
-        let lower = r.metric == "latency";
+        let key = (r.resource, r.workload.clone(), r.metric);
+        let lower = r.metric.lower_is_better();
         let better = |old: &BenchResult| -> bool {
             let om = old.summary.as_ref().map_or(f64::NAN, |s| s.mean);
             if lower {
@@ -236,7 +223,7 @@ fn peaks_section(out: &mut String, rep: &Report) {
         let _ = write!(
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"eff\">{}</td><td class=\"src\"><div title=\"{src}\">{src}</div></td></tr>",
-            esc(&r.resource),
+            esc(r.resource.as_str()),
             esc(&r.workload),
             esc(&params(r)),
             esc(&view::mean(r)),
@@ -268,7 +255,7 @@ fn references(r: &BenchResult) -> String {
                         esc(&x.command),
                         esc(&x.tool),
                         esc(&x.version),
-                        esc(&format_si(x.value, &x.unit))
+                        esc(&format_si(x.value, x.unit.as_str()))
                     )
                 })
                 .collect::<Vec<_>>()
@@ -283,8 +270,8 @@ fn results_table(out: &mut String, rs: &[&BenchResult]) {
         let ci = r.summary.as_ref().map_or(String::new(), |s| {
             format!(
                 "{} .. {}",
-                format_si(s.ci95_low, &r.unit),
-                format_si(s.ci95_high, &r.unit)
+                format_si(s.ci95_low, r.unit.as_str()),
+                format_si(s.ci95_high, r.unit.as_str())
             )
         });
         let n = r
@@ -295,10 +282,10 @@ fn results_table(out: &mut String, rs: &[&BenchResult]) {
             .notes
             .iter()
             .map(|n| {
-                if n.starts_with("OVER PEAK") {
-                    format!("<span class=\"flag\">{}</span>", esc(n))
+                if n.kind == NoteKind::OverPeak {
+                    format!("<span class=\"flag\">{}</span>", esc(&n.text))
                 } else {
-                    esc(n)
+                    esc(&n.text)
                 }
             })
             .collect();
@@ -307,7 +294,7 @@ fn results_table(out: &mut String, rs: &[&BenchResult]) {
             "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"eff\">{}</td><td>{}</td><td class=\"notes\">{}</td></tr>",
             esc(&r.workload),
             esc(&params(r)),
-            esc(&r.metric),
+            esc(r.metric.as_str()),
             esc(&view::mean(r)),
             esc(&ci),
             esc(&view::cv(r)),
@@ -323,11 +310,11 @@ fn results_table(out: &mut String, rs: &[&BenchResult]) {
 }
 
 /// Resources in first-seen order.
-fn resources(rep: &Report) -> Vec<String> {
-    let mut v: Vec<String> = Vec::new();
+fn resources(rep: &Report) -> Vec<Resource> {
+    let mut v: Vec<Resource> = Vec::new();
     for r in &rep.results {
         if !v.contains(&r.resource) {
-            v.push(r.resource.clone());
+            v.push(r.resource);
         }
     }
     v
@@ -348,7 +335,7 @@ fn not_run_section(out: &mut String, rep: &Report) {
         let _ = write!(
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td{}>{st}</td><td>{}</td></tr>",
-            esc(&r.resource),
+            esc(r.resource.as_str()),
             esc(&r.workload),
             esc(&params(r)),
             if st == "failed" {
@@ -395,10 +382,10 @@ pub fn render_report(rep: &Report) -> String {
     peaks_section(&mut out, rep);
     for res in resources(rep) {
         let rs: Vec<&BenchResult> = rep.results.iter().filter(|r| r.resource == res).collect();
-        let _ = write!(out, "<h2 id=\"r-{0}\">{0}</h2>", esc(&res));
-        let mut figs = figures::sweeps(rep, &res);
-        figs.extend(figures::latency(rep, &res));
-        figs.extend(figures::timeseries(rep, &res));
+        let _ = write!(out, "<h2 id=\"r-{0}\">{0}</h2>", res);
+        let mut figs = figures::sweeps(rep, res);
+        figs.extend(figures::latency(rep, res));
+        figs.extend(figures::timeseries(rep, res));
         if !figs.is_empty() {
             out.push_str("<div class=\"grid\">");
             for f in &figs {
@@ -406,7 +393,7 @@ pub fn render_report(rep: &Report) -> String {
             }
             out.push_str("</div>");
         }
-        let _ = write!(out, "<h3>{} results</h3>", esc(&res));
+        let _ = write!(out, "<h3>{res} results</h3>");
         results_table(&mut out, &rs);
     }
     not_run_section(&mut out, rep);
@@ -417,11 +404,6 @@ pub fn render_report(rep: &Report) -> String {
         esc(&rep.schema)
     );
     out
-}
-
-/// Writes the HTML report.
-pub fn export(rep: &Report, out: &mut dyn Write) -> std::io::Result<()> {
-    out.write_all(render_report(rep).as_bytes())
 }
 
 /// The comparison page: one row per change with its interval drawn on a common scale.
@@ -464,8 +446,8 @@ pub fn render_comparison(c: &Comparison) -> String {
             "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{bar}</td><td class=\"n\">{}/{}</td><td{cls}>{}</td></tr>",
             esc(&ch.case.label()),
             esc(&ch.against),
-            esc(&format_si(ch.a.mean, &ch.case.unit)),
-            esc(&format_si(ch.b.mean, &ch.case.unit)),
+            esc(&format_si(ch.a.mean, ch.case.unit.as_str())),
+            esc(&format_si(ch.b.mean, ch.case.unit.as_str())),
             esc(&change_cell(ch)),
             ch.a.n,
             ch.b.n,
@@ -493,9 +475,24 @@ pub fn render_comparison(c: &Comparison) -> String {
     out
 }
 
-/// Writes the comparison page.
-pub fn export_comparison(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
-    out.write_all(render_comparison(c).as_bytes())
+/// A page with one plain table (`headers`, `rows`) under `title`, every cell escaped.
+pub fn render_grid(title: &str, headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut out = String::with_capacity(4 * 1024);
+    head(&mut out, title);
+    let _ = write!(out, "<header><h1>{}</h1></header><table><tr>", esc(title));
+    for h in headers {
+        let _ = write!(out, "<th>{}</th>", esc(h));
+    }
+    out.push_str("</tr>");
+    for r in rows {
+        out.push_str("<tr>");
+        for c in r {
+            let _ = write!(out, "<td>{}</td>", esc(c));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table></body></html>\n");
+    out
 }
 
 #[cfg(test)]

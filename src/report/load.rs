@@ -1,8 +1,11 @@
 //! Reading a results file back: `peakbench report` and `peakbench compare` take JSON
 //! that may come from anywhere, so every failure is one line naming the file, and
 //! nothing in a malformed file can panic.
+//!
+//! Files of the previous schema, `peakbench/1`, are converted on load (see [`upgrade`]),
+//! so every view and `compare` see one model whatever wrote the file.
 
-use super::model::{Report, SCHEMA};
+use super::model::{is_size_param, Report, SCHEMA, SCHEMA_V1};
 use std::path::Path;
 
 /// Largest results file accepted (a sustained hour of samples is a few MiB).
@@ -28,7 +31,7 @@ pub enum LoadError {
         msg: String,
     },
     /// A report of another schema.
-    #[error("{path}: schema '{found}' is not supported; expected '{SCHEMA}'")]
+    #[error("{path}: schema '{found}' is not supported; expected '{SCHEMA}' or '{SCHEMA_V1}'")]
     Schema {
         /// The file.
         path: String,
@@ -47,13 +50,14 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<Report, LoadError> {
         path: path.to_string(),
         msg: one_line(&msg),
     };
-    let v: serde_json::Value =
+    let mut v: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|e| malformed(format!("invalid JSON ({e})")))?;
     let Some(obj) = v.as_object() else {
         return Err(malformed("the top level is not an object".into()));
     };
     match obj.get("schema") {
         Some(serde_json::Value::String(s)) if s == SCHEMA => {}
+        Some(serde_json::Value::String(s)) if s == SCHEMA_V1 => upgrade(&mut v),
         Some(serde_json::Value::String(s)) => {
             return Err(LoadError::Schema {
                 path: path.to_string(),
@@ -63,6 +67,40 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<Report, LoadError> {
         _ => return Err(malformed("no \"schema\" field".into())),
     }
     serde_json::from_value(v).map_err(|e| malformed(e.to_string()))
+}
+
+/// Turns a `peakbench/1` report into `peakbench/2` in place: sizes that were text
+/// (`"size": "16MiB"`, `"block": "7.81KiB"`, as `format_size` printed them) become
+/// numbers of bytes, rounded where the text had rounded them; text that is no size
+/// (`"bytes": "stream"`) stays. Notes written as bare text are read as
+/// [`super::model::Note`]s with a kind inferred from their prefix
+/// ([`super::model::Note::infer`]). Anything of the wrong shape is left for the
+/// deserialiser to report.
+pub fn upgrade(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    let Some(obj) = v.as_object_mut() else {
+        return;
+    };
+    obj.insert("schema".into(), Value::String(SCHEMA.into()));
+    let Some(results) = obj.get_mut("results").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for r in results {
+        let Some(params) = r.get_mut("params").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        for (k, p) in params.iter_mut() {
+            if !is_size_param(k) {
+                continue;
+            }
+            if let Some(b) = p
+                .as_str()
+                .and_then(|s| crate::util::units::parse_printed_size(s).ok())
+            {
+                *p = Value::from(b);
+            }
+        }
+    }
 }
 
 /// Reads and parses a results file.
@@ -139,6 +177,32 @@ mod tests {
         let endless = std::io::repeat(b' ');
         assert_eq!(read_capped(endless, 1000).unwrap().len(), 1001);
         assert_eq!(read_capped(&b"abc"[..], 1000).unwrap(), b"abc");
+    }
+
+    #[test]
+    fn peakbench1_sizes_and_notes_are_converted() {
+        let mut v = serde_json::to_value(crate::report::fixtures::report()).unwrap();
+        v["schema"] = "peakbench/1".into();
+        let r = &mut v["results"][0];
+        r["params"]["block"] = "7.81KiB".into();
+        r["params"]["size"] = "16MiB".into();
+        r["params"]["bytes"] = "stream".into();
+        r["params"]["kernel"] = "read".into();
+        r["notes"] = serde_json::json!(["CV 7.0 % > 5 %: noisy", "pages: 2 MiB"]);
+        let rep = parse("v1.json", &serde_json::to_vec(&v).unwrap()).unwrap();
+        assert_eq!(rep.schema, SCHEMA);
+        let r = &rep.results[0];
+        assert_eq!(r.param_u64("block"), Some(7997));
+        assert_eq!(r.param_u64("size"), Some(16 << 20));
+        assert_eq!(r.param_str("bytes"), Some("stream"));
+        assert_eq!(r.param_str("kernel"), Some("read"));
+        use crate::report::model::NoteKind;
+        let kinds: Vec<NoteKind> = r.notes.iter().map(|n| n.kind).collect();
+        assert_eq!(kinds, [NoteKind::HighCv, NoteKind::Info]);
+        // The same text sizes in a peakbench/2 file are not converted: they stay text.
+        v["schema"] = SCHEMA.into();
+        let rep = parse("v2.json", &serde_json::to_vec(&v).unwrap()).unwrap();
+        assert_eq!(rep.results[0].param_str("block"), Some("7.81KiB"));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use super::view;
 use std::io::Write;
 
 /// Sanitised (see [`crate::util::sanitize`]) and with `|` escaped for the table.
-fn cell(s: &str) -> String {
+pub(crate) fn cell(s: &str) -> String {
     crate::util::sanitize::line(s).replace('|', "\\|")
 }
 
@@ -20,12 +20,12 @@ pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         cell(&h.cpu.microarch),
         h.cpu.cores
     )?;
-    writeln!(out, "| {} |", view::HEADERS.join(" | "))?;
-    writeln!(out, "|{}", "---|".repeat(view::HEADERS.len()))?;
-    for r in &report.results {
-        let row: Vec<String> = view::row(r).iter().map(|c| cell(c)).collect();
-        writeln!(out, "| {} |", row.join(" | "))?;
-    }
+    let rows: Vec<Vec<String>> = report
+        .results
+        .iter()
+        .map(|r| view::row(r).to_vec())
+        .collect();
+    grid(&view::HEADERS, &rows, out)?;
     let notes: Vec<String> = view::notes(report)
         .iter()
         .map(|n| format!("- {}", cell(n)))
@@ -46,6 +46,17 @@ pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         for l in refs {
             writeln!(out, "- reference: {}", cell(&l))?;
         }
+    }
+    Ok(())
+}
+
+/// A plain table of `headers` and `rows`, cells sanitised and `|` escaped.
+pub fn grid(headers: &[&str], rows: &[Vec<String>], out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(out, "| {} |", headers.join(" | "))?;
+    writeln!(out, "|{}", "---|".repeat(headers.len()))?;
+    for r in rows {
+        let cells: Vec<String> = r.iter().map(|c| cell(c)).collect();
+        writeln!(out, "| {} |", cells.join(" | "))?;
     }
     Ok(())
 }

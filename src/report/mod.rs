@@ -1,11 +1,14 @@
-//! Exporters over the one results model, and the live progress channel.
+//! The one results model and its views, and the live progress channel.
 //!
-//! An exporter is pure: it formats a [`model::Report`] into a writer and never computes
-//! statistics. Adding a format is one file and one [`Format`] variant.
+//! An exporter is pure: it formats a [`model::Report`] (or a comparison, or a plain
+//! grid) into a writer and never computes statistics. Every format goes through
+//! [`export::Exportable`] and the one dispatch [`export()`]; adding a format is one
+//! [`Format`] variant and one method (see [`export`](mod@export)).
 
 pub mod charts;
 pub mod compare;
 pub mod csv;
+pub mod export;
 pub mod figures;
 pub mod html;
 pub mod json;
@@ -18,44 +21,7 @@ pub(crate) mod samples;
 pub mod table;
 mod view;
 
-use std::io::Write;
-
-/// Output formats for stdout (`--format`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    /// Terminal table.
-    Table,
-    /// The Report as JSON.
-    Json,
-    /// One row per result.
-    Csv,
-    /// A GitHub-flavoured Markdown table.
-    Markdown,
-}
-
-impl Format {
-    /// Parses a `--format` value.
-    pub fn parse(s: &str) -> Option<Format> {
-        match s {
-            "table" => Some(Format::Table),
-            "json" => Some(Format::Json),
-            "csv" => Some(Format::Csv),
-            "markdown" | "md" => Some(Format::Markdown),
-            _ => None,
-        }
-    }
-}
-
-/// Writes `report` in `format`.
-pub fn export(report: &model::Report, format: Format, out: &mut dyn Write) -> std::io::Result<()> {
-    match format {
-        Format::Table => table::export(report, out),
-        Format::Json => json::export(report, out),
-        Format::Csv => csv::export(report, out),
-        Format::Markdown => markdown::export(report, out),
-    }
-}
+pub use export::{export, CsvWriter, Exportable, Format, Grid};
 
 #[cfg(test)]
 pub(crate) mod fixtures {
@@ -65,16 +31,21 @@ pub(crate) mod fixtures {
     use crate::hw::HostInfo;
 
     pub fn report() -> Report {
-        let ok = BenchResult::new("cpu", "fma_f64_avx512", "ops", "FLOP/s")
-            .param("precision", "fp64")
-            .param("isa", "avx512")
-            .param("threads", 2)
-            .with_samples(vec![150e9, 152e9, 154e9])
-            .with_peak(Peak {
-                value: Some(160e9),
-                source: "2 cores x 2.5 GHz".into(),
-            });
-        let over = BenchResult::new("cpu", "add_i32_avx2", "ops", "OP/s")
+        let ok = BenchResult::new(
+            Resource::Cpu,
+            "fma_f64_avx512",
+            Metric::Ops,
+            Unit::FlopPerSec,
+        )
+        .param("precision", "fp64")
+        .param("isa", "avx512")
+        .param("threads", 2)
+        .with_samples(vec![150e9, 152e9, 154e9])
+        .with_peak(Peak {
+            value: Some(160e9),
+            source: "2 cores x 2.5 GHz".into(),
+        });
+        let over = BenchResult::new(Resource::Cpu, "add_i32_avx2", Metric::Ops, Unit::OpPerSec)
             .param("precision", "int32")
             .param("threads", 1)
             .with_samples(vec![11.0, 11.0])
@@ -82,9 +53,14 @@ pub(crate) mod fixtures {
                 value: Some(10.0),
                 source: "table".into(),
             });
-        let skipped = BenchResult::new("cpu", "tdpbf16ps_amx", "ops", "FLOP/s")
-            .param("precision", "bf16")
-            .skipped("CPU lacks amx-bf16");
+        let skipped = BenchResult::new(
+            Resource::Cpu,
+            "tdpbf16ps_amx",
+            Metric::Ops,
+            Unit::FlopPerSec,
+        )
+        .param("precision", "bf16")
+        .skipped("CPU lacks amx-bf16");
         Report {
             schema: SCHEMA.into(),
             tool_version: "0.1.0".into(),

@@ -1,11 +1,16 @@
-//! The one results model (DESIGN.md §2, schema `peakbench/1`). Every exporter reads only
-//! this; the JSON form of [`Report`] is the source of truth, and the table, CSV and
-//! Markdown are views of it that never compute numbers of their own.
+//! The one results model (DESIGN.md §2, schema `peakbench/2`). Every exporter reads only
+//! this; the JSON form of [`Report`] is the source of truth, and the table, CSV, Markdown
+//! and HTML are views of it that never compute numbers of their own.
 //!
 //! Conventions:
-//! - `metric` is one of `ops`, `throughput`, `iops`, `latency`; `unit` is explicit
-//!   (`OP/s`, `FLOP/s`, `B/s`, `IO/s`, `s`).
-//! - `params` uses the command-line flag names (`threads`, `precision`, `isa`, …).
+//! - [`Resource`], [`Metric`] and [`Unit`] are closed sets, written in JSON as the same
+//!   strings as ever (`memory`, `throughput`, `B/s`).
+//! - `params` uses the command-line flag names (`threads`, `precision`, `isa`, …). Every
+//!   byte size (the keys in [`SIZE_PARAMS`]) is a number of bytes; only the views turn
+//!   it into `8KiB`. `peakbench/1` wrote memory sizes as text (`"7.81KiB"`): `load`
+//!   converts them.
+//! - A note is a [`Note`]: its [`NoteKind`] says what it is (a warning, the over-peak
+//!   flag, a reference tool's remark), so no reader tests the text.
 //! - `efficiency` = `summary.mean / peak.value`; a figure above its peak keeps its value
 //!   and sets `over_peak` (it is a configuration or table error to investigate, never
 //!   clamped).
@@ -17,9 +22,13 @@ use crate::hw::HostInfo;
 use crate::measure::{Percentiles, Summary};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::fmt;
 
 /// The schema identifier written into every report.
-pub const SCHEMA: &str = "peakbench/1";
+pub const SCHEMA: &str = "peakbench/2";
+
+/// The previous schema, still read (and converted) by `report` and `compare`.
+pub const SCHEMA_V1: &str = "peakbench/1";
 
 /// A whole run.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -38,6 +47,300 @@ pub struct Report {
     pub config: serde_json::Value,
     /// One entry per measured case, in run order.
     pub results: Vec<BenchResult>,
+}
+
+/// Defines a closed set of names written as fixed strings in JSON: the enum, its serde
+/// names, `as_str`, `ALL` and `Display`.
+macro_rules! names {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $v:ident = $s:literal,)+ }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vm])* #[serde(rename = $s)] $v,)+
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$v,)+];
+
+            /// The name as written in JSON and shown in the views.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$v => $s,)+
+                }
+            }
+
+            /// The value named `s` (as [`Self::as_str`] writes it).
+            pub fn parse(s: &str) -> Option<$name> {
+                Self::ALL.iter().copied().find(|v| v.as_str() == s)
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+names! {
+    /// What a result measures.
+    Resource {
+        /// Processor compute (`peakbench cpu`).
+        Cpu = "cpu",
+        /// Memory bandwidth and latency.
+        Memory = "memory",
+        /// Storage.
+        Disk = "disk",
+        /// Network.
+        Net = "net",
+        /// GPU compute, memory and transfers.
+        Gpu = "gpu",
+        /// The do-nothing resource the tests drive the pipeline with.
+        Null = "null",
+    }
+}
+
+names! {
+    /// The kind of figure.
+    Metric {
+        /// Operations per second (`OP/s`, `FLOP/s`).
+        Ops = "ops",
+        /// Bytes per second.
+        Throughput = "throughput",
+        /// I/O operations per second.
+        Iops = "iops",
+        /// Seconds per operation.
+        Latency = "latency",
+    }
+}
+
+names! {
+    /// Unit of a result's samples, summary, peak and reference figures.
+    Unit {
+        /// Integer operations per second.
+        OpPerSec = "OP/s",
+        /// Floating-point operations per second (an FMA is 2).
+        FlopPerSec = "FLOP/s",
+        /// Bytes per second.
+        BytePerSec = "B/s",
+        /// I/O operations per second.
+        IoPerSec = "IO/s",
+        /// Seconds.
+        Second = "s",
+    }
+}
+
+impl Metric {
+    /// Whether a smaller figure is better (latencies).
+    pub fn lower_is_better(self) -> bool {
+        self == Metric::Latency
+    }
+}
+
+/// What a note is, so that readers act on the kind and never on the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoteKind {
+    /// A convention, a setting or context worth reading next to the figure.
+    Info,
+    /// Something that makes the figure less certain (oversubscribed threads, a moving
+    /// clock, lost datagrams).
+    Warning,
+    /// The samples spread more than [`CV_WARN`]; shown live during the run.
+    HighCv,
+    /// The mean exceeds the theoretical peak; shown live and flagged in every view.
+    OverPeak,
+    /// From a reference tool run next to the case (its remark or its failure).
+    Reference,
+}
+
+/// A remark attached to a result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "NoteRepr")]
+pub struct Note {
+    /// What it is.
+    pub kind: NoteKind,
+    /// The sentence for the reader.
+    pub text: String,
+}
+
+/// A note as read: `{kind, text}`, or a bare string as `peakbench/1` wrote it (the
+/// kind then inferred with [`Note::infer`]).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum NoteRepr {
+    Typed { kind: NoteKind, text: String },
+    Text(String),
+}
+
+impl From<NoteRepr> for Note {
+    fn from(r: NoteRepr) -> Note {
+        match r {
+            NoteRepr::Typed { kind, text } => Note { kind, text },
+            NoteRepr::Text(text) => Note::infer(text),
+        }
+    }
+}
+
+impl Note {
+    /// A note of `kind`.
+    pub fn new(kind: NoteKind, text: impl Into<String>) -> Note {
+        Note {
+            kind,
+            text: text.into(),
+        }
+    }
+
+    /// An [`NoteKind::Info`] note.
+    pub fn info(text: impl Into<String>) -> Note {
+        Note::new(NoteKind::Info, text)
+    }
+
+    /// A [`NoteKind::Warning`] note.
+    pub fn warning(text: impl Into<String>) -> Note {
+        Note::new(NoteKind::Warning, text)
+    }
+
+    /// The note a `peakbench/1` file holds as bare text, its kind read from the prefixes
+    /// that version wrote (`CV …`, `OVER PEAK …`, `reference <tool>: …`,
+    /// `oversubscribed: …`, `clock moved …`); anything else is `info`.
+    pub fn infer(text: String) -> Note {
+        let kind = if text.starts_with("CV ") {
+            NoteKind::HighCv
+        } else if text.starts_with("OVER PEAK") {
+            NoteKind::OverPeak
+        } else if text.starts_with("reference ") {
+            NoteKind::Reference
+        } else if text.starts_with("oversubscribed:") || text.starts_with("clock moved") {
+            NoteKind::Warning
+        } else {
+            NoteKind::Info
+        };
+        Note { kind, text }
+    }
+
+    /// Whether the run shows it live, as it happens (high CV, over peak).
+    pub fn is_live_warning(&self) -> bool {
+        matches!(self.kind, NoteKind::HighCv | NoteKind::OverPeak)
+    }
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// Parameters whose numbers are byte sizes: the views print them in binary units
+/// (`block=8KiB`), and `peakbench/1` files may hold them as text. Text under one of
+/// these keys that is no size stays text (memory's `bytes: "stream"` names the counting
+/// convention; GPU's `bytes` is a number of bytes).
+pub const SIZE_PARAMS: [&str; 5] = ["block", "size", "file_size", "msg", "bytes"];
+
+/// Whether the parameter `key` is a byte size (see [`SIZE_PARAMS`]).
+pub fn is_size_param(key: &str) -> bool {
+    SIZE_PARAMS.contains(&key)
+}
+
+/// The value of one case parameter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Param {
+    /// A switch (`nt`, `direct`, `zerocopy`).
+    Bool(bool),
+    /// A count, or a number of bytes under a [`SIZE_PARAMS`] key.
+    Int(u64),
+    /// Any other number.
+    Float(f64),
+    /// A name (`precision`, `pattern`, `engine`, …).
+    Text(String),
+}
+
+impl Param {
+    /// The whole number, if it is one.
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Param::Int(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// The text, if it is text.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Param::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Param {
+    /// Plain: numbers as JSON writes them, text as it is (the views format sizes).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Param::Bool(b) => write!(f, "{b}"),
+            Param::Int(n) => write!(f, "{n}"),
+            Param::Float(x) => match serde_json::Number::from_f64(*x) {
+                Some(n) => write!(f, "{n}"),
+                None => write!(f, "{x}"),
+            },
+            Param::Text(s) => f.write_str(s),
+        }
+    }
+}
+
+macro_rules! param_from {
+    ($($t:ty => $v:ident as $as:ty,)+) => {
+        $(impl From<$t> for Param {
+            fn from(x: $t) -> Param {
+                Param::$v(x as $as)
+            }
+        })+
+    };
+}
+
+param_from! {
+    u8 => Int as u64,
+    u16 => Int as u64,
+    u32 => Int as u64,
+    u64 => Int as u64,
+    usize => Int as u64,
+    f64 => Float as f64,
+}
+
+impl From<bool> for Param {
+    fn from(b: bool) -> Param {
+        Param::Bool(b)
+    }
+}
+
+impl From<&str> for Param {
+    fn from(s: &str) -> Param {
+        Param::Text(s.to_string())
+    }
+}
+
+impl From<String> for Param {
+    fn from(s: String) -> Param {
+        Param::Text(s)
+    }
+}
+
+impl From<i32> for Param {
+    fn from(x: i32) -> Param {
+        Param::from(i64::from(x))
+    }
+}
+
+impl From<i64> for Param {
+    fn from(x: i64) -> Param {
+        match u64::try_from(x) {
+            Ok(n) => Param::Int(n),
+            Err(_) => Param::Float(x as f64),
+        }
+    }
 }
 
 /// Outcome of a case.
@@ -69,23 +372,23 @@ pub struct Reference {
     pub command: String,
     /// Its figure, converted to `unit`.
     pub value: f64,
-    /// Unit of `value`.
-    pub unit: String,
+    /// Unit of `value` (the case's unit).
+    pub unit: Unit,
 }
 
 /// One measured case.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct BenchResult {
-    /// `cpu`, `memory`, `disk`, `net`, `gpu` (or `null` in tests).
-    pub resource: String,
+    /// What was measured.
+    pub resource: Resource,
     /// The kernel or workload name, e.g. `fma_f64_avx512`.
     pub workload: String,
-    /// Case parameters under their flag names.
-    pub params: BTreeMap<String, serde_json::Value>,
-    /// `ops`, `throughput`, `iops` or `latency`.
-    pub metric: String,
+    /// Case parameters under their flag names; sizes in bytes (see [`SIZE_PARAMS`]).
+    pub params: BTreeMap<String, Param>,
+    /// The kind of figure.
+    pub metric: Metric,
     /// Unit of the samples and summary.
-    pub unit: String,
+    pub unit: Unit,
     /// Every timed sample (warm-up excluded).
     pub samples: Vec<f64>,
     /// Statistics of `samples`; `None` unless the status is `ok`.
@@ -113,7 +416,7 @@ pub struct BenchResult {
     pub reference: Option<Vec<Reference>>,
     /// Warnings and conventions worth reading next to the figure (e.g. high CV).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// ok, skipped or failed.
     pub status: Status,
     /// Both ends of a client/server case (network): `local` and `remote`, each with
@@ -127,13 +430,13 @@ pub const CV_WARN: f64 = 0.05;
 
 impl BenchResult {
     /// A new result with no samples yet (status ok until told otherwise).
-    pub fn new(resource: &str, workload: &str, metric: &str, unit: &str) -> BenchResult {
+    pub fn new(resource: Resource, workload: &str, metric: Metric, unit: Unit) -> BenchResult {
         BenchResult {
-            resource: resource.into(),
+            resource,
             workload: workload.into(),
             params: BTreeMap::new(),
-            metric: metric.into(),
-            unit: unit.into(),
+            metric,
+            unit,
             samples: Vec::new(),
             summary: None,
             percentiles: None,
@@ -149,10 +452,55 @@ impl BenchResult {
         }
     }
 
-    /// Adds a parameter under its flag name.
-    pub fn param(mut self, name: &str, value: impl Into<serde_json::Value>) -> BenchResult {
-        self.params.insert(name.into(), value.into());
+    /// Adds a parameter under its flag name (a byte size goes through [`Self::size`]).
+    pub fn param(mut self, name: &str, value: impl Into<Param>) -> BenchResult {
+        let value = value.into();
+        // A size under a size key is a number (`.size`); text there names something
+        // else (memory's `bytes: "stream"`, the counting convention).
+        debug_assert!(
+            !(is_size_param(name)
+                && value
+                    .as_str()
+                    .is_some_and(|s| crate::util::units::parse_size(s).is_ok())),
+            "size parameter '{name}' given as text"
+        );
+        self.params.insert(name.into(), value);
         self
+    }
+
+    /// Adds a byte-size parameter (a key of [`SIZE_PARAMS`]), a number of bytes.
+    pub fn size(mut self, name: &str, bytes: u64) -> BenchResult {
+        debug_assert!(is_size_param(name), "'{name}' is not in SIZE_PARAMS");
+        self.params.insert(name.into(), Param::Int(bytes));
+        self
+    }
+
+    /// A whole-number parameter (counts, sizes in bytes).
+    pub fn param_u64(&self, key: &str) -> Option<u64> {
+        self.params.get(key)?.as_u64()
+    }
+
+    /// A text parameter.
+    pub fn param_str(&self, key: &str) -> Option<&str> {
+        self.params.get(key)?.as_str()
+    }
+
+    /// A switch parameter.
+    pub fn param_bool(&self, key: &str) -> Option<bool> {
+        match self.params.get(key)? {
+            Param::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// Adds an [`NoteKind::Info`] note.
+    pub fn info(&mut self, text: impl Into<String>) {
+        self.notes.push(Note::info(text));
+    }
+
+    /// Adds a [`NoteKind::Warning`] note.
+    pub fn warn(&mut self, text: impl Into<String>) {
+        self.notes.push(Note::warning(text));
     }
 
     /// Marks the result skipped.
@@ -177,11 +525,11 @@ impl BenchResult {
         match Summary::of(&samples) {
             Ok(s) => {
                 if s.cv > CV_WARN {
-                    self.notes.push(format!(
+                    self.notes.push(Note::new(NoteKind::HighCv, format!(
                         "CV {:.1} % > {:.0} %: the machine was noisy or the case too short; consider --repeat or --min-time",
                         s.cv * 100.0,
                         CV_WARN * 100.0
-                    ));
+                    )));
                 }
                 self.summary = Some(s);
                 self.samples = samples;
@@ -203,10 +551,13 @@ impl BenchResult {
                 self.efficiency = Some(e);
                 self.over_peak = e > 1.0;
                 if self.over_peak {
-                    self.notes.push(format!(
-                        "OVER PEAK: {:.1} % of the theoretical peak; check the peak's inputs ({})",
-                        e * 100.0,
-                        peak.source
+                    self.notes.push(Note::new(
+                        NoteKind::OverPeak,
+                        format!(
+                            "OVER PEAK: {:.1} % of the theoretical peak; check the peak's inputs ({})",
+                            e * 100.0,
+                            peak.source
+                        ),
                     ));
                 }
             }
@@ -225,22 +576,25 @@ impl BenchResult {
 mod tests {
     use super::*;
 
+    fn r() -> BenchResult {
+        BenchResult::new(Resource::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
+    }
+
     #[test]
     fn efficiency_and_over_peak_are_not_clamped() {
-        let r = BenchResult::new("cpu", "k", "ops", "FLOP/s")
-            .with_samples(vec![110.0, 110.0, 110.0])
-            .with_peak(Peak {
-                value: Some(100.0),
-                source: "test".into(),
-            });
+        let r = r().with_samples(vec![110.0, 110.0, 110.0]).with_peak(Peak {
+            value: Some(100.0),
+            source: "test".into(),
+        });
         assert_eq!(r.efficiency, Some(1.1));
         assert!(r.over_peak);
-        assert!(r.notes.iter().any(|n| n.starts_with("OVER PEAK")));
+        assert!(r.notes.iter().any(|n| n.kind == NoteKind::OverPeak));
+        assert!(r.notes.iter().any(|n| n.text.starts_with("OVER PEAK")));
     }
 
     #[test]
     fn non_finite_fails() {
-        let r = BenchResult::new("cpu", "k", "ops", "FLOP/s").with_samples(vec![f64::INFINITY]);
+        let r = r().with_samples(vec![f64::INFINITY]);
         assert!(matches!(r.status, Status::Failed { .. }));
         assert!(r.summary.is_none());
     }
@@ -255,7 +609,81 @@ mod tests {
 
     #[test]
     fn cv_warning() {
-        let r = BenchResult::new("cpu", "k", "ops", "FLOP/s").with_samples(vec![1.0, 2.0, 3.0]);
-        assert!(r.notes.iter().any(|n| n.starts_with("CV")));
+        let r = r().with_samples(vec![1.0, 2.0, 3.0]);
+        assert!(r.notes.iter().any(|n| n.kind == NoteKind::HighCv));
+        assert!(r.notes.iter().all(|n| n.is_live_warning()));
+    }
+
+    #[test]
+    fn names_are_the_json_strings() {
+        for (v, s) in [
+            (serde_json::to_value(Resource::Memory).unwrap(), "memory"),
+            (serde_json::to_value(Metric::Iops).unwrap(), "iops"),
+            (serde_json::to_value(Unit::FlopPerSec).unwrap(), "FLOP/s"),
+            (serde_json::to_value(Unit::Second).unwrap(), "s"),
+            (
+                serde_json::to_value(NoteKind::OverPeak).unwrap(),
+                "over_peak",
+            ),
+        ] {
+            assert_eq!(v, s);
+        }
+        for u in Unit::ALL {
+            let back: Unit = serde_json::from_value(u.as_str().into()).unwrap();
+            assert_eq!(back, *u);
+        }
+        assert!(serde_json::from_str::<Metric>("\"speed\"").is_err());
+    }
+
+    #[test]
+    fn sizes_are_numbers_and_notes_are_typed_in_json() {
+        let mut r = BenchResult::new(
+            Resource::Memory,
+            "read",
+            Metric::Throughput,
+            Unit::BytePerSec,
+        )
+        .size("block", 8000)
+        .param("kernel", "read")
+        .param("threads", 2)
+        .param("nt", false);
+        r.info("bytes: counted as STREAM does");
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["params"]["block"], 8000);
+        assert_eq!(v["params"]["threads"], 2);
+        assert_eq!(v["params"]["nt"], false);
+        assert_eq!(v["notes"][0]["kind"], "info");
+        assert_eq!(v["notes"][0]["text"], "bytes: counted as STREAM does");
+        let back: BenchResult = serde_json::from_value(v).unwrap();
+        assert_eq!(back, r);
+        assert_eq!(back.param_u64("block"), Some(8000));
+        assert_eq!(back.param_str("kernel"), Some("read"));
+    }
+
+    #[test]
+    fn bare_text_notes_get_an_inferred_kind() {
+        let n: Vec<Note> = serde_json::from_str(
+            r#"["CV 7.0 % > 5 %: noisy", "OVER PEAK: 110.0 %", "reference fio: exit 1",
+                "oversubscribed: 4 threads on 2 logical CPUs, not pinned", "bytes: 8 B",
+                {"kind": "warning", "text": "x"}]"#,
+        )
+        .unwrap();
+        let kinds: Vec<NoteKind> = n.iter().map(|n| n.kind).collect();
+        use NoteKind::*;
+        assert_eq!(kinds, [HighCv, OverPeak, Reference, Warning, Info, Warning]);
+        assert!(serde_json::from_str::<Note>(r#"{"kind": "shout", "text": "x"}"#).is_err());
+    }
+
+    #[test]
+    fn params_read_back_as_written() {
+        let p: BTreeMap<String, Param> =
+            serde_json::from_str(r#"{"a": 1, "b": -1, "c": 1.5, "d": true, "e": "x"}"#).unwrap();
+        assert_eq!(p["a"], Param::Int(1));
+        assert_eq!(p["b"], Param::Float(-1.0));
+        assert_eq!(p["c"], Param::Float(1.5));
+        assert_eq!(p["d"], Param::Bool(true));
+        assert_eq!(p["e"], Param::Text("x".into()));
+        assert_eq!(Param::Float(1.5).to_string(), "1.5");
+        assert_eq!(Param::from(-3).to_string(), "-3.0");
     }
 }

@@ -46,6 +46,7 @@ pub(crate) fn host() -> HostInfo {
             features: vec!["avx2".into(), "fma".into(), "avx512f".into()],
             hypervisor: Some("kvm".into()),
             pin_order: vec![0, 1],
+            ..CpuInfo::default()
         },
         memory: crate::hw::memory::MemoryInfo {
             total_bytes: 24 << 30,
@@ -58,6 +59,7 @@ pub(crate) fn host() -> HostInfo {
             avx512_hz: Some(2.5e9),
             label_hz: Some(2.1e9),
             method: "largest of 20 dependent add chains".into(),
+            ..Default::default()
         },
         disks: Vec::new(),
         gpus: Default::default(),
@@ -93,12 +95,12 @@ fn cpu(
     workload: &str,
     precision: &str,
     isa: &str,
-    unit: &str,
+    unit: Unit,
     t: u32,
     m: f64,
     p: f64,
 ) -> BenchResult {
-    BenchResult::new("cpu", workload, "ops", unit)
+    BenchResult::new(Resource::Cpu, workload, Metric::Ops, unit)
         .param("precision", precision)
         .param("isa", isa)
         .param("threads", t)
@@ -122,12 +124,20 @@ fn pcts(base: f64) -> Percentiles {
 /// Every resource's conventions in one report (see the module doc).
 pub fn mixed() -> Report {
     let mut rs = vec![
-        cpu("fma_f64_avx512", "fp64", "avx512", "FLOP/s", 1, 76e9, 80e9),
         cpu(
             "fma_f64_avx512",
             "fp64",
             "avx512",
-            "FLOP/s",
+            Unit::FlopPerSec,
+            1,
+            76e9,
+            80e9,
+        ),
+        cpu(
+            "fma_f64_avx512",
+            "fp64",
+            "avx512",
+            Unit::FlopPerSec,
             2,
             150e9,
             160e9,
@@ -136,7 +146,7 @@ pub fn mixed() -> Report {
             "fma_f32_avx512",
             "fp32",
             "avx512",
-            "FLOP/s",
+            Unit::FlopPerSec,
             1,
             155e9,
             160e9,
@@ -145,24 +155,45 @@ pub fn mixed() -> Report {
             "fma_f32_avx512",
             "fp32",
             "avx512",
-            "FLOP/s",
+            Unit::FlopPerSec,
             2,
             300e9,
             320e9,
         ),
-        cpu("add_i32_avx2", "int32", "avx2", "OP/s", 1, 88e9, 83.2e9),
-        cpu("add_i32_avx2", "int32", "avx2", "OP/s", 2, 160e9, 166.4e9),
-        BenchResult::new("cpu", "tdpbf16ps_amx", "ops", "FLOP/s")
-            .param("precision", "bf16")
-            .param("isa", "amx")
-            .param("threads", 1)
-            .skipped("the OS refused the AMX tile-data permission"),
+        cpu(
+            "add_i32_avx2",
+            "int32",
+            "avx2",
+            Unit::OpPerSec,
+            1,
+            88e9,
+            83.2e9,
+        ),
+        cpu(
+            "add_i32_avx2",
+            "int32",
+            "avx2",
+            Unit::OpPerSec,
+            2,
+            160e9,
+            166.4e9,
+        ),
+        BenchResult::new(
+            Resource::Cpu,
+            "tdpbf16ps_amx",
+            Metric::Ops,
+            Unit::FlopPerSec,
+        )
+        .param("precision", "bf16")
+        .param("isa", "amx")
+        .param("threads", 1)
+        .skipped("the OS refused the AMX tile-data permission"),
     ];
     let mut sustained = cpu(
         "fma_f64_avx512",
         "fp64",
         "avx512",
-        "FLOP/s",
+        Unit::FlopPerSec,
         2,
         149e9,
         160e9,
@@ -178,7 +209,7 @@ pub fn mixed() -> Report {
         version: "5.2.2".into(),
         command: "likwid-bench -t peakflops_avx512_fma -W N:32kB:1".into(),
         value: 77e9,
-        unit: "FLOP/s".into(),
+        unit: Unit::FlopPerSec,
     }]);
     rs.push(sustained);
     // Memory: a triad working-set sweep, copy thread scaling, a latency chase by size.
@@ -191,31 +222,41 @@ pub fn mixed() -> Report {
         (262144, 21.0),
     ] {
         rs.push(
-            BenchResult::new("memory", "triad", "throughput", "B/s")
-                .param("kernel", "triad")
-                .param("pattern", "seq")
-                .param("size", kib * 1024)
-                .param("threads", 1)
-                .with_samples(around(gbs * 1e9, 0.02, 3))
-                .with_peak(if kib >= 65536 {
-                    peak(38.4e9, "2 channels x 2400 MT/s x 8 B (SMBIOS)")
-                } else {
-                    Peak::unknown("cache-resident working set: no DRAM peak applies")
-                }),
+            BenchResult::new(
+                Resource::Memory,
+                "triad",
+                Metric::Throughput,
+                Unit::BytePerSec,
+            )
+            .param("kernel", "triad")
+            .param("pattern", "seq")
+            .param("size", kib * 1024)
+            .param("threads", 1)
+            .with_samples(around(gbs * 1e9, 0.02, 3))
+            .with_peak(if kib >= 65536 {
+                peak(38.4e9, "2 channels x 2400 MT/s x 8 B (SMBIOS)")
+            } else {
+                Peak::unknown("cache-resident working set: no DRAM peak applies")
+            }),
         );
     }
     for (t, gbs) in [(1, 18.0), (2, 34.0)] {
         rs.push(
-            BenchResult::new("memory", "copy", "throughput", "B/s")
-                .param("kernel", "copy")
-                .param("pattern", "seq")
-                .param("size", 268435456u64)
-                .param("threads", t)
-                .with_samples(around(gbs * 1e9, 0.03, 3)),
+            BenchResult::new(
+                Resource::Memory,
+                "copy",
+                Metric::Throughput,
+                Unit::BytePerSec,
+            )
+            .param("kernel", "copy")
+            .param("pattern", "seq")
+            .param("size", 268435456u64)
+            .param("threads", t)
+            .with_samples(around(gbs * 1e9, 0.03, 3)),
         );
     }
     for (kib, ns) in [(32u64, 1.2), (1024, 4.5), (16384, 30.0), (262144, 95.0)] {
-        let mut r = BenchResult::new("memory", "chase", "latency", "s")
+        let mut r = BenchResult::new(Resource::Memory, "chase", Metric::Latency, Unit::Second)
             .param("kernel", "chase")
             .param("pattern", "rand")
             .param("size", kib * 1024)
@@ -227,7 +268,7 @@ pub fn mixed() -> Report {
     // Disk: IOPS by queue depth, bandwidth by block size, latency percentiles.
     for (d, k) in [(1u32, 20.0), (4, 55.0), (16, 75.0), (32, 78.0)] {
         rs.push(
-            BenchResult::new("disk", "rand-read", "iops", "IO/s")
+            BenchResult::new(Resource::Disk, "rand-read", Metric::Iops, Unit::IoPerSec)
                 .param("pattern", "rand-read")
                 .param("block", 4096)
                 .param("depth", d)
@@ -237,15 +278,20 @@ pub fn mixed() -> Report {
     }
     for (b, mbs) in [(4096u64, 300.0), (65536, 900.0), (1048576, 1200.0)] {
         rs.push(
-            BenchResult::new("disk", "seq-read", "throughput", "B/s")
-                .param("pattern", "seq-read")
-                .param("block", b)
-                .param("depth", 32)
-                .param("jobs", 1)
-                .with_samples(around(mbs * 1e6, 0.05, 3)),
+            BenchResult::new(
+                Resource::Disk,
+                "seq-read",
+                Metric::Throughput,
+                Unit::BytePerSec,
+            )
+            .param("pattern", "seq-read")
+            .param("block", b)
+            .param("depth", 32)
+            .param("jobs", 1)
+            .with_samples(around(mbs * 1e6, 0.05, 3)),
         );
     }
-    let mut lat = BenchResult::new("disk", "rand-read", "latency", "s")
+    let mut lat = BenchResult::new(Resource::Disk, "rand-read", Metric::Latency, Unit::Second)
         .param("pattern", "rand-read")
         .param("block", 4096)
         .param("depth", 1)
@@ -254,7 +300,7 @@ pub fn mixed() -> Report {
     lat.percentiles = Some(pcts(27.5e-6));
     rs.push(lat);
     rs.push(
-        BenchResult::new("disk", "rand-write", "iops", "IO/s")
+        BenchResult::new(Resource::Disk, "rand-write", Metric::Iops, Unit::IoPerSec)
             .param("pattern", "rand-write")
             .param("block", 4096)
             .param("depth", 32)
@@ -264,7 +310,7 @@ pub fn mixed() -> Report {
     // Net: TCP throughput by message size, UDP latency percentiles.
     for (m, gbs) in [(1024u64, 1.5), (8192, 3.2), (65536, 3.9)] {
         rs.push(
-            BenchResult::new("net", "tcp", "throughput", "B/s")
+            BenchResult::new(Resource::Net, "tcp", Metric::Throughput, Unit::BytePerSec)
                 .param("proto", "tcp")
                 .param("test", "throughput")
                 .param("msg", m)
@@ -272,7 +318,7 @@ pub fn mixed() -> Report {
                 .with_samples(around(gbs * 1e9, 0.05, 3)),
         );
     }
-    let mut nl = BenchResult::new("net", "udp", "latency", "s")
+    let mut nl = BenchResult::new(Resource::Net, "udp", Metric::Latency, Unit::Second)
         .param("proto", "udp")
         .param("test", "latency")
         .param("msg", 64)
@@ -283,7 +329,7 @@ pub fn mixed() -> Report {
     // GPU: compute per precision against a datasheet peak, device copy, dispatch latency.
     for (p, tf, peak) in [("fp32", 61.2, 66.9), ("fp64", 31.0, 33.5)] {
         rs.push(
-            BenchResult::new("gpu", "fma", "ops", "FLOP/s")
+            BenchResult::new(Resource::Gpu, "fma", Metric::Ops, Unit::FlopPerSec)
                 .param("precision", p)
                 .param("device", 0)
                 .with_samples(around(tf * 1e12, 0.01, 3))
@@ -295,7 +341,7 @@ pub fn mixed() -> Report {
         );
     }
     rs.push(
-        BenchResult::new("gpu", "copy", "throughput", "B/s")
+        BenchResult::new(Resource::Gpu, "copy", Metric::Throughput, Unit::BytePerSec)
             .param("device", 0)
             .param("size", 1u64 << 30)
             .param("bytes", 2u64 << 30)
@@ -306,7 +352,7 @@ pub fn mixed() -> Report {
             }),
     );
     rs.push(
-        BenchResult::new("gpu", "fma", "ops", "FLOP/s")
+        BenchResult::new(Resource::Gpu, "fma", Metric::Ops, Unit::FlopPerSec)
             .param("precision", "fp16")
             .skipped(
                 "adapter 0 (Test GPU) does not offer fp16 in shaders (wgpu feature SHADER_F16)",
@@ -314,23 +360,33 @@ pub fn mixed() -> Report {
     );
     // Text from anywhere: must come out escaped.
     rs.push(
-        BenchResult::new("net", "<script>alert('x')</script>", "throughput", "B/s")
-            .param("proto", "\"><img src=x onerror=alert(1)>")
-            .skipped("reason with <b>markup</b> & \"quotes\""),
+        BenchResult::new(
+            Resource::Net,
+            "<script>alert('x')</script>",
+            Metric::Throughput,
+            Unit::BytePerSec,
+        )
+        .param("proto", "\"><img src=x onerror=alert(1)>")
+        .skipped("reason with <b>markup</b> & \"quotes\""),
     );
     report(rs, "2026-11-21T21:00:00Z")
 }
 
 fn fma(t: u32, samples: Vec<f64>) -> BenchResult {
-    BenchResult::new("cpu", "fma_f64_avx512", "ops", "FLOP/s")
-        .param("precision", "fp64")
-        .param("isa", "avx512")
-        .param("threads", t)
-        .with_samples(samples)
+    BenchResult::new(
+        Resource::Cpu,
+        "fma_f64_avx512",
+        Metric::Ops,
+        Unit::FlopPerSec,
+    )
+    .param("precision", "fp64")
+    .param("isa", "avx512")
+    .param("threads", t)
+    .with_samples(samples)
 }
 
 fn chase(samples: Vec<f64>) -> BenchResult {
-    BenchResult::new("memory", "chase", "latency", "s")
+    BenchResult::new(Resource::Memory, "chase", Metric::Latency, Unit::Second)
         .param("kernel", "chase")
         .param("size", 268435456u64)
         .with_samples(samples)
@@ -344,9 +400,14 @@ pub fn compare_a() -> Report {
             fma(2, vec![200e9, 190e9, 210e9]),
             chase(vec![100e-9, 101e-9, 99e-9]),
             fma(4, vec![380e9]),
-            BenchResult::new("cpu", "dot_i8_avx512vnni", "ops", "OP/s")
-                .param("threads", 1)
-                .with_samples(vec![1e12, 1.01e12]),
+            BenchResult::new(
+                Resource::Cpu,
+                "dot_i8_avx512vnni",
+                Metric::Ops,
+                Unit::OpPerSec,
+            )
+            .param("threads", 1)
+            .with_samples(vec![1e12, 1.01e12]),
         ],
         "2026-11-20T10:00:00Z",
     )
@@ -362,9 +423,14 @@ pub fn compare_b() -> Report {
             fma(2, vec![201e9, 189e9, 212e9]),
             chase(vec![120e-9, 121e-9, 119e-9]),
             fma(4, vec![390e9]),
-            BenchResult::new("cpu", "tdpbf16ps_amx", "ops", "FLOP/s")
-                .param("threads", 1)
-                .with_samples(vec![2e12, 2.02e12]),
+            BenchResult::new(
+                Resource::Cpu,
+                "tdpbf16ps_amx",
+                Metric::Ops,
+                Unit::FlopPerSec,
+            )
+            .param("threads", 1)
+            .with_samples(vec![2e12, 2.02e12]),
         ],
         "2026-11-21T10:00:00Z",
     )
@@ -397,6 +463,11 @@ mod tests {
                 continue;
             }
             let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+            // Written in the current schema (a peakbench/1 file would parse equal too).
+            assert!(
+                on_disk.contains(&format!("\"schema\": \"{SCHEMA}\"")),
+                "{name} is not {SCHEMA}; rewrite with PEAKBENCH_BLESS=1 cargo test --release fixtures_on"
+            );
             let parsed = crate::report::load::parse(name, on_disk.as_bytes());
             assert!(
                 parsed.as_ref().is_ok_and(|p| *p == rep),

@@ -3,26 +3,26 @@
 //! cell, note and reference line goes through the one sanitiser
 //! ([`crate::util::sanitize`]) here, before the table, Markdown or CSV sees it.
 
-use super::model::{BenchResult, Status};
+use super::model::{is_size_param, BenchResult, Param, Status};
 use crate::util::sanitize;
 use crate::util::units::{format_si, format_size};
 
-/// Parameters whose numeric values are byte sizes, printed in binary units.
-const SIZE_PARAMS: [&str; 5] = ["block", "size", "file_size", "msg", "bytes"];
+/// One parameter's value as the views print it: a byte size (see
+/// [`super::model::SIZE_PARAMS`]) in binary units without a space (`8KiB`), anything
+/// else as it is.
+pub fn param_value(key: &str, v: &Param) -> String {
+    match v {
+        Param::Int(b) if is_size_param(key) => format_size(*b).replace(' ', ""),
+        other => other.to_string(),
+    }
+}
 
-/// `threads=2 isa=avx512 precision=fp64`, keys in sorted order; numeric sizes in
-/// binary units (`block=1 MiB`).
+/// `threads=2 isa=avx512 precision=fp64`, keys in sorted order; sizes in binary units
+/// (`block=1MiB`).
 pub fn params(r: &BenchResult) -> String {
     r.params
         .iter()
-        .map(|(k, v)| match v {
-            serde_json::Value::String(s) => format!("{k}={s}"),
-            serde_json::Value::Number(n) if SIZE_PARAMS.contains(&k.as_str()) => match n.as_u64() {
-                Some(b) => format!("{k}={}", format_size(b).replace(' ', "")),
-                None => format!("{k}={n}"),
-            },
-            other => format!("{k}={other}"),
-        })
+        .map(|(k, v)| format!("{k}={}", param_value(k, v)))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -31,7 +31,7 @@ pub fn params(r: &BenchResult) -> String {
 pub fn mean(r: &BenchResult) -> String {
     r.summary
         .as_ref()
-        .map_or(String::new(), |s| format_si(s.mean, &r.unit))
+        .map_or(String::new(), |s| format_si(s.mean, r.unit.as_str()))
 }
 
 /// Coefficient of variation in percent.
@@ -46,8 +46,8 @@ pub fn range(r: &BenchResult) -> String {
     r.summary.as_ref().map_or(String::new(), |s| {
         format!(
             "{} .. {}",
-            format_si(s.min, &r.unit),
-            format_si(s.max, &r.unit)
+            format_si(s.min, r.unit.as_str()),
+            format_si(s.max, r.unit.as_str())
         )
     })
 }
@@ -57,7 +57,7 @@ pub fn peak(r: &BenchResult) -> String {
     match &r.peak {
         Some(p) => p
             .value
-            .map_or("unknown".to_string(), |v| format_si(v, &r.unit)),
+            .map_or("unknown".to_string(), |v| format_si(v, r.unit.as_str())),
         None => String::new(),
     }
 }
@@ -110,9 +110,9 @@ pub fn row(r: &BenchResult) -> [String; 10] {
 
 fn raw_row(r: &BenchResult) -> [String; 10] {
     [
-        r.resource.clone(),
+        r.resource.to_string(),
         r.workload.clone(),
-        r.metric.clone(),
+        r.metric.to_string(),
         params(r),
         mean(r),
         cv(r),
@@ -154,13 +154,12 @@ fn note_label(r: &BenchResult) -> String {
     let mut label = format!("{} {}", r.resource, r.workload);
     for (k, v) in &r.params {
         if KEYS.contains(&k.as_str()) {
-            let v = match v {
-                serde_json::Value::String(s) => s.clone(),
-                serde_json::Value::Number(n) if k == "block" => n
-                    .as_u64()
-                    .map(|b| format_size(b).replace(' ', ""))
-                    .unwrap_or_else(|| n.to_string()),
-                other => other.to_string(),
+            // Only the block is shown as a size here (`msg=1024` stays a count of bytes,
+            // as the notes have always named it).
+            let v = if k == "block" {
+                param_value(k, v)
+            } else {
+                v.to_string()
             };
             label.push_str(&format!(" {k}={v}"));
         }
@@ -183,7 +182,7 @@ pub fn reference_lines(r: &BenchResult) -> Vec<String> {
                 mean(r),
                 x.tool,
                 x.version,
-                format_si(x.value, &x.unit),
+                format_si(x.value, x.unit.as_str()),
                 x.command
             ))
         })

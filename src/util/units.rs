@@ -33,6 +33,28 @@ fn number_and_suffix(text: &str) -> Option<(f64, String)> {
 /// (KB, MB, GB, TB) powers of 1000. Case-insensitive; the result must be a whole,
 /// non-zero number of bytes.
 pub fn parse_size(text: &str) -> Result<u64, ParseError> {
+    let bytes = size_bytes(text)?;
+    if bytes < 1.0 || bytes.fract() != 0.0 || bytes > u64::MAX as f64 {
+        return Err(ParseError(format!(
+            "'{text}' is not a whole, non-zero number of bytes"
+        )));
+    }
+    Ok(bytes as u64)
+}
+
+/// Reads back a size as [`format_size`] printed it (`7.81 KiB`, `7.81KiB`: two
+/// decimals, so not always a whole number of bytes), rounded to the nearest byte. For
+/// files of the `peakbench/1` schema, which stored some sizes that way.
+pub fn parse_printed_size(text: &str) -> Result<u64, ParseError> {
+    let bytes = size_bytes(text)?.round();
+    if bytes < 1.0 || bytes > u64::MAX as f64 {
+        return Err(ParseError(format!("'{text}' is not a non-zero size")));
+    }
+    Ok(bytes as u64)
+}
+
+/// The bytes `text` names, before any check that they are whole.
+fn size_bytes(text: &str) -> Result<f64, ParseError> {
     let bad = || {
         ParseError(format!(
             "'{text}' is not a size; use a number with B, KiB, MiB, GiB, TiB (or KB, MB, GB), e.g. 8KiB"
@@ -52,12 +74,12 @@ pub fn parse_size(text: &str) -> Result<u64, ParseError> {
         _ => return Err(bad()),
     };
     let bytes = value * mult;
-    if !bytes.is_finite() || bytes < 1.0 || bytes.fract() != 0.0 || bytes > u64::MAX as f64 {
+    if !bytes.is_finite() {
         return Err(ParseError(format!(
             "'{text}' is not a whole, non-zero number of bytes"
         )));
     }
-    Ok(bytes as u64)
+    Ok(bytes)
 }
 
 /// Parses a duration such as `500ms`, `2s`, `1.5s`, `10m`, `1h`; a bare number is seconds.
@@ -174,6 +196,23 @@ mod tests {
         assert!(parse_size("KiB").is_err());
         assert!(parse_size("12 parsecs").is_err());
         assert!(parse_size("").is_err());
+    }
+
+    #[test]
+    fn printed_sizes_read_back() {
+        for b in [8u64, 4096, 8000, 8_000_000, 80 << 20, 3 << 30] {
+            let printed = format_size(b);
+            let back = parse_printed_size(&printed.replace(' ', "")).unwrap();
+            // Two decimals of the unit: within half a hundredth of it.
+            assert!(
+                (back as f64 - b as f64).abs() / b as f64 <= 0.001,
+                "{printed}"
+            );
+            assert_eq!(format_size(back), printed);
+        }
+        assert_eq!(parse_printed_size("7.81KiB").unwrap(), 7997);
+        assert!(parse_printed_size("whole").is_err());
+        assert!(parse_printed_size("0B").is_err());
     }
 
     #[test]

@@ -12,39 +12,10 @@
 //! multiply-adds, i.e. 16 384 FLOP for tdpbf16ps and 32 768 OP for tdpbssd.
 
 use super::kernels::Operands;
-use std::sync::OnceLock;
 
-const ARCH_REQ_XCOMP_PERM: libc::c_long = 0x1023;
-const XFEATURE_XTILEDATA: libc::c_long = 18;
-
-/// Asks Linux for the AMX tile-data permission once; `Err` carries the reason.
-pub fn request_permission() -> Result<(), String> {
-    static RESULT: OnceLock<Result<(), String>> = OnceLock::new();
-    RESULT
-        .get_or_init(|| {
-            #[cfg(target_os = "linux")]
-            {
-                // SAFETY: arch_prctl with ARCH_REQ_XCOMP_PERM only changes this process's
-                // permitted xstate features; it takes no pointers.
-                let rc = unsafe {
-                    libc::syscall(libc::SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)
-                };
-                if rc == 0 {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "Linux refused the AMX tile-data permission (arch_prctl ARCH_REQ_XCOMP_PERM: {})",
-                        std::io::Error::last_os_error()
-                    ))
-                }
-            }
-            #[cfg(not(target_os = "linux"))]
-            {
-                Err("AMX needs Linux's ARCH_REQ_XCOMP_PERM".to_string())
-            }
-        })
-        .clone()
-}
+/// Linux's AMX tile-data permission lives with the CPU detection (`hw::cpu`), below
+/// both the kernels and the execution probe.
+pub use crate::hw::cpu::request_amx_permission as request_permission;
 
 /// Bytes of operand memory: two A tiles then two B tiles, 1 KiB each.
 pub const TILE_BYTES: usize = 1024;

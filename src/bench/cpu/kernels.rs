@@ -13,6 +13,7 @@
 
 use crate::hw::clock::ChainFn;
 use crate::hw::uarch::{Pipe, Width};
+use crate::report::model::Unit;
 
 /// Data type of a kernel (`--precision`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -79,10 +80,12 @@ impl Precision {
     }
 
     /// `FLOP/s` for floating point, `OP/s` for integers.
-    pub fn unit(self) -> &'static str {
+    pub fn unit(self) -> Unit {
         match self {
-            Precision::Fp16 | Precision::Bf16 | Precision::Fp32 | Precision::Fp64 => "FLOP/s",
-            _ => "OP/s",
+            Precision::Fp16 | Precision::Bf16 | Precision::Fp32 | Precision::Fp64 => {
+                Unit::FlopPerSec
+            }
+            _ => Unit::OpPerSec,
         }
     }
 }
@@ -625,18 +628,18 @@ pub static X86: &[Kernel] = &[
     // fp16
     row("fma_f16_avx512fp16", I::Avx512Fp16, P::Fp16, &["avx512f", "avx512fp16"], Some(Fp16), V512, 24, 64, lay(24, 64, 32, F16), V::Converge, x::fma_f16_avx512fp16, Some(x::fma_f16_avx512fp16_clock), ref_fma_f16),
     // bf16
-    row("dp_bf16_avx512bf16", I::Avx512Bf16, P::Bf16, &["avx512f", "avx512bf16"], Some(Dot), V512, 24, 64, lay(24, 64, 16, F32), V::Bf16Dot, x::dp_bf16_avx512bf16, Some(x::dp_bf16_avx512bf16_clock), ref_dot_bf16),
+    row("dp_bf16_avx512bf16", I::Avx512Bf16, P::Bf16, &["avx512f", "avx512bf16"], Some(DotBf16), V512, 24, 64, lay(24, 64, 16, F32), V::Bf16Dot, x::dp_bf16_avx512bf16, Some(x::dp_bf16_avx512bf16_clock), ref_dot_bf16),
     row("tdp_bf16_amx", I::Amx, P::Bf16, &["amx-tile", "amx-bf16"], Some(Amx), Tile, 4, 16384, lay(4, 1024, 256, F32), V::Bf16Dot, a::tdp_bf16_amx, None, ref_amx_bf16),
     // fp32
-    row("muladd_f32_scalar", I::Scalar, P::Fp32, &["sse2"], Some(Fma), Scalar, 24, 1, lay(12, 16, 1, F32), V::Converge, x::muladd_f32_scalar, Some(x::muladd_f32_scalar_clock), ref_muladd_f32),
-    row("muladd_f32_sse2", I::Sse2, P::Fp32, &["sse2"], Some(Fma), V128, 24, 4, lay(12, 16, 4, F32), V::Converge, x::muladd_f32_sse2, Some(x::muladd_f32_sse2_clock), ref_muladd_f32),
-    row("muladd_f32_avx", I::Avx, P::Fp32, &["avx"], Some(Fma), V256, 24, 8, lay(12, 32, 8, F32), V::Converge, x::muladd_f32_avx, Some(x::muladd_f32_avx_clock), ref_muladd_f32),
+    row("muladd_f32_scalar", I::Scalar, P::Fp32, &["sse2"], Some(MulAdd), Scalar, 24, 1, lay(12, 16, 1, F32), V::Converge, x::muladd_f32_scalar, Some(x::muladd_f32_scalar_clock), ref_muladd_f32),
+    row("muladd_f32_sse2", I::Sse2, P::Fp32, &["sse2"], Some(MulAdd), V128, 24, 4, lay(12, 16, 4, F32), V::Converge, x::muladd_f32_sse2, Some(x::muladd_f32_sse2_clock), ref_muladd_f32),
+    row("muladd_f32_avx", I::Avx, P::Fp32, &["avx"], Some(MulAdd), V256, 24, 8, lay(12, 32, 8, F32), V::Converge, x::muladd_f32_avx, Some(x::muladd_f32_avx_clock), ref_muladd_f32),
     row("fma_f32_avx2", I::Avx2, P::Fp32, &["avx", "fma"], Some(Fma), V256, 12, 16, lay(12, 32, 8, F32), V::Converge, x::fma_f32_avx2, Some(x::fma_f32_avx2_clock), ref_fma_f32),
     row("fma_f32_avx512", I::Avx512, P::Fp32, &["avx512f"], Some(Fma), V512, 24, 32, lay(24, 64, 16, F32), V::Converge, x::fma_f32_avx512, Some(x::fma_f32_avx512_clock), ref_fma_f32),
     // fp64
-    row("muladd_f64_scalar", I::Scalar, P::Fp64, &["sse2"], Some(Fma), Scalar, 24, 1, lay(12, 16, 1, F64), V::Converge, x::muladd_f64_scalar, Some(x::muladd_f64_scalar_clock), ref_muladd_f64),
-    row("muladd_f64_sse2", I::Sse2, P::Fp64, &["sse2"], Some(Fma), V128, 24, 2, lay(12, 16, 2, F64), V::Converge, x::muladd_f64_sse2, Some(x::muladd_f64_sse2_clock), ref_muladd_f64),
-    row("muladd_f64_avx", I::Avx, P::Fp64, &["avx"], Some(Fma), V256, 24, 4, lay(12, 32, 4, F64), V::Converge, x::muladd_f64_avx, Some(x::muladd_f64_avx_clock), ref_muladd_f64),
+    row("muladd_f64_scalar", I::Scalar, P::Fp64, &["sse2"], Some(MulAdd), Scalar, 24, 1, lay(12, 16, 1, F64), V::Converge, x::muladd_f64_scalar, Some(x::muladd_f64_scalar_clock), ref_muladd_f64),
+    row("muladd_f64_sse2", I::Sse2, P::Fp64, &["sse2"], Some(MulAdd), V128, 24, 2, lay(12, 16, 2, F64), V::Converge, x::muladd_f64_sse2, Some(x::muladd_f64_sse2_clock), ref_muladd_f64),
+    row("muladd_f64_avx", I::Avx, P::Fp64, &["avx"], Some(MulAdd), V256, 24, 4, lay(12, 32, 4, F64), V::Converge, x::muladd_f64_avx, Some(x::muladd_f64_avx_clock), ref_muladd_f64),
     row("fma_f64_avx2", I::Avx2, P::Fp64, &["avx", "fma"], Some(Fma), V256, 12, 8, lay(12, 32, 4, F64), V::Converge, x::fma_f64_avx2, Some(x::fma_f64_avx2_clock), ref_fma_f64),
     row("fma_f64_avx512", I::Avx512, P::Fp64, &["avx512f"], Some(Fma), V512, 24, 16, lay(24, 64, 8, F64), V::Converge, x::fma_f64_avx512, Some(x::fma_f64_avx512_clock), ref_fma_f64),
 ];

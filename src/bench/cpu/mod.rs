@@ -17,17 +17,18 @@ pub mod amx;
 pub mod generic;
 pub mod kernels;
 pub mod options;
+pub mod select;
 #[cfg(target_arch = "x86_64")]
 pub mod x86;
 
 use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::clock::{self as clock, chain_fn, measure_on, ClockKind};
 use crate::hw::peak::{cpu_peak, CpuPeakInput, Peak, PeakOverrides};
-use crate::hw::uarch::{self, Width};
+use crate::hw::uarch::Width;
 use crate::hw::HostInfo;
 use crate::measure::runner::Workload;
 use crate::measure::{RunConfig, Runner};
-use crate::report::model::BenchResult;
+use crate::report::model::{BenchResult, Metric, Note, Resource};
 use kernels::{Isa, Kernel, Precision, OUT_BYTES};
 use options::CpuOptions;
 use std::sync::Mutex;
@@ -90,8 +91,12 @@ pub fn peak_for(
             "unknown: generic kernel, the compiler chooses the instructions (use --peak)",
         );
     };
+    let rates = host.cpu.rates();
+    let rate = rates.rate(pipe, k.width);
     cpu_peak(&CpuPeakInput {
-        uarch: uarch::lookup(&host.cpu),
+        rate: &rate,
+        identified: &rates.identified,
+        note: rates.uarch.note,
         pipe,
         width: k.width,
         ops_per_instr: k.ops_per_instr as f64,
@@ -152,7 +157,7 @@ impl Case for CpuCase {
         let k = self.kernel;
         let host = ctx.host;
         let o = ctx.opts;
-        let mut r = BenchResult::new("cpu", k.name, "ops", k.precision.unit())
+        let mut r = BenchResult::new(Resource::Cpu, k.name, Metric::Ops, k.precision.unit())
             .param("precision", k.precision.name())
             .param("isa", k.isa.name())
             .param("threads", self.threads);
@@ -167,7 +172,7 @@ impl Case for CpuCase {
             Vec::new()
         };
         if !pinned {
-            r.notes.push(format!(
+            r.warn(format!(
                 "oversubscribed: {} threads on {} logical CPUs, not pinned",
                 self.threads, logical
             ));
@@ -215,15 +220,28 @@ impl Case for CpuCase {
         };
         let readings = readings.into_inner().unwrap();
         let clock = clock::used_hz(&readings);
-        r.notes.extend(clock_notes(&readings));
+        // The readings first (info), then the spread warning when there is one.
+        let mut clock_seen = clock_notes(&readings).into_iter();
+        r.notes.extend(clock_seen.next().map(Note::info));
+        r.notes.extend(clock_seen.map(Note::warning));
         r.clock_hz = clock;
         if self.sustain.is_some() {
             r.timeseries = Some(samples.iter().map(|s| (s.at, s.rate())).collect());
         }
         let cores = self.threads.min(host.cpu.cores).max(1);
         let peak = peak_for(k, host, cores, clock, &o.peaks);
-        r.with_samples(samples.iter().map(|s| s.rate()).collect())
-            .with_peak(peak)
+        let mut r = r
+            .with_samples(samples.iter().map(|s| s.rate()).collect())
+            .with_peak(peak);
+        if r.over_peak {
+            let hint = select::over_peak_hint(k, host, clock);
+            let over = crate::report::model::NoteKind::OverPeak;
+            if let Some(n) = r.notes.iter_mut().find(|n| n.kind == over) {
+                n.text.push_str("; ");
+                n.text.push_str(&hint);
+            }
+        }
+        r
     }
 }
 
@@ -293,7 +311,7 @@ impl Case for SkippedCase {
     }
 
     fn run(&self, _ctx: &Context) -> BenchResult {
-        BenchResult::new("cpu", "-", "ops", self.precision.unit())
+        BenchResult::new(Resource::Cpu, "-", Metric::Ops, self.precision.unit())
             .param("precision", self.precision.name())
             .skipped(self.reason.clone())
     }
@@ -309,28 +327,6 @@ pub fn default_threads(cores: usize) -> Vec<usize> {
     }
     v.push(cores.max(1));
     v
-}
-
-/// The strongest usable kernel per precision: the highest theoretical operations per
-/// cycle in the microarchitecture table (ties and unknown rows: the later table row).
-fn best_kernels(host: &HostInfo) -> Vec<&'static Kernel> {
-    let all = kernels::all();
-    let u = uarch::lookup(&host.cpu);
-    let per_cycle = |k: &Kernel| {
-        k.pipe
-            .map_or(0.0, |p| u.rate(p, k.width) * k.ops_per_instr as f64)
-    };
-    Precision::ALL
-        .iter()
-        .filter_map(|p| {
-            all.iter()
-                .filter(|k| k.precision == *p && unavailable(k, host).is_none())
-                .fold(None::<&'static Kernel>, |best, k| match best {
-                    Some(b) if per_cycle(b) > per_cycle(k) => Some(b),
-                    _ => Some(*k),
-                })
-        })
-        .collect()
 }
 
 impl Plan for CpuBench {
@@ -429,7 +425,8 @@ impl Benchmark for CpuBench {
             threads.push(cores);
         }
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
-        let best = best_kernels(ctx.host);
+        // A short single-thread run of each candidate settles the choice (≈ 10 ms each).
+        let best = select::best_kernels(ctx.host, &|k| select::quick_rate(k, 0.01));
         for p in Precision::ALL {
             if !best.iter().any(|k| k.precision == p) {
                 cases.push(Box::new(skipped_precision(p, ctx.host)));
@@ -451,6 +448,38 @@ impl Benchmark for CpuBench {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn probe_every_pipe_kernel_maps_to_a_test_of_its_pipe_and_width() {
+        for k in kernels::all() {
+            let Some(pipe) = k.pipe else { continue };
+            if pipe == crate::hw::uarch::Pipe::Alu {
+                assert!(
+                    crate::hw::probe::Test::for_kernel(k.name).is_none(),
+                    "{}",
+                    k.name
+                );
+                continue;
+            }
+            let t = crate::hw::probe::Test::for_kernel(k.name)
+                .unwrap_or_else(|| panic!("{} unmapped", k.name));
+            let want = match k.width {
+                Width::Scalar => Width::V128,
+                w => w,
+            };
+            assert_eq!(t.pipe_width(), (pipe, want), "{}", k.name);
+            // The test runs only where the kernel could.
+            for r in t.requires() {
+                assert!(
+                    k.requires.contains(r) || ["avx", "fma", "sse2"].contains(r),
+                    "{} needs {r}",
+                    k.name
+                );
+            }
+        }
+        assert!(crate::hw::probe::Test::for_kernel("add_i32_avx2").is_none());
+        assert!(crate::hw::probe::Test::for_kernel("muladd_f64_generic").is_none());
+    }
 
     #[test]
     fn every_runnable_kernel_matches_its_scalar_reference() {
@@ -516,7 +545,7 @@ mod tests {
     #[test]
     fn quick_covers_every_precision_the_cpu_has() {
         let host = HostInfo::detect(false);
-        let best = best_kernels(&host);
+        let best = select::best_kernels(&host, &|_| None);
         // Generic kernels guarantee fp32, fp64 and the four integer types everywhere.
         for p in [
             Precision::Int8,

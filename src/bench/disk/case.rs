@@ -17,7 +17,7 @@ use super::RunPlan;
 use crate::bench::{Case, Context};
 use crate::hw::peak::Peak;
 use crate::measure::Percentiles;
-use crate::report::model::BenchResult;
+use crate::report::model::{BenchResult, Metric, Note, NoteKind, Resource, Unit};
 use crate::util::units::{format_si, format_size};
 use std::os::fd::AsRawFd;
 use std::sync::{Arc, Barrier, Mutex};
@@ -43,7 +43,8 @@ impl Case for Skipped {
         "disk".into()
     }
     fn run(&self, _ctx: &Context) -> BenchResult {
-        BenchResult::new("disk", "all", "throughput", "B/s").skipped(self.0.clone())
+        BenchResult::new(Resource::Disk, "all", Metric::Throughput, Unit::BytePerSec)
+            .skipped(self.0.clone())
     }
 }
 
@@ -72,7 +73,11 @@ pub fn cases(plan: &Arc<RunPlan>, cfgs: &[Config]) -> Vec<Box<dyn Case>> {
     v
 }
 
-const METRICS: [(&str, &str); 3] = [("throughput", "B/s"), ("iops", "IO/s"), ("latency", "s")];
+const METRICS: [(Metric, Unit); 3] = [
+    (Metric::Throughput, Unit::BytePerSec),
+    (Metric::Iops, Unit::IoPerSec),
+    (Metric::Latency, Unit::Second),
+];
 
 impl Case for DiskCase {
     fn label(&self) -> String {
@@ -105,14 +110,14 @@ impl Case for DiskCase {
 /// A result with the configuration's params.
 fn base(plan: &RunPlan, c: Config, part: usize) -> BenchResult {
     let (metric, unit) = METRICS[part];
-    let mut r = BenchResult::new("disk", &c.pattern.name(), metric, unit)
+    let mut r = BenchResult::new(Resource::Disk, &c.pattern.name(), metric, unit)
         .param("pattern", c.pattern.name())
-        .param("block", c.block)
+        .size("block", c.block)
         .param("depth", c.depth)
         .param("jobs", c.jobs)
         .param("engine", plan.engine.name())
         .param("direct", !plan.opts.buffered)
-        .param("file_size", plan.ws.file_size);
+        .size("file_size", plan.ws.file_size);
     if let Some(d) = &plan.device {
         r = r.param("device", d.name.clone());
     }
@@ -362,15 +367,15 @@ fn results(plan: &RunPlan, c: Config, ctx: &Context, stats: &[JobStats]) -> Vec<
             "raw block device (--allow-destructive): the job regions were overwritten with test data".into(),
         );
     }
-    let mut notes = Vec::new();
+    let mut notes: Vec<Note> = Vec::new();
     let total_ios: u64 = wins.iter().map(|w| w.ios).sum();
     if let Pattern::RwMix(_) = c.pattern {
         let reads: u64 = wins.iter().map(|w| w.reads).sum();
         if total_ios > 0 {
-            notes.push(format!(
+            notes.push(Note::info(format!(
                 "reads {:.1} % of completed I/O",
                 reads as f64 * 100.0 / total_ios as f64
-            ));
+            )));
         }
     }
     if wins.iter().any(|w| w.ios == 0) {
@@ -395,7 +400,7 @@ fn results(plan: &RunPlan, c: Config, ctx: &Context, stats: &[JobStats]) -> Vec<
         max: hist.max() as f64 * 1e-9,
     };
     if plan.opts.sustain.is_some() {
-        notes.push(steady_state(&thr));
+        notes.push(Note::info(steady_state(&thr)));
     }
     let peaks = &ctx.opts.peaks;
     let thr_peak = match peaks.find(&["disk.throughput".into(), "disk".into()]) {
@@ -420,17 +425,17 @@ fn results(plan: &RunPlan, c: Config, ctx: &Context, stats: &[JobStats]) -> Vec<
         r
     };
     let mut t = base(plan, c, 0).with_samples(thr).with_peak(thr_peak);
-    t.notes.insert(0, info.join("; "));
+    t.notes.insert(0, Note::info(info.join("; ")));
     t.timeseries = Some(per_sec);
     let mut i = base(plan, c, 1).with_samples(iops).with_peak(iops_peak);
     // Same windows as throughput (bytes = IOs × block), so the same CV: warn once.
-    i.notes.retain(|n| !n.starts_with("CV"));
+    i.notes.retain(|n| n.kind != NoteKind::HighCv);
     let mut l = base(plan, c, 2).with_samples(lat);
     // The table shows the mean; the percentiles are the figure users compare with
     // fio's clat, so they also go into a note (the JSON has them in `percentiles`).
     l.notes.insert(
         0,
-        format!(
+        Note::info(format!(
             "clat p50 {} p90 {} p99 {} p99.9 {} max {} ({} I/Os)",
             format_si(pct.p50, "s"),
             format_si(pct.p90, "s"),
@@ -438,7 +443,7 @@ fn results(plan: &RunPlan, c: Config, ctx: &Context, stats: &[JobStats]) -> Vec<
             format_si(pct.p99_9, "s"),
             format_si(pct.max, "s"),
             hist.len()
-        ),
+        )),
     );
     l.percentiles = Some(pct);
     vec![with_notes(t), with_notes(i), with_notes(l)]

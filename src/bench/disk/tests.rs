@@ -215,5 +215,5 @@ fn three_results_share_one_run() {
     assert!((t - 4096.0 * i).abs() < 1e-6 * t);
     let pc = rs[2].percentiles.as_ref().unwrap();
     assert!(pc.p50 > 0.0 && pc.p50 <= pc.p99 && pc.p99 <= pc.max);
-    assert!(rs[0].notes[0].contains("pread/pwrite; O_DIRECT"));
+    assert!(rs[0].notes[0].text.contains("pread/pwrite; O_DIRECT"));
 }

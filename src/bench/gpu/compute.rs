@@ -23,6 +23,7 @@
 
 use super::device::{dispatch, Gpu, WORKGROUP};
 use crate::hw::gpu_table::GpuPrecision;
+use crate::report::model::Unit;
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -53,19 +54,19 @@ pub struct Kernel {
     /// Operations per lane per step.
     pub ops_per_step: f64,
     /// `FLOP/s` or `OP/s`.
-    pub unit: &'static str,
+    pub unit: Unit,
 }
 
 impl Kernel {
     /// The kernel of a precision.
     pub fn of(p: GpuPrecision) -> Kernel {
         let (workload, ty, bytes, ops, unit) = match p {
-            GpuPrecision::Fp32 => ("fma", "f32", 4, 2.0, "FLOP/s"),
-            GpuPrecision::Fp16 => ("fma", "f16", 2, 2.0, "FLOP/s"),
-            GpuPrecision::Fp64 => ("fma", "f64", 8, 2.0, "FLOP/s"),
-            GpuPrecision::Int32 => ("muladd", "u32", 4, 2.0, "OP/s"),
-            GpuPrecision::Int64 => ("muladd", "u64", 8, 2.0, "OP/s"),
-            GpuPrecision::Int8 => ("dot4", "i32", 4, 8.0, "OP/s"),
+            GpuPrecision::Fp32 => ("fma", "f32", 4, 2.0, Unit::FlopPerSec),
+            GpuPrecision::Fp16 => ("fma", "f16", 2, 2.0, Unit::FlopPerSec),
+            GpuPrecision::Fp64 => ("fma", "f64", 8, 2.0, Unit::FlopPerSec),
+            GpuPrecision::Int32 => ("muladd", "u32", 4, 2.0, Unit::OpPerSec),
+            GpuPrecision::Int64 => ("muladd", "u64", 8, 2.0, Unit::OpPerSec),
+            GpuPrecision::Int8 => ("dot4", "i32", 4, 8.0, Unit::OpPerSec),
         };
         Kernel {
             precision: p,

@@ -19,6 +19,7 @@
 use super::device::{Gpu, Timing, WORKGROUP};
 use super::options::MemKernel;
 use crate::measure::stats::{percentiles, Percentiles};
+use crate::report::model::Param;
 use std::time::{Duration, Instant};
 
 /// Multiplier of the data pattern.
@@ -67,7 +68,7 @@ pub struct Measured {
     /// Latency percentiles (`dispatch` only).
     pub percentiles: Option<Percentiles>,
     /// Parameters for the result (`chunks`, `bytes`, `repeats`…).
-    pub params: Vec<(&'static str, serde_json::Value)>,
+    pub params: Vec<(&'static str, Param)>,
     /// Notes for the result.
     pub notes: Vec<String>,
 }

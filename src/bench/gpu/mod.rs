@@ -22,7 +22,7 @@ use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::gpu::GpuInfo;
 use crate::hw::gpu_table::GpuPrecision;
 use crate::hw::peak::Peak;
-use crate::report::model::BenchResult;
+use crate::report::model::{BenchResult, Metric, Resource, Unit};
 use device::Gpu;
 use options::{GpuOptions, MemKernel};
 use std::sync::{Arc, OnceLock};
@@ -69,12 +69,18 @@ impl What {
         match self {
             What::Compute(p) => {
                 let k = compute::Kernel::of(*p);
-                BenchResult::new("gpu", k.workload, "ops", k.unit).param("precision", p.name())
+                BenchResult::new(Resource::Gpu, k.workload, Metric::Ops, k.unit)
+                    .param("precision", p.name())
             }
             What::Memory(MemKernel::Dispatch) => {
-                BenchResult::new("gpu", "dispatch", "latency", "s")
+                BenchResult::new(Resource::Gpu, "dispatch", Metric::Latency, Unit::Second)
             }
-            What::Memory(k) => BenchResult::new("gpu", k.name(), "throughput", "B/s"),
+            What::Memory(k) => BenchResult::new(
+                Resource::Gpu,
+                k.name(),
+                Metric::Throughput,
+                Unit::BytePerSec,
+            ),
         }
     }
 }
@@ -184,7 +190,7 @@ fn run_compute(
             "; dot4I8Packed is one OpSDot (DP4A) where the driver has VK_KHR_shader_integer_dot_product, else naga emulates it",
         );
     }
-    r.notes.push(note);
+    r.info(note);
     let peak = peak_for(&gpu.info, p.name(), &[format!("gpu.{}", p.name())], ctx);
     r.with_samples(samples).with_peak(peak)
 }
@@ -218,7 +224,7 @@ fn run_memory(
     } else {
         format!("; {}", gpu.timing_note())
     };
-    r.notes.push(format!(
+    r.info(format!(
         "{}{timing}; {}",
         adapter_note(&gpu.info),
         m.notes.join("; ")

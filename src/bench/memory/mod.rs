@@ -25,7 +25,7 @@ use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::peak::{Peak, PeakOverrides};
 use crate::hw::HostInfo;
 use crate::measure::{RunConfig, Runner, Sample, Scaling};
-use crate::report::model::BenchResult;
+use crate::report::model::{BenchResult, Metric, Note, Resource, Unit};
 use crate::util::units::format_size;
 use bandwidth::{BwWork, Geometry};
 use chase::ChaseWork;
@@ -173,20 +173,21 @@ fn level_peak(level: Level, host: &HostInfo, overrides: &PeakOverrides) -> Optio
     })
 }
 
-/// `256MiB`, `4KiB`, `8B`: a size `--size`/`--block` accept back.
+/// `256MiB`, `4KiB`, `8B`: a size `--size`/`--block` accept back, for case labels (the
+/// results hold sizes as numbers of bytes).
 pub fn size_param(bytes: u64) -> String {
     format_size(bytes).replace(' ', "")
 }
 
 /// Threads, pinning and the runner configuration for a case.
-fn run_config(ctx: &Context, threads: usize, notes: &mut Vec<String>) -> RunConfig {
+fn run_config(ctx: &Context, threads: usize, notes: &mut Vec<Note>) -> RunConfig {
     let logical = ctx.host.cpu.pin_order.len();
     let cpus = if threads <= logical {
         ctx.host.cpu.pin_order[..threads].to_vec()
     } else {
-        notes.push(format!(
+        notes.push(Note::warning(format!(
             "oversubscribed: {threads} threads on {logical} logical CPUs, not pinned"
-        ));
+        )));
         Vec::new()
     };
     RunConfig {
@@ -253,35 +254,42 @@ impl Case for BwCase {
             total(self.size, self.threads, ctx.opts.scaling),
             self.threads,
         );
-        let mut r = BenchResult::new("memory", k.name, "throughput", "B/s")
-            .param("kernel", k.op.name())
-            .param("pattern", self.pattern.name())
-            .param("size", size_param(self.size))
-            .param("threads", self.threads)
-            .param("isa", k.isa.name())
-            .param("nt", k.nt)
-            .param("level", level.name())
-            .param(
-                "bytes",
-                if self.count_wa && !k.nt {
-                    "stream+write-allocate"
-                } else {
-                    "stream"
-                },
-            );
+        let mut r = BenchResult::new(
+            Resource::Memory,
+            k.name,
+            Metric::Throughput,
+            Unit::BytePerSec,
+        )
+        .param("kernel", k.op.name())
+        .param("pattern", self.pattern.name())
+        .size("size", self.size)
+        .param("threads", self.threads)
+        .param("isa", k.isa.name())
+        .param("nt", k.nt)
+        .param("level", level.name())
+        .param(
+            "bytes",
+            if self.count_wa && !k.nt {
+                "stream+write-allocate"
+            } else {
+                "stream"
+            },
+        );
         let per = per_thread(self.size, self.threads, ctx.opts.scaling);
         let geo = match Geometry::new(per, k.op.arrays(), self.block) {
             Ok(g) => g,
             Err(e) => {
-                return r
-                    .param("block", self.block.map_or("whole".into(), size_param))
-                    .skipped(e)
+                // No block was given (whole arrays): there is no block size to record.
+                if let Some(b) = self.block {
+                    r = r.size("block", b);
+                }
+                return r.skipped(e);
             }
         };
-        r = r.param("block", size_param(geo.block_elems as u64 * 8));
-        r.notes.push(byte_note(k, self.count_wa));
+        r = r.size("block", geo.block_elems as u64 * 8);
+        r.info(byte_note(k, self.count_wa));
         if let Some(n) = &self.nt_note {
-            r.notes.push(n.clone());
+            r.info(n.clone());
         }
         let cfg = run_config(ctx, self.threads, &mut r.notes);
         let errors = Mutex::new(Vec::new());
@@ -334,7 +342,7 @@ fn finish(
         return r.failed(format!("wrong result: {e}"));
     }
     if let Some((huge, len)) = *pages_seen.lock().unwrap() {
-        r.notes.push(region::pages_note(Pages::Huge, huge, len));
+        r.info(region::pages_note(Pages::Huge, huge, len));
     }
     r.with_samples(samples.iter().map(value).collect())
 }
@@ -374,11 +382,11 @@ impl Case for ChaseCase {
             total(self.size, self.threads, ctx.opts.scaling),
             self.threads,
         );
-        let mut r = BenchResult::new("memory", "chase", "latency", "s")
+        let mut r = BenchResult::new(Resource::Memory, "chase", Metric::Latency, Unit::Second)
             .param("kernel", "chase")
             .param("pattern", "rand")
-            .param("block", size_param(chase::NODE as u64))
-            .param("size", size_param(self.size))
+            .size("block", chase::NODE as u64)
+            .size("size", self.size)
             .param("threads", self.threads)
             .param("level", level.name());
         let per = per_thread(self.size, self.threads, ctx.opts.scaling);
@@ -387,7 +395,7 @@ impl Case for ChaseCase {
                 "working set too small: {per} B per thread, a chase needs at least 2 lines"
             ));
         }
-        r.notes.push(format!(
+        r.info(format!(
             "latency: dependent loads over one random cycle (Sattolo) of {} cache lines of {} B per thread; hardware prefetchers stay enabled but cannot predict the order",
             per / chase::NODE as u64,
             chase::NODE
@@ -473,6 +481,21 @@ impl Plan for MemoryBench {
                     if max_threads == 1 { "" } else { " or fewer --threads" }
                 ))
             })?;
+        // The RAM check first: it names the real limit of a machine (the chase's own
+        // limit lies far above any RAM this check accepts).
+        let avail = host.memory.available_bytes;
+        if avail > 0 && need as f64 > avail as f64 * MEM_FRACTION {
+            return Err(UsageError::new(
+                "--size",
+                format!(
+                    "the working set needs {} but only {} is available ({} of MemAvailable {}); use a smaller --size",
+                    format_size(need),
+                    format_size((avail as f64 * MEM_FRACTION) as u64),
+                    (MEM_FRACTION * 100.0).round(),
+                    format_size(avail)
+                ),
+            ));
+        }
         if kinds.contains(&Kind::Chase) {
             let per = sizes
                 .iter()
@@ -489,19 +512,6 @@ impl Plan for MemoryBench {
                     format_size(per)
                 )));
             }
-        }
-        let avail = host.memory.available_bytes;
-        if avail > 0 && need as f64 > avail as f64 * MEM_FRACTION {
-            return Err(UsageError::new(
-                "--size",
-                format!(
-                    "the working set needs {} but only {} is available ({} of MemAvailable {}); use a smaller --size",
-                    format_size(need),
-                    format_size((avail as f64 * MEM_FRACTION) as u64),
-                    (MEM_FRACTION * 100.0).round(),
-                    format_size(avail)
-                ),
-            ));
         }
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
         for kind in &kinds {

@@ -9,20 +9,20 @@ use super::proto::{Direction, EndReport, Proto, SentCount, TestKind, TestSpec};
 use crate::bench::Context;
 use crate::hw::peak::Peak;
 use crate::measure::Percentiles;
-use crate::report::model::BenchResult;
+use crate::report::model::{BenchResult, Metric, Resource, Unit};
 use crate::util::units::format_si;
 
 /// The result skeleton of a case, before anything ran.
 pub fn base(spec: &TestSpec) -> BenchResult {
     let (metric, unit) = match spec.test {
-        TestKind::Throughput => ("throughput", "B/s"),
-        TestKind::Latency => ("latency", "s"),
+        TestKind::Throughput => (Metric::Throughput, Unit::BytePerSec),
+        TestKind::Latency => (Metric::Latency, Unit::Second),
     };
     let workload = format!("{}_{}", spec.proto.name(), spec.test.name());
-    let mut r = BenchResult::new("net", &workload, metric, unit)
+    let mut r = BenchResult::new(Resource::Net, &workload, metric, unit)
         .param("proto", spec.proto.name())
         .param("test", spec.test.name())
-        .param("msg", spec.msg)
+        .size("msg", u64::from(spec.msg))
         .param("streams", spec.streams);
     if spec.test == TestKind::Throughput {
         r = r.param(
@@ -193,7 +193,7 @@ fn latency_result(mut r: BenchResult, l: Option<LatencyOut>, o: &Outcome) -> Ben
         .map(|(s, n)| s / *n as f64)
         .collect();
     if samples.len() < l.per_interval.len() {
-        r.notes.push(format!(
+        r.warn(format!(
             "{} of {} intervals had no complete round trip",
             l.per_interval.len() - samples.len(),
             l.per_interval.len()
@@ -211,7 +211,7 @@ fn latency_result(mut r: BenchResult, l: Option<LatencyOut>, o: &Outcome) -> Ben
         p99_9: q(0.999),
         max: h.max() as f64 * 1e-9,
     });
-    r.notes.push(format!(
+    r.info(format!(
         "round trip (sockperf prints RTT/2): {} round trips, p50 {} (one-way {}), p99 {}",
         h.len(),
         format_si(q(0.5), "s"),
@@ -219,12 +219,12 @@ fn latency_result(mut r: BenchResult, l: Option<LatencyOut>, o: &Outcome) -> Ben
         format_si(q(0.99), "s")
     ));
     if l.lost > 0 {
-        r.notes.push(format!(
+        r.warn(format!(
             "{} of {} pings got no reply within 200 ms (counted lost, not in the percentiles)",
             l.lost, l.sent
         ));
     }
-    r.notes.push(cpu_note(o));
+    r.info(cpu_note(o));
     r.with_samples(samples)
 }
 
@@ -265,7 +265,7 @@ pub fn build(mut r: BenchResult, spec: &TestSpec, o: Outcome, ctx: &Context) -> 
     let sent_bytes = sum(send, &ids, |s| s.sent_bytes);
     let samples = rates(&recv.recv_intervals);
     let sender = mean(&rates(&send.sent_intervals));
-    r.notes.push(format!(
+    r.info(format!(
         "counted at the receiver (payload bytes, as iperf3): {} {label}; sender view {}; totals: sent {sent_bytes} B, received {recv_bytes} B",
         gbit(mean(&samples)),
         gbit(sender)
@@ -273,7 +273,7 @@ pub fn build(mut r: BenchResult, spec: &TestSpec, o: Outcome, ctx: &Context) -> 
     if spec.direction == Direction::Bidir {
         let rb = sum(&o.local.report, &down, |s| s.recv_bytes);
         let sb = sum(&o.remote, &down, |s| s.sent_bytes);
-        r.notes.push(format!(
+        r.info(format!(
             "bidir, server→client at the same time: {} (received {rb} B of {sb} B sent)",
             gbit(mean(&rates(&o.local.report.recv_intervals)))
         ));
@@ -290,17 +290,17 @@ pub fn build(mut r: BenchResult, spec: &TestSpec, o: Outcome, ctx: &Context) -> 
     }
     if spec.proto == Proto::Udp {
         let (note, _, _) = udp_note(recv, sent_counts, &ids);
-        r.notes.push(note);
+        r.info(note);
     }
-    r.notes.push(cpu_note(&o));
+    r.info(cpu_note(&o));
     if spec.zerocopy && o.local_addr.ip().is_loopback() {
-        r.notes.push("zero-copy on loopback: no NIC reads the pages, so the kernel copies them anyway and the completions only add work; use --zerocopy between hosts".into());
+        r.warn("zero-copy on loopback: no NIC reads the pages, so the kernel copies them anyway and the completions only add work; use --zerocopy between hosts");
     }
     let pk = peak(&o, spec, ctx);
     let mut r = r.with_samples(samples);
     if let Some((p, extra)) = pk {
         if let Some(e) = extra {
-            r.notes.push(e);
+            r.info(e);
         }
         r = r.with_peak(p);
     }

@@ -1,0 +1,773 @@
+//! Probe of one core's execution resources, independent of the microarchitecture
+//! table: how many instructions of each class (FMA, mul+add, vpmulld, vpmullq, dot
+//! products, AVX512-FP16 FMA, AMX tile multiplies) the core retires per cycle, as a
+//! whole number of units (or a known fraction: 1/16 for AMX, 2/3 for vpmullq), never
+//! as a fraction of a measured rate. A peak built from it stays a peak.
+//!
+//! Method, per test, on one thread pinned to one CPU:
+//! - The loop (`probe_x86.rs`) runs one instruction class on enough independent
+//!   accumulators that only the number of units bounds it. It is timed for about 0.6 ms,
+//!   six times, after a 2 ms warm-up that also settles the frequency licence.
+//! - Before each timing the core clock is read with the clock chain of `hw::clock`
+//!   (dependent `add reg, reg`, one per cycle, so adds ÷ seconds = Hz), as long:
+//!   the plain chain for 128-bit tests, and for 256/512-bit and AMX tests the same
+//!   chain with one FMA of that width after every add, so the clock is read in the
+//!   licence dense vector code of that width runs in (Intel cores lower the clock for
+//!   it; see `hw::clock`). Cycles = seconds × Hz, back to back with the loop.
+//! - Stolen time (preemption, a descheduled vCPU) only ever lowers a loop's rate or a
+//!   clock reading, so, as `hw::clock` does, each half of the rounds gives one estimate
+//!   = (largest loop rate) ÷ (largest clock). [`decide`] snaps each estimate to the
+//!   nearest allowed unit count and accepts only when every estimate lies within
+//!   [`TOLERANCE`] of the same one; otherwise the test has no result and says why.
+//! - A test that does not settle (a shared core spoilt its readings) is run again, up
+//!   to [`ATTEMPTS`] times. A core whose SMT sibling (or, in a VM, the host's) keeps
+//!   the same units busy the whole time reads fewer units than it has: contention only
+//!   ever lowers a count, so a count above the table's is safe to believe, one below
+//!   it deserves a quiet rerun.
+//! - Where the instruction order changes how close a core comes to its pipes (mul+add
+//!   on Zen 3), two orders are timed in the same rounds and the faster counts.
+//! - 512-bit FMA units: on Intel the second 512-bit FMA unit sits on port 5, the only
+//!   port for 512-bit shuffles. The FMA loop is timed again with one independent
+//!   shuffle per FMA: with two units it takes twice as long (port 5 now shuffles), with
+//!   one it takes the same time (the shuffles run beside the single unit). That ratio
+//!   needs no clock at all; [`decide_fma512`] requires it to agree with the pure loop
+//!   on Intel, and only reports it elsewhere (AMD's pipes are laid out differently).
+//!
+//! A test runs only when the CPU (and OS) has its instructions; AMX also needs
+//! Linux's tile-data permission (`hw::cpu::request_amx_permission`). All tests
+//! take about 10–20 ms each: 0.1–0.2 s on an AVX2 core, 0.3–0.4 s with everything.
+//! The result is measured once per process ([`probe`]).
+
+use super::cpu::CpuInfo;
+use super::rates::ProbedRate;
+use super::uarch::{Pipe, Width};
+use std::fmt;
+use std::sync::OnceLock;
+
+/// Largest relative distance between a measured rate and the unit count it is
+/// snapped to. Allowed counts are at least 1/3 apart (relative), so no measurement is
+/// within this distance of two of them.
+pub const TOLERANCE: f64 = 0.12;
+
+/// The tolerance for counts a factor of 2 apart (AMX, the shuffle-mix slowdown): AMX
+/// runs in its own power licence, which the FMA clock chain may not match exactly.
+pub const WIDE_TOLERANCE: f64 = 0.25;
+
+/// One probe test: an instruction class at a width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Test {
+    /// `vfmadd231pd` at 128, 256 or 512 bits.
+    Fma(Width),
+    /// 512-bit FMAs mixed 1:1 with `vshufps` (evidence for [`Test::Fma`] at 512 bits;
+    /// never a report entry of its own).
+    FmaShuffleMix,
+    /// Independent multiplies and adds in equal numbers (`mulpd`/`addpd`, VEX/EVEX
+    /// `vmulpd`/`vaddpd`); counts both, as the mul+add kernels do.
+    MulAdd(Width),
+    /// `vpmulld` at 128, 256 or 512 bits.
+    Vpmulld(Width),
+    /// 512-bit `vpmullq`.
+    Vpmullq,
+    /// `vpmaddwd` at 128, 256 or 512 bits.
+    Vpmaddwd(Width),
+    /// `vpdpbusd` (AVX-VNNI at 256, AVX512-VNNI at 512 bits).
+    Vpdpbusd(Width),
+    /// `vpdpwssd` (AVX-VNNI at 256, AVX512-VNNI at 512 bits).
+    Vpdpwssd(Width),
+    /// 512-bit `vdpbf16ps`.
+    Vdpbf16ps,
+    /// 512-bit `vfmadd231ph` (AVX512-FP16).
+    Fp16Fma,
+    /// AMX `tdpbf16ps`.
+    AmxBf16,
+    /// AMX `tdpbssd`.
+    AmxInt8,
+}
+
+/// Allowed FMA and mul+add instructions per cycle.
+pub const FMA_UNITS: &[f64] = &[0.5, 1.0, 2.0, 3.0, 4.0];
+/// Allowed integer multiplies per cycle (vpmullq is 3 µops: 1/3 or 2/3 on Intel).
+pub const MUL_UNITS: &[f64] = &[0.25, 1.0 / 3.0, 0.5, 2.0 / 3.0, 1.0, 2.0];
+/// Allowed dot-product instructions per cycle.
+pub const DOT_UNITS: &[f64] = &[0.5, 1.0, 2.0, 3.0, 4.0];
+/// Allowed AVX512-FP16 FMAs per cycle.
+pub const FP16_UNITS: &[f64] = &[0.5, 1.0, 2.0];
+/// Allowed AMX tile multiplies per cycle (one per 16 cycles on Sapphire Rapids).
+pub const AMX_UNITS: &[f64] = &[1.0 / 32.0, 1.0 / 16.0, 1.0 / 8.0, 1.0 / 4.0];
+/// Allowed slowdowns of the 512-bit FMA loop by the shuffle mix (= 512-bit FMA units).
+pub const MIX_UNITS: &[f64] = &[1.0, 2.0];
+
+/// Every test a report may hold, in report order.
+pub const TESTS: &[Test] = &[
+    Test::Fma(Width::V128),
+    Test::Fma(Width::V256),
+    Test::Fma(Width::V512),
+    Test::MulAdd(Width::V128),
+    Test::MulAdd(Width::V256),
+    Test::MulAdd(Width::V512),
+    Test::Vpmulld(Width::V128),
+    Test::Vpmulld(Width::V256),
+    Test::Vpmulld(Width::V512),
+    Test::Vpmullq,
+    Test::Vpmaddwd(Width::V128),
+    Test::Vpmaddwd(Width::V256),
+    Test::Vpmaddwd(Width::V512),
+    Test::Vpdpbusd(Width::V256),
+    Test::Vpdpbusd(Width::V512),
+    Test::Vpdpwssd(Width::V256),
+    Test::Vpdpwssd(Width::V512),
+    Test::Vdpbf16ps,
+    Test::Fp16Fma,
+    Test::AmxBf16,
+    Test::AmxInt8,
+];
+
+fn reg(w: Width) -> &'static str {
+    match w {
+        Width::V512 => "zmm",
+        Width::V256 => "ymm",
+        _ => "xmm",
+    }
+}
+
+impl Test {
+    /// Instruction and register, e.g. `vfmadd231pd ymm`.
+    pub fn name(self) -> String {
+        match self {
+            Test::Fma(w) => format!("vfmadd231pd {}", reg(w)),
+            Test::FmaShuffleMix => "vfmadd231pd+vshufps zmm".into(),
+            Test::MulAdd(Width::V512) => "vmulpd+vaddpd zmm".into(),
+            Test::MulAdd(Width::V256) => "vmulpd+vaddpd ymm".into(),
+            Test::MulAdd(_) => "mulpd+addpd xmm".into(),
+            Test::Vpmulld(w) => format!("vpmulld {}", reg(w)),
+            Test::Vpmullq => "vpmullq zmm".into(),
+            Test::Vpmaddwd(w) => format!("vpmaddwd {}", reg(w)),
+            Test::Vpdpbusd(w) => format!("vpdpbusd {}", reg(w)),
+            Test::Vpdpwssd(w) => format!("vpdpwssd {}", reg(w)),
+            Test::Vdpbf16ps => "vdpbf16ps zmm".into(),
+            Test::Fp16Fma => "vfmadd231ph zmm".into(),
+            Test::AmxBf16 => "tdpbf16ps".into(),
+            Test::AmxInt8 => "tdpbssd".into(),
+        }
+    }
+
+    /// The table's pipe class and width this test settles.
+    pub fn pipe_width(self) -> (Pipe, Width) {
+        match self {
+            Test::Fma(w) => (Pipe::Fma, w),
+            Test::MulAdd(w) => (Pipe::MulAdd, w),
+            Test::FmaShuffleMix => (Pipe::Fma, Width::V512),
+            Test::Vpmulld(w) => (Pipe::Mul32, w),
+            Test::Vpmullq => (Pipe::Mul64, Width::V512),
+            Test::Vpmaddwd(w) | Test::Vpdpbusd(w) | Test::Vpdpwssd(w) => (Pipe::Dot, w),
+            Test::Vdpbf16ps => (Pipe::DotBf16, Width::V512),
+            Test::Fp16Fma => (Pipe::Fp16, Width::V512),
+            Test::AmxBf16 | Test::AmxInt8 => (Pipe::Amx, Width::Tile),
+        }
+    }
+
+    /// Feature names (as in `CpuInfo::features`) the CPU must have.
+    pub fn requires(self) -> &'static [&'static str] {
+        match self {
+            Test::Fma(Width::V512) | Test::FmaShuffleMix | Test::MulAdd(Width::V512) => {
+                &["avx512f"]
+            }
+            Test::Fma(_) => &["avx", "fma"],
+            Test::MulAdd(Width::V256) => &["avx"],
+            Test::MulAdd(_) => &["sse2"],
+            Test::Vpmulld(Width::V512) => &["avx512f"],
+            Test::Vpmulld(Width::V256) => &["avx2"],
+            Test::Vpmulld(_) => &["avx"],
+            Test::Vpmullq => &["avx512f", "avx512dq"],
+            Test::Vpmaddwd(Width::V512) => &["avx512f", "avx512bw"],
+            Test::Vpmaddwd(Width::V256) => &["avx2"],
+            Test::Vpmaddwd(_) => &["avx"],
+            Test::Vpdpbusd(Width::V512) | Test::Vpdpwssd(Width::V512) => &["avx512f", "avx512vnni"],
+            Test::Vpdpbusd(_) | Test::Vpdpwssd(_) => &["avx2", "avxvnni"],
+            Test::Vdpbf16ps => &["avx512f", "avx512bf16"],
+            Test::Fp16Fma => &["avx512f", "avx512fp16"],
+            Test::AmxBf16 => &["amx-tile", "amx-bf16"],
+            Test::AmxInt8 => &["amx-tile", "amx-int8"],
+        }
+    }
+
+    /// The unit counts a measurement may snap to.
+    pub fn candidates(self) -> &'static [f64] {
+        match self {
+            Test::Fma(_) | Test::MulAdd(_) => FMA_UNITS,
+            Test::FmaShuffleMix => MIX_UNITS,
+            Test::Vpmulld(_) | Test::Vpmullq => MUL_UNITS,
+            Test::Vpmaddwd(_) | Test::Vpdpbusd(_) | Test::Vpdpwssd(_) | Test::Vdpbf16ps => {
+                DOT_UNITS
+            }
+            Test::Fp16Fma => FP16_UNITS,
+            Test::AmxBf16 | Test::AmxInt8 => AMX_UNITS,
+        }
+    }
+
+    /// Relative tolerance of [`decide_within`] for this test's candidates.
+    pub fn tolerance(self) -> f64 {
+        match self {
+            Test::AmxBf16 | Test::AmxInt8 | Test::FmaShuffleMix => WIDE_TOLERANCE,
+            _ => TOLERANCE,
+        }
+    }
+
+    /// What one counted instruction is called in evidence.
+    fn unit_word(self) -> &'static str {
+        match self {
+            Test::Fma(_) | Test::FmaShuffleMix => "FMA",
+            Test::MulAdd(_) => "mul/add",
+            Test::Vpmulld(_) => "vpmulld",
+            Test::Vpmullq => "vpmullq",
+            Test::Vpmaddwd(_) => "vpmaddwd",
+            Test::Vpdpbusd(_) => "vpdpbusd",
+            Test::Vpdpwssd(_) => "vpdpwssd",
+            Test::Vdpbf16ps => "vdpbf16ps",
+            Test::Fp16Fma => "FP16 FMA",
+            Test::AmxBf16 => "tdpbf16ps",
+            Test::AmxInt8 => "tdpbssd",
+        }
+    }
+
+    /// The test that settles a kernel's peak (kernel names of `bench::cpu::kernels`);
+    /// `None` for kernels the probe does not cover (integer adds, generic kernels).
+    pub fn for_kernel(kernel: &str) -> Option<Test> {
+        use Width::*;
+        Some(match kernel {
+            "fma_f64_avx2" | "fma_f32_avx2" => Test::Fma(V256),
+            "fma_f64_avx512" | "fma_f32_avx512" => Test::Fma(V512),
+            "muladd_f64_scalar" | "muladd_f32_scalar" | "muladd_f64_sse2" | "muladd_f32_sse2" => {
+                Test::MulAdd(V128)
+            }
+            "muladd_f64_avx" | "muladd_f32_avx" => Test::MulAdd(V256),
+            "mul_i32_avx2" => Test::Vpmulld(V256),
+            "mul_i32_avx512" => Test::Vpmulld(V512),
+            "mul_i64_avx512" => Test::Vpmullq,
+            "dp_i8_avxvnni" => Test::Vpdpbusd(V256),
+            "dp_i8_avx512vnni" => Test::Vpdpbusd(V512),
+            "dp_i16_avxvnni" => Test::Vpdpwssd(V256),
+            "dp_i16_avx512vnni" => Test::Vpdpwssd(V512),
+            "dp_bf16_avx512bf16" => Test::Vdpbf16ps,
+            "fma_f16_avx512fp16" => Test::Fp16Fma,
+            "tdp_bf16_amx" => Test::AmxBf16,
+            "tdp_i8_amx" => Test::AmxInt8,
+            _ => return None,
+        })
+    }
+}
+
+/// A unit count the probe settled on: instructions per cycle per core (a whole number
+/// or a known fraction) and what was measured, e.g. `probe: 2 FMA/cycle at ymm
+/// (measured 1.97, 1.99)`. The same type the peaks' rates take (`hw::rates`).
+pub use super::rates::Probed;
+
+/// One test's outcome: the unit count, or why there is none.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeEntry {
+    /// The test.
+    pub test: Test,
+    /// The settled count, or the reason (CPU lacks the instructions, ambiguous or
+    /// noisy measurement, AMX permission refused).
+    pub result: Result<Probed, String>,
+}
+
+/// Everything the probe found on one core.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProbeReport {
+    /// One entry per test of [`TESTS`], in that order.
+    pub entries: Vec<ProbeEntry>,
+    /// The CPU the probe ran on, when it could be pinned.
+    pub cpu: Option<usize>,
+    /// Wall time the probe took, seconds.
+    pub seconds: f64,
+}
+
+impl ProbeReport {
+    /// The entry of a test.
+    pub fn get(&self, test: Test) -> Option<&ProbeEntry> {
+        self.entries.iter().find(|e| e.test == test)
+    }
+
+    /// The settled count of a test, or why there is none.
+    pub fn result(&self, test: Test) -> Result<Probed, String> {
+        match self.get(test) {
+            Some(e) => e.result.clone(),
+            None => Err(format!("probe: {} not probed", test.name())),
+        }
+    }
+
+    /// Instructions per cycle for a table pipe and width: FMA (not mul+add; see
+    /// [`ProbeReport::for_kernel`]), vpmulld, vpmullq, vpdpbusd for `Dot`, FP16 FMA,
+    /// tdpbf16ps for `Amx`. `Scalar` uses the 128-bit test. `None` when the probe did not
+    /// settle it; [`ProbeReport::result`] gives the reason.
+    pub fn per_cycle(&self, pipe: Pipe, width: Width) -> Option<Probed> {
+        self.result(canonical_test(pipe, width)?).ok()
+    }
+
+    /// The settled count for a kernel of `bench::cpu::kernels` by name (the exact
+    /// instruction it runs: mul+add kernels get the mul+add test, bf16 dot products
+    /// vdpbf16ps, …), or why there is none.
+    pub fn for_kernel(&self, kernel: &str) -> Result<Probed, String> {
+        match Test::for_kernel(kernel) {
+            Some(t) => self.result(t),
+            None => Err(format!("probe: kernel {kernel} is not probed")),
+        }
+    }
+}
+
+/// The test that answers for a table (pipe, width): the instruction the kernels of that
+/// class run at that width (scalar kernels use the 128-bit pipes). Classes the probe
+/// measures at one width only (vpmullq, vdpbf16ps, AVX512-FP16 at 512 bits, AMX tiles)
+/// answer for that width only.
+fn canonical_test(pipe: Pipe, width: Width) -> Option<Test> {
+    use Width::*;
+    let w = match width {
+        Scalar => V128,
+        w => w,
+    };
+    Some(match (pipe, w) {
+        (Pipe::Amx, Tile) => Test::AmxBf16,
+        (_, Tile) | (Pipe::Alu, _) => return None,
+        (Pipe::Fma, w) => Test::Fma(w),
+        (Pipe::MulAdd, w) => Test::MulAdd(w),
+        (Pipe::Mul32, w) => Test::Vpmulld(w),
+        (Pipe::Mul64, V512) => Test::Vpmullq,
+        (Pipe::Dot, V256 | V512) => Test::Vpdpbusd(w),
+        (Pipe::DotBf16, V512) => Test::Vdpbf16ps,
+        (Pipe::Fp16, V512) => Test::Fp16Fma,
+        _ => return None,
+    })
+}
+
+impl ProbeReport {
+    /// The settled counts as the peaks' rates take them (`CpuInfo::probed`): one entry
+    /// per (pipe, width) whose canonical test settled, evidence without its `probe:`
+    /// prefix (the provenance says "probe" already).
+    pub fn rates(&self) -> Vec<ProbedRate> {
+        use Width::*;
+        let pipes = [
+            Pipe::Fma,
+            Pipe::MulAdd,
+            Pipe::Mul32,
+            Pipe::Mul64,
+            Pipe::Dot,
+            Pipe::DotBf16,
+            Pipe::Fp16,
+            Pipe::Amx,
+        ];
+        let mut out = Vec::new();
+        for pipe in pipes {
+            for width in [V128, V256, V512, Tile] {
+                if let Some(p) = self.per_cycle(pipe, width) {
+                    out.push(ProbedRate {
+                        pipe,
+                        width,
+                        probed: Probed {
+                            per_cycle: p.per_cycle,
+                            evidence: p.evidence.trim_start_matches("probe: ").to_string(),
+                        },
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Display for ProbeReport {
+    /// One line per test that ran, then one line naming those the CPU lacks.
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let on = self.cpu.map_or("unpinned".into(), |c| format!("cpu {c}"));
+        writeln!(
+            f,
+            "execution probe ({on}, {:.2} s; instructions per core cycle):",
+            self.seconds
+        )?;
+        let mut lacking = Vec::new();
+        for e in &self.entries {
+            match &e.result {
+                Ok(p) => writeln!(f, "  {}", p.evidence.trim_start_matches("probe: "))?,
+                Err(r) if r.contains("CPU lacks") => lacking.push(e.test.name()),
+                Err(r) => writeln!(
+                    f,
+                    "  {}: none, {}",
+                    e.test.name(),
+                    r.trim_start_matches("probe: ")
+                )?,
+            }
+        }
+        if !lacking.is_empty() {
+            writeln!(f, "  not run (CPU lacks them): {}", lacking.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+/// Formats a unit count: `2`, `2/3`, `1/16`.
+pub fn fmt_units(x: f64) -> String {
+    for d in 1..=32u32 {
+        let n = x * f64::from(d);
+        if (n - n.round()).abs() < 1e-9 && n.round() >= 1.0 {
+            return if d == 1 {
+                format!("{}", n.round())
+            } else {
+                format!("{}/{d}", n.round())
+            };
+        }
+    }
+    format!("{x:.3}")
+}
+
+fn fmt_measured(m: &[f64]) -> String {
+    m.iter()
+        .map(|x| {
+            if *x < 0.2 {
+                format!("{x:.4}")
+            } else {
+                format!("{x:.2}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Snaps independent estimates of one rate to an allowed unit count: `Ok((count,
+/// "count (measured …)"))` when every estimate lies within [`TOLERANCE`] (relative) of
+/// the same candidate, `Err(reason)` when there is none, one is not finite and
+/// positive, one lies between candidates (ambiguous), or they snap to different
+/// candidates (noisy).
+pub fn decide(estimates: &[f64], candidates: &[f64]) -> Result<(f64, String), String> {
+    decide_within(estimates, candidates, TOLERANCE)
+}
+
+/// [`decide`] with a given relative tolerance.
+pub fn decide_within(
+    estimates: &[f64],
+    candidates: &[f64],
+    tolerance: f64,
+) -> Result<(f64, String), String> {
+    if estimates.is_empty() {
+        return Err("no measurement".into());
+    }
+    if let Some(bad) = estimates.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
+        return Err(format!("unusable measurement {bad}"));
+    }
+    let allowed = || {
+        candidates
+            .iter()
+            .map(|c| fmt_units(*c))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut chosen: Option<f64> = None;
+    for &m in estimates {
+        // Nearest on a log scale, i.e. by ratio, as the tolerance is relative.
+        let near = candidates
+            .iter()
+            .copied()
+            .min_by(|a, b| (m / a).ln().abs().total_cmp(&(m / b).ln().abs()));
+        let Some(c) = near.filter(|c| ((m - c) / c).abs() <= tolerance) else {
+            return Err(format!(
+                "measured {} per cycle, not within {:.0} % of any of {} (ambiguous)",
+                fmt_measured(estimates),
+                tolerance * 100.0,
+                allowed()
+            ));
+        };
+        match chosen {
+            Some(prev) if prev != c => {
+                return Err(format!(
+                    "repeated measurements disagree ({} per cycle: {} vs {}), too noisy",
+                    fmt_measured(estimates),
+                    fmt_units(prev),
+                    fmt_units(c)
+                ))
+            }
+            _ => chosen = Some(c),
+        }
+    }
+    let c = chosen.expect("estimates is not empty");
+    Ok((
+        c,
+        format!("{} (measured {})", fmt_units(c), fmt_measured(estimates)),
+    ))
+}
+
+/// Evidence for a settled test, e.g. `probe: 2 FMA/cycle, vfmadd231pd ymm (measured 1.97, 1.99)`.
+fn evidence(test: Test, c: f64, estimates: &[f64]) -> String {
+    format!(
+        "probe: {} {}/cycle, {} (measured {})",
+        fmt_units(c),
+        test.unit_word(),
+        test.name(),
+        fmt_measured(estimates)
+    )
+}
+
+/// Settles an ordinary test from its estimates.
+pub fn decide_test(test: Test, estimates: &[f64]) -> Result<Probed, String> {
+    let (c, _) = decide_within(estimates, test.candidates(), test.tolerance())?;
+    Ok(Probed {
+        per_cycle: c,
+        evidence: evidence(test, c, estimates),
+    })
+}
+
+/// Settles the 512-bit FMA count from the pure loop's estimates (FMA/cycle) and the
+/// shuffle mix's (FMA/cycle with one shuffle per FMA). The slowdown pure ÷ mix is 2
+/// with two 512-bit FMA units on Intel (the second shares port 5 with the shuffles)
+/// and 1 with one. With `shuffle_shares_port5` (Intel) the two must agree; elsewhere
+/// the slowdown is only reported.
+pub fn decide_fma512(
+    pure: &[f64],
+    mix: &[f64],
+    shuffle_shares_port5: bool,
+) -> Result<Probed, String> {
+    let test = Test::Fma(Width::V512);
+    let (c, _) = decide(pure, FMA_UNITS)?;
+    let slowdown: Vec<f64> = pure.iter().zip(mix).map(|(p, m)| p / m).collect();
+    let mixed = decide_within(&slowdown, MIX_UNITS, WIDE_TOLERANCE);
+    let mut ev = evidence(test, c, pure);
+    if !shuffle_shares_port5 {
+        ev.push_str(&format!(
+            "; shuffle mix slows it x{} (not used: shuffles need not share an FMA port on this vendor)",
+            fmt_measured(&slowdown)
+        ));
+        return Ok(Probed {
+            per_cycle: c,
+            evidence: ev,
+        });
+    }
+    match mixed {
+        Ok((units, _)) if units == c => {
+            ev.push_str(&format!(
+                "; shuffle mix slows it x{}: {} unit{} (port 5 {})",
+                fmt_measured(&slowdown),
+                fmt_units(units),
+                if units == 1.0 { "" } else { "s" },
+                if units == 1.0 {
+                    "free for shuffles"
+                } else {
+                    "shared with shuffles"
+                }
+            ));
+            Ok(Probed {
+                per_cycle: c,
+                evidence: ev,
+            })
+        }
+        Ok((units, _)) => Err(format!(
+            "pure FMA loop gives {} per cycle (measured {}) but the shuffle mix slows it x{}, which says {} unit{}: inconsistent",
+            fmt_units(c),
+            fmt_measured(pure),
+            fmt_measured(&slowdown),
+            fmt_units(units),
+            if units == 1.0 { "" } else { "s" }
+        )),
+        Err(e) => Err(format!(
+            "pure FMA loop gives {} per cycle (measured {}) but the shuffle mix is unclear: {e}",
+            fmt_units(c),
+            fmt_measured(pure)
+        )),
+    }
+}
+
+/// Runs the probe once per process (first caller's CPU) and returns it.
+pub fn probe(cpu: &CpuInfo) -> &'static ProbeReport {
+    static REPORT: OnceLock<ProbeReport> = OnceLock::new();
+    REPORT.get_or_init(|| run_probe(cpu))
+}
+
+/// Runs every test the CPU has, on a thread pinned to the first CPU of `cpu.pin_order`
+/// (not cached; see [`probe`]).
+pub fn run_probe(cpu: &CpuInfo) -> ProbeReport {
+    let t0 = std::time::Instant::now();
+    let pin = cpu.pin_order.first().copied();
+    let cpu_ref = cpu;
+    let (entries, pinned) = std::thread::scope(|s| {
+        s.spawn(move || {
+            let pinned = pin.filter(|&c| crate::measure::runner::pin_current_thread(c));
+            (run_tests(cpu_ref), pinned)
+        })
+        .join()
+        .unwrap_or_else(|_| (Vec::new(), None))
+    });
+    ProbeReport {
+        entries,
+        cpu: pinned,
+        seconds: t0.elapsed().as_secs_f64(),
+    }
+}
+
+/// Why a test cannot run on this CPU, or `None`.
+fn unavailable(test: Test, cpu: &CpuInfo) -> Option<String> {
+    if !cfg!(target_arch = "x86_64") {
+        return Some("probe: only x86-64 has probe loops".into());
+    }
+    let missing: Vec<&str> = test
+        .requires()
+        .iter()
+        .copied()
+        .filter(|r| !cpu.has(r))
+        .collect();
+    if !missing.is_empty() {
+        return Some(format!("probe: CPU lacks {}", missing.join(", ")));
+    }
+    if matches!(test, Test::AmxBf16 | Test::AmxInt8) {
+        if let Err(e) = super::cpu::request_amx_permission() {
+            return Some(format!("probe: {e}"));
+        }
+    }
+    None
+}
+
+fn run_tests(cpu: &CpuInfo) -> Vec<ProbeEntry> {
+    super::clock::clean_vector_state();
+    let intel = cpu.vendor == "GenuineIntel";
+    TESTS
+        .iter()
+        .map(|&test| {
+            let result = match unavailable(test, cpu) {
+                Some(why) => Err(why),
+                None => with_retries(|| run_test(test, intel)).map_err(|e| {
+                    if e.starts_with("probe:") {
+                        e
+                    } else {
+                        format!("probe: {e}")
+                    }
+                }),
+            };
+            ProbeEntry { test, result }
+        })
+        .collect()
+}
+
+/// Attempts per test: a shared or throttled core can spoil one attempt's readings
+/// (they then disagree or fall between counts); a later attempt may find it quiet.
+const ATTEMPTS: usize = 3;
+
+/// Runs `attempt` until it settles a count, at most [`ATTEMPTS`] times; a count found
+/// after a failed attempt says so, and a final failure gives the last reason.
+fn with_retries(mut attempt: impl FnMut() -> Result<Probed, String>) -> Result<Probed, String> {
+    let mut failed = 0;
+    loop {
+        match attempt() {
+            Ok(mut p) => {
+                if failed > 0 {
+                    p.evidence
+                        .push_str(&format!(" (after {failed} unsettled attempt(s))"));
+                }
+                return Ok(p);
+            }
+            Err(e) if e.contains("CPU lacks") || failed + 1 >= ATTEMPTS => {
+                return Err(if failed > 0 {
+                    format!("{e} ({} attempts)", failed + 1)
+                } else {
+                    e
+                })
+            }
+            Err(_) => failed += 1,
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn run_test(test: Test, intel: bool) -> Result<Probed, String> {
+    use super::probe_x86 as x;
+    let (_, width) = test.pipe_width();
+    let chain: super::clock::ChainFn = match width {
+        Width::V512 | Width::Tile if std::is_x86_feature_detected!("avx512f") => x::zmm_clock_chain,
+        Width::V256 if std::is_x86_feature_detected!("fma") => x::ymm_clock_chain,
+        _ => super::clock::chain_fn(super::clock::ClockKind::Scalar)
+            .ok_or("probe: no clock chain")?,
+    };
+    // SAFETY: `unavailable` checked the test's features (and AMX permission); the zmm
+    // and ymm chains are chosen only when the CPU has AVX-512F and FMA.
+    if test == Test::Fma(Width::V512) {
+        let est = unsafe {
+            measure(
+                &[x::loop_for(test), x::loop_for(Test::FmaShuffleMix)],
+                chain,
+            )
+        };
+        return decide_fma512(&est[0], &est[1], intel);
+    }
+    let mut loops = vec![x::loop_for(test)];
+    loops.extend(x::alternative_for(test));
+    let est = unsafe { measure(&loops, chain) };
+    // The faster order per estimate (both were timed in the same rounds).
+    let best: Vec<f64> = (0..est[0].len())
+        .map(|i| est.iter().map(|e| e[i]).fold(0.0, f64::max))
+        .collect();
+    decide_test(test, &best)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn run_test(_test: Test, _intel: bool) -> Result<Probed, String> {
+    Err("probe: only x86-64 has probe loops".into())
+}
+
+/// Rounds per test; each half of them gives one estimate.
+const ROUNDS: usize = 6;
+/// Length of one clock reading and of one timed loop run, seconds.
+const SLICE: f64 = 0.0006;
+
+/// Times each loop against the clock chain, `ROUNDS` times, and returns per loop two
+/// estimates of instructions per cycle (largest rate ÷ largest clock, per half).
+///
+/// # Safety
+/// The CPU must have the instructions of the loops and the chain.
+#[cfg(target_arch = "x86_64")]
+unsafe fn measure(
+    loops: &[(super::probe_x86::LoopFn, u64)],
+    chain: super::clock::ChainFn,
+) -> Vec<Vec<f64>> {
+    use crate::measure::clock::Tick;
+    let time = |f: super::probe_x86::LoopFn, n: u64| {
+        let t0 = Tick::now();
+        f(n);
+        Tick::now().secs_since(t0)
+    };
+    // Iterations for about SLICE seconds each, grown from a short first run.
+    let counts: Vec<u64> = loops
+        .iter()
+        .map(|&(f, _)| {
+            let mut n = 64u64;
+            loop {
+                let dt = time(f, n);
+                if dt >= SLICE / 8.0 || n > 1 << 34 {
+                    return ((n as f64 * SLICE / dt.max(1e-9)) as u64).max(1);
+                }
+                n *= 8;
+            }
+        })
+        .collect();
+    // Warm-up: settles the frequency licence and the caches.
+    for (&(f, _), &n) in loops.iter().zip(&counts) {
+        time(f, 2 * n);
+    }
+    let mut hz = [0.0f64; ROUNDS];
+    let mut rates = vec![[0.0f64; ROUNDS]; loops.len()];
+    for r in 0..ROUNDS {
+        hz[r] = super::clock::chain_hz(chain, SLICE);
+        for (i, (&(f, per_loop), &n)) in loops.iter().zip(&counts).enumerate() {
+            rates[i][r] = (n * per_loop) as f64 / time(f, n).max(1e-9);
+        }
+    }
+    let half = ROUNDS / 2;
+    let best = |x: &[f64]| x.iter().copied().fold(0.0, f64::max);
+    rates
+        .iter()
+        .map(|r| {
+            vec![
+                best(&r[..half]) / best(&hz[..half]),
+                best(&r[half..]) / best(&hz[half..]),
+            ]
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "probe_tests.rs"]
+mod tests;
