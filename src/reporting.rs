@@ -124,6 +124,9 @@ pub fn run_compare(
     }
     let names = labels(files);
     let c = compare::compare(&names, &reports);
+    if c.changes.is_empty() {
+        return Err(UsageError(nothing_compared(&names, &reports)).into());
+    }
     if let Some(p) = &opts.html {
         write_file(p, "--html", &c, Format::Html)?;
         if !opts.quiet {
@@ -133,6 +136,43 @@ pub fn run_compare(
     export(&c, opts.format, out)?;
     out.flush()?;
     Ok(())
+}
+
+/// Why `compare` found nothing to compare (one line): the files share no case, or no
+/// shared case was measured (`ok`) in the baseline and another file. Comparing nothing
+/// is bad input (exit code 2), never an empty table with exit code 0.
+fn nothing_compared(names: &[String], reports: &[Report]) -> String {
+    let keys = |r: &Report| -> std::collections::BTreeSet<compare::CaseKey> {
+        r.results.iter().map(compare::CaseKey::of).collect()
+    };
+    let base = keys(&reports[0]);
+    let shared = reports[1..]
+        .iter()
+        .map(|r| keys(r).intersection(&base).count())
+        .sum::<usize>();
+    let summary: Vec<String> = names
+        .iter()
+        .zip(reports)
+        .map(|(n, r)| {
+            let mut res: Vec<&str> = r.results.iter().map(|x| x.resource.as_str()).collect();
+            res.sort_unstable();
+            res.dedup();
+            let res = crate::util::sanitize::line_max(&res.join(", "), 200);
+            match r.results.len() {
+                0 => format!("{n}: no results"),
+                k => format!("{n}: {k} case{} ({res})", if k == 1 { "" } else { "s" }),
+            }
+        })
+        .collect();
+    let what = if shared == 0 {
+        "the files have no case in common (same resource, workload, metric, unit and parameters)"
+    } else {
+        "no case the files have in common was measured (status ok) in the baseline and another file"
+    };
+    format!(
+        "nothing to compare: {what}; {}; compare results of the same cases",
+        summary.join("; ")
+    )
 }
 
 /// Short labels for files: the file names, or the whole paths when names repeat.

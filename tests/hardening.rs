@@ -553,3 +553,113 @@ fn html_path_is_checked_before_the_run() {
         &["--html:", "/nonexistent-dir/x.html"],
     );
 }
+
+/// Item 7: `--peak` values are read with their prefix whatever its case
+/// (`100gflop/s` was read as 100 FLOP/s), and an unknown unit or key, a lower-case `m`
+/// (milli) or a unit that does not fit the key is refused before anything runs.
+#[test]
+fn peak_overrides_are_unit_checked() {
+    let out = pb()
+        .args([
+            "sysinfo",
+            "--format",
+            "json",
+            "--peak",
+            "cpu.fp64=100gflop/s",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fp64: Vec<&serde_json::Value> = v["cpu_peaks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["precision"] == "fp64")
+        .collect();
+    assert!(!fp64.is_empty());
+    for p in fp64 {
+        assert_eq!(p["all_cores"]["value"].as_f64(), Some(100e9));
+    }
+    refused(
+        &["null", "--peak", "cpu.fp64=100Xyz"],
+        &["--peak:", "unknown unit 'Xyz'", "FLOP/s"],
+    );
+    refused(
+        &["null", "--peak", "cpu.fp46=1TFLOP/s"],
+        &["--peak:", "precision 'fp46'", "fp64"],
+    );
+    refused(
+        &["null", "--peak", "gpu.fp128=1T"],
+        &["--peak:", "unknown key 'gpu.fp128'", "gpu.PRECISION"],
+    );
+    refused(
+        &["null", "--peak", "memory=100mB/s"],
+        &["--peak:", "milli", "M for mega"],
+    );
+    refused(
+        &["null", "--peak", "memory=1TFLOP/s"],
+        &["--peak:", "bandwidth", "memory=68GB/s"],
+    );
+    refused(
+        &["null", "--peak", "memory=10gb/s"],
+        &["--peak:", "ambiguous", "bit/s"],
+    );
+}
+
+/// Item 11: `compare` of files with nothing to compare (no case in common, or the
+/// common cases not measured in both) is refused with one line, exit 2, and writes no
+/// `--html`; it used to print an empty comparison and exit 0.
+#[test]
+fn compare_with_nothing_in_common_is_refused() {
+    let src = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/report_compare_a.json"
+    );
+    let a: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
+    let mut other = a.clone();
+    for r in other["results"].as_array_mut().unwrap() {
+        r["resource"] = "disk".into();
+    }
+    let mut failed = a.clone();
+    for r in failed["results"].as_array_mut().unwrap() {
+        r["status"] = serde_json::json!({"failed": {"error": "boom"}});
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, v: &serde_json::Value| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, serde_json::to_vec(v).unwrap()).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let (a, other, failed) = (
+        write("a.json", &a),
+        write("other.json", &other),
+        write("failed.json", &failed),
+    );
+    let html = dir.path().join("c.html");
+    for (b, needle) in [
+        (&other, "no case in common"),
+        (&failed, "measured (status ok)"),
+    ] {
+        let out = pb()
+            .args(["compare", &a, b, "--html"])
+            .arg(&html)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("nothing to compare") && err.contains(needle),
+            "{err}"
+        );
+        assert!(err.contains("a.json: 5 cases (cpu, memory)"), "{err}");
+        assert!(out.stdout.is_empty());
+        assert!(!html.exists());
+    }
+}

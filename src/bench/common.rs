@@ -9,7 +9,8 @@
 //! command line and `options` calls [`parse`]. Not in `measure/`, because `--format`
 //! names a `report` view and `measure` stays below `report`.
 
-use crate::hw::peak::{parse_override, PeakOverrides};
+use super::peaks::parse_peak;
+use crate::hw::peak::PeakOverrides;
 use crate::measure::Scaling;
 use crate::report::Format;
 use crate::util::units::{parse_duration, parse_list};
@@ -135,7 +136,7 @@ pub fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
     };
     let mut peaks = PeakOverrides::default();
     for p in &c.peak {
-        let (k, v) = parse_override(p).map_err(|e| UsageError::new("--peak", e))?;
+        let (k, v) = parse_peak(p)?;
         peaks.0.insert(k, v);
     }
     Ok(CommonOptions {

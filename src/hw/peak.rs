@@ -90,7 +90,9 @@ pub fn cpu_peak(i: &CpuPeakInput) -> Peak {
     }
 }
 
-/// User-supplied peaks (`--peak KEY=VALUE`), e.g. `cpu.fp64=3.2TFLOP/s`, `memory=68GB/s`.
+/// User-supplied peaks (`--peak KEY=VALUE`), e.g. `cpu.fp64=3.2TFLOP/s`, `memory=68GB/s`,
+/// each already converted to the unit of the results it applies to (operations per
+/// second, or bytes per second for every bandwidth, `net` included).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PeakOverrides(pub BTreeMap<String, f64>);
 
@@ -102,12 +104,106 @@ impl PeakOverrides {
     }
 }
 
+/// The unit written after a `--peak` value (and its prefix).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PeakUnit {
+    /// No unit: the number is in the key's own unit.
+    None,
+    /// `FLOP/s` or `FLOPS`.
+    Flop,
+    /// `OP/s` or `OPS`.
+    Op,
+    /// `IOP/s` or `IOPS`.
+    Iop,
+    /// `B/s`, `byte/s` or `bytes/s`.
+    Byte,
+    /// `bit/s`, `bits/s` or `bps`.
+    Bit,
+}
+
+/// A `--peak KEY=VALUE` split and read, before the key is checked (the keys are the
+/// resources' names, known to `bench`, which checks them and the unit's fit).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PeakText {
+    /// The key, lower-cased.
+    pub key: String,
+    /// The number times its prefix, in `unit`.
+    pub value: f64,
+    /// The unit written after the prefix.
+    pub unit: PeakUnit,
+    /// The unit as written (for messages).
+    pub unit_text: String,
+}
+
+/// The units a `--peak` value may carry, for messages.
+const UNITS: &str = "a number with an optional prefix k, M, G, T, P (Ki…Pi before B/s) and a unit FLOP/s, OP/s, IOP/s, B/s or bit/s";
+
+/// A unit (without prefix): operation units are case-insensitive; bytes must be a
+/// capital `B` because a lower-case `b` commonly means bits.
+fn unit_of(s: &str) -> Result<PeakUnit, String> {
+    let l = s.to_ascii_lowercase();
+    Ok(match l.as_str() {
+        "" => PeakUnit::None,
+        "flop/s" | "flops" => PeakUnit::Flop,
+        "op/s" | "ops" => PeakUnit::Op,
+        "iop/s" | "iops" => PeakUnit::Iop,
+        "byte/s" | "bytes/s" => PeakUnit::Byte,
+        "bit/s" | "bits/s" => PeakUnit::Bit,
+        "b/s" if s == "B/s" => PeakUnit::Byte,
+        "b/s" => return Err("'b/s' is ambiguous: write B/s for bytes or bit/s for bits".into()),
+        "bps" if s == "bps" => PeakUnit::Bit,
+        _ => {
+            return Err(format!(
+                "unknown unit '{}'; use {UNITS}",
+                crate::util::sanitize::line_max(s, 40)
+            ))
+        }
+    })
+}
+
+/// Splits an SI prefix off `s` (case-insensitive where unambiguous: `k`/`K`, `M`, `g`/`G`,
+/// `t`/`T`, `p`/`P`; a lower-case `m` would be milli and is refused), then reads the unit.
+/// Returns the multiplier and the unit.
+fn prefix_and_unit(s: &str) -> Result<(f64, PeakUnit), String> {
+    if let Ok(u) = unit_of(s) {
+        return Ok((1.0, u));
+    }
+    let mut chars = s.chars();
+    let exp = match chars.next() {
+        Some('k' | 'K') => 1,
+        Some('M') => 2,
+        Some('g' | 'G') => 3,
+        Some('t' | 'T') => 4,
+        Some('p' | 'P') => 5,
+        Some('m') => {
+            return Err("a lower-case 'm' would mean milli; write M for mega (e.g. 500MB/s)".into())
+        }
+        _ => return Err(unit_of(s).unwrap_err()),
+    };
+    let rest = chars.as_str();
+    match unit_of(rest) {
+        Ok(u) => Ok((1000f64.powi(exp), u)),
+        Err(e) => match rest.strip_prefix('i').map(unit_of) {
+            Some(Ok(PeakUnit::Byte)) => Ok((1024f64.powi(exp), PeakUnit::Byte)),
+            Some(Ok(_)) => Err(format!(
+                "a binary prefix ('{}i') only goes before B/s; use {UNITS}",
+                &s[..1]
+            )),
+            _ => Err(e),
+        },
+    }
+}
+
 /// Parses `KEY=VALUE` where VALUE is a number with an optional SI prefix and unit:
-/// `3.2T`, `3.2TFLOP/s`, `68GB/s`, `68e9`.
-pub fn parse_override(text: &str) -> Result<(String, f64), ParseError> {
+/// `3.2T`, `3.2TFLOP/s`, `68GB/s`, `64GiB/s`, `10Gbit/s`, `68e9`. The key is only
+/// checked for its characters here; `bench::common` checks it names a peak and that the
+/// unit fits it.
+pub fn parse_override(text: &str) -> Result<PeakText, ParseError> {
+    // The value is echoed in messages: one line, whatever the user pasted.
+    let shown = crate::util::sanitize::line_max(text, 200);
     let bad = || {
         ParseError(format!(
-            "'{text}' is not KEY=VALUE; use e.g. cpu.fp64=3.2TFLOP/s or memory=68GB/s"
+            "'{shown}' is not KEY=VALUE; use e.g. cpu.fp64=3.2TFLOP/s or memory=68GB/s"
         ))
     };
     let (key, value) = text.split_once('=').ok_or_else(bad)?;
@@ -125,24 +221,33 @@ pub fn parse_override(text: &str) -> Result<(String, f64), ParseError> {
             !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+')
         })
         .unwrap_or(v.len());
-    // A unit starting with 'E' (exa) is not supported, so 'e' always belongs to the number.
+    // No prefix or unit starts with 'e' or 'E' (exa is not supported), so they always
+    // belong to the number.
     let (num, unit) = v.split_at(split);
-    let x: f64 = num.parse().map_err(|_| bad())?;
-    let mult = match unit.chars().next() {
-        Some('k') | Some('K') => 1e3,
-        Some('M') => 1e6,
-        Some('G') => 1e9,
-        Some('T') => 1e12,
-        Some('P') => 1e15,
-        _ => 1.0,
-    };
+    let x: f64 = num.parse().map_err(|_| {
+        let what = if num.is_empty() {
+            "the value does not start with a number".to_string()
+        } else {
+            format!("'{num}' is not a number")
+        };
+        ParseError(format!(
+            "'{shown}': {what}; use {UNITS}, e.g. cpu.fp64=3.2TFLOP/s"
+        ))
+    })?;
+    let unit = unit.trim_start();
+    let (mult, u) = prefix_and_unit(unit).map_err(|e| ParseError(format!("'{shown}': {e}")))?;
     let value = x * mult;
     if !value.is_finite() || value <= 0.0 {
         return Err(ParseError(format!(
-            "'{text}': a peak must be a positive number"
+            "'{shown}': a peak must be a positive number"
         )));
     }
-    Ok((key.to_ascii_lowercase(), value))
+    Ok(PeakText {
+        key: key.to_ascii_lowercase(),
+        value,
+        unit: u,
+        unit_text: unit.to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -218,14 +323,19 @@ mod tests {
         assert!(p.source.starts_with("unknown"));
     }
 
+    fn value(t: &str) -> Result<(f64, PeakUnit), String> {
+        parse_override(t)
+            .map(|p| (p.value, p.unit))
+            .map_err(|e| e.0)
+    }
+
     #[test]
     fn overrides() {
-        assert_eq!(
-            parse_override("cpu.fp64=3.2TFLOP/s").unwrap(),
-            ("cpu.fp64".to_string(), 3.2e12)
-        );
-        assert_eq!(parse_override("memory=68GB/s").unwrap().1, 68e9);
-        assert_eq!(parse_override("cpu=1e9").unwrap().1, 1e9);
+        let p = parse_override("CPU.fp64=3.2TFLOP/s").unwrap();
+        assert_eq!(p.key, "cpu.fp64");
+        assert_eq!((p.value, p.unit), (3.2e12, PeakUnit::Flop));
+        assert_eq!(value("memory=68GB/s"), Ok((68e9, PeakUnit::Byte)));
+        assert_eq!(value("cpu=1e9"), Ok((1e9, PeakUnit::None)));
         assert!(parse_override("cpu.fp64").is_err());
         assert!(parse_override("=5").is_err());
         assert!(parse_override("cpu=-5").is_err());
@@ -236,5 +346,59 @@ mod tests {
             o.find(&["cpu.fp64.avx512".into(), "cpu.fp64".into(), "cpu".into()]),
             Some(("cpu.fp64".into(), 1.0))
         );
+    }
+
+    #[test]
+    fn prefixes_are_read_whatever_their_case_where_unambiguous() {
+        // Issue #16 item 7: `100gflop/s` used to be read as 100 FLOP/s.
+        assert_eq!(value("cpu=100gflop/s"), Ok((100e9, PeakUnit::Flop)));
+        assert_eq!(value("cpu=100GFLOPS"), Ok((100e9, PeakUnit::Flop)));
+        assert_eq!(value("cpu=2k"), Ok((2e3, PeakUnit::None)));
+        assert_eq!(value("cpu=2K"), Ok((2e3, PeakUnit::None)));
+        assert_eq!(value("cpu=2M"), Ok((2e6, PeakUnit::None)));
+        assert_eq!(value("cpu=2t"), Ok((2e12, PeakUnit::None)));
+        assert_eq!(value("cpu=2 POP/s"), Ok((2e15, PeakUnit::Op)));
+        assert_eq!(value("disk.iops=500kiops"), Ok((500e3, PeakUnit::Iop)));
+        assert_eq!(value("disk.iops=1.5MIOP/s"), Ok((1.5e6, PeakUnit::Iop)));
+        assert_eq!(
+            value("memory=64GiB/s"),
+            Ok((64.0 * (1u64 << 30) as f64, PeakUnit::Byte))
+        );
+        assert_eq!(value("memory=1KiB/s"), Ok((1024.0, PeakUnit::Byte)));
+        assert_eq!(value("net=10Gbit/s"), Ok((10e9, PeakUnit::Bit)));
+        assert_eq!(value("net=10gbps"), Ok((10e9, PeakUnit::Bit)));
+        assert_eq!(value("memory=5B/s"), Ok((5.0, PeakUnit::Byte)));
+        assert_eq!(value("memory=5 bytes/s"), Ok((5.0, PeakUnit::Byte)));
+        assert_eq!(value("cpu=1e3k"), Ok((1e6, PeakUnit::None)));
+    }
+
+    #[test]
+    fn unknown_or_ambiguous_units_are_refused() {
+        let e = value("cpu.fp64=100Xyz").unwrap_err();
+        assert!(
+            e.contains("unknown unit 'Xyz'") && e.contains("FLOP/s"),
+            "{e}"
+        );
+        let e = value("memory=100mB/s").unwrap_err();
+        assert!(e.contains("milli") && e.contains("M for mega"), "{e}");
+        let e = value("memory=100gb/s").unwrap_err();
+        assert!(e.contains("ambiguous") && e.contains("bit/s"), "{e}");
+        let e = value("cpu=3TiFLOP/s").unwrap_err();
+        assert!(e.contains("binary prefix ('Ti')"), "{e}");
+        for bad in [
+            "cpu=3Ti",
+            "cpu=3GB",
+            "cpu=3 G FLOP/s",
+            "cpu=3Bps",
+            "cpu=3E",
+            "cpu=inf",
+            "cpu=nan",
+            "cpu=1e999",
+            "cpu=0",
+            "cpu=.",
+            "cpu=3kk",
+        ] {
+            assert!(parse_override(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -20,7 +20,7 @@
 //!   nearest allowed unit count and accepts only when every estimate lies within
 //!   [`TOLERANCE`] of the same one; otherwise the test has no result and says why.
 //! - A test that does not settle (a shared core spoilt its readings) is run again, up
-//!   to [`ATTEMPTS`] times. A core whose SMT sibling (or, in a VM, the host's) keeps
+//!   to `ATTEMPTS` times. A core whose SMT sibling (or, in a VM, the host's) keeps
 //!   the same units busy the whole time reads fewer units than it has: contention only
 //!   ever lowers a count, so a count above the table's is safe to believe, one below
 //!   it deserves a quiet rerun.

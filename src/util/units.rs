@@ -98,9 +98,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, ParseError> {
         "h" => value * 3600.0,
         _ => return Err(bad()),
     };
-    if !secs.is_finite() || secs <= 0.0 || secs > 7.0 * 86400.0 {
+    // At least 1 µs, the finest unit accepted: a smaller positive number would round
+    // to a zero Duration (`.0000000001` was accepted as 0 ns; found by fuzzing).
+    if !(1e-6..=7.0 * 86400.0).contains(&secs) {
         return Err(ParseError(format!(
-            "'{text}' is out of range; durations must be above 0 and at most 7 days"
+            "'{text}' is out of range; durations must be at least 1us and at most 7 days"
         )));
     }
     Ok(Duration::from_secs_f64(secs))
@@ -224,6 +226,10 @@ mod tests {
         assert!(parse_duration("-1s").is_err());
         assert!(parse_duration("fast").is_err());
         assert!(parse_duration("30d").is_err());
+        // Positive but below 1 µs: would be a zero Duration.
+        assert!(parse_duration(".0000000001").is_err());
+        assert!(parse_duration("0.5us").is_err());
+        assert_eq!(parse_duration("1us").unwrap(), Duration::from_micros(1));
     }
 
     #[test]

@@ -58,6 +58,9 @@ pub enum Level {
 }
 
 impl Level {
+    /// Every level, innermost first.
+    pub const ALL: [Level; 4] = [Level::L1, Level::L2, Level::L3, Level::Dram];
+
     /// `L1`, `L2`, `L3`, `DRAM`.
     pub fn name(self) -> &'static str {
         match self {

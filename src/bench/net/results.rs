@@ -154,8 +154,9 @@ fn peak(o: &Outcome, spec: &TestSpec, ctx: &Context) -> Option<(Peak, Option<Str
     if let Some(v) = ctx.opts.peaks.find(&["net".to_string()]) {
         return Some((
             Peak {
-                value: Some(v.1 / 8.0),
-                source: "user (--peak net=…, bit/s)".into(),
+                // Already in B/s: bench::peaks converts a link speed in bit/s.
+                value: Some(v.1),
+                source: "user (--peak net=…)".into(),
             },
             None,
         ));

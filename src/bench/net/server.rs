@@ -282,28 +282,38 @@ impl LogLimit {
     }
 
     fn line(&self, text: &str) {
-        if !self.on {
-            return;
+        for l in self.admit(text, Instant::now()) {
+            eprintln!("peakbench serve: {l}");
         }
+    }
+
+    /// The lines to print for `text` at `now`: none when over the budget, else the line
+    /// (sanitised), preceded by the summary of the previous window's suppressed lines.
+    fn admit(&self, text: &str, now: Instant) -> Vec<String> {
+        if !self.on {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let (start, shown, dropped) = &mut *st;
-        if start.elapsed() >= LOG_WINDOW {
+        if now.saturating_duration_since(*start) >= LOG_WINDOW {
             if *dropped > 0 {
-                eprintln!(
-                    "peakbench serve: {dropped} more log line(s) suppressed in the last {} s",
+                out.push(format!(
+                    "{dropped} more log line(s) suppressed in the last {} s",
                     LOG_WINDOW.as_secs()
-                );
+                ));
             }
-            *start = Instant::now();
+            *start = now;
             *shown = 0;
             *dropped = 0;
         }
         if *shown < LOG_BURST {
             *shown += 1;
-            eprintln!("peakbench serve: {}", crate::util::sanitize::line(text));
+            out.push(crate::util::sanitize::line(text));
         } else {
             *dropped += 1;
         }
+        out
     }
 }
 
@@ -656,6 +666,14 @@ fn run_test(
         .map_err(|e| e.to_string())
 }
 
+/// The warning `serve` gives when it listens beyond loopback without a token (issue #16
+/// item 11); `None` on loopback (IPv4-mapped included) or with a token.
+pub fn exposure_warning(ip: std::net::IpAddr, token: bool) -> Option<String> {
+    (!token && !ip.to_canonical().is_loopback()).then(|| format!(
+        "warning: listening on {ip} without a token: anyone who can reach it can run tests (load this host and its network); give --token (or $PEAKBENCH_TOKEN)"
+    ))
+}
+
 /// `peakbench serve`: binds, prints one line, serves until stopped.
 pub fn run_cli(o: &super::options::ServeOptions) -> anyhow::Result<std::process::ExitCode> {
     let host = crate::hw::HostInfo::detect(true);
@@ -677,11 +695,8 @@ pub fn run_cli(o: &super::options::ServeOptions) -> anyhow::Result<std::process:
         )
     })?;
     let addr = server.local_addr()?;
-    if o.token.is_none() && !addr.ip().is_loopback() {
-        eprintln!(
-            "peakbench serve: warning: listening on {} without a token: anyone who can reach it can run tests (load this host and its network); give --token (or $PEAKBENCH_TOKEN)",
-            addr.ip()
-        );
+    if let Some(w) = exposure_warning(addr.ip(), o.token.is_some()) {
+        eprintln!("peakbench serve: {w}");
     }
     eprintln!(
         "peakbench serve: listening on {addr} (protocol {VERSION}, token {}){}",
@@ -699,5 +714,48 @@ pub fn run_cli(o: &super::options::ServeOptions) -> anyhow::Result<std::process:
     match server.serve() {
         Ok(()) => Ok(std::process::ExitCode::SUCCESS),
         Err(e) => Err(anyhow::anyhow!("{e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue #16 item 11: a flood of log lines is cut at the burst, then summarised in
+    /// one line when the next window opens; peer text is sanitised.
+    #[test]
+    fn log_lines_are_rate_limited_and_sanitised() {
+        let log = LogLimit::new(true);
+        let t = Instant::now();
+        let shown: usize = (0..LOG_BURST + 7)
+            .map(|i| log.admit(&format!("line {i}\x1b[2J"), t).len())
+            .sum();
+        assert_eq!(shown, LOG_BURST as usize);
+        let next = log.admit("after", t + LOG_WINDOW);
+        assert_eq!(next.len(), 2, "{next:?}");
+        assert_eq!(next[0], "7 more log line(s) suppressed in the last 10 s");
+        assert_eq!(next[1], "after");
+        let l = log.admit("x\x1b]0;t\x07", t + LOG_WINDOW);
+        assert!(
+            l[0].starts_with("x\\x1b") && !l[0].contains('\x1b'),
+            "{l:?}"
+        );
+        assert!(LogLimit::new(false).admit("x", t).is_empty());
+    }
+
+    #[test]
+    fn serving_beyond_loopback_without_a_token_warns() {
+        let ip = |s: &str| s.parse::<std::net::IpAddr>().unwrap();
+        let w = exposure_warning(ip("0.0.0.0"), false).unwrap();
+        assert!(
+            w.contains("0.0.0.0 without a token") && w.contains("--token"),
+            "{w}"
+        );
+        assert!(exposure_warning(ip("::"), false).is_some());
+        assert!(exposure_warning(ip("192.0.2.1"), false).is_some());
+        assert!(exposure_warning(ip("0.0.0.0"), true).is_none());
+        for lo in ["127.0.0.1", "127.0.0.2", "::1", "::ffff:127.0.0.1"] {
+            assert!(exposure_warning(ip(lo), false).is_none(), "{lo}");
+        }
     }
 }
