@@ -67,13 +67,11 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
         }
         Command::Gpu(g) if g.list => {
             let det = crate::hw::gpu::detect();
-            let mut out = stdout.lock();
-            if common.format == crate::report::Format::Json {
-                serde_json::to_writer_pretty(&mut out, &det)?;
-                writeln!(out)?;
-            } else {
-                crate::sysinfo::print_gpus(&det, &mut out)?;
-            }
+            let doc = crate::report::TextDoc {
+                value: &det,
+                text: crate::sysinfo::print_gpus,
+            };
+            crate::report::export(&doc, common.format, &mut stdout.lock())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Serve(s) => crate::bench::net::server::run_cli(s),

@@ -7,7 +7,7 @@ use crate::hw::clock::measure_warm;
 use crate::hw::peak::Peak;
 use crate::hw::uarch::Width;
 use crate::hw::HostInfo;
-use crate::report::Format;
+use crate::report::{export, TextDoc};
 use crate::util::units::{format_si, format_size};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use serde::Serialize;
@@ -95,13 +95,11 @@ pub fn run(opts: &CommonOptions, out: &mut dyn Write) -> std::io::Result<()> {
         cpu_peaks: cpu_peaks(&host, opts),
         host,
     };
-    match opts.format {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &info)?;
-            writeln!(out)
-        }
-        _ => print_text(&info, out),
-    }
+    let doc = TextDoc {
+        value: &info,
+        text: print_text,
+    };
+    export(&doc, opts.format, out)
 }
 
 fn ghz(x: Option<f64>) -> String {

@@ -289,21 +289,36 @@ pub unsafe fn chain_hz(chain: ChainFn, secs: f64) -> f64 {
     }
 }
 
+/// The asm of a clock chain, the one template of every chain that counts cycles (here
+/// and in `bench::cpu::x86`): `$setup`, then a loop of `$loops` iterations over `$body`,
+/// which holds the dependent `add {a}, {b}`s (one per cycle) and whatever runs beside
+/// them, then `$tail`. `$clobber` lists the registers the setup and body overwrite,
+/// each followed by a comma.
+#[cfg(target_arch = "x86_64")]
+macro_rules! add_chain {
+    ($loops:expr, [$($setup:literal),*], [$($body:literal),+], [$($tail:literal),*], $($clobber:tt)*) => {
+        std::arch::asm!(
+            $($setup,)*
+            "2:",
+            $($body,)+
+            "dec {n}",
+            "jnz 2b",
+            $($tail,)*
+            n = inout(reg) $loops => _,
+            a = inout(reg) 1u64 => _,
+            b = in(reg) std::hint::black_box(3u64),
+            $($clobber)*
+            options(nomem, nostack),
+        )
+    };
+}
+#[cfg(target_arch = "x86_64")]
+pub(crate) use add_chain;
+
 /// 192 dependent adds per loop iteration; dec/jnz run on other ports in parallel.
 #[cfg(target_arch = "x86_64")]
 unsafe fn scalar_chain(loops: u64) -> u64 {
-    std::arch::asm!(
-        "2:",
-        ".rept 192",
-        "add {a}, {b}",
-        ".endr",
-        "dec {n}",
-        "jnz 2b",
-        n = inout(reg) loops => _,
-        a = inout(reg) 1u64 => _,
-        b = in(reg) std::hint::black_box(3u64),
-        options(nomem, nostack),
-    );
+    add_chain!(loops, [], [".rept 192", "add {a}, {b}", ".endr"], [],);
     loops * 192
 }
 
@@ -328,33 +343,25 @@ unsafe fn avx512_chain_adds(loops: u64) -> u64 {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn avx512_chain(loops: u64) {
-    std::arch::asm!(
-        "vpxord zmm8, zmm8, zmm8",
-        "vpxord zmm9, zmm9, zmm9",
-        "2:",
-        ".rept 12",
-        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm0, zmm8, zmm9",
-        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm1, zmm8, zmm9",
-        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm2, zmm8, zmm9",
-        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm3, zmm8, zmm9",
-        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm4, zmm8, zmm9",
-        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm5, zmm8, zmm9",
-        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm6, zmm8, zmm9",
-        "add {a}, {b}", "add {a}, {b}", "vfmadd231pd zmm7, zmm8, zmm9",
-        ".endr",
-        "dec {n}",
-        "jnz 2b",
+    add_chain!(
+        loops,
+        ["vpxord zmm8, zmm8, zmm8", "vpxord zmm9, zmm9, zmm9"],
+        [
+            ".rept 12",
+            ".irp r,0,1,2,3,4,5,6,7",
+            "add {a}, {b}",
+            "add {a}, {b}",
+            "vfmadd231pd zmm\\r, zmm8, zmm9",
+            ".endr",
+            ".endr"
+        ],
         // Leave the upper register state clean: legacy-SSE code run later (by this
         // thread or threads cloned from it, which inherit the state) would otherwise
         // pay the SSE/AVX transition penalty.
-        "vzeroupper",
-        n = inout(reg) loops => _,
-        a = inout(reg) 1u64 => _,
-        b = in(reg) std::hint::black_box(3u64),
+        ["vzeroupper"],
         out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
         out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
         out("zmm8") _, out("zmm9") _,
-        options(nomem, nostack),
     );
 }
 

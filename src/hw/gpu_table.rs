@@ -1183,27 +1183,30 @@ mod tests {
         ((a - b) / b).abs() <= tol
     }
 
+    /// `g`'s peak for `p` at the datasheet clock is `want` within `tol` (relative).
+    fn assert_peak(g: &KnownGpu, p: GpuPrecision, want: f64, tol: f64) {
+        let v = g.peak(p, None).0.unwrap();
+        assert!(close(v, want, tol), "{} {p}: {v:e} vs {want:e}", g.name);
+    }
+
     #[test]
     fn lookup_by_id() {
-        let g = lookup(VENDOR_NVIDIA, 0x2330, "").unwrap();
-        assert_eq!(g.name, "NVIDIA H100 SXM5 80GB");
-        assert_eq!(
-            lookup(VENDOR_NVIDIA, 0x2335, "").unwrap().name,
-            "NVIDIA H200 SXM 141GB"
-        );
-        assert_eq!(
-            lookup(VENDOR_NVIDIA, 0x20b2, "").unwrap().name,
-            "NVIDIA A100 SXM4 80GB"
-        );
-        assert_eq!(lookup(VENDOR_NVIDIA, 0x27b8, "").unwrap().name, "NVIDIA L4");
-        assert_eq!(
-            lookup(VENDOR_AMD, 0x74a1, "").unwrap().name,
-            "AMD Instinct MI300X"
-        );
-        assert_eq!(
-            lookup(VENDOR_INTEL, 0x56a0, "").unwrap().name,
-            "Intel Arc A770"
-        );
+        #[rustfmt::skip]
+        let cases = [
+            (VENDOR_NVIDIA, 0x2330, "NVIDIA H100 SXM5 80GB"),
+            (VENDOR_NVIDIA, 0x2335, "NVIDIA H200 SXM 141GB"),
+            (VENDOR_NVIDIA, 0x20b2, "NVIDIA A100 SXM4 80GB"),
+            (VENDOR_NVIDIA, 0x27b8, "NVIDIA L4"),
+            (VENDOR_AMD, 0x74a1, "AMD Instinct MI300X"),
+            (VENDOR_INTEL, 0x56a0, "Intel Arc A770"),
+        ];
+        for (vendor, id, name) in cases {
+            assert_eq!(
+                lookup(vendor, id, "").map(|g| g.name),
+                Some(name),
+                "{id:#x}"
+            );
+        }
         // The id wins over a misleading name.
         assert_eq!(
             lookup(VENDOR_NVIDIA, 0x2331, "NVIDIA H100 80GB HBM3")
@@ -1218,50 +1221,30 @@ mod tests {
     #[test]
     fn lookup_by_name() {
         let by_name = |n: &str| lookup(VENDOR_NVIDIA, 0xffff, n).map(|g| g.name);
-        assert_eq!(
-            by_name("NVIDIA H100 80GB HBM3"),
-            Some("NVIDIA H100 SXM5 80GB")
-        );
-        assert_eq!(by_name("NVIDIA H100 PCIe"), Some("NVIDIA H100 PCIe"));
-        assert_eq!(by_name("NVIDIA H100 NVL"), Some("NVIDIA H100 NVL"));
-        assert_eq!(by_name("NVIDIA H200"), Some("NVIDIA H200 SXM 141GB"));
-        assert_eq!(by_name("NVIDIA H200 NVL"), Some("NVIDIA H200 NVL"));
-        assert_eq!(
-            by_name("NVIDIA A100-SXM4-40GB"),
-            Some("NVIDIA A100 SXM4 40GB")
-        );
-        assert_eq!(
-            by_name("NVIDIA A100 80GB PCIe"),
-            Some("NVIDIA A100 PCIe 80GB")
-        );
-        assert_eq!(
-            by_name("Tesla V100-SXM2-32GB"),
-            Some("NVIDIA Tesla V100 SXM2")
-        );
-        assert_eq!(
-            by_name("Tesla V100-PCIE-16GB"),
-            Some("NVIDIA Tesla V100 PCIe")
-        );
-        assert_eq!(by_name("Tesla T4"), Some("NVIDIA Tesla T4"));
-        assert_eq!(by_name("NVIDIA L40S"), Some("NVIDIA L40S"));
-        assert_eq!(by_name("NVIDIA L40"), Some("NVIDIA L40"));
-        assert_eq!(by_name("NVIDIA A10"), Some("NVIDIA A10"));
-        assert_eq!(
-            by_name("NVIDIA GeForce RTX 4070 Ti SUPER"),
-            Some("NVIDIA GeForce RTX 4070 Ti SUPER")
-        );
-        assert_eq!(
-            by_name("NVIDIA GeForce RTX 3060 Ti"),
-            Some("NVIDIA GeForce RTX 3060 Ti")
-        );
-        assert_eq!(
-            by_name("NVIDIA GeForce RTX 3060"),
-            Some("NVIDIA GeForce RTX 3060")
-        );
-        assert_eq!(
-            by_name("NVIDIA GeForce RTX 4090"),
-            Some("NVIDIA GeForce RTX 4090")
-        );
+        // (what the driver reports, the row it must find)
+        #[rustfmt::skip]
+        let cases = [
+            ("NVIDIA H100 80GB HBM3", "NVIDIA H100 SXM5 80GB"),
+            ("NVIDIA H100 PCIe", "NVIDIA H100 PCIe"),
+            ("NVIDIA H100 NVL", "NVIDIA H100 NVL"),
+            ("NVIDIA H200", "NVIDIA H200 SXM 141GB"),
+            ("NVIDIA H200 NVL", "NVIDIA H200 NVL"),
+            ("NVIDIA A100-SXM4-40GB", "NVIDIA A100 SXM4 40GB"),
+            ("NVIDIA A100 80GB PCIe", "NVIDIA A100 PCIe 80GB"),
+            ("Tesla V100-SXM2-32GB", "NVIDIA Tesla V100 SXM2"),
+            ("Tesla V100-PCIE-16GB", "NVIDIA Tesla V100 PCIe"),
+            ("Tesla T4", "NVIDIA Tesla T4"),
+            ("NVIDIA L40S", "NVIDIA L40S"),
+            ("NVIDIA L40", "NVIDIA L40"),
+            ("NVIDIA A10", "NVIDIA A10"),
+            ("NVIDIA GeForce RTX 4070 Ti SUPER", "NVIDIA GeForce RTX 4070 Ti SUPER"),
+            ("NVIDIA GeForce RTX 3060 Ti", "NVIDIA GeForce RTX 3060 Ti"),
+            ("NVIDIA GeForce RTX 3060", "NVIDIA GeForce RTX 3060"),
+            ("NVIDIA GeForce RTX 4090", "NVIDIA GeForce RTX 4090"),
+        ];
+        for (reported, row) in cases {
+            assert_eq!(by_name(reported), Some(row), "{reported}");
+        }
         // Laptop parts, the China-only 4090 D, the A10G and GH200 are other models.
         assert_eq!(by_name("NVIDIA GeForce RTX 3060 Laptop GPU"), None);
         assert_eq!(by_name("NVIDIA GeForce RTX 4090 D"), None);
@@ -1306,42 +1289,18 @@ mod tests {
             "{src}"
         );
         assert!(src.contains("x 2 op/FMA x 1 (fp32 rate)"), "{src}");
-        assert!(close(
-            g.peak(GpuPrecision::Fp64, None).0.unwrap(),
-            33.5e12,
-            0.005
-        ));
-        assert!(close(
-            g.peak(GpuPrecision::Fp16, None).0.unwrap(),
-            133.8e12,
-            0.005
-        ));
-        assert!(close(
-            g.peak(GpuPrecision::Int32, None).0.unwrap(),
-            33.5e12,
-            0.005
-        ));
+        assert_peak(g, GpuPrecision::Fp64, 33.5e12, 0.005);
+        assert_peak(g, GpuPrecision::Fp16, 133.8e12, 0.005);
+        assert_peak(g, GpuPrecision::Int32, 33.5e12, 0.005);
         assert!(close(g.mem_peak().0, 3.35e12, 1e-9));
     }
 
     #[test]
     fn a100_peaks() {
         let g = row("NVIDIA A100 SXM4 40GB");
-        assert!(close(
-            g.peak(GpuPrecision::Fp64, None).0.unwrap(),
-            9.7e12,
-            0.005
-        ));
-        assert!(close(
-            g.peak(GpuPrecision::Fp32, None).0.unwrap(),
-            19.5e12,
-            0.005
-        ));
-        assert!(close(
-            g.peak(GpuPrecision::Fp16, None).0.unwrap(),
-            78e12,
-            0.005
-        ));
+        assert_peak(g, GpuPrecision::Fp64, 9.7e12, 0.005);
+        assert_peak(g, GpuPrecision::Fp32, 19.5e12, 0.005);
+        assert_peak(g, GpuPrecision::Fp16, 78e12, 0.005);
         assert!(close(
             row("NVIDIA A100 SXM4 80GB").mem_peak().0,
             2.039e12,
@@ -1373,11 +1332,7 @@ mod tests {
             ("Intel Data Center GPU Max 1550", 52.0, GpuPrecision::Fp64),
         ];
         for (name, tflops, p) in cases {
-            let v = row(name).peak(p, None).0.unwrap();
-            assert!(
-                close(v, tflops * 1e12, 0.01),
-                "{name} {p}: {v:e} vs {tflops}"
-            );
+            assert_peak(row(name), p, tflops * 1e12, 0.01);
         }
         // MI250X row is one of the two dies: twice it is the card's 47.9 TFLOPS.
         let gcd = row("AMD Instinct MI250X (one GCD)");

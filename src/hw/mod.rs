@@ -4,6 +4,7 @@
 //! theoretical peaks with their provenance; `gpu_table.rs` holds the known GPUs'
 //! datasheet figures the GPU peaks are built from.
 
+pub(crate) mod asm;
 pub mod clock;
 pub mod cpu;
 pub mod cpudesc;

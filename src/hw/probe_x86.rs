@@ -18,22 +18,12 @@
 //! As in `bench::cpu::x86`, the assembler accepts instructions the enabled target
 //! features do not name (AVX-VNNI, AVX512-FP16/BF16, AMX): callers check the CPU first.
 
+use super::asm::{amx_loop_body, irp12, irp24, tile_config};
 use super::probe::Test;
 use super::uarch::Width;
 
 /// A probe loop: runs `loops` iterations.
 pub(super) type LoopFn = unsafe fn(u64);
-
-macro_rules! irp24 {
-    () => {
-        ".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23"
-    };
-}
-macro_rules! irp12 {
-    () => {
-        ".irp r,0,1,2,3,4,5,6,7,8,9,10,11"
-    };
-}
 
 /// One probe loop: `$setup` zeroes the registers, `$body` is one iteration.
 macro_rules! probe_loop {
@@ -308,17 +298,6 @@ zmm_loop!(vpdpwssd_zmm, "avx512f", "vpdpwssd zmm\\r, zmm30, zmm31");
 zmm_loop!(vdpbf16ps_zmm, "avx512f", "vdpbf16ps zmm\\r, zmm30, zmm31");
 zmm_loop!(fma_ph_zmm, "avx512f", "vfmadd231ph zmm\\r, zmm30, zmm31");
 
-/// The tile configuration of `bench::cpu::amx`: palette 1, eight 16 × 64-byte tiles.
-fn tile_config() -> [u8; 64] {
-    let mut cfg = [0u8; 64];
-    cfg[0] = 1;
-    for t in 0..8 {
-        cfg[16 + 2 * t..18 + 2 * t].copy_from_slice(&64u16.to_le_bytes());
-        cfg[48 + t] = 16;
-    }
-    cfg
-}
-
 /// AMX loop: zeroed tiles, four independent tile multiplies per iteration (C0–C3 from
 /// A in tmm4–5 and B in tmm6–7), as the AMX kernels do. The caller must hold the
 /// Linux tile-data permission (`hw::cpu::request_amx_permission`).
@@ -331,14 +310,7 @@ macro_rules! amx_loop {
                 ".irp r,0,1,2,3,4,5,6,7",
                 "tilezero tmm\\r",
                 ".endr",
-                ".p2align 5",
-                "2:",
-                concat!($op, " tmm0, tmm4, tmm6"),
-                concat!($op, " tmm1, tmm4, tmm7"),
-                concat!($op, " tmm2, tmm5, tmm6"),
-                concat!($op, " tmm3, tmm5, tmm7"),
-                "dec rcx",
-                "jnz 2b",
+                amx_loop_body!($op, "rcx"),
                 "tilerelease",
                 cfg = in(reg) cfg.as_ptr(),
                 inout("rcx") loops => _,
@@ -391,59 +363,51 @@ pub(super) fn loop_for(test: Test) -> (LoopFn, u64) {
     }
 }
 
-/// 192 dependent adds with a 256-bit FMA after each (8 accumulators).
-#[target_feature(enable = "avx,fma")]
-pub(super) unsafe fn ymm_clock_chain(loops: u64) -> u64 {
-    std::arch::asm!(
-        ".irp r,0,1,2,3,4,5,6,7,14,15",
-        "vpxor ymm\\r, ymm\\r, ymm\\r",
-        ".endr",
-        ".p2align 5",
-        "2:",
-        ".rept 24",
-        ".irp r,0,1,2,3,4,5,6,7",
-        "add rdx, {b}",
-        "vfmadd231pd ymm\\r, ymm14, ymm15",
-        ".endr",
-        ".endr",
-        "dec rcx",
-        "jnz 2b",
-        "vzeroupper",
-        inout("rcx") loops => _,
-        inout("rdx") 1u64 => _,
-        b = in(reg) std::hint::black_box(3u64),
-        clobber_abi("C"),
-        options(nomem, nostack),
-    );
-    loops * 192
+/// A clock chain: 192 dependent adds with one FMA (`$fma`) after each on 8
+/// accumulators, `$setup` zeroing them and the operands, `$tail` cleaning up.
+macro_rules! fma_clock_chain {
+    ($(#[$doc:meta])* $name:ident, $features:literal, [$($setup:literal),+], $fma:literal, [$($tail:literal),+]) => {
+        $(#[$doc])*
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn $name(loops: u64) -> u64 {
+            std::arch::asm!(
+                $($setup,)+
+                ".p2align 5",
+                "2:",
+                ".rept 24",
+                ".irp r,0,1,2,3,4,5,6,7",
+                "add rdx, {b}",
+                $fma,
+                ".endr",
+                ".endr",
+                "dec rcx",
+                "jnz 2b",
+                $($tail,)+
+                inout("rcx") loops => _,
+                inout("rdx") 1u64 => _,
+                b = in(reg) std::hint::black_box(3u64),
+                clobber_abi("C"),
+                options(nomem, nostack),
+            );
+            loops * 192
+        }
+    };
 }
 
-/// 192 dependent adds with a 512-bit FMA after each (8 accumulators): the heavy
-/// AVX-512 licence the 512-bit loops run in.
-#[target_feature(enable = "avx512f")]
-pub(super) unsafe fn zmm_clock_chain(loops: u64) -> u64 {
-    std::arch::asm!(
-        ".irp r,0,1,2,3,4,5,6,7,30,31",
-        "vpxord zmm\\r, zmm\\r, zmm\\r",
-        ".endr",
-        ".p2align 5",
-        "2:",
-        ".rept 24",
-        ".irp r,0,1,2,3,4,5,6,7",
-        "add rdx, {b}",
-        "vfmadd231pd zmm\\r, zmm30, zmm31",
-        ".endr",
-        ".endr",
-        "dec rcx",
-        "jnz 2b",
-        "vpxord xmm30, xmm30, xmm30",
-        "vpxord xmm31, xmm31, xmm31",
-        "vzeroupper",
-        inout("rcx") loops => _,
-        inout("rdx") 1u64 => _,
-        b = in(reg) std::hint::black_box(3u64),
-        clobber_abi("C"),
-        options(nomem, nostack),
-    );
-    loops * 192
-}
+fma_clock_chain!(
+    /// 192 dependent adds with a 256-bit FMA after each (8 accumulators).
+    ymm_clock_chain,
+    "avx,fma",
+    [".irp r,0,1,2,3,4,5,6,7,14,15", "vpxor ymm\\r, ymm\\r, ymm\\r", ".endr"],
+    "vfmadd231pd ymm\\r, ymm14, ymm15",
+    ["vzeroupper"]
+);
+fma_clock_chain!(
+    /// 192 dependent adds with a 512-bit FMA after each (8 accumulators): the heavy
+    /// AVX-512 licence the 512-bit loops run in.
+    zmm_clock_chain,
+    "avx512f",
+    [".irp r,0,1,2,3,4,5,6,7,30,31", "vpxord zmm\\r, zmm\\r, zmm\\r", ".endr"],
+    "vfmadd231pd zmm\\r, zmm30, zmm31",
+    ["vpxord xmm30, xmm30, xmm30", "vpxord xmm31, xmm31, xmm31", "vzeroupper"]
+);

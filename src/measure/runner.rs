@@ -143,6 +143,14 @@ enum Plan {
     Sustain { interval: Duration, total: Duration },
 }
 
+/// Makes the workload of one thread (called on that thread, after pinning); an `Err`
+/// aborts the case with that text.
+pub trait MakeWorkload<W>: Fn(ThreadCtx) -> Result<W, String> + Sync {}
+impl<W, F: Fn(ThreadCtx) -> Result<W, String> + Sync> MakeWorkload<W> for F {}
+
+/// The progress callback: `(samples done, samples in all)`, see [`Runner::run`].
+pub type OnSample<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
 /// Runs cases. Stateless; see the module documentation for the procedure.
 pub struct Runner;
 
@@ -166,15 +174,11 @@ impl Runner {
     /// Measures one case: warm-up and calibration, then `cfg.repeat` samples.
     /// `on_sample(done, total)` is called after every timed sample, the last included,
     /// while no worker runs; its time counts in no sample's `secs` (see the module doc).
-    pub fn run<W, F>(
+    pub fn run<W: Workload, F: MakeWorkload<W>>(
         cfg: &RunConfig,
         make: F,
-        on_sample: &(dyn Fn(usize, usize) + Sync),
-    ) -> Result<Vec<Sample>, RunError>
-    where
-        W: Workload,
-        F: Fn(ThreadCtx) -> Result<W, String> + Sync,
-    {
+        on_sample: OnSample,
+    ) -> Result<Vec<Sample>, RunError> {
         Self::drive(cfg, make, Plan::Repeat, on_sample)
     }
 
@@ -182,30 +186,22 @@ impl Runner {
     /// (after the usual warm-up), e.g. 10 minutes at 1 s to see throttling.
     /// `on_sample` as in [`Runner::run`]; its time does count in the gaps between the
     /// samples' `at`.
-    pub fn sustain<W, F>(
+    pub fn sustain<W: Workload, F: MakeWorkload<W>>(
         cfg: &RunConfig,
         make: F,
         interval: Duration,
         total: Duration,
-        on_sample: &(dyn Fn(usize, usize) + Sync),
-    ) -> Result<Vec<Sample>, RunError>
-    where
-        W: Workload,
-        F: Fn(ThreadCtx) -> Result<W, String> + Sync,
-    {
+        on_sample: OnSample,
+    ) -> Result<Vec<Sample>, RunError> {
         Self::drive(cfg, make, Plan::Sustain { interval, total }, on_sample)
     }
 
-    fn drive<W, F>(
+    fn drive<W: Workload, F: MakeWorkload<W>>(
         cfg: &RunConfig,
         make: F,
         plan: Plan,
-        on_sample: &(dyn Fn(usize, usize) + Sync),
-    ) -> Result<Vec<Sample>, RunError>
-    where
-        W: Workload,
-        F: Fn(ThreadCtx) -> Result<W, String> + Sync,
-    {
+        on_sample: OnSample,
+    ) -> Result<Vec<Sample>, RunError> {
         if cfg.threads == 0 {
             return Err(RunError::Config("threads must be at least 1".into()));
         }
@@ -369,7 +365,7 @@ impl Runner {
         cfg: &RunConfig,
         plan: &Plan,
         g: &Gates,
-        on_sample: &(dyn Fn(usize, usize) + Sync),
+        on_sample: OnSample,
     ) -> Result<Vec<Sample>, RunError> {
         let target = match plan {
             Plan::Repeat => cfg.min_time,

@@ -27,7 +27,7 @@
 //!
 //! clpeak's `--compute-intfast` (mad24) is not used: peakbench has no 24-bit case.
 
-use super::{capture, strip_ansi, version_line, Context, Found, Tool};
+use super::{capture, strip_ansi, version_line, Context, Found, SharedFound, Tool};
 use crate::hw::gpu::GpuInfo;
 use crate::report::model::{BenchResult, Metric, Reference, Resource, Unit};
 use std::path::Path;
@@ -531,12 +531,7 @@ impl Tool for Clpeak {
                 .then(|| l.rsplit(' ').next().unwrap_or(l).trim().to_string())
         })
     }
-    fn shared(
-        &self,
-        r: &BenchResult,
-        ctx: &Context,
-        version: &str,
-    ) -> Option<Result<Found, String>> {
+    fn shared(&self, r: &BenchResult, ctx: &Context, version: &str) -> SharedFound {
         let test = Test::of(r)?;
         let index = r.param_u64("device")?;
         let adapter = ctx

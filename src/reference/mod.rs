@@ -108,6 +108,10 @@ pub struct Found {
     pub notes: Vec<String>,
 }
 
+/// What [`Tool::shared`] answers: `None` when the tool has nothing for the case,
+/// `Err` when running or reading the tool failed.
+pub type SharedFound = Option<Result<Found, String>>;
+
 /// A tool run that reproduces one case.
 pub struct Invocation {
     /// Program and arguments (`argv[0]` is the binary name).
@@ -145,12 +149,7 @@ pub trait Tool: Sync {
     /// is the detected version. `None` when the tool has nothing for `r`; `Err` when
     /// running or reading the tool failed. When this gives `Some`, [`Tool::invocation`]
     /// is not asked.
-    fn shared(
-        &self,
-        r: &BenchResult,
-        ctx: &Context,
-        version: &str,
-    ) -> Option<Result<Found, String>> {
+    fn shared(&self, r: &BenchResult, ctx: &Context, version: &str) -> SharedFound {
         let _ = (r, ctx, version);
         None
     }
@@ -396,16 +395,7 @@ mod tests {
             .param("block", 1048576)
             .param("size", 67108864)
             .param("threads", 1),
-            BenchResult::new(
-                Resource::Memory,
-                "copy",
-                Metric::Throughput,
-                Unit::BytePerSec,
-            )
-            .param("kernel", "copy")
-            .param("pattern", "seq")
-            .param("size", 67108864)
-            .param("threads", 1),
+            crate::report::samples::mem_seq("copy", 67108864, 1),
             BenchResult::new(Resource::Cpu, "fma_f64_avx2", Metric::Ops, Unit::FlopPerSec)
                 .param("precision", "fp64")
                 .param("isa", "avx2")

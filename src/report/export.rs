@@ -85,6 +85,12 @@ impl<'a> CsvWriter<'a> {
         CsvWriter { out }
     }
 
+    /// The writer underneath, unsanitised: only for documents with no rows of their
+    /// own ([`TextDoc`]), which print their terminal text in every format but JSON.
+    pub fn text(&mut self) -> &mut dyn Write {
+        self.out
+    }
+
     /// One record (a header or a row), ended by a newline.
     pub fn record<S: AsRef<str>>(&mut self, fields: &[S]) -> io::Result<()> {
         let line: Vec<String> = fields.iter().map(|f| field(f.as_ref())).collect();
@@ -156,6 +162,34 @@ impl Exportable for Grid<'_> {
 
     fn html(&self, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(html::render_grid(self.title, self.headers, &self.rows).as_bytes())
+    }
+}
+
+/// A document that is its terminal text in every format but JSON (`sysinfo`,
+/// `gpu --list`): its JSON form is `value` itself, its text what `text` prints. They
+/// have no rows for CSV or Markdown and no page of their own.
+pub struct TextDoc<'a, T> {
+    /// What the JSON form holds.
+    pub value: &'a T,
+    /// Prints the terminal text.
+    pub text: fn(&T, &mut dyn Write) -> io::Result<()>,
+}
+
+impl<T: serde::Serialize> Exportable for TextDoc<'_, T> {
+    fn table(&self, out: &mut dyn Write) -> io::Result<()> {
+        (self.text)(self.value, out)
+    }
+    fn json(&self, out: &mut dyn Write) -> io::Result<()> {
+        json::write(self.value, out)
+    }
+    fn csv(&self, out: &mut CsvWriter) -> io::Result<()> {
+        self.table(out.text())
+    }
+    fn markdown(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.table(out)
+    }
+    fn html(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.table(out)
     }
 }
 

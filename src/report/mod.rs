@@ -21,7 +21,7 @@ pub(crate) mod samples;
 pub mod table;
 mod view;
 
-pub use export::{export, CsvWriter, Exportable, Format, Grid};
+pub use export::{export, CsvWriter, Exportable, Format, Grid, TextDoc};
 
 #[cfg(test)]
 pub(crate) mod fixtures {
@@ -31,17 +31,7 @@ pub(crate) mod fixtures {
     use crate::hw::HostInfo;
 
     pub fn report() -> Report {
-        let ok = BenchResult::new(
-            Resource::Cpu,
-            "fma_f64_avx512",
-            Metric::Ops,
-            Unit::FlopPerSec,
-        )
-        .param("precision", "fp64")
-        .param("isa", "avx512")
-        .param("threads", 2)
-        .with_samples(vec![150e9, 152e9, 154e9])
-        .with_peak(Peak {
+        let ok = super::samples::fma(2, vec![150e9, 152e9, 154e9]).with_peak(Peak {
             value: Some(160e9),
             source: "2 cores x 2.5 GHz".into(),
         });
@@ -53,14 +43,9 @@ pub(crate) mod fixtures {
                 value: Some(10.0),
                 source: "table".into(),
             });
-        let skipped = BenchResult::new(
-            Resource::Cpu,
-            "tdpbf16ps_amx",
-            Metric::Ops,
-            Unit::FlopPerSec,
-        )
-        .param("precision", "bf16")
-        .skipped("CPU lacks amx-bf16");
+        let skipped = super::samples::cpu_ops("tdpbf16ps_amx", Unit::FlopPerSec)
+            .param("precision", "bf16")
+            .skipped("CPU lacks amx-bf16");
         Report {
             schema: SCHEMA.into(),
             tool_version: "0.1.0".into(),

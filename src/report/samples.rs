@@ -111,6 +111,25 @@ fn cpu(
         ))
 }
 
+/// A CPU result of `name` counting operations in `unit`.
+pub(crate) fn cpu_ops(name: &str, unit: Unit) -> BenchResult {
+    BenchResult::new(Resource::Cpu, name, Metric::Ops, unit)
+}
+
+/// A sequential memory-bandwidth result of `kernel` over `size` bytes on `threads`.
+pub(crate) fn mem_seq(kernel: &str, size: u64, threads: u32) -> BenchResult {
+    BenchResult::new(
+        Resource::Memory,
+        kernel,
+        Metric::Throughput,
+        Unit::BytePerSec,
+    )
+    .param("kernel", kernel)
+    .param("pattern", "seq")
+    .param("size", size)
+    .param("threads", threads)
+}
+
 fn pcts(base: f64) -> Percentiles {
     Percentiles {
         p50: base,
@@ -123,71 +142,20 @@ fn pcts(base: f64) -> Percentiles {
 
 /// Every resource's conventions in one report (see the module doc).
 pub fn mixed() -> Report {
+    // (workload, precision, isa, unit, threads, measured, peak)
+    #[rustfmt::skip]
     let mut rs = vec![
-        cpu(
-            "fma_f64_avx512",
-            "fp64",
-            "avx512",
-            Unit::FlopPerSec,
-            1,
-            76e9,
-            80e9,
-        ),
-        cpu(
-            "fma_f64_avx512",
-            "fp64",
-            "avx512",
-            Unit::FlopPerSec,
-            2,
-            150e9,
-            160e9,
-        ),
-        cpu(
-            "fma_f32_avx512",
-            "fp32",
-            "avx512",
-            Unit::FlopPerSec,
-            1,
-            155e9,
-            160e9,
-        ),
-        cpu(
-            "fma_f32_avx512",
-            "fp32",
-            "avx512",
-            Unit::FlopPerSec,
-            2,
-            300e9,
-            320e9,
-        ),
-        cpu(
-            "add_i32_avx2",
-            "int32",
-            "avx2",
-            Unit::OpPerSec,
-            1,
-            88e9,
-            83.2e9,
-        ),
-        cpu(
-            "add_i32_avx2",
-            "int32",
-            "avx2",
-            Unit::OpPerSec,
-            2,
-            160e9,
-            166.4e9,
-        ),
-        BenchResult::new(
-            Resource::Cpu,
-            "tdpbf16ps_amx",
-            Metric::Ops,
-            Unit::FlopPerSec,
-        )
-        .param("precision", "bf16")
-        .param("isa", "amx")
-        .param("threads", 1)
-        .skipped("the OS refused the AMX tile-data permission"),
+        cpu("fma_f64_avx512", "fp64", "avx512", Unit::FlopPerSec, 1, 76e9, 80e9),
+        cpu("fma_f64_avx512", "fp64", "avx512", Unit::FlopPerSec, 2, 150e9, 160e9),
+        cpu("fma_f32_avx512", "fp32", "avx512", Unit::FlopPerSec, 1, 155e9, 160e9),
+        cpu("fma_f32_avx512", "fp32", "avx512", Unit::FlopPerSec, 2, 300e9, 320e9),
+        cpu("add_i32_avx2", "int32", "avx2", Unit::OpPerSec, 1, 88e9, 83.2e9),
+        cpu("add_i32_avx2", "int32", "avx2", Unit::OpPerSec, 2, 160e9, 166.4e9),
+        cpu_ops("tdpbf16ps_amx", Unit::FlopPerSec)
+            .param("precision", "bf16")
+            .param("isa", "amx")
+            .param("threads", 1)
+            .skipped("the OS refused the AMX tile-data permission"),
     ];
     let mut sustained = cpu(
         "fma_f64_avx512",
@@ -222,38 +190,17 @@ pub fn mixed() -> Report {
         (262144, 21.0),
     ] {
         rs.push(
-            BenchResult::new(
-                Resource::Memory,
-                "triad",
-                Metric::Throughput,
-                Unit::BytePerSec,
-            )
-            .param("kernel", "triad")
-            .param("pattern", "seq")
-            .param("size", kib * 1024)
-            .param("threads", 1)
-            .with_samples(around(gbs * 1e9, 0.02, 3))
-            .with_peak(if kib >= 65536 {
-                peak(38.4e9, "2 channels x 2400 MT/s x 8 B (SMBIOS)")
-            } else {
-                Peak::unknown("cache-resident working set: no DRAM peak applies")
-            }),
+            mem_seq("triad", kib * 1024, 1)
+                .with_samples(around(gbs * 1e9, 0.02, 3))
+                .with_peak(if kib >= 65536 {
+                    peak(38.4e9, "2 channels x 2400 MT/s x 8 B (SMBIOS)")
+                } else {
+                    Peak::unknown("cache-resident working set: no DRAM peak applies")
+                }),
         );
     }
     for (t, gbs) in [(1, 18.0), (2, 34.0)] {
-        rs.push(
-            BenchResult::new(
-                Resource::Memory,
-                "copy",
-                Metric::Throughput,
-                Unit::BytePerSec,
-            )
-            .param("kernel", "copy")
-            .param("pattern", "seq")
-            .param("size", 268435456u64)
-            .param("threads", t)
-            .with_samples(around(gbs * 1e9, 0.03, 3)),
-        );
+        rs.push(mem_seq("copy", 268435456, t).with_samples(around(gbs * 1e9, 0.03, 3)));
     }
     for (kib, ns) in [(32u64, 1.2), (1024, 4.5), (16384, 30.0), (262144, 95.0)] {
         let mut r = BenchResult::new(Resource::Memory, "chase", Metric::Latency, Unit::Second)
@@ -372,17 +319,13 @@ pub fn mixed() -> Report {
     report(rs, "2026-11-21T21:00:00Z")
 }
 
-fn fma(t: u32, samples: Vec<f64>) -> BenchResult {
-    BenchResult::new(
-        Resource::Cpu,
-        "fma_f64_avx512",
-        Metric::Ops,
-        Unit::FlopPerSec,
-    )
-    .param("precision", "fp64")
-    .param("isa", "avx512")
-    .param("threads", t)
-    .with_samples(samples)
+/// The fp64 AVX-512 FMA result on `t` threads with `samples`.
+pub(crate) fn fma(t: u32, samples: Vec<f64>) -> BenchResult {
+    cpu_ops("fma_f64_avx512", Unit::FlopPerSec)
+        .param("precision", "fp64")
+        .param("isa", "avx512")
+        .param("threads", t)
+        .with_samples(samples)
 }
 
 fn chase(samples: Vec<f64>) -> BenchResult {
@@ -392,48 +335,42 @@ fn chase(samples: Vec<f64>) -> BenchResult {
         .with_samples(samples)
 }
 
-/// Baseline of the compare fixtures.
-pub fn compare_a() -> Report {
-    report(
-        vec![
-            fma(1, vec![100e9, 101e9, 99e9, 100e9, 100e9]),
-            fma(2, vec![200e9, 190e9, 210e9]),
-            chase(vec![100e-9, 101e-9, 99e-9]),
-            fma(4, vec![380e9]),
-            BenchResult::new(
-                Resource::Cpu,
-                "dot_i8_avx512vnni",
-                Metric::Ops,
-                Unit::OpPerSec,
-            )
+/// A compare fixture: fma on 1, 2 and 4 threads, the chase latency, and one CPU case
+/// of its own (`(name, unit, samples)`, on 1 thread), started at `started`.
+fn compare(
+    fma1: [f64; 5],
+    fma2: [f64; 3],
+    chase_s: [f64; 3],
+    fma4: f64,
+    (only, unit, only_s): (&str, Unit, [f64; 2]),
+    started: &str,
+) -> Report {
+    let results = vec![
+        fma(1, fma1.to_vec()),
+        fma(2, fma2.to_vec()),
+        chase(chase_s.to_vec()),
+        fma(4, vec![fma4]),
+        cpu_ops(only, unit)
             .param("threads", 1)
-            .with_samples(vec![1e12, 1.01e12]),
-        ],
-        "2026-11-20T10:00:00Z",
-    )
+            .with_samples(only_s.to_vec()),
+    ];
+    report(results, started)
+}
+
+/// Baseline of the compare fixtures.
+#[rustfmt::skip]
+pub fn compare_a() -> Report {
+    compare([100e9, 101e9, 99e9, 100e9, 100e9], [200e9, 190e9, 210e9], [100e-9, 101e-9, 99e-9],
+        380e9, ("dot_i8_avx512vnni", Unit::OpPerSec, [1e12, 1.01e12]), "2026-11-20T10:00:00Z")
 }
 
 /// The compared file: fma threads=1 +10 % (significant), threads=2 unchanged within
 /// noise, chase latency +20 % (significant, worse), threads=4 with one sample, one case
 /// dropped and one new.
+#[rustfmt::skip]
 pub fn compare_b() -> Report {
-    report(
-        vec![
-            fma(1, vec![110e9, 111e9, 109e9, 110e9, 110e9]),
-            fma(2, vec![201e9, 189e9, 212e9]),
-            chase(vec![120e-9, 121e-9, 119e-9]),
-            fma(4, vec![390e9]),
-            BenchResult::new(
-                Resource::Cpu,
-                "tdpbf16ps_amx",
-                Metric::Ops,
-                Unit::FlopPerSec,
-            )
-            .param("threads", 1)
-            .with_samples(vec![2e12, 2.02e12]),
-        ],
-        "2026-11-21T10:00:00Z",
-    )
+    compare([110e9, 111e9, 109e9, 110e9, 110e9], [201e9, 189e9, 212e9], [120e-9, 121e-9, 119e-9],
+        390e9, ("tdpbf16ps_amx", Unit::FlopPerSec, [2e12, 2.02e12]), "2026-11-21T10:00:00Z")
 }
 
 /// The fixture files and the reports they must hold.

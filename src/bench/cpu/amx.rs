@@ -12,6 +12,7 @@
 //! multiply-adds, i.e. 16 384 FLOP for tdpbf16ps and 32 768 OP for tdpbssd.
 
 use super::kernels::Operands;
+use crate::hw::asm::{amx_loop_body, tile_config};
 
 /// Linux's AMX tile-data permission lives with the CPU detection (`hw::cpu`), below
 /// both the kernels and the execution probe.
@@ -19,17 +20,6 @@ pub use crate::hw::cpu::request_amx_permission as request_permission;
 
 /// Bytes of operand memory: two A tiles then two B tiles, 1 KiB each.
 pub const TILE_BYTES: usize = 1024;
-
-/// The 64-byte tile configuration: palette 1, tiles 0–7 with 16 rows of 64 bytes.
-fn tile_config() -> [u8; 64] {
-    let mut cfg = [0u8; 64];
-    cfg[0] = 1; // palette
-    for t in 0..8 {
-        cfg[16 + 2 * t..18 + 2 * t].copy_from_slice(&64u16.to_le_bytes()); // colsb
-        cfg[48 + t] = 16; // rows
-    }
-    cfg
-}
 
 macro_rules! amx_kernel {
     ($name:ident, $op:literal) => {
@@ -51,14 +41,7 @@ macro_rules! amx_kernel {
                 "tileloadd tmm6, [{t} + {s}*1]",
                 "add {t}, 1024",
                 "tileloadd tmm7, [{t} + {s}*1]",
-                ".p2align 5",
-                "2:",
-                concat!($op, " tmm0, tmm4, tmm6"),
-                concat!($op, " tmm1, tmm4, tmm7"),
-                concat!($op, " tmm2, tmm5, tmm6"),
-                concat!($op, " tmm3, tmm5, tmm7"),
-                "dec {n}",
-                "jnz 2b",
+                amx_loop_body!($op, "{n}"),
                 "tilestored [{o} + {s}*1], tmm0",
                 "add {o}, 1024",
                 "tilestored [{o} + {s}*1], tmm1",

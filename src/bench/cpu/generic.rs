@@ -11,9 +11,22 @@ use super::kernels::Operands;
 /// Accumulators per generic kernel.
 pub const ACCS: usize = 16;
 
-macro_rules! generic_float {
-    ($name:ident, $t:ty) => {
+/// One generic kernel: `acc = step(acc, a, b)` on every accumulator, `iters` times;
+/// `step` is written as `|x, a, b| expr` over values of type `$t`. `float` kernels
+/// step `x * a + b`, `int` ones the same with wrapping arithmetic.
+macro_rules! generic_kernel {
+    (float $name:ident, $t:ty) => {
+        generic_kernel!($name, $t, |x, a, b| x * a + b);
+    };
+    (int $name:ident, $t:ty) => {
+        generic_kernel!($name, $t, |x, a, b| x.wrapping_mul(a).wrapping_add(b));
+    };
+    ($name:ident, $t:ty, |$x:ident, $a:ident, $b:ident| $step:expr) => {
         pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
+            #[inline(always)]
+            fn step($x: $t, $a: $t, $b: $t) -> $t {
+                $step
+            }
             const W: usize = std::mem::size_of::<$t>();
             let a = <$t>::from_le_bytes(p.a[..W].try_into().unwrap());
             let b = <$t>::from_le_bytes(p.b[..W].try_into().unwrap());
@@ -22,7 +35,7 @@ macro_rules! generic_float {
             let mut acc = [c; ACCS];
             for _ in 0..iters {
                 for x in acc.iter_mut() {
-                    *x = *x * a + b;
+                    *x = step(*x, a, b);
                 }
             }
             for (i, x) in acc.iter().enumerate() {
@@ -32,30 +45,9 @@ macro_rules! generic_float {
     };
 }
 
-macro_rules! generic_int {
-    ($name:ident, $t:ty) => {
-        pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
-            const W: usize = std::mem::size_of::<$t>();
-            let a = <$t>::from_le_bytes(p.a[..W].try_into().unwrap());
-            let b = <$t>::from_le_bytes(p.b[..W].try_into().unwrap());
-            let c = <$t>::from_le_bytes(p.init[..W].try_into().unwrap());
-            let (a, b) = std::hint::black_box((a, b));
-            let mut acc = [c; ACCS];
-            for _ in 0..iters {
-                for x in acc.iter_mut() {
-                    *x = x.wrapping_mul(a).wrapping_add(b);
-                }
-            }
-            for (i, x) in acc.iter().enumerate() {
-                std::ptr::copy_nonoverlapping(x.to_le_bytes().as_ptr(), out.add(i * W), W);
-            }
-        }
-    };
-}
-
-generic_float!(muladd_f64_generic, f64);
-generic_float!(muladd_f32_generic, f32);
-generic_int!(muladd_i8_generic, i8);
-generic_int!(muladd_i16_generic, i16);
-generic_int!(muladd_i32_generic, i32);
-generic_int!(muladd_i64_generic, i64);
+generic_kernel!(float muladd_f64_generic, f64);
+generic_kernel!(float muladd_f32_generic, f32);
+generic_kernel!(int muladd_i8_generic, i8);
+generic_kernel!(int muladd_i16_generic, i16);
+generic_kernel!(int muladd_i32_generic, i32);
+generic_kernel!(int muladd_i64_generic, i64);

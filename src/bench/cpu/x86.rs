@@ -15,17 +15,8 @@
 //! table's `requires`); `iters` must be at least 1.
 
 use super::kernels::Operands;
-
-macro_rules! irp24 {
-    () => {
-        ".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23"
-    };
-}
-macro_rules! irp12 {
-    () => {
-        ".irp r,0,1,2,3,4,5,6,7,8,9,10,11"
-    };
-}
+use crate::hw::asm::{irp12, irp24};
+use crate::hw::clock::add_chain;
 
 /// The clock chain of a kernel: the dependent `add reg, reg` chain of `hw::clock` (192
 /// adds per iteration) with the kernel's own first instruction interleaved once every
@@ -42,27 +33,9 @@ macro_rules! clock_chain {
      [$($body:literal),+], $tail:literal, $($clobber:tt)*) => {
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $name(loops: u64) -> u64 {
-            std::arch::asm!(
-                $zero_a,
-                $zero_b,
-                ".p2align 5",
-                "2:",
-                $rept,
-                $irp,
-                "add {a}, {b}",
-                "add {a}, {b}",
-                $($body,)+
-                ".endr",
-                ".endr",
-                "dec {n}",
-                "jnz 2b",
-                $tail,
-                n = inout(reg) loops => _,
-                a = inout(reg) 1u64 => _,
-                b = in(reg) std::hint::black_box(3u64),
-                $($clobber)*,
-                options(nomem, nostack),
-            );
+            add_chain!(loops, [$zero_a, $zero_b, ".p2align 5"],
+                [$rept, $irp, "add {a}, {b}", "add {a}, {b}", $($body,)+ ".endr", ".endr"],
+                [$tail], $($clobber)*,);
             loops * 192
         }
     };
@@ -87,6 +60,39 @@ macro_rules! zmm_dense_clock_chain {
     };
 }
 
+/// The code every kernel shares, whatever its width: load operands a and b into
+/// registers `$ra` and `$rb` and the accumulators (`$irp` lists them) from `init`, run
+/// the `$body` instructions over every accumulator `iters` times, store the
+/// accumulators to `out` (`$stride` bytes each), then `$tail`. `$mov` moves one vector
+/// of `$reg` registers; `\\r` in a body is the accumulator's number.
+macro_rules! acc_kernel {
+    ($name:ident, $features:literal, $mov:literal, $reg:literal, $irp:ident, $ra:literal, $rb:literal,
+     $stride:literal, [$($body:literal),+], [$($tail:literal),*], $($clobber:tt)*) => {
+        #[target_feature(enable = $features)]
+        pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
+            std::arch::asm!(
+                concat!($mov, " ", $reg, $ra, ", [{a}]"),
+                concat!($mov, " ", $reg, $rb, ", [{b}]"),
+                $irp!(), concat!($mov, " ", $reg, "\\r, [{c}]"), ".endr",
+                ".p2align 5",
+                "2:",
+                $($irp!(), $body, ".endr",)+
+                "dec {n}",
+                "jnz 2b",
+                $irp!(), concat!($mov, " [{o} + ", $stride, "*\\r], ", $reg, "\\r"), ".endr",
+                $($tail,)*
+                n = inout(reg) iters => _,
+                a = in(reg) p.a.as_ptr(),
+                b = in(reg) p.b.as_ptr(),
+                c = in(reg) p.init.as_ptr(),
+                o = in(reg) out,
+                $($clobber)*
+                options(nostack),
+            );
+        }
+    };
+}
+
 /// 512-bit kernel: 24 accumulators zmm0–23, operands a = zmm30, b = zmm31.
 macro_rules! zmm_kernel {
     (fma $name:ident, $clock:ident, $features:literal, $first:literal $(, $body:literal)*) => {
@@ -102,37 +108,15 @@ macro_rules! zmm_kernel {
             out("zmm30") _, out("zmm31") _);
     };
     (@kernel $name:ident, $features:literal, $($body:literal),+) => {
-        #[target_feature(enable = $features)]
-        pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
-            std::arch::asm!(
-                "vmovdqu64 zmm30, [{a}]",
-                "vmovdqu64 zmm31, [{b}]",
-                irp24!(), "vmovdqu64 zmm\\r, [{c}]", ".endr",
-                ".p2align 5",
-                "2:",
-                $(irp24!(), $body, ".endr",)+
-                "dec {n}",
-                "jnz 2b",
-                irp24!(), "vmovdqu64 [{o} + 64*\\r], zmm\\r", ".endr",
-                // vzeroupper leaves zmm16-31 alone; zero them too so the thread's
-                // vector state is clean for whatever runs next.
-                ".irp r,16,17,18,19,20,21,22,23,30,31", "vpxord xmm\\r, xmm\\r, xmm\\r", ".endr",
-                "vzeroupper",
-                n = inout(reg) iters => _,
-                a = in(reg) p.a.as_ptr(),
-                b = in(reg) p.b.as_ptr(),
-                c = in(reg) p.init.as_ptr(),
-                o = in(reg) out,
-                out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
-                out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
-                out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
-                out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-                out("zmm16") _, out("zmm17") _, out("zmm18") _, out("zmm19") _,
-                out("zmm20") _, out("zmm21") _, out("zmm22") _, out("zmm23") _,
-                out("zmm30") _, out("zmm31") _,
-                options(nostack),
-            );
-        }
+        // vzeroupper leaves zmm16-31 alone; the tail zeroes them too so the thread's
+        // vector state is clean for whatever runs next.
+        acc_kernel!($name, $features, "vmovdqu64", "zmm", irp24, "30", "31", "64", [$($body),+],
+            [".irp r,16,17,18,19,20,21,22,23,30,31", "vpxord xmm\\r, xmm\\r, xmm\\r", ".endr", "vzeroupper"],
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _, out("zmm4") _, out("zmm5") _,
+            out("zmm6") _, out("zmm7") _, out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
+            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _, out("zmm16") _, out("zmm17") _,
+            out("zmm18") _, out("zmm19") _, out("zmm20") _, out("zmm21") _, out("zmm22") _, out("zmm23") _,
+            out("zmm30") _, out("zmm31") _,);
     };
 }
 
@@ -146,31 +130,9 @@ macro_rules! ymm_kernel {
             out("ymm14") _, out("ymm15") _);
     };
     (@kernel $name:ident, $features:literal, $($body:literal),+) => {
-        #[target_feature(enable = $features)]
-        pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
-            std::arch::asm!(
-                "vmovdqu ymm14, [{a}]",
-                "vmovdqu ymm15, [{b}]",
-                irp12!(), "vmovdqu ymm\\r, [{c}]", ".endr",
-                ".p2align 5",
-                "2:",
-                $(irp12!(), $body, ".endr",)+
-                "dec {n}",
-                "jnz 2b",
-                irp12!(), "vmovdqu [{o} + 32*\\r], ymm\\r", ".endr",
-                "vzeroupper",
-                n = inout(reg) iters => _,
-                a = in(reg) p.a.as_ptr(),
-                b = in(reg) p.b.as_ptr(),
-                c = in(reg) p.init.as_ptr(),
-                o = in(reg) out,
-                out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,
-                out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _,
-                out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
-                out("ymm14") _, out("ymm15") _,
-                options(nostack),
-            );
-        }
+        acc_kernel!($name, $features, "vmovdqu", "ymm", irp12, "14", "15", "32", [$($body),+], ["vzeroupper"],
+            out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _, out("ymm6") _,
+            out("ymm7") _, out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _, out("ymm14") _, out("ymm15") _,);
     };
 }
 
@@ -184,30 +146,9 @@ macro_rules! xmm_kernel {
             out("xmm14") _, out("xmm15") _);
     };
     (@kernel $name:ident, $($body:literal),+) => {
-        #[target_feature(enable = "sse2")]
-        pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
-            std::arch::asm!(
-                "movdqu xmm14, [{a}]",
-                "movdqu xmm15, [{b}]",
-                irp12!(), "movdqu xmm\\r, [{c}]", ".endr",
-                ".p2align 5",
-                "2:",
-                $(irp12!(), $body, ".endr",)+
-                "dec {n}",
-                "jnz 2b",
-                irp12!(), "movdqu [{o} + 16*\\r], xmm\\r", ".endr",
-                n = inout(reg) iters => _,
-                a = in(reg) p.a.as_ptr(),
-                b = in(reg) p.b.as_ptr(),
-                c = in(reg) p.init.as_ptr(),
-                o = in(reg) out,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                out("xmm14") _, out("xmm15") _,
-                options(nostack),
-            );
-        }
+        acc_kernel!($name, "sse2", "movdqu", "xmm", irp12, "14", "15", "16", [$($body),+], [],
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _, out("xmm5") _, out("xmm6") _,
+            out("xmm7") _, out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _, out("xmm14") _, out("xmm15") _,);
     };
 }
 

@@ -1,0 +1,56 @@
+//! Assembler text shared by the CPU kernels (`bench::cpu::x86`, `bench::cpu::amx`) and
+//! the execution probe (`probe_x86.rs`): the accumulator lists that `.irp` repeats an
+//! instruction over, and the AMX tile setup and loop. One copy, so the kernels and the
+//! probe time the same instructions; the caller's `asm!` joins the strings with
+//! newlines, so a string here that holds several lines assembles as if written apart.
+
+/// `.irp` over the 24 accumulators of the 512-bit loops (zmm0–23).
+macro_rules! irp24 {
+    () => {
+        ".irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23"
+    };
+}
+pub(crate) use irp24;
+
+/// `.irp` over the 12 accumulators of the 128- and 256-bit loops (xmm/ymm0–11).
+macro_rules! irp12 {
+    () => {
+        ".irp r,0,1,2,3,4,5,6,7,8,9,10,11"
+    };
+}
+pub(crate) use irp12;
+
+/// The timed AMX loop: four independent tile multiplies `$op` per iteration, C0–C3
+/// (tmm0–3) from A in tmm4–5 and B in tmm6–7, so the TMUL unit always has the next
+/// one ready; `$counter` (a register or operand) counts the iterations down.
+macro_rules! amx_loop_body {
+    ($op:literal, $counter:literal) => {
+        concat!(
+            ".p2align 5\n2:\n",
+            $op,
+            " tmm0, tmm4, tmm6\n",
+            $op,
+            " tmm1, tmm4, tmm7\n",
+            $op,
+            " tmm2, tmm5, tmm6\n",
+            $op,
+            " tmm3, tmm5, tmm7\n",
+            "dec ",
+            $counter,
+            "\njnz 2b"
+        )
+    };
+}
+pub(crate) use amx_loop_body;
+
+/// The 64-byte AMX tile configuration (`ldtilecfg`): palette 1, tiles 0–7 with 16 rows
+/// of 64 bytes.
+pub(crate) fn tile_config() -> [u8; 64] {
+    let mut cfg = [0u8; 64];
+    cfg[0] = 1; // palette
+    for t in 0..8 {
+        cfg[16 + 2 * t..18 + 2 * t].copy_from_slice(&64u16.to_le_bytes()); // colsb
+        cfg[48 + t] = 16; // rows
+    }
+    cfg
+}
