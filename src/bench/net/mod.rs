@@ -3,7 +3,8 @@
 //!
 //! Layout: `proto.rs` (control protocol, frames, authentication), `server.rs` and
 //! `client.rs` (the two ends of the control conversation), `engine.rs` (the data side,
-//! identical at both ends), `tcp.rs` / `udp.rs` (per-stream loops), `options.rs`.
+//! identical at both ends, with the `Transport` seam), `tcp.rs` / `udp.rs` (per-stream
+//! loops and their `Transport` impls), `options.rs`.
 //!
 //! Measurement (DESIGN.md §3, ANCHORS.md §5 "Network"):
 //! - one test per case, continuous: a 0.5 s warm-up that is not counted (TCP slow
