@@ -25,7 +25,7 @@
 //! interrupts its threads and shuts their sockets down so blocked calls return.
 
 use super::proto::{
-    Control, Direction, EndReport, Msg, Proto, SentCount, StreamStats, TestKind, TestSpec,
+    Control, Direction, EndReport, Msg, SentCount, StreamStats, TestKind, TestSpec,
 };
 use crate::measure::clock::Tick;
 use crate::measure::runner::pin_current_thread;
@@ -171,6 +171,12 @@ pub trait Transport: Send + 'static {
     fn try_clone(&self) -> io::Result<DataSock>;
     /// Makes blocked calls on the socket return (where the transport can).
     fn shutdown(&self) {}
+    /// Whether payload can still sit in socket buffers after the peer said it
+    /// finished sending (datagrams: nothing tells the receiver the stream ended), so
+    /// receivers drain until their counters stand still before being stopped.
+    fn lingers(&self) -> bool {
+        false
+    }
     /// Turns on zero-copy sends where the transport has them; whether it did.
     fn zerocopy(&self) -> bool {
         false
@@ -576,7 +582,7 @@ impl Engine {
                 }
                 Err(e) => return Err(e.to_string()),
             }
-            if self.spec.proto == Proto::Udp {
+            if self.clones.iter().any(|c| c.lingers()) {
                 // Datagrams still queued in socket buffers: drain until the counters
                 // stay still for 60 ms (at most 2 s), then stop the receivers.
                 let total = || {

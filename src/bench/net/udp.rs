@@ -348,6 +348,9 @@ impl Transport for UdpSocket {
     fn try_clone(&self) -> io::Result<DataSock> {
         Ok(Box::new(UdpSocket::try_clone(self)?))
     }
+    fn lingers(&self) -> bool {
+        true
+    }
     fn send(&self, io: &StreamIo) -> io::Result<(u64, u64)> {
         send(self, io.msg, io.pacer, io.stop, io.sent, io.rate_bps)
     }
