@@ -180,16 +180,19 @@ fn measure(
         remote: matches!(&options.command, Command::Net(n) if n.server.is_some()),
         memo: &memo,
     };
+    // One step of progress and one save per case: a case's results come from one
+    // measurement, so they are written together.
     for case in &cases {
         progress.start(&case.label());
-        let mut r = case.run(&ctx);
-        if opts.reference {
-            crate::reference::attach(&mut r, &rctx, &tools);
+        for mut r in case.run(&ctx) {
+            if opts.reference {
+                crate::reference::attach(&mut r, &rctx, &tools);
+            }
+            for n in r.notes.iter().filter(|n| n.is_live_warning()) {
+                progress.warn(&format!("{} {}: {n}", r.resource, r.workload));
+            }
+            report.results.push(r);
         }
-        for n in r.notes.iter().filter(|n| n.is_live_warning()) {
-            progress.warn(&format!("{} {}: {n}", r.resource, r.workload));
-        }
-        report.results.push(r);
         save(&report, &path)?;
         progress.done();
     }

@@ -18,9 +18,13 @@
 //!      options; returns the cases to run, or a [`UsageError`] naming the flag when the
 //!      request cannot be satisfied on this host (e.g. `--isa amx` on a CPU without
 //!      AMX). Nothing has run yet, so refusing here has no side effects.
-//! 3. Each case implements [`Case`]: `label` for progress, `run` returns a complete
-//!    [`BenchResult`] (samples, summary, peak, status). Use `measure::Runner` for
-//!    iteration-calibrated work; never print from a case.
+//! 3. Each case implements [`Case`]: `label` for progress, `run` returns every
+//!    complete [`BenchResult`] (samples, summary, peak, status) of one measurement —
+//!    one for most cases, several when one run yields several metrics (disk:
+//!    throughput, IOPS and latency of the same I/O). State that outlives a case (a
+//!    disk workspace, a network control connection) lives in the resource's plan
+//!    object, which its cases share; cases never hand results to one another. Use
+//!    `measure::Runner` for iteration-calibrated work; never print from a case.
 //! 4. At the top: one line in [`BENCHMARKS`], a `Cmd` variant holding the `Args` in
 //!    `cli.rs`, a `Command` variant and its `parse` call in `options.rs`, and one arm in
 //!    `app.rs`'s dispatch calling `plan`.
@@ -56,12 +60,13 @@ pub struct Context<'a> {
 /// The usage error (`util::usage`), re-exported for the resources' `plan` and options.
 pub use crate::util::usage::UsageError;
 
-/// One measurable case.
+/// One measurable case: one measurement, one step of the progress display.
 pub trait Case: Send {
     /// Short description for progress output.
     fn label(&self) -> String;
-    /// Runs the case to a complete result (ok, skipped or failed).
-    fn run(&self, ctx: &Context) -> BenchResult;
+    /// Runs the measurement to its complete results (each ok, skipped or failed), in
+    /// the order they are reported; never empty.
+    fn run(&self, ctx: &Context) -> Vec<BenchResult>;
 }
 
 /// One resource.

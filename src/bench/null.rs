@@ -32,7 +32,14 @@ impl Case for NullCase {
         format!("null threads={}", self.threads)
     }
 
-    fn run(&self, ctx: &Context) -> BenchResult {
+    fn run(&self, ctx: &Context) -> Vec<BenchResult> {
+        vec![self.result(ctx)]
+    }
+}
+
+impl NullCase {
+    /// The case's one result.
+    fn result(&self, ctx: &Context) -> BenchResult {
         let o = ctx.opts;
         let cfg = RunConfig {
             repeat: o.repeat,

@@ -1,9 +1,10 @@
 //! Small helpers shared by every layer: unit parsing and printing, the usage error,
-//! the sanitiser for text from outside, the one atomic file write, and running
-//! external programs.
+//! the sanitiser for text from outside, the one atomic file write, running
+//! external programs, and a small seedable generator.
 
 pub mod atomic;
 pub mod process;
+pub mod rng;
 pub mod sanitize;
 pub mod units;
 pub mod usage;

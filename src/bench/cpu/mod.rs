@@ -153,7 +153,14 @@ impl Case for CpuCase {
         format!("cpu {} threads={}", self.kernel.name, self.threads)
     }
 
-    fn run(&self, ctx: &Context) -> BenchResult {
+    fn run(&self, ctx: &Context) -> Vec<BenchResult> {
+        vec![self.result(ctx)]
+    }
+}
+
+impl CpuCase {
+    /// The case's one result.
+    fn result(&self, ctx: &Context) -> BenchResult {
         let k = self.kernel;
         let host = ctx.host;
         let o = ctx.opts;
@@ -310,7 +317,14 @@ impl Case for SkippedCase {
         format!("cpu {} (skipped)", self.precision.name())
     }
 
-    fn run(&self, _ctx: &Context) -> BenchResult {
+    fn run(&self, ctx: &Context) -> Vec<BenchResult> {
+        vec![self.result(ctx)]
+    }
+}
+
+impl SkippedCase {
+    /// The case's one result.
+    fn result(&self, _ctx: &Context) -> BenchResult {
         BenchResult::new(Resource::Cpu, "-", Metric::Ops, self.precision.unit())
             .param("precision", self.precision.name())
             .skipped(self.reason.clone())

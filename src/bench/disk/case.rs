@@ -1,9 +1,8 @@
 //! One measured disk configuration → three results: `throughput` (B/s), `iops` (IO/s)
 //! and `latency` (s, with p50/p90/p99/p99.9/max from the HDR histogram).
 //!
-//! The three results come from the same I/O run: the first of three [`DiskCase`]s runs
-//! the jobs and hands the other two their results through a shared cell, so the
-//! `Case` contract (one result per case) holds without measuring twice.
+//! The three results come from the same I/O run: one [`DiskCase`] per configuration
+//! runs the jobs once and returns all three.
 //!
 //! Samples are the measured windows (`--repeat` windows of `--runtime` after one
 //! `--ramp`, or 1 s windows with `--sustain`); the throughput result also carries the
@@ -20,7 +19,7 @@ use crate::measure::Percentiles;
 use crate::report::model::{BenchResult, Metric, Note, NoteKind, Resource, Unit};
 use crate::util::units::{format_si, format_size};
 use std::os::fd::AsRawFd;
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Barrier};
 
 /// One configuration of the run.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -42,35 +41,31 @@ impl Case for Skipped {
     fn label(&self) -> String {
         "disk".into()
     }
-    fn run(&self, _ctx: &Context) -> BenchResult {
-        BenchResult::new(Resource::Disk, "all", Metric::Throughput, Unit::BytePerSec)
-            .skipped(self.0.clone())
+    fn run(&self, _ctx: &Context) -> Vec<BenchResult> {
+        vec![
+            BenchResult::new(Resource::Disk, "all", Metric::Throughput, Unit::BytePerSec)
+                .skipped(self.0.clone()),
+        ]
     }
 }
 
-/// One of the three results of a configuration.
+/// One configuration: one I/O run, three results.
 pub struct DiskCase {
+    /// The run's plan (workspace, engine, verify generations), shared by its cases.
     plan: Arc<RunPlan>,
     cfg: Config,
-    part: usize,
-    cell: Arc<Mutex<Vec<BenchResult>>>,
 }
 
-/// Three cases (throughput, iops, latency) per configuration.
+/// One case per configuration, every one on the same plan.
 pub fn cases(plan: &Arc<RunPlan>, cfgs: &[Config]) -> Vec<Box<dyn Case>> {
-    let mut v: Vec<Box<dyn Case>> = Vec::new();
-    for &cfg in cfgs {
-        let cell = Arc::new(Mutex::new(Vec::new()));
-        for part in 0..3 {
-            v.push(Box::new(DiskCase {
+    cfgs.iter()
+        .map(|&cfg| {
+            Box::new(DiskCase {
                 plan: plan.clone(),
                 cfg,
-                part,
-                cell: cell.clone(),
-            }));
-        }
-    }
-    v
+            }) as Box<dyn Case>
+        })
+        .collect()
 }
 
 const METRICS: [(Metric, Unit); 3] = [
@@ -83,27 +78,16 @@ impl Case for DiskCase {
     fn label(&self) -> String {
         let c = &self.cfg;
         format!(
-            "disk {} bs={} depth={} jobs={} {}",
+            "disk {} bs={} depth={} jobs={}",
             c.pattern.name(),
             format_size(c.block),
             c.depth,
             c.jobs,
-            METRICS[self.part].0
         )
     }
 
-    fn run(&self, ctx: &Context) -> BenchResult {
-        let mut cell = self.cell.lock().unwrap_or_else(|e| e.into_inner());
-        if self.part == 0 {
-            let mut all = measure(&self.plan, self.cfg, ctx);
-            let first = all.remove(0);
-            *cell = all;
-            return first;
-        }
-        if cell.is_empty() {
-            return base(&self.plan, self.cfg, self.part).failed("the measuring case did not run");
-        }
-        cell.remove(0)
+    fn run(&self, ctx: &Context) -> Vec<BenchResult> {
+        measure(&self.plan, self.cfg, ctx)
     }
 }
 

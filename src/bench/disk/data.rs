@@ -72,16 +72,20 @@ impl Gens {
         }
     }
 
+    /// The generation expected in the unit at byte `o` (0, the initial fill, past the
+    /// end).
+    fn gen_at(&self, o: u64) -> u16 {
+        self.gens
+            .get((o / self.unit) as usize)
+            .copied()
+            .unwrap_or(0)
+    }
+
     /// Fills `buf` (at `off`) with the expected content, unit by unit.
     pub fn fill(&self, buf: &mut [u8], seed: u64, file_id: u32, off: u64) {
         for (i, c) in buf.chunks_mut(self.unit as usize).enumerate() {
             let o = off + i as u64 * self.unit;
-            let g = self
-                .gens
-                .get((o / self.unit) as usize)
-                .copied()
-                .unwrap_or(0);
-            fill(c, seed, file_id, o, g);
+            fill(c, seed, file_id, o, self.gen_at(o));
         }
     }
 
@@ -92,12 +96,7 @@ impl Gens {
             .enumerate()
             .find_map(|(i, c)| {
                 let o = off + i as u64 * self.unit;
-                let g = self
-                    .gens
-                    .get((o / self.unit) as usize)
-                    .copied()
-                    .unwrap_or(0);
-                (!check(c, seed, file_id, o, g)).then_some(o)
+                (!check(c, seed, file_id, o, self.gen_at(o))).then_some(o)
             })
     }
 }

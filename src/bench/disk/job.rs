@@ -14,6 +14,7 @@ use super::data::{self, Gens};
 use super::engine::{Buffers, Caps, Done, Io, IoEngine, Op};
 use super::options::Pattern;
 use crate::measure::clock::Tick;
+use crate::util::rng::XorShift;
 use hdrhistogram::Histogram;
 use std::io;
 use std::os::fd::AsRawFd;
@@ -111,18 +112,6 @@ pub struct JobStats {
     pub interrupted: bool,
 }
 
-/// xorshift64*: the offset generator (fast, and seeded per job for repeatability).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
 #[derive(Clone, Copy)]
 struct Slot {
     op: Op,
@@ -157,7 +146,7 @@ pub fn run(
     }
     let mut q = spec.engine.open(fd.as_raw_fd(), depth, &bufs)?;
     let nblocks = spec.size / spec.block;
-    let mut rng = Rng(spec.rng_seed | 1);
+    let mut rng = XorShift::new(spec.rng_seed | 1);
     let read_pct = spec.pattern.read_pct() as u64;
     let mut seq_next = 0u64;
     let mut slots = vec![
@@ -210,13 +199,13 @@ pub fn run(
                     break;
                 }
                 let idx = if spec.pattern.random() {
-                    rng.next() % nblocks
+                    rng.below(nblocks)
                 } else {
                     let i = seq_next;
                     seq_next = (seq_next + 1) % nblocks;
                     i
                 };
-                let op = if read_pct == 100 || (read_pct > 0 && rng.next() % 100 < read_pct) {
+                let op = if read_pct == 100 || (read_pct > 0 && rng.below(100) < read_pct) {
                     Op::Read
                 } else {
                     Op::Write
@@ -319,22 +308,4 @@ pub fn run(
     drop(q);
     drop(bufs);
     Ok(st)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rng_is_not_stuck() {
-        let mut r = Rng(1);
-        let a = r.next();
-        let b = r.next();
-        assert_ne!(a, b);
-        let mut hits = [0u32; 8];
-        for _ in 0..8000 {
-            hits[(r.next() % 8) as usize] += 1;
-        }
-        assert!(hits.iter().all(|&h| h > 800 && h < 1200), "{hits:?}");
-    }
 }

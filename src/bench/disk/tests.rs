@@ -12,6 +12,7 @@ use crate::bench::common::{self, args_from, CommonArgs, CommonOptions};
 use crate::bench::Context;
 use crate::hw::HostInfo;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 fn scratch() -> tempfile::TempDir {
@@ -52,6 +53,33 @@ fn plan(
         }
         Err(e) => panic!("{e}"),
     }
+}
+
+/// A plan over 1 MiB files, no ramp, depth 1, stopping each job after `io_limit`
+/// I/Os (`None` as for [`plan`]).
+fn small_plan(
+    dir: &std::path::Path,
+    host: &HostInfo,
+    engine: &str,
+    verify: bool,
+    io_limit: u64,
+) -> Option<(Arc<RunPlan>, CommonOptions)> {
+    let mut args = vec![
+        "--file-size",
+        "1MiB",
+        "--ramp",
+        "0",
+        "--engine",
+        engine,
+        "--depth",
+        "1",
+    ];
+    if verify {
+        args.push("--verify");
+    }
+    let (mut p, opts) = plan(dir, &args, host)?;
+    p.io_limit = Some(io_limit);
+    Some((Arc::new(p), opts))
 }
 
 #[test]
@@ -108,29 +136,13 @@ fn written_data_reads_back_identical_and_corruption_is_caught() {
     let dir = scratch();
     let host = HostInfo::detect(false);
     for e in engines() {
-        let Some((mut p, opts)) = plan(
-            dir.path(),
-            &[
-                "--file-size",
-                "1MiB",
-                "--ramp",
-                "0",
-                "--verify",
-                "--engine",
-                e.name(),
-                "--depth",
-                "1",
-            ],
-            &host,
-        ) else {
+        let Some((p, opts)) = small_plan(dir.path(), &host, e.name(), true, 600) else {
             return;
         };
-        p.io_limit = Some(600);
         let ctx = Context {
             host: &host,
             opts: &opts,
         };
-        let p = std::sync::Arc::new(p);
         // Write randomly (with in-loop generation tracking), then read everything back
         // through the engine with in-loop checks, then verify again from outside.
         let cfgs = [
@@ -154,8 +166,11 @@ fn written_data_reads_back_identical_and_corruption_is_caught() {
             },
         ];
         for c in case::cases(&p, &cfgs) {
-            let r = c.run(&ctx);
-            assert!(r.is_ok(), "{} {}: {:?}", e.name(), c.label(), r.status);
+            let rs = c.run(&ctx);
+            assert_eq!(rs.len(), 3, "{} {}", e.name(), c.label());
+            for r in rs {
+                assert!(r.is_ok(), "{} {}: {:?}", e.name(), c.label(), r.status);
+            }
         }
         let gens: Vec<Gens> = p.verify.as_ref().unwrap().lock().unwrap().0.clone();
         assert!(gens[0].gens.iter().any(|&g| g > 0), "writes were tracked");
@@ -171,27 +186,12 @@ fn written_data_reads_back_identical_and_corruption_is_caught() {
 }
 
 #[test]
-fn three_results_share_one_run() {
+fn one_case_returns_the_three_results_of_one_run() {
     let dir = scratch();
     let host = HostInfo::detect(false);
-    let Some((mut p, opts)) = plan(
-        dir.path(),
-        &[
-            "--file-size",
-            "1MiB",
-            "--ramp",
-            "0",
-            "--engine",
-            "sync",
-            "--depth",
-            "1",
-        ],
-        &host,
-    ) else {
+    let Some((p, opts)) = small_plan(dir.path(), &host, "sync", false, 100) else {
         return;
     };
-    p.io_limit = Some(100);
-    let p = std::sync::Arc::new(p);
     let ctx = Context {
         host: &host,
         opts: &opts,
@@ -205,7 +205,8 @@ fn three_results_share_one_run() {
             jobs: 1,
         }],
     );
-    let rs: Vec<_> = cases.iter().map(|c| c.run(&ctx)).collect();
+    assert_eq!(cases.len(), 1, "one case per configuration");
+    let rs = cases[0].run(&ctx);
     let metrics: Vec<&str> = rs.iter().map(|r| r.metric.as_str()).collect();
     assert_eq!(metrics, ["throughput", "iops", "latency"]);
     assert!(rs.iter().all(|r| r.is_ok()), "{:?}", rs[0].status);

@@ -107,7 +107,14 @@ impl Case for GpuCase {
         }
     }
 
-    fn run(&self, ctx: &Context) -> BenchResult {
+    fn run(&self, ctx: &Context) -> Vec<BenchResult> {
+        vec![self.result(ctx)]
+    }
+}
+
+impl GpuCase {
+    /// The case's one result.
+    fn result(&self, ctx: &Context) -> BenchResult {
         let mut r = self.what.skeleton();
         if let Some(why) = &self.skip {
             return r.skipped(why.clone());
@@ -433,7 +440,9 @@ mod tests {
         };
         // fp64 (index 2) and int64 (index 5) are skipped without touching a device.
         for i in [2, 5] {
-            let r = cases[i].run(&ctx);
+            let [r] = &cases[i].run(&ctx)[..] else {
+                panic!("one result per GPU case")
+            };
             let reason = match &r.status {
                 crate::report::model::Status::Skipped { reason } => reason.clone(),
                 s => panic!("{s:?}"),
@@ -471,7 +480,9 @@ mod tests {
         let quick = GpuBench.quick(&ctx);
         assert_eq!(quick.len(), 2);
         for c in quick {
-            let r = c.run(&ctx);
+            let [r] = &c.run(&ctx)[..] else {
+                panic!("one result per GPU case")
+            };
             assert!(matches!(&r.status,
                 crate::report::model::Status::Skipped { reason } if reason == "no GPU adapter: test"));
         }

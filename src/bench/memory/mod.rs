@@ -247,7 +247,14 @@ impl Case for BwCase {
         )
     }
 
-    fn run(&self, ctx: &Context) -> BenchResult {
+    fn run(&self, ctx: &Context) -> Vec<BenchResult> {
+        vec![self.result(ctx)]
+    }
+}
+
+impl BwCase {
+    /// The case's one result.
+    fn result(&self, ctx: &Context) -> BenchResult {
         let k = self.kernel;
         let level = level_of(
             ctx.host,
@@ -376,7 +383,14 @@ impl Case for ChaseCase {
         )
     }
 
-    fn run(&self, ctx: &Context) -> BenchResult {
+    fn run(&self, ctx: &Context) -> Vec<BenchResult> {
+        vec![self.result(ctx)]
+    }
+}
+
+impl ChaseCase {
+    /// The case's one result.
+    fn result(&self, ctx: &Context) -> BenchResult {
         let level = level_of(
             ctx.host,
             total(self.size, self.threads, ctx.opts.scaling),

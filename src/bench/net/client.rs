@@ -66,6 +66,18 @@ fn pe(e: ProtoError) -> ClientError {
     test_err(e.to_string())
 }
 
+/// Tells the server why this client ends the session (best effort: it may be gone),
+/// and makes that the run's fatal error.
+fn refuse(ctrl: &mut Control<TcpStream>, msg: String) -> ClientError {
+    let _ = ctrl.send(
+        &Msg::Error {
+            message: msg.clone(),
+        },
+        "refusing",
+    );
+    fatal(msg)
+}
+
 /// Connects and authenticates. Returns the control connection and the server's
 /// HostInfo.
 pub fn connect(
@@ -111,26 +123,14 @@ pub fn connect(
         let msg = format!(
             "protocol version mismatch: server {addr} speaks {version}, this client {VERSION}; run the same peakbench version on both ends"
         );
-        let _ = ctrl.send(
-            &Msg::Error {
-                message: msg.clone(),
-            },
-            "refusing",
-        );
-        return Err(fatal(msg));
+        return Err(refuse(&mut ctrl, msg));
     }
     let Some(snonce) = unhex(&nonce, NONCE_LEN) else {
         return Err(fatal(format!("server {addr}: malformed nonce")));
     };
     if auth && token.is_none() {
         let msg = format!("server {addr} requires a token; give --token (or $PEAKBENCH_TOKEN)");
-        let _ = ctrl.send(
-            &Msg::Error {
-                message: msg.clone(),
-            },
-            "refusing",
-        );
-        return Err(fatal(msg));
+        return Err(refuse(&mut ctrl, msg));
     }
     let cnonce = random_bytes(NONCE_LEN).map_err(|e| fatal(e.to_string()))?;
     let proof = token.map(|tk| prove(tk, Side::Client, &snonce, &cnonce));
@@ -162,13 +162,7 @@ pub fn connect(
             let msg = format!(
                 "server {addr} did not prove the token: wrong token, or not the server you meant"
             );
-            let _ = ctrl.send(
-                &Msg::Error {
-                    message: msg.clone(),
-                },
-                "refusing",
-            );
-            return Err(fatal(msg));
+            return Err(refuse(&mut ctrl, msg));
         }
     }
     Ok((ctrl, host))
@@ -182,7 +176,7 @@ fn attach(
     t: Timeouts,
 ) -> Result<Vec<DataSock>, ClientError> {
     let n = spec.connections();
-    let mut socks = Vec::with_capacity(n);
+    let mut socks: Vec<DataSock> = Vec::with_capacity(n);
     match spec.proto {
         Proto::Tcp => {
             let &[port] = ports else {
@@ -200,7 +194,7 @@ fn attach(
                         })?;
                 s.write_all(&data_hello(cookie, i as u32))
                     .map_err(|e| test_err(format!("data stream {i}: {e}")))?;
-                socks.push(DataSock::Tcp(s));
+                socks.push(Box::new(s));
             }
         }
         Proto::Udp => {
@@ -237,7 +231,7 @@ fn attach(
                         }
                     }
                 }
-                socks.push(DataSock::Udp(s));
+                socks.push(Box::new(s));
             }
         }
     }

@@ -25,14 +25,12 @@
 //! interrupts its threads and shuts their sockets down so blocked calls return.
 
 use super::proto::{
-    Control, Direction, EndReport, Msg, Proto, ProtoError, SentCount, StreamStats, TestKind,
-    TestSpec,
+    Control, Direction, EndReport, Msg, SentCount, StreamStats, TestKind, TestSpec,
 };
-use super::{tcp, udp};
 use crate::measure::clock::Tick;
 use crate::measure::runner::pin_current_thread;
 use hdrhistogram::Histogram;
-use std::net::{Shutdown, TcpStream, UdpSocket};
+use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -140,27 +138,62 @@ impl LatencyOut {
     }
 }
 
-/// A connected data socket.
-pub enum DataSock {
-    /// TCP stream.
-    Tcp(TcpStream),
-    /// Connected UDP socket.
-    Udp(UdpSocket),
+/// What a stream thread hands its transport: the test's timeline and the shared
+/// state of its connection.
+pub struct StreamIo<'a> {
+    /// Message (TCP write, UDP datagram) size in bytes.
+    pub msg: usize,
+    /// The test's timeline from this thread's release.
+    pub pacer: &'a Pacer,
+    /// Set when the stream must stop.
+    pub stop: &'a Interrupt,
+    /// Live counter of payload bytes sent (read by the interval sampler).
+    pub sent: &'a AtomicU64,
+    /// Live counter of payload bytes received.
+    pub recv: &'a AtomicU64,
+    /// Poll the socket before blocking (latency with a core per thread).
+    pub spin: bool,
+    /// Zero-copy sends were enabled on this socket ([`Transport::zerocopy`]).
+    pub zerocopy: bool,
+    /// Pacing of a UDP sender, bits per second (`None`: as fast as it goes).
+    pub rate_bps: Option<u64>,
 }
 
-impl DataSock {
-    fn try_clone(&self) -> std::io::Result<DataSock> {
-        Ok(match self {
-            DataSock::Tcp(s) => DataSock::Tcp(s.try_clone()?),
-            DataSock::Udp(s) => DataSock::Udp(s.try_clone()?),
-        })
+/// One transport's data side: how a connected socket of it is set up and how it runs
+/// each [`Action`]. TCP and UDP are the impls (in `tcp.rs` and `udp.rs`); a new
+/// transport is one more impl, plus its connect/accept in `client.rs`/`server.rs`.
+pub trait Transport: Send + 'static {
+    /// Readies the socket before its thread starts; `idle` bounds blocking calls.
+    fn setup(&self, _spec: &TestSpec, _idle: Duration) -> io::Result<()> {
+        Ok(())
     }
-    fn shutdown(&self) {
-        if let DataSock::Tcp(s) = self {
-            let _ = s.shutdown(Shutdown::Both);
-        }
+    /// Another handle on the same socket, kept to unblock the thread at the end.
+    fn try_clone(&self) -> io::Result<DataSock>;
+    /// Makes blocked calls on the socket return (where the transport can).
+    fn shutdown(&self) {}
+    /// Whether payload can still sit in socket buffers after the peer said it
+    /// finished sending (datagrams: nothing tells the receiver the stream ended), so
+    /// receivers drain until their counters stand still before being stopped.
+    fn lingers(&self) -> bool {
+        false
     }
+    /// Turns on zero-copy sends where the transport has them; whether it did.
+    fn zerocopy(&self) -> bool {
+        false
+    }
+    /// Sends payload until the test's end or an interrupt: (bytes, messages).
+    fn send(&self, io: &StreamIo) -> io::Result<(u64, u64)>;
+    /// Receives and counts payload until the peer's end, filling the receive side of
+    /// `stats`.
+    fn recv(&self, io: &StreamIo, stats: &mut StreamStats) -> io::Result<()>;
+    /// Client side of ping-pong: the round trips.
+    fn ping(&self, io: &StreamIo) -> io::Result<LatencyOut>;
+    /// Server side of ping-pong: (bytes, messages) echoed.
+    fn echo(&self, io: &StreamIo) -> io::Result<(u64, u64)>;
 }
+
+/// A connected data socket of some transport.
+pub type DataSock = Box<dyn Transport>;
 
 /// What one end does on one data connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -313,13 +346,7 @@ impl Engine {
         let mut guard = AbortOnError(gate.clone(), false);
         for (i, sock) in socks.into_iter().enumerate() {
             clones.push(sock.try_clone()?);
-            if let DataSock::Tcp(s) = &sock {
-                s.set_read_timeout(Some(idle))?;
-                s.set_write_timeout(Some(idle))?;
-                if spec.test == TestKind::Latency {
-                    tcp::nodelay(s);
-                }
-            }
+            sock.setup(spec, idle)?;
             // Latency with a core per thread: the server's threads go on the cores
             // after the client's and both poll before blocking (see the module doc).
             let spin = spec.test == TestKind::Latency && 2 * n <= cpus.len();
@@ -333,11 +360,7 @@ impl Engine {
                     if let Some(c) = cpu {
                         pin_current_thread(c);
                     }
-                    let mut zerocopy = false;
-                    if let (DataSock::Tcp(s), true, Action::Send) = (&sock, spec2.zerocopy, action)
-                    {
-                        zerocopy = tcp::enable_zerocopy(s);
-                    }
+                    let zerocopy = spec2.zerocopy && action == Action::Send && sock.zerocopy();
                     let mut st = gate.state.lock().unwrap_or_else(|p| p.into_inner());
                     while st.0 == 0 {
                         st = gate.cv.wait(st).unwrap_or_else(|p| p.into_inner());
@@ -361,63 +384,35 @@ impl Engine {
                     let pacer = Pacer::new(t0, &spec2);
                     let cpu0 = thread_cpu_s();
                     let msg = spec2.msg as usize;
-                    let (sc, rc) = (&sent[i].0, &recv[i].0);
-                    let r: std::io::Result<()> = match (&sock, action) {
-                        (DataSock::Tcp(s), Action::Send) => {
-                            tcp::send(s, msg, &pacer, &stop, sc, zerocopy).map(|(b, m)| {
-                                out.stats.sent_bytes = b;
-                                out.stats.sent_msgs = m;
-                            })
-                        }
-                        (DataSock::Tcp(s), Action::Recv) => tcp::recv(s, msg, rc).map(|(b, m)| {
+                    let io = StreamIo {
+                        msg,
+                        pacer: &pacer,
+                        stop: &stop,
+                        sent: &sent[i].0,
+                        recv: &recv[i].0,
+                        spin,
+                        zerocopy,
+                        rate_bps: spec2.rate_bps,
+                    };
+                    let r: io::Result<()> = match action {
+                        Action::Send => sock.send(&io).map(|(b, m)| {
+                            out.stats.sent_bytes = b;
+                            out.stats.sent_msgs = m;
+                        }),
+                        Action::Recv => sock.recv(&io, &mut out.stats),
+                        Action::Ping => sock.ping(&io).map(|l| {
+                            out.stats.sent_msgs = l.sent;
+                            out.stats.sent_bytes = l.sent * msg as u64;
+                            out.stats.recv_msgs = l.sent - l.lost;
+                            out.stats.recv_bytes = (l.sent - l.lost) * msg as u64;
+                            out.latency = Some(l);
+                        }),
+                        Action::Echo => sock.echo(&io).map(|(b, m)| {
                             out.stats.recv_bytes = b;
                             out.stats.recv_msgs = m;
+                            out.stats.sent_bytes = b;
+                            out.stats.sent_msgs = m;
                         }),
-                        (DataSock::Tcp(s), Action::Ping) => tcp::ping(s, msg, &pacer, &stop, spin)
-                            .map(|l| {
-                                out.stats.sent_msgs = l.sent;
-                                out.stats.sent_bytes = l.sent * msg as u64;
-                                out.stats.recv_msgs = l.sent - l.lost;
-                                out.stats.recv_bytes = (l.sent - l.lost) * msg as u64;
-                                out.latency = Some(l);
-                            }),
-                        (DataSock::Tcp(s), Action::Echo) => {
-                            tcp::echo(s, msg, spin).map(|(b, m)| {
-                                out.stats.recv_bytes = b;
-                                out.stats.recv_msgs = m;
-                                out.stats.sent_bytes = b;
-                                out.stats.sent_msgs = m;
-                            })
-                        }
-                        (DataSock::Udp(s), Action::Send) => {
-                            udp::send(s, msg, &pacer, &stop, sc, spec2.rate_bps).map(|(b, m)| {
-                                out.stats.sent_bytes = b;
-                                out.stats.sent_msgs = m;
-                            })
-                        }
-                        (DataSock::Udp(s), Action::Recv) => {
-                            udp::recv(s, msg, rc, &stop, t0).map(|(b, u)| {
-                                out.stats.recv_bytes = b;
-                                out.stats.recv_msgs = u.received;
-                                out.stats.udp = Some(u);
-                            })
-                        }
-                        (DataSock::Udp(s), Action::Ping) => udp::ping(s, msg, &pacer, &stop, spin)
-                            .map(|l| {
-                                out.stats.sent_msgs = l.sent;
-                                out.stats.sent_bytes = l.sent * msg as u64;
-                                out.stats.recv_msgs = l.sent - l.lost;
-                                out.stats.recv_bytes = (l.sent - l.lost) * msg as u64;
-                                out.latency = Some(l);
-                            }),
-                        (DataSock::Udp(s), Action::Echo) => {
-                            udp::echo(s, &stop, spin).map(|(b, m)| {
-                                out.stats.recv_bytes = b;
-                                out.stats.recv_msgs = m;
-                                out.stats.sent_bytes = b;
-                                out.stats.sent_msgs = m;
-                            })
-                        }
                     };
                     out.stats.cpu_s = (thread_cpu_s() - cpu0).max(0.0);
                     out.ended = Tick::now();
@@ -587,7 +582,7 @@ impl Engine {
                 }
                 Err(e) => return Err(e.to_string()),
             }
-            if self.spec.proto == Proto::Udp {
+            if self.clones.iter().any(|c| c.lingers()) {
                 // Datagrams still queued in socket buffers: drain until the counters
                 // stay still for 60 ms (at most 2 s), then stop the receivers.
                 let total = || {
@@ -677,9 +672,4 @@ pub fn kind(m: &Msg) -> &'static str {
         Msg::Bye {} => "bye",
         Msg::Error { .. } => "error",
     }
-}
-
-/// Maps a protocol error to its line.
-pub fn line(e: ProtoError) -> String {
-    e.to_string()
 }

@@ -3,7 +3,8 @@
 //!
 //! Layout: `proto.rs` (control protocol, frames, authentication), `server.rs` and
 //! `client.rs` (the two ends of the control conversation), `engine.rs` (the data side,
-//! identical at both ends), `tcp.rs` / `udp.rs` (per-stream loops), `options.rs`.
+//! identical at both ends, with the `Transport` seam), `tcp.rs` / `udp.rs` (per-stream
+//! loops and their `Transport` impls), `options.rs`.
 //!
 //! Measurement (DESIGN.md §3, ANCHORS.md §5 "Network"):
 //! - one test per case, continuous: a 0.5 s warm-up that is not counted (TCP slow
@@ -48,15 +49,22 @@ enum Target {
     Remote(SocketAddr),
 }
 
-struct NetCase {
-    spec: TestSpec,
+/// The plan of one `net` run, shared by its cases: where the server is, and the
+/// session state that outlives a case.
+struct Session {
     target: Target,
     token: Option<String>,
     /// Set by the first case that cannot reach or authenticate with the server, so
     /// the others are skipped instead of failing the same way one by one.
-    fatal: Arc<Mutex<Option<String>>>,
+    fatal: Mutex<Option<String>>,
     /// The run's control connection to `--server` (unused in-process).
-    conn: Arc<Mutex<Option<Conn>>>,
+    conn: Mutex<Option<Conn>>,
+}
+
+/// One test (protocol, kind, message size, streams, direction): one result.
+struct NetCase {
+    spec: TestSpec,
+    session: Arc<Session>,
 }
 
 fn size_label(b: u32) -> String {
@@ -81,8 +89,15 @@ impl Case for NetCase {
         )
     }
 
-    fn run(&self, ctx: &Context) -> BenchResult {
-        let base = results::base(&self.spec);
+    fn run(&self, ctx: &Context) -> Vec<BenchResult> {
+        vec![self.session.run(&self.spec, ctx)]
+    }
+}
+
+impl Session {
+    /// Runs one test of the session to its result.
+    fn run(&self, spec: &TestSpec, ctx: &Context) -> BenchResult {
+        let base = results::base(spec);
         if let Some(why) = self.fatal.lock().ok().and_then(|f| f.clone()) {
             return base.skipped(format!("not run: {why}"));
         }
@@ -90,13 +105,13 @@ impl Case for NetCase {
         let timeouts = client::Timeouts::default();
         let outcome = match &self.target {
             Target::Remote(addr) => self
-                .remote(*addr, &cpus, timeouts)
+                .remote(*addr, spec, &cpus, timeouts)
                 .map(|o| (o, addr.to_string())),
-            Target::InProcess => in_process(ctx, &self.spec, &cpus, timeouts)
+            Target::InProcess => in_process(ctx, spec, &cpus, timeouts)
                 .map(|o| (o, "in-process on 127.0.0.1".to_string())),
         };
         match outcome {
-            Ok((o, server)) => results::build(base.param("server", server), &self.spec, o, ctx),
+            Ok((o, server)) => results::build(base.param("server", server), spec, o, ctx),
             Err(e) => {
                 if e.fatal {
                     if let Ok(mut f) = self.fatal.lock() {
@@ -107,9 +122,7 @@ impl Case for NetCase {
             }
         }
     }
-}
 
-impl NetCase {
     /// Runs the test on the run's control connection to `--server`, opening it first
     /// if needed: every case of one `peakbench net` run is one session on the server
     /// (so `serve --once` serves a whole run). After a failed test the connection is
@@ -117,6 +130,7 @@ impl NetCase {
     fn remote(
         &self,
         addr: SocketAddr,
+        spec: &TestSpec,
         cpus: &[usize],
         t: client::Timeouts,
     ) -> Result<client::Outcome, client::ClientError> {
@@ -136,7 +150,7 @@ impl NetCase {
                 (ctrl, host, local)
             }
         };
-        let (local, remote) = client::run_test(&mut ctrl, addr, &self.spec, cpus, t)?;
+        let (local, remote) = client::run_test(&mut ctrl, addr, spec, cpus, t)?;
         *slot = Some((ctrl, host.clone(), local_addr));
         Ok(client::Outcome {
             local,
@@ -210,9 +224,12 @@ fn target(o: &NetOptions) -> Result<Target, UsageError> {
 
 /// The cases of a `net` invocation: every protocol × test × message size × streams.
 fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> {
-    let target = target(o)?;
-    let fatal = Arc::new(Mutex::new(None));
-    let conn = Arc::new(Mutex::new(None));
+    let session = Arc::new(Session {
+        target: target(o)?,
+        token: o.token.clone(),
+        fatal: Mutex::new(None),
+        conn: Mutex::new(None),
+    });
     let direction = if o.bidir {
         Direction::Bidir
     } else if o.reverse {
@@ -255,10 +272,7 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
                         .map_err(|e| UsageError::new("--msg/--streams/--time", e))?;
                     out.push(Box::new(NetCase {
                         spec,
-                        target: target.clone(),
-                        token: o.token.clone(),
-                        fatal: fatal.clone(),
-                        conn: conn.clone(),
+                        session: session.clone(),
                     }));
                 }
             }

@@ -154,11 +154,6 @@ impl TestSpec {
         self.test == TestKind::Throughput && self.direction != Direction::Down
     }
 
-    /// Whether the server end sends payload (throughput) in this test.
-    pub fn server_sends(&self) -> bool {
-        self.test == TestKind::Throughput && self.direction != Direction::Up
-    }
-
     /// Data connections to open: one per stream, twice that for `bidir`.
     pub fn connections(&self) -> usize {
         let n = self.streams as usize;

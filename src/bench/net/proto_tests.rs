@@ -3,6 +3,7 @@
 //! (the stable-Rust counterpart of the cargo-fuzz target in `fuzz/`).
 
 use super::*;
+use crate::util::rng::XorShift;
 use std::io::Cursor;
 
 /// A stream over a byte buffer, for feeding frames to `Control::recv`.
@@ -250,26 +251,12 @@ fn clean_strips_terminal_escapes() {
     assert!(clean(&"x".repeat(1000)).chars().count() <= 201);
 }
 
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// Mutates valid frames (bit flips, byte changes, insertions, deletions, splices,
 /// length-field changes) and feeds pure noise; the parser must return, never panic,
 /// and anything it accepts must re-encode to a message that decodes the same.
 #[test]
 fn randomized_frames_never_panic() {
-    let mut rng = Rng(0x5EED_1234_ABCD_0001);
+    let mut rng = XorShift::new(0x5EED_1234_ABCD_0001);
     let seeds: Vec<Vec<u8>> = samples().iter().map(encode).collect();
     let tokens: [&[u8]; 10] = [
         b"{",
@@ -286,30 +273,30 @@ fn randomized_frames_never_panic() {
     let mut accepted = 0;
     for i in 0..40_000 {
         let mut f = if i % 10 == 9 {
-            let n = rng.below(64);
-            (0..n).map(|_| rng.next() as u8).collect()
+            let n = rng.index(64);
+            (0..n).map(|_| rng.next_u64() as u8).collect()
         } else {
-            seeds[rng.below(seeds.len())].clone()
+            seeds[rng.index(seeds.len())].clone()
         };
-        for _ in 0..=rng.below(4) {
+        for _ in 0..=rng.index(4) {
             if f.is_empty() {
                 break;
             }
-            let at = rng.below(f.len());
-            match rng.below(7) {
-                0 => f[at] ^= 1 << rng.below(8),
-                1 => f[at] = rng.next() as u8,
-                2 => f.insert(at, rng.next() as u8),
+            let at = rng.index(f.len());
+            match rng.index(7) {
+                0 => f[at] ^= 1 << rng.index(8),
+                1 => f[at] = rng.next_u64() as u8,
+                2 => f.insert(at, rng.next_u64() as u8),
                 3 => {
                     f.remove(at);
                 }
                 4 => {
-                    let t = tokens[rng.below(tokens.len())];
+                    let t = tokens[rng.index(tokens.len())];
                     f.splice(at..at, t.iter().copied());
                 }
                 5 if f.len() >= 4 => {
                     // Make the length prefix lie.
-                    let l = (rng.next() as u32) >> rng.below(32);
+                    let l = (rng.next_u64() as u32) >> rng.index(32);
                     f[..4].copy_from_slice(&l.to_be_bytes());
                 }
                 _ => f.truncate(at),

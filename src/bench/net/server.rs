@@ -552,7 +552,11 @@ fn attach_tcp(
             std::thread::sleep(Duration::from_millis(1));
         }
     }
-    Ok(slots.into_iter().flatten().map(DataSock::Tcp).collect())
+    Ok(slots
+        .into_iter()
+        .flatten()
+        .map(|s| Box::new(s) as DataSock)
+        .collect())
 }
 
 /// Attaches UDP data streams: each port waits for a hello with the cookie from the
@@ -563,7 +567,7 @@ fn attach_udp(
     peer: IpAddr,
     deadline: Instant,
 ) -> Result<Vec<DataSock>, String> {
-    let mut out = Vec::with_capacity(socks.len());
+    let mut out: Vec<DataSock> = Vec::with_capacity(socks.len());
     let mut buf = [0u8; 2048];
     for (i, s) in socks.into_iter().enumerate() {
         loop {
@@ -587,7 +591,7 @@ fn attach_udp(
                 break;
             }
         }
-        out.push(DataSock::Udp(s));
+        out.push(Box::new(s));
     }
     Ok(out)
 }

@@ -6,12 +6,14 @@
 //! 128 KiB (iperf3 reads its block size; a larger read only drains the socket in fewer
 //! calls, it does not change what crossed the network).
 
-use super::engine::{Interrupt, LatencyOut, Pacer};
+use super::engine::{DataSock, Interrupt, LatencyOut, Pacer, StreamIo, Transport};
+use super::proto::{StreamStats, TestKind, TestSpec};
 use crate::measure::clock::Tick;
 use std::io::{self, Read, Write};
-use std::net::TcpStream;
+use std::net::{Shutdown, TcpStream};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 /// Smallest receive buffer.
 const MIN_READ: usize = 128 * 1024;
@@ -246,4 +248,39 @@ pub fn payload(len: usize) -> Vec<u8> {
 /// Sets TCP_NODELAY (latency: no Nagle batching of small messages).
 pub fn nodelay(sock: &TcpStream) {
     let _ = sock.set_nodelay(true);
+}
+
+impl Transport for TcpStream {
+    fn setup(&self, spec: &TestSpec, idle: Duration) -> io::Result<()> {
+        self.set_read_timeout(Some(idle))?;
+        self.set_write_timeout(Some(idle))?;
+        if spec.test == TestKind::Latency {
+            nodelay(self);
+        }
+        Ok(())
+    }
+    fn try_clone(&self) -> io::Result<DataSock> {
+        Ok(Box::new(TcpStream::try_clone(self)?))
+    }
+    fn shutdown(&self) {
+        let _ = TcpStream::shutdown(self, Shutdown::Both);
+    }
+    fn zerocopy(&self) -> bool {
+        enable_zerocopy(self)
+    }
+    fn send(&self, io: &StreamIo) -> io::Result<(u64, u64)> {
+        send(self, io.msg, io.pacer, io.stop, io.sent, io.zerocopy)
+    }
+    fn recv(&self, io: &StreamIo, stats: &mut StreamStats) -> io::Result<()> {
+        let (b, m) = recv(self, io.msg, io.recv)?;
+        stats.recv_bytes = b;
+        stats.recv_msgs = m;
+        Ok(())
+    }
+    fn ping(&self, io: &StreamIo) -> io::Result<LatencyOut> {
+        ping(self, io.msg, io.pacer, io.stop, io.spin)
+    }
+    fn echo(&self, io: &StreamIo) -> io::Result<(u64, u64)> {
+        echo(self, io.msg, io.spin)
+    }
 }

@@ -13,8 +13,8 @@
 //! Jitter = RFC 3550 §6.4.1 interarrival jitter, J += (|D| − J) / 16, where D is the
 //! change in transit time; the unknown clock offset between hosts cancels in D.
 
-use super::engine::{Interrupt, LatencyOut, Pacer};
-use super::proto::{UdpRecv, ACK_MAGIC, DATA_HELLO_LEN, DATA_MAGIC};
+use super::engine::{DataSock, Interrupt, LatencyOut, Pacer, StreamIo, Transport};
+use super::proto::{StreamStats, UdpRecv, ACK_MAGIC, DATA_HELLO_LEN, DATA_MAGIC};
 use crate::measure::clock::Tick;
 use std::io;
 use std::net::UdpSocket;
@@ -28,6 +28,37 @@ pub const HEADER: usize = 16;
 const MAX_BATCH: usize = 64;
 /// Bytes of datagram buffers per batch (bounds memory for large datagrams).
 const BATCH_BYTES: usize = 512 * 1024;
+
+/// The headers of one sendmmsg/recvmmsg batch, one datagram per buffer. They point
+/// at the buffers, which must outlive every call that uses them, and at `_iov`, whose
+/// heap storage stays put when the struct moves.
+struct MsgHeaders {
+    _iov: Vec<libc::iovec>,
+    hdrs: Vec<libc::mmsghdr>,
+}
+
+impl MsgHeaders {
+    fn new(bufs: &mut [Vec<u8>]) -> MsgHeaders {
+        let mut iov: Vec<libc::iovec> = bufs
+            .iter_mut()
+            .map(|b| libc::iovec {
+                iov_base: b.as_mut_ptr().cast(),
+                iov_len: b.len(),
+            })
+            .collect();
+        // SAFETY: zeroed mmsghdr is valid; each points at one live iovec above.
+        let hdrs = iov
+            .iter_mut()
+            .map(|v| {
+                let mut h: libc::mmsghdr = unsafe { std::mem::zeroed() };
+                h.msg_hdr.msg_iov = v;
+                h.msg_hdr.msg_iovlen = 1;
+                h
+            })
+            .collect();
+        MsgHeaders { _iov: iov, hdrs }
+    }
+}
 
 /// Nanoseconds on this end's raw monotonic clock (only differences are meaningful).
 fn now_ns(origin: Tick) -> u64 {
@@ -103,23 +134,8 @@ pub fn send(
             b[..8].copy_from_slice(&(seq + i as u64).to_be_bytes());
             b[8..16].copy_from_slice(&ts.to_be_bytes());
         }
-        let mut iov: Vec<libc::iovec> = bufs
-            .iter_mut()
-            .map(|b| libc::iovec {
-                iov_base: b.as_mut_ptr().cast(),
-                iov_len: b.len(),
-            })
-            .collect();
-        // SAFETY: zeroed mmsghdr is valid; each points at one live iovec above.
-        let mut hdrs: Vec<libc::mmsghdr> = iov
-            .iter_mut()
-            .map(|v| {
-                let mut h: libc::mmsghdr = unsafe { std::mem::zeroed() };
-                h.msg_hdr.msg_iov = v;
-                h.msg_hdr.msg_iovlen = 1;
-                h
-            })
-            .collect();
+        let mut batch = MsgHeaders::new(&mut bufs);
+        let hdrs = &mut batch.hdrs;
         // SAFETY: `hdrs` and the buffers they point to outlive the call.
         let n = unsafe { libc::sendmmsg(fd, hdrs.as_mut_ptr(), hdrs.len() as u32, 0) };
         if n < 0 {
@@ -171,23 +187,8 @@ pub fn recv(
     let mut prev_transit: Option<i64> = None;
     let mut jitter_ns = 0f64;
     while !stop.is_set() {
-        let mut iov: Vec<libc::iovec> = bufs
-            .iter_mut()
-            .map(|b| libc::iovec {
-                iov_base: b.as_mut_ptr().cast(),
-                iov_len: b.len(),
-            })
-            .collect();
-        // SAFETY: zeroed mmsghdr is valid; each points at one live iovec above.
-        let mut hdrs: Vec<libc::mmsghdr> = iov
-            .iter_mut()
-            .map(|v| {
-                let mut h: libc::mmsghdr = unsafe { std::mem::zeroed() };
-                h.msg_hdr.msg_iov = v;
-                h.msg_hdr.msg_iovlen = 1;
-                h
-            })
-            .collect();
+        let mut batch = MsgHeaders::new(&mut bufs);
+        let hdrs = &mut batch.hdrs;
         // SAFETY: buffers and headers outlive the call; MSG_WAITFORONE blocks (up to
         // SO_RCVTIMEO) for the first datagram only.
         let n = unsafe {
@@ -339,4 +340,31 @@ pub fn echo(sock: &UdpSocket, stop: &Interrupt, spin: bool) -> io::Result<(u64, 
         }
     }
     Ok((bytes, n))
+}
+
+/// UDP has no shutdown: a blocked receive returns at its read timeout and sees the
+/// stop flag.
+impl Transport for UdpSocket {
+    fn try_clone(&self) -> io::Result<DataSock> {
+        Ok(Box::new(UdpSocket::try_clone(self)?))
+    }
+    fn lingers(&self) -> bool {
+        true
+    }
+    fn send(&self, io: &StreamIo) -> io::Result<(u64, u64)> {
+        send(self, io.msg, io.pacer, io.stop, io.sent, io.rate_bps)
+    }
+    fn recv(&self, io: &StreamIo, stats: &mut StreamStats) -> io::Result<()> {
+        let (b, u) = recv(self, io.msg, io.recv, io.stop, io.pacer.t0)?;
+        stats.recv_bytes = b;
+        stats.recv_msgs = u.received;
+        stats.udp = Some(u);
+        Ok(())
+    }
+    fn ping(&self, io: &StreamIo) -> io::Result<LatencyOut> {
+        ping(self, io.msg, io.pacer, io.stop, io.spin)
+    }
+    fn echo(&self, io: &StreamIo) -> io::Result<(u64, u64)> {
+        echo(self, io.stop, io.spin)
+    }
 }
