@@ -3,6 +3,11 @@
 //! `main → app → bench → report → measure, hw, util`, lower layers never importing
 //! higher ones.
 
+// Items are `pub(crate)` unless the binary, the integration tests or the fuzz targets
+// use them; the docs are for this crate's developers (`cargo doc --document-private-items`),
+// where links from public items to crate-private ones resolve.
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod app;
 pub mod bench;
 pub mod cli;

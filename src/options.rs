@@ -14,7 +14,7 @@ use std::path::PathBuf;
 /// What to run.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "lowercase", tag = "command")]
-pub enum Command {
+pub(crate) enum Command {
     /// No subcommand: the quick suite.
     Quick,
     /// `peakbench sysinfo`.
@@ -49,7 +49,7 @@ pub enum Command {
 
 /// All validated options of one invocation.
 #[derive(Debug, Clone, Serialize)]
-pub struct Options {
+pub(crate) struct Options {
     /// The options common to every command (flattened: the report's `config` keeps
     /// them at the top level).
     #[serde(flatten)]
@@ -60,7 +60,7 @@ pub struct Options {
 
 impl Options {
     /// Validates the parsed command line.
-    pub fn from_cli(cli: Cli) -> Result<Options, UsageError> {
+    pub(crate) fn from_cli(cli: Cli) -> Result<Options, UsageError> {
         let c = &cli.common;
         let quick = cli.command.is_none();
         let mut common = crate::bench::common::parse(c, quick)?;

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 /// `peakbench report` options.
 #[derive(Debug, Clone, Serialize)]
-pub struct ReportOptions {
+pub(crate) struct ReportOptions {
     /// The results file.
     pub file: PathBuf,
     /// `--csv FILE`.
@@ -33,7 +33,7 @@ pub struct ReportOptions {
 
 /// `peakbench reference` options.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct ReferenceOptions {
+pub(crate) struct ReferenceOptions {
     /// `--run`: run the CPU comparison with likwid-bench.
     pub run: bool,
     /// `--threads` for `--run`.
@@ -51,7 +51,10 @@ fn path_flag(flag: &str, v: &Option<String>) -> Result<Option<PathBuf>, UsageErr
 }
 
 /// Validates `peakbench report` arguments.
-pub fn parse_report(a: &ReportArgs, common: &CommonArgs) -> Result<ReportOptions, UsageError> {
+pub(crate) fn parse_report(
+    a: &ReportArgs,
+    common: &CommonArgs,
+) -> Result<ReportOptions, UsageError> {
     let csv = path_flag("--csv", &a.csv)?;
     let markdown = path_flag("--markdown", &a.markdown)?;
     let any_file = csv.is_some() || markdown.is_some() || common.html.is_some();
@@ -64,7 +67,7 @@ pub fn parse_report(a: &ReportArgs, common: &CommonArgs) -> Result<ReportOptions
 }
 
 /// Loads a results file; a bad file is a usage error (exit code 2).
-pub fn load_report(path: &Path) -> anyhow::Result<Report> {
+pub(crate) fn load_report(path: &Path) -> anyhow::Result<Report> {
     load::load(path).map_err(|e| UsageError(e.to_string()).into())
 }
 
@@ -76,12 +79,12 @@ fn write_file(path: &Path, flag: &str, doc: &dyn Exportable, format: Format) -> 
 }
 
 /// Writes the HTML report of `report` to `path`.
-pub fn write_html(report: &Report, path: &Path) -> anyhow::Result<()> {
+pub(crate) fn write_html(report: &Report, path: &Path) -> anyhow::Result<()> {
     write_file(path, "--html", report, Format::Html)
 }
 
 /// `peakbench report FILE.json [--html OUT] [--csv OUT] [--markdown OUT]`.
-pub fn run_report(
+pub(crate) fn run_report(
     opts: &CommonOptions,
     r: &ReportOptions,
     out: &mut dyn Write,
@@ -113,7 +116,7 @@ pub fn run_report(
 }
 
 /// `peakbench compare A.json B.json [...]`.
-pub fn run_compare(
+pub(crate) fn run_compare(
     opts: &CommonOptions,
     files: &[PathBuf],
     out: &mut dyn Write,
@@ -200,7 +203,7 @@ fn labels(files: &[PathBuf]) -> Vec<String> {
 }
 
 /// `peakbench reference`: the tool table in `--format`.
-pub fn run_reference(opts: &CommonOptions, out: &mut dyn Write) -> anyhow::Result<()> {
+pub(crate) fn run_reference(opts: &CommonOptions, out: &mut dyn Write) -> anyhow::Result<()> {
     let found = crate::reference::detect();
     let cell = |d: &crate::reference::Detected| -> [String; 6] {
         [
@@ -243,7 +246,7 @@ pub fn run_reference(opts: &CommonOptions, out: &mut dyn Write) -> anyhow::Resul
 /// `peakbench reference --run`: the options of a CPU run of the fp64 and fp32 FMA
 /// kernels of the widest vector ISA here, at 1 and all cores (or `--threads`); `app`
 /// runs it with the reference tools run after each case.
-pub fn reference_cpu(r: &ReferenceOptions) -> CpuOptions {
+pub(crate) fn reference_cpu(r: &ReferenceOptions) -> CpuOptions {
     use crate::bench::cpu::kernels::{Isa, Precision};
     let cpu = crate::hw::cpu::CpuInfo::detect();
     let isa = if cpu.has("avx512f") {

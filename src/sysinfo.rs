@@ -15,7 +15,7 @@ use std::io::Write;
 
 /// One row of the peak table.
 #[derive(Debug, Serialize)]
-pub struct PeakRow {
+pub(crate) struct PeakRow {
     /// Kernel name.
     pub kernel: &'static str,
     /// `--precision` value.
@@ -35,7 +35,7 @@ pub struct PeakRow {
 
 /// What `sysinfo --format json` prints.
 #[derive(Debug, Serialize)]
-pub struct SysInfo {
+pub(crate) struct SysInfo {
     /// Schema of the report this belongs to.
     pub schema: &'static str,
     /// The host.
@@ -48,7 +48,7 @@ pub struct SysInfo {
 /// benchmark case measures it: with the kernel's own clock chain (its instruction
 /// interleaved with the add chain), pinned, on one core and on all cores
 /// (≈ 40 ms per kernel); kernels without one use the host's chains (`ClockInfo`).
-pub fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
+pub(crate) fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
     let order = &host.cpu.pin_order;
     let all = host.cpu.cores.max(1);
     let one_cpu: Vec<usize> = order.iter().take(1).copied().collect();
@@ -223,7 +223,10 @@ fn print_text(info: &SysInfo, out: &mut dyn Write) -> std::io::Result<()> {
 }
 
 /// The GPU adapters (`sysinfo` and `gpu --list`): one row each, then their peaks.
-pub fn print_gpus(det: &crate::hw::gpu::GpuDetection, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn print_gpus(
+    det: &crate::hw::gpu::GpuDetection,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     if det.adapters.is_empty() {
         return writeln!(
             out,

@@ -58,14 +58,14 @@ pub struct CommonArgs {
 }
 
 /// Most threads accepted per case: far beyond any oversubscription worth measuring.
-pub const MAX_THREADS: usize = 4096;
+pub(crate) const MAX_THREADS: usize = 4096;
 
 /// Serialises a duration as seconds (`f64`), for `*_s` option fields in the report.
-pub fn secs<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn secs<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
 }
 /// Serialises an optional duration as seconds or `null`.
-pub fn secs_opt<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn secs_opt<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
     match d {
         Some(d) => s.serialize_some(&d.as_secs_f64()),
         None => s.serialize_none(),
@@ -157,7 +157,7 @@ pub fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
 }
 
 /// Parses a thread list: whole numbers from 1 to [`MAX_THREADS`].
-pub fn parse_threads(text: &str) -> Result<Vec<usize>, UsageError> {
+pub(crate) fn parse_threads(text: &str) -> Result<Vec<usize>, UsageError> {
     parse_list(text, |s| {
         let n: usize = s.parse().map_err(|_| {
             crate::util::units::ParseError(format!(

@@ -70,11 +70,7 @@ pub trait Case: Send {
 }
 
 /// One resource.
-pub trait Benchmark: Sync {
-    /// Resource name, e.g. `cpu`.
-    fn id(&self) -> &'static str;
-    /// One line describing it.
-    fn about(&self) -> &'static str;
+pub(crate) trait Benchmark: Sync {
     /// Cases for the quick suite.
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>>;
 }
@@ -82,7 +78,7 @@ pub trait Benchmark: Sync {
 /// A resource's own subcommand: its validated options in, its cases out. Separate from
 /// [`Benchmark`] because the options' type differs per resource (`app` calls it in one
 /// match over the commands).
-pub trait Plan: Benchmark {
+pub(crate) trait Plan: Benchmark {
     /// The validated options of the subcommand (`bench::<resource>::options`).
     type Options;
     /// Cases for the resource's own subcommand.
@@ -90,7 +86,7 @@ pub trait Plan: Benchmark {
 }
 
 /// Every resource, in quick-suite order. `null` is not listed: it is for tests.
-pub static BENCHMARKS: &[&dyn Benchmark] = &[
+pub(crate) static BENCHMARKS: &[&dyn Benchmark] = &[
     &cpu::CpuBench,
     &memory::MemoryBench,
     &disk::DiskBench,

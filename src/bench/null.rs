@@ -8,7 +8,7 @@ use crate::measure::{RunConfig, Runner};
 use crate::report::model::{BenchResult, Metric, Resource, Unit};
 
 /// The null resource.
-pub struct NullBench;
+pub(crate) struct NullBench;
 
 struct Spin;
 
@@ -78,14 +78,6 @@ impl Plan for NullBench {
 }
 
 impl Benchmark for NullBench {
-    fn id(&self) -> &'static str {
-        "null"
-    }
-
-    fn about(&self) -> &'static str {
-        "does nothing; exercises the pipeline in tests"
-    }
-
     fn quick(&self, _ctx: &Context) -> Vec<Box<dyn Case>> {
         vec![Box::new(NullCase { threads: 1 })]
     }

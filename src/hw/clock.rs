@@ -45,7 +45,7 @@ pub struct ClockInfo {
 
 /// Which clock chain to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClockKind {
+pub(crate) enum ClockKind {
     /// Dependent integer adds only.
     Scalar,
     /// Dependent adds with independent 512-bit FMAs interleaved (one per two adds).
@@ -56,7 +56,7 @@ impl ClockInfo {
     /// Measures the clocks the way a benchmark case does (see [`measure_warm`]): on the
     /// first core of the pinning order, then on one thread per physical core at once
     /// (≈ 0.5 s in all).
-    pub fn measure(cpu: &CpuInfo) -> ClockInfo {
+    pub(crate) fn measure(cpu: &CpuInfo) -> ClockInfo {
         let label_hz = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|t| {
             t.lines()
                 .find(|l| l.starts_with("cpu MHz"))
@@ -115,7 +115,7 @@ impl ClockInfo {
 
     /// The clock a peak of `width` on `cores` cores uses in sysinfo: the all-core
     /// reading for more than one core, the AVX-512 chain for 512-bit and tile kernels.
-    pub fn for_peak(&self, wide: bool, cores: usize) -> Option<f64> {
+    pub(crate) fn for_peak(&self, wide: bool, cores: usize) -> Option<f64> {
         let (one, all) = if wide {
             (
                 self.avx512_hz.or(self.scalar_hz),
@@ -133,20 +133,20 @@ impl ClockInfo {
 }
 
 /// Seconds of one clock reading, in sysinfo and in every benchmark case.
-pub const READING_SECS: f64 = 0.002;
+pub(crate) const READING_SECS: f64 = 0.002;
 /// Readings per measurement; the largest is kept (see the module documentation).
-pub const READINGS: usize = 10;
+pub(crate) const READINGS: usize = 10;
 /// How long sysinfo runs the chain before reading: a benchmark case's clock readings
 /// follow its warm-up, so sysinfo's must follow one too, or an idle core still ramping
 /// up reads low (sysinfo printed 3.58 GHz where the runs measured 4.06-4.09).
-pub const WARMUP_SECS: f64 = 0.1;
+pub(crate) const WARMUP_SECS: f64 = 0.1;
 
 /// Warms the listed cores up with the chain for `warm_secs`, then measures them as a
 /// benchmark case does ([`measure_on`]).
 ///
 /// # Safety
 /// The CPU must support the instructions `chain` uses.
-pub unsafe fn measure_warm(cpus: &[usize], chain: ChainFn, warm_secs: f64) -> Option<f64> {
+pub(crate) unsafe fn measure_warm(cpus: &[usize], chain: ChainFn, warm_secs: f64) -> Option<f64> {
     on_cpus(cpus, &|| {
         // SAFETY: forwarded from the caller's contract.
         unsafe {
@@ -158,10 +158,10 @@ pub unsafe fn measure_warm(cpus: &[usize], chain: ChainFn, warm_secs: f64) -> Op
 
 /// A clock chain: runs `loops` iterations and returns how many dependent adds it made.
 /// Unsafe because chains may use instructions the caller must have checked for.
-pub type ChainFn = unsafe fn(u64) -> u64;
+pub(crate) type ChainFn = unsafe fn(u64) -> u64;
 
 /// The built-in chain of a kind, when this build and CPU have it.
-pub fn chain_fn(kind: ClockKind) -> Option<ChainFn> {
+pub(crate) fn chain_fn(kind: ClockKind) -> Option<ChainFn> {
     if !chain_available(kind) {
         return None;
     }
@@ -172,7 +172,7 @@ pub fn chain_fn(kind: ClockKind) -> Option<ChainFn> {
 }
 
 /// Whether the chain exists for this build and CPU.
-pub fn chain_available(kind: ClockKind) -> bool {
+pub(crate) fn chain_available(kind: ClockKind) -> bool {
     match kind {
         ClockKind::Scalar => cfg!(target_arch = "x86_64"),
         ClockKind::Avx512 => {
@@ -193,7 +193,7 @@ pub fn chain_available(kind: ClockKind) -> bool {
 ///
 /// # Safety
 /// The CPU must support the instructions `chain` uses.
-pub unsafe fn max_hz(chain: ChainFn, n: usize, secs: f64) -> f64 {
+pub(crate) unsafe fn max_hz(chain: ChainFn, n: usize, secs: f64) -> f64 {
     (0..n).map(|_| chain_hz(chain, secs)).fold(0.0, f64::max)
 }
 
@@ -202,7 +202,7 @@ pub unsafe fn max_hz(chain: ChainFn, n: usize, secs: f64) -> f64 {
 ///
 /// # Safety
 /// The CPU must support the instructions `chain` uses.
-pub unsafe fn measure_on(cpus: &[usize], chain: ChainFn, secs: f64) -> Option<f64> {
+pub(crate) unsafe fn measure_on(cpus: &[usize], chain: ChainFn, secs: f64) -> Option<f64> {
     // SAFETY: forwarded from the caller's contract.
     on_cpus(cpus, &|| unsafe { max_hz(chain, READINGS, secs) })
 }
@@ -233,14 +233,14 @@ fn on_cpus(cpus: &[usize], read: &(dyn Fn() -> f64 + Sync)) -> Option<f64> {
 
 /// Largest ÷ smallest clock reading of one case above which the clock is said to have
 /// moved during the case (throttling or host contention): its efficiency is less certain.
-pub const SPREAD_WARN: f64 = 1.05;
+pub(crate) const SPREAD_WARN: f64 = 1.05;
 
 /// The clock a peak uses from the readings of one case, taken before the first sample
 /// and after each one: for each sample the larger of the two readings around it (stolen
 /// time only ever lowers a reading), averaged over the samples. A single reading is
 /// used as it is. Readings that are not finite and positive are ignored; `None` when
 /// none is left.
-pub fn used_hz(readings: &[f64]) -> Option<f64> {
+pub(crate) fn used_hz(readings: &[f64]) -> Option<f64> {
     let r: Vec<f64> = usable(readings).collect();
     match r.len() {
         0 => None,
@@ -250,13 +250,13 @@ pub fn used_hz(readings: &[f64]) -> Option<f64> {
 }
 
 /// The largest usable reading.
-pub fn max_reading(readings: &[f64]) -> Option<f64> {
+pub(crate) fn max_reading(readings: &[f64]) -> Option<f64> {
     usable(readings).reduce(f64::max)
 }
 
 /// Largest ÷ smallest of the usable readings (1.0 for a single one); `None` without any.
 /// Compare with [`SPREAD_WARN`].
-pub fn spread(readings: &[f64]) -> Option<f64> {
+pub(crate) fn spread(readings: &[f64]) -> Option<f64> {
     let min = usable(readings).reduce(f64::min)?;
     max_reading(readings).map(|max| max / min)
 }
@@ -272,7 +272,7 @@ fn usable(readings: &[f64]) -> impl Iterator<Item = f64> + '_ {
 ///
 /// # Safety
 /// The CPU must support the instructions `chain` uses.
-pub unsafe fn chain_hz(chain: ChainFn, secs: f64) -> f64 {
+pub(crate) unsafe fn chain_hz(chain: ChainFn, secs: f64) -> f64 {
     let mut loops: u64 = 1000;
     loop {
         let t0 = Tick::now();
@@ -368,7 +368,7 @@ unsafe fn avx512_chain(loops: u64) {
 /// Clears the upper halves of the vector registers (`vzeroupper`) when the CPU has AVX,
 /// so legacy-SSE kernels on this thread do not pay the SSE/AVX transition penalty for
 /// state left dirty by earlier code (threads inherit it from their parent).
-pub fn clean_vector_state() {
+pub(crate) fn clean_vector_state() {
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx")]

@@ -98,7 +98,7 @@ impl CpuInfo {
 
     /// How the row was identified: the stored identification, or (reports and tests
     /// that build a `CpuInfo` by hand) one made from the description or the fields.
-    pub fn identified(&self) -> Identification {
+    pub(crate) fn identified(&self) -> Identification {
         if !self.identification.row.is_empty() {
             return self.identification.clone();
         }
@@ -109,17 +109,17 @@ impl CpuInfo {
     }
 
     /// The per-(pipe, width) rates peaks use: the identified row with any probe results.
-    pub fn rates(&self) -> Rates<'_> {
+    pub(crate) fn rates(&self) -> Rates<'_> {
         Rates::new(&self.identified(), &self.probed)
     }
 
     /// Whether the CPU (and OS) supports a feature by its peakbench name.
-    pub fn has(&self, feature: &str) -> bool {
+    pub(crate) fn has(&self, feature: &str) -> bool {
         self.features.iter().any(|f| f == feature)
     }
 
     /// Size of the last-level cache instance, when known.
-    pub fn llc_bytes(&self) -> Option<u64> {
+    pub(crate) fn llc_bytes(&self) -> Option<u64> {
         self.caches
             .iter()
             .filter(|c| c.kind != "Instruction")
@@ -221,7 +221,7 @@ fn topology() -> (usize, usize, Vec<usize>) {
 }
 
 /// Logical CPUs this process may run on.
-pub fn allowed_cpus() -> Vec<usize> {
+pub(crate) fn allowed_cpus() -> Vec<usize> {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: cpu_set_t is plain data, filled by the kernel.

@@ -39,12 +39,12 @@ pub struct CpuDescription {
 
 impl CpuDescription {
     /// Whether a flag (Linux name) is present.
-    pub fn has(&self, flag: &str) -> bool {
+    pub(crate) fn has(&self, flag: &str) -> bool {
         self.flags.iter().any(|f| f == flag)
     }
 
     /// Size in bytes of one instance of the data/unified cache at `level`, when known.
-    pub fn cache_bytes(&self, level: u8) -> Option<u64> {
+    pub(crate) fn cache_bytes(&self, level: u8) -> Option<u64> {
         self.caches
             .iter()
             .find(|c| c.level == level && c.kind != "Instruction")
@@ -54,7 +54,7 @@ impl CpuDescription {
     /// The description of the live machine: identity from `info` (CPUID on x86), flags
     /// from /proc/cpuinfo (the kernel's view of what the CPU exposes) or, where that is
     /// unreadable, `info`'s detected features under their Linux names.
-    pub fn from_live(info: &CpuInfo) -> CpuDescription {
+    pub(crate) fn from_live(info: &CpuInfo) -> CpuDescription {
         let key = if cfg!(target_arch = "aarch64") {
             "Features"
         } else {
@@ -86,7 +86,7 @@ impl CpuDescription {
 
     /// A description from an already detected `CpuInfo` alone (reports written before
     /// descriptions existed): peakbench feature names are mapped to Linux names.
-    pub fn from_info(info: &CpuInfo) -> CpuDescription {
+    pub(crate) fn from_info(info: &CpuInfo) -> CpuDescription {
         CpuDescription {
             arch: std::env::consts::ARCH.to_string(),
             vendor: info.vendor.clone(),
@@ -134,7 +134,7 @@ const PEAKBENCH_TO_LINUX: &[(&str, &str)] = &[
 ];
 
 /// The Linux flag name of a peakbench feature name (unknown names pass through).
-pub fn linux_flag(peakbench: &str) -> String {
+pub(crate) fn linux_flag(peakbench: &str) -> String {
     PEAKBENCH_TO_LINUX
         .iter()
         .find(|(pb, _)| *pb == peakbench)
@@ -151,7 +151,7 @@ fn cpuinfo_field(text: &str, name: &str) -> Option<String> {
 
 /// Brand strings compared without the marks vendors sprinkle in: `(R)`, `(TM)`, `CPU`,
 /// `Processor`, the `@ 2.10GHz` suffix and repeated spaces.
-pub fn normalize_brand(brand: &str) -> String {
+pub(crate) fn normalize_brand(brand: &str) -> String {
     let b = brand.split('@').next().unwrap_or("");
     b.replace("(R)", " ")
         .replace("(r)", " ")
@@ -164,7 +164,7 @@ pub fn normalize_brand(brand: &str) -> String {
 }
 
 /// Glob match of a normalized brand: `*` any run, `?` one character, case-insensitive.
-pub fn glob(pattern: &str, text: &str) -> bool {
+pub(crate) fn glob(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.to_lowercase().chars().collect();
     let t: Vec<char> = text.to_lowercase().chars().collect();
     // Iterative matcher with one backtrack point (the last `*`).
@@ -190,7 +190,7 @@ pub fn glob(pattern: &str, text: &str) -> bool {
 
 /// Whether a brand matches a list of patterns: at least one plain pattern matches and
 /// no `!`-prefixed (exception) pattern does. An empty list matches every brand.
-pub fn brand_matches(patterns: &[&str], brand: &str) -> bool {
+pub(crate) fn brand_matches(patterns: &[&str], brand: &str) -> bool {
     if patterns.is_empty() {
         return true;
     }

@@ -55,7 +55,7 @@ fn read_u64(p: &Path) -> Option<u64> {
 
 /// The sysfs directory of the whole disk that holds `path` (a partition resolves to its
 /// parent disk), or `None` when the path is not on a block device (tmpfs, overlay, NFS).
-pub fn backing_sysfs(path: &Path) -> Option<PathBuf> {
+pub(crate) fn backing_sysfs(path: &Path) -> Option<PathBuf> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::metadata(path).ok()?;
     use std::os::unix::fs::FileTypeExt;
@@ -76,12 +76,12 @@ pub fn backing_sysfs(path: &Path) -> Option<PathBuf> {
 }
 
 /// Facts about the disk backing `path`, or `None` when there is no block device.
-pub fn backing(path: &Path) -> Option<DiskInfo> {
+pub(crate) fn backing(path: &Path) -> Option<DiskInfo> {
     backing_sysfs(path).map(|d| describe(&d))
 }
 
 /// Every whole disk in `/sys/block` except loop, ram and zram devices.
-pub fn detect_all() -> Vec<DiskInfo> {
+pub(crate) fn detect_all() -> Vec<DiskInfo> {
     let Ok(rd) = std::fs::read_dir("/sys/block") else {
         return Vec::new();
     };
@@ -150,7 +150,7 @@ fn sata_speed(dev: &Path) -> Option<(String, f64)> {
 }
 
 /// Describes one whole-disk sysfs directory.
-pub fn describe(dev: &Path) -> DiskInfo {
+pub(crate) fn describe(dev: &Path) -> DiskInfo {
     let name = dev
         .file_name()
         .map(|f| f.to_string_lossy().to_string())

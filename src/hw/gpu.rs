@@ -65,7 +65,7 @@ pub struct GpuInfo {
 
 impl GpuInfo {
     /// Whether the adapter offers what `p` needs in a shader.
-    pub fn supports(&self, p: GpuPrecision) -> Result<(), String> {
+    pub(crate) fn supports(&self, p: GpuPrecision) -> Result<(), String> {
         let need = match p {
             GpuPrecision::Fp16 => "f16",
             GpuPrecision::Fp64 => "f64",
@@ -90,12 +90,12 @@ impl GpuInfo {
     }
 
     /// The peak stored under `key`.
-    pub fn peak(&self, key: &str) -> Option<&Peak> {
+    pub(crate) fn peak(&self, key: &str) -> Option<&Peak> {
         self.peaks.iter().find(|(k, _)| k == key).map(|(_, p)| p)
     }
 
     /// `name (type, driver)` with `software` spelled out, for labels.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         let soft = if self.software { ", software" } else { "" };
         format!(
             "{} ({}{soft}, {} {})",
@@ -116,7 +116,7 @@ pub struct GpuDetection {
 
 /// A wgpu instance on every backend compiled in, without validation layers
 /// (`WGPU_BACKEND`, `WGPU_VALIDATION`, … still apply).
-pub fn instance() -> wgpu::Instance {
+pub(crate) fn instance() -> wgpu::Instance {
     let desc = wgpu::InstanceDescriptor {
         backends: wgpu::Backends::all(),
         flags: wgpu::InstanceFlags::empty(),
@@ -128,7 +128,7 @@ pub fn instance() -> wgpu::Instance {
 
 /// The adapters of `inst`, best first: discrete, integrated, virtual, other, then
 /// software; ties keep the driver's order. `--device N` indexes this list.
-pub fn adapters(inst: &wgpu::Instance) -> Vec<wgpu::Adapter> {
+pub(crate) fn adapters(inst: &wgpu::Instance) -> Vec<wgpu::Adapter> {
     let mut list = pollster::block_on(inst.enumerate_adapters(wgpu::Backends::all()));
     list.sort_by_key(|a| rank(&a.get_info()));
     list
@@ -148,7 +148,7 @@ fn rank(info: &wgpu::AdapterInfo) -> u8 {
 }
 
 /// Software rasterisers: CPU device type, or a known software driver name.
-pub fn is_software(info: &wgpu::AdapterInfo) -> bool {
+pub(crate) fn is_software(info: &wgpu::AdapterInfo) -> bool {
     let n = format!("{} {}", info.name, info.driver).to_lowercase();
     info.device_type == wgpu::DeviceType::Cpu
         || ["llvmpipe", "lavapipe", "swiftshader", "warp", "softpipe"]
@@ -183,7 +183,7 @@ fn device_type(t: wgpu::DeviceType) -> &'static str {
 
 /// Describes one adapter (no device is created); `smi` is what nvidia-smi reported,
 /// read once for all adapters.
-pub fn describe(index: usize, a: &wgpu::Adapter, smi: &[gpu_table::SmiClock]) -> GpuInfo {
+pub(crate) fn describe(index: usize, a: &wgpu::Adapter, smi: &[gpu_table::SmiClock]) -> GpuInfo {
     let info = a.get_info();
     let f = a.features();
     let l = a.limits();
@@ -236,7 +236,7 @@ pub fn describe(index: usize, a: &wgpu::Adapter, smi: &[gpu_table::SmiClock]) ->
 /// Per-direction PCIe bandwidth of the first PCI function with this vendor and device
 /// id, from sysfs: the lower of the device's and its upstream port's maximum link speed
 /// and width (the current link speed drops when the GPU idles, so it is not used).
-pub fn pcie_peak(vendor_id: u32, device_id: u32, root: &std::path::Path) -> Peak {
+pub(crate) fn pcie_peak(vendor_id: u32, device_id: u32, root: &std::path::Path) -> Peak {
     let read = |p: &std::path::Path| {
         std::fs::read_to_string(p)
             .ok()
@@ -301,7 +301,7 @@ pub fn pcie_peak(vendor_id: u32, device_id: u32, root: &std::path::Path) -> Peak
 /// Fills `model` and `peaks` from the known-GPU table. The clock is the maximum SM
 /// clock `nvidia-smi` reports for a GPU of the same name when there is one (the
 /// "reported clock"), else the datasheet boost clock.
-pub fn attach_peaks(g: &mut GpuInfo, smi: &[gpu_table::SmiClock]) {
+pub(crate) fn attach_peaks(g: &mut GpuInfo, smi: &[gpu_table::SmiClock]) {
     if g.software {
         let why = "unknown: software adapter (the GPU is emulated on the CPU; see the cpu peaks)";
         g.peaks = peak_keys()

@@ -23,11 +23,11 @@ use std::fmt;
 use std::time::Duration;
 
 /// PCI vendor id of NVIDIA.
-pub const VENDOR_NVIDIA: u32 = 0x10de;
+pub(crate) const VENDOR_NVIDIA: u32 = 0x10de;
 /// PCI vendor id of AMD.
-pub const VENDOR_AMD: u32 = 0x1002;
+pub(crate) const VENDOR_AMD: u32 = 0x1002;
 /// PCI vendor id of Intel.
-pub const VENDOR_INTEL: u32 = 0x8086;
+pub(crate) const VENDOR_INTEL: u32 = 0x8086;
 
 /// Precisions the GPU compute kernels measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -49,7 +49,7 @@ pub enum GpuPrecision {
 
 impl GpuPrecision {
     /// Every precision, in the order reports list them.
-    pub const ALL: [GpuPrecision; 6] = [
+    pub(crate) const ALL: [GpuPrecision; 6] = [
         GpuPrecision::Fp32,
         GpuPrecision::Fp16,
         GpuPrecision::Fp64,
@@ -59,7 +59,7 @@ impl GpuPrecision {
     ];
 
     /// "fp32", "fp16", "fp64", "int32", "int8", "int64"
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             GpuPrecision::Fp32 => "fp32",
             GpuPrecision::Fp16 => "fp16",
@@ -84,7 +84,7 @@ impl GpuPrecision {
 
     /// Operations one instruction of this precision counts for: 2 for a multiply-add
     /// (FMA, IMAD), 8 for a packed int8 dot product with accumulate (4 mul + 4 add).
-    pub fn ops_per_instruction(self) -> f64 {
+    pub(crate) fn ops_per_instruction(self) -> f64 {
         match self {
             GpuPrecision::Int8 => 8.0,
             _ => 2.0,
@@ -121,7 +121,7 @@ impl fmt::Display for GpuPrecision {
 ///
 /// 0.0 means not supported or not published for the vector path: no peak is derived.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rates {
+pub(crate) struct Rates {
     /// FP32 FMA (always 1.0: the reference).
     pub fp32: f64,
     /// FP16 FMA.
@@ -138,7 +138,7 @@ pub struct Rates {
 
 impl Rates {
     /// The rate for `p`.
-    pub fn get(&self, p: GpuPrecision) -> f64 {
+    pub(crate) fn get(&self, p: GpuPrecision) -> f64 {
         match p {
             GpuPrecision::Fp32 => self.fp32,
             GpuPrecision::Fp16 => self.fp16,
@@ -152,7 +152,7 @@ impl Rates {
 
 /// One GPU model with its datasheet figures.
 #[derive(Debug, Clone, Copy)]
-pub struct KnownGpu {
+pub(crate) struct KnownGpu {
     /// Marketing name, e.g. "NVIDIA H100 SXM5 80GB".
     pub name: &'static str,
     /// PCI vendor id (0x10de NVIDIA, 0x1002 AMD, 0x8086 Intel).
@@ -165,6 +165,7 @@ pub struct KnownGpu {
     /// never matched by name.
     pub name_match: &'static [&'static str],
     /// Streaming multiprocessors / compute units / Xe cores.
+    #[cfg_attr(not(test), allow(dead_code))] // read by the tests
     pub units: u32,
     /// FP32 lanes (CUDA cores / stream processors) in total.
     pub fp32_lanes: u32,
@@ -187,7 +188,7 @@ impl KnownGpu {
     /// unless a measured/reported clock is given), and a provenance string that lets a
     /// reader redo the arithmetic. `None` when the rate is 0 or the clock is not a
     /// positive number (then the string says why).
-    pub fn peak(&self, p: GpuPrecision, clock_mhz: Option<f64>) -> (Option<f64>, String) {
+    pub(crate) fn peak(&self, p: GpuPrecision, clock_mhz: Option<f64>) -> (Option<f64>, String) {
         let rate = self.rate.get(p);
         if rate <= 0.0 || !rate.is_finite() {
             return (
@@ -227,7 +228,7 @@ impl KnownGpu {
     }
 
     /// Memory bandwidth peak in bytes/s and its provenance.
-    pub fn mem_peak(&self) -> (f64, String) {
+    pub(crate) fn mem_peak(&self) -> (f64, String) {
         (
             self.mem_bytes_per_s,
             format!(
@@ -293,7 +294,11 @@ fn trim_float(x: f64) -> String {
 /// Finds the model: by (vendor_id, device_id) first, then by `name_match` on the
 /// lower-cased adapter name (the most specific row wins; rows of another vendor are
 /// skipped when `vendor_id` is non-zero). `None` when unknown.
-pub fn lookup(vendor_id: u32, device_id: u32, adapter_name: &str) -> Option<&'static KnownGpu> {
+pub(crate) fn lookup(
+    vendor_id: u32,
+    device_id: u32,
+    adapter_name: &str,
+) -> Option<&'static KnownGpu> {
     if let Some(g) = KNOWN_GPUS
         .iter()
         .find(|g| g.vendor_id == vendor_id && g.device_ids.contains(&device_id))
@@ -500,7 +505,7 @@ const XE_HPC_SRC: &str = "Intel Data Center GPU Max 1550 product brief: FP64 vec
 // The table. Clock × lanes × 2 reproduces the datasheet FP32 TFLOPS quoted in `source`.
 
 /// Every known GPU model.
-pub const KNOWN_GPUS: &[KnownGpu] = &[
+pub(crate) const KNOWN_GPUS: &[KnownGpu] = &[
     // ----- NVIDIA Volta (cc 7.0)
     KnownGpu {
         name: "NVIDIA Tesla V100 SXM2",
@@ -1096,7 +1101,7 @@ pub const KNOWN_GPUS: &[KnownGpu] = &[
 
 /// Reported clocks of one GPU from `nvidia-smi`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SmiClock {
+pub(crate) struct SmiClock {
     /// Product name as nvidia-smi prints it, e.g. "NVIDIA H100 80GB HBM3".
     pub name: String,
     /// PCI device id (the upper 16 bits of nvidia-smi's `pci.device_id`), when given.
@@ -1111,7 +1116,7 @@ pub struct SmiClock {
 /// `nvidia-smi --query-gpu=name,pci.device_id,clocks.max.sm,clocks.sm
 /// --format=csv,noheader,nounits` with a 5 s limit. One entry per GPU; empty when the
 /// tool is missing or fails. Never panics.
-pub fn nvidia_smi_clocks() -> Vec<SmiClock> {
+pub(crate) fn nvidia_smi_clocks() -> Vec<SmiClock> {
     let argv: Vec<String> = [
         "nvidia-smi",
         "--query-gpu=name,pci.device_id,clocks.max.sm,clocks.sm",
@@ -1129,7 +1134,7 @@ pub fn nvidia_smi_clocks() -> Vec<SmiClock> {
 /// Parses the CSV of [`nvidia_smi_clocks`]: one line per GPU, `name, pci.device_id,
 /// clocks.max.sm, clocks.sm`. `[N/A]` (or a value that is not a number) gives `None`;
 /// lines with fewer than four fields are skipped. Pure.
-pub fn parse_nvidia_smi(text: &str) -> Vec<SmiClock> {
+pub(crate) fn parse_nvidia_smi(text: &str) -> Vec<SmiClock> {
     text.lines()
         .filter_map(|line| {
             let fields: Vec<&str> = line.split(',').map(str::trim).collect();

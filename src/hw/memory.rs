@@ -34,10 +34,10 @@ pub struct Dimm {
 }
 
 /// Where the kernel exposes the raw SMBIOS type 17 entries.
-pub const SMBIOS_DIR: &str = "/sys/firmware/dmi/entries";
+pub(crate) const SMBIOS_DIR: &str = "/sys/firmware/dmi/entries";
 
 /// Reads every populated type 17 entry, or says why it could not.
-pub fn read_dimms() -> Result<Vec<Dimm>, String> {
+pub(crate) fn read_dimms() -> Result<Vec<Dimm>, String> {
     let dir = std::fs::read_dir(SMBIOS_DIR).map_err(|e| {
         format!("SMBIOS unreadable ({SMBIOS_DIR}: {e}; virtual machines usually hide it)")
     })?;
@@ -74,7 +74,7 @@ pub fn read_dimms() -> Result<Vec<Dimm>, String> {
 
 /// Parses one raw type 17 structure (formatted area + string set, SMBIOS 3.x layout).
 /// `None` for an empty slot or an unknown speed.
-pub fn parse_type17(raw: &[u8]) -> Option<Dimm> {
+pub(crate) fn parse_type17(raw: &[u8]) -> Option<Dimm> {
     let len = *raw.get(1)? as usize;
     if *raw.first()? != 17 || raw.len() < len || len < 0x17 {
         return None;
@@ -144,7 +144,7 @@ fn run_dmidecode() -> Result<Vec<Dimm>, String> {
 /// Parses `dmidecode -t 17` text: one [`Dimm`] per populated memory device with a
 /// known speed (configured speed first, else the rated one; MT/s or, in old
 /// dmidecode versions, MHz), sorted by locator.
-pub fn parse_dmidecode(text: &str) -> Vec<Dimm> {
+pub(crate) fn parse_dmidecode(text: &str) -> Vec<Dimm> {
     let mut out = Vec::new();
     for block in text
         .split("\nHandle ")

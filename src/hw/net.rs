@@ -9,7 +9,7 @@ use std::net::IpAddr;
 
 /// What is known about the interface carrying an address.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Link {
+pub(crate) struct Link {
     /// Interface name, e.g. `eth0`, `lo`.
     pub name: String,
     /// Link speed in bit/s when the device is physical and reports one.
@@ -19,7 +19,7 @@ pub struct Link {
 }
 
 /// The interface that owns local address `ip` (getifaddrs), if any.
-pub fn interface_of(ip: IpAddr) -> Option<String> {
+pub(crate) fn interface_of(ip: IpAddr) -> Option<String> {
     let mut head: *mut libc::ifaddrs = std::ptr::null_mut();
     // SAFETY: getifaddrs allocates a list we walk read-only and free below.
     if unsafe { libc::getifaddrs(&mut head) } != 0 {
@@ -61,7 +61,7 @@ pub fn interface_of(ip: IpAddr) -> Option<String> {
 }
 
 /// The link of the interface carrying local address `ip`.
-pub fn link_of(ip: IpAddr) -> Link {
+pub(crate) fn link_of(ip: IpAddr) -> Link {
     if ip.is_loopback() {
         return Link {
             name: "lo".into(),

@@ -23,7 +23,7 @@ pub struct Peak {
 
 impl Peak {
     /// An unknown peak with the reason.
-    pub fn unknown(reason: impl Into<String>) -> Peak {
+    pub(crate) fn unknown(reason: impl Into<String>) -> Peak {
         Peak {
             value: None,
             source: reason.into(),
@@ -33,7 +33,7 @@ impl Peak {
 
 /// What one CPU kernel needs to know to get its peak.
 #[derive(Debug, Clone, Copy)]
-pub struct CpuPeakInput<'a> {
+pub(crate) struct CpuPeakInput<'a> {
     /// Instructions per cycle per core for the kernel's (pipe, width), with provenance
     /// (`rates::Rates::rate`).
     pub rate: &'a Rate,
@@ -56,7 +56,7 @@ pub struct CpuPeakInput<'a> {
 }
 
 /// Derives a CPU peak in operations per second.
-pub fn cpu_peak(i: &CpuPeakInput) -> Peak {
+pub(crate) fn cpu_peak(i: &CpuPeakInput) -> Peak {
     let Some(hz) = i.clock_hz else {
         return Peak::unknown("unknown: the clock could not be measured on this CPU");
     };
@@ -98,7 +98,7 @@ pub struct PeakOverrides(pub BTreeMap<String, f64>);
 
 impl PeakOverrides {
     /// The most specific override among `keys` (most specific first).
-    pub fn find(&self, keys: &[String]) -> Option<(String, f64)> {
+    pub(crate) fn find(&self, keys: &[String]) -> Option<(String, f64)> {
         keys.iter()
             .find_map(|k| self.0.get(k).map(|v| (k.clone(), *v)))
     }

@@ -47,15 +47,15 @@ use std::sync::OnceLock;
 /// Largest relative distance between a measured rate and the unit count it is
 /// snapped to. Allowed counts are at least 1/3 apart (relative), so no measurement is
 /// within this distance of two of them.
-pub const TOLERANCE: f64 = 0.12;
+pub(crate) const TOLERANCE: f64 = 0.12;
 
 /// The tolerance for counts a factor of 2 apart (AMX, the shuffle-mix slowdown): AMX
 /// runs in its own power licence, which the FMA clock chain may not match exactly.
-pub const WIDE_TOLERANCE: f64 = 0.25;
+pub(crate) const WIDE_TOLERANCE: f64 = 0.25;
 
 /// One probe test: an instruction class at a width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Test {
+pub(crate) enum Test {
     /// `vfmadd231pd` at 128, 256 or 512 bits.
     Fma(Width),
     /// 512-bit FMAs mixed 1:1 with `vshufps` (evidence for [`Test::Fma`] at 512 bits;
@@ -85,20 +85,20 @@ pub enum Test {
 }
 
 /// Allowed FMA and mul+add instructions per cycle.
-pub const FMA_UNITS: &[f64] = &[0.5, 1.0, 2.0, 3.0, 4.0];
+pub(crate) const FMA_UNITS: &[f64] = &[0.5, 1.0, 2.0, 3.0, 4.0];
 /// Allowed integer multiplies per cycle (vpmullq is 3 µops: 1/3 or 2/3 on Intel).
-pub const MUL_UNITS: &[f64] = &[0.25, 1.0 / 3.0, 0.5, 2.0 / 3.0, 1.0, 2.0];
+pub(crate) const MUL_UNITS: &[f64] = &[0.25, 1.0 / 3.0, 0.5, 2.0 / 3.0, 1.0, 2.0];
 /// Allowed dot-product instructions per cycle.
-pub const DOT_UNITS: &[f64] = &[0.5, 1.0, 2.0, 3.0, 4.0];
+pub(crate) const DOT_UNITS: &[f64] = &[0.5, 1.0, 2.0, 3.0, 4.0];
 /// Allowed AVX512-FP16 FMAs per cycle.
-pub const FP16_UNITS: &[f64] = &[0.5, 1.0, 2.0];
+pub(crate) const FP16_UNITS: &[f64] = &[0.5, 1.0, 2.0];
 /// Allowed AMX tile multiplies per cycle (one per 16 cycles on Sapphire Rapids).
-pub const AMX_UNITS: &[f64] = &[1.0 / 32.0, 1.0 / 16.0, 1.0 / 8.0, 1.0 / 4.0];
+pub(crate) const AMX_UNITS: &[f64] = &[1.0 / 32.0, 1.0 / 16.0, 1.0 / 8.0, 1.0 / 4.0];
 /// Allowed slowdowns of the 512-bit FMA loop by the shuffle mix (= 512-bit FMA units).
-pub const MIX_UNITS: &[f64] = &[1.0, 2.0];
+pub(crate) const MIX_UNITS: &[f64] = &[1.0, 2.0];
 
 /// Every test a report may hold, in report order.
-pub const TESTS: &[Test] = &[
+pub(crate) const TESTS: &[Test] = &[
     Test::Fma(Width::V128),
     Test::Fma(Width::V256),
     Test::Fma(Width::V512),
@@ -132,7 +132,7 @@ fn reg(w: Width) -> &'static str {
 
 impl Test {
     /// Instruction and register, e.g. `vfmadd231pd ymm`.
-    pub fn name(self) -> String {
+    pub(crate) fn name(self) -> String {
         match self {
             Test::Fma(w) => format!("vfmadd231pd {}", reg(w)),
             Test::FmaShuffleMix => "vfmadd231pd+vshufps zmm".into(),
@@ -152,7 +152,7 @@ impl Test {
     }
 
     /// The table's pipe class and width this test settles.
-    pub fn pipe_width(self) -> (Pipe, Width) {
+    pub(crate) fn pipe_width(self) -> (Pipe, Width) {
         match self {
             Test::Fma(w) => (Pipe::Fma, w),
             Test::MulAdd(w) => (Pipe::MulAdd, w),
@@ -167,7 +167,7 @@ impl Test {
     }
 
     /// Feature names (as in `CpuInfo::features`) the CPU must have.
-    pub fn requires(self) -> &'static [&'static str] {
+    pub(crate) fn requires(self) -> &'static [&'static str] {
         match self {
             Test::Fma(Width::V512) | Test::FmaShuffleMix | Test::MulAdd(Width::V512) => {
                 &["avx512f"]
@@ -192,7 +192,7 @@ impl Test {
     }
 
     /// The unit counts a measurement may snap to.
-    pub fn candidates(self) -> &'static [f64] {
+    pub(crate) fn candidates(self) -> &'static [f64] {
         match self {
             Test::Fma(_) | Test::MulAdd(_) => FMA_UNITS,
             Test::FmaShuffleMix => MIX_UNITS,
@@ -206,7 +206,7 @@ impl Test {
     }
 
     /// Relative tolerance of [`decide_within`] for this test's candidates.
-    pub fn tolerance(self) -> f64 {
+    pub(crate) fn tolerance(self) -> f64 {
         match self {
             Test::AmxBf16 | Test::AmxInt8 | Test::FmaShuffleMix => WIDE_TOLERANCE,
             _ => TOLERANCE,
@@ -232,7 +232,8 @@ impl Test {
 
     /// The test that settles a kernel's peak (kernel names of `bench::cpu::kernels`);
     /// `None` for kernels the probe does not cover (integer adds, generic kernels).
-    pub fn for_kernel(kernel: &str) -> Option<Test> {
+    #[cfg(test)]
+    pub(crate) fn for_kernel(kernel: &str) -> Option<Test> {
         use Width::*;
         Some(match kernel {
             "fma_f64_avx2" | "fma_f32_avx2" => Test::Fma(V256),
@@ -264,7 +265,7 @@ pub use super::rates::Probed;
 
 /// One test's outcome: the unit count, or why there is none.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ProbeEntry {
+pub(crate) struct ProbeEntry {
     /// The test.
     pub test: Test,
     /// The settled count, or the reason (CPU lacks the instructions, ambiguous or
@@ -274,7 +275,7 @@ pub struct ProbeEntry {
 
 /// Everything the probe found on one core.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ProbeReport {
+pub(crate) struct ProbeReport {
     /// One entry per test of [`TESTS`], in that order.
     pub entries: Vec<ProbeEntry>,
     /// The CPU the probe ran on, when it could be pinned.
@@ -285,12 +286,12 @@ pub struct ProbeReport {
 
 impl ProbeReport {
     /// The entry of a test.
-    pub fn get(&self, test: Test) -> Option<&ProbeEntry> {
+    pub(crate) fn get(&self, test: Test) -> Option<&ProbeEntry> {
         self.entries.iter().find(|e| e.test == test)
     }
 
     /// The settled count of a test, or why there is none.
-    pub fn result(&self, test: Test) -> Result<Probed, String> {
+    pub(crate) fn result(&self, test: Test) -> Result<Probed, String> {
         match self.get(test) {
             Some(e) => e.result.clone(),
             None => Err(format!("probe: {} not probed", test.name())),
@@ -298,17 +299,18 @@ impl ProbeReport {
     }
 
     /// Instructions per cycle for a table pipe and width: FMA (not mul+add; see
-    /// [`ProbeReport::for_kernel`]), vpmulld, vpmullq, vpdpbusd for `Dot`, FP16 FMA,
+    /// `ProbeReport::for_kernel`, test builds), vpmulld, vpmullq, vpdpbusd for `Dot`, FP16 FMA,
     /// tdpbf16ps for `Amx`. `Scalar` uses the 128-bit test. `None` when the probe did not
     /// settle it; [`ProbeReport::result`] gives the reason.
-    pub fn per_cycle(&self, pipe: Pipe, width: Width) -> Option<Probed> {
+    pub(crate) fn per_cycle(&self, pipe: Pipe, width: Width) -> Option<Probed> {
         self.result(canonical_test(pipe, width)?).ok()
     }
 
     /// The settled count for a kernel of `bench::cpu::kernels` by name (the exact
     /// instruction it runs: mul+add kernels get the mul+add test, bf16 dot products
     /// vdpbf16ps, …), or why there is none.
-    pub fn for_kernel(&self, kernel: &str) -> Result<Probed, String> {
+    #[cfg(test)]
+    pub(crate) fn for_kernel(&self, kernel: &str) -> Result<Probed, String> {
         match Test::for_kernel(kernel) {
             Some(t) => self.result(t),
             None => Err(format!("probe: kernel {kernel} is not probed")),
@@ -344,7 +346,7 @@ impl ProbeReport {
     /// The settled counts as the peaks' rates take them (`CpuInfo::probed`): one entry
     /// per (pipe, width) whose canonical test settled, evidence without its `probe:`
     /// prefix (the provenance says "probe" already).
-    pub fn rates(&self) -> Vec<ProbedRate> {
+    pub(crate) fn rates(&self) -> Vec<ProbedRate> {
         use Width::*;
         let pipes = [
             Pipe::Fma,
@@ -405,7 +407,7 @@ impl fmt::Display for ProbeReport {
 }
 
 /// Formats a unit count: `2`, `2/3`, `1/16`.
-pub fn fmt_units(x: f64) -> String {
+pub(crate) fn fmt_units(x: f64) -> String {
     for d in 1..=32u32 {
         let n = x * f64::from(d);
         if (n - n.round()).abs() < 1e-9 && n.round() >= 1.0 {
@@ -437,12 +439,12 @@ fn fmt_measured(m: &[f64]) -> String {
 /// the same candidate, `Err(reason)` when there is none, one is not finite and
 /// positive, one lies between candidates (ambiguous), or they snap to different
 /// candidates (noisy).
-pub fn decide(estimates: &[f64], candidates: &[f64]) -> Result<(f64, String), String> {
+pub(crate) fn decide(estimates: &[f64], candidates: &[f64]) -> Result<(f64, String), String> {
     decide_within(estimates, candidates, TOLERANCE)
 }
 
 /// [`decide`] with a given relative tolerance.
-pub fn decide_within(
+pub(crate) fn decide_within(
     estimates: &[f64],
     candidates: &[f64],
     tolerance: f64,
@@ -506,7 +508,7 @@ fn evidence(test: Test, c: f64, estimates: &[f64]) -> String {
 }
 
 /// Settles an ordinary test from its estimates.
-pub fn decide_test(test: Test, estimates: &[f64]) -> Result<Probed, String> {
+pub(crate) fn decide_test(test: Test, estimates: &[f64]) -> Result<Probed, String> {
     let (c, _) = decide_within(estimates, test.candidates(), test.tolerance())?;
     Ok(Probed {
         per_cycle: c,
@@ -519,7 +521,7 @@ pub fn decide_test(test: Test, estimates: &[f64]) -> Result<Probed, String> {
 /// with two 512-bit FMA units on Intel (the second shares port 5 with the shuffles)
 /// and 1 with one. With `shuffle_shares_port5` (Intel) the two must agree; elsewhere
 /// the slowdown is only reported.
-pub fn decide_fma512(
+pub(crate) fn decide_fma512(
     pure: &[f64],
     mix: &[f64],
     shuffle_shares_port5: bool,
@@ -574,14 +576,14 @@ pub fn decide_fma512(
 }
 
 /// Runs the probe once per process (first caller's CPU) and returns it.
-pub fn probe(cpu: &CpuInfo) -> &'static ProbeReport {
+pub(crate) fn probe(cpu: &CpuInfo) -> &'static ProbeReport {
     static REPORT: OnceLock<ProbeReport> = OnceLock::new();
     REPORT.get_or_init(|| run_probe(cpu))
 }
 
 /// Runs every test the CPU has, on a thread pinned to the first CPU of `cpu.pin_order`
 /// (not cached; see [`probe`]).
-pub fn run_probe(cpu: &CpuInfo) -> ProbeReport {
+pub(crate) fn run_probe(cpu: &CpuInfo) -> ProbeReport {
     let t0 = std::time::Instant::now();
     let pin = cpu.pin_order.first().copied();
     let cpu_ref = cpu;

@@ -35,11 +35,11 @@ pub struct ProbedRate {
 }
 
 /// Relative difference under which the probe confirms the table.
-pub const AGREE: f64 = 0.10;
+pub(crate) const AGREE: f64 = 0.10;
 
 /// Instructions per cycle per core and where the figure came from.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Rate {
+pub(crate) struct Rate {
     /// Instructions per cycle per core; 0 when unknown.
     pub per_cycle: f64,
     /// `table`, `probe`, `table, confirmed by probe`, `probe overrules table (…)`,
@@ -48,7 +48,7 @@ pub struct Rate {
 }
 
 /// Reconciles the table's rate (`table` ≤ 0: the row has none) with an optional probe.
-pub fn reconcile(table: f64, probe: Option<&Probed>) -> Rate {
+pub(crate) fn reconcile(table: f64, probe: Option<&Probed>) -> Rate {
     let probe = probe.filter(|p| p.per_cycle.is_finite() && p.per_cycle > 0.0);
     match (table > 0.0, probe) {
         (true, None) => Rate {
@@ -81,7 +81,7 @@ pub fn reconcile(table: f64, probe: Option<&Probed>) -> Rate {
 
 /// The rates of one CPU: its identified row and any probe results.
 #[derive(Debug, Clone)]
-pub struct Rates<'a> {
+pub(crate) struct Rates<'a> {
     /// The row.
     pub uarch: &'static Uarch,
     /// How the row was chosen (`Identification::summary`).
@@ -121,7 +121,7 @@ fn same_width(a: Width, b: Width) -> bool {
 }
 
 /// `2`, `0.5000`, `0.0625`.
-pub fn trim_float(x: f64) -> String {
+pub(crate) fn trim_float(x: f64) -> String {
     if x.fract() == 0.0 {
         format!("{}", x as i64)
     } else {

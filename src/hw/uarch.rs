@@ -132,7 +132,8 @@ impl Uarch {
     }
 
     /// FMA units at 512 bits (what "one or two FMA units" means on Intel server parts).
-    pub fn fma_units_512(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn fma_units_512(&self) -> f64 {
         self.fma[2]
     }
 
@@ -204,7 +205,7 @@ const GLC_SERVER_NOTE: &str =
 /// The table, newest first within each vendor; SKU variants (rows with brand patterns)
 /// before the general row of the same models.
 #[rustfmt::skip]
-pub static UARCHES: &[Uarch] = &[
+pub(crate) static UARCHES: &[Uarch] = &[
     Uarch { name: "Granite Rapids", vendor: INTEL, family: 6, models: &[(173, 174)],
         needs: &["avx512f"], lacks: &[], brands: &[],
         fma: [2.0, 2.0, 2.0], muladd: [3.0, 3.0, 2.0], alu: [3.0, 3.0, 2.0], mul32: [1.0, 1.0, 1.0], mul64: [0.0, 0.0, 2.0 / 3.0],
@@ -303,7 +304,7 @@ pub static UARCHES: &[Uarch] = &[
 ];
 
 /// Row used when nothing matches: every rate unknown, so peaks say `unknown`.
-pub static UNKNOWN: Uarch = Uarch {
+pub(crate) static UNKNOWN: Uarch = Uarch {
     name: "unknown",
     vendor: "",
     family: 0,
@@ -356,7 +357,7 @@ impl Identification {
 }
 
 /// The row with this exact name.
-pub fn by_name(name: &str) -> Option<&'static Uarch> {
+pub(crate) fn by_name(name: &str) -> Option<&'static Uarch> {
     UARCHES.iter().find(|u| u.name == name)
 }
 
@@ -428,7 +429,7 @@ pub fn identify(d: &CpuDescription) -> Identification {
 
 /// Infers the row from the feature set (and, where features cannot tell server from
 /// client cores, from the L2 size and the brand), with the reason.
-pub fn infer(d: &CpuDescription) -> Option<(&'static Uarch, String)> {
+pub(crate) fn infer(d: &CpuDescription) -> Option<(&'static Uarch, String)> {
     let row = |name: &str, why: String| by_name(name).map(|u| (u, why));
     let has = |f: &str| d.has(f);
     let l2 = d.cache_bytes(2).unwrap_or(0);

@@ -1,10 +1,11 @@
 //! The monotonic clock used for every timed interval, and its overhead.
 //!
 //! `CLOCK_MONOTONIC_RAW` on Linux (not slewed by NTP, as likwid and cpufp use);
-//! `std::time::Instant` elsewhere. Reading it costs tens of nanoseconds, measured once by
-//! [`overhead`] and reported; it is never subtracted from samples, which last at least
+//! `std::time::Instant` elsewhere. Reading it costs tens of nanoseconds (measured by
+//! `overhead` in the tests); it is never subtracted from samples, which last at least
 //! `--min-time` (≥ 10⁵ times the overhead).
 
+#[cfg(any(test, not(target_os = "linux")))]
 use std::time::Instant;
 
 /// A point in time from the raw monotonic clock, in nanoseconds since an arbitrary epoch.
@@ -37,13 +38,14 @@ impl Tick {
 
     /// Seconds from `earlier` to `self` (0 if `earlier` is later).
     #[inline]
-    pub fn secs_since(self, earlier: Tick) -> f64 {
+    pub(crate) fn secs_since(self, earlier: Tick) -> f64 {
         self.0.saturating_sub(earlier.0) as f64 * 1e-9
     }
 }
 
 /// Mean cost of one clock read in seconds, from 10⁵ back-to-back reads.
-pub fn overhead() -> f64 {
+#[cfg(test)]
+pub(crate) fn overhead() -> f64 {
     const N: u32 = 100_000;
     let wall = Instant::now();
     let mut last = Tick::now();

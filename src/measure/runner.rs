@@ -115,7 +115,7 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// Pins the calling thread to one logical CPU. Returns false when the OS refuses.
-pub fn pin_current_thread(cpu: usize) -> bool {
+pub(crate) fn pin_current_thread(cpu: usize) -> bool {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: cpu_set_t is plain data; CPU_SET bounds-checks against its size below.
@@ -149,7 +149,7 @@ pub trait MakeWorkload<W>: Fn(ThreadCtx) -> Result<W, String> + Sync {}
 impl<W, F: Fn(ThreadCtx) -> Result<W, String> + Sync> MakeWorkload<W> for F {}
 
 /// The progress callback: `(samples done, samples in all)`, see [`Runner::run`].
-pub type OnSample<'a> = &'a (dyn Fn(usize, usize) + Sync);
+pub(crate) type OnSample<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
 /// Runs cases. Stateless; see the module documentation for the procedure.
 pub struct Runner;
@@ -186,7 +186,7 @@ impl Runner {
     /// (after the usual warm-up), e.g. 10 minutes at 1 s to see throttling.
     /// `on_sample` as in [`Runner::run`]; its time does count in the gaps between the
     /// samples' `at`.
-    pub fn sustain<W: Workload, F: MakeWorkload<W>>(
+    pub(crate) fn sustain<W: Workload, F: MakeWorkload<W>>(
         cfg: &RunConfig,
         make: F,
         interval: Duration,

@@ -41,7 +41,7 @@ pub struct Summary {
 
 /// Why a summary could not be computed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum StatsError {
+pub(crate) enum StatsError {
     /// No samples at all.
     #[error("no samples")]
     Empty,
@@ -51,7 +51,7 @@ pub enum StatsError {
 }
 
 /// Two-sided 95 % Student's t quantile t(0.975, df).
-pub fn t_975(df: usize) -> f64 {
+pub(crate) fn t_975(df: usize) -> f64 {
     const TABLE: [f64; 30] = [
         12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
@@ -87,7 +87,7 @@ fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
 
 impl Summary {
     /// Summarises `samples`. Fails on empty input or on a non-finite sample.
-    pub fn of(samples: &[f64]) -> Result<Summary, StatsError> {
+    pub(crate) fn of(samples: &[f64]) -> Result<Summary, StatsError> {
         if samples.is_empty() {
             return Err(StatsError::Empty);
         }

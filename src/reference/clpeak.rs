@@ -34,14 +34,14 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The clpeak adapter.
-pub struct Clpeak;
+pub(crate) struct Clpeak;
 
 /// Longest the `--help` probe may take.
 const HELP_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest the device listing may take (clpeak builds its kernels for every device).
 const LIST_TIMEOUT: Duration = Duration::from_secs(120);
 /// Longest the measuring run may take.
-pub const RUN_TIMEOUT: Duration = Duration::from_secs(300);
+pub(crate) const RUN_TIMEOUT: Duration = Duration::from_secs(300);
 /// The test flags of the measuring run, when clpeak's `--help` lists them.
 const TEST_FLAGS: [&str; 5] = [
     "--global-bandwidth",
@@ -56,7 +56,7 @@ const VENDOR_WORDS: [&str; 5] = ["nvidia", "amd", "ati", "intel", "apple"];
 
 /// A clpeak test that has a peakbench counterpart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Test {
+pub(crate) enum Test {
     /// Global memory bandwidth (a read test).
     GlobalBandwidth,
     /// Single-precision compute.
@@ -90,7 +90,7 @@ impl Test {
     }
 
     /// peakbench's unit for the figure.
-    pub fn unit(self) -> Unit {
+    pub(crate) fn unit(self) -> Unit {
         match self {
             Test::GlobalBandwidth => Unit::BytePerSec,
             Test::Integer => Unit::OpPerSec,
@@ -108,7 +108,7 @@ impl Test {
     }
 
     /// The clpeak test for a peakbench GPU case, if it has one.
-    pub fn of(r: &BenchResult) -> Option<Test> {
+    pub(crate) fn of(r: &BenchResult) -> Option<Test> {
         if r.resource != Resource::Gpu {
             return None;
         }
@@ -166,7 +166,7 @@ impl Figures {
     }
 
     /// The figure of test `t`.
-    pub fn get(&self, t: Test) -> Option<f64> {
+    pub(crate) fn get(&self, t: Test) -> Option<f64> {
         match t {
             Test::GlobalBandwidth => self.global_bandwidth,
             Test::Single => self.single,
@@ -337,7 +337,7 @@ pub fn parse(text: &str) -> Vec<ClDevice> {
 /// The words of a device name that identify the model: lower case, without `(R)`/`(TM)`
 /// and without the driver's suffix in parentheses or brackets (`(RADV NAVI21)`,
 /// `[0x3e92]`, `(CFL GT2)`).
-pub fn name_words(name: &str) -> Vec<String> {
+pub(crate) fn name_words(name: &str) -> Vec<String> {
     let mut s = name.to_lowercase();
     for mark in ["(r)", "(tm)", "®", "™"] {
         s = s.replace(mark, " ");
@@ -353,7 +353,7 @@ pub fn name_words(name: &str) -> Vec<String> {
 /// Whether two device names (one from wgpu, one from OpenCL) are the same model: equal
 /// [`name_words`], or equal once a leading vendor word is dropped from both. Never a
 /// prefix match (`RTX 3080` is not `RTX 3080 Ti`).
-pub fn same_model(a: &str, b: &str) -> bool {
+pub(crate) fn same_model(a: &str, b: &str) -> bool {
     let (a, b) = (name_words(a), name_words(b));
     if a.is_empty() || b.is_empty() {
         return false;
@@ -370,7 +370,7 @@ pub fn same_model(a: &str, b: &str) -> bool {
 }
 
 /// The devices clpeak saw that are the adapter's model, in clpeak's order.
-pub fn matching<'a>(devices: &'a [ClDevice], adapter: &str) -> Vec<&'a ClDevice> {
+pub(crate) fn matching<'a>(devices: &'a [ClDevice], adapter: &str) -> Vec<&'a ClDevice> {
     devices
         .iter()
         .filter(|d| same_model(&d.name, adapter))
@@ -380,7 +380,7 @@ pub fn matching<'a>(devices: &'a [ClDevice], adapter: &str) -> Vec<&'a ClDevice>
 /// The test flags of `TEST_FLAGS` that clpeak's `--help` lists. Empty help (it could
 /// not be read): clpeak 1.1.2's set, without `--compute-hp`. Help that lists none of
 /// them is a clpeak whose options this adapter does not know.
-pub fn test_flags(help: &str) -> Result<Vec<&'static str>, String> {
+pub(crate) fn test_flags(help: &str) -> Result<Vec<&'static str>, String> {
     if help.trim().is_empty() {
         return Ok(TEST_FLAGS
             .into_iter()
@@ -402,7 +402,7 @@ pub fn test_flags(help: &str) -> Result<Vec<&'static str>, String> {
 }
 
 /// The measuring command for device `d`.
-pub fn run_argv(flags: &[&str], d: &ClDevice) -> Vec<String> {
+pub(crate) fn run_argv(flags: &[&str], d: &ClDevice) -> Vec<String> {
     let mut argv = vec![
         "clpeak".to_string(),
         "-p".into(),
@@ -436,7 +436,7 @@ fn list() -> Result<Listing, String> {
 }
 
 /// The note for an adapter no OpenCL device matches.
-pub fn no_match_note(adapter: &GpuInfo, seen: &[ClDevice]) -> String {
+pub(crate) fn no_match_note(adapter: &GpuInfo, seen: &[ClDevice]) -> String {
     let seen = if seen.is_empty() {
         "no OpenCL device (is an OpenCL ICD for this GPU installed?)".to_string()
     } else {

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The fio adapter.
-pub struct Fio;
+pub(crate) struct Fio;
 
 type Parser = fn(&str) -> Result<f64, String>;
 
@@ -98,7 +98,7 @@ pub fn rw(pattern: &str) -> Option<String> {
 }
 
 /// fio's `--ioengine` for the engine a peakbench case ran with (its `engine` param).
-pub fn ioengine(engine: &str) -> Option<&'static str> {
+pub(crate) fn ioengine(engine: &str) -> Option<&'static str> {
     match engine {
         "sync" => Some("psync"),
         "uring" => Some("io_uring"),

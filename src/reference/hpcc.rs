@@ -6,7 +6,7 @@ use super::Tool;
 use std::path::Path;
 
 /// The hpcc adapter.
-pub struct Hpcc;
+pub(crate) struct Hpcc;
 
 impl Tool for Hpcc {
     fn name(&self) -> &'static str {

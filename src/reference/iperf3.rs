@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The iperf3 adapter.
-pub struct Iperf3;
+pub(crate) struct Iperf3;
 
 /// Receiver throughput in B/s from iperf3's JSON.
 pub fn parse_json(text: &str) -> Result<f64, String> {

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The likwid-bench adapter.
-pub struct Likwid;
+pub(crate) struct Likwid;
 
 /// likwid-bench test for a peakbench CPU case: `(precision, isa)` → test name.
 pub fn peakflops_test(precision: &str, isa: &str) -> Option<&'static str> {

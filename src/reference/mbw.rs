@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The mbw adapter.
-pub struct Mbw;
+pub(crate) struct Mbw;
 
 /// B/s from the `AVG ... Method: MEMCPY ... Copy: 1664.564 MiB/s` line.
 pub fn parse_memcpy(text: &str) -> Result<f64, String> {

@@ -74,7 +74,7 @@ impl Memo {
     /// The value kept under `key`, made by `make` the first time. The lock is not held
     /// while `make` runs, so `make` may use the memo itself. A value of another type
     /// under the same key is replaced.
-    pub fn get_or_insert_with<T: Any + Send + Clone>(
+    pub(crate) fn get_or_insert_with<T: Any + Send + Clone>(
         &self,
         key: &str,
         make: impl FnOnce() -> T,
@@ -110,7 +110,7 @@ pub struct Found {
 
 /// What [`Tool::shared`] answers: `None` when the tool has nothing for the case,
 /// `Err` when running or reading the tool failed.
-pub type SharedFound = Option<Result<Found, String>>;
+pub(crate) type SharedFound = Option<Result<Found, String>>;
 
 /// A tool run that reproduces one case.
 pub struct Invocation {
@@ -156,7 +156,7 @@ pub trait Tool: Sync {
 }
 
 /// Every adapter, in listing order.
-pub static TOOLS: &[&dyn Tool] = &[
+pub(crate) static TOOLS: &[&dyn Tool] = &[
     &likwid::Likwid,
     &sysbench::Sysbench,
     &mbw::Mbw,
@@ -185,7 +185,7 @@ pub struct Detected {
 }
 
 /// The first line of `argv`'s output (stdout, else stderr) that `pick` accepts.
-pub fn version_line(argv: &[&str], pick: impl Fn(&str) -> Option<String>) -> Option<String> {
+pub(crate) fn version_line(argv: &[&str], pick: impl Fn(&str) -> Option<String>) -> Option<String> {
     let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
     // Some tools print their version and exit non-zero; take the text either way.
     let (out, err) = match capture(&argv, Duration::from_secs(5)) {
@@ -198,7 +198,7 @@ pub fn version_line(argv: &[&str], pick: impl Fn(&str) -> Option<String>) -> Opt
 }
 
 /// The Debian package version (`dpkg-query`), when the tool does not say.
-pub fn dpkg_version(package: &str) -> Option<String> {
+pub(crate) fn dpkg_version(package: &str) -> Option<String> {
     let argv = [
         "dpkg-query".to_string(),
         "-W".into(),
@@ -211,7 +211,7 @@ pub fn dpkg_version(package: &str) -> Option<String> {
 }
 
 /// Removes ANSI colour sequences (`ESC [ … m`), which sockperf prints.
-pub fn strip_ansi(s: &str) -> String {
+pub(crate) fn strip_ansi(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     let mut it = s.chars().peekable();
     while let Some(c) = it.next() {
@@ -231,7 +231,7 @@ pub fn strip_ansi(s: &str) -> String {
 }
 
 /// The number after `key` on the first line containing it (`MFlops/s:\t\t23669.26`).
-pub fn number_after(text: &str, key: &str) -> Option<f64> {
+pub(crate) fn number_after(text: &str, key: &str) -> Option<f64> {
     text.lines().find_map(|l| {
         let l = strip_ansi(l);
         let i = l.find(key)?;
@@ -296,7 +296,7 @@ pub fn run(tool: &dyn Tool, version: &str, inv: &Invocation) -> Result<Reference
 
 /// Runs every installed tool that has a case matching `r` and adds its figure to
 /// `r.reference`; a tool that fails adds a note instead.
-pub fn attach(r: &mut BenchResult, ctx: &Context, found: &[Detected]) {
+pub(crate) fn attach(r: &mut BenchResult, ctx: &Context, found: &[Detected]) {
     if !r.is_ok() {
         return;
     }
@@ -338,7 +338,7 @@ fn reference_note(t: &dyn Tool, text: &str) -> Note {
 }
 
 /// A free TCP port on loopback for a reference server (bind to 0, read, release).
-pub fn free_port() -> Option<u16> {
+pub(crate) fn free_port() -> Option<u16> {
     std::net::TcpListener::bind("127.0.0.1:0")
         .ok()?
         .local_addr()

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The sockperf adapter.
-pub struct Sockperf;
+pub(crate) struct Sockperf;
 
 /// Mean one-way latency in seconds from `avg-latency=13.140 (std-dev=…)` (µs).
 pub fn parse_pingpong(text: &str) -> Result<f64, String> {

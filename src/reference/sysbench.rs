@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The sysbench adapter.
-pub struct Sysbench;
+pub(crate) struct Sysbench;
 
 /// B/s from `2048.00 MiB transferred (5423.13 MiB/sec)`.
 pub fn parse_memory(text: &str) -> Result<f64, String> {

@@ -10,7 +10,7 @@ use crate::util::units::{format_si, format_size};
 use std::fmt::Write as _;
 
 /// Escapes text for HTML and SVG content and attribute values.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -28,7 +28,7 @@ pub fn esc(s: &str) -> String {
 
 /// How an axis maps values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scale {
+pub(crate) enum Scale {
     /// Linear, starting at 0 when every value is positive.
     Linear,
     /// Powers of ten.
@@ -39,7 +39,7 @@ pub enum Scale {
 
 /// How tick labels are written.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Ticks {
+pub(crate) enum Ticks {
     /// SI prefix and this unit (`76.9 GFLOP/s`).
     Si(String),
     /// Binary byte sizes (`32 KiB`).
@@ -52,7 +52,7 @@ pub enum Ticks {
 
 /// One axis.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Axis {
+pub(crate) struct Axis {
     /// Axis title.
     pub label: String,
     /// Mapping.
@@ -61,20 +61,9 @@ pub struct Axis {
     pub ticks: Ticks,
 }
 
-impl Axis {
-    /// An axis with this title, scale and tick labels.
-    pub fn new(label: impl Into<String>, scale: Scale, ticks: Ticks) -> Axis {
-        Axis {
-            label: label.into(),
-            scale,
-            ticks,
-        }
-    }
-}
-
 /// Line style of a series.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
+pub(crate) enum Style {
     /// Solid line with point markers.
     Line,
     /// Dashed line, no markers (theoretical ceilings).
@@ -85,7 +74,7 @@ pub enum Style {
 
 /// One named line.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Series {
+pub(crate) struct Series {
     /// Legend text.
     pub name: String,
     /// `(x, y)` in axis units.
@@ -98,7 +87,7 @@ pub struct Series {
 
 /// A labelled vertical (x) or horizontal (y) line across the plot.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Marker {
+pub(crate) struct Marker {
     /// Where, in axis units.
     pub at: f64,
     /// Label drawn next to the line.
@@ -107,7 +96,7 @@ pub struct Marker {
 
 /// A whole chart.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Chart {
+pub(crate) struct Chart {
     /// Title above the plot.
     pub title: String,
     /// Horizontal axis.
@@ -123,7 +112,7 @@ pub struct Chart {
 }
 
 /// Colour-blind-friendly palette (Okabe & Ito, 2008), then a few extra.
-pub const PALETTE: [&str; 10] = [
+pub(crate) const PALETTE: [&str; 10] = [
     "#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#f0e442", "#000000",
     "#8c564b", "#7f7f7f",
 ];
@@ -333,7 +322,7 @@ fn tick_label(t: &Ticks, v: f64) -> String {
 }
 
 /// Renders the chart as one `<svg>` element.
-pub fn render(c: &Chart) -> String {
+pub(crate) fn render(c: &Chart) -> String {
     let cats = |a: &Axis| match &a.ticks {
         Ticks::Categories(v) => Some(v.len()),
         _ => None,

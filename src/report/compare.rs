@@ -43,7 +43,7 @@ pub struct CaseKey {
 
 impl CaseKey {
     /// The key of a result.
-    pub fn of(r: &BenchResult) -> CaseKey {
+    pub(crate) fn of(r: &BenchResult) -> CaseKey {
         CaseKey {
             resource: r.resource,
             workload: r.workload.clone(),
@@ -54,7 +54,7 @@ impl CaseKey {
     }
 
     /// `cpu fma_f64_avx512 [threads=2] ops`.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         format!(
             "{} {} [{}] {}",
             self.resource, self.workload, self.params, self.metric
@@ -129,7 +129,7 @@ pub struct Comparison {
 }
 
 /// Welch interval for `b − a`; `None` when a side has fewer than two samples.
-pub fn welch(a: &Side, b: &Side) -> Option<(f64, f64, f64)> {
+pub(crate) fn welch(a: &Side, b: &Side) -> Option<(f64, f64, f64)> {
     if a.n < 2 || b.n < 2 {
         return None;
     }
@@ -299,7 +299,7 @@ fn pct(x: f64) -> String {
 }
 
 /// The change cell: `+5.2 % [+3.1 %, +7.3 %]`.
-pub fn change_cell(c: &Change) -> String {
+pub(crate) fn change_cell(c: &Change) -> String {
     match (c.rel, c.rel_ci95) {
         (Some(r), Some((lo, hi))) => format!("{} [{}, {}]", pct(r), pct(lo), pct(hi)),
         (Some(r), None) => pct(r),
@@ -308,7 +308,7 @@ pub fn change_cell(c: &Change) -> String {
 }
 
 /// Column headers of the text views.
-pub const HEADERS: [&str; 8] = [
+pub(crate) const HEADERS: [&str; 8] = [
     "case",
     "vs",
     "baseline mean",
@@ -320,7 +320,7 @@ pub const HEADERS: [&str; 8] = [
 ];
 
 /// One row of cells in [`HEADERS`] order.
-pub fn row(c: &Change) -> [String; 8] {
+pub(crate) fn row(c: &Change) -> [String; 8] {
     [
         c.case.label(),
         c.against.clone(),
@@ -338,7 +338,7 @@ pub fn row(c: &Change) -> [String; 8] {
 }
 
 /// The terminal table, then the unmatched cases.
-pub fn export_table(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn export_table(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
     use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
     writeln!(
         out,
@@ -364,7 +364,7 @@ pub fn export_table(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> 
 }
 
 /// A Markdown table, then the unmatched cases as a list.
-pub fn export_markdown(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn export_markdown(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
     use super::markdown::cell as md;
     writeln!(
         out,
@@ -388,10 +388,10 @@ pub fn export_markdown(c: &Comparison, out: &mut dyn Write) -> std::io::Result<(
 }
 
 /// CSV header of [`export_csv`].
-pub const CSV_HEADER: &str = "resource,workload,params,metric,unit,baseline,against,n_a,mean_a,sd_a,n_b,mean_b,sd_b,diff,ci95_low,ci95_high,rel,rel_ci95_low,rel_ci95_high,df,significant,verdict";
+pub(crate) const CSV_HEADER: &str = "resource,workload,params,metric,unit,baseline,against,n_a,mean_a,sd_a,n_b,mean_b,sd_b,diff,ci95_low,ci95_high,rel,rel_ci95_low,rel_ci95_high,df,significant,verdict";
 
 /// One CSV line per change, raw numbers; unmatched cases are not rows.
-pub fn export_csv(c: &Comparison, out: &mut super::CsvWriter) -> std::io::Result<()> {
+pub(crate) fn export_csv(c: &Comparison, out: &mut super::CsvWriter) -> std::io::Result<()> {
     out.record(&CSV_HEADER.split(',').collect::<Vec<_>>())?;
     let base = c.files.first().map_or("", |s| s);
     for ch in &c.changes {

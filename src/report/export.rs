@@ -87,12 +87,12 @@ impl<'a> CsvWriter<'a> {
 
     /// The writer underneath, unsanitised: only for documents with no rows of their
     /// own ([`TextDoc`]), which print their terminal text in every format but JSON.
-    pub fn text(&mut self) -> &mut dyn Write {
+    pub(crate) fn text(&mut self) -> &mut dyn Write {
         self.out
     }
 
     /// One record (a header or a row), ended by a newline.
-    pub fn record<S: AsRef<str>>(&mut self, fields: &[S]) -> io::Result<()> {
+    pub(crate) fn record<S: AsRef<str>>(&mut self, fields: &[S]) -> io::Result<()> {
         let line: Vec<String> = fields.iter().map(|f| field(f.as_ref())).collect();
         writeln!(self.out, "{}", line.join(","))
     }

@@ -18,11 +18,11 @@ use crate::util::units::{format_si, format_size};
 use std::collections::BTreeMap;
 
 /// Most series drawn in one chart; the caption says how many were left out.
-pub const MAX_SERIES: usize = 10;
+pub(crate) const MAX_SERIES: usize = 10;
 
 /// A chart and the sentence under it.
 #[derive(Debug, Clone)]
-pub struct Figure {
+pub(crate) struct Figure {
     /// The chart.
     pub chart: Chart,
     /// Caption (plain text; escaped when written).
@@ -108,7 +108,7 @@ fn left_out(n: usize) -> String {
 }
 
 /// Cache levels as vertical markers (data and unified caches, one per level and kind).
-pub fn cache_marks(report: &Report) -> Vec<Marker> {
+pub(crate) fn cache_marks(report: &Report) -> Vec<Marker> {
     let mut v: Vec<Marker> = report
         .host
         .cpu
@@ -131,7 +131,7 @@ pub fn cache_marks(report: &Report) -> Vec<Marker> {
 
 /// Scaling and sweep charts of one resource: one per (metric, unit, x parameter) where
 /// at least one series has two or more points.
-pub fn sweeps(report: &Report, resource: Resource) -> Vec<Figure> {
+pub(crate) fn sweeps(report: &Report, resource: Resource) -> Vec<Figure> {
     let rs = measured(report, resource);
     let mut groups: BTreeMap<(Metric, Unit, String), Vec<&BenchResult>> = BTreeMap::new();
     for r in rs {
@@ -233,7 +233,7 @@ pub fn sweeps(report: &Report, resource: Resource) -> Vec<Figure> {
 }
 
 /// Latency percentile chart of one resource (p50 … max, log y), if any result has them.
-pub fn latency(report: &Report, resource: Resource) -> Option<Figure> {
+pub(crate) fn latency(report: &Report, resource: Resource) -> Option<Figure> {
     let rs: Vec<&BenchResult> = report
         .results
         .iter()
@@ -292,7 +292,7 @@ pub fn latency(report: &Report, resource: Resource) -> Option<Figure> {
 }
 
 /// Time series of sustained runs, one chart per (metric, unit) of the resource.
-pub fn timeseries(report: &Report, resource: Resource) -> Vec<Figure> {
+pub(crate) fn timeseries(report: &Report, resource: Resource) -> Vec<Figure> {
     let mut groups: BTreeMap<(Metric, Unit), Vec<&BenchResult>> = BTreeMap::new();
     for r in report
         .results
@@ -356,7 +356,7 @@ pub fn timeseries(report: &Report, resource: Resource) -> Vec<Figure> {
 
 /// A ceiling: the best measured mean and the largest theoretical peak of a group.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Ceiling {
+pub(crate) struct Ceiling {
     /// e.g. `cpu fp64` or `memory`.
     pub name: String,
     /// Best measured mean.
@@ -400,7 +400,7 @@ fn ceilings(
 }
 
 /// Compute ceilings: `FLOP/s` results grouped by resource and precision.
-pub fn compute_ceilings(report: &Report) -> Vec<Ceiling> {
+pub(crate) fn compute_ceilings(report: &Report) -> Vec<Ceiling> {
     ceilings(
         report,
         |r| {
@@ -414,7 +414,7 @@ pub fn compute_ceilings(report: &Report) -> Vec<Ceiling> {
 }
 
 /// Bandwidth ceilings: memory (and GPU) `B/s` throughput results, per resource.
-pub fn bandwidth_ceilings(report: &Report) -> Vec<Ceiling> {
+pub(crate) fn bandwidth_ceilings(report: &Report) -> Vec<Ceiling> {
     ceilings(
         report,
         |r| {
@@ -454,7 +454,7 @@ fn roof(p: f64, b: Option<f64>, xlo: f64, xhi: f64) -> Vec<(f64, f64)> {
 }
 
 /// The roofline, when the report has at least one `FLOP/s` result.
-pub fn roofline(report: &Report) -> Option<Figure> {
+pub(crate) fn roofline(report: &Report) -> Option<Figure> {
     let cs = compute_ceilings(report);
     if cs.is_empty() {
         return None;

@@ -350,7 +350,7 @@ fn not_run_section(out: &mut String, rep: &Report) {
 }
 
 /// The whole page as a string.
-pub fn render_report(rep: &Report) -> String {
+pub(crate) fn render_report(rep: &Report) -> String {
     let mut out = String::with_capacity(64 * 1024);
     let title = format!("peakbench report: {}", rep.host.hostname);
     head(&mut out, &title);
@@ -407,7 +407,7 @@ pub fn render_report(rep: &Report) -> String {
 }
 
 /// The comparison page: one row per change with its interval drawn on a common scale.
-pub fn render_comparison(c: &Comparison) -> String {
+pub(crate) fn render_comparison(c: &Comparison) -> String {
     let mut out = String::with_capacity(16 * 1024);
     head(&mut out, "peakbench compare");
     let _ = write!(
@@ -476,7 +476,7 @@ pub fn render_comparison(c: &Comparison) -> String {
 }
 
 /// A page with one plain table (`headers`, `rows`) under `title`, every cell escaped.
-pub fn render_grid(title: &str, headers: &[&str], rows: &[Vec<String>]) -> String {
+pub(crate) fn render_grid(title: &str, headers: &[&str], rows: &[Vec<String>]) -> String {
     let mut out = String::with_capacity(4 * 1024);
     head(&mut out, title);
     let _ = write!(out, "<header><h1>{}</h1></header><table><tr>", esc(title));

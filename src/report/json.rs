@@ -4,7 +4,7 @@ use serde::Serialize;
 use std::io::Write;
 
 /// Writes `doc` pretty-printed, followed by a newline.
-pub fn write(doc: &impl Serialize, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write(doc: &impl Serialize, out: &mut dyn Write) -> std::io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, doc)?;
     writeln!(out)
 }

@@ -9,7 +9,7 @@ use super::model::{is_size_param, Report, SCHEMA, SCHEMA_V1};
 use std::path::Path;
 
 /// Largest results file accepted (a sustained hour of samples is a few MiB).
-pub const MAX_BYTES: u64 = 256 << 20;
+pub(crate) const MAX_BYTES: u64 = 256 << 20;
 
 /// Why a results file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -76,7 +76,7 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<Report, LoadError> {
 /// [`super::model::Note`]s with a kind inferred from their prefix
 /// ([`super::model::Note::infer`]). Anything of the wrong shape is left for the
 /// deserialiser to report.
-pub fn upgrade(v: &mut serde_json::Value) {
+pub(crate) fn upgrade(v: &mut serde_json::Value) {
     use serde_json::Value;
     let Some(obj) = v.as_object_mut() else {
         return;
@@ -104,7 +104,7 @@ pub fn upgrade(v: &mut serde_json::Value) {
 }
 
 /// Reads and parses a results file.
-pub fn load(path: &Path) -> Result<Report, LoadError> {
+pub(crate) fn load(path: &Path) -> Result<Report, LoadError> {
     let name = path.display().to_string();
     let io = |err| LoadError::Io {
         path: name.clone(),
@@ -141,7 +141,7 @@ pub fn load(path: &Path) -> Result<Report, LoadError> {
 }
 
 /// Reads at most `cap` + 1 bytes: one more than allowed tells "too big" apart.
-pub fn read_capped(r: impl std::io::Read, cap: u64) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_capped(r: impl std::io::Read, cap: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read as _;
     let mut bytes = Vec::new();
     r.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;

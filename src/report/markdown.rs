@@ -51,7 +51,11 @@ pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
 }
 
 /// A plain table of `headers` and `rows`, cells sanitised and `|` escaped.
-pub fn grid(headers: &[&str], rows: &[Vec<String>], out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn grid(
+    headers: &[&str],
+    rows: &[Vec<String>],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     writeln!(out, "| {} |", headers.join(" | "))?;
     writeln!(out, "|{}", "---|".repeat(headers.len()))?;
     for r in rows {

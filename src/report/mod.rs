@@ -24,13 +24,13 @@ mod view;
 pub use export::{export, CsvWriter, Exportable, Format, Grid, TextDoc};
 
 #[cfg(test)]
-pub(crate) mod fixtures {
+pub mod fixtures {
     //! A hand-made report shared by the exporter tests.
     use super::model::*;
     use crate::hw::peak::Peak;
     use crate::hw::HostInfo;
 
-    pub fn report() -> Report {
+    pub(crate) fn report() -> Report {
         let ok = super::samples::fma(2, vec![150e9, 152e9, 154e9]).with_peak(Peak {
             value: Some(160e9),
             source: "2 cores x 2.5 GHz".into(),

@@ -25,10 +25,10 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 /// The schema identifier written into every report.
-pub const SCHEMA: &str = "peakbench/2";
+pub(crate) const SCHEMA: &str = "peakbench/2";
 
 /// The previous schema, still read (and converted) by `report` and `compare`.
-pub const SCHEMA_V1: &str = "peakbench/1";
+pub(crate) const SCHEMA_V1: &str = "peakbench/1";
 
 /// A whole run.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -134,7 +134,7 @@ names! {
 
 impl Metric {
     /// Whether a smaller figure is better (latencies).
-    pub fn lower_is_better(self) -> bool {
+    pub(crate) fn lower_is_better(self) -> bool {
         self == Metric::Latency
     }
 }
@@ -194,19 +194,19 @@ impl Note {
     }
 
     /// An [`NoteKind::Info`] note.
-    pub fn info(text: impl Into<String>) -> Note {
+    pub(crate) fn info(text: impl Into<String>) -> Note {
         Note::new(NoteKind::Info, text)
     }
 
     /// A [`NoteKind::Warning`] note.
-    pub fn warning(text: impl Into<String>) -> Note {
+    pub(crate) fn warning(text: impl Into<String>) -> Note {
         Note::new(NoteKind::Warning, text)
     }
 
     /// The note a `peakbench/1` file holds as bare text, its kind read from the prefixes
     /// that version wrote (`CV …`, `OVER PEAK …`, `reference <tool>: …`,
     /// `oversubscribed: …`, `clock moved …`); anything else is `info`.
-    pub fn infer(text: String) -> Note {
+    pub(crate) fn infer(text: String) -> Note {
         let kind = if text.starts_with("CV ") {
             NoteKind::HighCv
         } else if text.starts_with("OVER PEAK") {
@@ -222,7 +222,7 @@ impl Note {
     }
 
     /// Whether the run shows it live, as it happens (high CV, over peak).
-    pub fn is_live_warning(&self) -> bool {
+    pub(crate) fn is_live_warning(&self) -> bool {
         matches!(self.kind, NoteKind::HighCv | NoteKind::OverPeak)
     }
 }
@@ -237,10 +237,10 @@ impl fmt::Display for Note {
 /// (`block=8KiB`), and `peakbench/1` files may hold them as text. Text under one of
 /// these keys that is no size stays text (memory's `bytes: "stream"` names the counting
 /// convention; GPU's `bytes` is a number of bytes).
-pub const SIZE_PARAMS: [&str; 5] = ["block", "size", "file_size", "msg", "bytes"];
+pub(crate) const SIZE_PARAMS: [&str; 5] = ["block", "size", "file_size", "msg", "bytes"];
 
 /// Whether the parameter `key` is a byte size (see [`SIZE_PARAMS`]).
-pub fn is_size_param(key: &str) -> bool {
+pub(crate) fn is_size_param(key: &str) -> bool {
     SIZE_PARAMS.contains(&key)
 }
 
@@ -260,7 +260,7 @@ pub enum Param {
 
 impl Param {
     /// The whole number, if it is one.
-    pub fn as_u64(&self) -> Option<u64> {
+    pub(crate) fn as_u64(&self) -> Option<u64> {
         match self {
             Param::Int(n) => Some(*n),
             _ => None,
@@ -268,7 +268,7 @@ impl Param {
     }
 
     /// The text, if it is text.
-    pub fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
             Param::Text(s) => Some(s),
             _ => None,
@@ -426,7 +426,7 @@ pub struct BenchResult {
 }
 
 /// Coefficient of variation above which a result carries a warning (DESIGN.md §3).
-pub const CV_WARN: f64 = 0.05;
+pub(crate) const CV_WARN: f64 = 0.05;
 
 impl BenchResult {
     /// A new result with no samples yet (status ok until told otherwise).
@@ -453,7 +453,7 @@ impl BenchResult {
     }
 
     /// Adds a parameter under its flag name (a byte size goes through [`Self::size`]).
-    pub fn param(mut self, name: &str, value: impl Into<Param>) -> BenchResult {
+    pub(crate) fn param(mut self, name: &str, value: impl Into<Param>) -> BenchResult {
         let value = value.into();
         // A size under a size key is a number (`.size`); text there names something
         // else (memory's `bytes: "stream"`, the counting convention).
@@ -469,24 +469,24 @@ impl BenchResult {
     }
 
     /// Adds a byte-size parameter (a key of [`SIZE_PARAMS`]), a number of bytes.
-    pub fn size(mut self, name: &str, bytes: u64) -> BenchResult {
+    pub(crate) fn size(mut self, name: &str, bytes: u64) -> BenchResult {
         debug_assert!(is_size_param(name), "'{name}' is not in SIZE_PARAMS");
         self.params.insert(name.into(), Param::Int(bytes));
         self
     }
 
     /// A whole-number parameter (counts, sizes in bytes).
-    pub fn param_u64(&self, key: &str) -> Option<u64> {
+    pub(crate) fn param_u64(&self, key: &str) -> Option<u64> {
         self.params.get(key)?.as_u64()
     }
 
     /// A text parameter.
-    pub fn param_str(&self, key: &str) -> Option<&str> {
+    pub(crate) fn param_str(&self, key: &str) -> Option<&str> {
         self.params.get(key)?.as_str()
     }
 
     /// A switch parameter.
-    pub fn param_bool(&self, key: &str) -> Option<bool> {
+    pub(crate) fn param_bool(&self, key: &str) -> Option<bool> {
         match self.params.get(key)? {
             Param::Bool(b) => Some(*b),
             _ => None,
@@ -494,17 +494,17 @@ impl BenchResult {
     }
 
     /// Adds an [`NoteKind::Info`] note.
-    pub fn info(&mut self, text: impl Into<String>) {
+    pub(crate) fn info(&mut self, text: impl Into<String>) {
         self.notes.push(Note::info(text));
     }
 
     /// Adds a [`NoteKind::Warning`] note.
-    pub fn warn(&mut self, text: impl Into<String>) {
+    pub(crate) fn warn(&mut self, text: impl Into<String>) {
         self.notes.push(Note::warning(text));
     }
 
     /// Marks the result skipped.
-    pub fn skipped(mut self, reason: impl Into<String>) -> BenchResult {
+    pub(crate) fn skipped(mut self, reason: impl Into<String>) -> BenchResult {
         self.status = Status::Skipped {
             reason: reason.into(),
         };
@@ -512,7 +512,7 @@ impl BenchResult {
     }
 
     /// Marks the result failed.
-    pub fn failed(mut self, error: impl Into<String>) -> BenchResult {
+    pub(crate) fn failed(mut self, error: impl Into<String>) -> BenchResult {
         self.status = Status::Failed {
             error: error.into(),
         };
@@ -521,7 +521,7 @@ impl BenchResult {
 
     /// Sets the samples, computing the summary and the CV warning; a non-finite or empty
     /// sample set turns the result into `failed`.
-    pub fn with_samples(mut self, samples: Vec<f64>) -> BenchResult {
+    pub(crate) fn with_samples(mut self, samples: Vec<f64>) -> BenchResult {
         match Summary::of(&samples) {
             Ok(s) => {
                 if s.cv > CV_WARN {
@@ -544,7 +544,7 @@ impl BenchResult {
     }
 
     /// Sets the peak and derives efficiency and the over-peak flag from the mean.
-    pub fn with_peak(mut self, peak: Peak) -> BenchResult {
+    pub(crate) fn with_peak(mut self, peak: Peak) -> BenchResult {
         if let (Some(s), Some(p)) = (&self.summary, peak.value) {
             if p > 0.0 {
                 let e = s.mean / p;
@@ -567,7 +567,7 @@ impl BenchResult {
     }
 
     /// Whether the status is `ok`.
-    pub fn is_ok(&self) -> bool {
+    pub(crate) fn is_ok(&self) -> bool {
         self.status == Status::Ok
     }
 }

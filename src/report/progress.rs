@@ -5,7 +5,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 
 /// A progress bar over the cases of a run, or nothing.
-pub struct Progress {
+pub(crate) struct Progress {
     bar: Option<ProgressBar>,
 }
 
@@ -25,21 +25,21 @@ impl Progress {
     }
 
     /// Names the case starting now.
-    pub fn start(&self, what: &str) {
+    pub(crate) fn start(&self, what: &str) {
         if let Some(b) = &self.bar {
             b.set_message(what.to_string());
         }
     }
 
     /// One case done.
-    pub fn done(&self) {
+    pub(crate) fn done(&self) {
         if let Some(b) = &self.bar {
             b.inc(1);
         }
     }
 
     /// A warning printed above the bar (or plainly on stderr).
-    pub fn warn(&self, msg: &str) {
+    pub(crate) fn warn(&self, msg: &str) {
         match &self.bar {
             Some(b) => b.println(format!("warning: {msg}")),
             None => eprintln!("warning: {msg}"),
@@ -47,7 +47,7 @@ impl Progress {
     }
 
     /// Removes the bar.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }

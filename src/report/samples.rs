@@ -141,7 +141,7 @@ fn pcts(base: f64) -> Percentiles {
 }
 
 /// Every resource's conventions in one report (see the module doc).
-pub fn mixed() -> Report {
+pub(crate) fn mixed() -> Report {
     // (workload, precision, isa, unit, threads, measured, peak)
     #[rustfmt::skip]
     let mut rs = vec![
@@ -359,7 +359,7 @@ fn compare(
 
 /// Baseline of the compare fixtures.
 #[rustfmt::skip]
-pub fn compare_a() -> Report {
+pub(crate) fn compare_a() -> Report {
     compare([100e9, 101e9, 99e9, 100e9, 100e9], [200e9, 190e9, 210e9], [100e-9, 101e-9, 99e-9],
         380e9, ("dot_i8_avx512vnni", Unit::OpPerSec, [1e12, 1.01e12]), "2026-11-20T10:00:00Z")
 }
@@ -368,13 +368,13 @@ pub fn compare_a() -> Report {
 /// noise, chase latency +20 % (significant, worse), threads=4 with one sample, one case
 /// dropped and one new.
 #[rustfmt::skip]
-pub fn compare_b() -> Report {
+pub(crate) fn compare_b() -> Report {
     compare([110e9, 111e9, 109e9, 110e9, 110e9], [201e9, 189e9, 212e9], [120e-9, 121e-9, 119e-9],
         390e9, ("tdpbf16ps_amx", Unit::FlopPerSec, [2e12, 2.02e12]), "2026-11-21T10:00:00Z")
 }
 
 /// The fixture files and the reports they must hold.
-pub fn files() -> Vec<(&'static str, Report)> {
+pub(crate) fn files() -> Vec<(&'static str, Report)> {
     vec![
         ("report_mixed.json", mixed()),
         ("report_compare_a.json", compare_a()),

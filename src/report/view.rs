@@ -10,7 +10,7 @@ use crate::util::units::{format_si, format_size};
 /// One parameter's value as the views print it: a byte size (see
 /// [`super::model::SIZE_PARAMS`]) in binary units without a space (`8KiB`), anything
 /// else as it is.
-pub fn param_value(key: &str, v: &Param) -> String {
+pub(crate) fn param_value(key: &str, v: &Param) -> String {
     match v {
         Param::Int(b) if is_size_param(key) => format_size(*b).replace(' ', ""),
         other => other.to_string(),
@@ -19,7 +19,7 @@ pub fn param_value(key: &str, v: &Param) -> String {
 
 /// `threads=2 isa=avx512 precision=fp64`, keys in sorted order; sizes in binary units
 /// (`block=1MiB`).
-pub fn params(r: &BenchResult) -> String {
+pub(crate) fn params(r: &BenchResult) -> String {
     r.params
         .iter()
         .map(|(k, v)| format!("{k}={}", param_value(k, v)))
@@ -28,21 +28,21 @@ pub fn params(r: &BenchResult) -> String {
 }
 
 /// The mean with its unit, or an empty cell.
-pub fn mean(r: &BenchResult) -> String {
+pub(crate) fn mean(r: &BenchResult) -> String {
     r.summary
         .as_ref()
         .map_or(String::new(), |s| format_si(s.mean, r.unit.as_str()))
 }
 
 /// Coefficient of variation in percent.
-pub fn cv(r: &BenchResult) -> String {
+pub(crate) fn cv(r: &BenchResult) -> String {
     r.summary
         .as_ref()
         .map_or(String::new(), |s| format!("{:.1} %", s.cv * 100.0))
 }
 
 /// `min .. max`.
-pub fn range(r: &BenchResult) -> String {
+pub(crate) fn range(r: &BenchResult) -> String {
     r.summary.as_ref().map_or(String::new(), |s| {
         format!(
             "{} .. {}",
@@ -53,7 +53,7 @@ pub fn range(r: &BenchResult) -> String {
 }
 
 /// The peak value, `unknown`, or empty.
-pub fn peak(r: &BenchResult) -> String {
+pub(crate) fn peak(r: &BenchResult) -> String {
     match &r.peak {
         Some(p) => p
             .value
@@ -63,7 +63,7 @@ pub fn peak(r: &BenchResult) -> String {
 }
 
 /// Efficiency in percent, with a visible flag above 100 %.
-pub fn efficiency(r: &BenchResult) -> String {
+pub(crate) fn efficiency(r: &BenchResult) -> String {
     match r.efficiency {
         Some(e) if r.over_peak => format!("{:.1} % OVER PEAK", e * 100.0),
         Some(e) => format!("{:.1} %", e * 100.0),
@@ -73,7 +73,7 @@ pub fn efficiency(r: &BenchResult) -> String {
 
 /// The host line of the text views: `name | model (uarch) | N cores / M threads | kernel`,
 /// sanitised.
-pub fn host_line(h: &crate::hw::HostInfo) -> String {
+pub(crate) fn host_line(h: &crate::hw::HostInfo) -> String {
     sanitize::line(&format!(
         "{} | {} ({}) | {} cores / {} threads | {}",
         h.hostname, h.cpu.model_name, h.cpu.microarch, h.cpu.cores, h.cpu.threads, h.kernel
@@ -81,7 +81,7 @@ pub fn host_line(h: &crate::hw::HostInfo) -> String {
 }
 
 /// `ok`, `skipped: reason`, `failed: error`.
-pub fn status(r: &BenchResult) -> String {
+pub(crate) fn status(r: &BenchResult) -> String {
     match &r.status {
         Status::Ok => "ok".into(),
         Status::Skipped { reason } => format!("skipped: {reason}"),
@@ -90,7 +90,7 @@ pub fn status(r: &BenchResult) -> String {
 }
 
 /// The column headers shared by the table and Markdown views.
-pub const HEADERS: [&str; 10] = [
+pub(crate) const HEADERS: [&str; 10] = [
     "resource",
     "workload",
     "metric",
@@ -104,7 +104,7 @@ pub const HEADERS: [&str; 10] = [
 ];
 
 /// One row of cells in [`HEADERS`] order, sanitised.
-pub fn row(r: &BenchResult) -> [String; 10] {
+pub(crate) fn row(r: &BenchResult) -> [String; 10] {
     raw_row(r).map(|c| sanitize::line(&c))
 }
 
@@ -124,7 +124,7 @@ fn raw_row(r: &BenchResult) -> [String; 10] {
 }
 
 /// Every note of every result as `resource workload: note`, in result order.
-pub fn notes(report: &super::model::Report) -> Vec<String> {
+pub(crate) fn notes(report: &super::model::Report) -> Vec<String> {
     report
         .results
         .iter()
@@ -169,7 +169,7 @@ fn note_label(r: &BenchResult) -> String {
 
 /// One line per reference figure: `cpu fma_f64_avx512 threads=1: peakbench 76.1 GFLOP/s,
 /// likwid-bench 5.2.2 77.0 GFLOP/s (likwid-bench -t …)`.
-pub fn reference_lines(r: &BenchResult) -> Vec<String> {
+pub(crate) fn reference_lines(r: &BenchResult) -> Vec<String> {
     r.reference
         .iter()
         .flatten()

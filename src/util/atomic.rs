@@ -27,7 +27,7 @@ static CAUGHT: AtomicI32 = AtomicI32::new(0);
 static NOTE: Mutex<String> = Mutex::new(String::new());
 
 /// Sets what an exit on a signal says (e.g. where the results so far are).
-pub fn on_interrupt_say(note: String) {
+pub(crate) fn on_interrupt_say(note: String) {
     *NOTE.lock().unwrap_or_else(|e| e.into_inner()) = note;
 }
 
@@ -47,7 +47,7 @@ fn temp_path(path: &Path) -> PathBuf {
 
 /// Writes what `render` produces to `path` atomically (see the module doc). On any
 /// error the temporary file is removed and `path` is untouched.
-pub fn write_atomic(
+pub(crate) fn write_atomic(
     path: &Path,
     render: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
@@ -74,7 +74,7 @@ pub fn write_atomic(
 
 /// Checks, before any work, that `path` can be written: its directory exists and
 /// accepts a new file (a temporary one, removed at once; `path` is not touched).
-pub fn check_writable(path: &Path) -> io::Result<()> {
+pub(crate) fn check_writable(path: &Path) -> io::Result<()> {
     if path.is_dir() {
         return Err(io::Error::new(
             io::ErrorKind::IsADirectory,
@@ -91,7 +91,7 @@ pub fn check_writable(path: &Path) -> io::Result<()> {
 
 /// Creates `dir/STEM.EXT` exclusively, or `STEM-2.EXT`, `STEM-3.EXT`, … when taken, and
 /// returns the path reserved: two runs started in the same second never share a name.
-pub fn create_unique(dir: &Path, stem: &str, ext: &str) -> io::Result<PathBuf> {
+pub(crate) fn create_unique(dir: &Path, stem: &str, ext: &str) -> io::Result<PathBuf> {
     for i in 1..10_000u32 {
         let name = if i == 1 {
             format!("{stem}.{ext}")
@@ -116,7 +116,7 @@ pub fn create_unique(dir: &Path, stem: &str, ext: &str) -> io::Result<PathBuf> {
 }
 
 /// Exits with `code` once no save is in progress (and none can start).
-pub fn exit_after_saves(code: i32) -> ! {
+pub(crate) fn exit_after_saves(code: i32) -> ! {
     let _saving = lock();
     let _ = io::stderr().flush();
     std::process::exit(code)
@@ -132,7 +132,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
 /// note), and exits with 128 + the signal number (as a shell expects) after any save in
 /// progress. Install it before handlers that chain to the previous one (the disk
 /// workspace saves and restores it).
-pub fn catch_signals() {
+pub(crate) fn catch_signals() {
     for sig in [libc::SIGINT, libc::SIGTERM] {
         // SAFETY: a zeroed sigaction is valid; the handler only stores an atomic.
         unsafe {

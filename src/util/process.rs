@@ -69,7 +69,7 @@ pub fn capture(argv: &[String], timeout: Duration) -> Result<(String, String), S
 /// Runs `argv` to completion without a time limit and returns its stdout and stderr
 /// (lossy UTF-8) whatever its exit status; `None` when it cannot start. For version
 /// queries of tools that print their version and exit non-zero.
-pub fn output_any(argv: &[String]) -> Option<(String, String)> {
+pub(crate) fn output_any(argv: &[String]) -> Option<(String, String)> {
     let (prog, args) = argv.split_first()?;
     let o = Command::new(prog)
         .args(args)
@@ -84,7 +84,7 @@ pub fn output_any(argv: &[String]) -> Option<(String, String)> {
 
 /// Starts `argv` in the background with every stream closed (a tool's server side);
 /// the caller kills and waits for it.
-pub fn spawn_quiet(argv: &[String]) -> Result<Child, String> {
+pub(crate) fn spawn_quiet(argv: &[String]) -> Result<Child, String> {
     let (prog, args) = argv.split_first().ok_or("empty server command")?;
     Command::new(prog)
         .args(args)

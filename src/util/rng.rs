@@ -3,7 +3,7 @@
 
 /// The generator's state (never 0: xorshift stays at 0 forever).
 #[derive(Debug, Clone)]
-pub struct XorShift(u64);
+pub(crate) struct XorShift(u64);
 
 impl XorShift {
     /// A generator starting from `state`, taken as it is (0 becomes 1).
@@ -12,7 +12,7 @@ impl XorShift {
     }
 
     /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -20,12 +20,13 @@ impl XorShift {
     }
 
     /// Uniform in `0..n` (0 for `n` = 0), by modulo: the bias is below n / 2^64.
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n.max(1)
     }
 
     /// [`XorShift::below`] for an index into something of length `n`.
-    pub fn index(&mut self, n: usize) -> usize {
+    #[cfg(test)]
+    pub(crate) fn index(&mut self, n: usize) -> usize {
         self.below(n as u64) as usize
     }
 }

@@ -10,16 +10,16 @@
 //! with an ellipsis.
 
 /// Default cap, in characters, for one field or message.
-pub const MAX_CHARS: usize = 1000;
+pub(crate) const MAX_CHARS: usize = 1000;
 
 /// `text` made safe for one line of a terminal, log or export: escapes, at most
 /// [`MAX_CHARS`] characters (then `…`).
-pub fn line(text: &str) -> String {
+pub(crate) fn line(text: &str) -> String {
     line_max(text, MAX_CHARS)
 }
 
 /// [`line()`] with a cap of `max` characters of the input.
-pub fn line_max(text: &str, max: usize) -> String {
+pub(crate) fn line_max(text: &str, max: usize) -> String {
     let mut out = String::with_capacity(text.len().min(max + 8));
     for (i, c) in text.chars().enumerate() {
         if i == max {

@@ -45,7 +45,7 @@ pub fn parse_size(text: &str) -> Result<u64, ParseError> {
 /// Reads back a size as [`format_size`] printed it (`7.81 KiB`, `7.81KiB`: two
 /// decimals, so not always a whole number of bytes), rounded to the nearest byte. For
 /// files of the `peakbench/1` schema, which stored some sizes that way.
-pub fn parse_printed_size(text: &str) -> Result<u64, ParseError> {
+pub(crate) fn parse_printed_size(text: &str) -> Result<u64, ParseError> {
     let bytes = size_bytes(text)?.round();
     if bytes < 1.0 || bytes > u64::MAX as f64 {
         return Err(ParseError(format!("'{text}' is not a non-zero size")));

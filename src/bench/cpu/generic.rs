@@ -9,7 +9,7 @@
 use super::kernels::Operands;
 
 /// Accumulators per generic kernel.
-pub const ACCS: usize = 16;
+pub(crate) const ACCS: usize = 16;
 
 /// One generic kernel: `acc = step(acc, a, b)` on every accumulator, `iters` times;
 /// `step` is written as `|x, a, b| expr` over values of type `$t`. `float` kernels

@@ -38,7 +38,7 @@ pub enum Precision {
 
 impl Precision {
     /// Every precision, in listing order.
-    pub const ALL: [Precision; 8] = [
+    pub(crate) const ALL: [Precision; 8] = [
         Precision::Int8,
         Precision::Int16,
         Precision::Int32,
@@ -50,7 +50,7 @@ impl Precision {
     ];
 
     /// The flag value.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Precision::Int8 => "int8",
             Precision::Int16 => "int16",
@@ -80,7 +80,7 @@ impl Precision {
     }
 
     /// `FLOP/s` for floating point, `OP/s` for integers.
-    pub fn unit(self) -> Unit {
+    pub(crate) fn unit(self) -> Unit {
         match self {
             Precision::Fp16 | Precision::Bf16 | Precision::Fp32 | Precision::Fp64 => {
                 Unit::FlopPerSec
@@ -119,7 +119,7 @@ pub enum Isa {
 
 impl Isa {
     /// Every ISA, weakest first.
-    pub const ALL: [Isa; 11] = [
+    pub(crate) const ALL: [Isa; 11] = [
         Isa::Generic,
         Isa::Scalar,
         Isa::Sse2,
@@ -134,7 +134,7 @@ impl Isa {
     ];
 
     /// The flag value.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Isa::Generic => "generic",
             Isa::Scalar => "scalar",
@@ -178,7 +178,8 @@ pub enum Elem {
 
 impl Elem {
     /// Bytes per element.
-    pub fn size(self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn size(self) -> usize {
         match self {
             Elem::I8 => 1,
             Elem::F16 | Elem::I16 => 2,
@@ -187,6 +188,7 @@ impl Elem {
         }
     }
 
+    #[cfg(test)]
     fn read(self, b: &[u8]) -> f64 {
         match self {
             Elem::F64 => f64::from_le_bytes(b[..8].try_into().unwrap()),
@@ -248,7 +250,7 @@ pub enum Values {
 }
 
 /// Kernel signature: run `iters` ≥ 1 iterations, store accumulators to `out`.
-pub type KernelFn = unsafe fn(u64, &Operands, *mut u8);
+pub(crate) type KernelFn = unsafe fn(u64, &Operands, *mut u8);
 
 /// One row of the KERNELS table.
 #[derive(Clone, Copy)]
@@ -285,12 +287,12 @@ pub struct Kernel {
 
 impl Kernel {
     /// Operations per loop iteration.
-    pub fn ops_per_iter(&self) -> u64 {
+    pub(crate) fn ops_per_iter(&self) -> u64 {
         self.instrs_per_iter * self.ops_per_instr
     }
 
     /// The operands this kernel runs on.
-    pub fn operands(&self) -> Box<Operands> {
+    pub(crate) fn operands(&self) -> Box<Operands> {
         let mut o = Box::new(Operands {
             a: [0; 64],
             b: [0; 64],
@@ -354,12 +356,14 @@ impl Kernel {
     }
 
     /// Bytes of `out` the kernel writes.
-    pub fn out_bytes(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn out_bytes(&self) -> usize {
         self.layout.regs * self.layout.reg_bytes
     }
 
     /// Decodes every meaningful accumulator lane from `out`.
-    pub fn lanes(&self, out: &[u8]) -> Vec<f64> {
+    #[cfg(test)]
+    pub(crate) fn lanes(&self, out: &[u8]) -> Vec<f64> {
         let l = self.layout;
         let mut v = Vec::with_capacity(l.regs * l.lanes);
         for r in 0..l.regs {
@@ -380,7 +384,7 @@ impl Kernel {
 }
 
 /// The increment of the converging recurrence, 2⁻¹⁰ (exact in every float format).
-pub const CONVERGE_B: f64 = 1.0 / 1024.0;
+pub(crate) const CONVERGE_B: f64 = 1.0 / 1024.0;
 
 // ---- scalar references: one accumulator lane after n iterations ----
 
@@ -508,7 +512,7 @@ const GEN: Layout = lay(g::ACCS, 8, 1, F64);
 
 /// Generic kernels (every architecture).
 #[rustfmt::skip]
-pub static GENERIC: &[Kernel] = &[
+pub(crate) static GENERIC: &[Kernel] = &[
     row("muladd_i8_generic", I::Generic, P::Int8, &[], None, Scalar, 16, 2, lay(16, 1, 1, I8), V::Lcg, g::muladd_i8_generic, None, ref_lcg_i8),
     row("muladd_i16_generic", I::Generic, P::Int16, &[], None, Scalar, 16, 2, lay(16, 2, 1, I16), V::Lcg, g::muladd_i16_generic, None, ref_lcg_i16),
     row("muladd_i32_generic", I::Generic, P::Int32, &[], None, Scalar, 16, 2, lay(16, 4, 1, I32), V::Lcg, g::muladd_i32_generic, None, ref_lcg_i32),
@@ -523,7 +527,7 @@ use super::{amx as a, x86 as x};
 /// x86-64 kernels, weakest first within each precision.
 #[cfg(target_arch = "x86_64")]
 #[rustfmt::skip]
-pub static X86: &[Kernel] = &[
+pub(crate) static X86: &[Kernel] = &[
     // int8
     row("dp_i8_avxvnni", I::AvxVnni, P::Int8, &["avx2", "avxvnni"], Some(Dot), V256, 12, 64, lay(12, 32, 8, I32), V::I8Dot, x::dp_i8_avxvnni, Some(x::dp_i8_avxvnni_clock), ref_dot_i8),
     row("dp_i8_avx512vnni", I::Avx512Vnni, P::Int8, &["avx512f", "avx512vnni"], Some(Dot), V512, 24, 128, lay(24, 64, 16, I32), V::I8Dot, x::dp_i8_avx512vnni, Some(x::dp_i8_avx512vnni_clock), ref_dot_i8),
@@ -570,7 +574,7 @@ pub fn all() -> Vec<&'static Kernel> {
 }
 
 /// Largest `out` buffer any kernel needs.
-pub const OUT_BYTES: usize = 4096;
+pub(crate) const OUT_BYTES: usize = 4096;
 
 #[cfg(test)]
 mod tests {

@@ -35,10 +35,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// The CPU resource.
-pub struct CpuBench;
+pub(crate) struct CpuBench;
 
 /// Why a kernel cannot run here, or `None` when it can.
-pub fn unavailable(k: &Kernel, host: &HostInfo) -> Option<String> {
+pub(crate) fn unavailable(k: &Kernel, host: &HostInfo) -> Option<String> {
     if !k.supported_by(&host.cpu.features) {
         let missing: Vec<&str> = k
             .requires
@@ -67,7 +67,7 @@ fn clock_kind(k: &Kernel) -> ClockKind {
 /// The theoretical peak of kernel `k` on `cores` cores at `clock_hz`, or the user's
 /// override (`--peak cpu.<precision>.<isa>`, `cpu.<precision>` or `cpu`, each given for
 /// all cores of the machine and scaled to the cores in use).
-pub fn peak_for(
+pub(crate) fn peak_for(
     k: &Kernel,
     host: &HostInfo,
     cores: usize,
@@ -132,7 +132,8 @@ impl Workload for KernelWork {
 
 /// Runs a kernel once for `iters` iterations and returns every accumulator lane.
 /// Used by the tests to compare with the scalar reference.
-pub fn run_once(k: &'static Kernel, iters: u64) -> Vec<f64> {
+#[cfg(test)]
+pub(crate) fn run_once(k: &'static Kernel, iters: u64) -> Vec<f64> {
     let mut w = KernelWork {
         kernel: k,
         operands: k.operands(),
@@ -332,7 +333,7 @@ impl SkippedCase {
 }
 
 /// Default thread counts: 1, 2, 4, … up to the core count, plus the core count.
-pub fn default_threads(cores: usize) -> Vec<usize> {
+pub(crate) fn default_threads(cores: usize) -> Vec<usize> {
     let mut v = Vec::new();
     let mut t = 1;
     while t < cores {
@@ -424,14 +425,6 @@ impl Plan for CpuBench {
 }
 
 impl Benchmark for CpuBench {
-    fn id(&self) -> &'static str {
-        "cpu"
-    }
-
-    fn about(&self) -> &'static str {
-        "operations per second per precision and instruction set, 1..N pinned threads"
-    }
-
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
         let cores = ctx.host.cpu.cores.max(1);
         let mut threads = vec![1];

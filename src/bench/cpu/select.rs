@@ -13,7 +13,7 @@ use crate::measure::clock::Tick;
 
 /// One candidate kernel of a precision.
 #[derive(Clone, Copy)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     /// The kernel.
     pub kernel: &'static Kernel,
     /// Theoretical operations per cycle per core; 0 when unknown.
@@ -25,7 +25,7 @@ pub struct Candidate {
 /// The best candidate: the highest measured rate when any was measured (a candidate
 /// without a measurement then loses), else the highest peak per cycle; ties go to the
 /// later candidate (the kernels table lists the stronger instruction sets last).
-pub fn pick(cands: &[Candidate]) -> Option<&'static Kernel> {
+pub(crate) fn pick(cands: &[Candidate]) -> Option<&'static Kernel> {
     let any_measured = cands.iter().any(|c| c.measured.is_some());
     let key = |c: &Candidate| {
         if any_measured {
@@ -44,7 +44,7 @@ pub fn pick(cands: &[Candidate]) -> Option<&'static Kernel> {
 }
 
 /// Operations per second of kernel `k` on the current thread over about `secs`.
-pub fn quick_rate(k: &'static Kernel, secs: f64) -> Option<f64> {
+pub(crate) fn quick_rate(k: &'static Kernel, secs: f64) -> Option<f64> {
     crate::hw::clock::clean_vector_state();
     let operands = k.operands();
     let mut out = vec![0u8; OUT_BYTES];
@@ -70,7 +70,7 @@ pub fn quick_rate(k: &'static Kernel, secs: f64) -> Option<f64> {
 
 /// The kernel per precision the quick suite runs: candidates are the kernels usable
 /// here, ranked by [`pick`]; `measure` gives a short measured rate (or `None`).
-pub fn best_kernels(
+pub(crate) fn best_kernels(
     host: &HostInfo,
     measure: &dyn Fn(&'static Kernel) -> Option<f64>,
 ) -> Vec<&'static Kernel> {
@@ -96,7 +96,7 @@ pub fn best_kernels(
 }
 
 /// What to add to an over-peak warning: the inputs most likely wrong and the override.
-pub fn over_peak_hint(k: &Kernel, host: &HostInfo, clock_hz: Option<f64>) -> String {
+pub(crate) fn over_peak_hint(k: &Kernel, host: &HostInfo, clock_hz: Option<f64>) -> String {
     let id = host.cpu.identified();
     let clock = clock_hz.map_or("not measured".into(), |c| format!("{:.3} GHz", c / 1e9));
     format!(

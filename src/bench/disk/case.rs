@@ -23,7 +23,7 @@ use std::sync::{Arc, Barrier};
 
 /// One configuration of the run.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Config {
+pub(crate) struct Config {
     /// Access pattern.
     pub pattern: Pattern,
     /// Bytes per I/O.
@@ -35,7 +35,7 @@ pub struct Config {
 }
 
 /// A case that only reports why the resource could not run (quick suite).
-pub struct Skipped(pub String);
+pub(crate) struct Skipped(pub String);
 
 impl Case for Skipped {
     fn label(&self) -> String {
@@ -50,14 +50,14 @@ impl Case for Skipped {
 }
 
 /// One configuration: one I/O run, three results.
-pub struct DiskCase {
+pub(crate) struct DiskCase {
     /// The run's plan (workspace, engine, verify generations), shared by its cases.
     plan: Arc<RunPlan>,
     cfg: Config,
 }
 
 /// One case per configuration, every one on the same plan.
-pub fn cases(plan: &Arc<RunPlan>, cfgs: &[Config]) -> Vec<Box<dyn Case>> {
+pub(crate) fn cases(plan: &Arc<RunPlan>, cfgs: &[Config]) -> Vec<Box<dyn Case>> {
     cfgs.iter()
         .map(|&cfg| {
             Box::new(DiskCase {
@@ -243,7 +243,7 @@ fn measure(plan: &RunPlan, c: Config, ctx: &Context) -> Vec<BenchResult> {
 }
 
 /// Reads job `j`'s whole region back and compares it with the expected generations.
-pub fn read_back(plan: &RunPlan, j: usize, gens: &Gens, direct: bool) -> Result<(), String> {
+pub(crate) fn read_back(plan: &RunPlan, j: usize, gens: &Gens, direct: bool) -> Result<(), String> {
     let (path, base) = plan.ws.target(j);
     let fd = super::workspace::open(&path, direct, false).map_err(|e| e.to_string())?;
     let chunk = (1u64 << 20).min(plan.ws.file_size);
@@ -278,7 +278,7 @@ pub fn read_back(plan: &RunPlan, j: usize, gens: &Gens, direct: bool) -> Result<
 }
 
 /// Sums the jobs' windows.
-pub fn merge_windows(stats: &[JobStats]) -> Vec<Window> {
+pub(crate) fn merge_windows(stats: &[JobStats]) -> Vec<Window> {
     let n = stats.iter().map(|s| s.windows.len()).max().unwrap_or(0);
     (0..n)
         .map(|i| {

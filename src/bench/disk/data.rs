@@ -23,7 +23,7 @@ fn key(seed: u64, file_id: u32, gen: u16) -> u64 {
 
 /// Fills `buf`, which sits at byte `off` (a multiple of 8) of file `file_id`, with
 /// generation `gen`'s content.
-pub fn fill(buf: &mut [u8], seed: u64, file_id: u32, off: u64, gen: u16) {
+pub(crate) fn fill(buf: &mut [u8], seed: u64, file_id: u32, off: u64, gen: u16) {
     let k = key(seed, file_id, gen);
     let first = off / 8;
     for (i, w) in buf.chunks_exact_mut(8).enumerate() {
@@ -33,7 +33,7 @@ pub fn fill(buf: &mut [u8], seed: u64, file_id: u32, off: u64, gen: u16) {
 }
 
 /// Whether `buf` at byte `off` of file `file_id` holds generation `gen`'s content.
-pub fn check(buf: &[u8], seed: u64, file_id: u32, off: u64, gen: u16) -> bool {
+pub(crate) fn check(buf: &[u8], seed: u64, file_id: u32, off: u64, gen: u16) -> bool {
     let k = key(seed, file_id, gen);
     let first = off / 8;
     buf.chunks_exact(8).enumerate().all(|(i, w)| {
@@ -82,7 +82,8 @@ impl Gens {
     }
 
     /// Fills `buf` (at `off`) with the expected content, unit by unit.
-    pub fn fill(&self, buf: &mut [u8], seed: u64, file_id: u32, off: u64) {
+    #[cfg(test)]
+    pub(crate) fn fill(&self, buf: &mut [u8], seed: u64, file_id: u32, off: u64) {
         for (i, c) in buf.chunks_mut(self.unit as usize).enumerate() {
             let o = off + i as u64 * self.unit;
             fill(c, seed, file_id, o, self.gen_at(o));
@@ -91,7 +92,7 @@ impl Gens {
 
     /// Offset of the first unit in `buf` (at `off`) that differs from the expected
     /// content, or `None` when all match.
-    pub fn first_bad(&self, buf: &[u8], seed: u64, file_id: u32, off: u64) -> Option<u64> {
+    pub(crate) fn first_bad(&self, buf: &[u8], seed: u64, file_id: u32, off: u64) -> Option<u64> {
         buf.chunks(self.unit as usize)
             .enumerate()
             .find_map(|(i, c)| {
@@ -102,7 +103,7 @@ impl Gens {
 }
 
 /// Greatest common divisor (the verify unit of several block sizes).
-pub fn gcd(a: u64, b: u64) -> u64 {
+pub(crate) fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
         a
     } else {

@@ -21,16 +21,16 @@ pub struct Caps(pub u32);
 
 impl Caps {
     /// Completes I/O inside `submit`; at most one in flight per job.
-    pub const SYNC: u32 = 1;
+    pub(crate) const SYNC: u32 = 1;
     /// Keeps many I/Os in flight (queue depth > 1).
-    pub const ASYNC: u32 = 2;
+    pub(crate) const ASYNC: u32 = 2;
     /// Uses buffers registered with the kernel (no per-I/O page pinning).
-    pub const REGISTERED_BUFFERS: u32 = 4;
+    pub(crate) const REGISTERED_BUFFERS: u32 = 4;
     /// Uses registered file descriptors (no per-I/O fd lookup).
-    pub const REGISTERED_FILES: u32 = 8;
+    pub(crate) const REGISTERED_FILES: u32 = 8;
 
     /// Whether flag `f` is set.
-    pub fn has(self, f: u32) -> bool {
+    pub(crate) fn has(self, f: u32) -> bool {
         self.0 & f != 0
     }
 }
@@ -80,7 +80,7 @@ pub struct Buffers {
 unsafe impl Send for Buffers {}
 
 /// O_DIRECT alignment used for buffers.
-pub const ALIGN: usize = 4096;
+pub(crate) const ALIGN: usize = 4096;
 
 impl Buffers {
     /// Allocates `slots` zeroed buffers of `block` bytes.
@@ -108,27 +108,27 @@ impl Buffers {
     }
 
     /// Start address of slot `i`.
-    pub fn ptr(&self, i: usize) -> *mut u8 {
+    pub(crate) fn ptr(&self, i: usize) -> *mut u8 {
         assert!(i < self.slots);
         // SAFETY: i < slots, so the offset stays inside the allocation.
         unsafe { self.ptr.add(i * self.block) }
     }
 
     /// Slot `i` as a slice.
-    pub fn slot(&self, i: usize) -> &[u8] {
+    pub(crate) fn slot(&self, i: usize) -> &[u8] {
         // SAFETY: in bounds (see `ptr`); no I/O on this slot is in flight when the job
         // loop looks at it (it only reads completed slots).
         unsafe { std::slice::from_raw_parts(self.ptr(i), self.block) }
     }
 
     /// Slot `i` as a mutable slice.
-    pub fn slot_mut(&mut self, i: usize) -> &mut [u8] {
+    pub(crate) fn slot_mut(&mut self, i: usize) -> &mut [u8] {
         // SAFETY: as `slot`, and `&mut self` makes the access exclusive.
         unsafe { std::slice::from_raw_parts_mut(self.ptr(i), self.block) }
     }
 
     /// One iovec per slot (for buffer registration).
-    pub fn iovecs(&self) -> Vec<libc::iovec> {
+    pub(crate) fn iovecs(&self) -> Vec<libc::iovec> {
         (0..self.slots)
             .map(|i| libc::iovec {
                 iov_base: self.ptr(i) as *mut libc::c_void,
@@ -176,10 +176,10 @@ pub trait IoEngine: Sync {
 }
 
 /// Every engine, in preference order for `--engine auto` (first available wins).
-pub static ENGINES: &[&dyn IoEngine] = &[&super::uring::UringEngine, &SyncEngine];
+pub(crate) static ENGINES: &[&dyn IoEngine] = &[&super::uring::UringEngine, &SyncEngine];
 
 /// The engine named `name` (or one of its aliases).
-pub fn by_name(name: &str) -> Option<&'static dyn IoEngine> {
+pub(crate) fn by_name(name: &str) -> Option<&'static dyn IoEngine> {
     ENGINES
         .iter()
         .copied()
@@ -187,7 +187,7 @@ pub fn by_name(name: &str) -> Option<&'static dyn IoEngine> {
 }
 
 /// pread/pwrite: one I/O per call, one in flight per job (fio `psync`).
-pub struct SyncEngine;
+pub(crate) struct SyncEngine;
 
 struct SyncQueue {
     fd: RawFd,

@@ -23,10 +23,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Highest latency the histogram holds: one hour, in ns.
-pub const HIST_MAX_NS: u64 = 3_600_000_000_000;
+pub(crate) const HIST_MAX_NS: u64 = 3_600_000_000_000;
 
 /// A new, empty latency histogram (ns).
-pub fn histogram() -> Histogram<u64> {
+pub(crate) fn histogram() -> Histogram<u64> {
     // Bounds are constants that hdrhistogram accepts (low ≥ 1, high ≥ 2·low, 3 digits).
     Histogram::new_with_bounds(1, HIST_MAX_NS, 3).expect("valid histogram bounds")
 }

@@ -33,7 +33,7 @@ use std::time::Duration;
 use workspace::Workspace;
 
 /// The disk resource.
-pub struct DiskBench;
+pub(crate) struct DiskBench;
 
 /// Space left free on the filesystem after our files: max(256 MiB, 2 % of its size).
 fn reserve(total: u64) -> u64 {
@@ -155,7 +155,7 @@ fn resolve_engine(
 }
 
 /// Everything the cases of one run share.
-pub struct RunPlan {
+pub(crate) struct RunPlan {
     /// Validated options.
     pub opts: DiskOptions,
     /// Where the files live.
@@ -183,7 +183,7 @@ pub struct RunPlan {
 }
 
 /// Builds the shared plan: every check that can refuse the run happens here.
-pub fn prepare(
+pub(crate) fn prepare(
     o: &DiskOptions,
     ctx: &Context,
     window: Duration,
@@ -339,7 +339,7 @@ pub fn prepare(
 }
 
 /// The measured configurations of a run, in order.
-pub fn configs(o: &DiskOptions) -> Vec<case::Config> {
+pub(crate) fn configs(o: &DiskOptions) -> Vec<case::Config> {
     let mut v = Vec::new();
     for &pattern in &o.patterns {
         for block in o.blocks_for(pattern) {
@@ -376,14 +376,6 @@ impl Plan for DiskBench {
 }
 
 impl Benchmark for DiskBench {
-    fn id(&self) -> &'static str {
-        "disk"
-    }
-
-    fn about(&self) -> &'static str {
-        "file I/O like fio: throughput, IOPS, completion-latency percentiles (O_DIRECT)"
-    }
-
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
         // seq 1 MiB and rand 4 KiB, read and write, at depth 32 and 1: 8 configurations
         // of 0.2 s ramp + repeat × 0.5 s on a 256 MiB file (≈ 15 s with 3 repeats).

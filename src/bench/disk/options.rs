@@ -55,16 +55,16 @@ pub struct DiskArgs {
 }
 
 /// Deepest queue accepted per job (io_uring rings go to 32768; beyond 4096 nothing changes).
-pub const MAX_DEPTH: u32 = 4096;
+pub(crate) const MAX_DEPTH: u32 = 4096;
 /// Most jobs accepted (one thread and one file each).
-pub const MAX_JOBS: u32 = 1024;
+pub(crate) const MAX_JOBS: u32 = 1024;
 /// Largest `--file-size` (256 TiB): with at most [`MAX_JOBS`] files, every offset and
 /// every jobs × size product stays far below 2^64.
-pub const MAX_FILE_SIZE: u64 = 1 << 48;
+pub(crate) const MAX_FILE_SIZE: u64 = 1 << 48;
 /// Largest block: 1 GiB (io_uring and pread/pwrite move at most 2 GiB − 4 KiB per call).
-pub const MAX_BLOCK: u64 = 1 << 30;
+pub(crate) const MAX_BLOCK: u64 = 1 << 30;
 /// Block sizes must be multiples of this (the smallest logical block of any disk).
-pub const SECTOR: u64 = 512;
+pub(crate) const SECTOR: u64 = 512;
 
 /// An access pattern (`--pattern`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +83,7 @@ pub enum Pattern {
 
 impl Pattern {
     /// The name used on the command line and in results, e.g. `rw-mix:70`.
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         match self {
             Pattern::SeqRead => "seq-read".into(),
             Pattern::SeqWrite => "seq-write".into(),
@@ -94,7 +94,7 @@ impl Pattern {
     }
 
     /// Percentage of I/Os that are reads.
-    pub fn read_pct(&self) -> u8 {
+    pub(crate) fn read_pct(&self) -> u8 {
         match self {
             Pattern::SeqRead | Pattern::RandRead => 100,
             Pattern::SeqWrite | Pattern::RandWrite => 0,
@@ -103,17 +103,17 @@ impl Pattern {
     }
 
     /// Whether offsets are random.
-    pub fn random(&self) -> bool {
+    pub(crate) fn random(&self) -> bool {
         !matches!(self, Pattern::SeqRead | Pattern::SeqWrite)
     }
 
     /// Whether it writes.
-    pub fn writes(&self) -> bool {
+    pub(crate) fn writes(&self) -> bool {
         self.read_pct() < 100
     }
 
     /// The block size used when `--block` is not given: 1 MiB sequential, 4 KiB random.
-    pub fn default_block(&self) -> u64 {
+    pub(crate) fn default_block(&self) -> u64 {
         if self.random() {
             4096
         } else {
@@ -253,7 +253,7 @@ impl Default for DiskOptions {
 
 impl DiskOptions {
     /// Block sizes of a pattern.
-    pub fn blocks_for(&self, p: Pattern) -> Vec<u64> {
+    pub(crate) fn blocks_for(&self, p: Pattern) -> Vec<u64> {
         self.blocks
             .clone()
             .unwrap_or_else(|| vec![p.default_block()])

@@ -12,7 +12,7 @@ use std::io;
 use std::os::fd::RawFd;
 
 /// io_uring engine.
-pub struct UringEngine;
+pub(crate) struct UringEngine;
 
 struct UringQueue {
     ring: IoUring,

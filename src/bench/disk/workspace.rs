@@ -39,7 +39,7 @@ struct Created {
 }
 
 /// State shared with the watcher thread and the job threads.
-pub struct Shared {
+pub(crate) struct Shared {
     /// Set on a signal: jobs and the fill stop at their next I/O.
     pub stop: AtomicBool,
     /// Threads doing I/O now (cleanup waits for them).
@@ -70,14 +70,14 @@ impl Shared {
     }
 
     /// Marks a thread busy with I/O until the guard drops.
-    pub fn busy(&self) -> BusyGuard<'_> {
+    pub(crate) fn busy(&self) -> BusyGuard<'_> {
         self.busy.fetch_add(1, Ordering::SeqCst);
         BusyGuard(self)
     }
 }
 
 /// Decrements the busy count on drop.
-pub struct BusyGuard<'a>(&'a Shared);
+pub(crate) struct BusyGuard<'a>(&'a Shared);
 
 impl Drop for BusyGuard<'_> {
     fn drop(&mut self) {
@@ -164,7 +164,7 @@ impl Drop for SignalGuard {
 }
 
 /// The files of one run: job `i` uses `files[i]` from byte `bases[i]` on.
-pub struct Workspace {
+pub(crate) struct Workspace {
     /// Shared with the watcher and job threads.
     pub shared: Arc<Shared>,
     /// The temporary directory we created (`None` for a block device).
@@ -184,7 +184,7 @@ fn open_flags(direct: bool) -> libc::c_int {
 
 /// Opens `path` read-write, with O_DIRECT unless `direct` is false; `create` adds
 /// O_CREAT|O_EXCL so an existing file is never overwritten.
-pub fn open(path: &Path, direct: bool, create: bool) -> io::Result<OwnedFd> {
+pub(crate) fn open(path: &Path, direct: bool, create: bool) -> io::Result<OwnedFd> {
     let c = CString::new(path.as_os_str().as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains NUL"))?;
     let mut flags = open_flags(direct);
@@ -202,7 +202,7 @@ pub fn open(path: &Path, direct: bool, create: bool) -> io::Result<OwnedFd> {
 
 impl Workspace {
     /// Creates a fresh subdirectory of `parent` (nothing else is touched).
-    pub fn in_dir(parent: &Path, file_size: u64) -> io::Result<Workspace> {
+    pub(crate) fn in_dir(parent: &Path, file_size: u64) -> io::Result<Workspace> {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
@@ -230,7 +230,7 @@ impl Workspace {
     }
 
     /// A block device as the target: job `i` uses bytes `[i·size, (i+1)·size)`.
-    pub fn on_device(dev: &Path, file_size: u64) -> Workspace {
+    pub(crate) fn on_device(dev: &Path, file_size: u64) -> Workspace {
         let shared = Arc::new(Shared {
             stop: AtomicBool::new(false),
             busy: AtomicUsize::new(0),
@@ -248,12 +248,12 @@ impl Workspace {
     }
 
     /// Whether writes go to a raw block device.
-    pub fn is_device(&self) -> bool {
+    pub(crate) fn is_device(&self) -> bool {
         self.device.is_some()
     }
 
     /// Path and base offset of job `i`'s data.
-    pub fn target(&self, i: usize) -> (PathBuf, u64) {
+    pub(crate) fn target(&self, i: usize) -> (PathBuf, u64) {
         match &self.device {
             Some(d) => (d.clone(), i as u64 * self.file_size),
             None => {
@@ -264,7 +264,7 @@ impl Workspace {
     }
 
     /// Tries O_DIRECT on a probe file; `Err` carries the OS error when refused.
-    pub fn probe_direct(&self) -> io::Result<()> {
+    pub(crate) fn probe_direct(&self) -> io::Result<()> {
         let Some(dir) = &self.dir else {
             let _ = open(self.device.as_deref().unwrap_or(Path::new("")), true, false)?;
             return Ok(());
@@ -320,7 +320,7 @@ impl Workspace {
     /// (generation 0 of [`data::fill`]), so reads measure the disk and not holes or
     /// compression. On a block device (`--allow-destructive`) the job regions are
     /// filled the same way, so reads and `--verify` see known data there too.
-    pub fn ensure_files(&self, n: usize, direct: bool, seed: u64) -> io::Result<()> {
+    pub(crate) fn ensure_files(&self, n: usize, direct: bool, seed: u64) -> io::Result<()> {
         let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
         while files.len() < n {
             let i = files.len();
@@ -355,7 +355,7 @@ impl Workspace {
     }
 
     /// Removes what we created; returns the problems (normally none).
-    pub fn cleanup(&self) -> Vec<String> {
+    pub(crate) fn cleanup(&self) -> Vec<String> {
         self.shared.cleanup()
     }
 }

@@ -28,15 +28,15 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 /// Independent `vec4` accumulators per invocation.
-pub const ACC: usize = 8;
+pub(crate) const ACC: usize = 8;
 /// Copies of the accumulator updates per loop iteration.
-pub const UNROLL: usize = 8;
+pub(crate) const UNROLL: usize = 8;
 /// Lanes per invocation.
 const LANES: usize = ACC * 4;
 /// Distinct starting values (invocation id & 7).
 const SEEDS: u32 = 8;
 /// Largest trip count: keeps the fp32 sums exact (32 × (38 + 8 × 60000) < 2²⁴).
-pub const MAX_ITERS: u32 = 60_000;
+pub(crate) const MAX_ITERS: u32 = 60_000;
 /// Largest per-invocation output the check reads back.
 const MAX_OUT_BYTES: u64 = 64 << 20;
 
@@ -59,7 +59,7 @@ pub struct Kernel {
 
 impl Kernel {
     /// The kernel of a precision.
-    pub fn of(p: GpuPrecision) -> Kernel {
+    pub(crate) fn of(p: GpuPrecision) -> Kernel {
         let (workload, ty, bytes, ops, unit) = match p {
             GpuPrecision::Fp32 => ("fma", "f32", 4, 2.0, Unit::FlopPerSec),
             GpuPrecision::Fp16 => ("fma", "f16", 2, 2.0, Unit::FlopPerSec),
@@ -79,7 +79,7 @@ impl Kernel {
     }
 
     /// Operations of one invocation running `iters` loop iterations.
-    pub fn ops_per_invocation(&self, iters: u32) -> f64 {
+    pub(crate) fn ops_per_invocation(&self, iters: u32) -> f64 {
         iters as f64 * (UNROLL * LANES) as f64 * self.ops_per_step
     }
 
@@ -105,7 +105,7 @@ impl Kernel {
     }
 
     /// The WGSL source.
-    pub fn wgsl(&self) -> String {
+    pub(crate) fn wgsl(&self) -> String {
         let t = self.ty;
         let mut s = String::new();
         if self.precision == GpuPrecision::Fp16 {
@@ -174,7 +174,7 @@ impl Kernel {
 
     /// The value every invocation with seed `seed` must write after `iters` iterations,
     /// as f64 (integers exactly, as their wrapped bit pattern reinterpreted).
-    pub fn expected(&self, seed: u32, iters: u32) -> f64 {
+    pub(crate) fn expected(&self, seed: u32, iters: u32) -> f64 {
         let n = iters as u64 * UNROLL as u64;
         let lanes = (0..LANES as u32).map(|l| seed + l);
         match self.precision {
@@ -232,7 +232,12 @@ impl Kernel {
     }
 
     /// Compares every invocation's output with the CPU's value.
-    pub fn verify(&self, bytes: &[u8], invocations: usize, iters: u32) -> Result<(), String> {
+    pub(crate) fn verify(
+        &self,
+        bytes: &[u8],
+        invocations: usize,
+        iters: u32,
+    ) -> Result<(), String> {
         let want: Vec<f64> = (0..SEEDS).map(|s| self.expected(s, iters)).collect();
         let tol = self.tolerance();
         for i in 0..invocations {
@@ -309,7 +314,7 @@ fn f16_recurrence(a0: f32, n: u64) -> f32 {
 }
 
 /// A calibrated, checked compute kernel ready to time.
-pub struct Prepared {
+pub(crate) struct Prepared {
     kernel: Kernel,
     pipeline: wgpu::ComputePipeline,
     bind: wgpu::BindGroup,
@@ -323,14 +328,14 @@ pub struct Prepared {
 
 impl Prepared {
     /// Operations of one dispatch.
-    pub fn ops(&self) -> f64 {
+    pub(crate) fn ops(&self) -> f64 {
         (self.groups * WORKGROUP) as f64 * self.kernel.ops_per_invocation(self.iters)
     }
 }
 
 /// Builds the kernel, grows the work until one dispatch lasts `target` (or the trip
 /// count limit), and checks every invocation's result of the last calibration dispatch.
-pub fn prepare(gpu: &Gpu, kernel: Kernel, target: Duration) -> Result<Prepared, String> {
+pub(crate) fn prepare(gpu: &Gpu, kernel: Kernel, target: Duration) -> Result<Prepared, String> {
     let label = format!("{}-{}", kernel.workload, kernel.precision.name());
     let pipeline = gpu.pipeline(&label, &kernel.wgsl())?;
     let max_by_out = (MAX_OUT_BYTES.min(gpu.info.limits.max_storage_buffer_binding_size)
@@ -373,7 +378,7 @@ pub fn prepare(gpu: &Gpu, kernel: Kernel, target: Duration) -> Result<Prepared, 
 }
 
 /// One sample: dispatches until `min_time` has passed on the GPU; returns (ops, seconds).
-pub fn sample(gpu: &Gpu, p: &Prepared, min_time: Duration) -> Result<(f64, f64), String> {
+pub(crate) fn sample(gpu: &Gpu, p: &Prepared, min_time: Duration) -> Result<(f64, f64), String> {
     let (mut ops, mut secs) = (0.0, 0.0);
     while secs < min_time.as_secs_f64() || ops == 0.0 {
         let t = gpu.time(|enc| dispatch(enc, &p.pipeline, &p.bind, p.groups))?;

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Invocations per workgroup of every kernel (the WebGPU default limit).
-pub const WORKGROUP: u32 = 256;
+pub(crate) const WORKGROUP: u32 = 256;
 
 /// An opened adapter.
 pub struct Gpu {
@@ -35,7 +35,7 @@ pub struct Gpu {
 
 /// How long some work took.
 #[derive(Debug, Clone, Copy)]
-pub struct Timing {
+pub(crate) struct Timing {
     /// GPU timestamp interval, when timestamps are on and the interval is positive.
     pub gpu_s: Option<f64>,
     /// Host time from submission to the completion being seen.
@@ -44,7 +44,7 @@ pub struct Timing {
 
 impl Timing {
     /// The interval used for the figure: the GPU's when it has one, else the host's.
-    pub fn seconds(&self) -> f64 {
+    pub(crate) fn seconds(&self) -> f64 {
         self.gpu_s.unwrap_or(self.host_s)
     }
 }
@@ -53,7 +53,7 @@ impl Gpu {
     /// Opens the adapter `info` describes (as detected with the host), requesting the
     /// shader features the kernels can use (f16, f64, int64, timestamps) and the
     /// adapter's own limits (not WebGPU's defaults, which cap bindings at 128 MiB).
-    pub fn open(info: &GpuInfo) -> Result<Gpu, String> {
+    pub(crate) fn open(info: &GpuInfo) -> Result<Gpu, String> {
         let inst = hwgpu::instance();
         let adapter = hwgpu::adapters(&inst)
             .into_iter()
@@ -100,7 +100,7 @@ impl Gpu {
     }
 
     /// The errors wgpu reported since the last call, as one `Err` line.
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         let mut v = self.errors.lock().map_err(|_| "error list poisoned")?;
         if v.is_empty() {
             Ok(())
@@ -112,7 +112,7 @@ impl Gpu {
     }
 
     /// Waits until the queue is idle.
-    pub fn wait(&self) -> Result<(), String> {
+    pub(crate) fn wait(&self) -> Result<(), String> {
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| format!("waiting for the GPU: {e}"))?;
@@ -120,7 +120,11 @@ impl Gpu {
     }
 
     /// A compute pipeline from WGSL source with entry point `main`.
-    pub fn pipeline(&self, label: &str, wgsl: &str) -> Result<wgpu::ComputePipeline, String> {
+    pub(crate) fn pipeline(
+        &self,
+        label: &str,
+        wgsl: &str,
+    ) -> Result<wgpu::ComputePipeline, String> {
         // SAFETY: `unchecked` drops naga's bounds clamping and loop-iteration guards, which
         // would add instructions to the timed loops. Every kernel in this module indexes
         // within `arrayLength` (loop conditions) and its loops are bounded by a uniform.
@@ -149,7 +153,7 @@ impl Gpu {
     }
 
     /// A device-local storage buffer.
-    pub fn storage(&self, label: &str, size: u64) -> Result<wgpu::Buffer, String> {
+    pub(crate) fn storage(&self, label: &str, size: u64) -> Result<wgpu::Buffer, String> {
         let b = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size,
@@ -165,7 +169,12 @@ impl Gpu {
     }
 
     /// A small buffer initialised from `bytes` (uniform or read-only storage).
-    pub fn init(&self, label: &str, bytes: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    pub(crate) fn init(
+        &self,
+        label: &str,
+        bytes: &[u8],
+        usage: wgpu::BufferUsages,
+    ) -> wgpu::Buffer {
         let size = (bytes.len() as u64).next_multiple_of(16).max(16);
         let b = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
@@ -202,7 +211,11 @@ impl Gpu {
     }
 
     /// Maps a `MAP_READ` buffer and hands its bytes to `f`.
-    pub fn map_read<T>(&self, buf: &wgpu::Buffer, f: impl FnOnce(&[u8]) -> T) -> Result<T, String> {
+    pub(crate) fn map_read<T>(
+        &self,
+        buf: &wgpu::Buffer,
+        f: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T, String> {
         let (tx, rx) = std::sync::mpsc::channel();
         buf.map_async(wgpu::MapMode::Read, .., move |r| {
             let _ = tx.send(r);
@@ -222,7 +235,7 @@ impl Gpu {
     }
 
     /// Copies `size` bytes of `src` to the host.
-    pub fn read_back(&self, src: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, String> {
+    pub(crate) fn read_back(&self, src: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, String> {
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("read-back"),
             size,
@@ -236,7 +249,10 @@ impl Gpu {
     }
 
     /// Records `work` between two timestamps, submits it and waits for completion.
-    pub fn time(&self, work: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<Timing, String> {
+    pub(crate) fn time(
+        &self,
+        work: impl FnOnce(&mut wgpu::CommandEncoder),
+    ) -> Result<Timing, String> {
         let mut enc = self.device.create_command_encoder(&Default::default());
         let stamps = self.timestamps.then(|| {
             let qs = self.device.create_query_set(&wgpu::QuerySetDescriptor {
@@ -295,7 +311,7 @@ impl Gpu {
 
     /// Host round trip of an empty submission: what host-timed figures include beyond
     /// the work (stated next to them).
-    pub fn submit_overhead(&self) -> Result<Duration, String> {
+    pub(crate) fn submit_overhead(&self) -> Result<Duration, String> {
         let mut best = Duration::MAX;
         for _ in 0..20 {
             let enc = self.device.create_command_encoder(&Default::default());
@@ -308,7 +324,7 @@ impl Gpu {
     }
 
     /// How the figures were timed, for the result notes.
-    pub fn timing_note(&self) -> String {
+    pub(crate) fn timing_note(&self) -> String {
         if self.timestamps {
             "timed with GPU timestamps around the work (submission excluded)".into()
         } else {
@@ -340,7 +356,7 @@ fn one_line(s: &str) -> String {
 }
 
 /// Records one dispatch of `pipeline` over `groups` workgroups, in its own pass.
-pub fn dispatch(
+pub(crate) fn dispatch(
     enc: &mut wgpu::CommandEncoder,
     pipeline: &wgpu::ComputePipeline,
     bind: &wgpu::BindGroup,

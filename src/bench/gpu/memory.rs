@@ -35,19 +35,19 @@ const COPY_WGSL: &str = include_str!("shaders/copy.wgsl");
 const EMPTY_WGSL: &str = include_str!("shaders/empty.wgsl");
 
 /// The pattern word at global word index `w`.
-pub fn pattern(w: u32) -> u32 {
+pub(crate) fn pattern(w: u32) -> u32 {
     w.wrapping_mul(PATTERN)
 }
 
 /// Σ pattern(w) for w in [w0, w1), wrapping, in closed form.
-pub fn pattern_sum(w0: u64, w1: u64) -> u32 {
+pub(crate) fn pattern_sum(w0: u64, w1: u64) -> u32 {
     let tri = |n: u64| -> u128 { (n as u128) * (n as u128).wrapping_sub(1) / 2 };
     let s = (tri(w1) - tri(w0)) as u32;
     s.wrapping_mul(PATTERN)
 }
 
 /// How a buffer of `size` bytes is split: (chunks, bytes per chunk).
-pub fn chunking(size: u64, max_binding: u64, max_buffer: u64) -> (u64, u64) {
+pub(crate) fn chunking(size: u64, max_binding: u64, max_buffer: u64) -> (u64, u64) {
     let cap = max_binding.min(max_buffer).max(4096) / 4096 * 4096;
     let chunks = size.div_ceil(cap);
     let per = (size / chunks) / 4096 * 4096;

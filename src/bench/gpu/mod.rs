@@ -29,14 +29,14 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// How long one timed dispatch (or unit of copies) should last at least.
-pub const DISPATCH_TARGET: Duration = Duration::from_millis(100);
+pub(crate) const DISPATCH_TARGET: Duration = Duration::from_millis(100);
 /// Default buffer size of the memory kernels on a hardware adapter.
 const DEFAULT_SIZE: u64 = 1 << 30;
 /// Default buffer size on a software adapter (its "device memory" is host memory).
 const SOFTWARE_SIZE: u64 = 256 << 20;
 
 /// The GPU resource.
-pub struct GpuBench;
+pub(crate) struct GpuBench;
 
 /// The adapter a plan runs on, opened by the first case that needs it.
 struct Shared {
@@ -369,14 +369,6 @@ impl Plan for GpuBench {
 }
 
 impl Benchmark for GpuBench {
-    fn id(&self) -> &'static str {
-        "gpu"
-    }
-
-    fn about(&self) -> &'static str {
-        "GPU compute per precision, memory and transfer bandwidth, dispatch latency (wgpu)"
-    }
-
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
         let o = GpuOptions {
             all_precisions: true,

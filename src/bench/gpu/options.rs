@@ -48,7 +48,7 @@ pub enum MemKernel {
 
 impl MemKernel {
     /// Every kernel, in run order.
-    pub const ALL: [MemKernel; 6] = [
+    pub(crate) const ALL: [MemKernel; 6] = [
         MemKernel::Read,
         MemKernel::Write,
         MemKernel::Copy,
@@ -58,7 +58,7 @@ impl MemKernel {
     ];
 
     /// The flag value (and workload name).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             MemKernel::Read => "read",
             MemKernel::Write => "write",
@@ -96,7 +96,7 @@ pub struct GpuOptions {
 
 impl GpuOptions {
     /// The compute precisions to run, in order.
-    pub fn compute(&self) -> Vec<GpuPrecision> {
+    pub(crate) fn compute(&self) -> Vec<GpuPrecision> {
         match (&self.precisions, &self.kernels) {
             (Some(p), _) => p.clone(),
             (None, None) => GpuPrecision::ALL.to_vec(),
@@ -105,7 +105,7 @@ impl GpuOptions {
     }
 
     /// The memory/transfer kernels to run, in order.
-    pub fn memory(&self) -> Vec<MemKernel> {
+    pub(crate) fn memory(&self) -> Vec<MemKernel> {
         match (&self.kernels, &self.precisions) {
             (Some(k), _) => k.clone(),
             (None, None) => MemKernel::ALL.to_vec(),

@@ -18,11 +18,11 @@ use super::region::{Pages, Region};
 use crate::measure::runner::Workload;
 
 /// Extra distance between consecutive arrays (see the module doc).
-pub const ARRAY_PAD: usize = 3584;
+pub(crate) const ARRAY_PAD: usize = 3584;
 
 /// Where one thread's arrays live and how they are cut into blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Geometry {
+pub(crate) struct Geometry {
     /// Elements per array for this thread (a multiple of `block_elems`).
     pub elems: usize,
     /// Elements per block (contiguous access).
@@ -70,8 +70,8 @@ impl Geometry {
         Ok(geo)
     }
 
-    /// [`Geometry::region_bytes`], `None` when it overflows `usize`.
-    pub fn checked_region_bytes(&self) -> Option<usize> {
+    /// Bytes the thread's region needs (stride × arrays), `None` when it overflows `usize`.
+    pub(crate) fn checked_region_bytes(&self) -> Option<usize> {
         self.elems
             .checked_mul(8)?
             .checked_next_multiple_of(4096)?
@@ -80,18 +80,13 @@ impl Geometry {
     }
 
     /// Blocks per array.
-    pub fn blocks(&self) -> usize {
+    pub(crate) fn blocks(&self) -> usize {
         self.elems / self.block_elems
     }
 
     /// Bytes from one array's start to the next's.
-    pub fn stride(&self) -> usize {
+    pub(crate) fn stride(&self) -> usize {
         (self.elems * 8).div_ceil(4096) * 4096 + ARRAY_PAD
-    }
-
-    /// Bytes the thread's region needs.
-    pub fn region_bytes(&self) -> usize {
-        self.stride() * self.arrays
     }
 }
 
@@ -101,7 +96,7 @@ fn too_big(bytes: u64) -> String {
 
 /// A keyed bijection of `0..=mask` (mask = 2^k − 1): xor with the key, multiply by odd
 /// constants, xorshift; each step is invertible on k bits, so the whole is a permutation.
-pub fn permute(i: u64, key: u64, mask: u64, bits: u32) -> u64 {
+pub(crate) fn permute(i: u64, key: u64, mask: u64, bits: u32) -> u64 {
     let mut x = (i ^ key) & mask;
     x = x.wrapping_mul(0x9E37_79B9_7F4A_7C15) & mask;
     x ^= x >> (bits / 2 + 1);
@@ -111,7 +106,7 @@ pub fn permute(i: u64, key: u64, mask: u64, bits: u32) -> u64 {
 }
 
 /// One thread's bandwidth workload.
-pub struct BwWork<'a> {
+pub(crate) struct BwWork<'a> {
     kernel: &'static Kernel,
     geo: Geometry,
     pattern: Pattern,
@@ -123,11 +118,11 @@ pub struct BwWork<'a> {
 }
 
 /// Scalar the kernels use (`s` in STREAM).
-pub const SCALAR: f64 = 3.0;
+pub(crate) const SCALAR: f64 = 3.0;
 /// Initial value of source array 0 (`x`).
-pub const X0: f64 = 1.0;
+pub(crate) const X0: f64 = 1.0;
 /// Initial value of source array 1 (`y`).
-pub const Y0: f64 = 2.0;
+pub(crate) const Y0: f64 = 2.0;
 
 impl<'a> BwWork<'a> {
     /// Maps, first-touches and initialises the arrays on the calling thread.
@@ -165,7 +160,7 @@ impl<'a> BwWork<'a> {
     }
 
     /// The region (for the huge-page report).
-    pub fn region(&self) -> &Region {
+    pub(crate) fn region(&self) -> &Region {
         &self.region
     }
 

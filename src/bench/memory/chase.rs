@@ -8,17 +8,17 @@
 //! from any node visits every node once before it returns (the tests check this).
 
 /// Bytes per node: one cache line on every CPU peakbench targets.
-pub const NODE: usize = 64;
+pub(crate) const NODE: usize = 64;
 
 /// Most bytes one thread's cycle may span: node indices are `u32`.
-pub const MAX_BYTES: u64 = u32::MAX as u64 * NODE as u64;
+pub(crate) const MAX_BYTES: u64 = u32::MAX as u64 * NODE as u64;
 
 use super::region::{Pages, Region};
 use crate::measure::runner::Workload;
 
 /// A small, fast, seedable generator (xorshift64*), enough to shuffle; no cryptography.
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
     /// A generator from a seed (0 is replaced, xorshift needs a non-zero state).
@@ -27,7 +27,7 @@ impl Rng {
     }
 
     /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -37,14 +37,14 @@ impl Rng {
     }
 
     /// Uniform in `0..n` (n > 0), by multiply-shift (Lemire), bias < n / 2^64.
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         ((self.next_u64() as u128 * n as u128) >> 64) as usize
     }
 }
 
 /// A random cyclic permutation of `0..n` by Sattolo's algorithm: `next[i]` is the node
 /// after `i`, and following `next` from any node visits all `n` nodes exactly once.
-pub fn sattolo(n: usize, rng: &mut Rng) -> Vec<u32> {
+pub(crate) fn sattolo(n: usize, rng: &mut Rng) -> Vec<u32> {
     assert!(n <= u32::MAX as usize, "too many nodes for u32 indices");
     let mut order: Vec<u32> = (0..n as u32).collect();
     for i in (1..n).rev() {
@@ -59,7 +59,7 @@ pub fn sattolo(n: usize, rng: &mut Rng) -> Vec<u32> {
 ///
 /// # Safety
 /// `base` must be valid for writes of `next.len() * NODE` bytes and 8-byte aligned.
-pub unsafe fn link(base: *mut u8, next: &[u32]) {
+pub(crate) unsafe fn link(base: *mut u8, next: &[u32]) {
     for (i, &j) in next.iter().enumerate() {
         let target = base.add(j as usize * NODE) as usize;
         (base.add(i * NODE) as *mut usize).write(target);
@@ -71,7 +71,7 @@ pub unsafe fn link(base: *mut u8, next: &[u32]) {
 ///
 /// # Safety
 /// `p` must start a cycle built by [`link`] that is still alive.
-pub unsafe fn chase(mut p: *const usize, hops: u64) -> *const usize {
+pub(crate) unsafe fn chase(mut p: *const usize, hops: u64) -> *const usize {
     let mut left = hops;
     while left >= 16 {
         // 16 dependent loads per loop: the loop branch is noise next to them.
@@ -87,12 +87,13 @@ pub unsafe fn chase(mut p: *const usize, hops: u64) -> *const usize {
 }
 
 /// Loads per `Workload` iteration; the runner multiplies iterations until `--min-time`.
-pub const HOPS: u64 = 1024;
+pub(crate) const HOPS: u64 = 1024;
 
 /// One thread's chase over its own region.
-pub struct ChaseWork {
+pub(crate) struct ChaseWork {
     region: Region,
     p: *const usize,
+    #[cfg_attr(not(test), allow(dead_code))] // read by the tests
     nodes: usize,
 }
 
@@ -124,12 +125,13 @@ impl ChaseWork {
     }
 
     /// The region (for the huge-page report).
-    pub fn region(&self) -> &Region {
+    pub(crate) fn region(&self) -> &Region {
         &self.region
     }
 
     /// Nodes in the cycle.
-    pub fn nodes(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn nodes(&self) -> usize {
         self.nodes
     }
 }

@@ -20,7 +20,8 @@
 /// # Safety
 /// `x`, `y` valid for `n` reads and `d` for `n` writes where the operation uses them;
 /// the CPU must have the row's `requires` features.
-pub type KernelFn = unsafe fn(d: *mut f64, x: *const f64, y: *const f64, s: f64, n: usize) -> f64;
+pub(crate) type KernelFn =
+    unsafe fn(d: *mut f64, x: *const f64, y: *const f64, s: f64, n: usize) -> f64;
 
 /// The operation of a kernel (`--kernel`); `chase` is the latency workload, not a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -41,10 +42,10 @@ pub enum Op {
 
 impl Op {
     /// Every bandwidth operation in listing order.
-    pub const ALL: [Op; 6] = [Op::Read, Op::Write, Op::Copy, Op::Scale, Op::Add, Op::Triad];
+    pub(crate) const ALL: [Op; 6] = [Op::Read, Op::Write, Op::Copy, Op::Scale, Op::Add, Op::Triad];
 
     /// The flag value.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Op::Read => "read",
             Op::Write => "write",
@@ -56,7 +57,7 @@ impl Op {
     }
 
     /// Source arrays read per element.
-    pub fn sources(self) -> usize {
+    pub(crate) fn sources(self) -> usize {
         match self {
             Op::Read | Op::Copy | Op::Scale => 1,
             Op::Write => 0,
@@ -65,17 +66,17 @@ impl Op {
     }
 
     /// Whether it writes a destination array.
-    pub fn stores(self) -> bool {
+    pub(crate) fn stores(self) -> bool {
         self != Op::Read
     }
 
     /// Arrays the kernel touches (sources plus destination).
-    pub fn arrays(self) -> usize {
+    pub(crate) fn arrays(self) -> usize {
         self.sources() + usize::from(self.stores())
     }
 
     /// What one element does, on plain `f64`s: the reference the tests compare with.
-    pub fn reference(self, x: f64, y: f64, s: f64) -> f64 {
+    pub(crate) fn reference(self, x: f64, y: f64, s: f64) -> f64 {
         match self {
             Op::Read => x,
             Op::Write => s,
@@ -100,7 +101,7 @@ pub enum MemIsa {
 
 impl MemIsa {
     /// The name used in results (`isa` param).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             MemIsa::Generic => "generic",
             MemIsa::Avx2 => "avx2",
@@ -133,7 +134,7 @@ pub struct Kernel {
 impl Kernel {
     /// Bytes per element under the chosen convention: STREAM, plus the write-allocate
     /// read of the destination when asked and the stores are ordinary (cached) ones.
-    pub fn bytes_per_elem(&self, count_write_allocate: bool) -> u64 {
+    pub(crate) fn bytes_per_elem(&self, count_write_allocate: bool) -> u64 {
         let wa = if count_write_allocate && !self.nt {
             self.write_bytes
         } else {
@@ -156,7 +157,7 @@ macro_rules! generic_store {
         ///
         /// # Safety
         /// See [`KernelFn`].
-        pub unsafe fn $name(d: *mut f64, $x: *const f64, $y: *const f64, $s: f64, n: usize) -> f64 {
+        pub(crate) unsafe fn $name(d: *mut f64, $x: *const f64, $y: *const f64, $s: f64, n: usize) -> f64 {
             for $i in 0..n {
                 *d.add($i) = $e;
             }
@@ -169,7 +170,13 @@ macro_rules! generic_store {
 ///
 /// # Safety
 /// See [`KernelFn`].
-pub unsafe fn read_generic(_d: *mut f64, x: *const f64, _y: *const f64, _s: f64, n: usize) -> f64 {
+pub(crate) unsafe fn read_generic(
+    _d: *mut f64,
+    x: *const f64,
+    _y: *const f64,
+    _s: f64,
+    n: usize,
+) -> f64 {
     let mut acc = [0.0f64; 4];
     let mut i = 0;
     while i + 4 <= n {
@@ -214,7 +221,7 @@ const AVX2: &[&str] = &["avx2", "fma"];
 
 /// Every bandwidth kernel, weakest ISA first within an operation.
 /// Bytes per element: 8 per array element read or written (see the module doc).
-pub static KERNELS: &[Kernel] = &[
+pub(crate) static KERNELS: &[Kernel] = &[
     row!(
         read_generic,
         Op::Read,
@@ -521,7 +528,7 @@ pub static KERNELS: &[Kernel] = &[
 
 /// The strongest kernel for `op` that this CPU runs, with non-temporal stores when
 /// `nt` and such a row exists (the bool says whether the wish was met).
-pub fn best(op: Op, nt: bool, features: &[String]) -> Option<(&'static Kernel, bool)> {
+pub(crate) fn best(op: Op, nt: bool, features: &[String]) -> Option<(&'static Kernel, bool)> {
     let usable = |k: &&Kernel| k.op == op && k.supported_by(features);
     let best_isa = KERNELS.iter().filter(usable).map(|k| k.isa).max()?;
     let pick = |want_nt: bool| {

@@ -35,18 +35,18 @@ use region::Pages;
 use std::sync::Mutex;
 
 /// The memory resource.
-pub struct MemoryBench;
+pub(crate) struct MemoryBench;
 
 /// Fallback last-level cache size when the OS does not report one.
 const LLC_FALLBACK: u64 = 32 << 20;
 /// Default block for the random pattern: one 4 KiB page.
-pub const RAND_BLOCK: u64 = 4096;
+pub(crate) const RAND_BLOCK: u64 = 4096;
 /// Fraction of available memory a run may use; beyond it the run is refused.
 const MEM_FRACTION: f64 = 0.85;
 
 /// The cache level a working set fits in (`level` param).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
+pub(crate) enum Level {
     /// Per-thread share fits the L1 data cache.
     L1,
     /// Per-thread share fits L2.
@@ -59,10 +59,10 @@ pub enum Level {
 
 impl Level {
     /// Every level, innermost first.
-    pub const ALL: [Level; 4] = [Level::L1, Level::L2, Level::L3, Level::Dram];
+    pub(crate) const ALL: [Level; 4] = [Level::L1, Level::L2, Level::L3, Level::Dram];
 
     /// `L1`, `L2`, `L3`, `DRAM`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Level::L1 => "L1",
             Level::L2 => "L2",
@@ -82,7 +82,7 @@ fn cache_size(host: &HostInfo, level: u8) -> Option<u64> {
 
 /// Where a working set of `total` bytes shared by `threads` threads lives. Private
 /// levels (L1, L2) compare with the per-thread share, the shared L3 with the total.
-pub fn level_of(host: &HostInfo, total: u64, threads: usize) -> Level {
+pub(crate) fn level_of(host: &HostInfo, total: u64, threads: usize) -> Level {
     let per = total / threads.max(1) as u64;
     match (
         cache_size(host, 1),
@@ -105,7 +105,12 @@ fn llc(host: &HostInfo) -> u64 {
 
 /// Default working set: 4× the LLC rounded up to a power of two, grown to fit the
 /// largest block in every array of every thread.
-pub fn default_size(host: &HostInfo, max_block: u64, max_arrays: usize, max_threads: usize) -> u64 {
+pub(crate) fn default_size(
+    host: &HostInfo,
+    max_block: u64,
+    max_arrays: usize,
+    max_threads: usize,
+) -> u64 {
     let base = llc(host).saturating_mul(4).next_power_of_two();
     // Saturating: `plan` refuses anything above `MAX_SIZE`, so a huge product is refused
     // there instead of wrapping here.
@@ -116,7 +121,7 @@ pub fn default_size(host: &HostInfo, max_block: u64, max_arrays: usize, max_thre
 }
 
 /// Working sets of `--sweep`: powers of two from 4 KiB to the first ≥ 4× LLC.
-pub fn sweep_sizes(host: &HostInfo) -> Vec<u64> {
+pub(crate) fn sweep_sizes(host: &HostInfo) -> Vec<u64> {
     let top = llc(host).saturating_mul(4).min(options::MAX_SIZE);
     let mut v = vec![4096u64];
     while *v.last().unwrap() < top {
@@ -127,7 +132,7 @@ pub fn sweep_sizes(host: &HostInfo) -> Vec<u64> {
 
 /// The DRAM bandwidth peak: `--peak memory.dram=…`/`memory=…`, else SMBIOS type 17
 /// (Σ populated DIMMs × MT/s × bus bytes), else unknown with the reason.
-pub fn dram_peak(host: &HostInfo, overrides: &PeakOverrides) -> Peak {
+pub(crate) fn dram_peak(host: &HostInfo, overrides: &PeakOverrides) -> Peak {
     let keys = ["memory.dram".to_string(), "memory".to_string()];
     if let Some((key, v)) = overrides.find(&keys) {
         return Peak {
@@ -175,7 +180,7 @@ fn level_peak(level: Level, host: &HostInfo, overrides: &PeakOverrides) -> Optio
 
 /// `256MiB`, `4KiB`, `8B`: a size `--size`/`--block` accept back, for case labels (the
 /// results hold sizes as numbers of bytes).
-pub fn size_param(bytes: u64) -> String {
+pub(crate) fn size_param(bytes: u64) -> String {
     format_size(bytes).replace(' ', "")
 }
 
@@ -226,7 +231,7 @@ fn mapped_bytes(biggest: u64, threads: usize, arrays: usize, scaling: Scaling) -
 }
 
 /// One bandwidth case.
-pub struct BwCase {
+pub(crate) struct BwCase {
     kernel: &'static Kernel,
     nt_note: Option<String>,
     pattern: Pattern,
@@ -369,7 +374,7 @@ impl WithPeakOpt for BenchResult {
 
 /// One latency case: every thread chases its own cycle; the figure is seconds per load
 /// as each thread sees it.
-pub struct ChaseCase {
+pub(crate) struct ChaseCase {
     size: u64,
     threads: usize,
 }
@@ -577,14 +582,6 @@ impl Plan for MemoryBench {
 }
 
 impl Benchmark for MemoryBench {
-    fn id(&self) -> &'static str {
-        "memory"
-    }
-
-    fn about(&self) -> &'static str {
-        "memory bandwidth (read/write/copy/scale/add/triad, seq/rand blocks) and latency, L1 to DRAM"
-    }
-
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
         let host = ctx.host;
         let size = default_size(host, 0, 3, 1);

@@ -40,12 +40,12 @@ pub struct MemoryArgs {
 }
 
 /// Smallest block: one `f64` element.
-pub const MIN_BLOCK: u64 = 8;
+pub(crate) const MIN_BLOCK: u64 = 8;
 
 /// Largest working set a case may map, all threads and arrays together (256 TiB, twice
 /// what x86-64 user space can address with 4-level page tables). Every size product is
 /// checked against it, so none can wrap around 2^64 and map less than the kernels touch.
-pub const MAX_SIZE: u64 = 1 << 48;
+pub(crate) const MAX_SIZE: u64 = 1 << 48;
 
 /// What `--kernel` selects: a bandwidth operation or the latency chase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -65,7 +65,7 @@ impl Kind {
     }
 
     /// The flag value.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Bw(o) => o.name(),
             Kind::Chase => "chase",
@@ -91,7 +91,7 @@ pub enum Pattern {
 
 impl Pattern {
     /// The flag value.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Pattern::Seq => "seq",
             Pattern::Rand => "rand",

@@ -14,23 +14,25 @@
 use std::ptr::NonNull;
 
 /// Huge-page granularity used for alignment and for the `madvise` request.
-pub const HUGE: usize = 2 << 20;
+pub(crate) const HUGE: usize = 2 << 20;
 
 /// Whether to ask the OS for transparent huge pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pages {
+pub(crate) enum Pages {
     /// `madvise(MADV_HUGEPAGE)` on the region (the default).
     Huge,
     /// Plain 4 KiB pages; `madvise(MADV_NOHUGEPAGE)` so THP `always` does not apply.
+    #[cfg_attr(not(test), allow(dead_code))] // read by the tests
     Small,
 }
 
 /// An anonymous, 2 MiB-aligned mapping of at least `len` bytes, unmapped on drop.
-pub struct Region {
+pub(crate) struct Region {
     map: NonNull<u8>,
     map_len: usize,
     ptr: NonNull<u8>,
     len: usize,
+    #[cfg_attr(not(test), allow(dead_code))] // read by the tests
     advised: bool,
 }
 
@@ -87,34 +89,30 @@ impl Region {
 
     /// First touch: writes every page from the calling thread, so the OS places the
     /// memory near it (first-touch NUMA policy) and page faults happen before timing.
-    pub fn touch(&mut self) {
+    pub(crate) fn touch(&mut self) {
         // SAFETY: the whole [ptr, ptr + len) range is ours and writable.
         unsafe { std::ptr::write_bytes(self.ptr.as_ptr(), 0, self.len) };
     }
 
     /// Start of the usable (2 MiB-aligned) memory.
-    pub fn as_ptr(&self) -> *mut u8 {
+    pub(crate) fn as_ptr(&self) -> *mut u8 {
         self.ptr.as_ptr()
     }
 
     /// Usable length in bytes (a multiple of 2 MiB).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    /// Always false: a region has at least 2 MiB.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Whether `madvise(MADV_HUGEPAGE)` was requested and accepted.
-    pub fn advised_huge(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn advised_huge(&self) -> bool {
         self.advised
     }
 
     /// Bytes of this region backed by transparent huge pages right now, from the
     /// `AnonHugePages` line of its mapping in `/proc/self/smaps`; `None` when unreadable.
-    pub fn huge_bytes(&self) -> Option<u64> {
+    pub(crate) fn huge_bytes(&self) -> Option<u64> {
         let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
         anon_huge_in(&smaps, self.map.as_ptr() as usize, self.map_len)
     }
@@ -129,7 +127,7 @@ impl Drop for Region {
 
 /// Sums `AnonHugePages` over the smaps entries overlapping `[start, start + len)`.
 /// (The kernel may split or merge our mapping with neighbours, so overlap is used.)
-pub fn anon_huge_in(smaps: &str, start: usize, len: usize) -> Option<u64> {
+pub(crate) fn anon_huge_in(smaps: &str, start: usize, len: usize) -> Option<u64> {
     let end = start + len;
     let mut inside = false;
     let mut total = 0u64;
@@ -154,7 +152,7 @@ pub fn anon_huge_in(smaps: &str, start: usize, len: usize) -> Option<u64> {
 }
 
 /// What the result should say about pages, given the bytes requested and granted.
-pub fn pages_note(requested: Pages, huge: Option<u64>, len: u64) -> String {
+pub(crate) fn pages_note(requested: Pages, huge: Option<u64>, len: u64) -> String {
     let thp =
         std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
     let mode = thp

@@ -42,7 +42,7 @@ macro_rules! store_kernels {
         /// See `kernels::KernelFn`; needs the features in `target_feature`.
         #[target_feature(enable = $feat)]
         #[allow(unused_variables)]
-        pub unsafe fn $name(d: *mut f64, $x: *const f64, $y: *const f64, $s: f64, n: usize) -> f64 {
+        pub(crate) unsafe fn $name(d: *mut f64, $x: *const f64, $y: *const f64, $s: f64, n: usize) -> f64 {
             const L: usize = $lanes;
             let $vs: $vec = $set1($s);
             let mut $i = 0usize;
@@ -105,7 +105,13 @@ macro_rules! read_kernel {
         /// # Safety
         /// See `kernels::KernelFn`; needs the features in `target_feature`.
         #[target_feature(enable = $feat)]
-        pub unsafe fn $name(_d: *mut f64, x: *const f64, _y: *const f64, _s: f64, n: usize) -> f64 {
+        pub(crate) unsafe fn $name(
+            _d: *mut f64,
+            x: *const f64,
+            _y: *const f64,
+            _s: f64,
+            n: usize,
+        ) -> f64 {
             const L: usize = $lanes;
             let mut a: [$vec; 8] = [$zero(); 8];
             let mut i = 0usize;
@@ -180,7 +186,7 @@ macro_rules! zmm_store_kernels {
         /// See `kernels::KernelFn`; needs AVX-512F.
         #[target_feature(enable = "avx512f")]
         #[allow(unused_variables)]
-        pub unsafe fn $name(d: *mut f64, $x: *const f64, $y: *const f64, $s: f64, n: usize) -> f64 {
+        pub(crate) unsafe fn $name(d: *mut f64, $x: *const f64, $y: *const f64, $s: f64, n: usize) -> f64 {
             let mut $i = 0usize;
             while $i < n && (d.add($i) as usize) % 64 != 0 {
                 *d.add($i) = $se;
@@ -243,7 +249,13 @@ zmm_store_kernels!(
 /// # Safety
 /// See `kernels::KernelFn`; needs AVX-512F.
 #[target_feature(enable = "avx512f")]
-pub unsafe fn read_avx512(_d: *mut f64, x: *const f64, _y: *const f64, _s: f64, n: usize) -> f64 {
+pub(crate) unsafe fn read_avx512(
+    _d: *mut f64,
+    x: *const f64,
+    _y: *const f64,
+    _s: f64,
+    n: usize,
+) -> f64 {
     let chunks = n / 64;
     let mut lanes = [0.0f64; 8];
     if chunks > 0 {

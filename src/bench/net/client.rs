@@ -80,7 +80,7 @@ fn refuse(ctrl: &mut Control<TcpStream>, msg: String) -> ClientError {
 
 /// Connects and authenticates. Returns the control connection and the server's
 /// HostInfo.
-pub fn connect(
+pub(crate) fn connect(
     addr: SocketAddr,
     token: Option<&[u8]>,
     t: Timeouts,
@@ -239,7 +239,7 @@ fn attach(
 }
 
 /// Runs one test on a connected control connection.
-pub fn run_test(
+pub(crate) fn run_test(
     ctrl: &mut Control<TcpStream>,
     server: SocketAddr,
     spec: &TestSpec,

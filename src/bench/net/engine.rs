@@ -42,7 +42,7 @@ pub struct Interrupt(Arc<AtomicBool>);
 
 impl Interrupt {
     /// Whether the stop was requested.
-    pub fn is_set(&self) -> bool {
+    pub(crate) fn is_set(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
     /// Requests the stop.
@@ -53,7 +53,7 @@ impl Interrupt {
 
 /// The test's timeline as one thread sees it, from its own release time `t0`.
 #[derive(Debug, Clone, Copy)]
-pub struct Pacer {
+pub(crate) struct Pacer {
     /// Release time.
     pub t0: Tick,
     /// Warm-up, seconds (not counted).
@@ -80,11 +80,11 @@ impl Pacer {
         }
     }
     /// Whether the test time is over at `t`.
-    pub fn done(&self, t: Tick) -> bool {
+    pub(crate) fn done(&self, t: Tick) -> bool {
         t.secs_since(self.t0) >= self.total_s
     }
     /// The timed interval `t` falls in (`None` during the warm-up and after the end).
-    pub fn slot(&self, t: Tick) -> Option<usize> {
+    pub(crate) fn slot(&self, t: Tick) -> Option<usize> {
         let e = t.secs_since(self.t0) - self.omit_s;
         if e < 0.0 {
             return None;
@@ -118,7 +118,7 @@ impl LatencyOut {
         }
     }
     /// Records one round trip from `start` to `done` if it began in a timed interval.
-    pub fn record(&mut self, pacer: &Pacer, start: Tick, done: Tick) {
+    pub(crate) fn record(&mut self, pacer: &Pacer, start: Tick, done: Tick) {
         if let Some(k) = pacer.slot(start) {
             let rtt = done.secs_since(start);
             self.hist.saturating_record(((rtt * 1e9) as u64).max(1));
@@ -127,7 +127,7 @@ impl LatencyOut {
         }
     }
     /// Adds another stream's round trips.
-    pub fn merge(&mut self, o: &LatencyOut) {
+    pub(crate) fn merge(&mut self, o: &LatencyOut) {
         let _ = self.hist.add(&o.hist);
         for (a, b) in self.per_interval.iter_mut().zip(&o.per_interval) {
             a.0 += b.0;
@@ -140,7 +140,7 @@ impl LatencyOut {
 
 /// What a stream thread hands its transport: the test's timeline and the shared
 /// state of its connection.
-pub struct StreamIo<'a> {
+pub(crate) struct StreamIo<'a> {
     /// Message (TCP write, UDP datagram) size in bytes.
     pub msg: usize,
     /// The test's timeline from this thread's release.
@@ -162,7 +162,7 @@ pub struct StreamIo<'a> {
 /// One transport's data side: how a connected socket of it is set up and how it runs
 /// each [`Action`]. TCP and UDP are the impls (in `tcp.rs` and `udp.rs`); a new
 /// transport is one more impl, plus its connect/accept in `client.rs`/`server.rs`.
-pub trait Transport: Send + 'static {
+pub(crate) trait Transport: Send + 'static {
     /// Readies the socket before its thread starts; `idle` bounds blocking calls.
     fn setup(&self, _spec: &TestSpec, _idle: Duration) -> io::Result<()> {
         Ok(())
@@ -193,11 +193,11 @@ pub trait Transport: Send + 'static {
 }
 
 /// A connected data socket of some transport.
-pub type DataSock = Box<dyn Transport>;
+pub(crate) type DataSock = Box<dyn Transport>;
 
 /// What one end does on one data connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     /// Send payload.
     Send,
     /// Receive and count payload.
@@ -217,7 +217,7 @@ impl Action {
 
 /// The action of each data connection at one end. Bidir: the first `streams`
 /// connections carry client→server traffic, the rest server→client.
-pub fn actions(spec: &TestSpec, client: bool) -> Vec<Action> {
+pub(crate) fn actions(spec: &TestSpec, client: bool) -> Vec<Action> {
     let n = spec.streams as usize;
     (0..spec.connections())
         .map(|c| match spec.test {
@@ -283,7 +283,7 @@ fn describe(e: &std::io::Error, idle: Duration) -> String {
 }
 
 /// (received, sent) bytes per timed interval, each as (seconds, bytes).
-pub type Intervals = (Vec<(f64, u64)>, Vec<(f64, u64)>);
+pub(crate) type Intervals = (Vec<(f64, u64)>, Vec<(f64, u64)>);
 
 /// What an end learned from a finished test.
 pub struct Finished {
@@ -296,7 +296,7 @@ pub struct Finished {
 }
 
 /// The running data side of one test at one end.
-pub struct Engine {
+pub(crate) struct Engine {
     spec: TestSpec,
     actions: Vec<Action>,
     handles: Vec<Option<JoinHandle<StreamOut>>>,
@@ -313,7 +313,7 @@ impl Engine {
     /// Starts one thread per connection, pinned to `cpus[i % len]` (none when empty);
     /// they wait at the gate until [`Engine::release`]. `idle` bounds every blocking
     /// data-socket call.
-    pub fn spawn(
+    pub(crate) fn spawn(
         spec: &TestSpec,
         client: bool,
         socks: Vec<DataSock>,
@@ -439,7 +439,7 @@ impl Engine {
     }
 
     /// Opens the gate: every stream starts now. Returns the release time.
-    pub fn release(&self) -> Tick {
+    pub(crate) fn release(&self) -> Tick {
         let t0 = Tick::now();
         let mut st = self.gate.state.lock().unwrap_or_else(|p| p.into_inner());
         *st = (1, Some(t0));
@@ -449,14 +449,14 @@ impl Engine {
 
     /// Sleeps through the test, snapshotting the byte counters at every interval
     /// boundary. Returns (received, sent) per timed interval as (seconds, bytes).
-    pub fn sample(&self, t0: Tick) -> Intervals {
+    pub(crate) fn sample(&self, t0: Tick) -> Intervals {
         self.sample_watching(t0, Duration::from_millis(50), &|| false)
             .unwrap_or_default()
     }
 
     /// [`Engine::sample`], checking `gone` at least every `tick`: `None` (and every
     /// stream told to stop) as soon as it says the peer has vanished.
-    pub fn sample_watching(
+    pub(crate) fn sample_watching(
         &self,
         t0: Tick,
         tick: Duration,
@@ -524,7 +524,7 @@ impl Engine {
 
     /// Ends the test: waits for local senders, exchanges `SenderDone` with the peer,
     /// drains and joins the receivers, and returns this end's view.
-    pub fn finish<S: super::proto::Timed>(
+    pub(crate) fn finish<S: super::proto::Timed>(
         mut self,
         ctrl: &mut Control<S>,
         t0: Tick,
@@ -658,7 +658,7 @@ impl Drop for Engine {
 }
 
 /// The message's type name, for protocol errors.
-pub fn kind(m: &Msg) -> &'static str {
+pub(crate) fn kind(m: &Msg) -> &'static str {
     match m {
         Msg::Greeting { .. } => "greeting",
         Msg::Hello { .. } => "hello",

@@ -35,10 +35,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Warm-up at the start of every test, not counted.
-pub const OMIT: Duration = Duration::from_millis(500);
+pub(crate) const OMIT: Duration = Duration::from_millis(500);
 
 /// The network resource.
-pub struct NetBench;
+pub(crate) struct NetBench;
 
 /// Where the server is.
 #[derive(Debug, Clone)]
@@ -290,14 +290,6 @@ impl Plan for NetBench {
 }
 
 impl Benchmark for NetBench {
-    fn id(&self) -> &'static str {
-        "net"
-    }
-
-    fn about(&self) -> &'static str {
-        "TCP/UDP throughput (counted at the receiver) and ping-pong latency, loopback or client/server"
-    }
-
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
         // TCP and UDP throughput and TCP latency on loopback, 3 s each after the
         // warm-up: about 11 s.

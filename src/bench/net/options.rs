@@ -62,7 +62,7 @@ pub struct ServeArgs {
 }
 
 /// Environment variable read when `--token` is absent (keeps the secret out of `ps`).
-pub const TOKEN_ENV: &str = "PEAKBENCH_TOKEN";
+pub(crate) const TOKEN_ENV: &str = "PEAKBENCH_TOKEN";
 
 fn redact<S: Serializer>(t: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
     // The report records that a token was used, never the token.
@@ -71,7 +71,7 @@ fn redact<S: Serializer>(t: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
 
 /// `peakbench net` options.
 #[derive(Debug, Clone, Serialize)]
-pub struct NetOptions {
+pub(crate) struct NetOptions {
     /// `--server HOST[:PORT]` as given; `None` = an in-process server on loopback.
     pub server: Option<String>,
     /// `--proto`.
@@ -118,7 +118,7 @@ impl Default for NetOptions {
 
 /// `peakbench serve` options.
 #[derive(Debug, Clone, Serialize)]
-pub struct ServeOptions {
+pub(crate) struct ServeOptions {
     /// `--bind ADDR:PORT` [default 127.0.0.1:5211].
     pub bind: SocketAddr,
     /// `--token` (or $PEAKBENCH_TOKEN); serialised only as "was given".
@@ -130,7 +130,7 @@ pub struct ServeOptions {
 
 /// Message size used when `--msg` is not given: iperf3's defaults for throughput
 /// (128 KiB TCP writes, 1460-byte UDP datagrams) and 64-byte ping-pong messages.
-pub fn default_msg(proto: Proto, test: TestKind) -> u32 {
+pub(crate) fn default_msg(proto: Proto, test: TestKind) -> u32 {
     match (proto, test) {
         (Proto::Tcp, TestKind::Throughput) => 128 * 1024,
         (Proto::Udp, TestKind::Throughput) => 1460,
@@ -154,7 +154,7 @@ fn token(given: &Option<String>) -> Result<Option<String>, UsageError> {
 }
 
 /// Parses a bit rate: `500M`, `2.5G`, `1Gbit/s`, `100000` (bit/s).
-pub fn parse_rate(text: &str) -> Result<u64, ParseError> {
+pub(crate) fn parse_rate(text: &str) -> Result<u64, ParseError> {
     let t = text.trim();
     let bad = || {
         ParseError(format!(
@@ -189,7 +189,7 @@ pub fn parse_rate(text: &str) -> Result<u64, ParseError> {
 }
 
 /// Splits `HOST[:PORT]` (IPv6 as `[::1]:PORT` or bare `::1`) and resolves it.
-pub fn resolve(text: &str, default_port: u16) -> Result<SocketAddr, String> {
+pub(crate) fn resolve(text: &str, default_port: u16) -> Result<SocketAddr, String> {
     let t = text.trim();
     if t.is_empty() {
         return Err("empty address; use HOST[:PORT], e.g. 127.0.0.1:5211".into());
@@ -220,7 +220,7 @@ pub fn resolve(text: &str, default_port: u16) -> Result<SocketAddr, String> {
 }
 
 /// Validates `peakbench net` flags.
-pub fn parse_net(a: &NetArgs) -> Result<NetOptions, UsageError> {
+pub(crate) fn parse_net(a: &NetArgs) -> Result<NetOptions, UsageError> {
     let d = NetOptions::default();
     let protos = match &a.proto {
         None => d.protos,
@@ -341,7 +341,7 @@ pub fn parse_net(a: &NetArgs) -> Result<NetOptions, UsageError> {
 }
 
 /// Validates `peakbench serve` flags.
-pub fn parse_serve(a: &ServeArgs) -> Result<ServeOptions, UsageError> {
+pub(crate) fn parse_serve(a: &ServeArgs) -> Result<ServeOptions, UsageError> {
     let bind = match &a.bind {
         None => SocketAddr::from(([127, 0, 0, 1], DEFAULT_PORT)),
         Some(t) => resolve(t, DEFAULT_PORT).map_err(|e| UsageError::new("--bind", e))?,

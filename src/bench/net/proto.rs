@@ -38,27 +38,27 @@ use std::time::{Duration, Instant};
 pub const VERSION: u32 = 1;
 /// Largest frame accepted, in bytes (the length prefix excluded). A report with a
 /// HostInfo is a few KiB; anything near this cap is an attack or a bug.
-pub const MAX_FRAME: usize = 256 * 1024;
+pub(crate) const MAX_FRAME: usize = 256 * 1024;
 /// Default TCP port of `peakbench serve`.
-pub const DEFAULT_PORT: u16 = 5211;
+pub(crate) const DEFAULT_PORT: u16 = 5211;
 /// Most streams per direction a server accepts.
-pub const MAX_STREAMS: u32 = 128;
+pub(crate) const MAX_STREAMS: u32 = 128;
 /// Largest TCP message (write size) accepted.
-pub const MAX_TCP_MSG: u32 = 16 * 1024 * 1024;
+pub(crate) const MAX_TCP_MSG: u32 = 16 * 1024 * 1024;
 /// Largest UDP datagram payload (IPv4: 65535 − 20 − 8).
-pub const MAX_UDP_MSG: u32 = 65_507;
+pub(crate) const MAX_UDP_MSG: u32 = 65_507;
 /// Smallest UDP throughput datagram: it carries a sequence number and a send time.
-pub const MIN_UDP_MSG: u32 = 16;
+pub(crate) const MIN_UDP_MSG: u32 = 16;
 /// Longest test a server accepts (warm-up + timed part).
-pub const MAX_TEST: Duration = Duration::from_secs(3600);
+pub(crate) const MAX_TEST: Duration = Duration::from_secs(3600);
 /// Bytes of the hello a data stream sends first: magic, cookie, stream index.
-pub const DATA_HELLO_LEN: usize = 8 + COOKIE_LEN + 4;
+pub(crate) const DATA_HELLO_LEN: usize = 8 + COOKIE_LEN + 4;
 /// Magic of a data-stream hello.
-pub const DATA_MAGIC: &[u8; 8] = b"PKBNDATA";
+pub(crate) const DATA_MAGIC: &[u8; 8] = b"PKBNDATA";
 /// Magic of the server's acknowledgement of a UDP data hello.
-pub const ACK_MAGIC: &[u8; 8] = b"PKBNDACK";
+pub(crate) const ACK_MAGIC: &[u8; 8] = b"PKBNDACK";
 /// Bytes of a session cookie.
-pub const COOKIE_LEN: usize = 16;
+pub(crate) const COOKIE_LEN: usize = 16;
 /// Bytes of a handshake nonce.
 pub const NONCE_LEN: usize = 32;
 
@@ -96,7 +96,7 @@ pub enum Direction {
 
 impl Proto {
     /// Lower-case name, as on the command line.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Proto::Tcp => "tcp",
             Proto::Udp => "udp",
@@ -106,7 +106,7 @@ impl Proto {
 
 impl TestKind {
     /// Lower-case name, as on the command line.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             TestKind::Throughput => "throughput",
             TestKind::Latency => "latency",
@@ -142,20 +142,15 @@ pub struct TestSpec {
 
 impl TestSpec {
     /// Warm-up plus timed part.
-    pub fn total(&self) -> Duration {
+    pub(crate) fn total(&self) -> Duration {
         Duration::from_millis(
             self.omit_ms
                 .saturating_add(self.interval_ms.saturating_mul(u64::from(self.intervals))),
         )
     }
 
-    /// Whether the client end sends payload (throughput) in this test.
-    pub fn client_sends(&self) -> bool {
-        self.test == TestKind::Throughput && self.direction != Direction::Down
-    }
-
     /// Data connections to open: one per stream, twice that for `bidir`.
-    pub fn connections(&self) -> usize {
+    pub(crate) fn connections(&self) -> usize {
         let n = self.streams as usize;
         if self.test == TestKind::Throughput && self.direction == Direction::Bidir {
             2 * n
@@ -165,7 +160,7 @@ impl TestSpec {
     }
 
     /// Checks every field that sizes work or memory; the error is one line for the peer.
-    pub fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         let max_msg = match self.proto {
             Proto::Tcp => MAX_TCP_MSG,
             Proto::Udp => MAX_UDP_MSG,
@@ -264,7 +259,7 @@ pub struct EndReport {
 impl EndReport {
     /// Rejects counts that cannot come from an honest peer (negative or non-finite
     /// times, more intervals or streams than asked for).
-    pub fn validate(&self, spec: &TestSpec) -> Result<(), String> {
+    pub(crate) fn validate(&self, spec: &TestSpec) -> Result<(), String> {
         let okf = |x: f64| x.is_finite() && x >= 0.0;
         if self.streams.len() > spec.connections() {
             return Err("peer reported more streams than the test has".into());
@@ -463,7 +458,7 @@ impl Timed for std::net::TcpStream {
 
 /// Whether the peer of `s` has closed or reset the connection. Pending data is left
 /// in place (peeked, not read), so an early message is still read by its reader.
-pub fn peer_closed(s: &std::net::TcpStream) -> bool {
+pub(crate) fn peer_closed(s: &std::net::TcpStream) -> bool {
     use std::os::fd::AsRawFd;
     let mut b = [0u8; 1];
     // SAFETY: a valid socket and a one-byte buffer; MSG_DONTWAIT never blocks.
@@ -495,17 +490,17 @@ impl<S: Timed> Control<S> {
     }
 
     /// The underlying stream.
-    pub fn get_ref(&self) -> &S {
+    pub(crate) fn get_ref(&self) -> &S {
         &self.stream
     }
 
     /// Whether a message (or the end) is waiting, within `t`.
-    pub fn readable(&self, t: Duration) -> bool {
+    pub(crate) fn readable(&self, t: Duration) -> bool {
         self.stream.readable(t)
     }
 
     /// Sends one message.
-    pub fn send(&mut self, msg: &Msg, what: &str) -> Result<(), ProtoError> {
+    pub(crate) fn send(&mut self, msg: &Msg, what: &str) -> Result<(), ProtoError> {
         self.stream
             .write_all(&encode(msg))
             .and_then(|_| self.stream.flush())
@@ -574,13 +569,13 @@ fn io_err(what: &str, e: std::io::Error) -> ProtoError {
 
 /// Peer text made safe for a terminal and a log line: the one sanitiser
 /// ([`crate::util::sanitize`]), capped at 200 characters.
-pub fn clean(text: &str) -> String {
+pub(crate) fn clean(text: &str) -> String {
     crate::util::sanitize::line_max(text, 200)
 }
 
 /// `n` bytes from the OS random source (/dev/urandom). Nonces and cookies must be
 /// unpredictable, so there is no weak fallback: without it the session fails.
-pub fn random_bytes(n: usize) -> std::io::Result<Vec<u8>> {
+pub(crate) fn random_bytes(n: usize) -> std::io::Result<Vec<u8>> {
     let mut v = vec![0u8; n];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut v)?;
     Ok(v)
@@ -632,7 +627,7 @@ pub fn prove(token: &[u8], side: Side, server_nonce: &[u8], client_nonce: &[u8])
 }
 
 /// Checks a proof in constant time.
-pub fn verify(
+pub(crate) fn verify(
     token: &[u8],
     side: Side,
     server_nonce: &[u8],
@@ -657,7 +652,7 @@ pub fn data_hello(cookie: &[u8], id: u32) -> [u8; DATA_HELLO_LEN] {
 }
 
 /// The stream index in a data hello, if it carries `magic` and the right cookie.
-pub fn parse_data_hello(buf: &[u8], magic: &[u8; 8], cookie: &[u8]) -> Option<u32> {
+pub(crate) fn parse_data_hello(buf: &[u8], magic: &[u8; 8], cookie: &[u8]) -> Option<u32> {
     if buf.len() != DATA_HELLO_LEN || &buf[..8] != magic {
         return None;
     }

@@ -13,7 +13,7 @@ use crate::report::model::{BenchResult, Metric, Resource, Unit};
 use crate::util::units::format_si;
 
 /// The result skeleton of a case, before anything ran.
-pub fn base(spec: &TestSpec) -> BenchResult {
+pub(crate) fn base(spec: &TestSpec) -> BenchResult {
     let (metric, unit) = match spec.test {
         TestKind::Throughput => (Metric::Throughput, Unit::BytePerSec),
         TestKind::Latency => (Metric::Latency, Unit::Second),
@@ -229,7 +229,7 @@ fn latency_result(mut r: BenchResult, l: Option<LatencyOut>, o: &Outcome) -> Ben
 }
 
 /// Builds the result of a finished case.
-pub fn build(mut r: BenchResult, spec: &TestSpec, o: Outcome, ctx: &Context) -> BenchResult {
+pub(crate) fn build(mut r: BenchResult, spec: &TestSpec, o: Outcome, ctx: &Context) -> BenchResult {
     r.ends = Some(serde_json::json!({
         "local": { "role": "client", "address": o.local_addr.to_string(), "report": o.local.report },
         "remote": { "role": "server", "host": o.remote_host, "report": o.remote },

@@ -29,15 +29,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Most unauthenticated connections at once from all addresses.
-pub const MAX_PENDING: usize = 64;
+pub(crate) const MAX_PENDING: usize = 64;
 /// Most unauthenticated connections at once from one address.
 pub const MAX_PENDING_PER_ADDR: usize = 4;
 /// How often the server checks, during a test, whether the client is still there.
-pub const WATCH_TICK: Duration = Duration::from_millis(50);
+pub(crate) const WATCH_TICK: Duration = Duration::from_millis(50);
 /// Log lines allowed per [`LOG_WINDOW`]; more are counted and summarised.
-pub const LOG_BURST: u32 = 20;
+pub(crate) const LOG_BURST: u32 = 20;
 /// The log rate-limit window.
-pub const LOG_WINDOW: Duration = Duration::from_secs(10);
+pub(crate) const LOG_WINDOW: Duration = Duration::from_secs(10);
 /// Most data-port connections waiting for their hello at once during an attach.
 const MAX_ATTACH_WAITING: usize = 64;
 
@@ -672,14 +672,14 @@ fn run_test(
 
 /// The warning `serve` gives when it listens beyond loopback without a token (issue #16
 /// item 11); `None` on loopback (IPv4-mapped included) or with a token.
-pub fn exposure_warning(ip: std::net::IpAddr, token: bool) -> Option<String> {
+pub(crate) fn exposure_warning(ip: std::net::IpAddr, token: bool) -> Option<String> {
     (!token && !ip.to_canonical().is_loopback()).then(|| format!(
         "warning: listening on {ip} without a token: anyone who can reach it can run tests (load this host and its network); give --token (or $PEAKBENCH_TOKEN)"
     ))
 }
 
 /// `peakbench serve`: binds, prints one line, serves until stopped.
-pub fn run_cli(o: &super::options::ServeOptions) -> anyhow::Result<std::process::ExitCode> {
+pub(crate) fn run_cli(o: &super::options::ServeOptions) -> anyhow::Result<std::process::ExitCode> {
     let host = crate::hw::HostInfo::detect(true);
     let mut cfg = ServerConfig::new(
         serde_json::to_value(&host).unwrap_or(serde_json::Value::Null),

@@ -38,7 +38,7 @@ fn send_flags(fd: i32, buf: &[u8], flags: i32) -> io::Result<usize> {
 
 /// Enables MSG_ZEROCOPY on the socket; `false` when the kernel refuses (before 4.14,
 /// or a socket type without it).
-pub fn enable_zerocopy(sock: &TcpStream) -> bool {
+pub(crate) fn enable_zerocopy(sock: &TcpStream) -> bool {
     let one: libc::c_int = 1;
     // SAFETY: plain setsockopt with a valid int option value.
     unsafe {
@@ -73,7 +73,7 @@ fn reap_zerocopy(fd: i32) {
 
 /// Sends `msg`-byte messages until the test's end or an interrupt, then shuts down the
 /// write side so the receiver sees the end. Returns (bytes, messages).
-pub fn send(
+pub(crate) fn send(
     mut sock: &TcpStream,
     msg: usize,
     pacer: &Pacer,
@@ -138,10 +138,10 @@ pub fn recv(mut sock: &TcpStream, msg: usize, count: &AtomicU64) -> io::Result<(
 }
 
 /// How long a latency thread polls a socket before it blocks (see `engine.rs`).
-pub const SPIN: f64 = 100e-6;
+pub(crate) const SPIN: f64 = 100e-6;
 
 /// Polls `fd` without blocking for up to [`SPIN`] seconds. `None`: nothing arrived.
-pub fn spin_recv(fd: i32, buf: &mut [u8]) -> Option<io::Result<usize>> {
+pub(crate) fn spin_recv(fd: i32, buf: &mut [u8]) -> Option<io::Result<usize>> {
     let t0 = Tick::now();
     loop {
         // SAFETY: `buf` is valid and writable for its length; `fd` is an open socket.
@@ -190,7 +190,7 @@ fn read_msg(sock: &mut &TcpStream, buf: &mut [u8], spin: bool) -> io::Result<boo
 
 /// Client side of ping-pong: send a message, wait for it to come back, until the
 /// test's end. Round trips starting after the warm-up are recorded.
-pub fn ping(
+pub(crate) fn ping(
     mut sock: &TcpStream,
     msg: usize,
     pacer: &Pacer,
@@ -222,7 +222,7 @@ pub fn ping(
 
 /// Server side of ping-pong: echo every `msg`-byte message until the peer shuts down.
 /// Returns (bytes, messages) echoed.
-pub fn echo(mut sock: &TcpStream, msg: usize, spin: bool) -> io::Result<(u64, u64)> {
+pub(crate) fn echo(mut sock: &TcpStream, msg: usize, spin: bool) -> io::Result<(u64, u64)> {
     let mut buf = vec![0u8; msg];
     let mut n = 0u64;
     while read_msg(&mut sock, &mut buf, spin)? {
@@ -233,7 +233,7 @@ pub fn echo(mut sock: &TcpStream, msg: usize, spin: bool) -> io::Result<(u64, u6
 }
 
 /// A payload that is not all zeros (compression anywhere on the path gains nothing).
-pub fn payload(len: usize) -> Vec<u8> {
+pub(crate) fn payload(len: usize) -> Vec<u8> {
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
     (0..len)
         .map(|_| {
@@ -246,7 +246,7 @@ pub fn payload(len: usize) -> Vec<u8> {
 }
 
 /// Sets TCP_NODELAY (latency: no Nagle batching of small messages).
-pub fn nodelay(sock: &TcpStream) {
+pub(crate) fn nodelay(sock: &TcpStream) {
     let _ = sock.set_nodelay(true);
 }
 

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Bytes of the sequence/time header of throughput datagrams.
-pub const HEADER: usize = 16;
+pub(crate) const HEADER: usize = 16;
 /// Most datagrams per sendmmsg/recvmmsg call.
 const MAX_BATCH: usize = 64;
 /// Bytes of datagram buffers per batch (bounds memory for large datagrams).
@@ -97,7 +97,7 @@ fn batch_for(msg: usize, rate_bps: Option<u64>) -> usize {
 }
 
 /// Sends numbered datagrams until the test's end. Returns (bytes, datagrams).
-pub fn send(
+pub(crate) fn send(
     sock: &UdpSocket,
     msg: usize,
     pacer: &Pacer,
@@ -243,7 +243,7 @@ pub fn recv(
 
 /// Client side of UDP ping-pong. A reply that does not come back within 200 ms is
 /// counted lost (UDP has no retransmission) and the next ping goes out.
-pub fn ping(
+pub(crate) fn ping(
     sock: &UdpSocket,
     msg: usize,
     pacer: &Pacer,
@@ -303,7 +303,7 @@ pub fn ping(
 
 /// Server side of UDP ping-pong: echo every datagram until `stop`.
 /// Returns (bytes, datagrams) echoed.
-pub fn echo(sock: &UdpSocket, stop: &Interrupt, spin: bool) -> io::Result<(u64, u64)> {
+pub(crate) fn echo(sock: &UdpSocket, stop: &Interrupt, spin: bool) -> io::Result<(u64, u64)> {
     let _ = sock.set_read_timeout(Some(Duration::from_millis(20)));
     let mut buf = vec![0u8; 65_536];
     let (mut bytes, mut n) = (0u64, 0u64);
