@@ -132,6 +132,11 @@ impl Case for LinalgCase {
     }
 
     fn run(&self, ctx: &Context) -> Vec<BenchResult> {
+        let elem = if self.precision == Precision::Fp32 {
+            4
+        } else {
+            8
+        };
         let r = BenchResult::new(
             Resource::Linalg,
             self.routine.name(),
@@ -142,17 +147,7 @@ impl Case for LinalgCase {
         .param("precision", self.precision.name())
         .param("n", self.n)
         .param("threads", self.threads)
-        .param(
-            "intensity",
-            self.routine.intensity(
-                self.n,
-                if self.precision == Precision::Fp32 {
-                    4
-                } else {
-                    8
-                },
-            ),
-        );
+        .param("intensity", round3(self.routine.intensity(self.n, elem)));
         if let Some(why) = unsupported(self.precision, ctx.host) {
             return vec![r.skipped(why)];
         }
@@ -241,13 +236,13 @@ impl LinalgCase {
             Routine::Gemm => "Freivalds check ‖C·v − A·(B·v)‖∞ / (n·ε·‖A‖∞‖B‖∞‖v‖∞)",
             _ => "HPL scaled residual ‖Ax−b‖∞ / (ε·(‖A‖∞‖x‖∞ + ‖b‖∞)·n)",
         };
-        if !(worst < THRESHOLD) {
+        if worst.is_nan() || worst >= THRESHOLD {
             return r.failed(format!(
                 "{check} = {worst:.3e} ≥ {THRESHOLD}: the result is wrong, no figure is reported"
             ));
         }
         r.info(format!(
-            "{calls} call{} per sample; {check} = {worst:.4} (< {THRESHOLD}, worst of the checked calls); {} in memory",
+            "{calls} call{} per sample; {check} = {worst:.2e} (< {THRESHOLD}, worst of the checked calls); {} in memory",
             if calls == 1 { "" } else { "s" },
             format_size(bytes_needed(self.routine, n, T::BYTES).unwrap_or(0))
         ));
@@ -285,7 +280,7 @@ impl LinalgCase {
                 let s = call(i + 1 == calls);
                 secs += s.secs;
                 // NaN counts as a failure: `f64::max` would drop it.
-                if !(s.worst <= worst) {
+                if s.worst.is_nan() || s.worst > worst {
                     worst = s.worst;
                 }
             }
@@ -294,6 +289,12 @@ impl LinalgCase {
         }
         (times, calls, worst)
     }
+}
+
+/// `x` to three decimals (an intensity as a parameter: enough to place the point,
+/// short enough to read in the table).
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
 }
 
 /// The logical CPUs to pin `t` threads to (none, with a warning, when oversubscribed).
@@ -374,7 +375,7 @@ impl Case for RooflineCase {
             .param("level", self.level)
             .size("size", self.bytes * t as u64)
             .param("k", self.k as u64)
-            .param("intensity", roofline::intensity(self.k))
+            .param("intensity", round3(roofline::intensity(self.k)))
             .param("threads", t);
         let cpus = pin_cpus(host, t, &mut r);
         let fma = fma_kernel(Precision::Fp64, host);
