@@ -106,6 +106,7 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
         Command::Disk(o) => measure(&opts, |ctx| bench::disk::DiskBench.plan(o, ctx)),
         Command::Net(o) => measure(&opts, |ctx| bench::net::NetBench.plan(o, ctx)),
         Command::Gpu(o) => measure(&opts, |ctx| bench::gpu::GpuBench.plan(o, ctx)),
+        Command::Linalg(o) => measure(&opts, |ctx| bench::linalg::LinalgBench.plan(o, ctx)),
         Command::Null { threads } => {
             measure(&opts, |ctx| bench::null::NullBench.plan(threads, ctx))
         }

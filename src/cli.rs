@@ -10,6 +10,7 @@ use crate::bench::common::CommonArgs;
 use crate::bench::cpu::options::CpuArgs;
 use crate::bench::disk::options::DiskArgs;
 use crate::bench::gpu::options::GpuArgs;
+use crate::bench::linalg::options::LinalgArgs;
 use crate::bench::memory::options::MemoryArgs;
 use crate::bench::net::options::{NetArgs, ServeArgs};
 use clap::{Args, Parser, Subcommand};
@@ -46,6 +47,8 @@ pub enum Cmd {
     Net(NetArgs),
     /// GPU compute per precision, memory and transfer bandwidth, dispatch latency (wgpu over Vulkan)
     Gpu(GpuArgs),
+    /// Dense linear algebra next to the FMA peak: GEMM and an HPL-style LU solve (faer)
+    Linalg(LinalgArgs),
     /// Serve network tests to `peakbench net --server` clients
     Serve(ServeArgs),
     /// Render a results file: the table on stdout, or --html/--csv/--markdown files

@@ -29,6 +29,8 @@ pub(crate) enum Command {
     Net(crate::bench::net::options::NetOptions),
     /// `peakbench gpu`.
     Gpu(crate::bench::gpu::options::GpuOptions),
+    /// `peakbench linalg`.
+    Linalg(crate::bench::linalg::options::LinalgOptions),
     /// `peakbench serve` (measures nothing itself; dispatched by `app::run`).
     Serve(crate::bench::net::options::ServeOptions),
     /// `peakbench report FILE.json` (measures nothing).
@@ -72,6 +74,7 @@ impl Options {
             Some(Cmd::Disk(a)) => Command::Disk(crate::bench::disk::options::parse(a)?),
             Some(Cmd::Net(a)) => Command::Net(crate::bench::net::options::parse_net(a)?),
             Some(Cmd::Gpu(a)) => Command::Gpu(crate::bench::gpu::options::parse(a)?),
+            Some(Cmd::Linalg(a)) => Command::Linalg(crate::bench::linalg::options::parse(a)?),
             Some(Cmd::Serve(a)) => Command::Serve(crate::bench::net::options::parse_serve(a)?),
             Some(Cmd::Report(a)) => Command::Report(crate::reporting::parse_report(a, c)?),
             Some(Cmd::Compare(a)) => Command::Compare {

@@ -39,6 +39,7 @@ pub mod common;
 pub mod cpu;
 pub mod disk;
 pub mod gpu;
+pub mod linalg;
 pub mod memory;
 pub mod net;
 pub mod null;
@@ -92,4 +93,5 @@ pub(crate) static BENCHMARKS: &[&dyn Benchmark] = &[
     &disk::DiskBench,
     &net::NetBench,
     &gpu::GpuBench,
+    &linalg::LinalgBench,
 ];

@@ -25,7 +25,7 @@ use crate::hw::HostInfo;
 use crate::report::model::{BenchResult, Note, NoteKind, Reference, Unit};
 /// Running external programs lives in `util::process` (the one place that does);
 /// re-exported for the adapters.
-pub use crate::util::process::{capture, which};
+pub use crate::util::process::{capture, capture_in, which};
 use crate::util::process::{output_any, spawn_quiet};
 use serde::Serialize;
 use std::any::Any;

@@ -404,10 +404,14 @@ pub(crate) fn compute_ceilings(report: &Report) -> Vec<Ceiling> {
     ceilings(
         report,
         |r| {
-            (r.metric == Metric::Ops && r.unit == Unit::FlopPerSec).then(|| {
-                let p = r.param_str("precision").unwrap_or(&r.workload);
-                format!("{} {p}", r.resource)
-            })
+            // Linalg results are points on the roofline (`measured_roofline`), not ceilings.
+            (r.metric == Metric::Ops
+                && r.unit == Unit::FlopPerSec
+                && r.resource != Resource::Linalg)
+                .then(|| {
+                    let p = r.param_str("precision").unwrap_or(&r.workload);
+                    format!("{} {p}", r.resource)
+                })
         },
         true,
     )
@@ -455,13 +459,31 @@ fn roof(p: f64, b: Option<f64>, xlo: f64, xhi: f64) -> Vec<(f64, f64)> {
 
 /// The roofline, when the report has at least one `FLOP/s` result.
 pub(crate) fn roofline(report: &Report) -> Option<Figure> {
-    let cs = compute_ceilings(report);
-    if cs.is_empty() {
+    let mut cs = compute_ceilings(report);
+    // The FMA peak the linalg results were compared with, where no CPU result gave
+    // a ceiling of that precision (dashed only: nothing measured it as a ceiling).
+    for (p, v) in super::measured_roofline::linalg_peaks(report) {
+        let name = format!("cpu {p}");
+        if !cs.iter().any(|c| c.name == name) {
+            cs.push(Ceiling {
+                name: format!("FMA peak {p}"),
+                measured: f64::NAN,
+                theoretical: Some(v),
+            });
+        }
+    }
+    let extra = super::measured_roofline::extra(report, cs.len().min(MAX_SERIES / 2));
+    if cs.is_empty() && extra.series.is_empty() {
         return None;
     }
     let bws = bandwidth_ceilings(report);
-    // Intensity range: 1/16 .. 64 FLOP/B, widened to show every ridge point.
+    // Intensity range: 1/16 .. 64 FLOP/B, widened to show every ridge point and every
+    // linalg point.
     let (mut xlo, mut xhi) = (1.0f64 / 16.0, 64.0f64);
+    if let Some((a, b)) = extra.x {
+        xlo = xlo.min(2f64.powf(a.log2().floor()));
+        xhi = xhi.max(2f64.powf(b.log2().ceil()));
+    }
     for c in &cs {
         if let Some(b) = partner(&c.name, &bws) {
             let ridge = c.measured / b.measured;
@@ -475,6 +497,17 @@ pub(crate) fn roofline(report: &Report) -> Option<Figure> {
     let mut notes = Vec::new();
     for (i, c) in cs.iter().take(MAX_SERIES / 2).enumerate() {
         let b = partner(&c.name, &bws);
+        if c.measured.is_nan() {
+            if let Some(pt) = c.theoretical {
+                series.push(Series {
+                    name: format!("{} {}", c.name, format_si(pt, "FLOP/s")),
+                    points: roof(pt, b.and_then(|b| b.theoretical), xlo, xhi),
+                    style: Style::Dashed,
+                    color: i,
+                });
+            }
+            continue;
+        }
         let bw_name = b.map_or(String::new(), |b| {
             format!(" × {} {}", b.name, format_si(b.measured, "B/s"))
         });
@@ -510,7 +543,14 @@ pub(crate) fn roofline(report: &Report) -> Option<Figure> {
             });
         }
     }
-    let caption = if bws.is_empty() {
+    series.extend(extra.series);
+    notes.extend(extra.notes);
+    let caption = if bws.is_empty() && !notes.is_empty() {
+        format!(
+            "Solid: best measured means; dashed: theoretical peaks where known; points: the measured intensity sweep per memory level and what GEMM, LU and the triad reach. {}.",
+            notes.join("; ")
+        )
+    } else if bws.is_empty() {
         "Compute ceilings only: no memory bandwidth was measured (run `peakbench memory`). Solid: best measured mean; dashed: theoretical peak.".to_string()
     } else {
         format!(

@@ -14,6 +14,7 @@ pub mod html;
 pub mod json;
 pub mod load;
 pub mod markdown;
+pub(crate) mod measured_roofline;
 pub mod model;
 pub mod progress;
 #[cfg(test)]

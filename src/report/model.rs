@@ -97,6 +97,8 @@ names! {
         Net = "net",
         /// GPU compute, memory and transfers.
         Gpu = "gpu",
+        /// Dense linear algebra (`peakbench linalg`: GEMM, LU solve).
+        Linalg = "linalg",
         /// The do-nothing resource the tests drive the pipeline with.
         Null = "null",
     }

@@ -1,0 +1,610 @@
+//! `peakbench linalg`: what dense linear algebra reaches next to the FMA peak — GEMM
+//! (2n³ FLOP) and an HPL-style solve (LU with partial pivoting and two triangular
+//! solves, 2/3 n³ + 2n² FLOP, HPL's scaled residual checked), through the `faer`
+//! library (why faer: see [`dense`]).
+//!
+//! Per case (routine × precision × n × threads): a rayon pool of `threads` workers,
+//! each pinned to its own core like the CPU cases, runs the library with its
+//! parallelism set to the same count. The matrices are made once (untimed); one call
+//! is the warm-up and sets how many calls make a sample of at least `--min-time`; then
+//! `--repeat` samples, each `calls × flops / time of the calls` (LU: the copy of A into
+//! the workspace before each call is not timed, as HPL times only the solve). Every
+//! call is checked (LU: the residual of every solve; GEMM: Freivalds' test on the
+//! last product of each sample): a failed check fails the case, with the figure.
+//!
+//! The efficiency is against the FMA peak of the widest FMA instruction set the CPU
+//! has in that precision (the CPU benchmark's own kernel row and peak, `cpu::peak_for`),
+//! at the same cores and the clock read on them with that kernel's chain before the
+//! samples and after each one.
+
+pub mod dense;
+pub mod options;
+pub mod roofline;
+
+use super::{Benchmark, Case, Context, Plan, UsageError};
+use crate::bench::cpu::kernels::{self, Kernel, Precision};
+use crate::hw::clock::{self as clock, measure_on};
+use crate::hw::uarch::Pipe;
+use crate::hw::HostInfo;
+use crate::measure::clock::Tick;
+use crate::measure::{RunConfig, Runner};
+use crate::report::model::{BenchResult, Metric, Note, Resource, Unit};
+use crate::util::units::format_size;
+use dense::{LuSolver, Real, THRESHOLD};
+use faer::{Mat, Par};
+use options::{LinalgOptions, Routine};
+
+/// The linalg resource.
+pub(crate) struct LinalgBench;
+
+/// Share of `MemAvailable` a run may use (as the memory benchmark).
+const MEM_FRACTION: f64 = 0.85;
+
+/// Seconds one call should take at the FMA peak when `--n` is not given: GEMM runs
+/// several calls per sample, LU (where a larger n reaches a higher share of the peak,
+/// as HPL's) about one.
+const DEFAULT_SECS: [(Routine, f64); 2] = [(Routine::Gemm, 0.25), (Routine::Lu, 0.5)];
+
+/// Matrix order of the quick suite's one GEMM row: modest (about 2 GFLOP a call), so the
+/// row takes well under 2 s on a small machine.
+const QUICK_N: usize = 1024;
+
+/// The FMA kernel row whose peak a precision is compared with: the widest FMA the CPU
+/// has in that precision (`None` for bf16/fp16, which have no FMA row, or a CPU
+/// without FMA).
+pub(crate) fn fma_kernel(p: Precision, host: &HostInfo) -> Option<&'static Kernel> {
+    kernels::all()
+        .into_iter()
+        .filter(|k| {
+            k.precision == p
+                && k.pipe == Some(Pipe::Fma)
+                && crate::bench::cpu::unavailable(k, host).is_none()
+        })
+        .max_by_key(|k| k.width)
+}
+
+/// Bytes a case of `routine` at order `n` keeps in memory (GEMM: A, B, C; LU: A, its
+/// factorised copy, b and x, and the library's scratch).
+pub fn bytes_needed(routine: Routine, n: usize, elem: usize) -> Option<u64> {
+    let n2 = (n as u64).checked_mul(n as u64)?;
+    let mats: u64 = match routine {
+        Routine::Gemm => 3,
+        _ => 2,
+    };
+    n2.checked_mul(mats)?
+        .checked_add(4 * n as u64)?
+        .checked_mul(elem as u64)
+}
+
+/// The default order: one call takes about `secs` at `flops_per_s`, rounded down to a
+/// multiple of 128 (blocking-friendly), from 256 to 16384.
+pub fn default_n(routine: Routine, flops_per_s: f64, secs: f64) -> usize {
+    let coeff = match routine {
+        Routine::Gemm => 2.0,
+        _ => 2.0 / 3.0,
+    };
+    let n = (secs * flops_per_s / coeff).cbrt();
+    let n = if n.is_finite() { n as usize } else { 0 };
+    (n / 128 * 128).clamp(256, 16384)
+}
+
+/// Why a precision cannot run here, or `None`.
+fn unsupported(p: Precision, host: &HostInfo) -> Option<String> {
+    match p {
+        Precision::Fp64 | Precision::Fp32 => None,
+        Precision::Bf16 | Precision::Fp16 => {
+            let need = if p == Precision::Bf16 {
+                "avx512bf16"
+            } else {
+                "avx512fp16"
+            };
+            Some(if host.cpu.has(need) {
+                format!(
+                    "{} GEMM is not measured: faer has no {} kernels using {need}",
+                    p.name(),
+                    p.name()
+                )
+            } else {
+                format!("CPU lacks {need}: no {} GEMM here", p.name())
+            })
+        }
+        _ => Some(format!("{} is not a linalg precision", p.name())),
+    }
+}
+
+/// One case: a routine at one precision, order and thread count.
+struct LinalgCase {
+    routine: Routine,
+    precision: Precision,
+    n: usize,
+    threads: usize,
+}
+
+impl Case for LinalgCase {
+    fn label(&self) -> String {
+        format!(
+            "linalg {} {} n={} threads={}",
+            self.routine.name(),
+            self.precision.name(),
+            self.n,
+            self.threads
+        )
+    }
+
+    fn run(&self, ctx: &Context) -> Vec<BenchResult> {
+        let elem = if self.precision == Precision::Fp32 {
+            4
+        } else {
+            8
+        };
+        let r = BenchResult::new(
+            Resource::Linalg,
+            self.routine.name(),
+            Metric::Ops,
+            Unit::FlopPerSec,
+        )
+        .param("routine", self.routine.name())
+        .param("precision", self.precision.name())
+        .param("n", self.n)
+        .param("threads", self.threads)
+        .param("intensity", round3(self.routine.intensity(self.n, elem)));
+        if let Some(why) = unsupported(self.precision, ctx.host) {
+            return vec![r.skipped(why)];
+        }
+        vec![match self.precision {
+            Precision::Fp32 => self.measure::<f32>(ctx, r),
+            _ => self.measure::<f64>(ctx, r),
+        }]
+    }
+}
+
+/// What one sample's calls took and the worst check among them.
+struct Sample {
+    secs: f64,
+    worst: f64,
+}
+
+impl LinalgCase {
+    /// Measures the case in precision `T` and completes `r`.
+    fn measure<T: Real>(&self, ctx: &Context, mut r: BenchResult) -> BenchResult {
+        let host = ctx.host;
+        let o = ctx.opts;
+        let (n, t) = (self.n, self.threads);
+        let cpus = pin_cpus(host, t, &mut r);
+        let pin = cpus.clone();
+        let pool = match rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .thread_name(|i| format!("linalg-{i}"))
+            .start_handler(move |i| {
+                if let Some(&c) = pin.get(i) {
+                    crate::measure::runner::pin_current_thread(c);
+                }
+            })
+            .build()
+        {
+            Ok(p) => p,
+            Err(e) => return r.failed(format!("cannot start {t} threads: {e}")),
+        };
+        let par = if t == 1 { Par::Seq } else { Par::rayon(t) };
+        let fma = fma_kernel(self.precision, host);
+        let chain = fma.and_then(|k| k.clock);
+        let mut readings = Vec::new();
+        let mut read = || {
+            // SAFETY: the chain is the FMA kernel's own, which `fma_kernel` only returns
+            // when the CPU has its instructions.
+            if let Some(hz) = chain.and_then(|c| unsafe { measure_on(&cpus, c, 0.002) }) {
+                readings.push(hz);
+            }
+        };
+        let flops = self.routine.flops(n);
+        let a = random::<T>(n, n, 1);
+        let run = match self.routine {
+            Routine::Roofline => return r.failed("the roofline is not a matrix routine"),
+            Routine::Gemm => {
+                let b = random::<T>(n, n, 2);
+                let mut c = Mat::<T>::zeros(n, n);
+                let mut call = |check: bool| -> Sample {
+                    let t0 = Tick::now();
+                    pool.install(|| dense::gemm(c.as_mut(), a.as_ref(), b.as_ref(), par));
+                    let secs = Tick::now().secs_since(t0);
+                    let worst = if check {
+                        dense::gemm_check(a.as_ref(), b.as_ref(), c.as_ref(), 3)
+                    } else {
+                        0.0
+                    };
+                    Sample { secs, worst }
+                };
+                self.samples(ctx, &mut call, &mut read)
+            }
+            Routine::Lu => {
+                let b = random::<T>(n, 1, 2);
+                let mut s = LuSolver::<T>::new(n, par);
+                let mut call = |_check: bool| -> Sample {
+                    s.load(a.as_ref(), b.as_ref());
+                    let t0 = Tick::now();
+                    pool.install(|| s.solve(par));
+                    let secs = Tick::now().secs_since(t0);
+                    // Every solve is checked: O(n²), outside the timed part.
+                    let worst = dense::lu_residual(a.as_ref(), s.x.as_ref(), b.as_ref());
+                    Sample { secs, worst }
+                };
+                self.samples(ctx, &mut call, &mut read)
+            }
+        };
+        let (times, calls, worst) = run;
+        let check = match self.routine {
+            Routine::Gemm => "Freivalds check ‖C·v − A·(B·v)‖∞ / (n·ε·‖A‖∞‖B‖∞‖v‖∞)",
+            _ => "HPL scaled residual ‖Ax−b‖∞ / (ε·(‖A‖∞‖x‖∞ + ‖b‖∞)·n)",
+        };
+        if worst.is_nan() || worst >= THRESHOLD {
+            return r.failed(format!(
+                "{check} = {worst:.3e} ≥ {THRESHOLD}: the result is wrong, no figure is reported"
+            ));
+        }
+        r.info(format!(
+            "{calls} call{} per sample; {check} = {worst:.2e} (< {THRESHOLD}, worst of the checked calls); {} in memory",
+            if calls == 1 { "" } else { "s" },
+            format_size(bytes_needed(self.routine, n, T::BYTES).unwrap_or(0))
+        ));
+        let clock = clock_note(&mut r, fma, &readings);
+        r.clock_hz = clock;
+        let samples: Vec<f64> = times.iter().map(|s| calls as f64 * flops / s).collect();
+        let r = r.with_samples(samples);
+        let peak = fma_peak(self.precision, host, t, clock, &o.peaks);
+        r.with_peak(peak)
+    }
+
+    /// The warm-up call, then `--repeat` samples of `calls` calls each, reading the
+    /// clock before the samples and after each. Returns the seconds of each sample, the
+    /// calls per sample and the worst check seen.
+    fn samples(
+        &self,
+        ctx: &Context,
+        call: &mut dyn FnMut(bool) -> Sample,
+        read: &mut dyn FnMut(),
+    ) -> (Vec<f64>, usize, f64) {
+        let o = ctx.opts;
+        let warm = call(true);
+        let mut worst = warm.worst;
+        let min = o.min_time.as_secs_f64();
+        let calls = if warm.secs > 0.0 {
+            ((min / warm.secs).ceil() as usize).clamp(1, 1 << 20)
+        } else {
+            1
+        };
+        read();
+        let mut times = Vec::new();
+        for _ in 0..o.repeat {
+            let mut secs = 0.0;
+            for i in 0..calls {
+                let s = call(i + 1 == calls);
+                secs += s.secs;
+                // NaN counts as a failure: `f64::max` would drop it.
+                if s.worst.is_nan() || s.worst > worst {
+                    worst = s.worst;
+                }
+            }
+            times.push(secs);
+            read();
+        }
+        (times, calls, worst)
+    }
+}
+
+/// `x` to three decimals (an intensity as a parameter: enough to place the point,
+/// short enough to read in the table).
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// The logical CPUs to pin `t` threads to (none, with a warning, when oversubscribed).
+fn pin_cpus(host: &HostInfo, t: usize, r: &mut BenchResult) -> Vec<usize> {
+    let logical = host.cpu.pin_order.len();
+    if t <= logical {
+        host.cpu.pin_order[..t].to_vec()
+    } else {
+        r.warn(format!(
+            "oversubscribed: {t} threads on {logical} logical CPUs, not pinned"
+        ));
+        Vec::new()
+    }
+}
+
+/// The clock used for the peak (`hw::clock::used_hz` of the readings), noted with every
+/// reading.
+fn clock_note(r: &mut BenchResult, fma: Option<&Kernel>, readings: &[f64]) -> Option<f64> {
+    let clock = clock::used_hz(readings);
+    if let Some(hz) = clock {
+        let ghz: Vec<String> = readings.iter().map(|r| format!("{:.2}", r / 1e9)).collect();
+        r.notes.push(Note::info(format!(
+            "clock readings with the {} chain before the samples and after each: {} GHz; {:.3} GHz used",
+            fma.map_or("-", |k| k.name),
+            ghz.join(", "),
+            hz / 1e9
+        )));
+    }
+    clock
+}
+
+/// The FMA peak of precision `p` on `threads` threads (capped at the cores) at `clock`.
+fn fma_peak(
+    p: Precision,
+    host: &HostInfo,
+    threads: usize,
+    clock: Option<f64>,
+    overrides: &crate::hw::peak::PeakOverrides,
+) -> crate::hw::peak::Peak {
+    let cores = threads.min(host.cpu.cores).max(1);
+    match fma_kernel(p, host) {
+        Some(k) => {
+            let mut peak = crate::bench::cpu::peak_for(k, host, cores, clock, overrides);
+            peak.source = format!("FMA peak of {}: {}", k.name, peak.source);
+            peak
+        }
+        None => crate::hw::peak::Peak::unknown(format!(
+            "unknown: no {} FMA instruction on this CPU",
+            p.name()
+        )),
+    }
+}
+
+/// One point of the measured roofline: the sweep kernel at `k` FMAs per element on
+/// `bytes` per thread (sized for `level`).
+struct RooflineCase {
+    level: &'static str,
+    bytes: u64,
+    k: u32,
+    threads: usize,
+}
+
+impl Case for RooflineCase {
+    fn label(&self) -> String {
+        format!(
+            "linalg roofline {} k={} threads={}",
+            self.level, self.k, self.threads
+        )
+    }
+
+    fn run(&self, ctx: &Context) -> Vec<BenchResult> {
+        let host = ctx.host;
+        let o = ctx.opts;
+        let t = self.threads;
+        let mut r = BenchResult::new(Resource::Linalg, "roofline", Metric::Ops, Unit::FlopPerSec)
+            .param("routine", "roofline")
+            .param("precision", "fp64")
+            .param("level", self.level)
+            .size("size", self.bytes * t as u64)
+            .param("k", self.k as u64)
+            .param("intensity", round3(roofline::intensity(self.k)))
+            .param("threads", t);
+        let cpus = pin_cpus(host, t, &mut r);
+        let fma = fma_kernel(Precision::Fp64, host);
+        let chain = fma.and_then(|k| k.clock);
+        let readings = std::sync::Mutex::new(Vec::new());
+        let read = || {
+            // SAFETY: the chain is the FMA kernel's own, which `fma_kernel` only returns
+            // when the CPU has its instructions.
+            if let Some(hz) = chain.and_then(|c| unsafe { measure_on(&cpus, c, 0.002) }) {
+                readings.lock().unwrap().push(hz);
+            }
+        };
+        read();
+        let cfg = RunConfig {
+            repeat: o.repeat,
+            min_time: o.min_time,
+            threads: t,
+            cpus: cpus.clone(),
+            scaling: crate::measure::Scaling::Weak,
+        };
+        let (bytes, k) = (self.bytes, self.k);
+        let samples = Runner::run(
+            &cfg,
+            |c: crate::measure::runner::ThreadCtx| {
+                Ok(roofline::Sweep::new(bytes, k, c.index as u64 + 1))
+            },
+            &|_, _| read(),
+        );
+        let samples = match samples {
+            Ok(s) => s,
+            Err(e) => return vec![r.failed(e.to_string())],
+        };
+        let readings = readings.into_inner().unwrap();
+        let clock = clock_note(&mut r, fma, &readings);
+        r.clock_hz = clock;
+        r.info(format!(
+            "{} FLOP per 8-byte element ({k} FMA{} + 1 add): {:.3} FLOP/B; {} per thread",
+            roofline::flops_per_elem(k),
+            if k == 1 { "" } else { "s" },
+            roofline::intensity(k),
+            format_size(bytes)
+        ));
+        let r = r.with_samples(samples.iter().map(|s| s.rate()).collect());
+        let peak = fma_peak(Precision::Fp64, host, t, clock, &o.peaks);
+        vec![r.with_peak(peak)]
+    }
+}
+
+/// The roofline's memory levels and the bytes per thread each gets: half of L1 and of
+/// L2 (private), half of the last-level cache shared by the threads, and the larger of
+/// 4× the LLC and 256 MiB shared for DRAM.
+fn roofline_levels(host: &HostInfo, threads: usize) -> Vec<(&'static str, u64)> {
+    let size = |level: u8| {
+        host.cpu
+            .caches
+            .iter()
+            .find(|c| c.level == level && c.kind != "Instruction")
+            .map(|c| c.size_bytes)
+            .filter(|&b| b > 0)
+    };
+    let t = threads.max(1) as u64;
+    let mut v = Vec::new();
+    if let Some(l1) = size(1) {
+        v.push(("L1", l1 / 2));
+    }
+    if let Some(l2) = size(2) {
+        v.push(("L2", l2 / 2));
+    }
+    let llc = host.cpu.llc_bytes().filter(|&b| b > 0);
+    if let (Some(l3), Some(_)) = (size(3), llc) {
+        v.push(("L3", l3 / 2 / t));
+    }
+    let dram = llc.unwrap_or(32 << 20).saturating_mul(4).max(256 << 20);
+    v.push(("DRAM", dram / t));
+    v
+}
+
+/// A random matrix (re-exported for the roofline points and tests).
+fn random<T: Real>(rows: usize, cols: usize, seed: u64) -> Mat<T> {
+    dense::random::<T>(rows, cols, seed)
+}
+
+/// Default thread counts: the CPU benchmark's (1, 2, 4, … cores).
+fn default_threads(host: &HostInfo) -> Vec<usize> {
+    crate::bench::cpu::default_threads(host.cpu.cores)
+}
+
+/// The FMA peak per second of precision `p` on `cores` cores at the clock detected at
+/// start-up (for sizing only; the cases read the clock themselves).
+fn sizing_peak(p: Precision, host: &HostInfo, cores: usize) -> Option<f64> {
+    let k = fma_kernel(p, host)?;
+    let hz = host.clock.scalar_all_hz.or(host.clock.scalar_hz)?;
+    crate::bench::cpu::peak_for(k, host, cores, Some(hz), &Default::default()).value
+}
+
+impl Plan for LinalgBench {
+    type Options = LinalgOptions;
+
+    fn plan(&self, o: &LinalgOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        let host = ctx.host;
+        let threads = o.threads.clone().unwrap_or_else(|| default_threads(host));
+        let max_t = *threads.iter().max().unwrap_or(&1);
+        let mut cases: Vec<Box<dyn Case>> = Vec::new();
+        let avail = host.memory.available_bytes;
+        if o.routines.contains(&Routine::Roofline) {
+            for (level, bytes) in roofline_levels(host, max_t) {
+                let need = bytes.saturating_mul(max_t as u64);
+                if avail > 0 && need as f64 > avail as f64 * MEM_FRACTION {
+                    return Err(UsageError::new(
+                        "--routine",
+                        format!(
+                            "the roofline's DRAM arrays need {} but only {} is available; leave out roofline",
+                            format_size(need),
+                            format_size((avail as f64 * MEM_FRACTION) as u64)
+                        ),
+                    ));
+                }
+                for k in roofline::KS {
+                    cases.push(Box::new(RooflineCase {
+                        level,
+                        bytes,
+                        k,
+                        threads: max_t,
+                    }));
+                }
+            }
+        }
+        for &p in &o.precisions {
+            let elem = if p == Precision::Fp32 { 4 } else { 8 };
+            for &routine in o.routines.iter().filter(|r| **r != Routine::Roofline) {
+                // bf16/fp16 are GEMM only; an LU in them is refused by name.
+                if matches!(p, Precision::Bf16 | Precision::Fp16) && routine == Routine::Lu {
+                    if o.routines.iter().any(|r| *r != Routine::Lu) {
+                        continue;
+                    }
+                    return Err(UsageError::new(
+                        "--precision",
+                        format!(
+                            "{} is GEMM only; use --routine gemm or --precision fp64,fp32",
+                            p.name()
+                        ),
+                    ));
+                }
+                let ns = match &o.n {
+                    Some(ns) => ns.clone(),
+                    None => {
+                        let secs = DEFAULT_SECS
+                            .iter()
+                            .find(|(r, _)| *r == routine)
+                            .map_or(0.25, |x| x.1);
+                        let peak = sizing_peak(p, host, max_t.min(host.cpu.cores).max(1));
+                        // Without a peak: 50 GFLOP/s per core, a modest guess.
+                        let rate = peak.unwrap_or(50e9 * max_t as f64);
+                        vec![default_n(routine, rate, secs)]
+                    }
+                };
+                for &n in &ns {
+                    let need = bytes_needed(routine, n, elem);
+                    if need.is_none_or(|b| avail > 0 && b as f64 > avail as f64 * MEM_FRACTION) {
+                        return Err(UsageError::new(
+                            "--n",
+                            format!(
+                                "n={n} needs {} for {} {} but only {} is available ({:.0} % of MemAvailable {}); use a smaller --n",
+                                need.map_or("more than 16 EiB".into(), format_size),
+                                routine.name(),
+                                p.name(),
+                                format_size((avail as f64 * MEM_FRACTION) as u64),
+                                MEM_FRACTION * 100.0,
+                                format_size(avail)
+                            ),
+                        ));
+                    }
+                    for &t in &threads {
+                        cases.push(Box::new(LinalgCase {
+                            routine,
+                            precision: p,
+                            n,
+                            threads: t,
+                        }));
+                    }
+                }
+            }
+        }
+        Ok(cases)
+    }
+}
+
+impl Benchmark for LinalgBench {
+    fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
+        vec![Box::new(LinalgCase {
+            routine: Routine::Gemm,
+            precision: Precision::Fp64,
+            n: QUICK_N,
+            threads: ctx.host.cpu.cores.max(1),
+        })]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_needed_and_default_orders() {
+        assert_eq!(
+            bytes_needed(Routine::Gemm, 1000, 8),
+            Some((3_000_000 + 4000) * 8)
+        );
+        assert_eq!(
+            bytes_needed(Routine::Lu, 1000, 4),
+            Some((2_000_000 + 4000) * 4)
+        );
+        assert_eq!(bytes_needed(Routine::Gemm, usize::MAX, 8), None);
+        // 100 GFLOP/s, a quarter second: 2n³ = 25e9 → n ≈ 2320 → 2304.
+        assert_eq!(default_n(Routine::Gemm, 100e9, 0.25), 2304);
+        // LU: 2/3 n³ = 50e9 → n ≈ 4217 → 4096.
+        assert_eq!(default_n(Routine::Lu, 100e9, 0.5), 4096);
+        assert_eq!(default_n(Routine::Gemm, 1.0, 0.25), 256);
+        assert_eq!(default_n(Routine::Gemm, f64::INFINITY, 0.25), 256);
+        assert_eq!(default_n(Routine::Lu, 1e18, 1.0), 16384);
+    }
+
+    #[test]
+    fn bf16_and_fp16_are_skipped_with_a_reason() {
+        let host = HostInfo::detect(false);
+        for p in [Precision::Bf16, Precision::Fp16] {
+            let why = unsupported(p, &host).unwrap();
+            assert!(why.contains(p.name()), "{why}");
+        }
+        assert!(unsupported(Precision::Fp64, &host).is_none());
+    }
+}

@@ -1,0 +1,100 @@
+//! `peakbench linalg` through the binary: a short real GEMM and LU run whose checks
+//! pass and whose FLOP counts are the reference tools', the skipped precisions, and the
+//! refusals (exit code 2, one line naming the flag, nothing written). Nothing here
+//! checks speed.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn pb() -> Command {
+    Command::cargo_bin("peakbench").unwrap()
+}
+
+/// A usage error: exit code 2, one line on stderr containing every needle, nothing on
+/// stdout and no results file.
+fn usage_error(args: &[&str], needles: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = pb()
+        .arg("linalg")
+        .args(args)
+        .arg("--output")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: {err}");
+    }
+    assert!(out.stdout.is_empty());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn an_order_too_large_for_memory_is_refused_naming_n_and_the_memory() {
+    // 3 × 200000² × 8 B ≈ 894 GiB for the GEMM: beyond any test machine.
+    usage_error(
+        &["--n", "200000", "--routine", "gemm"],
+        &[
+            "--n: n=200000 needs",
+            "GiB for gemm fp64",
+            "use a smaller --n",
+        ],
+    );
+    usage_error(&["--n", "0"], &["--n: '0' is not a matrix order"]);
+    usage_error(&["--routine", "qr"], &["--routine: unknown routine 'qr'"]);
+    usage_error(
+        &["--precision", "bf16", "--routine", "lu"],
+        &["--precision: bf16 is GEMM only"],
+    );
+}
+
+#[test]
+fn a_short_run_checks_every_result_and_counts_like_hpl() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = pb()
+        .args([
+            "linalg",
+            "--n",
+            "96,200",
+            "--threads",
+            "1,2",
+            "--precision",
+            "fp64,fp32,bf16",
+            "--repeat",
+            "2",
+            "--min-time",
+            "1ms",
+            "--format",
+            "json",
+            "--quiet",
+            "--output",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = v["results"].as_array().unwrap();
+    // fp64 and fp32: 2 routines × 2 orders × 2 thread counts; bf16: GEMM only.
+    assert_eq!(results.len(), 2 * 8 + 4, "{results:#?}");
+    for r in results {
+        assert_eq!(r["resource"], "linalg");
+        assert_eq!(r["unit"], "FLOP/s");
+        if r["params"]["precision"] == "bf16" {
+            assert!(r["status"]["skipped"]["reason"].as_str().is_some(), "{r}");
+            continue;
+        }
+        assert_eq!(r["status"], "ok", "{r}");
+        let notes = r["notes"].to_string();
+        assert!(notes.contains("< 16"), "the check is reported: {notes}");
+        let mean = r["summary"]["mean"].as_f64().unwrap();
+        assert!(mean > 0.0 && mean.is_finite());
+        assert_eq!(r["samples"].as_array().unwrap().len(), 2);
+    }
+}
