@@ -83,6 +83,10 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
             crate::reporting::run_compare(common, files, &mut stdout.lock())?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Fleet(f) => {
+            crate::reporting::run_fleet(common, f, &mut stdout.lock())?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Reference(r) if !r.run => {
             crate::reporting::run_reference(common, &mut stdout.lock())?;
             Ok(ExitCode::SUCCESS)
@@ -135,6 +139,7 @@ fn measure(
         host: host.clone(),
         config: serde_json::to_value(options)?,
         results: Vec::new(),
+        hosts: Vec::new(),
     };
     // Fail before measuring anything if the HTML page cannot be written.
     if let Some(h) = &opts.html {

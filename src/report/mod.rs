@@ -10,6 +10,8 @@ pub mod compare;
 pub mod csv;
 pub mod export;
 pub mod figures;
+pub mod fleet;
+mod fleet_view;
 pub mod html;
 pub mod json;
 pub mod load;
@@ -65,6 +67,7 @@ pub mod fixtures {
             },
             config: serde_json::json!({"repeat": 3}),
             results: vec![ok, over, skipped],
+            hosts: Vec::new(),
         }
     }
 }
