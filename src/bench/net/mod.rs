@@ -22,6 +22,7 @@ pub mod engine;
 pub mod options;
 pub mod proto;
 mod results;
+pub mod rounds;
 pub mod server;
 pub mod tcp;
 pub mod udp;
