@@ -16,6 +16,7 @@ pub mod html;
 pub mod json;
 pub mod load;
 pub mod markdown;
+pub mod matrix;
 pub mod model;
 pub mod progress;
 #[cfg(test)]

@@ -19,6 +19,7 @@
 
 pub mod client;
 pub mod engine;
+pub(crate) mod matrix;
 pub mod options;
 pub mod proto;
 mod results;
