@@ -172,7 +172,20 @@ fn connect(l: &Launch) -> anyhow::Result<TcpStream> {
 }
 
 /// Runs this rank of a cluster launch: rank 0 also coordinates and writes the report.
+/// Under MPI, MPI is finalised after (the report is written first, so a finalisation
+/// that waits on a lost rank cannot cost it).
 pub(crate) fn run(
+    options: &Options,
+    l: Launch,
+    plan: impl FnOnce(&Context) -> Result<Vec<Box<dyn Case>>, UsageError>,
+) -> anyhow::Result<ExitCode> {
+    let r = run_rank(options, l, plan);
+    #[cfg(feature = "mpi")]
+    mpi::finish();
+    r
+}
+
+fn run_rank(
     options: &Options,
     l: Launch,
     plan: impl FnOnce(&Context) -> Result<Vec<Box<dyn Case>>, UsageError>,

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 /// Size of the broadcast address buffer (`ip:port`, NUL-padded).
 const ADDR_LEN: usize = 64;
 
-/// MPI stays initialised for the life of the process (finalised at exit by the
-/// `Universe`'s drop is not needed: the launcher collects the ranks when they exit).
+/// MPI stays initialised until the rank's work is done; [`finish`] drops the `Universe`
+/// (MPI_Finalize), which the launcher requires of every rank before it exits.
 static UNIVERSE: OnceLock<std::sync::Mutex<Option<mpi::environment::Universe>>> = OnceLock::new();
 
 /// Initialises MPI and shares rank 0's coordinator address.
@@ -91,4 +91,13 @@ pub(super) fn launch(
         suite,
         listener,
     })
+}
+
+/// Finalises MPI (drops the `Universe`), if it was initialised.
+pub(super) fn finish() {
+    if let Some(m) = UNIVERSE.get() {
+        if let Ok(mut u) = m.lock() {
+            drop(u.take());
+        }
+    }
 }
