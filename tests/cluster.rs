@@ -243,3 +243,71 @@ fn matrix_without_a_launch_is_a_usage_error() {
         "{e}"
     );
 }
+
+/// The same through `mpirun` (CI sets `PEAKBENCH_MPI_BIN` to a build with
+/// `--features mpi`; run with `--ignored`): three ranks on this machine, each its own
+/// host on its own loopback address, give the gathered suite with 3 hosts and the 3 × 3
+/// matrix with all 6 ordered links.
+#[test]
+#[ignore = "needs: mpirun and a build with --features mpi (PEAKBENCH_MPI_BIN)"]
+fn mpirun_three_ranks_matrix_and_gathered_suite() {
+    let Some(bin) = std::env::var_os("PEAKBENCH_MPI_BIN") else {
+        eprintln!("skipped: PEAKBENCH_MPI_BIN is not set");
+        return;
+    };
+    for (args, check) in [
+        ("null", 3usize),
+        ("net --matrix --time 400ms --repeat 2", 12usize),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let script = format!(
+            "PEAKBENCH_HOST_ID=h$OMPI_COMM_WORLD_RANK PEAKBENCH_BIND=127.0.0.$((OMPI_COMM_WORLD_RANK+1)) exec {} {args} --quiet --format json --output {}",
+            bin.to_string_lossy(),
+            d.path().display()
+        );
+        let out = Command::new("timeout")
+            .args([
+                "300",
+                "mpirun",
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "-np",
+                "3",
+                "sh",
+                "-c",
+            ])
+            .arg(&script)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let hosts: Vec<&str> = v["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(hosts, ["h0", "h1", "h2"], "{args}");
+        let rs = v["results"].as_array().unwrap();
+        assert_eq!(rs.len(), check, "{args}");
+        assert!(rs.iter().all(|r| r["status"] == "ok"), "{args}: {rs:?}");
+        if check == 12 {
+            let mut pairs: Vec<(&str, &str)> = rs
+                .iter()
+                .map(|r| {
+                    (
+                        r["params"]["from"].as_str().unwrap(),
+                        r["params"]["to"].as_str().unwrap(),
+                    )
+                })
+                .collect();
+            pairs.sort();
+            pairs.dedup();
+            assert_eq!(pairs.len(), 6, "{pairs:?}");
+        }
+    }
+}
