@@ -256,7 +256,7 @@ fn every_format_renders_and_escapes() {
             assert!(!s.contains("NaN"));
         }
         if fmt == Format::Csv {
-            assert!(s.starts_with(super::super::fleet_view::CSV_HEADER));
+            assert!(s.starts_with(crate::report::fleet_view::CSV_HEADER));
             // One row per (workload, host): fma (4 + 1 rows) and chase (4 + 1).
             assert_eq!(s.lines().count(), 1 + 10, "{s}");
         }
