@@ -60,6 +60,32 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let common = &opts.common;
+    // Under a cluster launch every measuring command runs on every host (`cluster`).
+    let measuring = matches!(
+        opts.command,
+        Command::Quick
+            | Command::Cpu(_)
+            | Command::Memory(_)
+            | Command::Disk(_)
+            | Command::Net(_)
+            | Command::Gpu(_)
+            | Command::Null { .. }
+    ) && !matches!(&opts.command, Command::Gpu(g) if g.list);
+    if measuring {
+        if let Some(l) = crate::cluster::launch()? {
+            let command = opts.command.clone();
+            return crate::cluster::run(&opts, l, |ctx| {
+                cases_of(&command, ctx).unwrap_or_else(|| Ok(Vec::new()))
+            });
+        }
+        if matches!(&opts.command, Command::Net(n) if n.matrix) {
+            return Err(UsageError::new(
+                "--matrix",
+                "needs a cluster launch: mpirun or srun with a build with --features mpi, or $PEAKBENCH_RANK, $PEAKBENCH_SIZE and $PEAKBENCH_COORD (see README)",
+            )
+            .into());
+        }
+    }
     match &opts.command {
         Command::Sysinfo => {
             crate::sysinfo::run(common, &mut stdout.lock())?;
@@ -81,6 +107,10 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
         }
         Command::Compare { files } => {
             crate::reporting::run_compare(common, files, &mut stdout.lock())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Fleet(f) => {
+            crate::reporting::run_fleet(common, f, &mut stdout.lock())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Reference(r) if !r.run => {
@@ -113,6 +143,23 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The cases of a measuring command (`None` for the commands that measure nothing).
+fn cases_of(command: &Command, ctx: &Context) -> Option<Result<Vec<Box<dyn Case>>, UsageError>> {
+    Some(match command {
+        Command::Quick => Ok(bench::BENCHMARKS
+            .iter()
+            .flat_map(|b| b.quick(ctx))
+            .collect()),
+        Command::Cpu(o) => bench::cpu::CpuBench.plan(o, ctx),
+        Command::Memory(o) => bench::memory::MemoryBench.plan(o, ctx),
+        Command::Disk(o) => bench::disk::DiskBench.plan(o, ctx),
+        Command::Net(o) => bench::net::NetBench.plan(o, ctx),
+        Command::Gpu(o) => bench::gpu::GpuBench.plan(o, ctx),
+        Command::Null { threads } => bench::null::NullBench.plan(threads, ctx),
+        _ => return None,
+    })
+}
+
 /// A measuring run: detect the host, plan the cases, run each one, write the results
 /// file after every case, then the requested views.
 fn measure(
@@ -136,6 +183,7 @@ fn measure(
         host: host.clone(),
         config: serde_json::to_value(options)?,
         results: Vec::new(),
+        hosts: Vec::new(),
     };
     // Fail before measuring anything if the HTML page cannot be written.
     if let Some(h) = &opts.html {

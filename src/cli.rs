@@ -57,6 +57,8 @@ pub enum Cmd {
     Compare(CompareArgs),
     /// Installed reference tools and their versions; --run compares CPU peaks with likwid-bench
     Reference(ReferenceArgs),
+    /// Merge many hosts' results files: per workload the fleet median, spread and outlier hosts
+    Fleet(FleetArgs),
     /// Does nothing; drives the whole pipeline in tests
     #[command(hide = true)]
     Null {
@@ -97,4 +99,21 @@ pub struct ReferenceArgs {
     /// Thread counts for --run [default: 1 and the core count]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub threads: Option<String>,
+}
+
+/// `peakbench fleet` arguments.
+#[derive(Debug, Args, Default)]
+pub struct FleetArgs {
+    /// Results files, one per host (or gathered MPI runs with hosts[])
+    #[arg(value_name = "FILE.json", required = true, num_args = 1..)]
+    pub files: Vec<String>,
+    /// Outlier when the modified z-score |0.6745*(x-median)/MAD| exceeds this [default: 3.5]
+    #[arg(long, value_name = "Z", allow_hyphen_values = true)]
+    pub threshold: Option<String>,
+    /// ... and the figure is at least this far from the median, e.g. 5% [default: 5%]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
+    pub min_gap: Option<String>,
+    /// Refuse files that ran the same case with differing settings (default: label them)
+    #[arg(long)]
+    pub strict: bool,
 }

@@ -11,6 +11,7 @@
 pub mod app;
 pub mod bench;
 pub mod cli;
+pub mod cluster;
 pub mod hw;
 pub mod measure;
 pub mod options;

@@ -42,6 +42,8 @@ pub(crate) enum Command {
     },
     /// `peakbench reference`.
     Reference(ReferenceOptions),
+    /// `peakbench fleet FILE…` (measures nothing).
+    Fleet(crate::reporting::FleetOptions),
     /// Hidden `peakbench null`.
     Null {
         /// `--threads`.
@@ -84,6 +86,7 @@ impl Options {
                 run: a.run,
                 threads: a.threads.as_deref().map(parse_threads).transpose()?,
             }),
+            Some(Cmd::Fleet(a)) => Command::Fleet(crate::reporting::parse_fleet(a)?),
             Some(Cmd::Null { threads }) => Command::Null {
                 threads: threads
                     .as_deref()

@@ -272,6 +272,99 @@ pub(crate) fn reference_cpu(r: &ReferenceOptions) -> CpuOptions {
     }
 }
 
+/// `peakbench fleet` options.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FleetOptions {
+    /// The files, in the order given.
+    pub files: Vec<PathBuf>,
+    /// `--threshold` and `--min-gap`.
+    pub rule: crate::report::fleet::Rule,
+    /// `--strict`: refuse a case run with differing settings.
+    pub strict: bool,
+}
+
+/// Validates `peakbench fleet` arguments.
+pub(crate) fn parse_fleet(a: &crate::cli::FleetArgs) -> Result<FleetOptions, UsageError> {
+    let mut rule = crate::report::fleet::Rule::default();
+    if let Some(t) = &a.threshold {
+        rule.threshold = match t.trim().parse::<f64>() {
+            Ok(z) if z.is_finite() && z > 0.0 => z,
+            _ => {
+                return Err(UsageError::new(
+                    "--threshold",
+                    format!("'{t}' is not a z-score threshold; use a positive number like 3.5"),
+                ))
+            }
+        };
+    }
+    if let Some(g) = &a.min_gap {
+        let v = g.trim().trim_end_matches('%').trim();
+        rule.min_gap = match v.parse::<f64>() {
+            Ok(p) if p.is_finite() && (0.0..100.0).contains(&p) => p / 100.0,
+            _ => {
+                return Err(UsageError::new(
+                    "--min-gap",
+                    format!("'{g}' is not a percentage; use a number from 0 to 100 like 5%"),
+                ))
+            }
+        };
+    }
+    Ok(FleetOptions {
+        files: a.files.iter().map(PathBuf::from).collect(),
+        rule,
+        strict: a.strict,
+    })
+}
+
+/// `peakbench fleet FILE.json…`: the fleet report in `--format`, and `--html`.
+pub(crate) fn run_fleet(
+    opts: &CommonOptions,
+    f: &FleetOptions,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let mut reports = Vec::new();
+    for p in &f.files {
+        reports.push(load_report(p)?);
+    }
+    let names = labels(&f.files);
+    let fleet = crate::report::fleet::fleet(&names, &reports, f.rule);
+    if fleet.workloads.is_empty() {
+        return Err(UsageError(format!(
+            "nothing to merge: no case was measured (status ok) in {}; give results files with measured cases",
+            names.join(", ")
+        ))
+        .into());
+    }
+    if f.strict {
+        if let Some(w) = fleet.workloads.iter().find(|w| w.settings.is_some()) {
+            let sets: Vec<&str> = fleet
+                .workloads
+                .iter()
+                .filter(|o| o.case == w.case)
+                .filter_map(|o| o.settings.as_deref())
+                .collect();
+            return Err(UsageError::new(
+                "--strict",
+                format!(
+                    "{} was run with differing settings ({}); merge files run with the same settings, or drop --strict to get one row per settings",
+                    w.case.label(),
+                    sets.join(" | ")
+                ),
+            )
+            .into());
+        }
+    }
+    if let Some(p) = &opts.html {
+        write_file(p, "--html", &fleet, Format::Html)?;
+        if !opts.quiet {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    export(&fleet, opts.format, out)?;
+    out.flush()?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -78,7 +78,8 @@ impl HostInfo {
     }
 }
 
-fn hostname() -> String {
+/// This machine's hostname (the kernel's, else `$HOSTNAME`, else `localhost`).
+pub(crate) fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())
         .ok()

@@ -60,7 +60,9 @@ footer{color:var(--mut);font-size:12px;margin:24px 0 8px}
 @media print{body{max-width:none;padding:0;font-size:10pt}.top{grid-template-columns:1fr}td.src>div{display:block}.grid{display:block}figure{break-inside:avoid;margin-bottom:8px}h2{break-after:avoid}tr{break-inside:avoid}.bar>span,.ci .r{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
 "#;
 
-fn head(out: &mut String, title: &str) {
+/// The page's start: doctype, title, the one stylesheet, `<body>` (shared with the
+/// fleet page).
+pub(crate) fn head(out: &mut String, title: &str) {
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{}</title><style>{CSS}</style></head><body>\n",

@@ -10,11 +10,14 @@ pub mod compare;
 pub mod csv;
 pub mod export;
 pub mod figures;
+pub mod fleet;
+mod fleet_view;
 pub mod html;
 pub mod json;
 pub mod load;
 pub mod markdown;
 pub(crate) mod measured_roofline;
+pub mod matrix;
 pub mod model;
 pub mod progress;
 #[cfg(test)]
@@ -66,6 +69,7 @@ pub mod fixtures {
             },
             config: serde_json::json!({"repeat": 3}),
             results: vec![ok, over, skipped],
+            hosts: Vec::new(),
         }
     }
 }

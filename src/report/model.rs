@@ -47,6 +47,27 @@ pub struct Report {
     pub config: serde_json::Value,
     /// One entry per measured case, in run order.
     pub results: Vec<BenchResult>,
+    /// The hosts of a gathered run (MPI: one per host, rank 0 writes the report); each
+    /// result then names its host in [`BenchResult::host`]. Empty for a one-host run,
+    /// and absent from its JSON (a file without it is a one-host run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostRun>,
+}
+
+/// One host of a gathered run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct HostRun {
+    /// The name its results carry in [`BenchResult::host`] (the hostname, or the
+    /// `PEAKBENCH_HOST_ID` override).
+    pub name: String,
+    /// The ranks that ran on it; the first ran the suite.
+    pub ranks: Vec<usize>,
+    /// Its hardware, as it detected it (`None` when it never answered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub info: Option<HostInfo>,
+    /// `ok`, or `failed` with what went wrong (a rank that died or did not answer in
+    /// time): a partial report names it rather than hanging.
+    pub status: Status,
 }
 
 /// Defines a closed set of names written as fixed strings in JSON: the enum, its serde
@@ -425,6 +446,9 @@ pub struct BenchResult {
     /// its role and raw counts; `remote` also carries the peer's HostInfo as it sent it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ends: Option<serde_json::Value>,
+    /// The host that measured it, in a gathered run ([`Report::hosts`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// Coefficient of variation above which a result carries a warning (DESIGN.md §3).
@@ -451,6 +475,7 @@ impl BenchResult {
             notes: Vec::new(),
             status: Status::Ok,
             ends: None,
+            host: None,
         }
     }
 

@@ -19,9 +19,11 @@
 
 pub mod client;
 pub mod engine;
+pub(crate) mod matrix;
 pub mod options;
 pub mod proto;
 mod results;
+pub mod rounds;
 pub mod server;
 pub mod tcp;
 pub mod udp;

@@ -45,6 +45,9 @@ pub struct NetArgs {
     /// Pre-shared token (proven by HMAC, never sent); or set $PEAKBENCH_TOKEN
     #[arg(long, value_name = "SECRET")]
     pub token: Option<String>,
+    /// All pairs of hosts of a cluster launch (mpirun/srun; see README): a host x host matrix of TCP throughput and latency
+    #[arg(long)]
+    pub matrix: bool,
 }
 
 /// `peakbench serve` flags.
@@ -96,6 +99,8 @@ pub(crate) struct NetOptions {
     /// `--token` (or $PEAKBENCH_TOKEN); serialised only as "was given".
     #[serde(serialize_with = "redact", rename = "token_given")]
     pub token: Option<String>,
+    /// `--matrix`: every ordered pair of hosts of a cluster launch (TCP only).
+    pub matrix: bool,
 }
 
 impl Default for NetOptions {
@@ -112,6 +117,7 @@ impl Default for NetOptions {
             rate_bps: None,
             zerocopy: false,
             token: None,
+            matrix: false,
         }
     }
 }
@@ -337,6 +343,7 @@ pub(crate) fn parse_net(a: &NetArgs) -> Result<NetOptions, UsageError> {
         rate_bps,
         zerocopy: a.zerocopy,
         token: token(&a.token)?,
+        matrix: a.matrix,
     })
 }
 

@@ -1,0 +1,395 @@
+//! Cluster runs: the suite on every host of a launch, gathered by rank 0 into one report
+//! (`hosts[]`, each result tagged with its host), and `net --matrix` over every ordered
+//! pair of hosts. The launcher (mpirun, `srun --mpi=pmix`, the Kubernetes MPI operator)
+//! only starts the ranks and tells each its rank; everything after goes over peakbench's
+//! own TCP connections with a deadline on every step ([`wire`], [`coord`]), because MPI
+//! collectives cannot time out and a dead rank must give a partial report, not a hang.
+//!
+//! How a rank learns its place (the first that applies):
+//! - `PEAKBENCH_RANK`, `PEAKBENCH_SIZE` and `PEAKBENCH_COORD=IP:PORT` (any launcher, and
+//!   the tests): rank 0 listens on `PEAKBENCH_COORD`, the others connect to it;
+//! - built with the cargo feature `mpi` and started by an MPI launcher
+//!   (`OMPI_COMM_WORLD_SIZE` or `PMIX_RANK` set): rank and size from MPI, and rank 0's
+//!   address from one MPI broadcast, polled against the join deadline (the `mpi` submodule).
+//!
+//! Other variables: `PEAKBENCH_HOST_ID` names the host instead of its hostname (ranks
+//! with the same name share one runner, so `PEAKBENCH_HOST_ID=$RANK` makes ranks on one
+//! machine count as hosts); `PEAKBENCH_BIND` is the address this rank serves the matrix
+//! on (and rank 0 listens on); `PEAKBENCH_JOIN_TIMEOUT` (default 60 s) bounds the barrier,
+//! `PEAKBENCH_SUITE_TIMEOUT` (default 3600 s) the wait for each host's results.
+
+pub(crate) mod coord;
+#[cfg(feature = "mpi")]
+mod mpi;
+pub(crate) mod wire;
+
+use crate::bench::{Case, Context};
+use crate::hw::HostInfo;
+use crate::options::{Command, Options};
+use crate::report::model::{Report, SCHEMA};
+use crate::util::usage::UsageError;
+use anyhow::Context as _;
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use wire::Msg;
+
+/// This rank's place in a cluster launch.
+#[derive(Debug, Clone)]
+pub(crate) struct Launch {
+    /// Its rank.
+    pub rank: usize,
+    /// Ranks in all.
+    pub size: usize,
+    /// Rank 0's coordinator address.
+    pub coord: SocketAddr,
+    /// The host name results are tagged with.
+    pub host: String,
+    /// The address this rank serves matrix links on.
+    pub bind: IpAddr,
+    /// Bound of the barrier.
+    pub join: Duration,
+    /// Bound of each host's suite.
+    pub suite: Duration,
+    /// Rank 0's listener, bound before the address was shared (MPI launch).
+    listener: Option<std::sync::Arc<TcpListener>>,
+}
+
+fn env(k: &str) -> Option<String> {
+    std::env::var(k).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn env_num(k: &str) -> Result<Option<usize>, UsageError> {
+    env(k)
+        .map(|v| {
+            v.trim().parse::<usize>().map_err(|_| {
+                UsageError(format!(
+                    "${k}: '{v}' is not a whole number; set it to a rank or a count"
+                ))
+            })
+        })
+        .transpose()
+}
+
+fn env_secs(k: &str, default: u64) -> Result<Duration, UsageError> {
+    Ok(Duration::from_secs(
+        env_num(k)?.map_or(default, |v| v as u64).max(1),
+    ))
+}
+
+/// This host's name: `PEAKBENCH_HOST_ID`, else the hostname.
+fn host_name() -> String {
+    env("PEAKBENCH_HOST_ID").unwrap_or_else(crate::hw::hostname)
+}
+
+/// This rank's address: `PEAKBENCH_BIND`, else the hostname's first address.
+fn bind_addr() -> Result<IpAddr, UsageError> {
+    if let Some(b) = env("PEAKBENCH_BIND") {
+        return b.trim().parse().map_err(|_| {
+            UsageError(format!(
+                "$PEAKBENCH_BIND: '{b}' is not an IP address; give one like 127.0.0.2"
+            ))
+        });
+    }
+    let h = crate::hw::hostname();
+    (h.as_str(), 0)
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .map(|a| a.ip())
+        .ok_or_else(|| {
+            UsageError(format!(
+                "cannot resolve this host's name '{h}' to an address; set $PEAKBENCH_BIND"
+            ))
+        })
+}
+
+/// The launch this process is part of, if any (see the module docs).
+pub(crate) fn launch() -> Result<Option<Launch>, UsageError> {
+    let join = env_secs("PEAKBENCH_JOIN_TIMEOUT", 60)?;
+    let suite = env_secs("PEAKBENCH_SUITE_TIMEOUT", 3600)?;
+    if let (Some(rank), Some(size)) = (env_num("PEAKBENCH_RANK")?, env_num("PEAKBENCH_SIZE")?) {
+        if size == 0 || rank >= size {
+            return Err(UsageError(format!(
+                "$PEAKBENCH_RANK={rank} is not below $PEAKBENCH_SIZE={size}; ranks are 0..size-1"
+            )));
+        }
+        let coord = env("PEAKBENCH_COORD").ok_or_else(|| {
+            UsageError("$PEAKBENCH_COORD: not set; give rank 0's address as IP:PORT".into())
+        })?;
+        let coord = coord
+            .trim()
+            .parse()
+            .map_err(|_| UsageError(format!("$PEAKBENCH_COORD: '{coord}' is not IP:PORT")))?;
+        return Ok(Some(Launch {
+            rank,
+            size,
+            coord,
+            host: host_name(),
+            bind: bind_addr()?,
+            join,
+            suite,
+            listener: None,
+        }));
+    }
+    let under_mpi = env("OMPI_COMM_WORLD_SIZE").is_some() || env("PMIX_RANK").is_some();
+    if !under_mpi {
+        return Ok(None);
+    }
+    #[cfg(feature = "mpi")]
+    {
+        mpi::launch(host_name(), bind_addr()?, join, suite).map(Some)
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        // A build without MPI under mpirun: every rank runs alone (merge the files with
+        // `peakbench fleet`), unless the command needs the cluster.
+        Ok(None)
+    }
+}
+
+/// Connects to the coordinator, retrying until the join deadline (rank 0 may not be
+/// listening yet).
+fn connect(l: &Launch) -> anyhow::Result<TcpStream> {
+    let end = Instant::now() + l.join;
+    loop {
+        match TcpStream::connect_timeout(&l.coord, Duration::from_secs(2)) {
+            Ok(s) => {
+                let _ = s.set_nodelay(true);
+                return Ok(s);
+            }
+            Err(e) if Instant::now() >= end => {
+                anyhow::bail!(
+                    "rank {}: cannot reach the coordinator at {} within {:.0} s: {e}",
+                    l.rank,
+                    l.coord,
+                    l.join.as_secs_f64()
+                )
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(100)),
+        }
+    }
+}
+
+/// Runs this rank of a cluster launch: rank 0 also coordinates and writes the report.
+/// Under MPI, MPI is finalised after (the report is written first, so a finalisation
+/// that waits on a lost rank cannot cost it).
+pub(crate) fn run(
+    options: &Options,
+    l: Launch,
+    plan: impl FnOnce(&Context) -> Result<Vec<Box<dyn Case>>, UsageError>,
+) -> anyhow::Result<ExitCode> {
+    let r = run_rank(options, l, plan);
+    #[cfg(feature = "mpi")]
+    mpi::finish();
+    r
+}
+
+fn run_rank(
+    options: &Options,
+    l: Launch,
+    plan: impl FnOnce(&Context) -> Result<Vec<Box<dyn Case>>, UsageError>,
+) -> anyhow::Result<ExitCode> {
+    let opts = &options.common;
+    let matrix = match &options.command {
+        Command::Net(n) if n.matrix => Some(n.clone()),
+        _ => None,
+    };
+    let host = HostInfo::detect(true);
+    let ctx = Context { host: &host, opts };
+    let specs = matrix
+        .as_ref()
+        .map(|n| crate::bench::net::matrix::specs(n, opts.repeat));
+    let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let coordinator = if l.rank == 0 {
+        let listener = match &l.listener {
+            Some(s) => s.try_clone().context("coordinator listener")?,
+            None => TcpListener::bind(l.coord).with_context(|| {
+                format!("rank 0 cannot listen on {} ($PEAKBENCH_COORD)", l.coord)
+            })?,
+        };
+        let work = match &specs {
+            Some(s) => coord::Work::Matrix { specs: s.clone() },
+            None => coord::Work::Suite { deadline: l.suite },
+        };
+        let (size, join) = (l.size, l.join);
+        Some(std::thread::spawn(move || {
+            coord::run(listener, size, join, &work)
+        }))
+    } else {
+        None
+    };
+    // Every rank, rank 0 included, is a worker with one connection to the coordinator.
+    let worker = connect(&l).and_then(|mut s| work(&mut s, &l, &ctx, specs.as_deref(), plan));
+    let Some(c) = coordinator else {
+        worker?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    if let Err(e) = &worker {
+        eprintln!("rank 0: {e:#}");
+    }
+    let g = c
+        .join()
+        .map_err(|_| anyhow::anyhow!("the coordinator panicked"))?;
+    let report = Report {
+        schema: SCHEMA.into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        started_at: started.clone(),
+        finished_at: Some(
+            humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        ),
+        host: host.clone(),
+        config: serde_json::to_value(options)?,
+        results: g.results,
+        hosts: g.hosts,
+    };
+    write(&report, options, matrix.is_some())
+}
+
+/// One rank's side: hello, the barrier, then its work.
+fn work(
+    s: &mut TcpStream,
+    l: &Launch,
+    ctx: &Context,
+    specs: Option<&[crate::bench::net::proto::TestSpec]>,
+    plan: impl FnOnce(&Context) -> Result<Vec<Box<dyn Case>>, UsageError>,
+) -> anyhow::Result<()> {
+    let step = Duration::from_secs(15);
+    wire::send(
+        s,
+        &Msg::Hello {
+            rank: l.rank,
+            host: l.host.clone(),
+            info: Box::new(ctx.host.clone()),
+        },
+        step,
+    )?;
+    // The barrier: released when every rank joined (or the join deadline passed).
+    let runner = match wire::recv(s, l.join + step) {
+        Ok(Msg::Go { runner }) => runner,
+        Ok(m) => anyhow::bail!("rank {}: expected go, got {m:?}", l.rank),
+        Err(e) => anyhow::bail!(
+            "rank {}: waiting at the barrier: {}",
+            l.rank,
+            wire::why(&e, l.join)
+        ),
+    };
+    let Some(specs) = specs else {
+        let mut results = Vec::new();
+        if runner {
+            for case in plan(ctx)? {
+                for mut r in case.run(ctx) {
+                    r.host = Some(l.host.clone());
+                    results.push(r);
+                }
+            }
+        }
+        wire::send(s, &Msg::Results { results }, step)?;
+        let _ = wire::recv(s, l.suite);
+        return Ok(());
+    };
+    // Matrix: serve or measure as told until bye (or the coordinator is gone).
+    let mut serving: Option<crate::bench::net::matrix::Serving> = None;
+    let idle = l.join + crate::bench::net::matrix::link_deadline(specs) * 2;
+    loop {
+        let m = match wire::recv(s, idle) {
+            Ok(m) => m,
+            Err(e) => anyhow::bail!(
+                "rank {}: lost the coordinator: {}",
+                l.rank,
+                wire::why(&e, idle)
+            ),
+        };
+        match m {
+            Msg::Serve {} => {
+                let reply = match crate::bench::net::matrix::Serving::start(l.bind, ctx) {
+                    Ok(sv) => {
+                        let r = Msg::Serving {
+                            addr: sv.addr.to_string(),
+                            token: sv.token.clone(),
+                        };
+                        serving = Some(sv);
+                        r
+                    }
+                    Err(e) => anyhow::bail!("rank {}: {e}", l.rank),
+                };
+                wire::send(s, &reply, step)?;
+            }
+            Msg::Measure {
+                addr,
+                token,
+                from,
+                to,
+            } => {
+                let addr: SocketAddr = addr.parse().context("bad address from the coordinator")?;
+                let results =
+                    crate::bench::net::matrix::measure(addr, &token, &from, &to, specs, ctx);
+                wire::send(s, &Msg::Pair { results }, step)?;
+            }
+            Msg::Stop {} => {
+                if let Some(sv) = serving.take() {
+                    sv.stop();
+                }
+                wire::send(s, &Msg::Stopped {}, step)?;
+            }
+            Msg::Bye {} => return Ok(()),
+            other => anyhow::bail!("rank {}: unexpected {other:?}", l.rank),
+        }
+    }
+}
+
+/// Rank 0: the gathered JSON in `--output`, its HTML next to it (the matrix heat map,
+/// or the fleet page of the hosts), and the `--format` view on stdout.
+fn write(report: &Report, options: &Options, matrix: bool) -> anyhow::Result<ExitCode> {
+    let opts = &options.common;
+    std::fs::create_dir_all(&opts.output).with_context(|| {
+        format!(
+            "cannot create {} (choose another --output)",
+            opts.output.display()
+        )
+    })?;
+    let stem = format!("cluster-{}", report.started_at.replace(':', "-"));
+    let path = crate::util::atomic::create_unique(&opts.output, &stem, "json")
+        .with_context(|| format!("cannot create a results file in {}", opts.output.display()))?;
+    crate::util::atomic::write_atomic(&path, |w| {
+        serde_json::to_writer_pretty(&mut *w, report)?;
+        w.write_all(b"\n")
+    })
+    .with_context(|| format!("cannot write {}", path.display()))?;
+    let html = opts
+        .html
+        .clone()
+        .unwrap_or_else(|| path.with_extension("html"));
+    let page = if matrix {
+        crate::report::matrix::render(report)
+    } else {
+        let name = path
+            .file_name()
+            .map_or("cluster".into(), |n| n.to_string_lossy().into_owned());
+        let f =
+            crate::report::fleet::fleet(&[name], std::slice::from_ref(report), Default::default());
+        let mut buf = Vec::new();
+        crate::report::export(&f, crate::report::Format::Html, &mut buf)?;
+        String::from_utf8_lossy(&buf).into_owned()
+    };
+    crate::util::atomic::write_atomic(&html, |w| w.write_all(page.as_bytes()))
+        .with_context(|| format!("cannot write {}", html.display()))?;
+    let mut out = std::io::stdout().lock();
+    crate::report::export(report, opts.format, &mut out)?;
+    if matrix && opts.format == crate::report::Format::Table {
+        crate::report::matrix::text(report, &mut out)?;
+    }
+    if !opts.quiet {
+        eprintln!("results: {}", path.display());
+        eprintln!("html: {}", html.display());
+    }
+    let failed = report
+        .hosts
+        .iter()
+        .any(|h| matches!(h.status, crate::report::model::Status::Failed { .. }));
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}

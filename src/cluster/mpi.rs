@@ -1,0 +1,103 @@
+//! The MPI side of a cluster launch (cargo feature `mpi`): rank and size from MPI, and
+//! rank 0's coordinator address shared with one broadcast. The broadcast is
+//! non-blocking (`MPI_Ibcast`) and polled against the join deadline, so a rank that
+//! never arrives makes the others give up with a clear error instead of hanging; after
+//! it, MPI is only kept alive for the launcher, and all traffic is peakbench's own TCP.
+
+use super::Launch;
+use crate::util::usage::UsageError;
+use mpi::traits::*;
+use std::net::{IpAddr, SocketAddr, TcpListener};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Size of the broadcast address buffer (`ip:port`, NUL-padded).
+const ADDR_LEN: usize = 64;
+
+/// MPI stays initialised until the rank's work is done; [`finish`] drops the `Universe`
+/// (MPI_Finalize), which the launcher requires of every rank before it exits.
+static UNIVERSE: OnceLock<std::sync::Mutex<Option<mpi::environment::Universe>>> = OnceLock::new();
+
+/// Initialises MPI and shares rank 0's coordinator address.
+pub(super) fn launch(
+    host: String,
+    bind: IpAddr,
+    join: Duration,
+    suite: Duration,
+) -> Result<Launch, UsageError> {
+    let universe = mpi::initialize()
+        .ok_or_else(|| UsageError("MPI was already initialised in this process".into()))?;
+    let world = universe.world();
+    let rank = world.rank() as usize;
+    let size = world.size() as usize;
+    let mut listener = None;
+    let mut buf = [0u8; ADDR_LEN];
+    if rank == 0 {
+        let l = TcpListener::bind(SocketAddr::new(bind, 0)).map_err(|e| {
+            UsageError(format!(
+                "rank 0 cannot listen on {bind} ({e}); set $PEAKBENCH_BIND"
+            ))
+        })?;
+        let a = l
+            .local_addr()
+            .map_err(|e| UsageError(format!("rank 0: {e}")))?
+            .to_string();
+        buf[..a.len()].copy_from_slice(a.as_bytes());
+        listener = Some(Arc::new(l));
+    }
+    let root = world.process_at_rank(0);
+    let end = Instant::now() + join;
+    let done = mpi::request::scope(|scope| {
+        let mut req = root.immediate_broadcast_into(scope, &mut buf[..]);
+        loop {
+            match req.test() {
+                Ok(_) => return true,
+                Err(r) if Instant::now() >= end => {
+                    // Leave the request pending: the process exits with an error.
+                    std::mem::forget(r);
+                    return false;
+                }
+                Err(r) => {
+                    req = r;
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            }
+        }
+    });
+    if !done {
+        return Err(UsageError(format!(
+            "rank {rank}: rank 0's address did not arrive within {:.0} s (MPI broadcast)",
+            join.as_secs_f64()
+        )));
+    }
+    let text = std::str::from_utf8(&buf)
+        .unwrap_or("")
+        .trim_end_matches('\0')
+        .to_string();
+    let coord: SocketAddr = text
+        .parse()
+        .map_err(|_| UsageError(format!("rank {rank}: bad coordinator address '{text}'")))?;
+    let _ = UNIVERSE
+        .get_or_init(|| std::sync::Mutex::new(None))
+        .lock()
+        .map(|mut u| *u = Some(universe));
+    Ok(Launch {
+        rank,
+        size,
+        coord,
+        host,
+        bind,
+        join,
+        suite,
+        listener,
+    })
+}
+
+/// Finalises MPI (drops the `Universe`), if it was initialised.
+pub(super) fn finish() {
+    if let Some(m) = UNIVERSE.get() {
+        if let Ok(mut u) = m.lock() {
+            drop(u.take());
+        }
+    }
+}

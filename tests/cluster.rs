@@ -1,0 +1,313 @@
+//! Cluster runs on this one machine, launched by hand with the environment a launcher
+//! would give (`PEAKBENCH_RANK`, `PEAKBENCH_SIZE`, `PEAKBENCH_COORD`), each rank a host
+//! of its own (`PEAKBENCH_HOST_ID`) on its own loopback address (127.0.0.1/.2/.3, the
+//! only addresses used): the gathered suite with 3 hosts, the 3 × 3 network matrix with
+//! all 6 ordered links, and a rank that never comes (a partial report naming it, within
+//! the join deadline, never a hang). CI runs the same through `mpirun` with the `mpi`
+//! feature. Nothing here checks speed.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts `ranks` of a launch of `size` ranks running `args`.
+fn launch(out: &Path, size: usize, ranks: &[usize], args: &[&str], join_s: u64) -> Vec<Child> {
+    let coord = format!("127.0.0.1:{}", free_port());
+    ranks
+        .iter()
+        .map(|&r| {
+            Command::new(env!("CARGO_BIN_EXE_peakbench"))
+                .args(args)
+                .args(["--quiet", "--format", "json", "--output"])
+                .arg(out)
+                .env("PEAKBENCH_RANK", r.to_string())
+                .env("PEAKBENCH_SIZE", size.to_string())
+                .env("PEAKBENCH_COORD", &coord)
+                .env("PEAKBENCH_HOST_ID", format!("h{r}"))
+                .env("PEAKBENCH_BIND", format!("127.0.0.{}", r + 1))
+                .env("PEAKBENCH_JOIN_TIMEOUT", join_s.to_string())
+                // Files, not pipes: nobody reads a pipe while the ranks run, and a
+                // report larger than the pipe's buffer would block rank 0.
+                .stdout(std::fs::File::create(out.join(format!("stdout{r}"))).unwrap())
+                .stderr(std::fs::File::create(out.join(format!("stderr{r}"))).unwrap())
+                .spawn()
+                .unwrap()
+        })
+        .collect()
+}
+
+/// Waits for every child within `limit` (killing them after it), rank 0's output first.
+fn wait(dir: &Path, children: Vec<Child>, limit: Duration) -> Vec<std::process::Output> {
+    let end = Instant::now() + limit;
+    let mut outs = Vec::new();
+    for (r, mut c) in children.into_iter().enumerate() {
+        while c.try_wait().unwrap().is_none() {
+            if Instant::now() > end {
+                let _ = c.kill();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let status = c.wait().unwrap();
+        let read = |n: &str| std::fs::read(dir.join(format!("{n}{r}"))).unwrap_or_default();
+        outs.push(std::process::Output {
+            status,
+            stdout: read("stdout"),
+            stderr: read("stderr"),
+        });
+    }
+    assert!(
+        Instant::now() <= end,
+        "the ranks did not finish within {limit:?}"
+    );
+    outs
+}
+
+fn gathered(dir: &Path, ext: &str) -> std::path::PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.extension().is_some_and(|e| e == ext)
+                && p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("cluster-")
+        })
+        .unwrap_or_else(|| panic!("no cluster-*.{ext} in {}", dir.display()))
+}
+
+#[test]
+fn three_ranks_gather_one_report_with_three_hosts() {
+    let d = tempfile::tempdir().unwrap();
+    let kids = launch(d.path(), 3, &[0, 1, 2], &["null", "--threads", "1"], 30);
+    let outs = wait(d.path(), kids, Duration::from_secs(120));
+    for (i, o) in outs.iter().enumerate() {
+        assert!(
+            o.status.success(),
+            "rank {i}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
+    let hosts: Vec<&str> = v["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(hosts, ["h0", "h1", "h2"]);
+    let tags: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(tags, ["h0", "h1", "h2"]);
+    assert!(outs[1].stdout.is_empty(), "only rank 0 reports");
+    let file = gathered(d.path(), "json");
+    let back: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(back["hosts"].as_array().unwrap().len(), 3);
+    // The gathered file is a fleet input like any other.
+    let fleet = Command::new(env!("CARGO_BIN_EXE_peakbench"))
+        .args(["fleet", "--format", "json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        fleet.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fleet.stderr)
+    );
+    let f: Value = serde_json::from_slice(&fleet.stdout).unwrap();
+    assert_eq!(f["workloads"][0]["n"], 3);
+    assert!(gathered(d.path(), "html").exists());
+}
+
+#[test]
+fn ranks_on_one_host_share_one_runner() {
+    let d = tempfile::tempdir().unwrap();
+    let coord = format!("127.0.0.1:{}", free_port());
+    let kids: Vec<Child> = (0..2)
+        .map(|r| {
+            Command::new(env!("CARGO_BIN_EXE_peakbench"))
+                .args(["null", "--quiet", "--format", "json", "--output"])
+                .arg(d.path())
+                .env("PEAKBENCH_RANK", r.to_string())
+                .env("PEAKBENCH_SIZE", "2")
+                .env("PEAKBENCH_COORD", &coord)
+                .env("PEAKBENCH_HOST_ID", "same")
+                .env("PEAKBENCH_BIND", "127.0.0.1")
+                .stdout(std::fs::File::create(d.path().join(format!("stdout{r}"))).unwrap())
+                .stderr(std::fs::File::create(d.path().join(format!("stderr{r}"))).unwrap())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outs = wait(d.path(), kids, Duration::from_secs(60));
+    let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
+    assert_eq!(v["hosts"].as_array().unwrap().len(), 1);
+    assert_eq!(v["hosts"][0]["ranks"], serde_json::json!([0, 1]));
+    assert_eq!(v["results"].as_array().unwrap().len(), 1, "one runner");
+}
+
+#[test]
+fn the_matrix_measures_all_six_links_of_three_hosts() {
+    let d = tempfile::tempdir().unwrap();
+    let args = ["net", "--matrix", "--time", "400ms", "--repeat", "2"];
+    let kids = launch(d.path(), 3, &[0, 1, 2], &args, 30);
+    let outs = wait(d.path(), kids, Duration::from_secs(180));
+    for (i, o) in outs.iter().enumerate() {
+        assert!(
+            o.status.success(),
+            "rank {i}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
+    let rs = v["results"].as_array().unwrap();
+    let mut links: Vec<(String, String, String)> = rs
+        .iter()
+        .map(|r| {
+            assert_eq!(r["status"], "ok", "{r}");
+            (
+                r["workload"].as_str().unwrap().to_string(),
+                r["params"]["from"].as_str().unwrap().to_string(),
+                r["params"]["to"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    links.sort();
+    links.dedup();
+    assert_eq!(links.len(), 12, "{links:?}");
+    for w in ["throughput", "latency"] {
+        let n = links
+            .iter()
+            .filter(|l| l.0.contains(w) && l.1 != l.2)
+            .count();
+        assert_eq!(n, 6, "{w}: {links:?}");
+    }
+    // Each link's server listened on the receiver's own loopback address.
+    for r in rs {
+        let to = r["params"]["to"].as_str().unwrap();
+        let ip = format!("127.0.0.{}:", to[1..].parse::<u32>().unwrap() + 1);
+        assert!(
+            r["params"]["server"].as_str().unwrap().starts_with(&ip),
+            "{r}"
+        );
+    }
+    let html = std::fs::read_to_string(gathered(d.path(), "html")).unwrap();
+    assert!(html.contains("from \\ to") && html.contains("h2"));
+}
+
+#[test]
+fn a_rank_that_never_comes_gives_a_partial_report_naming_it() {
+    let d = tempfile::tempdir().unwrap();
+    let t0 = Instant::now();
+    let kids = launch(d.path(), 3, &[0, 1], &["null"], 3);
+    let outs = wait(d.path(), kids, Duration::from_secs(60));
+    assert!(t0.elapsed() < Duration::from_secs(50));
+    assert_eq!(outs[0].status.code(), Some(1), "a lost host is a failure");
+    assert!(outs[1].status.success());
+    let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
+    let hosts = v["hosts"].as_array().unwrap();
+    assert_eq!(hosts.len(), 3);
+    let lost = hosts.iter().find(|h| h["name"] == "rank2").unwrap();
+    let e = lost["status"]["failed"]["error"].as_str().unwrap();
+    assert!(e.contains("rank 2 did not join within 3 s"), "{e}");
+    assert_eq!(v["results"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn matrix_without_a_launch_is_a_usage_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_peakbench"))
+        .args(["net", "--matrix"])
+        .env_remove("PEAKBENCH_RANK")
+        .env_remove("OMPI_COMM_WORLD_SIZE")
+        .env_remove("PMIX_RANK")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        e.starts_with("error: --matrix: needs a cluster launch"),
+        "{e}"
+    );
+}
+
+/// The same through `mpirun` (CI sets `PEAKBENCH_MPI_BIN` to a build with
+/// `--features mpi`; run with `--ignored`): three ranks on this machine, each its own
+/// host on its own loopback address, give the gathered suite with 3 hosts and the 3 × 3
+/// matrix with all 6 ordered links.
+#[test]
+#[ignore = "needs: mpirun and a build with --features mpi (PEAKBENCH_MPI_BIN)"]
+fn mpirun_three_ranks_matrix_and_gathered_suite() {
+    let Some(bin) = std::env::var_os("PEAKBENCH_MPI_BIN") else {
+        eprintln!("skipped: PEAKBENCH_MPI_BIN is not set");
+        return;
+    };
+    for (args, check) in [
+        ("null", 3usize),
+        ("net --matrix --time 400ms --repeat 2", 12usize),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let script = format!(
+            "PEAKBENCH_HOST_ID=h$OMPI_COMM_WORLD_RANK PEAKBENCH_BIND=127.0.0.$((OMPI_COMM_WORLD_RANK+1)) exec {} {args} --quiet --format json --output {}",
+            bin.to_string_lossy(),
+            d.path().display()
+        );
+        let out = Command::new("timeout")
+            .args([
+                "300",
+                "mpirun",
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "-np",
+                "3",
+                "sh",
+                "-c",
+            ])
+            .arg(&script)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let hosts: Vec<&str> = v["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(hosts, ["h0", "h1", "h2"], "{args}");
+        let rs = v["results"].as_array().unwrap();
+        assert_eq!(rs.len(), check, "{args}");
+        assert!(rs.iter().all(|r| r["status"] == "ok"), "{args}: {rs:?}");
+        if check == 12 {
+            let mut pairs: Vec<(&str, &str)> = rs
+                .iter()
+                .map(|r| {
+                    (
+                        r["params"]["from"].as_str().unwrap(),
+                        r["params"]["to"].as_str().unwrap(),
+                    )
+                })
+                .collect();
+            pairs.sort();
+            pairs.dedup();
+            assert_eq!(pairs.len(), 6, "{pairs:?}");
+        }
+    }
+}
