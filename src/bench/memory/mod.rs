@@ -14,6 +14,7 @@
 //! - the DRAM peak comes from SMBIOS type 17 (`hw::memory`), or `--peak memory=…`.
 
 pub mod bandwidth;
+pub(crate) mod bytes;
 pub mod chase;
 pub mod kernels;
 pub mod options;
@@ -260,6 +261,9 @@ impl Case for BwCase {
 impl BwCase {
     /// The case's one result.
     fn result(&self, ctx: &Context) -> BenchResult {
+        if let Some(b) = self.block.filter(|b| b % 8 != 0) {
+            return bytes::result(self, ctx, b);
+        }
         let k = self.kernel;
         let level = level_of(
             ctx.host,
@@ -549,8 +553,15 @@ impl Plan for MemoryBench {
                                 };
                                 for block in blocks {
                                     let per = per_thread(size, t, ctx.opts.scaling);
+                                    let fits = match block {
+                                        Some(b) if b % 8 != 0 => {
+                                            bytes::ByteGeometry::new(per, op.arrays(), b)
+                                                .map(|_| ())
+                                        }
+                                        _ => Geometry::new(per, op.arrays(), block).map(|_| ()),
+                                    };
                                     if !o.sweep {
-                                        if let Err(e) = Geometry::new(per, op.arrays(), block) {
+                                        if let Err(e) = fits {
                                             return Err(UsageError::new(
                                                 "--block",
                                                 format!(

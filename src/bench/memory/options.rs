@@ -19,7 +19,7 @@ pub struct MemoryArgs {
     /// Access order of the blocks: seq,rand [default: seq]
     #[arg(long, value_name = "LIST")]
     pub pattern: Option<String>,
-    /// Contiguous access sizes, multiples of 8 B, e.g. 8B,1KiB,8KiB,1MiB,8MiB,80MiB [default: whole array for seq, 4KiB for rand]
+    /// Contiguous access sizes, e.g. 1B,8B,1KB,1MiB,80MiB; multiples of 8 B run every kernel on f64 elements, other sizes (1 B…) run read, write and copy on bytes [default: whole array for seq, 4KiB for rand]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub block: Option<String>,
     /// Working set of a case, all arrays and threads together [default: 4x the last-level cache, rounded up to a power of two]
@@ -38,9 +38,6 @@ pub struct MemoryArgs {
     #[arg(long)]
     pub count_write_allocate: bool,
 }
-
-/// Smallest block: one `f64` element.
-pub(crate) const MIN_BLOCK: u64 = 8;
 
 /// Largest working set a case may map, all threads and arrays together (256 TiB, twice
 /// what x86-64 user space can address with 4-level page tables). Every size product is
@@ -199,11 +196,6 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
                         crate::util::units::format_size(MAX_SIZE)
                     )));
                 }
-                if b % MIN_BLOCK != 0 {
-                    return Err(ParseError(format!(
-                        "'{s}' is not a multiple of 8 B (one f64 element); use e.g. 8B,1KiB,8KiB,1MiB,8MiB,80MiB"
-                    )));
-                }
                 Ok(b)
             })
         })
@@ -335,11 +327,11 @@ mod tests {
         assert!(e.contains("read,write,copy,scale,add,triad,chase"), "{e}");
         let e = args(|a| a.pattern = Some("zigzag".into())).unwrap_err().0;
         assert!(e.starts_with("--pattern:"), "{e}");
-        let e = args(|a| a.block = Some("12B".into())).unwrap_err().0;
-        assert!(
-            e.starts_with("--block:") && e.contains("multiple of 8"),
-            "{e}"
-        );
+        // Byte blocks (1 B accesses, decimal sizes) are taken as they are.
+        let o = args(|a| a.block = Some("1B,12B,1KB,1MB".into())).unwrap();
+        assert_eq!(o.blocks, Some(vec![1, 12, 1000, 1_000_000]));
+        let e = args(|a| a.block = Some("0B".into())).unwrap_err().0;
+        assert!(e.starts_with("--block:"), "{e}");
         let e = args(|a| a.block = Some("big".into())).unwrap_err().0;
         assert!(e.starts_with("--block:"), "{e}");
         let e = args(|a| a.size = Some("1KiB".into())).unwrap_err().0;
