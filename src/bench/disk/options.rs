@@ -396,15 +396,25 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
                 ));
             }
             if o.file_size % b != 0 {
-                return Err(UsageError::new(
-                    "--file-size",
+                return Err(UsageError::new("--file-size", {
+                    let below = o.file_size / b * b;
+                    let nearest = if below == 0 {
+                        format!("{} ({} B)", format_size(b), b)
+                    } else {
+                        format!(
+                            "{} ({below} B) or {} ({} B)",
+                            format_size(below),
+                            format_size(below + b),
+                            below + b
+                        )
+                    };
                     format!(
-                        "{} is not a multiple of the block size {}; use a multiple, e.g. {}",
+                        "{} ({} B) is not a multiple of the block size {}; nearest: {nearest}",
                         format_size(o.file_size),
+                        o.file_size,
                         format_size(b),
-                        format_size((o.file_size / b).max(1) * b)
-                    ),
-                ));
+                    )
+                }));
             }
         }
     }
@@ -519,7 +529,7 @@ mod tests {
         .unwrap_err()
         .0;
         assert!(
-            e.starts_with("--file-size: 1.50 MiB is not a multiple"),
+            e.starts_with("--file-size: 1.50 MiB (1572864 B) is not a multiple"),
             "{e}"
         );
         let e = args(|a| a.engine = Some("libaio".into())).unwrap_err().0;
@@ -622,6 +632,11 @@ mod tests {
         .unwrap_err()
         .0;
         assert!(e.starts_with("--file-size:"), "{e}");
+        let e = args(|a| a.file_size = Some("1GB".into())).unwrap_err().0;
+        assert_eq!(
+            e,
+            "--file-size: 953.67 MiB (1000000000 B) is not a multiple of the block size 1 MiB; nearest: 953 MiB (999292928 B) or 954 MiB (1000341504 B)"
+        );
         // --verify checks sectors.
         let e = args(|a| {
             a.block = Some("100B".into());
