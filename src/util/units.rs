@@ -1,7 +1,7 @@
 //! Units: parsing of sizes, durations and rates from the command line, and printing of
 //! figures with SI prefixes.
 //!
-//! Conventions (DESIGN.md §2): sizes are printed in binary units (KiB, MiB), byte
+//! Conventions: sizes are printed in binary units (KiB, MiB), byte
 //! *rates* in decimal units (MB/s, GB/s) the way STREAM, fio and iperf print them.
 //! Both binary (`KiB`) and decimal (`KB`) suffixes are accepted on input.
 

@@ -28,9 +28,9 @@ pub struct MemoryArgs {
     /// Thread counts [default: 1,2,4,… up to the core count]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub threads: Option<String>,
-    /// Walk the working set from 4 KiB to 4x the last-level cache (L1/L2/L3/DRAM marked)
-    #[arg(long)]
-    pub sweep: bool,
+    /// Walk the working set: `full` = every power of two from 4 KiB to 4x the last-level cache (minutes: kernels x ~20 sizes x threads cases), `quick` = one working set per cache level (L1/L2/L3/DRAM marked)
+    #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = "full")]
+    pub sweep: Option<String>,
     /// Non-temporal stores: auto (when the working set exceeds the LLC), on, off [default: auto]
     #[arg(long, value_name = "MODE")]
     pub nt: Option<String>,
@@ -124,6 +124,8 @@ pub struct MemoryOptions {
     pub threads: Option<Vec<usize>>,
     /// `--sweep`: working sets from 4 KiB to 4× LLC.
     pub sweep: bool,
+    /// `--sweep quick`: one working set per cache level instead of every power of two.
+    pub sweep_quick: bool,
     /// `--nt`.
     pub nt: Nt,
     /// `--count-write-allocate`.
@@ -139,6 +141,7 @@ impl Default for MemoryOptions {
             size: None,
             threads: None,
             sweep: false,
+            sweep_quick: false,
             nt: Nt::Auto,
             count_write_allocate: false,
         }
@@ -225,7 +228,7 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
                 ),
             ));
         }
-        if a.sweep {
+        if a.sweep.is_some() {
             return Err(UsageError::new(
                 "--size",
                 "cannot be combined with --sweep (the sweep chooses the working sets, 4 KiB to 4x LLC)",
@@ -242,6 +245,17 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
             ));
         }
     }
+    let sweep_quick = match a.sweep.as_deref().map(|s| s.trim().to_ascii_lowercase()) {
+        None => false,
+        Some(m) if m == "full" => false,
+        Some(m) if m == "quick" => true,
+        Some(m) => {
+            return Err(UsageError::new(
+                "--sweep",
+                format!("unknown mode '{m}'; accepted: full (every power of two from 4 KiB to 4x LLC), quick (one working set per cache level)"),
+            ))
+        }
+    };
     let threads = a.threads.as_deref().map(parse_threads).transpose()?;
     let nt = match a.nt.as_deref().map(|s| s.trim().to_ascii_lowercase()) {
         None => Nt::Auto,
@@ -261,7 +275,8 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
         blocks,
         size,
         threads,
-        sweep: a.sweep,
+        sweep: a.sweep.is_some(),
+        sweep_quick,
         nt,
         count_write_allocate: a.count_write_allocate,
     })
@@ -348,11 +363,15 @@ mod tests {
         let e = args(|a| a.threads = Some("0".into())).unwrap_err().0;
         assert!(e.starts_with("--threads:"), "{e}");
         let e = args(|a| {
-            a.sweep = true;
+            a.sweep = Some("full".into());
             a.size = Some("1GiB".into());
         })
         .unwrap_err()
         .0;
         assert!(e.starts_with("--size:"), "{e}");
+        let e = args(|a| a.sweep = Some("fast".into())).unwrap_err().0;
+        assert!(e.starts_with("--sweep: unknown mode 'fast'"), "{e}");
+        let o = args(|a| a.sweep = Some("Quick".into())).unwrap();
+        assert!(o.sweep && o.sweep_quick);
     }
 }

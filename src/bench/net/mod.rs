@@ -6,7 +6,7 @@
 //! identical at both ends, with the `Transport` seam), `tcp.rs` / `udp.rs` (per-stream
 //! loops and their `Transport` impls), `options.rs`.
 //!
-//! Measurement (DESIGN.md §3, ANCHORS.md §5 "Network"):
+//! Measurement:
 //! - one test per case, continuous: a 0.5 s warm-up that is not counted (TCP slow
 //!   start, caches, frequency), then `--repeat` intervals of `--time / --repeat`; each
 //!   interval is one sample;
