@@ -202,7 +202,7 @@ pub fn run(
                 let (idx, op) = if copy {
                     // Read block i of the first half, then write block i of the second.
                     let half = nblocks / 2;
-                    let (i, op) = if issued % 2 == 0 {
+                    let (i, op) = if issued.is_multiple_of(2) {
                         (seq_next, Op::Read)
                     } else {
                         let i = half + seq_next;

@@ -282,7 +282,7 @@ fn check_block(b: u64, buffered: bool) -> Result<(), UsageError> {
             ),
         ));
     }
-    if b % SECTOR != 0 && !buffered {
+    if !b.is_multiple_of(SECTOR) && !buffered {
         let below = b / SECTOR * SECTOR;
         let above = below + SECTOR;
         let nearest = if below == 0 {
