@@ -209,7 +209,7 @@ fn bad_input_is_refused_up_front() {
     assert!(e.contains("share"), "{e}");
     refused(&["memory", "--kernel", "memcpy"], "--kernel");
     refused(&["memory", "--pattern", "zigzag"], "--pattern");
-    refused(&["memory", "--block", "12B"], "--block");
+    refused(&["memory", "--block", "0B"], "--block");
     refused(&["memory", "--nt", "sometimes"], "--nt");
     refused(&["memory", "--threads", "0"], "--threads");
 }
