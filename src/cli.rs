@@ -36,6 +36,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
     /// Detected hardware, measured clocks and theoretical peaks
+    #[command(
+        after_help = "sysinfo measures no case: of the options above it takes --format, --peak and --quiet; the others are refused (exit 2)."
+    )]
     Sysinfo,
     /// Operations per second per precision and instruction set, 1..N pinned threads
     Cpu(CpuArgs),

@@ -1,5 +1,5 @@
 //! peakbench: how close does this machine come to its physical limit, resource by
-//! resource? See DESIGN.md (in the shared folder) for the layout; in short:
+//! resource? See docs/ARCHITECTURE.md for the layers; in short:
 //! `main → app → bench → report → measure, hw, util`, lower layers never importing
 //! higher ones.
 

@@ -95,6 +95,7 @@ impl Options {
                     .unwrap_or_else(|| vec![1]),
             },
         };
+        refuse_unused(c, &command)?;
         common.html = match c.html.as_deref() {
             None => None,
             Some(t) if t.trim().is_empty() => {
@@ -113,6 +114,46 @@ impl Options {
         };
         Ok(Options { common, command })
     }
+}
+
+/// Refuses the common flags that would do nothing for this command, rather than accept
+/// and ignore them: `--weak` outside the CPU and memory measurements (disk jobs have a
+/// file each and net streams a send each, so there is no shared problem to divide), and
+/// on `sysinfo` every flag but `--format`, `--peak` and `--quiet` (it measures no case;
+/// `--quiet` stays accepted, as true of it and harmless in scripts that pass it to all).
+fn refuse_unused(
+    c: &crate::bench::common::CommonArgs,
+    command: &Command,
+) -> Result<(), UsageError> {
+    if c.weak {
+        let why = match command {
+            Command::Disk(_) => Some("disk jobs each have their own --file-size file already (weak scaling by construction); drop --weak and set --jobs and --file-size"),
+            Command::Net(_) => Some("net streams each send for --time with no shared problem to divide; drop --weak and set --streams"),
+            Command::Gpu(_) => Some("the GPU kernels run on one device with no thread count to scale; drop --weak"),
+            Command::Sysinfo | Command::Serve(_) | Command::Report(_) | Command::Compare { .. } => {
+                Some("applies only to the cpu and memory measurements (and the quick suite); drop --weak")
+            }
+            _ => None,
+        };
+        if let Some(why) = why {
+            return Err(UsageError::new("--weak", why));
+        }
+    }
+    if matches!(command, Command::Sysinfo) {
+        let given = [
+            ("--repeat", c.repeat.is_some()),
+            ("--min-time", c.min_time.is_some()),
+            ("--output", c.output.is_some()),
+            ("--reference", c.reference),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+            return Err(UsageError::new(
+                flag,
+                "sysinfo measures no case and writes no results file; it takes only --format and --peak",
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -187,5 +228,41 @@ mod tests {
         assert!(e.starts_with("--interval:"), "{e}");
         let e = opts(&["--peak", "cpu"]).unwrap_err().0;
         assert!(e.starts_with("--peak:"), "{e}");
+    }
+
+    #[test]
+    fn flags_that_would_do_nothing_are_refused() {
+        for cmd in ["disk", "net", "gpu", "sysinfo"] {
+            let e = opts(&[cmd, "--weak"]).unwrap_err().0;
+            assert!(e.starts_with("--weak: "), "{cmd}: {e}");
+        }
+        let e = opts(&["disk", "--weak"]).unwrap_err().0;
+        assert!(e.contains("own --file-size file"), "{e}");
+        for ok in [&["--weak"][..], &["cpu", "--weak"], &["memory", "--weak"]] {
+            assert!(opts(ok).is_ok(), "{ok:?}");
+        }
+        for flag in [
+            &["--repeat", "2"][..],
+            &["--min-time", "1s"],
+            &["--reference"],
+            &["--output", "x"],
+        ] {
+            let mut a = vec!["sysinfo"];
+            a.extend_from_slice(flag);
+            let e = opts(&a).unwrap_err().0;
+            assert!(
+                e.starts_with(flag[0]) && e.contains("only --format and --peak"),
+                "{e}"
+            );
+        }
+        assert!(opts(&[
+            "sysinfo",
+            "--format",
+            "json",
+            "--quiet",
+            "--peak",
+            "memory=10GB/s"
+        ])
+        .is_ok());
     }
 }

@@ -41,8 +41,13 @@ fn bad_input_is_one_line_exit_2_and_touches_nothing() {
         (&["--jobs", "0"], "--jobs:"),
         (
             &["--file-size", "1000KiB", "--block", "1MiB"],
-            "--file-size: 1000 KiB is not a multiple of the block size 1 MiB",
+            "--file-size: 1000 KiB (1024000 B) is not a multiple of the block size 1 MiB; nearest: 1 MiB (1048576 B)",
         ),
+        (
+            &["--block", "4KB"],
+            "--block: 3.91 KiB (4000 B) is not a multiple of 512 B, which direct I/O needs; nearest: 3.50 KiB (3584 B) or 4 KiB (4096 B), or add --buffered for any size",
+        ),
+        (&["--weak"], "--weak: disk jobs each have their own --file-size file"),
         (&["--block", "100B"], "--block:"),
         (
             &["--pattern", "zigzag"],
@@ -93,6 +98,57 @@ fn missing_dir_or_file_or_block_device_is_refused() {
         }
         None => eprintln!("skipping the block-device check: no /dev entry for /sys/block"),
     }
+}
+
+/// The course's sizes: decimal and sub-sector blocks through the page cache, and the
+/// copy (sequential read+write) pattern, end to end; every case measured, files removed.
+#[test]
+fn buffered_byte_blocks_and_copy_run_and_clean_up() {
+    let dir = scratch();
+    let out = scratch();
+    let a = disk(
+        dir.path(),
+        out.path(),
+        &[
+            "--buffered",
+            "--file-size",
+            "200KB",
+            "--pattern",
+            "copy,rand-read",
+            "--block",
+            "1B,1KB",
+            "--depth",
+            "1",
+            "--runtime",
+            "150ms",
+            "--ramp",
+            "0",
+            "--repeat",
+            "1",
+            "--format",
+            "json",
+        ],
+    )
+    .success();
+    let report: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(
+        results.len(),
+        2 * 2 * 3,
+        "2 patterns × 2 blocks × 3 metrics"
+    );
+    for r in results {
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["params"]["direct"], false);
+        assert_eq!(r["params"]["file_size"], 200_000);
+    }
+    let copy_blocks: Vec<u64> = results
+        .iter()
+        .filter(|r| r["params"]["pattern"] == "copy" && r["metric"] == "iops")
+        .map(|r| r["params"]["block"].as_u64().unwrap())
+        .collect();
+    assert_eq!(copy_blocks, [1, 1000]);
+    assert!(entries(dir.path()).is_empty(), "test files removed");
 }
 
 #[test]

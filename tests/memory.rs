@@ -209,7 +209,7 @@ fn bad_input_is_refused_up_front() {
     assert!(e.contains("share"), "{e}");
     refused(&["memory", "--kernel", "memcpy"], "--kernel");
     refused(&["memory", "--pattern", "zigzag"], "--pattern");
-    refused(&["memory", "--block", "12B"], "--block");
+    refused(&["memory", "--block", "0B"], "--block");
     refused(&["memory", "--nt", "sometimes"], "--nt");
     refused(&["memory", "--threads", "0"], "--threads");
 }
@@ -285,4 +285,50 @@ fn decimal_block_sizes_give_the_block_chart() {
         "{h}"
     );
     assert_eq!(h.matches("<svg").count(), 1);
+}
+
+/// The course's 1 B accesses: blocks that are not a multiple of 8 B run read, write and
+/// copy on bytes (checked, bytes counted as STREAM counts them); the f64 kernels are
+/// `skipped` with the reason, and the command still succeeds.
+#[test]
+fn one_byte_blocks_run_read_write_copy_and_skip_the_f64_kernels() {
+    let dir = tempfile::tempdir().unwrap();
+    peakbench(dir.path())
+        .args([
+            "memory",
+            "--kernel",
+            "read,write,copy,triad",
+            "--pattern",
+            "seq,rand",
+            "--block",
+            "1B,1KB",
+            "--size",
+            "256KiB",
+            "--threads",
+            "1",
+        ])
+        .assert()
+        .success();
+    let rs = results(dir.path());
+    assert_eq!(rs.len(), 4 * 2 * 2);
+    for r in &rs {
+        let (kernel, block) = (
+            r["params"]["kernel"].as_str().unwrap(),
+            r["params"]["block"].as_u64().unwrap(),
+        );
+        match (kernel, block) {
+            ("triad", 1) => {
+                let why = r["status"]["skipped"]["reason"].as_str().unwrap();
+                assert!(why.contains("8-byte f64 elements"), "{r}");
+            }
+            (_, 1) => {
+                assert_eq!(r["status"], "ok", "{r}");
+                assert_eq!(r["workload"], format!("{kernel}_bytes"), "{r}");
+                assert!(r["notes"].to_string().contains("1 B per access"), "{r}");
+            }
+            // 1KB = 1000 B = 125 elements: the f64 kernels.
+            (_, 1000) => assert_eq!(r["status"], "ok", "{r}"),
+            other => panic!("{other:?}"),
+        }
+    }
 }

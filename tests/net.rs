@@ -135,6 +135,34 @@ fn loopback_counts_agree_at_both_ends() {
     }
 }
 
+/// UDP throughput below the 16-byte header is one `skipped` case with its reason; the
+/// other sizes of the same command still run (it used to be exit 2 for all of them).
+#[test]
+fn udp_datagrams_below_the_header_are_skipped_not_refused() {
+    let (v, out) = json_run(&[
+        "--proto",
+        "udp",
+        "--test",
+        "throughput",
+        "--msg",
+        "1B,15B,64B",
+        "--time",
+        "100ms",
+        "--repeat",
+        "1",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    for r in &results[..2] {
+        let why = r["status"]["skipped"]["reason"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(why.contains("16-byte sequence and time header"), "{r}");
+    }
+    assert_eq!(results[2]["status"], "ok", "{}", results[2]);
+}
+
 #[test]
 fn reverse_and_bidir_count_both_ways() {
     for flag in ["--reverse", "--bidir"] {

@@ -1,4 +1,4 @@
-//! The options common to every command (DESIGN.md §5): `--repeat`, `--min-time`,
+//! The options common to every command: `--repeat`, `--min-time`,
 //! `--format`, `--output`, `--quiet`, `--weak`, `--peak`, `--html`, `--reference` — their
 //! clap definitions, their validation and the validated [`CommonOptions`] every case
 //! reads through `bench::Context`. Also the helpers the resources' options share (thread
@@ -20,7 +20,7 @@ use serde::{Serialize, Serializer};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Options shared by every measuring command (DESIGN.md §5).
+/// Options shared by every measuring command.
 #[derive(Debug, Args, Default)]
 pub struct CommonArgs {
     /// Timed runs per case after the warm-up [default: 3]

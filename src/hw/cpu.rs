@@ -333,7 +333,10 @@ fn detect_features() -> Vec<String> {
     // manage the tile state (XCR0 bits 17 TILECFG and 18 TILEDATA). Whether Linux lets
     // *this* process use the tile data is a separate request (see bench::cpu::amx).
     // CPUID leaf 7 returns zeros on CPUs too old to have it.
-    let edx = std::arch::x86_64::__cpuid_count(7, 0).edx;
+    // SAFETY: CPUID exists on every x86-64 CPU. The intrinsic is safe from Rust 1.94 on;
+    // the block keeps the crate building on 1.90, its `rust-version`.
+    #[allow(unused_unsafe)]
+    let edx = unsafe { std::arch::x86_64::__cpuid_count(7, 0) }.edx;
     if edx & (1 << 24) != 0 && xcr0_has(&[17, 18]) {
         f.push("amx-tile".to_string());
         if edx & (1 << 22) != 0 {

@@ -1,5 +1,5 @@
 //! Table of known GPUs with their datasheet figures, and the theoretical GPU peaks
-//! built from them (DESIGN.md §4: units × clock × ops/clock, each with its source).
+//! built from them (units × clock × ops/clock, each with its source).
 //!
 //! The GPU benchmark runs WGSL compute shaders through wgpu/Vulkan, so every rate here
 //! is for the *vector* (non-tensor, non-matrix) path a shader compiler emits: FP32 FMA,

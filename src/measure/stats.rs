@@ -134,7 +134,7 @@ impl Summary {
     }
 }
 
-/// Latency percentiles (DESIGN.md §2).
+/// Latency percentiles.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Percentiles {
     /// Median.

@@ -16,8 +16,8 @@ pub mod html;
 pub mod json;
 pub mod load;
 pub mod markdown;
-pub(crate) mod measured_roofline;
 pub mod matrix;
+pub(crate) mod measured_roofline;
 pub mod model;
 pub mod progress;
 #[cfg(test)]

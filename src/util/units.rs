@@ -1,7 +1,7 @@
 //! Units: parsing of sizes, durations and rates from the command line, and printing of
 //! figures with SI prefixes.
 //!
-//! Conventions (DESIGN.md §2): sizes are printed in binary units (KiB, MiB), byte
+//! Conventions: sizes are printed in binary units (KiB, MiB), byte
 //! *rates* in decimal units (MB/s, GB/s) the way STREAM, fio and iperf print them.
 //! Both binary (`KiB`) and decimal (`KB`) suffixes are accepted on input.
 
@@ -193,6 +193,15 @@ mod tests {
         assert_eq!(parse_size("80MiB").unwrap(), 80 << 20);
         assert_eq!(parse_size("10GB").unwrap(), 10_000_000_000);
         assert_eq!(parse_size("1g").unwrap(), 1 << 30);
+        // The course's decimal sizes: KB/MB are powers of 1000, any case, spaces allowed.
+        assert_eq!(parse_size("1B").unwrap(), 1);
+        assert_eq!(parse_size("1KB").unwrap(), 1000);
+        assert_eq!(parse_size("4kb").unwrap(), 4000);
+        assert_eq!(parse_size("1.5KB").unwrap(), 1500);
+        assert_eq!(parse_size("10 MB").unwrap(), 10_000_000);
+        assert_eq!(parse_size("1MB").unwrap(), 1_000_000);
+        assert_eq!(parse_size("1TB").unwrap(), 1_000_000_000_000);
+        assert!(parse_size("0.0001KB").is_err(), "0.1 B is not whole");
         assert!(parse_size("0B").is_err());
         assert!(parse_size("1.3B").is_err());
         assert!(parse_size("KiB").is_err());

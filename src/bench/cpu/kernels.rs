@@ -3,7 +3,7 @@
 //! The runner derives OP/s from `ops_per_iter`; `peak.rs` derives the theoretical peak
 //! from `pipe`, `width` and `ops_per_instr`. Adding a kernel is one function and one row.
 //!
-//! Operation counting (DESIGN.md §3): an FMA is 2 operations per lane; a mul+add pair is
+//! Operation counting: an FMA is 2 operations per lane; a mul+add pair is
 //! 2 instructions of 1 operation per lane; a vpdpbusd i32 lane is 4 multiplies + 4 adds
 //! = 8 operations; vpdpwssd and vdpbf16ps lanes are 2 + 2 = 4; an AMX tile multiply is
 //! M·N·K multiply-adds = 2·M·N·K operations.

@@ -11,7 +11,7 @@
 //!
 //! Adding an engine: one file implementing [`IoEngine`] + one line in [`ENGINES`].
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::io;
 use std::os::fd::RawFd;
 
@@ -67,6 +67,13 @@ pub struct Done {
 /// `depth` buffers of `block` bytes in one allocation aligned to 4 KiB: O_DIRECT needs
 /// buffer addresses and lengths aligned to the device's logical block (512 B or 4 KiB),
 /// and 4 KiB alignment satisfies every device.
+///
+/// From 2 MiB on, the allocation is 2 MiB-aligned and transparent huge pages are asked
+/// for (`MADV_HUGEPAGE`) before it is touched: a 1 MiB I/O then lies in physically
+/// contiguous memory, one DMA segment, where on 4 KiB pages it is 256 segments that
+/// the block layer splits into several requests (virtio-blk takes 254 segments per
+/// request). On the 2-vCPU guest that split made 1 MiB sequential reads issue 1.45x the
+/// device requests fio did (324 vs 468 KiB each, from `/sys/block/vda/stat`).
 pub struct Buffers {
     ptr: *mut u8,
     layout: Layout,
@@ -81,6 +88,8 @@ unsafe impl Send for Buffers {}
 
 /// O_DIRECT alignment used for buffers.
 pub(crate) const ALIGN: usize = 4096;
+/// Transparent huge page size: alignment of buffers from this size on.
+const HUGE: usize = 2 << 20;
 
 impl Buffers {
     /// Allocates `slots` zeroed buffers of `block` bytes.
@@ -89,10 +98,25 @@ impl Buffers {
             .checked_mul(slots)
             .filter(|&s| s > 0)
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "buffer size overflow"))?;
-        let layout = Layout::from_size_align(size, ALIGN)
+        let huge = size >= HUGE;
+        let layout = Layout::from_size_align(size, if huge { HUGE } else { ALIGN })
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
-        // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { alloc_zeroed(layout) };
+        let ptr = if huge {
+            // SAFETY: the layout has a non-zero size; the advice covers only our
+            // allocation, and the zeroing below touches it after the advice (the OS
+            // may refuse huge pages: the buffers then work on 4 KiB pages).
+            unsafe {
+                let p = alloc(layout);
+                if !p.is_null() {
+                    libc::madvise(p as *mut libc::c_void, size, libc::MADV_HUGEPAGE);
+                    std::ptr::write_bytes(p, 0, size);
+                }
+                p
+            }
+        } else {
+            // SAFETY: the layout has a non-zero size.
+            unsafe { alloc_zeroed(layout) }
+        };
         if ptr.is_null() {
             return Err(io::Error::new(
                 io::ErrorKind::OutOfMemory,
@@ -273,6 +297,12 @@ mod tests {
         assert!(b.slot(1).iter().all(|&x| x == 2));
         assert_eq!(b.iovecs().len(), 3);
         assert!(Buffers::new(0, 1).is_err());
+        // From 2 MiB on: 2 MiB-aligned (huge pages asked for), zeroed like the small ones.
+        let mut b = Buffers::new(1 << 20, 4).unwrap();
+        assert_eq!(b.ptr(0) as usize % HUGE, 0);
+        assert!((0..4).all(|i| b.slot(i).iter().all(|&x| x == 0)));
+        b.slot_mut(3).fill(7);
+        assert!(b.slot(2).iter().all(|&x| x == 0) && b.slot(3).iter().all(|&x| x == 7));
     }
 
     #[test]

@@ -149,6 +149,7 @@ pub fn run(
     let mut rng = XorShift::new(spec.rng_seed | 1);
     let read_pct = spec.pattern.read_pct() as u64;
     let mut seq_next = 0u64;
+    let copy = spec.pattern == Pattern::Copy;
     let mut slots = vec![
         Slot {
             op: Op::Read,
@@ -198,17 +199,31 @@ pub fn run(
                     free.push(slot);
                     break;
                 }
-                let idx = if spec.pattern.random() {
-                    rng.below(nblocks)
+                let (idx, op) = if copy {
+                    // Read block i of the first half, then write block i of the second.
+                    let half = nblocks / 2;
+                    let (i, op) = if issued.is_multiple_of(2) {
+                        (seq_next, Op::Read)
+                    } else {
+                        let i = half + seq_next;
+                        seq_next = (seq_next + 1) % half;
+                        (i, Op::Write)
+                    };
+                    (i, op)
                 } else {
-                    let i = seq_next;
-                    seq_next = (seq_next + 1) % nblocks;
-                    i
-                };
-                let op = if read_pct == 100 || (read_pct > 0 && rng.below(100) < read_pct) {
-                    Op::Read
-                } else {
-                    Op::Write
+                    let idx = if spec.pattern.random() {
+                        rng.below(nblocks)
+                    } else {
+                        let i = seq_next;
+                        seq_next = (seq_next + 1) % nblocks;
+                        i
+                    };
+                    let op = if read_pct == 100 || (read_pct > 0 && rng.below(100) < read_pct) {
+                        Op::Read
+                    } else {
+                        Op::Write
+                    };
+                    (idx, op)
                 };
                 let rel = idx * spec.block;
                 if op == Op::Write {
@@ -220,8 +235,12 @@ pub fn run(
                         }
                         None => {
                             stamp += 1;
-                            b[..8].copy_from_slice(&rel.to_le_bytes());
-                            b[8..16].copy_from_slice(&stamp.to_le_bytes());
+                            // Blocks below 16 B (--buffered) take what fits.
+                            let mut tag = [0u8; 16];
+                            tag[..8].copy_from_slice(&rel.to_le_bytes());
+                            tag[8..].copy_from_slice(&stamp.to_le_bytes());
+                            let n = b.len().min(16);
+                            b[..n].copy_from_slice(&tag[..n]);
                         }
                     }
                 }

@@ -16,10 +16,10 @@ pub struct DiskArgs {
     /// Directory for the test files (a temporary subdirectory is created and removed) [default: current directory]
     #[arg(long, value_name = "DIR")]
     pub dir: Option<String>,
-    /// Patterns: seq-read,seq-write,rand-read,rand-write,rw-mix or rw-mix:READ_PCT (fio names read,write,randread,randwrite,randrw also accepted) [default: the four seq/rand ones]
+    /// Patterns: seq-read,seq-write,rand-read,rand-write,rw-mix or rw-mix:READ_PCT, copy (sequential read+write) (fio names read,write,randread,randwrite,randrw also accepted) [default: the four seq/rand ones]
     #[arg(long, value_name = "LIST")]
     pub pattern: Option<String>,
-    /// Block sizes, e.g. 4KiB,1MiB [default: 1MiB for seq-*, 4KiB for rand-* and rw-mix]
+    /// Block sizes, e.g. 4KiB,1MiB: multiples of 512 B, or any size from 1 B with --buffered (4KB = 4000 B) [default: 1MiB for seq-* and copy, 4KiB for rand-* and rw-mix]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub block: Option<String>,
     /// I/Os in flight per job (queue depth) [default: 1,32]
@@ -28,7 +28,7 @@ pub struct DiskArgs {
     /// Parallel jobs, one file and one thread each [default: 1]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub jobs: Option<String>,
-    /// Size of each job's file [default: 1GiB]
+    /// Size of each job's file, a multiple of every block [default: 1GiB, rounded down to a multiple of the blocks]
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub file_size: Option<String>,
     /// I/O engine: auto (io_uring when the kernel allows it, else sync), sync, uring [default: auto]
@@ -79,6 +79,10 @@ pub enum Pattern {
     RandWrite,
     /// Random mixed reads and writes with this read percentage (fio `randrw`, `rwmixread`).
     RwMix(u8),
+    /// Sequential read+write, the I/O of a file copy: reads stream through the first half
+    /// of each job's file while writes stream through the second half, one write after
+    /// each read (the bytes written are the run's own data, not the bytes just read).
+    Copy,
 }
 
 impl Pattern {
@@ -90,6 +94,7 @@ impl Pattern {
             Pattern::RandRead => "rand-read".into(),
             Pattern::RandWrite => "rand-write".into(),
             Pattern::RwMix(p) => format!("rw-mix:{p}"),
+            Pattern::Copy => "copy".into(),
         }
     }
 
@@ -99,12 +104,13 @@ impl Pattern {
             Pattern::SeqRead | Pattern::RandRead => 100,
             Pattern::SeqWrite | Pattern::RandWrite => 0,
             Pattern::RwMix(p) => *p,
+            Pattern::Copy => 50,
         }
     }
 
     /// Whether offsets are random.
     pub(crate) fn random(&self) -> bool {
-        !matches!(self, Pattern::SeqRead | Pattern::SeqWrite)
+        !matches!(self, Pattern::SeqRead | Pattern::SeqWrite | Pattern::Copy)
     }
 
     /// Whether it writes.
@@ -125,7 +131,7 @@ impl Pattern {
     pub fn parse(s: &str) -> Result<Pattern, ParseError> {
         let bad = || {
             ParseError(format!(
-                "unknown pattern '{s}'; accepted: seq-read,seq-write,rand-read,rand-write,rw-mix[:READ_PCT] (or fio's read,write,randread,randwrite,randrw)"
+                "unknown pattern '{s}'; accepted: seq-read,seq-write,rand-read,rand-write,rw-mix[:READ_PCT],copy (or fio's read,write,randread,randwrite,randrw)"
             ))
         };
         let t = s.trim().to_ascii_lowercase();
@@ -138,6 +144,7 @@ impl Pattern {
             "seq-write" | "write" | "ws" => Pattern::SeqWrite,
             "rand-read" | "randread" | "rr" => Pattern::RandRead,
             "rand-write" | "randwrite" | "wr" => Pattern::RandWrite,
+            "copy" | "seq-rw" => Pattern::Copy,
             "rw-mix" | "randrw" => {
                 let pct = match pct.as_deref() {
                     None => 70,
@@ -260,6 +267,44 @@ impl DiskOptions {
     }
 }
 
+/// Checks one `--block` size: up to [`MAX_BLOCK`], and a multiple of [`SECTOR`] unless
+/// `--buffered` (O_DIRECT moves whole sectors; the page cache takes any size, down to
+/// 1 B). A size that is not a multiple is refused with the nearest valid sizes, not
+/// rounded: a measurement is labelled with the block it really used.
+fn check_block(b: u64, buffered: bool) -> Result<(), UsageError> {
+    if b > MAX_BLOCK {
+        return Err(UsageError::new(
+            "--block",
+            format!(
+                "{} is above the limit of {}; use e.g. 4KiB or 1MiB",
+                format_size(b),
+                format_size(MAX_BLOCK)
+            ),
+        ));
+    }
+    if !b.is_multiple_of(SECTOR) && !buffered {
+        let below = b / SECTOR * SECTOR;
+        let above = below + SECTOR;
+        let nearest = if below == 0 {
+            format!("{} ({above} B)", format_size(above))
+        } else {
+            format!(
+                "{} ({below} B) or {} ({above} B)",
+                format_size(below),
+                format_size(above)
+            )
+        };
+        return Err(UsageError::new(
+            "--block",
+            format!(
+                "{} ({b} B) is not a multiple of 512 B, which direct I/O needs; nearest: {nearest}, or add --buffered for any size",
+                format_size(b)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn parse_counts(flag: &str, text: &str, max: u32, what: &str) -> Result<Vec<u32>, UsageError> {
     parse_list(text, |s| match s.trim().parse::<u32>() {
         Ok(n) if (1..=max).contains(&n) => Ok(n),
@@ -291,12 +336,15 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
     if let Some(t) = &a.block {
         let blocks = parse_list(t, parse_size).map_err(|e| UsageError::new("--block", e))?;
         for &b in &blocks {
-            if b % SECTOR != 0 || b > MAX_BLOCK {
+            check_block(b, a.buffered)?;
+        }
+        if a.verify {
+            if let Some(b) = blocks.iter().find(|&&b| b % SECTOR != 0) {
                 return Err(UsageError::new(
-                    "--block",
+                    "--verify",
                     format!(
-                        "{} ({b} B) is not a multiple of 512 B up to 1 GiB; direct I/O moves whole sectors, e.g. 4KiB or 1MiB",
-                        format_size(b)
+                        "checks whole 512 B sectors, and the block {} ({b} B) is not a multiple of 512 B; use e.g. 4KiB or drop --verify",
+                        format_size(*b)
                     ),
                 ));
             }
@@ -322,18 +370,51 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
             ));
         }
     }
+    if a.file_size.is_none() {
+        // The default size need not be a multiple of decimal (--buffered) blocks such as
+        // 4KB: round it down to a multiple of all of them rather than refuse the default.
+        let lcm = o
+            .patterns
+            .iter()
+            .flat_map(|p| o.blocks_for(*p))
+            .try_fold(1u64, |l, b| l.checked_mul(b / super::data::gcd(l, b)));
+        if let Some(l) = lcm.filter(|&l| l <= o.file_size) {
+            o.file_size -= o.file_size % l;
+        }
+    }
     for p in &o.patterns {
         for b in o.blocks_for(*p) {
-            if o.file_size % b != 0 {
+            if *p == Pattern::Copy && o.file_size / b < 2 {
                 return Err(UsageError::new(
                     "--file-size",
                     format!(
-                        "{} is not a multiple of the block size {}; use a multiple, e.g. {}",
+                        "{} holds fewer than two blocks of {}; copy reads one half and writes the other, so use at least {}",
                         format_size(o.file_size),
                         format_size(b),
-                        format_size((o.file_size / b).max(1) * b)
+                        format_size(2 * b)
                     ),
                 ));
+            }
+            if o.file_size % b != 0 {
+                return Err(UsageError::new("--file-size", {
+                    let below = o.file_size / b * b;
+                    let nearest = if below == 0 {
+                        format!("{} ({} B)", format_size(b), b)
+                    } else {
+                        format!(
+                            "{} ({below} B) or {} ({} B)",
+                            format_size(below),
+                            format_size(below + b),
+                            below + b
+                        )
+                    };
+                    format!(
+                        "{} ({} B) is not a multiple of the block size {}; nearest: {nearest}",
+                        format_size(o.file_size),
+                        o.file_size,
+                        format_size(b),
+                    )
+                }));
             }
         }
     }
@@ -448,7 +529,7 @@ mod tests {
         .unwrap_err()
         .0;
         assert!(
-            e.starts_with("--file-size: 1.50 MiB is not a multiple"),
+            e.starts_with("--file-size: 1.50 MiB (1572864 B) is not a multiple"),
             "{e}"
         );
         let e = args(|a| a.engine = Some("libaio".into())).unwrap_err().0;
@@ -513,6 +594,75 @@ mod tests {
             a.depth = Some("1,32".into());
         })
         .is_ok());
+    }
+
+    #[test]
+    fn decimal_and_small_blocks() {
+        // Decimal sizes: refused for O_DIRECT with the nearest sector multiples...
+        let e = args(|a| a.block = Some("4KB".into())).unwrap_err().0;
+        assert_eq!(
+            e,
+            "--block: 3.91 KiB (4000 B) is not a multiple of 512 B, which direct I/O needs; nearest: 3.50 KiB (3584 B) or 4 KiB (4096 B), or add --buffered for any size"
+        );
+        let e = args(|a| a.block = Some("1B".into())).unwrap_err().0;
+        assert!(
+            e.contains("nearest: 512 B (512 B), or add --buffered"),
+            "{e}"
+        );
+        // ...taken as they are with --buffered, the default file rounded to fit them.
+        let o = args(|a| {
+            a.block = Some("1B,100B,4KB,1MB".into());
+            a.buffered = true;
+        })
+        .unwrap();
+        assert_eq!(o.blocks, Some(vec![1, 100, 4000, 1_000_000]));
+        assert_eq!(o.file_size % 1_000_000, 0);
+        assert_eq!(o.file_size, 1073 * 1_000_000);
+        // Sector multiples written in decimal need nothing: 512KB = 1000 sectors.
+        assert_eq!(
+            args(|a| a.block = Some("512KB".into())).unwrap().blocks,
+            Some(vec![512_000])
+        );
+        // An explicit file size that the blocks do not divide is still refused.
+        let e = args(|a| {
+            a.block = Some("4KB".into());
+            a.buffered = true;
+            a.file_size = Some("1GiB".into());
+        })
+        .unwrap_err()
+        .0;
+        assert!(e.starts_with("--file-size:"), "{e}");
+        let e = args(|a| a.file_size = Some("1GB".into())).unwrap_err().0;
+        assert_eq!(
+            e,
+            "--file-size: 953.67 MiB (1000000000 B) is not a multiple of the block size 1 MiB; nearest: 953 MiB (999292928 B) or 954 MiB (1000341504 B)"
+        );
+        // --verify checks sectors.
+        let e = args(|a| {
+            a.block = Some("100B".into());
+            a.buffered = true;
+            a.verify = true;
+        })
+        .unwrap_err()
+        .0;
+        assert!(e.starts_with("--verify: checks whole 512 B sectors"), "{e}");
+        let e = args(|a| a.block = Some("2GiB".into())).unwrap_err().0;
+        assert!(e.starts_with("--block: 2 GiB is above the limit"), "{e}");
+    }
+
+    #[test]
+    fn copy_pattern() {
+        assert_eq!(Pattern::parse("copy").unwrap(), Pattern::Copy);
+        assert_eq!(Pattern::parse("seq-rw").unwrap(), Pattern::Copy);
+        assert!(!Pattern::Copy.random() && Pattern::Copy.writes());
+        assert_eq!(Pattern::Copy.default_block(), 1 << 20);
+        let e = args(|a| {
+            a.pattern = Some("copy".into());
+            a.file_size = Some("1MiB".into());
+        })
+        .unwrap_err()
+        .0;
+        assert!(e.contains("fewer than two blocks"), "{e}");
     }
 
     #[test]

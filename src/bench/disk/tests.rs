@@ -97,6 +97,7 @@ fn exact_io_and_byte_counts_per_engine() {
             (Pattern::SeqRead, 4096u64, 8usize, 512u64),
             (Pattern::RandWrite, 8192, 4, 300),
             (Pattern::RwMix(50), 4096, 16, 1000),
+            (Pattern::Copy, 4096, 8, 400),
         ] {
             let spec = JobSpec {
                 engine: e,
@@ -127,8 +128,70 @@ fn exact_io_and_byte_counts_per_engine() {
             if pattern == Pattern::SeqRead {
                 assert_eq!(s.windows[0].reads, limit);
             }
+            if pattern == Pattern::Copy {
+                assert_eq!(s.windows[0].reads, limit / 2, "{what}: one write per read");
+            }
         }
     }
+}
+
+#[test]
+fn buffered_blocks_below_a_sector_move_exact_bytes() {
+    let dir = scratch();
+    let host = HostInfo::detect(false);
+    let Some((p, _)) = plan(
+        dir.path(),
+        &[
+            "--file-size",
+            "64KB",
+            "--ramp",
+            "0",
+            "--buffered",
+            "--block",
+            "1B,100B,4KB",
+        ],
+        &host,
+    ) else {
+        return;
+    };
+    assert_eq!(p.ws.file_size, 64_000);
+    p.ws.ensure_files(1, false, p.seed).unwrap();
+    let (path, base) = p.ws.target(0);
+    let stop = AtomicBool::new(false);
+    for e in engines() {
+        for (pattern, block) in [
+            (Pattern::SeqWrite, 1u64),
+            (Pattern::RandRead, 100),
+            (Pattern::Copy, 4000),
+            (Pattern::RandWrite, 1),
+        ] {
+            let limit = 300u64;
+            let spec = JobSpec {
+                engine: e,
+                path: &path,
+                base,
+                size: 64_000,
+                file_id: 0,
+                pattern,
+                block,
+                depth: 1,
+                direct: false,
+                ramp: Duration::ZERO,
+                window: Duration::from_secs(600),
+                windows: 1,
+                io_limit: Some(limit),
+                seed: p.seed,
+                rng_seed: 7,
+                stop: &stop,
+            };
+            let s = job::run(&spec, None, &|| {}).unwrap();
+            let what = format!("{} {} {block} B", e.name(), pattern.name());
+            assert_eq!(s.all_ios, limit, "{what}");
+            assert_eq!(s.all_bytes, limit * block, "{what}");
+        }
+    }
+    // The file keeps its size: no I/O went past its end.
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 64_000);
 }
 
 #[test]
@@ -155,6 +218,12 @@ fn written_data_reads_back_identical_and_corruption_is_caught() {
             Config {
                 pattern: Pattern::SeqWrite,
                 block: 16384,
+                depth: 1,
+                jobs: 2,
+            },
+            Config {
+                pattern: Pattern::Copy,
+                block: 8192,
                 depth: 1,
                 jobs: 2,
             },

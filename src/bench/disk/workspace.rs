@@ -1,6 +1,6 @@
 //! Where the disk benchmark writes, and how it cleans up.
 //!
-//! Host-safety rules (ANCHORS.md §6): peakbench writes only files it created, in a
+//! Host-safety rules: peakbench writes only files it created, in a
 //! fresh subdirectory `peakbench-disk-<pid>-<nanos>` of `--dir`; it removes exactly
 //! those files and that directory (never recursively, never anything it did not make)
 //! when the run ends, and on SIGINT/SIGTERM. A block device is a target only with

@@ -164,11 +164,25 @@ pub fn parse(a: &GpuArgs) -> Result<GpuOptions, UsageError> {
         None => None,
         Some(t) => {
             let s = parse_size(t).map_err(|e| UsageError::new("--size", e))?;
-            if s < 1 << 20 || s % 4096 != 0 {
+            if s < 1 << 20 {
                 return Err(UsageError::new(
                     "--size",
                     format!(
                         "'{t}' must be at least 1MiB and a multiple of 4KiB, e.g. 256MiB or 1GiB"
+                    ),
+                ));
+            }
+            if s % 4096 != 0 {
+                // Refused with the nearest sizes (as disk blocks are), never rounded.
+                let below = s / 4096 * 4096;
+                let fmt = crate::util::units::format_size;
+                return Err(UsageError::new(
+                    "--size",
+                    format!(
+                        "'{t}' ({s} B) is not a multiple of 4KiB; nearest: {} ({below} B) or {} ({} B)",
+                        fmt(below),
+                        fmt(below + 4096),
+                        below + 4096
                     ),
                 ));
             }
@@ -248,5 +262,12 @@ mod tests {
         let e = p(&[("size", "1000")]).unwrap_err().0;
         assert!(e.starts_with("--size:"), "{e}");
         assert_eq!(p(&[("size", "64MiB")]).unwrap().size, Some(64 << 20));
+        // Decimal sizes: taken when whole 4 KiB pages (256MB is, 1GB is not), else refused with the nearest.
+        let e = p(&[("size", "1GB")]).unwrap_err().0;
+        assert_eq!(
+            e,
+            "--size: '1GB' (1000000000 B) is not a multiple of 4KiB; nearest: 953.67 MiB (999997440 B) or 953.68 MiB (1000001536 B)"
+        );
+        assert_eq!(p(&[("size", "4096KB")]).unwrap().size, Some(4_096_000));
     }
 }

@@ -3,7 +3,7 @@
 //! non-temporal. The runner derives B/s from these declared bytes; adding a kernel is one
 //! function and one row.
 //!
-//! Byte counting (DESIGN.md §3, STREAM): every array element a kernel names counts 8 B
+//! Byte counting (STREAM): every array element a kernel names counts 8 B
 //! once, read or written: read 8, write 8, copy 16, scale 16, add 24, triad 24 bytes per
 //! element. The cache's write-allocate read of the destination (a store miss first reads
 //! the line) is *not* counted, as in STREAM and likwid-bench; `--count-write-allocate`

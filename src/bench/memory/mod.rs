@@ -14,6 +14,7 @@
 //! - the DRAM peak comes from SMBIOS type 17 (`hw::memory`), or `--peak memory=…`.
 
 pub mod bandwidth;
+pub(crate) mod bytes;
 pub mod chase;
 pub mod kernels;
 pub mod options;
@@ -128,6 +129,31 @@ pub(crate) fn sweep_sizes(host: &HostInfo) -> Vec<u64> {
         v.push(v.last().unwrap() * 2);
     }
     v
+}
+
+/// `--sweep quick`: one working set per cache level, the middle of that level's run of
+/// [`sweep_sizes`] (as one thread sees it), so the staircase keeps its steps in a
+/// fraction of the cases.
+pub(crate) fn quick_sweep_sizes(host: &HostInfo) -> Vec<u64> {
+    let all = sweep_sizes(host);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < all.len() {
+        let level = level_of(host, all[i], 1);
+        let run = all[i..]
+            .iter()
+            .take_while(|&&s| level_of(host, s, 1) == level)
+            .count();
+        out.push(all[i + run / 2]);
+        i += run;
+    }
+    // DRAM: the largest size (4x LLC), the one the quick suite measures.
+    if let (Some(last), Some(big)) = (out.last_mut(), all.last()) {
+        if level_of(host, *big, 1) == Level::Dram {
+            *last = *big;
+        }
+    }
+    out
 }
 
 /// The DRAM bandwidth peak: `--peak memory.dram=…`/`memory=…`, else SMBIOS type 17
@@ -260,6 +286,9 @@ impl Case for BwCase {
 impl BwCase {
     /// The case's one result.
     fn result(&self, ctx: &Context) -> BenchResult {
+        if let Some(b) = self.block.filter(|b| b % 8 != 0) {
+            return bytes::result(self, ctx, b);
+        }
         let k = self.kernel;
         let level = level_of(
             ctx.host,
@@ -477,7 +506,9 @@ impl Plan for MemoryBench {
             .max()
             .unwrap_or(1);
         let max_block = o.blocks.as_ref().and_then(|b| b.iter().max().copied());
-        let sizes = if o.sweep {
+        let sizes = if o.sweep_quick {
+            quick_sweep_sizes(host)
+        } else if o.sweep {
             sweep_sizes(host)
         } else {
             vec![o.size.unwrap_or_else(|| {
@@ -549,8 +580,15 @@ impl Plan for MemoryBench {
                                 };
                                 for block in blocks {
                                     let per = per_thread(size, t, ctx.opts.scaling);
+                                    let fits = match block {
+                                        Some(b) if b % 8 != 0 => {
+                                            bytes::ByteGeometry::new(per, op.arrays(), b)
+                                                .map(|_| ())
+                                        }
+                                        _ => Geometry::new(per, op.arrays(), block).map(|_| ()),
+                                    };
                                     if !o.sweep {
-                                        if let Err(e) = Geometry::new(per, op.arrays(), block) {
+                                        if let Err(e) = fits {
                                             return Err(UsageError::new(
                                                 "--block",
                                                 format!(
@@ -654,6 +692,11 @@ mod tests {
         assert_eq!(s.first(), Some(&4096));
         assert_eq!(s.last(), Some(&(256 << 20)));
         assert_eq!(size_param(256 << 20), "256MiB");
+        // --sweep quick: one size inside each level, DRAM at 4x LLC.
+        assert_eq!(
+            quick_sweep_sizes(&h),
+            [16 << 10, 256 << 10, 8 << 20, 256 << 20]
+        );
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub struct MemoryArgs {
     /// Access order of the blocks: seq,rand [default: seq]
     #[arg(long, value_name = "LIST")]
     pub pattern: Option<String>,
-    /// Contiguous access sizes, multiples of 8 B, e.g. 8B,1KiB,8KiB,1MiB,8MiB,80MiB [default: whole array for seq, 4KiB for rand]
+    /// Contiguous access sizes, e.g. 1B,8B,1KB,1MiB,80MiB; multiples of 8 B run every kernel on f64 elements, other sizes (1 B…) run read, write and copy on bytes [default: whole array for seq, 4KiB for rand]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub block: Option<String>,
     /// Working set of a case, all arrays and threads together [default: 4x the last-level cache, rounded up to a power of two]
@@ -28,9 +28,9 @@ pub struct MemoryArgs {
     /// Thread counts [default: 1,2,4,… up to the core count]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub threads: Option<String>,
-    /// Walk the working set from 4 KiB to 4x the last-level cache (L1/L2/L3/DRAM marked)
-    #[arg(long)]
-    pub sweep: bool,
+    /// Walk the working set: `full` = every power of two from 4 KiB to 4x the last-level cache (minutes: kernels x ~20 sizes x threads cases), `quick` = one working set per cache level (L1/L2/L3/DRAM marked)
+    #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = "full")]
+    pub sweep: Option<String>,
     /// Non-temporal stores: auto (when the working set exceeds the LLC), on, off [default: auto]
     #[arg(long, value_name = "MODE")]
     pub nt: Option<String>,
@@ -38,9 +38,6 @@ pub struct MemoryArgs {
     #[arg(long)]
     pub count_write_allocate: bool,
 }
-
-/// Smallest block: one `f64` element.
-pub(crate) const MIN_BLOCK: u64 = 8;
 
 /// Largest working set a case may map, all threads and arrays together (256 TiB, twice
 /// what x86-64 user space can address with 4-level page tables). Every size product is
@@ -127,6 +124,8 @@ pub struct MemoryOptions {
     pub threads: Option<Vec<usize>>,
     /// `--sweep`: working sets from 4 KiB to 4× LLC.
     pub sweep: bool,
+    /// `--sweep quick`: one working set per cache level instead of every power of two.
+    pub sweep_quick: bool,
     /// `--nt`.
     pub nt: Nt,
     /// `--count-write-allocate`.
@@ -142,6 +141,7 @@ impl Default for MemoryOptions {
             size: None,
             threads: None,
             sweep: false,
+            sweep_quick: false,
             nt: Nt::Auto,
             count_write_allocate: false,
         }
@@ -199,11 +199,6 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
                         crate::util::units::format_size(MAX_SIZE)
                     )));
                 }
-                if b % MIN_BLOCK != 0 {
-                    return Err(ParseError(format!(
-                        "'{s}' is not a multiple of 8 B (one f64 element); use e.g. 8B,1KiB,8KiB,1MiB,8MiB,80MiB"
-                    )));
-                }
                 Ok(b)
             })
         })
@@ -233,7 +228,7 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
                 ),
             ));
         }
-        if a.sweep {
+        if a.sweep.is_some() {
             return Err(UsageError::new(
                 "--size",
                 "cannot be combined with --sweep (the sweep chooses the working sets, 4 KiB to 4x LLC)",
@@ -250,6 +245,17 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
             ));
         }
     }
+    let sweep_quick = match a.sweep.as_deref().map(|s| s.trim().to_ascii_lowercase()) {
+        None => false,
+        Some(m) if m == "full" => false,
+        Some(m) if m == "quick" => true,
+        Some(m) => {
+            return Err(UsageError::new(
+                "--sweep",
+                format!("unknown mode '{m}'; accepted: full (every power of two from 4 KiB to 4x LLC), quick (one working set per cache level)"),
+            ))
+        }
+    };
     let threads = a.threads.as_deref().map(parse_threads).transpose()?;
     let nt = match a.nt.as_deref().map(|s| s.trim().to_ascii_lowercase()) {
         None => Nt::Auto,
@@ -269,7 +275,8 @@ pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
         blocks,
         size,
         threads,
-        sweep: a.sweep,
+        sweep: a.sweep.is_some(),
+        sweep_quick,
         nt,
         count_write_allocate: a.count_write_allocate,
     })
@@ -335,11 +342,11 @@ mod tests {
         assert!(e.contains("read,write,copy,scale,add,triad,chase"), "{e}");
         let e = args(|a| a.pattern = Some("zigzag".into())).unwrap_err().0;
         assert!(e.starts_with("--pattern:"), "{e}");
-        let e = args(|a| a.block = Some("12B".into())).unwrap_err().0;
-        assert!(
-            e.starts_with("--block:") && e.contains("multiple of 8"),
-            "{e}"
-        );
+        // Byte blocks (1 B accesses, decimal sizes) are taken as they are.
+        let o = args(|a| a.block = Some("1B,12B,1KB,1MB".into())).unwrap();
+        assert_eq!(o.blocks, Some(vec![1, 12, 1000, 1_000_000]));
+        let e = args(|a| a.block = Some("0B".into())).unwrap_err().0;
+        assert!(e.starts_with("--block:"), "{e}");
         let e = args(|a| a.block = Some("big".into())).unwrap_err().0;
         assert!(e.starts_with("--block:"), "{e}");
         let e = args(|a| a.size = Some("1KiB".into())).unwrap_err().0;
@@ -356,11 +363,15 @@ mod tests {
         let e = args(|a| a.threads = Some("0".into())).unwrap_err().0;
         assert!(e.starts_with("--threads:"), "{e}");
         let e = args(|a| {
-            a.sweep = true;
+            a.sweep = Some("full".into());
             a.size = Some("1GiB".into());
         })
         .unwrap_err()
         .0;
         assert!(e.starts_with("--size:"), "{e}");
+        let e = args(|a| a.sweep = Some("fast".into())).unwrap_err().0;
+        assert!(e.starts_with("--sweep: unknown mode 'fast'"), "{e}");
+        let o = args(|a| a.sweep = Some("Quick".into())).unwrap();
+        assert!(o.sweep && o.sweep_quick);
     }
 }

@@ -17,8 +17,8 @@
 //!
 //! AVX2 kernels use intrinsics (stable since Rust 1.27; the loops are simple enough that
 //! the compiler emits exactly the instructions named). AVX-512 kernels run their vector
-//! loop in `asm!` because the AVX-512 intrinsics need Rust 1.89 and the crate's MSRV is
-//! 1.85; the head and tail stay in Rust. The read kernels keep 8 independent
+//! loop in `asm!`: they were written when the AVX-512 intrinsics were not yet stable
+//! (Rust 1.89), and `asm!` pins the exact instruction stream; the head and tail stay in Rust. The read kernels keep 8 independent
 //! accumulators so the adds (4-cycle latency, 2 per cycle) never limit an L1 read.
 
 use std::arch::x86_64::*;

@@ -6,7 +6,7 @@
 //! identical at both ends, with the `Transport` seam), `tcp.rs` / `udp.rs` (per-stream
 //! loops and their `Transport` impls), `options.rs`.
 //!
-//! Measurement (DESIGN.md §3, ANCHORS.md §5 "Network"):
+//! Measurement:
 //! - one test per case, continuous: a 0.5 s warm-up that is not counted (TCP slow
 //!   start, caches, frequency), then `--repeat` intervals of `--time / --repeat`; each
 //!   interval is one sample;
@@ -67,6 +67,19 @@ struct Session {
 struct NetCase {
     spec: TestSpec,
     session: Arc<Session>,
+    /// Why this case cannot run (it is reported `skipped`, the others still run).
+    unsupported: Option<String>,
+}
+
+/// Why a test cannot run at all, or `None`: UDP throughput datagrams carry a 16-byte
+/// sequence and time header, from which loss and jitter are counted.
+fn unsupported(proto: Proto, test: TestKind, msg: u32) -> Option<String> {
+    (proto == Proto::Udp && test == TestKind::Throughput && msg < proto::MIN_UDP_MSG).then(|| {
+        format!(
+            "UDP throughput datagrams carry a {}-byte sequence and time header (loss and jitter are counted from it), so {msg} B datagrams cannot be measured; use --msg 16B or more, or --test latency (any size from 1 B)",
+            proto::MIN_UDP_MSG
+        )
+    })
 }
 
 fn size_label(b: u32) -> String {
@@ -92,6 +105,9 @@ impl Case for NetCase {
     }
 
     fn run(&self, ctx: &Context) -> Vec<BenchResult> {
+        if let Some(why) = &self.unsupported {
+            return vec![results::base(&self.spec).skipped(why.clone())];
+        }
         vec![self.session.run(&self.spec, ctx)]
     }
 }
@@ -270,11 +286,15 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
                         },
                         zerocopy: o.zerocopy && proto == Proto::Tcp && test == TestKind::Throughput,
                     };
-                    spec.validate()
-                        .map_err(|e| UsageError::new("--msg/--streams/--time", e))?;
+                    let unsupported = unsupported(proto, test, msg);
+                    if unsupported.is_none() {
+                        spec.validate()
+                            .map_err(|e| UsageError::new("--msg/--streams/--time", e))?;
+                    }
                     out.push(Box::new(NetCase {
                         spec,
                         session: session.clone(),
+                        unsupported,
                     }));
                 }
             }

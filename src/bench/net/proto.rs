@@ -1,7 +1,7 @@
 //! The network control protocol: one control TCP connection per test, plus data
 //! streams that present the test's session cookie.
 //!
-//! Every byte from the peer is hostile (ANCHORS.md §6: iperf3 CVE-2023-38403,
+//! Every byte from the peer is hostile (iperf3 CVE-2023-38403,
 //! CVE-2024-53580, #1776). Hence:
 //! - frames are a `u32` big-endian length followed by that many bytes of JSON; the
 //!   length is checked against [`MAX_FRAME`] *before* anything is allocated;

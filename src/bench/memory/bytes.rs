@@ -1,0 +1,385 @@
+//! Byte-granular bandwidth cases: `--block` sizes that are not a multiple of the 8-byte
+//! `f64` element (1 B, 100 B, 1001 B …; the course's "1 B accesses").
+//!
+//! Only the operations that mean something on bytes run: `read` (every byte of a block
+//! loaded and summed), `write` (the block set, `memset`) and `copy` (the block copied,
+//! `memcpy`); `scale`, `add` and `triad` compute on `f64` elements and are `skipped`
+//! with that reason. Blocks are visited in address order or, for `rand`, in the same
+//! keyed permutation as the element kernels ([`super::bandwidth::permute`]), so a 1 B
+//! random case touches one byte per access and every byte once per pass.
+//!
+//! Bytes are counted as STREAM counts them (copy = one read and one write per byte, no
+//! write-allocate unless `--count-write-allocate`), and the first pass is checked: the
+//! read sum, or every destination byte (sampled above 64 KiB) against its source.
+
+use super::bandwidth::{permute, ARRAY_PAD};
+use super::kernels::Op;
+use super::options::Pattern;
+use super::region::{Pages, Region};
+use super::{finish, level_of, level_peak, per_thread, run_config, total, WithPeakOpt};
+use crate::measure::runner::Workload;
+use crate::measure::Runner;
+use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use std::sync::Mutex;
+
+/// Value of every source byte `i`: position-dependent, so a copy from the wrong place
+/// shows.
+fn src_byte(i: usize) -> u8 {
+    (i % 251) as u8 + 1
+}
+
+/// Value every `write` stores.
+const WRITE_BYTE: u8 = 0x5a;
+
+/// Whether `op` runs on byte blocks; `Err` is the reason it is skipped.
+pub(crate) fn supported(op: Op) -> Result<(), String> {
+    match op {
+        Op::Read | Op::Write | Op::Copy => Ok(()),
+        _ => Err(format!(
+            "{} computes on 8-byte f64 elements; blocks that are not a multiple of 8 B run the read, write and copy kernels (byte loads, memset, memcpy)",
+            op.name()
+        )),
+    }
+}
+
+/// The result of a bandwidth case whose block is not a multiple of 8 B: measured with
+/// [`ByteWork`] for read, write and copy, `skipped` with the reason for the others.
+pub(super) fn result(c: &super::BwCase, ctx: &crate::bench::Context, block: u64) -> BenchResult {
+    let op = c.kernel.op;
+    let level = level_of(
+        ctx.host,
+        total(c.size, c.threads, ctx.opts.scaling),
+        c.threads,
+    );
+    let mut r = BenchResult::new(
+        Resource::Memory,
+        &format!("{}_bytes", op.name()),
+        Metric::Throughput,
+        Unit::BytePerSec,
+    )
+    .param("kernel", op.name())
+    .param("pattern", c.pattern.name())
+    .size("size", c.size)
+    .param("threads", c.threads)
+    .param("isa", "generic")
+    .param("nt", false)
+    .param("level", level.name())
+    .param(
+        "bytes",
+        if c.count_wa && op.stores() {
+            "stream+write-allocate"
+        } else {
+            "stream"
+        },
+    )
+    .size("block", block);
+    if let Err(why) = supported(op) {
+        return r.skipped(why);
+    }
+    let per = per_thread(c.size, c.threads, ctx.opts.scaling);
+    let geo = match ByteGeometry::new(per, op.arrays(), block) {
+        Ok(g) => g,
+        Err(e) => return r.skipped(e),
+    };
+    r.info(format!(
+        "byte blocks: {block} B per access ({}), {} B counted per byte of the array{}",
+        match op {
+            Op::Read => "byte loads, summed",
+            Op::Write => "memset",
+            _ => "memcpy",
+        },
+        geo.bytes_per_pass(op, c.count_wa) / geo.len as u64,
+        if c.count_wa && op.stores() {
+            " (with the write-allocate read, --count-write-allocate)"
+        } else {
+            " (STREAM convention: no write-allocate)"
+        }
+    ));
+    let cfg = run_config(ctx, c.threads, &mut r.notes);
+    let errors = Mutex::new(Vec::new());
+    let pages_seen = Mutex::new(None);
+    let make = |t: crate::measure::runner::ThreadCtx| {
+        let w = ByteWork::new(op, geo, c.pattern, c.count_wa, Pages::Huge, &errors)?;
+        if t.index == 0 {
+            *pages_seen.lock().unwrap() = Some((w.region().huge_bytes(), w.region().len() as u64));
+        }
+        Ok(w)
+    };
+    let samples = Runner::run(&cfg, make, &|_, _| {});
+    finish(r, samples, &errors, &pages_seen, |s| s.rate()).with_peak_opt(level_peak(
+        level,
+        ctx.host,
+        &ctx.opts.peaks,
+    ))
+}
+
+/// One thread's arrays cut into blocks of `block` bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ByteGeometry {
+    /// Bytes per array (a multiple of `block`).
+    pub len: usize,
+    /// Bytes per block.
+    pub block: usize,
+    /// Arrays the operation touches (1 for read and write, 2 for copy).
+    pub arrays: usize,
+}
+
+impl ByteGeometry {
+    /// Cuts `bytes_per_thread` into `arrays` arrays of whole blocks.
+    pub fn new(bytes_per_thread: u64, arrays: usize, block: u64) -> Result<ByteGeometry, String> {
+        let per_array = bytes_per_thread / arrays as u64;
+        if block == 0 || block > per_array {
+            return Err(format!(
+                "block {block} B is larger than each thread's share of an array ({per_array} B = working set / {arrays} array{} / threads)",
+                if arrays == 1 { "" } else { "s" }
+            ));
+        }
+        let len = usize::try_from(per_array / block * block)
+            .map_err(|_| format!("working set of {bytes_per_thread} B per thread does not fit"))?;
+        let g = ByteGeometry {
+            len,
+            block: block as usize,
+            arrays,
+        };
+        g.region_bytes().ok_or_else(|| {
+            format!("working set of {bytes_per_thread} B per thread does not fit")
+        })?;
+        Ok(g)
+    }
+
+    /// Bytes from one array's start to the next's (same padding as the element arrays).
+    fn stride(&self) -> Option<usize> {
+        self.len
+            .checked_next_multiple_of(4096)?
+            .checked_add(ARRAY_PAD)
+    }
+
+    /// Bytes the thread's region needs.
+    fn region_bytes(&self) -> Option<usize> {
+        self.stride()?.checked_mul(self.arrays)
+    }
+
+    /// Blocks per array.
+    pub(crate) fn blocks(&self) -> usize {
+        self.len / self.block
+    }
+
+    /// Bytes one pass moves: reads plus writes, and the write-allocate read of each
+    /// stored byte when counted.
+    pub(crate) fn bytes_per_pass(&self, op: Op, count_write_allocate: bool) -> u64 {
+        let per = match op {
+            Op::Read | Op::Write => 1,
+            _ => 2,
+        } + u64::from(count_write_allocate && op.stores());
+        self.len as u64 * per
+    }
+}
+
+/// One thread's byte workload.
+pub(crate) struct ByteWork<'a> {
+    op: Op,
+    geo: ByteGeometry,
+    pattern: Pattern,
+    bytes_per_pass: f64,
+    region: Region,
+    pass: u64,
+    checked: bool,
+    errors: &'a std::sync::Mutex<Vec<String>>,
+}
+
+impl<'a> ByteWork<'a> {
+    /// Maps, first-touches and fills the arrays on the calling thread.
+    pub fn new(
+        op: Op,
+        geo: ByteGeometry,
+        pattern: Pattern,
+        count_write_allocate: bool,
+        pages: Pages,
+        errors: &'a std::sync::Mutex<Vec<String>>,
+    ) -> Result<ByteWork<'a>, String> {
+        supported(op)?;
+        let bytes = geo.region_bytes().ok_or("working set does not fit")?;
+        let mut region = Region::new(bytes, pages)?;
+        region.touch();
+        let w = ByteWork {
+            op,
+            geo,
+            pattern,
+            bytes_per_pass: geo.bytes_per_pass(op, count_write_allocate) as f64,
+            region,
+            pass: 0,
+            checked: false,
+            errors,
+        };
+        if op.sources() > 0 {
+            // SAFETY: array 0 lies inside the region (region_bytes covers it).
+            let src = unsafe { std::slice::from_raw_parts_mut(w.array(0), geo.len) };
+            for (i, b) in src.iter_mut().enumerate() {
+                *b = src_byte(i);
+            }
+        }
+        Ok(w)
+    }
+
+    /// The region (for the huge-page report).
+    pub(crate) fn region(&self) -> &Region {
+        &self.region
+    }
+
+    fn array(&self, k: usize) -> *mut u8 {
+        let stride = self.geo.stride().expect("checked in ByteGeometry::new");
+        // SAFETY: k < arrays, so the offset is inside the region.
+        unsafe { self.region.as_ptr().add(k * stride) }
+    }
+
+    /// One block at byte `o`; returns the sum of the bytes read (read only).
+    ///
+    /// SAFETY: `o + block ≤ len`.
+    #[inline(always)]
+    unsafe fn block(&self, src: *const u8, dst: *mut u8, o: usize) -> u64 {
+        let n = self.geo.block;
+        match self.op {
+            Op::Read => {
+                let mut s = 0u64;
+                for i in 0..n {
+                    s += u64::from(*src.add(o + i));
+                }
+                s
+            }
+            Op::Write => {
+                std::ptr::write_bytes(dst.add(o), WRITE_BYTE, n);
+                0
+            }
+            _ => {
+                std::ptr::copy_nonoverlapping(src.add(o), dst.add(o), n);
+                0
+            }
+        }
+    }
+
+    /// One pass over every block; returns the read sum.
+    fn pass(&mut self) -> u64 {
+        let src = self.array(0) as *const u8;
+        let dst = self.array(self.geo.arrays - 1);
+        let (bs, nb) = (self.geo.block, self.geo.blocks());
+        let mut sum = 0u64;
+        // SAFETY (all calls): block b covers bytes [b·bs, (b+1)·bs) < len of each array.
+        match self.pattern {
+            Pattern::Seq => {
+                for b in 0..nb {
+                    sum += unsafe { self.block(src, dst, b * bs) };
+                }
+            }
+            Pattern::Rand => {
+                let bits = usize::BITS - (nb.max(2) - 1).leading_zeros();
+                let mask = (1u64 << bits) - 1;
+                let key = self.pass.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                for i in 0..=mask {
+                    let b = permute(i, key, mask, bits) as usize;
+                    if b < nb {
+                        sum += unsafe { self.block(src, dst, b * bs) };
+                    }
+                }
+            }
+        }
+        self.pass += 1;
+        sum
+    }
+
+    /// Checks the first pass: the read sum, or the destination bytes (every byte up to
+    /// 64 KiB, every 1009th and the last above).
+    fn verify(&self, sum: u64) -> Result<(), String> {
+        let n = self.geo.len;
+        if self.op == Op::Read {
+            let want: u64 = (0..n).map(|i| u64::from(src_byte(i))).sum();
+            return if sum == want {
+                Ok(())
+            } else {
+                Err(format!("read (bytes): sum {sum} != {want}"))
+            };
+        }
+        let dst = self.array(self.geo.arrays - 1);
+        let step = if n <= 1 << 16 { 1 } else { 1009 };
+        for i in (0..n).step_by(step).chain(std::iter::once(n - 1)) {
+            let want = if self.op == Op::Write {
+                WRITE_BYTE
+            } else {
+                src_byte(i)
+            };
+            // SAFETY: i < len.
+            let got = unsafe { *dst.add(i) };
+            if got != want {
+                return Err(format!(
+                    "{} (bytes): byte {i} is {got}, expected {want}",
+                    self.op.name()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Workload for ByteWork<'_> {
+    fn run(&mut self, iters: u64) -> f64 {
+        let mut sum = 0u64;
+        for _ in 0..iters {
+            let s = self.pass();
+            if !self.checked {
+                self.checked = true;
+                if let Err(e) = self.verify(s) {
+                    self.errors.lock().unwrap().push(e);
+                }
+            }
+            sum = sum.wrapping_add(s);
+        }
+        std::hint::black_box(sum);
+        std::hint::black_box(self.region.as_ptr());
+        iters as f64 * self.bytes_per_pass
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_cuts_whole_byte_blocks() {
+        let g = ByteGeometry::new(1000, 2, 7).unwrap();
+        assert_eq!((g.len, g.blocks()), (497, 71));
+        assert_eq!(g.bytes_per_pass(Op::Copy, false), 994);
+        assert_eq!(g.bytes_per_pass(Op::Copy, true), 1491);
+        assert_eq!(g.bytes_per_pass(Op::Read, true), 497);
+        assert!(ByteGeometry::new(10, 2, 6).is_err());
+        assert!(ByteGeometry::new(u64::MAX, 1, 1).is_err());
+    }
+
+    #[test]
+    fn every_byte_op_and_pattern_moves_and_checks_every_byte() {
+        let errors = std::sync::Mutex::new(Vec::new());
+        for op in [Op::Read, Op::Write, Op::Copy] {
+            for pattern in [Pattern::Seq, Pattern::Rand] {
+                for block in [1u64, 3, 100, 1001] {
+                    let geo = ByteGeometry::new(40_000, op.arrays(), block).unwrap();
+                    let mut w =
+                        ByteWork::new(op, geo, pattern, false, Pages::Small, &errors).unwrap();
+                    let s = w.pass();
+                    // Every block visited once: the check passes on the first pass...
+                    w.verify(s).unwrap_or_else(|e| panic!("{e}"));
+                    // ...and the runner is told the bytes of whole passes.
+                    assert_eq!(w.run(2), 2.0 * geo.bytes_per_pass(op, false) as f64);
+                }
+            }
+        }
+        assert!(errors.lock().unwrap().is_empty());
+        assert!(supported(Op::Triad).unwrap_err().contains("8-byte f64"));
+    }
+
+    #[test]
+    fn a_wrong_copy_is_caught() {
+        let errors = std::sync::Mutex::new(Vec::new());
+        let geo = ByteGeometry::new(4096, 2, 1).unwrap();
+        let w = ByteWork::new(Op::Copy, geo, Pattern::Seq, false, Pages::Small, &errors).unwrap();
+        // No pass has run: the destination still holds zeros.
+        assert!(w.verify(0).unwrap_err().contains("byte 0 is 0"));
+    }
+}
