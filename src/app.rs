@@ -188,9 +188,8 @@ fn measure(
             if opts.reference {
                 crate::reference::attach(&mut r, &rctx, &tools);
             }
-            for n in r.notes.iter().filter(|n| n.is_live_warning()) {
-                progress.warn(&format!("{} {}: {n}", r.resource, r.workload));
-            }
+            // Counted on the bar, printed once with the results (not live as well).
+            progress.warnings(r.notes.iter().filter(|n| n.is_live_warning()).count());
             report.results.push(r);
         }
         save(&report, &path)?;
@@ -208,8 +207,14 @@ fn measure(
         crate::reporting::write_html(&report, h)?;
     }
     let mut out = stdout.lock();
-    crate::report::export(&report, opts.format, &mut out)?;
+    crate::report::export_fit(&report, opts.format, opts.width, &mut out)?;
     out.flush()?;
+    // The table carries the warnings; with another format on stdout, say them once here.
+    if opts.format != crate::report::Format::Table {
+        for l in crate::report::table::warnings(&report, crate::util::term::stderr_width()) {
+            eprintln!("{l}");
+        }
+    }
     if !opts.quiet {
         eprintln!("results: {}", path.display());
         if let Some(h) = &html {

@@ -189,6 +189,25 @@ pub(crate) fn reference_lines(r: &BenchResult) -> Vec<String> {
         .collect()
 }
 
+/// [`reference_lines`] without the row's label (the table names the row by number):
+/// `peakbench 76.1 GFLOP/s, likwid-bench 5.2.2 77.0 GFLOP/s (likwid-bench -t …)`.
+pub(crate) fn reference_lines_short(r: &BenchResult) -> Vec<String> {
+    r.reference
+        .iter()
+        .flatten()
+        .map(|x| {
+            sanitize::line(&format!(
+                "peakbench {}, {} {} {} ({})",
+                mean(r),
+                x.tool,
+                x.version,
+                format_si(x.value, x.unit.as_str()),
+                x.command
+            ))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
