@@ -89,3 +89,57 @@ fn bad_width_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--width: 'ten' is not a width"), "{err}");
 }
+
+/// Item 3: Ctrl-C in the middle of a run says what finished and where the partial JSON
+/// and HTML are; both are whole, and `report` shows the run as unfinished.
+#[test]
+fn interrupted_run_says_what_it_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("r.html");
+    let threads = vec!["1"; 3000].join(",");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("peakbench"))
+        .args(["null", "--quiet", "--format", "json", "--min-time", "1ms"])
+        .args(["--repeat", "1", "--threads", &threads, "--output"])
+        .arg(dir.path())
+        .arg("--html")
+        .arg(&html)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until some cases are saved (the HTML is written after each case).
+    let t = std::time::Instant::now();
+    while !html.exists() {
+        assert!(t.elapsed().as_secs() < 60, "no case finished");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // SAFETY: signalling our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("peakbench: interrupted by SIGINT"), "{err}");
+    assert!(err.contains("peakbench: finished "), "{err}");
+    assert!(err.contains(" of 3000 cases ("), "{err}");
+    assert!(err.contains("was cut short and is not kept"), "{err}");
+    let json = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .unwrap();
+    assert!(
+        err.contains(&format!("{} and {}", json.display(), html.display())),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(v["finished_at"].is_null());
+    let kept = v["results"].as_array().unwrap().len();
+    assert!(kept > 0 && kept < 3000, "{kept}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("(unfinished)") && page.trim_end().ends_with("</html>"));
+    // `report` on the partial file says so on the terminal.
+    let out = pb().arg("report").arg(&json).output().unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("UNFINISHED: the run started at"), "{s}");
+    assert!(s.contains(&format!("{kept} results were kept")), "{s}");
+}

@@ -104,6 +104,17 @@ pub fn export(report: &Report, width: Option<usize>, out: &mut dyn Write) -> std
     for l in term::wrap("", &view::host_line(&report.host), 2, width) {
         writeln!(out, "{l}")?;
     }
+    if report.finished_at.is_none() {
+        let text = format!(
+            "UNFINISHED: the run started at {} was interrupted (or is still running); \
+             {} results were kept",
+            sanitize::line(&report.started_at),
+            report.results.len()
+        );
+        for l in term::wrap("", &text, 2, width) {
+            writeln!(out, "{l}")?;
+        }
+    }
     let params = Params::of(&report.results);
     let rows: Vec<[String; 11]> = report
         .results
