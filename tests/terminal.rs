@@ -143,3 +143,86 @@ fn interrupted_run_says_what_it_kept() {
     assert!(s.contains("UNFINISHED: the run started at"), "{s}");
     assert!(s.contains(&format!("{kept} results were kept")), "{s}");
 }
+
+/// Item 6: two quick suites of the same machine, recorded minutes apart while other
+/// builds loaded it (the second more): `compare` calls a change significant only beyond
+/// the run-to-run noise, says the whole memory and network moved together (the
+/// machine's state, not the code), and finds no setting that differs.
+#[test]
+fn compare_of_two_noisy_runs_of_one_machine_does_not_cry_wolf() {
+    let b = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/quick_zen3_b.json"
+    );
+    let out = pb()
+        .args(["compare", QUICK, b, "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let changes = v["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 46);
+    let mut welch_only = 0;
+    let mut significant = 0;
+    for c in changes {
+        let (lo, hi) = (
+            c["ci95"][0].as_f64().unwrap(),
+            c["ci95"][1].as_f64().unwrap(),
+        );
+        if lo > 0.0 || hi < 0.0 {
+            welch_only += 1;
+        }
+        let rel = c["rel"].as_f64().unwrap().abs();
+        let noise = c["noise"].as_f64().unwrap();
+        // The noise is at least the resource's floor and three CVs of either run.
+        let cv = |s: &serde_json::Value| s["sd"].as_f64().unwrap() / s["mean"].as_f64().unwrap();
+        assert!(
+            noise >= 0.05 && noise + 1e-12 >= 3.0 * cv(&c["a"]).max(cv(&c["b"])),
+            "{c}"
+        );
+        if c["significant"] == true {
+            significant += 1;
+            assert_eq!(c["separated"], true, "{c}");
+            assert!(rel > noise, "{c}");
+        } else if lo > 0.0 || hi < 0.0 {
+            assert_eq!(c["verdict"], "within run-to-run noise", "{c}");
+        }
+        // Nothing inside its noise is ever called a change.
+        if rel <= noise {
+            assert_ne!(c["significant"], true, "{c}");
+        }
+    }
+    assert!(significant < welch_only, "{significant} vs {welch_only}");
+    let shifts = v["shifts"].to_string();
+    assert!(
+        shifts.contains("7 of 7 memory cases moved the same way"),
+        "{shifts}"
+    );
+    assert!(
+        v["settings"].as_array().unwrap().is_empty(),
+        "{}",
+        v["settings"]
+    );
+    // The terminal view fits and says it.
+    let out = pb()
+        .args(["compare", QUICK, b, "--width", "100"])
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(widest(&s) <= 100, "{s}");
+    let out = pb()
+        .args(["compare", QUICK, b, "--width", "160"])
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(widest(&s) <= 160, "{s}");
+    assert!(s.contains("│ within run-to-run noise"), "{s}");
+    assert!(
+        s.contains("the machine's state differed between the runs"),
+        "{s}"
+    );
+}

@@ -234,7 +234,10 @@ impl Exportable for Report {
 
 impl Exportable for Comparison {
     fn table(&self, out: &mut dyn Write) -> io::Result<()> {
-        compare::export_table(self, out)
+        compare::export_table(self, None, out)
+    }
+    fn table_fit(&self, out: &mut dyn Write, width: Option<usize>) -> io::Result<()> {
+        compare::export_table(self, width, out)
     }
     fn json(&self, out: &mut dyn Write) -> io::Result<()> {
         json::write(self, out)
