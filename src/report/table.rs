@@ -12,7 +12,7 @@
 //! the CV warnings become one line listing their rows (marked `*` in the cv column);
 //! each line is wrapped to the width.
 
-use super::model::{BenchResult, NoteKind, Param, Report, Resource, Status};
+use super::model::{BenchResult, NoteKind, Report, Status};
 use super::view;
 use crate::util::sanitize;
 use crate::util::term::{self, MIN_WIDTH};
@@ -115,7 +115,7 @@ pub fn export(report: &Report, width: Option<usize>, out: &mut dyn Write) -> std
             writeln!(out, "{l}")?;
         }
     }
-    let params = Params::of(&report.results);
+    let params = view::Params::of(&report.results.iter().collect::<Vec<_>>());
     let rows: Vec<[String; 11]> = report
         .results
         .iter()
@@ -236,71 +236,6 @@ fn cells(n: usize, r: &BenchResult, params: &str) -> [String; 11] {
     ]
 }
 
-/// The params as the table shows them: per row, what tells the row apart; per
-/// resource, what all its rows share.
-struct Params {
-    rows: Vec<String>,
-    common: Vec<(Resource, String)>,
-}
-
-impl Params {
-    fn of(results: &[BenchResult]) -> Params {
-        let mut common: Vec<(Resource, Vec<(String, String)>)> = Vec::new();
-        for res in Resource::ALL {
-            let of: Vec<&BenchResult> = results.iter().filter(|r| r.resource == *res).collect();
-            if of.len() < 2 {
-                continue;
-            }
-            let shared: Vec<(String, String)> = of[0]
-                .params
-                .iter()
-                .filter(|(k, v)| of.iter().all(|r| r.params.get(*k) == Some(v)))
-                .map(|(k, v)| (k.clone(), view::param_value(k, v)))
-                .collect();
-            if !shared.is_empty() {
-                common.push((*res, shared));
-            }
-        }
-        let rows = results
-            .iter()
-            .map(|r| {
-                let shared = common.iter().find(|(res, _)| *res == r.resource);
-                let tokens: Vec<&str> = r.workload.split('_').collect();
-                r.params
-                    .iter()
-                    .filter(|(k, p)| {
-                        let v = view::param_value(k, p);
-                        let is_shared =
-                            shared.is_some_and(|(_, s)| s.iter().any(|(sk, _)| sk == *k));
-                        !is_shared
-                            && v != r.workload
-                            && !tokens.contains(&v.as_str())
-                            && **p != Param::Bool(false)
-                    })
-                    // A switch that is on is its name (`nt`); one that is off is left out.
-                    .map(|(k, p)| match p {
-                        Param::Bool(true) => k.clone(),
-                        _ => format!("{k}={}", view::param_value(k, p)),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect();
-        let common = common
-            .into_iter()
-            .map(|(res, kv)| {
-                let text = kv
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                (res, text)
-            })
-            .collect();
-        Params { rows, common }
-    }
-}
-
 /// `#3`, `#5-#8`: row numbers (1-based, ascending) with runs joined.
 fn row_refs(rows: &[usize]) -> String {
     let mut parts = Vec::new();
@@ -338,7 +273,7 @@ fn whom(results: &[BenchResult], rows: &[usize]) -> String {
 
 /// The lines under the table: the params shared by all rows of a resource, the notes
 /// (each text once, with its rows), the warnings, then the reference figures.
-fn notes(report: &Report, params: &Params, width: Option<usize>) -> Vec<String> {
+fn notes(report: &Report, params: &view::Params, width: Option<usize>) -> Vec<String> {
     let results = &report.results;
     // Text → (kind, rows), in order of first appearance.
     let mut order: Vec<(NoteKind, String)> = Vec::new();
@@ -417,7 +352,7 @@ fn push_row(rows: &mut Vec<usize>, n: usize) {
 /// The warnings of a report, each once (grouped as under the table), for stderr when
 /// the table is not what went to stdout.
 pub(crate) fn warnings(report: &Report, width: Option<usize>) -> Vec<String> {
-    let params = Params::of(&report.results);
+    let params = view::Params::of(&report.results.iter().collect::<Vec<_>>());
     notes(report, &params, width.map(|w| w.max(MIN_WIDTH)))
         .into_iter()
         .skip_while(|l| !l.starts_with("warning "))
@@ -449,7 +384,7 @@ mod tests {
     /// A disk-like report: `cases` configurations of three results each, every
     /// configuration with the same engine note and a noisy CV, plus a CPU row.
     fn disk_report(cases: usize) -> Report {
-        use super::super::model::{BenchResult, Metric, Unit};
+        use super::super::model::{Metric, Resource, Unit};
         let mut rep = crate::report::fixtures::report();
         for c in 0..cases {
             for (m, u) in [
