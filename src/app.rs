@@ -206,10 +206,12 @@ fn measure(
     // Fail before measuring anything if the results cannot be written.
     let path = results_path(&opts.output, &host.hostname, &started)?;
     save(&report, &path)?;
-    crate::util::atomic::on_interrupt_say(format!(
-        "; the results measured so far are in {}",
-        path.display()
-    ));
+    // The HTML report: where --html says, and next to the JSON for the quick suite;
+    // rewritten after every case too, so that an interrupted run leaves both.
+    let html = opts
+        .html
+        .clone()
+        .or_else(|| matches!(options.command, Command::Quick).then(|| path.with_extension("html")));
     let progress = Progress::new(cases.len(), opts.quiet);
     let tools = if opts.reference {
         crate::reference::detect()
@@ -231,34 +233,53 @@ fn measure(
     };
     // One step of progress and one save per case: a case's results come from one
     // measurement, so they are written together.
-    for case in &cases {
+    for (i, case) in cases.iter().enumerate() {
+        crate::util::atomic::on_interrupt_say(interrupt_note(
+            &report,
+            i,
+            cases.len(),
+            &case.label(),
+            &path,
+            html.as_deref(),
+        ));
         progress.start(&case.label());
         for mut r in case.run(&ctx) {
             if opts.reference {
                 crate::reference::attach(&mut r, &rctx, &tools);
             }
-            for n in r.notes.iter().filter(|n| n.is_live_warning()) {
-                progress.warn(&format!("{} {}: {n}", r.resource, r.workload));
-            }
+            // Counted on the bar, printed once with the results (not live as well).
+            progress.warnings(r.notes.iter().filter(|n| n.is_live_warning()).count());
             report.results.push(r);
         }
         save(&report, &path)?;
+        if let Some(h) = &html {
+            crate::reporting::write_html(&report, h)?;
+        }
         progress.done();
     }
+    crate::util::atomic::on_interrupt_say(interrupt_note(
+        &report,
+        cases.len(),
+        cases.len(),
+        "",
+        &path,
+        html.as_deref(),
+    ));
     report.finished_at = Some(now_rfc3339());
     save(&report, &path)?;
     progress.finish();
-    // The HTML report: where --html says, and next to the JSON for the quick suite.
-    let html = opts
-        .html
-        .clone()
-        .or_else(|| matches!(options.command, Command::Quick).then(|| path.with_extension("html")));
     if let Some(h) = &html {
         crate::reporting::write_html(&report, h)?;
     }
     let mut out = stdout.lock();
-    crate::report::export(&report, opts.format, &mut out)?;
+    crate::report::export_fit(&report, opts.format, opts.width, &mut out)?;
     out.flush()?;
+    // The table carries the warnings; with another format on stdout, say them once here.
+    if opts.format != crate::report::Format::Table {
+        for l in crate::report::table::warnings(&report, crate::util::term::stderr_width()) {
+            eprintln!("{l}");
+        }
+    }
     if !opts.quiet {
         eprintln!("results: {}", path.display());
         if let Some(h) = &html {
@@ -274,6 +295,50 @@ fn measure(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// What an interrupted run says after `interrupted by SIG…`, set before case `done`
+/// (0-based) of `total` starts: what finished, what was cut short, where the results
+/// so far are.
+fn interrupt_note(
+    report: &Report,
+    done: usize,
+    total: usize,
+    running: &str,
+    json: &Path,
+    html: Option<&Path>,
+) -> String {
+    let mut per: Vec<(String, usize)> = Vec::new();
+    for r in &report.results {
+        let name = r.resource.to_string();
+        match per.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, k)) => *k += 1,
+            None => per.push((name, 1)),
+        }
+    }
+    let finished = if per.is_empty() {
+        "no results".to_string()
+    } else {
+        let by: Vec<String> = per.iter().map(|(n, k)| format!("{n} {k}")).collect();
+        format!("{} results: {}", report.results.len(), by.join(", "))
+    };
+    let cut = if done < total {
+        format!(
+            "; case {} ({running}) was cut short and is not kept",
+            done + 1
+        )
+    } else {
+        String::new()
+    };
+    let files = match html {
+        Some(h) => format!("{} and {}", json.display(), h.display()),
+        None => json.display().to_string(),
+    };
+    format!(
+        "finished {done} of {total} cases ({finished}){cut}\nthe results so far (marked \
+         unfinished) are in {files}; `peakbench report {}` shows them",
+        json.display()
+    )
 }
 
 /// Whether an error means bad usage (exit code 2).

@@ -104,7 +104,7 @@ pub(crate) fn run_report(
         wrote.push(p.clone());
     }
     if r.to_stdout {
-        export(&rep, opts.format, out)?;
+        crate::report::export_fit(&rep, opts.format, opts.width, out)?;
         out.flush()?;
     }
     if !opts.quiet {
@@ -136,7 +136,7 @@ pub(crate) fn run_compare(
             eprintln!("wrote {}", p.display());
         }
     }
-    export(&c, opts.format, out)?;
+    crate::report::export_fit(&c, opts.format, opts.width, out)?;
     out.flush()?;
     Ok(())
 }

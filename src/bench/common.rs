@@ -55,6 +55,9 @@ pub struct CommonArgs {
     /// Run the installed reference tools on matching cases and record their figures
     #[arg(long, global = true)]
     pub reference: bool,
+    /// Width of the terminal table in columns [default: COLUMNS, else the terminal's]
+    #[arg(long, global = true, value_name = "COLS", allow_hyphen_values = true)]
+    pub width: Option<String>,
 }
 
 /// Most threads accepted per case: far beyond any oversubscription worth measuring.
@@ -95,6 +98,10 @@ pub struct CommonOptions {
     pub html: Option<PathBuf>,
     /// `--reference`: run matching reference tools after each case.
     pub reference: bool,
+    /// `--width`, else `COLUMNS`, else the terminal's: the width of the terminal table
+    /// (`None`: no limit). How it is shown, not what was measured: not in the report.
+    #[serde(skip)]
+    pub width: Option<usize>,
 }
 
 /// Validates the common options; `quick` (no subcommand) shortens the default
@@ -134,6 +141,21 @@ pub fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
         }
         Some(t) => PathBuf::from(t),
     };
+    let width = match &c.width {
+        None => crate::util::term::stdout_width(),
+        Some(t) => match t.trim().parse::<usize>() {
+            Ok(n) if (crate::util::term::MIN_WIDTH..=10_000).contains(&n) => Some(n),
+            _ => {
+                return Err(UsageError::new(
+                    "--width",
+                    format!(
+                        "'{t}' is not a width; use a number of columns from {} to 10000",
+                        crate::util::term::MIN_WIDTH
+                    ),
+                ))
+            }
+        },
+    };
     let mut peaks = PeakOverrides::default();
     for p in &c.peak {
         let (k, v) = parse_peak(p)?;
@@ -153,6 +175,7 @@ pub fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
         peaks,
         html: None,
         reference: c.reference,
+        width,
     })
 }
 

@@ -10,8 +10,20 @@
 //! Biometrics Bulletin 2, 1946; NIST/SEMATECH e-Handbook §1.3.5.3). ν is rounded down
 //! before the t table lookup, which widens the interval slightly (conservative).
 //! The relative change and its interval divide by the baseline mean, treated as fixed.
-//! A change is significant when its interval excludes 0. Cases with fewer than two
-//! samples on either side get no interval, and say so.
+//! Cases with fewer than two samples on either side get no interval, and say so.
+//!
+//! The interval only knows the spread *within* each run; two runs of the same suite
+//! minutes apart differ by more (another process, the clock, a neighbour on the host,
+//! the virtual disk's cache), and with dozens of cases a 95 % interval alone excludes
+//! 0 somewhere by chance. So a change is **significant** only when, besides its
+//! interval excluding 0, it exceeds the run-to-run noise: the two sets of samples do
+//! not overlap (every sample of one run beyond every sample of the other), and the
+//! relative change is larger than both three times the larger CV of the two runs and
+//! a floor per resource ([`noise_floor`]: what repeated quick suites on one shared
+//! machine moved by). A change whose interval excludes 0 but that stays inside the
+//! noise is reported as `within run-to-run noise`. The comparison also says when the
+//! files were measured with different settings, and when most cases of a resource
+//! moved the same way (the machine's state changed between the runs).
 //!
 //! The first file is the baseline; every later file is compared with it. A case is
 //! identified by resource, workload, metric, unit and params.
@@ -71,7 +83,37 @@ pub struct Side {
     pub mean: f64,
     /// Sample standard deviation.
     pub sd: f64,
+    /// Smallest sample.
+    pub min: f64,
+    /// Largest sample.
+    pub max: f64,
 }
+
+impl Side {
+    /// Coefficient of variation (`sd / |mean|`; 0 when the mean is 0).
+    fn cv(&self) -> f64 {
+        if self.mean == 0.0 {
+            0.0
+        } else {
+            self.sd / self.mean.abs()
+        }
+    }
+}
+
+/// The smallest relative change taken as more than run-to-run noise, per resource:
+/// repeated quick suites on one shared 2-vCPU guest moved CPU and memory figures by up
+/// to 5-10 %, the virtual disk and loopback network by 20 % and more, between runs
+/// minutes apart, with small CVs within each run.
+pub(crate) fn noise_floor(resource: Resource) -> f64 {
+    match resource {
+        Resource::Disk | Resource::Net => 0.20,
+        Resource::Memory | Resource::Gpu => 0.10,
+        _ => 0.05,
+    }
+}
+
+/// How many CVs a change must exceed to be more than noise.
+const CV_FACTOR: f64 = 3.0;
 
 /// The change of one case between the baseline and another file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -94,7 +136,13 @@ pub struct Change {
     pub rel_ci95: Option<(f64, f64)>,
     /// Welch–Satterthwaite degrees of freedom.
     pub df: Option<f64>,
-    /// Whether the interval excludes 0; `None` when there is no interval.
+    /// The relative change below which this case is taken as noise: the larger of
+    /// [`noise_floor`] and three times the larger CV.
+    pub noise: f64,
+    /// Whether the samples of the two runs do not overlap at all.
+    pub separated: bool,
+    /// Whether the change is more than noise: the interval excludes 0, the samples do
+    /// not overlap, and the change exceeds `noise`; `None` when there is no interval.
     pub significant: Option<bool>,
     /// `better`, `worse`, `no significant change`, or why there is no verdict.
     pub verdict: String,
@@ -126,6 +174,13 @@ pub struct Comparison {
     pub changes: Vec<Change>,
     /// Cases not in every file, or not ok in one.
     pub unmatched: Vec<Unmatched>,
+    /// How the files' settings differ from the baseline's (`repeat`, `min_time_s`,
+    /// tool version, kernel, CPU, …): figures measured differently may differ for that
+    /// reason alone.
+    pub settings: Vec<String>,
+    /// Resources most of whose cases moved the same way beyond the noise floor: the
+    /// machine's state changed between the runs, or something common to them did.
+    pub shifts: Vec<String>,
 }
 
 /// Welch interval for `b − a`; `None` when a side has fewer than two samples.
@@ -160,6 +215,8 @@ fn side(r: &BenchResult) -> Option<Side> {
         n: s.n,
         mean: s.mean,
         sd: s.sd,
+        min: s.min,
+        max: s.max,
     })
 }
 
@@ -177,11 +234,16 @@ fn change(case: &CaseKey, against: &str, a: Side, b: Side) -> Change {
         (Some((lo, hi)), true) => Some((lo / a.mean.abs(), hi / a.mean.abs())),
         _ => None,
     };
-    let significant = ci95.map(|(lo, hi)| lo > 0.0 || hi < 0.0);
-    let verdict = match significant {
-        None => format!("no interval: n < 2 (baseline n={}, other n={})", a.n, b.n),
-        Some(false) => "no significant change".to_string(),
-        Some(true) => {
+    let excludes_0 = ci95.map(|(lo, hi)| lo > 0.0 || hi < 0.0);
+    let noise = noise_floor(case.resource).max(CV_FACTOR * a.cv().max(b.cv()));
+    let separated = b.min > a.max || b.max < a.min;
+    let beyond_noise = separated && rel.is_some_and(|r| r.abs() > noise);
+    let significant = excludes_0.map(|x| x && beyond_noise);
+    let verdict = match (excludes_0, significant) {
+        (None, _) => format!("no interval: n < 2 (baseline n={}, other n={})", a.n, b.n),
+        (Some(true), Some(false)) => "within run-to-run noise".to_string(),
+        (_, Some(false) | None) => "no significant change".to_string(),
+        (_, Some(true)) => {
             let up = diff > 0.0;
             if up != lower_is_better(case.metric, case.unit) {
                 "better".to_string()
@@ -200,6 +262,8 @@ fn change(case: &CaseKey, against: &str, a: Side, b: Side) -> Change {
         ci95,
         rel_ci95,
         df: w.map(|(_, _, df)| df),
+        noise,
+        separated,
         significant,
         verdict,
     }
@@ -284,14 +348,111 @@ pub fn compare(names: &[String], reports: &[Report]) -> Comparison {
             });
         }
     }
+    let shifts = shifts(&changes);
     Comparison {
         schema: "peakbench-compare/1".into(),
         files: names.to_vec(),
         hosts: reports.iter().map(|r| r.host.hostname.clone()).collect(),
-        method: "Welch's t-interval for the difference of means, Welch-Satterthwaite df, 95 %, from the raw samples; significant when the interval excludes 0".into(),
+        method: "Welch's t-interval for the difference of means, Welch-Satterthwaite df, 95 %, from the raw samples; significant when the interval excludes 0, the samples of the two runs do not overlap, and the change exceeds the run-to-run noise (3 x the larger CV, at least 5 % for CPU, 10 % for memory and GPU, 20 % for disk and network)".into(),
+        settings: settings(names, reports),
+        shifts,
         changes,
         unmatched,
     }
+}
+
+/// The settings a measurement depends on, as `name: value` pairs: the run's common
+/// options (`repeat`, `min_time_s`, `weak`, …) and what the host was.
+fn setting_values(rep: &Report) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = Vec::new();
+    if let Some(cfg) = rep.config.as_object() {
+        for (k, x) in cfg {
+            // Where the results went and how they were shown do not change a figure.
+            if ["output", "html", "format", "quiet"].contains(&k.as_str()) {
+                continue;
+            }
+            v.push((k.clone(), x.to_string()));
+        }
+    }
+    v.push(("tool_version".into(), rep.tool_version.clone()));
+    v.push(("kernel".into(), rep.host.kernel.clone()));
+    v.push(("cpu".into(), rep.host.cpu.model_name.clone()));
+    v.push(("cores".into(), rep.host.cpu.cores.to_string()));
+    v
+}
+
+/// How each file's settings differ from the baseline's, one line per file and setting.
+fn settings(names: &[String], reports: &[Report]) -> Vec<String> {
+    let Some(base) = reports.first().map(setting_values) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (name, rep) in names.iter().zip(reports).skip(1) {
+        let other = setting_values(rep);
+        for (k, a) in &base {
+            let b = other
+                .iter()
+                .find(|(kb, _)| kb == k)
+                .map(|(_, b)| b.as_str());
+            if b != Some(a.as_str()) {
+                out.push(format!(
+                    "{name}: {k} {} (baseline {a})",
+                    b.unwrap_or("absent")
+                ));
+            }
+        }
+        for (k, b) in &other {
+            if !base.iter().any(|(ka, _)| ka == k) {
+                out.push(format!("{name}: {k} {b} (baseline absent)"));
+            }
+        }
+    }
+    out
+}
+
+/// Resources (per compared file) with at least 3 cases of which three quarters or
+/// more moved the same way beyond the resource's noise floor.
+fn shifts(changes: &[Change]) -> Vec<String> {
+    let mut groups: Vec<((String, Resource), Vec<f64>)> = Vec::new();
+    for c in changes {
+        let Some(r) = c.rel else { continue };
+        let key = (c.against.clone(), c.case.resource);
+        // Rates and times move opposite ways: count in "better is up" terms.
+        let r = if lower_is_better(c.case.metric, c.case.unit) {
+            -r
+        } else {
+            r
+        };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(r),
+            None => groups.push((key, vec![r])),
+        }
+    }
+    let mut out = Vec::new();
+    for ((against, res), rels) in groups {
+        let floor = noise_floor(res);
+        let n = rels.len();
+        let up = rels.iter().filter(|&&r| r > floor).count();
+        let down = rels.iter().filter(|&&r| r < -floor).count();
+        let (k, way) = if up >= down {
+            (up, "better")
+        } else {
+            (down, "worse")
+        };
+        if n >= 3 && 4 * k >= 3 * n {
+            let mut sorted = rels.clone();
+            sorted.sort_by(f64::total_cmp);
+            let median = sorted[n / 2];
+            out.push(format!(
+                "{against}: {k} of {n} {res} cases moved the same way ({way}, median {}): \
+                 the machine's state differed between the runs (other load, clock, a \
+                 neighbour on the host) or something common to them changed; rerun both \
+                 before reading single cases",
+                pct(median)
+            ));
+        }
+    }
+    out
 }
 
 fn pct(x: f64) -> String {
@@ -337,30 +498,198 @@ pub(crate) fn row(c: &Change) -> [String; 8] {
     ]
 }
 
-/// The terminal table, then the unmatched cases.
-pub(crate) fn export_table(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
-    use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+/// The terminal table (within `width` columns when given: the numbers never wrap,
+/// the case and the verdict do), then the different settings, the shifts of whole
+/// resources and the unmatched cases.
+pub(crate) fn export_table(
+    c: &Comparison,
+    width: Option<usize>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    use crate::util::term;
+    use comfy_table::{ColumnConstraint, ContentArrangement, Table, Width};
     writeln!(
         out,
         "baseline: {}",
         sanitize::line(c.files.first().map_or("", |s| s))
     )?;
+    let width = width.map(|w| w.max(term::MIN_WIDTH));
+    let two = c.files.len() <= 2;
+    let headers = [
+        "case",
+        "vs",
+        "baseline",
+        "mean",
+        "change [95 % CI]",
+        "noise",
+        "verdict",
+    ];
+    let (labels, shared) = short_labels(&c.changes);
+    let rows: Vec<[String; 7]> = c
+        .changes
+        .iter()
+        .zip(&labels)
+        .map(|(ch, label)| {
+            [
+                label.clone(),
+                ch.against.clone(),
+                format_si(ch.a.mean, ch.case.unit.as_str()),
+                format_si(ch.b.mean, ch.case.unit.as_str()),
+                change_cell(ch),
+                format!("±{:.0} %", ch.noise * 100.0),
+                ch.verdict.clone(),
+            ]
+            .map(|x| sanitize::line(&x))
+        })
+        .collect();
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(HEADERS);
-    for ch in &c.changes {
-        t.add_row(row(ch).map(|s| sanitize::line(&s)));
+    t.load_preset("     ─┼ │          ")
+        .set_header(headers)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    for r in &rows {
+        t.add_row(r.clone());
     }
-    writeln!(out, "{t}")?;
-    for u in &c.unmatched {
-        writeln!(
-            out,
-            "{}",
-            sanitize::line(&format!("unmatched: {}: {}", u.case.label(), u.reason))
+    let natural = |i: usize| {
+        rows.iter()
+            .map(|r| term::len(&r[i]))
+            .chain([term::len(headers[i])])
+            .max()
+            .unwrap_or(0)
+    };
+    let mut shown: Vec<usize> = (0..headers.len()).filter(|&i| !(two && i == 1)).collect();
+    if let Some(w) = width {
+        // The numbers at their width; the case and the verdict share the rest (case
+        // at least 16, verdict at least 12), dropping the baseline mean if needed.
+        let fixed = |shown: &[usize]| -> usize {
+            shown
+                .iter()
+                .filter(|&&i| i != 0 && i != 6)
+                .map(|&i| natural(i))
+                .sum::<usize>()
+                + 3 * shown.len()
+                - 1
+        };
+        // Narrow: the baseline mean, the noise, then the mean make way (the change
+        // says how they relate).
+        for drop in [2, 5, 3] {
+            if fixed(&shown) + 16 + 12 > w {
+                shown.retain(|&i| i != drop);
+            }
+        }
+        let rest = w.saturating_sub(fixed(&shown));
+        // The verdict whole when there is room for a case of 20, else 12 wide.
+        let want = natural(6).min(23);
+        let v = if rest >= want + 20 { want } else { 12 };
+        let case = natural(0).min(rest.saturating_sub(v)).max(16);
+        let verdict = rest.saturating_sub(case).max(12);
+        t.set_content_arrangement(ContentArrangement::Dynamic)
+            .set_width(u16::try_from(w).unwrap_or(u16::MAX));
+        for (i, col) in t.column_iter_mut().enumerate() {
+            col.set_constraint(if !shown.contains(&i) {
+                ColumnConstraint::Hidden
+            } else if i == 0 {
+                ColumnConstraint::Absolute(Width::Fixed((case + 2) as u16))
+            } else if i == 6 {
+                ColumnConstraint::Absolute(Width::Fixed((verdict + 2) as u16))
+            } else {
+                ColumnConstraint::ContentWidth
+            });
+        }
+    } else {
+        for (i, col) in t.column_iter_mut().enumerate() {
+            if !shown.contains(&i) {
+                col.set_constraint(ColumnConstraint::Hidden);
+            }
+        }
+    }
+    for l in t.lines() {
+        writeln!(out, "{}", l.trim_end())?;
+    }
+    let mut say = |prefix: &str, text: &str| -> std::io::Result<()> {
+        for l in term::wrap("", &sanitize::line(&format!("{prefix}{text}")), 4, width) {
+            writeln!(out, "{l}")?;
+        }
+        Ok(())
+    };
+    for (res, p) in &shared {
+        say("params ", &format!("all {res} cases: {p}"))?;
+    }
+    if !c.settings.is_empty() {
+        say(
+            "warning: ",
+            "the files were measured with different settings; figures may differ for that reason alone:",
         )?;
+        for x in &c.settings {
+            say("  ", x)?;
+        }
     }
-    writeln!(out, "method: {}", c.method)
+    for x in &c.shifts {
+        say("warning: ", x)?;
+    }
+    for u in &c.unmatched {
+        say("unmatched: ", &format!("{}: {}", u.case.label(), u.reason))?;
+    }
+    say("method: ", &c.method)
+}
+
+/// Short case labels for the terminal (`cpu add_i32_avx2 precision=int32 threads=2
+/// ops`): params every compared case of a resource shares are returned once per
+/// resource instead, a param that repeats the workload's name is left out, a switch
+/// that is on is its name and one that is off is left out.
+fn short_labels(changes: &[Change]) -> (Vec<String>, Vec<(Resource, String)>) {
+    let pairs = |c: &Change| -> Vec<String> {
+        c.case
+            .params
+            .split(' ')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let mut shared: Vec<(Resource, Vec<String>)> = Vec::new();
+    for res in Resource::ALL {
+        let of: Vec<&Change> = changes.iter().filter(|c| c.case.resource == *res).collect();
+        if of.len() < 2 {
+            continue;
+        }
+        let common: Vec<String> = pairs(of[0])
+            .into_iter()
+            .filter(|p| of.iter().all(|c| pairs(c).contains(p)))
+            .collect();
+        if !common.is_empty() {
+            shared.push((*res, common));
+        }
+    }
+    let labels = changes
+        .iter()
+        .map(|c| {
+            let common = shared
+                .iter()
+                .find(|(r, _)| *r == c.case.resource)
+                .map(|(_, p)| p.as_slice())
+                .unwrap_or(&[]);
+            let tokens: Vec<&str> = c.case.workload.split('_').collect();
+            let mut parts = vec![c.case.resource.to_string(), c.case.workload.clone()];
+            for p in pairs(c) {
+                let (k, v) = p.split_once('=').unwrap_or((p.as_str(), ""));
+                if common.contains(&p)
+                    || v == "false"
+                    || v == c.case.workload
+                    || tokens.contains(&v)
+                {
+                    continue;
+                }
+                parts.push(if v == "true" {
+                    k.to_string()
+                } else {
+                    p.clone()
+                });
+            }
+            parts.push(c.case.metric.to_string());
+            parts.join(" ")
+        })
+        .collect();
+    let shared = shared.into_iter().map(|(r, p)| (r, p.join(" "))).collect();
+    (labels, shared)
 }
 
 /// A Markdown table, then the unmatched cases as a list.
@@ -430,7 +759,13 @@ mod tests {
     use super::*;
 
     fn s(n: usize, mean: f64, sd: f64) -> Side {
-        Side { n, mean, sd }
+        Side {
+            n,
+            mean,
+            sd,
+            min: mean - sd,
+            max: mean + sd,
+        }
     }
 
     #[test]
@@ -493,6 +828,71 @@ mod tests {
             let s = String::from_utf8(buf).unwrap();
             assert!(s.contains("fma_f64_avx512"), "{f:?}");
         }
+    }
+
+    /// Two runs of the same suite: each case's samples moved by less than its noise
+    /// (floor or 3 CVs), as between runs minutes apart: nothing is significant, though
+    /// the within-run interval alone excludes 0 for every case; moved by twice the
+    /// noise: every case is.
+    #[test]
+    fn run_to_run_noise_is_not_significant() {
+        let base = crate::report::samples::compare_a();
+        let shifted = |factor: f64| {
+            let mut rep = base.clone();
+            for r in &mut rep.results {
+                let floor = noise_floor(r.resource);
+                let Some(a) = side(r) else { continue };
+                let noise = floor.max(CV_FACTOR * a.cv());
+                let samples: Vec<f64> = r
+                    .samples
+                    .iter()
+                    .map(|x| x * (1.0 + factor * noise))
+                    .collect();
+                // `side` reads the raw samples.
+                r.samples = samples;
+            }
+            rep
+        };
+        let names = vec!["a".to_string(), "b".to_string()];
+        let near = compare(&names, &[base.clone(), shifted(0.9)]);
+        assert!(!near.changes.is_empty());
+        for ch in &near.changes {
+            if ch.ci95.is_some() {
+                assert_eq!(ch.significant, Some(false), "{ch:?}");
+            }
+        }
+        assert!(near
+            .changes
+            .iter()
+            .any(|ch| ch.verdict == "within run-to-run noise"));
+        let far = compare(&names, &[base.clone(), shifted(2.0)]);
+        for ch in far.changes.iter().filter(|ch| ch.ci95.is_some()) {
+            assert_eq!(ch.significant, Some(true), "{ch:?}");
+        }
+        // Same settings: nothing said about them.
+        assert!(near.settings.is_empty(), "{:?}", near.settings);
+    }
+
+    #[test]
+    fn different_settings_are_named() {
+        let a = crate::report::samples::compare_a();
+        let mut b = a.clone();
+        b.config = serde_json::json!({"repeat": 10});
+        b.host.kernel = "6.9.0".into();
+        let c = compare(&["a".into(), "b".into()], &[a, b]);
+        assert!(c
+            .settings
+            .iter()
+            .any(|x| x.starts_with("b: kernel 6.9.0 (baseline")));
+        assert!(c
+            .settings
+            .iter()
+            .any(|x| x.starts_with("b: repeat 10 (baseline")));
+        let mut buf = Vec::new();
+        export_table(&c, Some(80), &mut buf).unwrap();
+        let s = String::from_utf8(buf).unwrap();
+        assert!(s.contains("measured with different settings"), "{s}");
+        assert!(s.lines().all(|l| l.chars().count() <= 80), "{s}");
     }
 
     #[test]

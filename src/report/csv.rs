@@ -1,15 +1,68 @@
 //! CSV: one row per result, raw numbers in the model's units (no SI prefixes), so
-//! spreadsheets and scripts get full precision.
+//! spreadsheets and scripts get full precision. After the fixed columns come one
+//! column per parameter (`param_<key>`, raw: sizes in bytes) and, per reference tool
+//! in the report, its figure, its efficiency against the same peak and peakbench's
+//! mean over it (`ref_<tool>`, `ref_<tool>_efficiency`, `ratio_<tool>`).
 
 use super::export::{opt_num as num, CsvWriter};
-use super::model::{Report, Status};
+use super::model::{BenchResult, Report, Status};
 use super::view;
 
 const HEADER: &str = "resource,workload,params,metric,unit,n,mean,sd,min,max,median,cv,ci95_low,ci95_high,peak,peak_source,efficiency,over_peak,clock_hz,status,reason";
 
+/// Every parameter key and every reference tool of the report, each once, sorted.
+fn extra_keys(report: &Report) -> (Vec<String>, Vec<String>) {
+    let mut params: Vec<String> = Vec::new();
+    let mut tools: Vec<String> = Vec::new();
+    for r in &report.results {
+        for k in r.params.keys() {
+            if !params.contains(k) {
+                params.push(k.clone());
+            }
+        }
+        for x in r.reference.iter().flatten() {
+            if !tools.contains(&x.tool) {
+                tools.push(x.tool.clone());
+            }
+        }
+    }
+    params.sort();
+    tools.sort();
+    (params, tools)
+}
+
+/// The per-parameter and per-tool cells of one result (see the module doc).
+fn extra_cells(r: &BenchResult, params: &[String], tools: &[String]) -> Vec<String> {
+    let mut cells: Vec<String> = params
+        .iter()
+        .map(|k| r.params.get(k).map_or(String::new(), |v| v.to_string()))
+        .collect();
+    let mean = r.summary.as_ref().map(|s| s.mean);
+    let peak = r.peak.as_ref().and_then(|p| p.value);
+    for t in tools {
+        let x = r.reference.iter().flatten().find(|x| &x.tool == t);
+        let v = x.map(|x| x.value);
+        cells.push(num(v));
+        cells.push(num(v.zip(peak).map(|(v, p)| v / p)));
+        cells.push(num(mean
+            .zip(v)
+            .filter(|(_, v)| *v != 0.0)
+            .map(|(m, v)| m / v)));
+    }
+    cells
+}
+
 /// Writes the header and one line per result.
 pub fn export(report: &Report, out: &mut CsvWriter) -> std::io::Result<()> {
-    out.record(&HEADER.split(',').collect::<Vec<_>>())?;
+    let (params, tools) = extra_keys(report);
+    let mut header: Vec<String> = HEADER.split(',').map(str::to_string).collect();
+    header.extend(params.iter().map(|k| format!("param_{k}")));
+    for t in &tools {
+        header.push(format!("ref_{t}"));
+        header.push(format!("ref_{t}_efficiency"));
+        header.push(format!("ratio_{t}"));
+    }
+    out.record(&header)?;
     for r in &report.results {
         let s = r.summary.as_ref();
         let (status, reason) = match &r.status {
@@ -40,6 +93,8 @@ pub fn export(report: &Report, out: &mut CsvWriter) -> std::io::Result<()> {
             status.to_string(),
             reason,
         ];
+        let mut cells = cells.to_vec();
+        cells.extend(extra_cells(r, &params, &tools));
         out.record(&cells)?;
     }
     Ok(())
@@ -60,15 +115,44 @@ mod tests {
         let s = String::from_utf8(buf).unwrap();
         let lines: Vec<&str> = s.lines().collect();
         assert_eq!(lines.len(), 4);
-        assert_eq!(lines[0], HEADER);
-        let cols = HEADER.split(',').count();
+        assert!(lines[0].starts_with(HEADER));
+        // One column per parameter.
+        assert!(
+            lines[0].ends_with(",reason,param_isa,param_precision,param_threads"),
+            "{}",
+            lines[0]
+        );
+        let cols = lines[0].split(',').count();
         assert!(lines[1].starts_with(
             "cpu,fma_f64_avx512,isa=avx512 precision=fp64 threads=2,ops,FLOP/s,3,152000000000,"
         ));
         assert!(lines[2].contains(",true,"));
-        assert!(lines[3].ends_with(",skipped,CPU lacks amx-bf16"));
+        assert!(
+            lines[3].contains(",skipped,CPU lacks amx-bf16,"),
+            "{}",
+            lines[3]
+        );
         for l in &lines[1..] {
             assert_eq!(l.split(',').count(), cols, "{l}");
         }
+    }
+
+    #[test]
+    fn reference_columns_carry_figure_efficiency_and_ratio() {
+        let rep = crate::report::samples::mixed();
+        let mut buf = Vec::new();
+        export(&rep, &mut CsvWriter::new(&mut buf)).unwrap();
+        let s = String::from_utf8(buf).unwrap();
+        let mut lines = s.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+        // peakbench 76 GFLOP/s, likwid-bench 77 GFLOP/s, peak 80 GFLOP/s.
+        assert_eq!(row[col("ref_likwid-bench")], "77000000000");
+        assert_eq!(row[col("ref_likwid-bench_efficiency")], "0.9625");
+        let ratio: f64 = row[col("ratio_likwid-bench")].parse().unwrap();
+        assert!((ratio - 76.0 / 77.0).abs() < 1e-12);
+        assert_eq!(row[col("param_threads")], "1");
+        assert_eq!(row[col("param_precision")], "fp64");
     }
 }

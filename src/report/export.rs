@@ -51,6 +51,12 @@ impl Format {
 pub trait Exportable {
     /// The terminal view.
     fn table(&self, out: &mut dyn Write) -> io::Result<()>;
+    /// The terminal view within `width` columns (`None`: no limit); documents whose
+    /// table does not adapt print [`Exportable::table`].
+    fn table_fit(&self, out: &mut dyn Write, width: Option<usize>) -> io::Result<()> {
+        let _ = width;
+        self.table(out)
+    }
     /// The JSON form (for a report, the source of truth).
     fn json(&self, out: &mut dyn Write) -> io::Result<()>;
     /// Rows of raw numbers for spreadsheets and scripts.
@@ -61,10 +67,22 @@ pub trait Exportable {
     fn html(&self, out: &mut dyn Write) -> io::Result<()>;
 }
 
-/// Writes `doc` in `format`: the one dispatch over the formats.
+/// Writes `doc` in `format`: the one dispatch over the formats (a table with no width
+/// limit).
 pub fn export(doc: &dyn Exportable, format: Format, out: &mut dyn Write) -> io::Result<()> {
+    export_fit(doc, format, None, out)
+}
+
+/// [`export`], the terminal table laid out within `width` columns (`--width`,
+/// `COLUMNS` or the terminal's; `None`: no limit).
+pub fn export_fit(
+    doc: &dyn Exportable,
+    format: Format,
+    width: Option<usize>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     match format {
-        Format::Table => doc.table(out),
+        Format::Table => doc.table_fit(out, width),
         Format::Json => doc.json(out),
         Format::Csv => doc.csv(&mut CsvWriter::new(out)),
         Format::Markdown => doc.markdown(out),
@@ -195,7 +213,10 @@ impl<T: serde::Serialize> Exportable for TextDoc<'_, T> {
 
 impl Exportable for Report {
     fn table(&self, out: &mut dyn Write) -> io::Result<()> {
-        table::export(self, out)
+        table::export(self, None, out)
+    }
+    fn table_fit(&self, out: &mut dyn Write, width: Option<usize>) -> io::Result<()> {
+        table::export(self, width, out)
     }
     fn json(&self, out: &mut dyn Write) -> io::Result<()> {
         json::write(self, out)
@@ -213,7 +234,10 @@ impl Exportable for Report {
 
 impl Exportable for Comparison {
     fn table(&self, out: &mut dyn Write) -> io::Result<()> {
-        compare::export_table(self, out)
+        compare::export_table(self, None, out)
+    }
+    fn table_fit(&self, out: &mut dyn Write, width: Option<usize>) -> io::Result<()> {
+        compare::export_table(self, width, out)
     }
     fn json(&self, out: &mut dyn Write) -> io::Result<()> {
         json::write(self, out)

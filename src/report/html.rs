@@ -27,8 +27,12 @@ table{border-collapse:collapse;width:100%;font-size:12.5px;margin:6px 0 12px}
 .tw{overflow-x:auto}
 td{overflow-wrap:break-word}
 td.notes{min-width:200px}
-td.src{font-size:11.5px;color:var(--mut);max-width:420px}
-td.src>div{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
+td.src{font-size:12.5px;max-width:460px}
+table.res td.notes{min-width:0;max-width:330px}
+details>summary{cursor:pointer;color:var(--mut)}
+.common{color:var(--mut);font-size:12.5px;margin:2px 0}
+td.hcv{color:var(--bad)}
+td.hcv::after{content:" *"}
 .top{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;align-items:start}
 @media (max-width:1000px){.top{grid-template-columns:1fr}}
 th,td{border-bottom:1px solid var(--bd);padding:3px 6px;text-align:left;vertical-align:top}
@@ -57,7 +61,7 @@ svg .lg{font-size:11px;fill:#222}
 .ci .r{position:absolute;top:3px;height:6px;background:var(--acc)}
 .ci.ns .r{background:#aaa}
 footer{color:var(--mut);font-size:12px;margin:24px 0 8px}
-@media print{body{max-width:none;padding:0;font-size:10pt}.top{grid-template-columns:1fr}td.src>div{display:block}.grid{display:block}figure{break-inside:avoid;margin-bottom:8px}h2{break-after:avoid}tr{break-inside:avoid}.bar>span,.ci .r{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+@media print{body{max-width:none;padding:0;font-size:10pt}.top{grid-template-columns:1fr}.grid{display:block}figure{break-inside:avoid;margin-bottom:8px}h2{break-after:avoid}tr{break-inside:avoid}.bar>span,.ci .r{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
 "#;
 
 /// The page's start: doctype, title, the one stylesheet, `<body>` (shared with the
@@ -266,23 +270,45 @@ fn references(r: &BenchResult) -> String {
         .unwrap_or_default()
 }
 
+/// A resource's results: short params (what every row shares is said once above
+/// the table, as on the terminal), the 95 % interval and n in the mean's tooltip, a
+/// note shared by every row said once above the table, the rest folded in each row
+/// (first line shown), so that the table fits 1280 px with the efficiency and the
+/// notes in view.
 fn results_table(out: &mut String, rs: &[&BenchResult]) {
-    out.push_str("<div class=\"tw\"><table><tr><th>workload</th><th>params</th><th>metric</th><th>mean</th><th>95 % CI</th><th>CV</th><th>min .. max</th><th>n</th><th>peak</th><th>efficiency</th><th>reference tools</th><th>notes</th></tr>");
-    for r in rs {
-        let ci = r.summary.as_ref().map_or(String::new(), |s| {
+    let short = view::Params::of(rs);
+    for (_, p) in &short.common {
+        let _ = write!(out, "<p class=\"common\">Every row: {}</p>", esc(p));
+    }
+    // Notes every row carries (two rows or more), said once.
+    let shared: Vec<&str> = match rs.first() {
+        Some(first) if rs.len() > 1 => first
+            .notes
+            .iter()
+            .filter(|n| rs.iter().all(|r| r.notes.iter().any(|m| m.text == n.text)))
+            .map(|n| n.text.as_str())
+            .collect(),
+        _ => Vec::new(),
+    };
+    for n in &shared {
+        let _ = write!(out, "<p class=\"common\">Every row: {}</p>", esc(n));
+    }
+    out.push_str("<div class=\"tw\"><table class=\"res\"><tr><th>workload</th><th>params</th><th>metric</th><th>mean</th><th>CV</th><th>min .. max</th><th>peak</th><th>efficiency</th><th>reference tools</th><th>notes</th></tr>");
+    for (r, p) in rs.iter().zip(&short.rows) {
+        let tip = r.summary.as_ref().map_or(String::new(), |s| {
             format!(
-                "{} .. {}",
+                "95 % CI {} .. {}; n = {}",
                 format_si(s.ci95_low, r.unit.as_str()),
-                format_si(s.ci95_high, r.unit.as_str())
+                format_si(s.ci95_high, r.unit.as_str()),
+                s.n
             )
         });
-        let n = r
-            .summary
-            .as_ref()
-            .map_or(String::new(), |s| s.n.to_string());
+        let high_cv = r.notes.iter().find(|n| n.kind == NoteKind::HighCv);
         let notes: Vec<String> = r
             .notes
             .iter()
+            // The CV cell flags a high CV (its note is the cell's tooltip).
+            .filter(|n| !shared.contains(&n.text.as_str()) && n.kind != NoteKind::HighCv)
             .map(|n| {
                 if n.kind == NoteKind::OverPeak {
                     format!("<span class=\"flag\">{}</span>", esc(&n.text))
@@ -291,24 +317,59 @@ fn results_table(out: &mut String, rs: &[&BenchResult]) {
                 }
             })
             .collect();
+        let notes = match notes.len() {
+            0 => String::new(),
+            1 if notes[0].len() <= 90 => notes[0].clone(),
+            k => format!(
+                "<details><summary>{}{}</summary>{}</details>",
+                if k > 1 {
+                    format!("{k} notes: ")
+                } else {
+                    String::new()
+                },
+                esc(&first_words(
+                    r.notes
+                        .iter()
+                        .find(|n| {
+                            !shared.contains(&n.text.as_str()) && n.kind != NoteKind::HighCv
+                        })
+                        .map_or("", |n| n.text.as_str()),
+                    60
+                )),
+                notes.join("<br>")
+            ),
+        };
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"eff\">{}</td><td>{}</td><td class=\"notes\">{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\" title=\"{}\">{}</td><td class=\"n{}\" title=\"{}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"eff\">{}</td><td>{}</td><td class=\"notes\">{}</td></tr>",
             esc(&r.workload),
-            esc(&params(r)),
+            esc(p),
             esc(r.metric.as_str()),
+            esc(&tip),
             esc(&view::mean(r)),
-            esc(&ci),
+            if high_cv.is_some() { " hcv" } else { "" },
+            esc(high_cv.map_or("", |n| n.text.as_str())),
             esc(&view::cv(r)),
             esc(&view::range(r)),
-            n,
             esc(&view::peak(r)),
             efficiency_cell(r),
             references(r),
-            notes.join("<br>")
+            notes
         );
     }
     out.push_str("</table></div>\n");
+}
+
+/// The first `n` characters of `s` (on a word boundary when there is one), with `…`
+/// when cut.
+fn first_words(s: &str, n: usize) -> String {
+    // `s` is raw text: escaped by the caller.
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let cut: String = s.chars().take(n).collect();
+    let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(a, _)| a);
+    format!("{cut} …")
 }
 
 /// Resources in first-seen order.
@@ -527,6 +588,30 @@ mod tests {
         let h = render_report(&crate::report::fixtures::report());
         assert!(h.contains("Compute ceilings only"));
         assert!(h.contains("CPU lacks amx-bf16"));
+    }
+
+    /// Issue 15 item 7: the rows stay short: shared params said once, the CV flagged
+    /// in its cell, long notes folded.
+    #[test]
+    fn results_tables_keep_rows_short() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/quick_zen3_a.json"
+        );
+        let rep = crate::report::load::load(std::path::Path::new(path)).unwrap();
+        let h = render_report(&rep);
+        assert!(
+            h.contains("Every row: device=vda direct=true engine=uring file_size=256MiB jobs=1")
+        );
+        let disk = &h[h.find("<h3>disk results</h3>").unwrap()..];
+        let disk = &disk[disk.find("<table").unwrap()..disk.find("</table>").unwrap()];
+        assert!(
+            !disk.contains("file_size=256MiB"),
+            "shared params in the rows"
+        );
+        assert!(disk.contains("<td class=\"n hcv\" title=\"CV 11.2 %"));
+        assert!(!disk.contains("<br>CV "), "CV notes in the notes cell");
+        assert!(disk.contains("<details><summary>io_uring, registered buffers"));
     }
 
     #[test]

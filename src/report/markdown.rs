@@ -20,12 +20,25 @@ pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         cell(&h.cpu.microarch),
         h.cpu.cores
     )?;
+    // With reference figures: the tool's figure, its efficiency against the same
+    // peak, and peakbench's mean over it, beside peakbench's own.
+    let refs = report.results.iter().any(|r| r.reference.is_some());
+    let mut headers = view::HEADERS.to_vec();
+    if refs {
+        headers.extend(["reference", "ref. efficiency", "peakbench / ref."]);
+    }
     let rows: Vec<Vec<String>> = report
         .results
         .iter()
-        .map(|r| view::row(r).to_vec())
+        .map(|r| {
+            let mut row = view::row(r).to_vec();
+            if refs {
+                row.extend(view::reference_cells(r));
+            }
+            row
+        })
         .collect();
-    grid(&view::HEADERS, &rows, out)?;
+    grid(&headers, &rows, out)?;
     let notes: Vec<String> = view::notes(report)
         .iter()
         .map(|n| format!("- {}", cell(n)))

@@ -25,7 +25,7 @@ pub(crate) mod samples;
 pub mod table;
 mod view;
 
-pub use export::{export, CsvWriter, Exportable, Format, Grid, TextDoc};
+pub use export::{export, export_fit, CsvWriter, Exportable, Format, Grid, TextDoc};
 
 #[cfg(test)]
 pub mod fixtures {

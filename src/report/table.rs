@@ -1,47 +1,464 @@
-//! The terminal table (comfy-table), followed by the notes (warnings, over-peak flags).
+//! The terminal table (comfy-table), laid out for the terminal's width, followed by the
+//! notes, grouped.
+//!
+//! Fitting a width: the numbers never wrap; columns are dropped from the least needed
+//! (`min .. max`, `metric`, `peak`, …) until the rest fits at their narrowest, then the
+//! columns of words (workload, params, efficiency flag, status) share what is left and
+//! wrap. Params are short: what every row of a resource shares is printed once under
+//! the table, and a param that only repeats the workload's name (`isa=avx2` for
+//! `add_i32_avx2`) is left out; the JSON keeps them all.
+//!
+//! Notes: a text shared by several rows is printed once with the rows it belongs to;
+//! the CV warnings become one line listing their rows (marked `*` in the cv column);
+//! each line is wrapped to the width.
 
-use super::model::Report;
+use super::model::{BenchResult, NoteKind, Report, Status};
 use super::view;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+use crate::util::sanitize;
+use crate::util::term::{self, MIN_WIDTH};
+use comfy_table::{ColumnConstraint, ContentArrangement, Table, Width};
+use std::collections::BTreeMap;
 use std::io::Write;
 
-/// Writes the host line, the results table and the notes.
-pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(out, "{}", view::host_line(&report.host))?;
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(view::HEADERS);
-    for r in &report.results {
-        t.add_row(view::row(r));
+/// Header line, vertical lines between columns, no outer border: the lightest frame
+/// that keeps columns apart (3 characters between columns).
+const PRESET: &str = "     ─┼ │          ";
+
+/// One column of the table: its header, how much it is wanted when space is short
+/// (higher stays longer) and, for columns of words, the narrowest it may wrap to and
+/// the width it reads comfortably at.
+struct Col {
+    header: &'static str,
+    keep: u8,
+    wrap: Option<(usize, usize)>,
+}
+
+const COLS: [Col; 11] = [
+    Col {
+        header: "#",
+        keep: 92,
+        wrap: None,
+    },
+    Col {
+        header: "resource",
+        keep: 75,
+        wrap: None,
+    },
+    Col {
+        header: "workload",
+        keep: 95,
+        wrap: Some((10, 24)),
+    },
+    Col {
+        header: "metric",
+        keep: 30,
+        wrap: None,
+    },
+    Col {
+        header: "params",
+        keep: 85,
+        wrap: Some((12, 32)),
+    },
+    Col {
+        header: "mean",
+        keep: 100,
+        wrap: None,
+    },
+    Col {
+        header: "cv",
+        keep: 70,
+        wrap: None,
+    },
+    Col {
+        header: "min .. max",
+        keep: 20,
+        wrap: None,
+    },
+    Col {
+        header: "peak",
+        keep: 40,
+        wrap: None,
+    },
+    Col {
+        header: "efficiency",
+        keep: 90,
+        wrap: Some((10, 17)),
+    },
+    Col {
+        header: "status",
+        keep: 80,
+        wrap: None,
+    },
+];
+/// Index of the status column (left out when every row is `ok`).
+const STATUS: usize = 10;
+/// The order in which spare width goes to the columns that wrap.
+const GROW: [usize; 3] = [9, 2, 4];
+/// Columns below this `keep` make way for the wrapping columns' comfortable widths.
+const OPTIONAL: u8 = 75;
+
+/// Writes the host line, the results table and the notes, within `width` columns when
+/// given (no limit otherwise).
+pub fn export(report: &Report, width: Option<usize>, out: &mut dyn Write) -> std::io::Result<()> {
+    let width = width.map(|w| w.max(MIN_WIDTH));
+    for l in term::wrap("", &view::host_line(&report.host), 2, width) {
+        writeln!(out, "{l}")?;
     }
-    writeln!(out, "{t}")?;
-    let notes = view::notes(report);
-    for n in notes {
-        writeln!(out, "note: {n}")?;
-    }
-    for r in &report.results {
-        for l in view::reference_lines(r) {
-            writeln!(out, "reference: {l}")?;
+    if report.finished_at.is_none() {
+        let text = format!(
+            "UNFINISHED: the run started at {} was interrupted (or is still running); \
+             {} results were kept",
+            sanitize::line(&report.started_at),
+            report.results.len()
+        );
+        for l in term::wrap("", &text, 2, width) {
+            writeln!(out, "{l}")?;
         }
     }
+    let params = view::Params::of(&report.results.iter().collect::<Vec<_>>());
+    let rows: Vec<[String; 11]> = report
+        .results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| cells(i + 1, r, &params.rows[i]))
+        .collect();
+    let mut visible = [true; 11];
+    visible[STATUS] = report.results.iter().any(|r| r.status != Status::Ok);
+    let natural: Vec<usize> = (0..COLS.len())
+        .map(|c| {
+            rows.iter()
+                .flat_map(|r| r[c].lines().map(term::len))
+                .chain(std::iter::once(term::len(COLS[c].header)))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let widths = width.map(|w| fit(w, &natural, &mut visible));
+    let mut t = Table::new();
+    t.load_preset(PRESET)
+        .set_header(COLS.iter().map(|c| c.header))
+        .set_content_arrangement(ContentArrangement::Disabled);
+    for r in &rows {
+        t.add_row(r.iter().map(|c| sanitize::line(c)));
+    }
+    if let (Some(w), Some(widths)) = (width, &widths) {
+        t.set_content_arrangement(ContentArrangement::Dynamic)
+            .set_width(u16::try_from(w).unwrap_or(u16::MAX));
+        for (c, col) in t.column_iter_mut().enumerate() {
+            col.set_constraint(match widths[c] {
+                // Content plus the padding of one space on each side.
+                Some(cw) => ColumnConstraint::Absolute(Width::Fixed((cw + 2) as u16)),
+                None => ColumnConstraint::Hidden,
+            });
+        }
+    } else {
+        for (c, col) in t.column_iter_mut().enumerate() {
+            if !visible[c] {
+                col.set_constraint(ColumnConstraint::Hidden);
+            }
+        }
+    }
+    for l in t.lines() {
+        writeln!(out, "{}", l.trim_end())?;
+    }
+    for l in notes(report, &params, width) {
+        writeln!(out, "{l}")?;
+    }
     Ok(())
+}
+
+/// The width of each column's content (`None`: hidden) for a table of at most `width`
+/// characters: the optional columns make way until the columns of words fit at a
+/// comfortable width, then any column but the workload and the mean until they fit
+/// at their narrowest; what is left widens the columns of words.
+fn fit(width: usize, natural: &[usize], visible: &mut [bool; 11]) -> Vec<Option<usize>> {
+    let at = |c: usize, comfortable: bool| match COLS[c].wrap {
+        Some((min, comfy)) => {
+            let w = if comfortable { comfy } else { min };
+            natural[c].min(w.max(term::len(COLS[c].header)))
+        }
+        None => natural[c],
+    };
+    let total = |visible: &[bool; 11], w: &dyn Fn(usize) -> usize| {
+        let shown: Vec<usize> = (0..COLS.len()).filter(|&c| visible[c]).collect();
+        shown.iter().map(|&c| w(c)).sum::<usize>() + 3 * shown.len() - 1
+    };
+    for (comfortable, below) in [(true, OPTIONAL), (false, 95)] {
+        while total(visible, &|c| at(c, comfortable)) > width {
+            let drop = (0..COLS.len())
+                .filter(|&c| visible[c] && COLS[c].keep < below)
+                .min_by_key(|&c| COLS[c].keep);
+            match drop {
+                Some(c) => visible[c] = false,
+                None => break, // keep the workload and the mean, even too wide
+            }
+        }
+    }
+    let mut w: Vec<usize> = (0..COLS.len()).map(|c| at(c, false)).collect();
+    let mut spare = width.saturating_sub(total(visible, &|c| w[c]));
+    // Up to the comfortable width first, then up to the natural width.
+    for comfortable in [true, false] {
+        for c in GROW {
+            if visible[c] {
+                let goal = if comfortable { at(c, true) } else { natural[c] };
+                let more = goal.saturating_sub(w[c]).min(spare);
+                w[c] += more;
+                spare -= more;
+            }
+        }
+    }
+    (0..COLS.len())
+        .map(|c| visible[c].then_some(w[c]))
+        .collect()
+}
+
+/// One row of cells in [`COLS`] order (before sanitising).
+fn cells(n: usize, r: &BenchResult, params: &str) -> [String; 11] {
+    let high_cv = r.notes.iter().any(|n| n.kind == NoteKind::HighCv);
+    // The reason is under the table, with the notes.
+    let status = match r.status {
+        Status::Ok => String::new(),
+        Status::Skipped { .. } => "skipped".into(),
+        Status::Failed { .. } => "failed".into(),
+    };
+    [
+        n.to_string(),
+        r.resource.to_string(),
+        r.workload.clone(),
+        r.metric.to_string(),
+        params.to_string(),
+        view::mean(r),
+        format!("{}{}", view::cv(r), if high_cv { "*" } else { "" }),
+        view::range(r),
+        view::peak(r),
+        view::efficiency(r),
+        status,
+    ]
+}
+
+/// `#3`, `#5-#8`: row numbers (1-based, ascending) with runs joined.
+fn row_refs(rows: &[usize]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < rows.len() {
+        let mut j = i;
+        while j + 1 < rows.len() && rows[j + 1] == rows[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i + 1 {
+            format!("#{}-#{}", rows[i], rows[j])
+        } else if j == i + 1 {
+            format!("#{}, #{}", rows[i], rows[j])
+        } else {
+            format!("#{}", rows[i])
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+/// Whom a grouped note is about: `all disk rows` when it is every row of one resource
+/// (more than one), else the row numbers.
+fn whom(results: &[BenchResult], rows: &[usize]) -> String {
+    let res = results[rows[0] - 1].resource;
+    let all: Vec<usize> = (1..=results.len())
+        .filter(|&n| results[n - 1].resource == res)
+        .collect();
+    if rows.len() > 1 && all == rows {
+        format!("all {res} rows")
+    } else {
+        row_refs(rows)
+    }
+}
+
+/// The lines under the table: the params shared by all rows of a resource, the notes
+/// (each text once, with its rows), the warnings, then the reference figures.
+fn notes(report: &Report, params: &view::Params, width: Option<usize>) -> Vec<String> {
+    let results = &report.results;
+    // Text → (kind, rows), in order of first appearance.
+    let mut order: Vec<(NoteKind, String)> = Vec::new();
+    let mut rows_of: BTreeMap<(u8, String), Vec<usize>> = BTreeMap::new();
+    let mut cv_rows: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, r) in results.iter().enumerate() {
+        let status = match &r.status {
+            Status::Ok => None,
+            Status::Skipped { reason } => Some((NoteKind::Warning, format!("skipped: {reason}"))),
+            Status::Failed { error } => Some((NoteKind::Warning, format!("failed: {error}"))),
+        };
+        for (kind, text) in status.into_iter() {
+            let key = (kind as u8, sanitize::line(&text));
+            if !rows_of.contains_key(&key) {
+                order.push((kind, key.1.clone()));
+            }
+            push_row(rows_of.entry(key).or_default(), i + 1);
+        }
+        for n in &r.notes {
+            let text = sanitize::line(&n.text);
+            if n.kind == NoteKind::HighCv {
+                // `CV 8.9 % > 5 %: advice`: the figure is in the table; the advice is
+                // the same for every row.
+                let advice = text.split_once(": ").map_or("", |(_, a)| a).to_string();
+                push_row(cv_rows.entry(advice).or_default(), i + 1);
+                continue;
+            }
+            let key = (n.kind as u8, text.clone());
+            if !rows_of.contains_key(&key) {
+                order.push((n.kind, text));
+            }
+            push_row(rows_of.entry(key).or_default(), i + 1);
+        }
+    }
+    let mut lines = Vec::new();
+    let mut emit = |prefix: &str, who: &str, text: &str| {
+        lines.extend(term::wrap("", &format!("{prefix}{who}: {text}"), 4, width));
+    };
+    for (res, text) in &params.common {
+        emit("params ", &format!("all {res} rows"), text);
+    }
+    let sections = [
+        ("note ", &[NoteKind::Info][..]),
+        ("warning ", &[NoteKind::Warning, NoteKind::OverPeak][..]),
+        ("reference ", &[NoteKind::Reference][..]),
+    ];
+    for (prefix, kinds) in sections {
+        for (kind, text) in order.iter().filter(|(k, _)| kinds.contains(k)) {
+            let rows = &rows_of[&(*kind as u8, text.clone())];
+            emit(prefix, &whom(results, rows), text);
+        }
+        if prefix == "warning " {
+            for (advice, rows) in &cv_rows {
+                let text = format!(
+                    "CV above {:.0} % (marked * in the cv column): {advice}",
+                    super::model::CV_WARN * 100.0
+                );
+                emit(prefix, &whom(results, rows), &text);
+            }
+        }
+    }
+    for (i, r) in results.iter().enumerate() {
+        for l in view::reference_lines_short(r) {
+            emit("reference ", &format!("#{}", i + 1), &l);
+        }
+    }
+    lines
+}
+
+fn push_row(rows: &mut Vec<usize>, n: usize) {
+    if rows.last() != Some(&n) {
+        rows.push(n);
+    }
+}
+
+/// The warnings of a report, each once (grouped as under the table), for stderr when
+/// the table is not what went to stdout.
+pub(crate) fn warnings(report: &Report, width: Option<usize>) -> Vec<String> {
+    let params = view::Params::of(&report.results.iter().collect::<Vec<_>>());
+    notes(report, &params, width.map(|w| w.max(MIN_WIDTH)))
+        .into_iter()
+        .skip_while(|l| !l.starts_with("warning "))
+        .take_while(|l| !l.starts_with("reference ") && !l.starts_with("note "))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn render(report: &Report, width: Option<usize>) -> String {
+        let mut buf = Vec::new();
+        export(report, width, &mut buf).unwrap();
+        String::from_utf8(buf).unwrap()
+    }
+
     #[test]
     fn table_has_rows_and_flags() {
-        let mut buf = Vec::new();
-        export(&crate::report::fixtures::report(), &mut buf).unwrap();
-        let s = String::from_utf8(buf).unwrap();
+        let s = render(&crate::report::fixtures::report(), None);
         assert!(s.contains("fma_f64_avx512"));
         assert!(s.contains("152.0 GFLOP/s"));
         assert!(s.contains("95.0 %"));
         assert!(s.contains("110.0 % OVER PEAK"));
-        assert!(s.contains("skipped: CPU lacks amx-bf16"));
-        assert!(s.contains("note: cpu add_i32_avx2 precision=int32 threads=1: OVER PEAK"));
+        assert!(s.contains("skipped: CPU lacks amx-bf16"), "{s}");
+        assert!(s.contains(": OVER PEAK"), "{s}");
+    }
+
+    /// A disk-like report: `cases` configurations of three results each, every
+    /// configuration with the same engine note and a noisy CV, plus a CPU row.
+    fn disk_report(cases: usize) -> Report {
+        use super::super::model::{Metric, Resource, Unit};
+        let mut rep = crate::report::fixtures::report();
+        for c in 0..cases {
+            for (m, u) in [
+                (Metric::Throughput, Unit::BytePerSec),
+                (Metric::Iops, Unit::IoPerSec),
+                (Metric::Latency, Unit::Second),
+            ] {
+                let mut r = BenchResult::new(Resource::Disk, "rand-read", m, u)
+                    .size("block", 4096)
+                    .param("depth", 1 + c as u64)
+                    .param("engine", "uring")
+                    .param("direct", true)
+                    .param("pattern", "rand-read")
+                    .with_samples(vec![1.0, 1.3, 0.8]);
+                if m == Metric::Throughput {
+                    r.info("io_uring, registered buffers; O_DIRECT; counts completed I/O like fio");
+                }
+                rep.results.push(r);
+            }
+        }
+        rep
+    }
+
+    #[test]
+    fn no_line_is_wider_than_the_width() {
+        let rep = disk_report(8);
+        for w in [40, 80, 120, 200] {
+            let s = render(&rep, Some(w));
+            for l in s.lines() {
+                assert!(term::len(l) <= w, "{w}: {} > {w}: {l}", term::len(l));
+            }
+            // The numbers never wrap: every mean is whole on one line.
+            assert!(s.contains("152.0 GFLOP/s"), "{w}:\n{s}");
+            assert!(s.contains("skipped"), "{w}:\n{s}");
+        }
+        // Wide enough, every column shows; narrow, the optional ones go first.
+        let wide = render(&rep, Some(200));
+        assert!(
+            wide.contains("min .. max") && wide.contains("metric"),
+            "{wide}"
+        );
+        let narrow = render(&rep, Some(80));
+        assert!(!narrow.contains("min .. max") && narrow.contains("efficiency"));
+    }
+
+    #[test]
+    fn shared_notes_and_cv_warnings_are_printed_once() {
+        let rep = disk_report(8);
+        let s = render(&rep, Some(120));
+        assert_eq!(s.matches("registered buffers").count(), 1, "{s}");
+        // Every disk row is noisy (CV 24 %): one warning line for all of them.
+        assert_eq!(s.matches("CV above 5 %").count(), 1, "{s}");
+        assert!(s.contains("warning all disk rows: CV above 5 %"), "{s}");
+        assert!(s.contains("note #4, #7, #10"), "{s}");
+        // What every disk row shares is said once, not in every row.
+        assert_eq!(s.matches("engine=uring").count(), 1, "{s}");
+        assert!(s.contains("params all disk rows: block=4KiB direct=true engine=uring"));
+        assert_eq!(s.matches("pattern=rand-read").count(), 1, "{s}");
+        // Skip reasons are listed under the table, each once.
+        assert_eq!(s.matches("CPU lacks amx-bf16").count(), 1, "{s}");
+    }
+
+    #[test]
+    fn warnings_for_stderr_are_the_warning_lines() {
+        let w = warnings(&disk_report(2), Some(80));
+        assert!(w[0].starts_with("warning "), "{w:?}");
+        assert!(w.iter().any(|l| l.contains("OVER PEAK")), "{w:?}");
+        assert!(!w.iter().any(|l| l.starts_with("note ")), "{w:?}");
+        assert!(w.iter().all(|l| term::len(l) <= 80), "{w:?}");
+    }
+
+    #[test]
+    fn row_refs_join_runs() {
+        assert_eq!(row_refs(&[1, 2, 3, 5, 7, 8]), "#1-#3, #5, #7, #8");
+        assert_eq!(row_refs(&[4]), "#4");
     }
 }

@@ -3,7 +3,7 @@
 //! cell, note and reference line goes through the one sanitiser
 //! ([`crate::util::sanitize`]) here, before the table, Markdown or CSV sees it.
 
-use super::model::{is_size_param, BenchResult, Param, Status};
+use super::model::{is_size_param, BenchResult, Param, Resource, Status};
 use crate::util::sanitize;
 use crate::util::units::{format_si, format_size};
 
@@ -187,6 +187,133 @@ pub(crate) fn reference_lines(r: &BenchResult) -> Vec<String> {
             ))
         })
         .collect()
+}
+
+/// The reference cells of a row: each tool's figure (`likwid-bench 77.00 GFLOP/s`),
+/// its efficiency against the row's peak, and peakbench's mean over the tool's (one
+/// line per tool, joined with `; `); empty without reference figures.
+pub(crate) fn reference_cells(r: &BenchResult) -> [String; 3] {
+    let mean = r.summary.as_ref().map(|s| s.mean);
+    let peak = r.peak.as_ref().and_then(|p| p.value);
+    let mut cells: [Vec<String>; 3] = Default::default();
+    for x in r.reference.iter().flatten() {
+        cells[0].push(format!(
+            "{} {}",
+            x.tool,
+            format_si(x.value, x.unit.as_str())
+        ));
+        cells[1].push(peak.map_or(String::new(), |p| format!("{:.1} %", 100.0 * x.value / p)));
+        cells[2].push(match mean {
+            Some(m) if x.value != 0.0 => format!("{:.2}x", m / x.value),
+            _ => String::new(),
+        });
+    }
+    cells.map(|c| sanitize::line(&c.join("; ")))
+}
+
+/// [`reference_lines`] without the row's label (the table names the row by number),
+/// with both efficiencies and the ratio: `peakbench 76.00 GFLOP/s (95.0 %),
+/// likwid-bench 5.2.2 77.00 GFLOP/s (96.2 %): 0.99x (likwid-bench -t …)`.
+pub(crate) fn reference_lines_short(r: &BenchResult) -> Vec<String> {
+    let eff = |v: f64| match r.peak.as_ref().and_then(|p| p.value) {
+        Some(p) if p > 0.0 => format!(" ({:.1} %)", 100.0 * v / p),
+        _ => String::new(),
+    };
+    let mean = r.summary.as_ref().map(|s| s.mean);
+    r.reference
+        .iter()
+        .flatten()
+        .map(|x| {
+            let ratio = match mean {
+                Some(m) if x.value != 0.0 => format!(": {:.2}x", m / x.value),
+                _ => String::new(),
+            };
+            sanitize::line(&format!(
+                "peakbench {}{}, {} {} {}{}{ratio} ({})",
+                self::mean(r),
+                mean.map_or(String::new(), eff),
+                x.tool,
+                x.version,
+                format_si(x.value, x.unit.as_str()),
+                eff(x.value),
+                x.command
+            ))
+        })
+        .collect()
+}
+
+/// The params as the terminal table and the HTML show them: per row, what tells the
+/// row apart (a param that only repeats the workload's name is left out, a switch that
+/// is on is its name, one that is off is left out); per resource, what all its rows
+/// share, said once. The JSON and CSV keep every param.
+pub(crate) struct Params {
+    /// Per result, in order: `block=4KiB depth=32`.
+    pub rows: Vec<String>,
+    /// Per resource with two results or more: the `k=v` all its results share.
+    pub common: Vec<(Resource, String)>,
+}
+
+impl Params {
+    /// The short params of `results` (see [`Params`]).
+    pub(crate) fn of(results: &[&BenchResult]) -> Params {
+        let mut common: Vec<(Resource, Vec<(String, String)>)> = Vec::new();
+        for res in Resource::ALL {
+            let of: Vec<&BenchResult> = results
+                .iter()
+                .copied()
+                .filter(|r| r.resource == *res)
+                .collect();
+            if of.len() < 2 {
+                continue;
+            }
+            let shared: Vec<(String, String)> = of[0]
+                .params
+                .iter()
+                .filter(|(k, v)| of.iter().all(|r| r.params.get(*k) == Some(v)))
+                .map(|(k, v)| (k.clone(), param_value(k, v)))
+                .collect();
+            if !shared.is_empty() {
+                common.push((*res, shared));
+            }
+        }
+        let rows = results
+            .iter()
+            .map(|r| {
+                let shared = common.iter().find(|(res, _)| *res == r.resource);
+                let tokens: Vec<&str> = r.workload.split('_').collect();
+                r.params
+                    .iter()
+                    .filter(|(k, p)| {
+                        let v = param_value(k, p);
+                        let is_shared =
+                            shared.is_some_and(|(_, s)| s.iter().any(|(sk, _)| sk == *k));
+                        !is_shared
+                            && v != r.workload
+                            && !tokens.contains(&v.as_str())
+                            && **p != Param::Bool(false)
+                    })
+                    // A switch that is on is its name (`nt`); one that is off is left out.
+                    .map(|(k, p)| match p {
+                        Param::Bool(true) => k.clone(),
+                        _ => format!("{k}={}", param_value(k, p)),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let common = common
+            .into_iter()
+            .map(|(res, kv)| {
+                let text = kv
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                (res, text)
+            })
+            .collect();
+        Params { rows, common }
+    }
 }
 
 #[cfg(test)]

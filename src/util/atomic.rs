@@ -23,10 +23,12 @@ static SAVING: Mutex<()> = Mutex::new(());
 static SEQ: AtomicU64 = AtomicU64::new(0);
 /// The last SIGINT/SIGTERM caught by [`catch_signals`] (0 = none).
 static CAUGHT: AtomicI32 = AtomicI32::new(0);
-/// What the exit on a signal says after "interrupted by SIG…" ([`on_interrupt_say`]).
+/// What the exit on a signal says after "interrupted by SIG…", a line each
+/// ([`on_interrupt_say`]).
 static NOTE: Mutex<String> = Mutex::new(String::new());
 
-/// Sets what an exit on a signal says (e.g. where the results so far are).
+/// Sets what an exit on a signal says, one or more lines (what finished, where the
+/// results so far are).
 pub(crate) fn on_interrupt_say(note: String) {
     *NOTE.lock().unwrap_or_else(|e| e.into_inner()) = note;
 }
@@ -115,9 +117,17 @@ pub(crate) fn create_unique(dir: &Path, stem: &str, ext: &str) -> io::Result<Pat
     ))
 }
 
-/// Exits with `code` once no save is in progress (and none can start).
+/// Exits with `code` once no save is in progress (and none can start); an exit on a
+/// signal (`code` > 128) first prints [`on_interrupt_say`]'s lines, whichever handler
+/// caught it.
 pub(crate) fn exit_after_saves(code: i32) -> ! {
     let _saving = lock();
+    if code > 128 {
+        let note = std::mem::take(&mut *NOTE.lock().unwrap_or_else(|e| e.into_inner()));
+        for l in note.lines() {
+            eprintln!("peakbench: {l}");
+        }
+    }
     let _ = io::stderr().flush();
     std::process::exit(code)
 }
@@ -152,8 +162,7 @@ pub(crate) fn catch_signals() {
                 } else {
                     "SIGTERM"
                 };
-                let note = NOTE.lock().unwrap_or_else(|e| e.into_inner()).clone();
-                eprintln!("peakbench: interrupted by {name}{note}");
+                eprintln!("peakbench: interrupted by {name}");
                 exit_after_saves(128 + sig);
             }
             std::thread::sleep(Duration::from_millis(20));

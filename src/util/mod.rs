@@ -6,5 +6,6 @@ pub mod atomic;
 pub mod process;
 pub mod rng;
 pub mod sanitize;
+pub(crate) mod term;
 pub mod units;
 pub mod usage;

@@ -1,0 +1,228 @@
+//! What a new user sees on the terminal (issue 15): the results table fits the width
+//! (`--width`, else `COLUMNS`), notes shared by several rows and the CV warnings are
+//! printed once, and an interrupted run says what it kept. Nothing here checks speed.
+
+use assert_cmd::Command;
+
+fn pb() -> Command {
+    let mut c = Command::cargo_bin("peakbench").unwrap();
+    c.env_remove("COLUMNS");
+    c
+}
+
+/// A quick suite recorded on the 2-vCPU AMD EPYC (Zen 3) guest: 50 results, notes,
+/// skipped rows and CV warnings.
+const QUICK: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/quick_zen3_a.json"
+);
+
+fn report(args: &[&str], env: Option<(&str, &str)>) -> String {
+    let mut c = pb();
+    c.args(["report", QUICK]).args(args);
+    if let Some((k, v)) = env {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn widest(s: &str) -> usize {
+    s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+#[test]
+fn the_quick_suite_table_fits_80_120_and_200_columns() {
+    for w in [80, 120, 200] {
+        let s = report(&["--width", &w.to_string()], None);
+        assert!(
+            widest(&s) <= w,
+            "{w}: a line of {} columns:\n{s}",
+            widest(&s)
+        );
+        // Every result has its row and its mean, whole on one line.
+        assert!(s.contains("\n 50 │"), "{w}:\n{s}");
+        for mean in ["49.48 GOP/s", "61.15 kIO/s", "57.26 µs", "631.4 MB/s"] {
+            assert!(s.contains(mean), "{w}: {mean} missing:\n{s}");
+        }
+        assert!(s.contains("efficiency"), "{w}");
+    }
+    // COLUMNS (what shells and tmux set) works like --width; --width wins.
+    let s = report(&[], Some(("COLUMNS", "100")));
+    assert!(widest(&s) <= 100 && widest(&s) > 90, "{}", widest(&s));
+    let s = report(&["--width", "80"], Some(("COLUMNS", "200")));
+    assert!(widest(&s) <= 80);
+}
+
+#[test]
+fn notes_and_warnings_are_printed_once() {
+    let s = report(&["--width", "120"], None);
+    // The engine note is on all 8 disk configurations: one line (wrapped), not 8.
+    assert_eq!(s.matches("registered buffers").count(), 1, "{s}");
+    // 24 CV warnings: one line naming their rows.
+    assert_eq!(s.matches("CV above 5 %").count(), 1, "{s}");
+    assert_eq!(s.matches("consider --repeat").count(), 1, "{s}");
+    // What all disk rows share is said once.
+    assert_eq!(s.matches("file_size=256MiB").count(), 1, "{s}");
+    // Each skip reason once, under the table.
+    assert_eq!(
+        s.matches("no fp16 kernel runs on this CPU").count(),
+        1,
+        "{s}"
+    );
+    let notes = s.lines().filter(|l| l.starts_with("note ")).count();
+    assert!(notes < 45, "{notes} note lines:\n{s}");
+}
+
+#[test]
+fn bad_width_is_refused() {
+    let out = pb()
+        .args(["report", QUICK, "--width", "ten"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--width: 'ten' is not a width"), "{err}");
+}
+
+/// Item 3: Ctrl-C in the middle of a run says what finished and where the partial JSON
+/// and HTML are; both are whole, and `report` shows the run as unfinished.
+#[test]
+fn interrupted_run_says_what_it_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("r.html");
+    let threads = vec!["1"; 3000].join(",");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("peakbench"))
+        .args(["null", "--quiet", "--format", "json", "--min-time", "1ms"])
+        .args(["--repeat", "1", "--threads", &threads, "--output"])
+        .arg(dir.path())
+        .arg("--html")
+        .arg(&html)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until some cases are saved (the HTML is written after each case).
+    let t = std::time::Instant::now();
+    while !html.exists() {
+        assert!(t.elapsed().as_secs() < 60, "no case finished");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // SAFETY: signalling our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("peakbench: interrupted by SIGINT"), "{err}");
+    assert!(err.contains("peakbench: finished "), "{err}");
+    assert!(err.contains(" of 3000 cases ("), "{err}");
+    assert!(err.contains("was cut short and is not kept"), "{err}");
+    let json = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .unwrap();
+    assert!(
+        err.contains(&format!("{} and {}", json.display(), html.display())),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(v["finished_at"].is_null());
+    let kept = v["results"].as_array().unwrap().len();
+    assert!(kept > 0 && kept < 3000, "{kept}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("(unfinished)") && page.trim_end().ends_with("</html>"));
+    // `report` on the partial file says so on the terminal.
+    let out = pb().arg("report").arg(&json).output().unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("UNFINISHED: the run started at"), "{s}");
+    assert!(s.contains(&format!("{kept} results were kept")), "{s}");
+}
+
+/// Item 6: two quick suites of the same machine, recorded minutes apart while other
+/// builds loaded it (the second more): `compare` calls a change significant only beyond
+/// the run-to-run noise, says the whole memory and network moved together (the
+/// machine's state, not the code), and finds no setting that differs.
+#[test]
+fn compare_of_two_noisy_runs_of_one_machine_does_not_cry_wolf() {
+    let b = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/quick_zen3_b.json"
+    );
+    let out = pb()
+        .args(["compare", QUICK, b, "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let changes = v["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 46);
+    let mut welch_only = 0;
+    let mut significant = 0;
+    for c in changes {
+        let (lo, hi) = (
+            c["ci95"][0].as_f64().unwrap(),
+            c["ci95"][1].as_f64().unwrap(),
+        );
+        if lo > 0.0 || hi < 0.0 {
+            welch_only += 1;
+        }
+        let rel = c["rel"].as_f64().unwrap().abs();
+        let noise = c["noise"].as_f64().unwrap();
+        // The noise is at least the resource's floor and three CVs of either run.
+        let cv = |s: &serde_json::Value| s["sd"].as_f64().unwrap() / s["mean"].as_f64().unwrap();
+        assert!(
+            noise >= 0.05 && noise + 1e-12 >= 3.0 * cv(&c["a"]).max(cv(&c["b"])),
+            "{c}"
+        );
+        if c["significant"] == true {
+            significant += 1;
+            assert_eq!(c["separated"], true, "{c}");
+            assert!(rel > noise, "{c}");
+        } else if lo > 0.0 || hi < 0.0 {
+            assert_eq!(c["verdict"], "within run-to-run noise", "{c}");
+        }
+        // Nothing inside its noise is ever called a change.
+        if rel <= noise {
+            assert_ne!(c["significant"], true, "{c}");
+        }
+    }
+    assert!(significant < welch_only, "{significant} vs {welch_only}");
+    let shifts = v["shifts"].to_string();
+    assert!(
+        shifts.contains("7 of 7 memory cases moved the same way"),
+        "{shifts}"
+    );
+    assert!(
+        v["settings"].as_array().unwrap().is_empty(),
+        "{}",
+        v["settings"]
+    );
+    // The terminal view fits and says it.
+    let out = pb()
+        .args(["compare", QUICK, b, "--width", "100"])
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(widest(&s) <= 100, "{s}");
+    let out = pb()
+        .args(["compare", QUICK, b, "--width", "160"])
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(widest(&s) <= 160, "{s}");
+    assert!(s.contains("│ within run-to-run noise"), "{s}");
+    assert!(
+        s.contains("the machine's state differed between the runs"),
+        "{s}"
+    );
+}
