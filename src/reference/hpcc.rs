@@ -102,7 +102,7 @@ pub fn parse(text: &str) -> Result<Figures, String> {
 pub fn grid(t: usize) -> (usize, usize) {
     let t = t.max(1);
     let p = (1..=t)
-        .filter(|p| t % p == 0 && p * p <= t)
+        .filter(|p| t.is_multiple_of(*p) && p * p <= t)
         .max()
         .unwrap_or(1);
     (p, t / p)
