@@ -42,6 +42,10 @@ table.kv td:first-child{width:180px;color:var(--mut)}
 .bar{display:inline-block;width:110px;height:10px;background:#eaeef2;border-radius:2px;vertical-align:middle;margin-right:6px;overflow:hidden}
 .bar>span{display:block;height:100%;background:var(--ok)}
 .over .bar>span{background:var(--bad)}
+.hbar{display:inline-block;width:180px;height:10px;background:#eaeef2;border-radius:2px;vertical-align:middle;margin-right:6px;overflow:hidden}
+.hbar>span{display:block;height:100%}
+.hbar.pb>span{background:var(--acc)}
+.hbar.rf>span{background:#e69f00}
 .over{color:var(--bad);font-weight:600}
 td.eff{white-space:nowrap}
 .flag{color:var(--bad);font-weight:700}
@@ -270,6 +274,67 @@ fn references(r: &BenchResult) -> String {
         .unwrap_or_default()
 }
 
+/// peakbench beside each reference tool, per workload (issue 15 item 5): one bar per
+/// figure on the row's own scale (the largest figure of the row is the full bar), each
+/// figure's efficiency against the row's peak, and peakbench's mean over the tool's.
+/// The bar only draws the number beside it; nothing is hidden when a figure is above
+/// the peak.
+fn reference_bars(out: &mut String, rs: &[&BenchResult]) {
+    let rows: Vec<&BenchResult> = rs
+        .iter()
+        .copied()
+        .filter(|r| r.summary.is_some() && r.reference.as_ref().is_some_and(|v| !v.is_empty()))
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str("<h3>Against the reference tools</h3><div class=\"tw\"><table class=\"refs\"><tr><th>workload</th><th>tool</th><th>figure</th><th>efficiency</th><th>peakbench / tool</th></tr>");
+    for r in rows {
+        let mean = r.summary.as_ref().map_or(0.0, |s| s.mean);
+        let peak = r.peak.as_ref().and_then(|p| p.value).filter(|p| *p > 0.0);
+        let refs = r.reference.as_deref().unwrap_or(&[]);
+        let max = refs.iter().map(|x| x.value).fold(mean, f64::max);
+        let bar = |v: f64, cls: &str| {
+            let w = if max > 0.0 && v.is_finite() && v > 0.0 {
+                v / max * 100.0
+            } else {
+                0.0
+            };
+            format!("<span class=\"hbar {cls}\"><span style=\"width:{w:.1}%\"></span></span>")
+        };
+        let eff = |v: f64| peak.map_or(String::new(), |p| format!("{:.1} %", 100.0 * v / p));
+        let _ = write!(
+            out,
+            "<tr><td rowspan=\"{}\">{} <span class=\"notes\">{}</span></td><td>peakbench</td><td class=\"n\">{}{}</td><td class=\"n\">{}</td><td></td></tr>",
+            refs.len() + 1,
+            esc(&r.workload),
+            esc(&params(r)),
+            bar(mean, "pb"),
+            esc(&format_si(mean, r.unit.as_str())),
+            eff(mean)
+        );
+        for x in refs {
+            let ratio = if x.value != 0.0 {
+                format!("{:.2}x", mean / x.value)
+            } else {
+                String::new()
+            };
+            let _ = write!(
+                out,
+                "<tr><td title=\"{}\">{} {}</td><td class=\"n\">{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+                esc(&x.command),
+                esc(&x.tool),
+                esc(&x.version),
+                bar(x.value, "rf"),
+                esc(&format_si(x.value, x.unit.as_str())),
+                eff(x.value),
+                ratio
+            );
+        }
+    }
+    out.push_str("</table></div>");
+}
+
 /// A resource's results: short params (what every row shares is said once above
 /// the table, as on the terminal), the 95 % interval and n in the mean's tooltip, a
 /// note shared by every row said once above the table, the rest folded in each row
@@ -456,6 +521,7 @@ pub(crate) fn render_report(rep: &Report) -> String {
             }
             out.push_str("</div>");
         }
+        reference_bars(&mut out, &rs);
         let _ = write!(out, "<h3>{res} results</h3>");
         results_table(&mut out, &rs);
     }
@@ -581,6 +647,30 @@ mod tests {
         assert!(h.contains("@media print"));
         assert!(!h.contains("NaN") && !h.contains("inf\""));
         assert!(h.ends_with("</html>\n"));
+    }
+
+    /// Issue 15 item 5: peakbench and each reference tool as bars per workload, with
+    /// both efficiencies and the ratio.
+    #[test]
+    fn reference_tools_are_drawn_beside_peakbench() {
+        let h = render_report(&samples::mixed());
+        assert_eq!(h.matches("Against the reference tools").count(), 1, "{h}");
+        let at = h.find("Against the reference tools").unwrap();
+        let section = &h[at..at + h[at..].find("</table>").unwrap()];
+        // peakbench 76 GFLOP/s, likwid-bench 77 GFLOP/s, peak 80 GFLOP/s.
+        assert!(
+            section.contains("hbar pb") && section.contains("hbar rf"),
+            "{section}"
+        );
+        assert!(
+            section.contains("95.0 %") && section.contains("96.2 %"),
+            "{section}"
+        );
+        assert!(section.contains("0.99x"), "{section}");
+        assert!(section.contains("width:100.0%"), "{section}");
+        // A report without reference figures has no such section.
+        let h = render_report(&crate::report::fixtures::report());
+        assert!(!h.contains("Against the reference tools"));
     }
 
     #[test]
