@@ -4,11 +4,12 @@
 #
 #   scripts/bench-linalg.sh [THREADS] [GEMM_N] [LU_N] [ROUNDS]   (default 2, 2048, 4096, 3)
 #
-# Each round runs `peakbench linalg --reference` once per routine: the GEMM and LU figures
-# with hpcc's run at the same N and threads attached (see src/reference/hpcc.rs for the
-# matching: HPL at N; DGEMM at hpcc's own order ≈ N, StarDGEMM × ranks). Prints one
-# Markdown row per round and routine, then the medians of the ratios and the goals:
-# GEMM fp64 ≥ 85 % of the FMA peak and ≥ 1.0× hpcc DGEMM, LU ≥ 1.0× hpcc HPL.
+# Each round runs `peakbench linalg --reference` three times: GEMM shared by the threads
+# (strong; hpcc has no threaded DGEMM to match it), GEMM under --weak (every thread its own
+# product at once, matched with hpcc's StarDGEMM × ranks at hpcc's own order ≈ N) and LU
+# (matched with HPL at N); see src/reference/hpcc.rs. Prints one Markdown row per round and
+# job, then the medians and the goals: GEMM fp64 ≥ 85 % of the FMA peak, weak GEMM ≥ 1.0×
+# hpcc StarDGEMM, LU ≥ 1.0× hpcc HPL.
 # Needs: hpcc, openmpi-bin, libopenblas0-pthread (apt-get install), python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,20 +23,20 @@ trap 'rm -rf "$OUT"' EXIT
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs), $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "BLAS: $(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 || echo unknown); hpcc $(dpkg-query -W -f='${Version}' hpcc 2>/dev/null || echo '?')"
 for i in $(seq 1 "$ROUNDS"); do
-  for job in "gemm $GEMM_N" "lu $LU_N"; do
+  for job in "gemm gemm $GEMM_N" "weak gemm $GEMM_N --weak" "lu lu $LU_N"; do
     set -- $job
-    target/release/peakbench linalg --routine "$1" --n "$2" --threads "$THREADS" \
+    target/release/peakbench linalg --routine "$2" --n "$3" --threads "$THREADS" ${4:-} \
       --reference --format json --quiet --output "$OUT/res" > "$OUT/$1-$i.json"
   done
 done
 python3 - "$OUT" "$ROUNDS" <<'PY'
 import json, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
-rows = {"gemm": [], "lu": []}
-print("| round | routine | n | threads | peakbench | % of FMA peak | hpcc | hpcc figure | ratio |")
+rows = {"gemm": [], "weak": [], "lu": []}
+print("| round | job | n | threads | peakbench | % of FMA peak | hpcc | hpcc figure | ratio |")
 print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
 for i in range(1, rounds + 1):
-    for routine in ("gemm", "lu"):
+    for routine in ("gemm", "weak", "lu"):
         rep = json.load(open(f"{out}/{routine}-{i}.json"))
         for x in rep["results"]:
             if x["status"] != "ok":
@@ -67,7 +68,7 @@ for routine, rs in rows.items():
           f"{q if q else float('nan'):.2f}x hpcc (median of {len(ratios)} rounds)")
     if routine == "gemm" and (e is None or e < 0.85):
         bad.append(f"gemm below 85 % of the FMA peak")
-    if q is None or q < 1.0:
+    if routine != "gemm" and (q is None or q < 1.0):
         bad.append(f"{routine} below 1.0x hpcc")
 print()
 print("goals met" if not bad else "goals not met:\n- " + "\n- ".join(bad))

@@ -131,7 +131,7 @@ fn refuse_unused(
             Command::Net(_) => Some("net streams each send for --time with no shared problem to divide; drop --weak and set --streams"),
             Command::Gpu(_) => Some("the GPU kernels run on one device with no thread count to scale; drop --weak"),
             Command::Sysinfo | Command::Serve(_) | Command::Report(_) | Command::Compare { .. } => {
-                Some("applies only to the cpu and memory measurements (and the quick suite); drop --weak")
+                Some("applies only to the cpu, memory and linalg measurements (and the quick suite); drop --weak")
             }
             _ => None,
         };

@@ -98,3 +98,50 @@ fn a_short_run_checks_every_result_and_counts_like_hpl() {
         assert_eq!(r["samples"].as_array().unwrap().len(), 2);
     }
 }
+
+#[test]
+fn weak_gemm_gives_every_thread_its_own_product_and_lu_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = pb()
+        .args([
+            "linalg",
+            "--weak",
+            "--routine",
+            "gemm,lu",
+            "--n",
+            "64",
+            "--threads",
+            "2",
+            "--repeat",
+            "2",
+            "--min-time",
+            "1ms",
+            "--format",
+            "json",
+            "--quiet",
+            "--output",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = v["results"].as_array().unwrap();
+    let gemm = results.iter().find(|r| r["workload"] == "gemm").unwrap();
+    assert_eq!(gemm["status"], "ok", "{gemm}");
+    assert_eq!(gemm["params"]["scaling"], "weak");
+    let notes = gemm["notes"].to_string();
+    assert!(
+        notes.contains("each of the 2 threads multiplies its own"),
+        "{notes}"
+    );
+    let lu = results.iter().find(|r| r["workload"] == "lu").unwrap();
+    assert!(lu["status"]["skipped"]["reason"].as_str().is_some(), "{lu}");
+    assert!(lu.to_string().contains("strong scaling only"), "{lu}");
+    // LU alone under --weak does nothing: refused.
+    usage_error(&["--weak", "--routine", "lu"], &["--weak: HPL's LU"]);
+}

@@ -22,7 +22,7 @@
 //! | peakbench case | hpcc input | hpcc figure |
 //! | --- | --- | --- |
 //! | `linalg lu fp64 n=N threads=T` | HPL `N` | `HPL_Tflops` × 10¹² (HPL counts 2/3 N³ + 2 N², as peakbench) |
-//! | `linalg gemm fp64 n=n threads=T` | HPL `N` = n·√(3T), so hpcc's own DGEMM order (`DGEMM_N` = √(N²/(3T))) ≈ n | T = 1: `SingleDGEMM_Gflops`; T > 1: `StarDGEMM_Gflops` × T (every rank runs its own DGEMM at once; hpcc prints the mean per rank) |
+//! | `linalg gemm fp64 n=n threads=T` | HPL `N` = n·√(3T), so hpcc's own DGEMM order (`DGEMM_N` = √(N²/(3T))) ≈ n | T = 1: `SingleDGEMM_Gflops`; T > 1 with `--weak`: `StarDGEMM_Gflops` × T (every rank runs its own DGEMM at once, as every `--weak` thread does; hpcc prints the mean per rank); T > 1 strong: none (hpcc has no threaded DGEMM), a note says so |
 //!
 //! hpcc's figures are only as good as the BLAS it links: the note says which
 //! `libblas.so.3` the system resolves (the netlib reference BLAS is 10–50× slower than
@@ -268,8 +268,20 @@ impl Tool for Hpcc {
         let routine = r.param_str("routine")?;
         let n = r.param_u64("n")?;
         let t = r.param_u64("threads")?.max(1) as usize;
+        let weak = r.param_str("scaling") == Some("weak");
         let hpl_n = match routine {
             "lu" => n,
+            // hpcc's only many-rank DGEMM is StarDGEMM, every rank its own product at
+            // once: the shape of `--weak`. A strong (shared) GEMM on several threads
+            // has no hpcc counterpart, so none is run for it.
+            "gemm" if t > 1 && !weak => {
+                return Some(Ok(Found {
+                    reference: None,
+                    notes: vec![format!(
+                        "no figure: hpcc has no threaded DGEMM; its StarDGEMM (each of {t} ranks its own DGEMM at once) matches `linalg --routine gemm --weak`"
+                    )],
+                }))
+            }
             "gemm" => hpl_n_for_gemm(n, t),
             _ => return None,
         };
@@ -402,5 +414,27 @@ mod tests {
         assert!((g1.reference.unwrap().value - 11.7265e9).abs() < 1.0);
         let lu = found("lu", 2, "1.5.0", &run);
         assert!(lu.notes[0].starts_with("HPL_Tflops at N=2000"));
+    }
+
+    #[test]
+    fn a_strong_gemm_on_several_threads_gets_a_note_and_no_star_figure() {
+        use crate::report::model::{Metric, Resource, Unit};
+        let host = crate::report::samples::host();
+        let memo = crate::reference::Memo::default();
+        let ctx = Context::new(&host, &memo);
+        let gemm = |t: u64| {
+            BenchResult::new(Resource::Linalg, "gemm", Metric::Ops, Unit::FlopPerSec)
+                .param("routine", "gemm")
+                .param("precision", "fp64")
+                .param("n", 1024u64)
+                .param("threads", t)
+        };
+        // Answered without running hpcc: StarDGEMM is the weak shape.
+        let f = Hpcc.shared(&gemm(2), &ctx, "1.5.0").unwrap().unwrap();
+        assert!(f.reference.is_none());
+        assert!(f.notes[0].contains("--weak"), "{:?}", f.notes);
+        // Not a linalg fp64 case: nothing.
+        let fp32 = gemm(2).param("precision", "fp32");
+        assert!(Hpcc.shared(&fp32, &ctx, "1.5.0").is_none());
     }
 }

@@ -27,12 +27,13 @@ use crate::hw::clock::{self as clock, measure_on};
 use crate::hw::uarch::Pipe;
 use crate::hw::HostInfo;
 use crate::measure::clock::Tick;
-use crate::measure::{RunConfig, Runner};
+use crate::measure::{RunConfig, Runner, Scaling};
 use crate::report::model::{BenchResult, Metric, Note, Resource, Unit};
 use crate::util::units::format_size;
 use dense::{LuSolver, Real, THRESHOLD};
 use faer::{Mat, Par};
 use options::{LinalgOptions, Routine};
+use std::sync::Mutex;
 
 /// The linalg resource.
 pub(crate) struct LinalgBench;
@@ -118,6 +119,8 @@ struct LinalgCase {
     precision: Precision,
     n: usize,
     threads: usize,
+    /// `--weak`: GEMM on every thread at once, each with its own n×n matrices.
+    weak: bool,
 }
 
 impl Case for LinalgCase {
@@ -148,14 +151,32 @@ impl Case for LinalgCase {
         .param("n", self.n)
         .param("threads", self.threads)
         .param("intensity", round3(self.routine.intensity(self.n, elem)));
+        // Only weak cases carry the parameter, so strong ones match earlier files.
+        let r = if self.weak {
+            r.param("scaling", "weak")
+        } else {
+            r
+        };
         if let Some(why) = unsupported(self.precision, ctx.host) {
             return vec![r.skipped(why)];
+        }
+        if self.weak && self.routine == Routine::Lu {
+            return vec![r.skipped(
+                "--weak: HPL's LU solves one system with all the threads (strong scaling only); --weak applies to gemm and roofline",
+            )];
         }
         vec![match self.precision {
             Precision::Fp32 => self.measure::<f32>(ctx, r),
             _ => self.measure::<f64>(ctx, r),
         }]
     }
+}
+
+/// One thread's matrices under `--weak`: `C = A·B`, all its own.
+struct GemmSet<T: Real> {
+    a: Mat<T>,
+    b: Mat<T>,
+    c: Mat<T>,
 }
 
 /// What one sample's calls took and the worst check among them.
@@ -196,11 +217,48 @@ impl LinalgCase {
                 readings.push(hz);
             }
         };
-        let flops = self.routine.flops(n);
-        let a = random::<T>(n, n, 1);
+        let weak = self.weak && self.routine == Routine::Gemm;
+        // Weak scaling: every thread multiplies its own n×n matrices at once.
+        let copies = if weak { t } else { 1 };
+        let flops = self.routine.flops(n) * copies as f64;
         let run = match self.routine {
             Routine::Roofline => return r.failed("the roofline is not a matrix routine"),
+            Routine::Gemm if weak => {
+                // Each worker makes its own matrices (first touch on its core) and
+                // multiplies them alone, all workers at once: hpcc's StarDGEMM shape.
+                let sets: Vec<Mutex<GemmSet<T>>> = pool.broadcast(|c| {
+                    let seed = 2 * c.index() as u64;
+                    Mutex::new(GemmSet {
+                        a: random::<T>(n, n, seed + 1),
+                        b: random::<T>(n, n, seed + 2),
+                        c: Mat::<T>::zeros(n, n),
+                    })
+                });
+                let mut call = |check: bool| -> Sample {
+                    let t0 = Tick::now();
+                    pool.broadcast(|c| {
+                        let mut g = sets[c.index()].lock().unwrap_or_else(|e| e.into_inner());
+                        let GemmSet { a, b, c } = &mut *g;
+                        dense::gemm(c.as_mut(), a.as_ref(), b.as_ref(), Par::Seq);
+                    });
+                    let secs = Tick::now().secs_since(t0);
+                    let mut worst = 0.0f64;
+                    if check {
+                        for s in &sets {
+                            let g = s.lock().unwrap_or_else(|e| e.into_inner());
+                            let w = dense::gemm_check(g.a.as_ref(), g.b.as_ref(), g.c.as_ref(), 3);
+                            // NaN counts as a failure: `f64::max` would drop it.
+                            if w.is_nan() || w > worst {
+                                worst = w;
+                            }
+                        }
+                    }
+                    Sample { secs, worst }
+                };
+                self.samples(ctx, &mut call, &mut read)
+            }
             Routine::Gemm => {
+                let a = random::<T>(n, n, 1);
                 let b = random::<T>(n, n, 2);
                 let mut c = Mat::<T>::zeros(n, n);
                 let mut call = |check: bool| -> Sample {
@@ -217,6 +275,7 @@ impl LinalgCase {
                 self.samples(ctx, &mut call, &mut read)
             }
             Routine::Lu => {
+                let a = random::<T>(n, n, 1);
                 let b = random::<T>(n, 1, 2);
                 let mut s = LuSolver::<T>::new(n, par);
                 let mut call = |_check: bool| -> Sample {
@@ -242,9 +301,14 @@ impl LinalgCase {
             ));
         }
         r.info(format!(
-            "{calls} call{} per sample; {check} = {worst:.2e} (< {THRESHOLD}, worst of the checked calls); {} in memory",
+            "{calls} call{} per sample{}; {check} = {worst:.2e} (< {THRESHOLD}, worst of the checked calls); {} in memory",
             if calls == 1 { "" } else { "s" },
-            format_size(bytes_needed(self.routine, n, T::BYTES).unwrap_or(0))
+            if weak {
+                format!(" (--weak: each of the {t} threads multiplies its own n×n matrices, all at once)")
+            } else {
+                String::new()
+            },
+            format_size(bytes_needed(self.routine, n, T::BYTES).unwrap_or(0).saturating_mul(copies as u64))
         ));
         let clock = clock_note(&mut r, fma, &readings);
         r.clock_hz = clock;
@@ -394,7 +458,7 @@ impl Case for RooflineCase {
             min_time: o.min_time,
             threads: t,
             cpus: cpus.clone(),
-            scaling: crate::measure::Scaling::Weak,
+            scaling: Scaling::Weak,
         };
         let (bytes, k) = (self.bytes, self.k);
         let samples = Runner::run(
@@ -532,8 +596,21 @@ impl Plan for LinalgBench {
                         vec![default_n(routine, rate, secs)]
                     }
                 };
+                let weak = ctx.opts.scaling == Scaling::Weak;
+                if weak && routine == Routine::Lu && o.routines.iter().all(|r| *r == Routine::Lu) {
+                    return Err(UsageError::new(
+                        "--weak",
+                        "HPL's LU solves one system with all the threads (strong scaling only); use --routine gemm for weak scaling or drop --weak",
+                    ));
+                }
                 for &n in &ns {
-                    let need = bytes_needed(routine, n, elem);
+                    // Under --weak every GEMM thread keeps its own matrices.
+                    let copies = if weak && routine == Routine::Gemm {
+                        max_t as u64
+                    } else {
+                        1
+                    };
+                    let need = bytes_needed(routine, n, elem).and_then(|b| b.checked_mul(copies));
                     if need.is_none_or(|b| avail > 0 && b as f64 > avail as f64 * MEM_FRACTION) {
                         return Err(UsageError::new(
                             "--n",
@@ -554,6 +631,7 @@ impl Plan for LinalgBench {
                             precision: p,
                             n,
                             threads: t,
+                            weak,
                         }));
                     }
                 }
@@ -570,6 +648,7 @@ impl Benchmark for LinalgBench {
             precision: Precision::Fp64,
             n: QUICK_N,
             threads: ctx.host.cpu.cores.max(1),
+            weak: ctx.opts.scaling == Scaling::Weak,
         })]
     }
 }
