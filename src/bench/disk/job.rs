@@ -4,7 +4,8 @@
 //! Accounting (the same rules as fio):
 //! - An I/O counts in the window in which it *completes*; completions during the ramp,
 //!   or after the last window while the queue drains, are not counted.
-//! - Completion latency (`clat`) runs from the moment the kernel has the I/O (after the
+//! - I/Os are submitted one call each (fio's `iodepth_batch_submit=1`; see the loop).
+//! - Completion latency (`clat`) runs from the moment the kernel has the I/O (after its
 //!   submitting call returns, for asynchronous engines; before the call for SYNC ones)
 //!   to the moment its completion is reaped; one clock read stamps a whole reaped batch.
 //! - Latencies go into an HDR histogram (1 ns .. 1 h, 3 significant digits), so p99.9
@@ -256,15 +257,20 @@ pub fn run(
                     break;
                 }
             }
-            if !batch.is_empty() {
+            // One submitting call per I/O, as fio's default (`iodepth_batch_submit=1`):
+            // a refill handed to the kernel at once reaches the device as a burst (the
+            // block layer holds the batch until the call ends), its completions come
+            // back as a burst, and the queue swings between full and empty. On a quiet
+            // 2-vCPU guest, 4 KiB random at depth 32, batching every refill into one
+            // call ran 77–85 kIO/s against 109–113 kIO/s (reads) and 67–71 against
+            // 84–96 kIO/s (writes) one at a time. It also stamps each I/O's issue time
+            // right after its own call.
+            for io in &batch {
                 // SYNC engines complete inside submit: their latency includes the call.
                 let before = Tick::now();
-                q.submit(&batch, &bufs)?;
-                let at = if sync { before } else { Tick::now() };
-                for io in &batch {
-                    slots[io.slot].issued = at;
-                }
-                inflight += batch.len();
+                q.submit(std::slice::from_ref(io), &bufs)?;
+                slots[io.slot].issued = if sync { before } else { Tick::now() };
+                inflight += 1;
             }
         }
         if inflight == 0 {

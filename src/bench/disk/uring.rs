@@ -1,5 +1,6 @@
-//! The io_uring engine: a ring of `depth` entries per job, I/Os batched into one
-//! `io_uring_enter` per refill, and completions reaped in batches.
+//! The io_uring engine: a ring of `depth` entries per job, one `io_uring_enter` per
+//! submission the job loop hands over (one I/O each, as fio's default), and completions
+//! reaped in batches.
 //!
 //! Where it helps at high IOPS (fio's `fixedbufs`/`registerfiles`), the job's buffers
 //! and file are registered with the ring, so the kernel neither pins pages nor looks up
