@@ -11,6 +11,12 @@ impl XorShift {
         XorShift(state.max(1))
     }
 
+    /// A generator from a seed that may be small or 0: the seed is spread over the
+    /// state (× the golden ratio, made odd), so seeds 1, 2, 3… start far apart.
+    pub fn seeded(seed: u64) -> XorShift {
+        XorShift(seed.max(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
     /// Next 64 random bits.
     pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
@@ -22,6 +28,12 @@ impl XorShift {
     /// Uniform in `0..n` (0 for `n` = 0), by modulo: the bias is below n / 2^64.
     pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n.max(1)
+    }
+
+    /// Uniform in `0..n` (n > 0) by multiply-shift (Lemire): no division, bias below
+    /// n / 2^64; for shuffles of large arrays.
+    pub(crate) fn below_usize(&mut self, n: usize) -> usize {
+        ((self.next_u64() as u128 * n as u128) >> 64) as usize
     }
 
     /// [`XorShift::below`] for an index into something of length `n`.

@@ -15,32 +15,10 @@ pub(crate) const MAX_BYTES: u64 = u32::MAX as u64 * NODE as u64;
 
 use super::region::{Pages, Region};
 use crate::measure::runner::Workload;
+use crate::util::rng::XorShift;
 
-/// A small, fast, seedable generator (xorshift64*), enough to shuffle; no cryptography.
-#[derive(Debug, Clone)]
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    /// A generator from a seed (0 is replaced, xorshift needs a non-zero state).
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.max(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    /// Next 64 random bits.
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in `0..n` (n > 0), by multiply-shift (Lemire), bias < n / 2^64.
-    pub(crate) fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
-}
+/// The shuffle's generator: [`XorShift::seeded`] and its multiply-shift draws.
+pub(crate) type Rng = XorShift;
 
 /// A random cyclic permutation of `0..n` by Sattolo's algorithm: `next[i]` is the node
 /// after `i`, and following `next` from any node visits all `n` nodes exactly once.
@@ -48,7 +26,7 @@ pub(crate) fn sattolo(n: usize, rng: &mut Rng) -> Vec<u32> {
     assert!(n <= u32::MAX as usize, "too many nodes for u32 indices");
     let mut order: Vec<u32> = (0..n as u32).collect();
     for i in (1..n).rev() {
-        let j = rng.below(i);
+        let j = rng.below_usize(i);
         order.swap(i, j);
     }
     order
@@ -117,7 +95,7 @@ impl ChaseWork {
             .max(2);
         let mut region = Region::new(nodes * NODE, pages)?;
         region.touch();
-        let next = sattolo(nodes, &mut Rng::new(seed));
+        let next = sattolo(nodes, &mut Rng::seeded(seed));
         // SAFETY: the region holds at least nodes·NODE bytes and is 2 MiB aligned.
         unsafe { link(region.as_ptr(), &next) };
         let p = region.as_ptr() as *const usize;
@@ -152,7 +130,7 @@ mod tests {
     #[test]
     fn sattolo_is_one_cycle_visiting_every_node_once() {
         for n in [1usize, 2, 3, 10, 64, 1000, 65_536] {
-            let next = sattolo(n, &mut Rng::new(n as u64));
+            let next = sattolo(n, &mut Rng::seeded(n as u64));
             let mut seen = vec![false; n];
             let mut i = 0usize;
             for _ in 0..n {
@@ -171,7 +149,7 @@ mod tests {
     #[test]
     fn chase_through_memory_visits_every_node_once() {
         let n = 4096;
-        let next = sattolo(n, &mut Rng::new(7));
+        let next = sattolo(n, &mut Rng::seeded(7));
         let mut buf = vec![0u64; n * NODE / 8];
         let base = buf.as_mut_ptr() as *mut u8;
         // SAFETY: buf holds n nodes and is 8-byte aligned.
@@ -209,10 +187,10 @@ mod tests {
 
     #[test]
     fn rng_below_stays_in_range() {
-        let mut r = Rng::new(1);
+        let mut r = Rng::seeded(1);
         for n in [1usize, 2, 3, 1000] {
             for _ in 0..1000 {
-                assert!(r.below(n) < n);
+                assert!(r.below_usize(n) < n);
             }
         }
     }
