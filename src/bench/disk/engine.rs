@@ -173,8 +173,9 @@ impl Drop for Buffers {
 pub trait Queue {
     /// Hands `ios` to the kernel (a SYNC engine performs them before returning).
     fn submit(&mut self, ios: &[Io], bufs: &Buffers) -> io::Result<()>;
-    /// Appends at least `min` completions to `out` (waiting if needed).
-    fn reap(&mut self, min: usize, out: &mut Vec<Done>) -> io::Result<()>;
+    /// Appends at least `min` and at most `max` completions to `out` (waiting if
+    /// needed); completions beyond `max` stay queued for the next call.
+    fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Done>) -> io::Result<()>;
     /// Human-readable options in effect (e.g. registered buffers), for the results.
     fn describe(&self) -> String;
 }
@@ -252,8 +253,9 @@ impl Queue for SyncQueue {
         Ok(())
     }
 
-    fn reap(&mut self, _min: usize, out: &mut Vec<Done>) -> io::Result<()> {
-        out.append(&mut self.done);
+    fn reap(&mut self, _min: usize, max: usize, out: &mut Vec<Done>) -> io::Result<()> {
+        let n = max.min(self.done.len());
+        out.extend(self.done.drain(..n));
         Ok(())
     }
 

@@ -1,6 +1,6 @@
 //! The io_uring engine: a ring of `depth` entries per job, one `io_uring_enter` per
 //! submission the job loop hands over (one I/O each, as fio's default), and completions
-//! reaped in batches.
+//! read from the ring as many at a time as the loop asks (one, as fio's default).
 //!
 //! Where it helps at high IOPS (fio's `fixedbufs`/`registerfiles`), the job's buffers
 //! and file are registered with the ring, so the kernel neither pins pages nor looks up
@@ -81,10 +81,12 @@ impl Queue for UringQueue {
         Ok(())
     }
 
-    fn reap(&mut self, min: usize, out: &mut Vec<Done>) -> io::Result<()> {
+    fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Done>) -> io::Result<()> {
         let mut got = 0;
         loop {
-            for c in self.ring.completion() {
+            // Entries not taken stay in the ring: the queue's head only moves past
+            // the ones consumed.
+            for c in self.ring.completion().take(max.saturating_sub(got)) {
                 out.push(Done {
                     slot: c.user_data() as usize,
                     result: c.result() as i64,
