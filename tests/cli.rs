@@ -2,13 +2,11 @@
 //! driving the whole pipeline, every output format, `sysinfo --format json`, and a
 //! short real CPU run. Nothing here checks speed.
 
-use assert_cmd::Command;
+mod common;
+
+use common::pb;
 use predicates::prelude::*;
 use serde_json::Value;
-
-fn pb() -> Command {
-    Command::cargo_bin("peakbench").unwrap()
-}
 
 fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
@@ -34,23 +32,8 @@ fn json(args: &[&str]) -> Value {
 /// A usage error: exit code 2, exactly one line on stderr containing `needle`, nothing
 /// on stdout and no results file.
 fn usage_error(args: &[&str], needle: &str) {
-    let dir = tmp();
-    let out = pb()
-        .args(args)
-        .arg("--output")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    assert!(err.contains(needle), "{args:?}: {err}");
+    let out = common::refused(&mut pb(), args, &[needle]);
     assert!(out.stdout.is_empty());
-    assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        0,
-        "{args:?} wrote files"
-    );
 }
 
 #[test]

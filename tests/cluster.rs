@@ -19,29 +19,78 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// Starts `ranks` of a launch of `size` ranks running `args`.
+/// What a launcher gives one rank: its number, the launch's size and coordinator, the
+/// host it stands for and the loopback address it binds, and the join deadline (the
+/// default when `None`).
+struct Rank<'a> {
+    rank: usize,
+    size: usize,
+    coord: &'a str,
+    host: String,
+    bind: String,
+    join_s: Option<u64>,
+}
+
+/// Starts one rank running `args`, its stdout and stderr in files under `out`.
+fn spawn(out: &Path, args: &[&str], r: Rank) -> Child {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_peakbench"));
+    c.args(args)
+        .args(["--quiet", "--format", "json", "--output"])
+        .arg(out)
+        .env("PEAKBENCH_RANK", r.rank.to_string())
+        .env("PEAKBENCH_SIZE", r.size.to_string())
+        .env("PEAKBENCH_COORD", r.coord)
+        .env("PEAKBENCH_HOST_ID", r.host)
+        .env("PEAKBENCH_BIND", r.bind);
+    if let Some(s) = r.join_s {
+        c.env("PEAKBENCH_JOIN_TIMEOUT", s.to_string());
+    }
+    // Files, not pipes: nobody reads a pipe while the ranks run, and a report larger
+    // than the pipe's buffer would block rank 0.
+    c.stdout(std::fs::File::create(out.join(format!("stdout{}", r.rank))).unwrap())
+        .stderr(std::fs::File::create(out.join(format!("stderr{}", r.rank))).unwrap())
+        .spawn()
+        .unwrap()
+}
+
+/// Starts `ranks` of a launch of `size` ranks running `args`, each rank `r` the host
+/// `h{r}` on 127.0.0.{r+1}.
 fn launch(out: &Path, size: usize, ranks: &[usize], args: &[&str], join_s: u64) -> Vec<Child> {
     let coord = format!("127.0.0.1:{}", free_port());
     ranks
         .iter()
         .map(|&r| {
-            Command::new(env!("CARGO_BIN_EXE_peakbench"))
-                .args(args)
-                .args(["--quiet", "--format", "json", "--output"])
-                .arg(out)
-                .env("PEAKBENCH_RANK", r.to_string())
-                .env("PEAKBENCH_SIZE", size.to_string())
-                .env("PEAKBENCH_COORD", &coord)
-                .env("PEAKBENCH_HOST_ID", format!("h{r}"))
-                .env("PEAKBENCH_BIND", format!("127.0.0.{}", r + 1))
-                .env("PEAKBENCH_JOIN_TIMEOUT", join_s.to_string())
-                // Files, not pipes: nobody reads a pipe while the ranks run, and a
-                // report larger than the pipe's buffer would block rank 0.
-                .stdout(std::fs::File::create(out.join(format!("stdout{r}"))).unwrap())
-                .stderr(std::fs::File::create(out.join(format!("stderr{r}"))).unwrap())
-                .spawn()
-                .unwrap()
+            let rank = Rank {
+                rank: r,
+                size,
+                coord: &coord,
+                host: format!("h{r}"),
+                bind: format!("127.0.0.{}", r + 1),
+                join_s: Some(join_s),
+            };
+            spawn(out, args, rank)
         })
+        .collect()
+}
+
+/// Asserts every rank exited 0, naming the first that did not with its stderr.
+fn all_succeeded(outs: &[std::process::Output]) {
+    for (i, o) in outs.iter().enumerate() {
+        assert!(
+            o.status.success(),
+            "rank {i}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// The names of a gathered report's hosts, in order.
+fn host_names(v: &Value) -> Vec<&str> {
+    v["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].as_str().unwrap())
         .collect()
 }
 
@@ -91,21 +140,9 @@ fn three_ranks_gather_one_report_with_three_hosts() {
     let d = tempfile::tempdir().unwrap();
     let kids = launch(d.path(), 3, &[0, 1, 2], &["null", "--threads", "1"], 30);
     let outs = wait(d.path(), kids, Duration::from_secs(120));
-    for (i, o) in outs.iter().enumerate() {
-        assert!(
-            o.status.success(),
-            "rank {i}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    }
+    all_succeeded(&outs);
     let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
-    let hosts: Vec<&str> = v["hosts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(hosts, ["h0", "h1", "h2"]);
+    assert_eq!(host_names(&v), ["h0", "h1", "h2"]);
     let tags: Vec<&str> = v["results"]
         .as_array()
         .unwrap()
@@ -139,18 +176,15 @@ fn ranks_on_one_host_share_one_runner() {
     let coord = format!("127.0.0.1:{}", free_port());
     let kids: Vec<Child> = (0..2)
         .map(|r| {
-            Command::new(env!("CARGO_BIN_EXE_peakbench"))
-                .args(["null", "--quiet", "--format", "json", "--output"])
-                .arg(d.path())
-                .env("PEAKBENCH_RANK", r.to_string())
-                .env("PEAKBENCH_SIZE", "2")
-                .env("PEAKBENCH_COORD", &coord)
-                .env("PEAKBENCH_HOST_ID", "same")
-                .env("PEAKBENCH_BIND", "127.0.0.1")
-                .stdout(std::fs::File::create(d.path().join(format!("stdout{r}"))).unwrap())
-                .stderr(std::fs::File::create(d.path().join(format!("stderr{r}"))).unwrap())
-                .spawn()
-                .unwrap()
+            let rank = Rank {
+                rank: r,
+                size: 2,
+                coord: &coord,
+                host: "same".into(),
+                bind: "127.0.0.1".into(),
+                join_s: None,
+            };
+            spawn(d.path(), &["null"], rank)
         })
         .collect();
     let outs = wait(d.path(), kids, Duration::from_secs(60));
@@ -166,13 +200,7 @@ fn the_matrix_measures_all_six_links_of_three_hosts() {
     let args = ["net", "--matrix", "--time", "400ms", "--repeat", "2"];
     let kids = launch(d.path(), 3, &[0, 1, 2], &args, 30);
     let outs = wait(d.path(), kids, Duration::from_secs(180));
-    for (i, o) in outs.iter().enumerate() {
-        assert!(
-            o.status.success(),
-            "rank {i}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    }
+    all_succeeded(&outs);
     let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
     let rs = v["results"].as_array().unwrap();
     let mut links: Vec<(String, String, String)> = rs
@@ -285,13 +313,7 @@ fn mpirun_three_ranks_matrix_and_gathered_suite() {
             String::from_utf8_lossy(&out.stderr)
         );
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let hosts: Vec<&str> = v["hosts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|h| h["name"].as_str().unwrap())
-            .collect();
-        assert_eq!(hosts, ["h0", "h1", "h2"], "{args}");
+        assert_eq!(host_names(&v), ["h0", "h1", "h2"], "{args}");
         let rs = v["results"].as_array().unwrap();
         assert_eq!(rs.len(), check, "{args}");
         assert!(rs.iter().all(|r| r["status"] == "ok"), "{args}: {rs:?}");

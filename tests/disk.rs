@@ -3,7 +3,8 @@
 //! stop the I/O, remove the files and exit 130/143. Test files live under `CARGO_TARGET_TMPDIR`
 //! (a real filesystem; `/tmp` may be tmpfs). Speed is never checked.
 
-use assert_cmd::Command;
+mod common;
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -19,8 +20,7 @@ fn entries(dir: &Path) -> Vec<String> {
 }
 
 fn disk(dir: &Path, out: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
-    Command::cargo_bin("peakbench")
-        .unwrap()
+    common::pb()
         .arg("disk")
         .arg("--dir")
         .arg(dir)
@@ -62,10 +62,8 @@ fn bad_input_is_one_line_exit_2_and_touches_nothing() {
         ),
     ];
     for (args, want) in cases {
-        let a = disk(dir.path(), out.path(), args).code(2);
-        let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
-        assert!(err.contains(want), "{args:?}: {err}");
-        assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
+        let a = disk(dir.path(), out.path(), args);
+        common::assert_refused(a.get_output(), args, &[want]);
     }
     assert!(entries(dir.path()).is_empty(), "nothing written");
 }
@@ -73,17 +71,17 @@ fn bad_input_is_one_line_exit_2_and_touches_nothing() {
 #[test]
 fn missing_dir_or_file_or_block_device_is_refused() {
     let out = scratch();
-    let a = disk(Path::new("/nonexistent/peakbench"), out.path(), &[]).code(2);
-    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
-    assert!(
-        err.contains("--dir: /nonexistent/peakbench is not usable"),
-        "{err}"
+    let refused = |dir: &Path, needle: &str| {
+        let a = disk(dir, out.path(), &[]);
+        common::assert_refused(a.get_output(), &dir, &[needle]);
+    };
+    refused(
+        Path::new("/nonexistent/peakbench"),
+        "--dir: /nonexistent/peakbench is not usable",
     );
     let f = out.path().join("a-file");
     std::fs::write(&f, b"x").unwrap();
-    let a = disk(&f, out.path(), &[]).code(2);
-    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
-    assert!(err.contains("is not a directory"), "{err}");
+    refused(&f, "is not a directory");
     // A block device, if this machine shows one: refused without --allow-destructive.
     let dev = std::fs::read_dir("/sys/block").ok().and_then(|rd| {
         rd.flatten()
@@ -91,11 +89,7 @@ fn missing_dir_or_file_or_block_device_is_refused() {
             .find(|p| p.exists())
     });
     match dev {
-        Some(d) => {
-            let a = disk(&d, out.path(), &[]).code(2);
-            let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
-            assert!(err.contains("needs --allow-destructive"), "{err}");
-        }
+        Some(d) => refused(&d, "needs --allow-destructive"),
         None => eprintln!("skipping the block-device check: no /dev entry for /sys/block"),
     }
 }
@@ -130,15 +124,12 @@ fn buffered_byte_blocks_and_copy_run_and_clean_up() {
         ],
     )
     .success();
-    let report: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
-    let results = report["results"].as_array().unwrap();
-    assert_eq!(
-        results.len(),
+    let results = common::ok_results(
+        &a.get_output().stdout,
         2 * 2 * 3,
-        "2 patterns × 2 blocks × 3 metrics"
+        "2 patterns × 2 blocks × 3 metrics",
     );
-    for r in results {
-        assert_eq!(r["status"], "ok", "{r}");
+    for r in &results {
         assert_eq!(r["params"]["direct"], false);
         assert_eq!(r["params"]["file_size"], 200_000);
     }
@@ -181,15 +172,12 @@ fn verified_run_reports_three_metrics_and_cleans_up() {
         ],
     )
     .success();
-    let report: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
-    let results = report["results"].as_array().unwrap();
-    assert_eq!(
-        results.len(),
+    let results = common::ok_results(
+        &a.get_output().stdout,
         3 * 2 * 3,
-        "3 patterns × 2 job counts × 3 metrics"
+        "3 patterns × 2 job counts × 3 metrics",
     );
-    for r in results {
-        assert_eq!(r["status"], "ok", "{r}");
+    for r in &results {
         assert_eq!(r["samples"].as_array().unwrap().len(), 2);
         assert_eq!(r["params"]["direct"], true);
         match r["metric"].as_str().unwrap() {

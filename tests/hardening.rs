@@ -2,11 +2,13 @@
 //! binary (or on loopback) and asserts the clean outcome: exit code, one clear line, no
 //! crash, no hang, and a server that keeps serving legitimate clients.
 
+mod common;
+
 use assert_cmd::Command;
 use std::time::Duration;
 
 fn pb() -> Command {
-    let mut c = Command::cargo_bin("peakbench").unwrap();
+    let mut c = common::pb();
     // Nothing here may hang: a hang is a failure, not a stuck CI.
     c.timeout(Duration::from_secs(60));
     c
@@ -14,21 +16,7 @@ fn pb() -> Command {
 
 /// Exit code 2, one line on stderr containing every needle, no output files.
 fn refused(args: &[&str], needles: &[&str]) {
-    let dir = tempfile::tempdir().unwrap();
-    let out = pb()
-        .args(args)
-        .arg("--output")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    for n in needles {
-        assert!(err.contains(n), "{args:?}: missing {n:?} in {err}");
-    }
-    assert!(!err.contains("panicked"), "{args:?}: {err}");
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    common::refused(&mut pb(), args, needles);
 }
 
 /// Item 1: sizes whose products wrap around 2^64 (a segfault, a worker panic and a hang

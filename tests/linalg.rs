@@ -3,32 +3,16 @@
 //! refusals (exit code 2, one line naming the flag, nothing written). Nothing here
 //! checks speed.
 
-use assert_cmd::Command;
-use serde_json::Value;
+mod common;
 
-fn pb() -> Command {
-    Command::cargo_bin("peakbench").unwrap()
-}
+use common::pb;
+use serde_json::Value;
 
 /// A usage error: exit code 2, one line on stderr containing every needle, nothing on
 /// stdout and no results file.
 fn usage_error(args: &[&str], needles: &[&str]) {
-    let dir = tempfile::tempdir().unwrap();
-    let out = pb()
-        .arg("linalg")
-        .args(args)
-        .arg("--output")
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    for n in needles {
-        assert!(err.contains(n), "{args:?}: {err}");
-    }
+    let out = common::refused(pb().arg("linalg"), args, needles);
     assert!(out.stdout.is_empty());
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
 #[test]

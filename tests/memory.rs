@@ -324,6 +324,18 @@ fn one_byte_blocks_run_read_write_copy_and_skip_the_f64_kernels() {
             (_, 1) => {
                 assert_eq!(r["status"], "ok", "{r}");
                 assert_eq!(r["workload"], format!("{kernel}_bytes"), "{r}");
+                // The params the element kernels have, with the byte path's values.
+                let p = &r["params"];
+                assert_eq!(
+                    (&p["isa"], &p["nt"], &p["bytes"]),
+                    (&"generic".into(), &false.into(), &"stream".into()),
+                    "{r}"
+                );
+                assert!(p["level"].is_string() && p["pattern"].is_string(), "{r}");
+                assert_eq!(
+                    (&p["size"], &p["threads"]),
+                    (&(256 << 10).into(), &1.into())
+                );
                 assert!(r["notes"].to_string().contains("1 B per access"), "{r}");
             }
             // 1KB = 1000 B = 125 elements: the f64 kernels.

@@ -702,6 +702,18 @@ pub(crate) fn export_markdown(c: &Comparison, out: &mut dyn Write) -> std::io::R
     )?;
     let rows: Vec<Vec<String>> = c.changes.iter().map(|ch| row(ch).to_vec()).collect();
     super::markdown::grid(&HEADERS, &rows, out)?;
+    if !c.settings.is_empty() {
+        writeln!(
+            out,
+            "\n**warning:** the files were measured with different settings; figures may differ for that reason alone:\n"
+        )?;
+        for x in &c.settings {
+            writeln!(out, "- {}", md(x))?;
+        }
+    }
+    for x in &c.shifts {
+        writeln!(out, "\n**warning:** {}", md(x))?;
+    }
     if !c.unmatched.is_empty() {
         writeln!(out)?;
         for u in &c.unmatched {
@@ -893,6 +905,11 @@ mod tests {
         let s = String::from_utf8(buf).unwrap();
         assert!(s.contains("measured with different settings"), "{s}");
         assert!(s.lines().all(|l| l.chars().count() <= 80), "{s}");
+        let mut buf = Vec::new();
+        export_markdown(&c, &mut buf).unwrap();
+        let s = String::from_utf8(buf).unwrap();
+        assert!(s.contains("measured with different settings"), "{s}");
+        assert!(s.contains("- b: kernel 6.9.0 (baseline"), "{s}");
     }
 
     #[test]

@@ -49,6 +49,8 @@ table.kv td:first-child{width:180px;color:var(--mut)}
 .over{color:var(--bad);font-weight:600}
 td.eff{white-space:nowrap}
 .flag{color:var(--bad);font-weight:700}
+.warn{border-left:4px solid var(--bad);padding:2px 12px;margin:12px 0;background:#fff8f8}
+.warn h2{margin-top:8px;border:0}
 .notes{color:var(--mut);font-size:12px}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:12px}
 figure{margin:0;border:1px solid var(--bd);border-radius:6px;padding:8px}
@@ -545,6 +547,7 @@ pub(crate) fn render_comparison(c: &Comparison) -> String {
         esc(c.files.first().map_or("", |s| s)),
         esc(&c.files.iter().skip(1).cloned().collect::<Vec<_>>().join(", "))
     );
+    comparison_warnings(&mut out, c);
     // Common scale of the interval bars: the widest relative bound, at least 5 %.
     let range = c
         .changes
@@ -602,6 +605,27 @@ pub(crate) fn render_comparison(c: &Comparison) -> String {
         esc(&c.method)
     );
     out
+}
+
+/// The warnings the terminal and JSON give, above the table so they are read first:
+/// settings that differ between the files, and resources whose cases all moved the
+/// same way (the machine's state, not the code, is the likelier cause).
+fn comparison_warnings(out: &mut String, c: &Comparison) {
+    if c.settings.is_empty() && c.shifts.is_empty() {
+        return;
+    }
+    out.push_str("<section class=\"warn\"><h2>Warnings</h2><ul>");
+    if !c.settings.is_empty() {
+        out.push_str("<li>The files were measured with different settings; figures may differ for that reason alone:<ul>");
+        for x in &c.settings {
+            let _ = write!(out, "<li>{}</li>", esc(x));
+        }
+        out.push_str("</ul></li>");
+    }
+    for x in &c.shifts {
+        let _ = write!(out, "<li>{}</li>", esc(x));
+    }
+    out.push_str("</ul></section>");
 }
 
 /// A page with one plain table (`headers`, `rows`) under `title`, every cell escaped.
@@ -724,5 +748,40 @@ mod tests {
         assert!(h.contains("no significant change"));
         assert!(h.contains("Not compared"));
         assert!(!h.contains("http"));
+        // The same files, no settings differ: no warning section.
+        assert!(!h.contains("class=\"warn\""), "{h}");
+    }
+
+    /// The page says what the terminal and JSON say: settings that differ and shifts
+    /// of whole resources, escaped.
+    #[test]
+    fn comparison_page_warns_like_the_terminal() {
+        let a = samples::compare_a();
+        let mut b = a.clone();
+        b.config = serde_json::json!({"repeat": 10});
+        b.host.kernel = "6.9.0 <b>&".into();
+        // Every cpu case 30 % slower: a shift of the whole resource.
+        for r in b.results.iter_mut().filter(|r| r.resource == Resource::Cpu) {
+            for x in &mut r.samples {
+                *x *= 0.7;
+            }
+        }
+        let names = vec!["a.json".to_string(), "b.json".to_string()];
+        let c = crate::report::compare::compare(&names, &[a, b]);
+        assert!(!c.settings.is_empty() && !c.shifts.is_empty(), "{c:?}");
+        let h = render_comparison(&c);
+        let at = h.find("<section class=\"warn\">").expect("warning section");
+        let sec = &h[at..at + h[at..].find("</section>").unwrap()];
+        assert!(sec.contains("measured with different settings"), "{sec}");
+        assert!(
+            sec.contains("b.json: kernel 6.9.0 &lt;b&gt;&amp; (baseline"),
+            "{sec}"
+        );
+        assert!(sec.contains("b.json: repeat 10 (baseline"), "{sec}");
+        for x in c.settings.iter().chain(&c.shifts) {
+            assert!(sec.contains(&esc(x)), "{x} missing from {sec}");
+        }
+        assert!(sec.contains("moved the same way (worse"), "{sec}");
+        assert!(!h.contains("<b>&"));
     }
 }

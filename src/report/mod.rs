@@ -7,6 +7,7 @@
 
 pub mod charts;
 pub mod compare;
+mod condense;
 pub mod csv;
 pub mod export;
 pub mod figures;

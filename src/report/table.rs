@@ -8,10 +8,12 @@
 //! the table, and a param that only repeats the workload's name (`isa=avx2` for
 //! `add_i32_avx2`) is left out; the JSON keeps them all.
 //!
-//! Notes: a text shared by several rows is printed once with the rows it belongs to;
+//! Notes: a text shared by several rows is printed once with the rows it belongs to,
+//! notes that differ only in their numbers are one line with ranges ([`condense`]);
 //! the CV warnings become one line listing their rows (marked `*` in the cv column);
 //! each line is wrapped to the width.
 
+use super::condense;
 use super::model::{BenchResult, NoteKind, Report, Status};
 use super::view;
 use crate::util::sanitize;
@@ -321,6 +323,26 @@ fn notes(report: &Report, params: &view::Params, width: Option<usize>) -> Vec<St
         ("reference ", &[NoteKind::Reference][..]),
     ];
     for (prefix, kinds) in sections {
+        if prefix == "note " {
+            // Notes that differ only in their numbers: one line with ranges.
+            let info: Vec<(String, Vec<usize>)> = order
+                .iter()
+                .filter(|(k, _)| kinds.contains(k))
+                .map(|(k, t)| (t.clone(), rows_of[&(*k as u8, t.clone())].clone()))
+                .collect();
+            let condensed = condense::condense(&info);
+            for c in &condensed {
+                emit(prefix, &whom(results, &c.rows), &c.text);
+            }
+            if condensed.iter().any(|c| c.merged) {
+                emit(
+                    "note",
+                    "",
+                    "a–b is the range over the rows named; the JSON keeps each row's own note",
+                );
+            }
+            continue;
+        }
         for (kind, text) in order.iter().filter(|(k, _)| kinds.contains(k)) {
             let rows = &rows_of[&(*kind as u8, text.clone())];
             emit(prefix, &whom(results, rows), text);
@@ -445,6 +467,47 @@ mod tests {
         assert_eq!(s.matches("pattern=rand-read").count(), 1, "{s}");
         // Skip reasons are listed under the table, each once.
         assert_eq!(s.matches("CPU lacks amx-bf16").count(), 1, "{s}");
+    }
+
+    /// Issue 15: a real quick suite's notes that differ only in their numbers are one
+    /// line each on the terminal (the clock readings of 12 CPU rows, the latency
+    /// percentiles of 8 disk rows), while the JSON keeps every row's own note.
+    #[test]
+    fn notes_differing_only_in_numbers_are_merged_on_the_terminal() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/quick_zen3_a.json"
+        );
+        let rep = crate::report::load::load(std::path::Path::new(path)).unwrap();
+        let s = render(&rep, Some(120));
+        let notes: Vec<&str> = s.lines().filter(|l| l.starts_with("note")).collect();
+        assert!(notes.len() < 20, "{} notes:\n{s}", notes.len());
+        assert_eq!(s.matches("clock readings").count(), 1, "{s}");
+        assert!(
+            s.contains("note #3-#14: clock readings before the samples and after each: 3.14–3.22 GHz; 3.196–3.220 GHz used"),
+            "{s}"
+        );
+        assert_eq!(s.matches("clat p50").count(), 1, "{s}");
+        assert!(s.contains("(954–91718 I/Os)"), "{s}");
+        assert!(s.contains("the JSON keeps each row's own note"), "{s}");
+        // Nothing else is lost: a note with no sibling is printed whole.
+        assert!(s.contains("note #48: round trip (sockperf prints RTT/2): 52476 round trips"));
+        // The report itself is untouched: every row keeps its own clock note.
+        let clock: Vec<&str> = rep
+            .results
+            .iter()
+            .flat_map(|r| &r.notes)
+            .filter(|n| n.text.starts_with("clock readings"))
+            .map(|n| n.text.as_str())
+            .collect();
+        assert_eq!(clock.len(), 12);
+        assert!(clock
+            .iter()
+            .any(|t| t.contains("3.21, 3.22, 3.15, 3.14 GHz; 3.196 GHz used")));
+        let mut json = Vec::new();
+        crate::report::json::write(&rep, &mut json).unwrap();
+        let json = String::from_utf8(json).unwrap();
+        assert_eq!(json.matches("clock readings").count(), 12);
     }
 
     #[test]

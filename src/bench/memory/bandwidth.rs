@@ -242,22 +242,77 @@ impl<'a> BwWork<'a> {
     }
 }
 
+/// A bandwidth workload made of whole passes over its arrays: the element kernels
+/// ([`BwWork`]) and the byte blocks ([`super::bytes::ByteWork`]) share the runner's loop
+/// ([`run_passes`]) through it.
+pub(crate) trait Passes {
+    /// What a pass returns for the check (the read sum).
+    type Sum: Copy + Default;
+    /// One pass over every block.
+    fn pass(&mut self) -> Self::Sum;
+    /// Checks the arrays after the first pass, given its sum.
+    fn verify(&self, sum: Self::Sum) -> Result<(), String>;
+    /// Adds a pass's sum to the running one (kept only so no pass is optimised away).
+    fn add(total: Self::Sum, sum: Self::Sum) -> Self::Sum;
+    /// Whether the first pass was checked; set once it is.
+    fn checked(&mut self) -> &mut bool;
+    /// Where a failed check is reported.
+    fn errors(&self) -> &std::sync::Mutex<Vec<String>>;
+    /// The arrays' region.
+    fn region(&self) -> &Region;
+    /// Bytes one pass counts.
+    fn bytes_per_pass(&self) -> f64;
+}
+
+/// The runner's loop for a [`Passes`] workload: `iters` passes, the workload's first
+/// pass checked once (the first run is the runner's calibration, outside the timed
+/// samples), the sums and the region kept alive past the loop; returns the bytes moved.
+#[inline]
+pub(crate) fn run_passes<W: Passes>(w: &mut W, iters: u64) -> f64 {
+    let mut sum = W::Sum::default();
+    for _ in 0..iters {
+        let s = w.pass();
+        if !*w.checked() {
+            *w.checked() = true;
+            if let Err(e) = w.verify(s) {
+                w.errors().lock().unwrap().push(e);
+            }
+        }
+        sum = W::add(sum, s);
+    }
+    std::hint::black_box(sum);
+    std::hint::black_box(w.region().as_ptr());
+    iters as f64 * w.bytes_per_pass()
+}
+
+impl Passes for BwWork<'_> {
+    type Sum = f64;
+    fn pass(&mut self) -> f64 {
+        BwWork::pass(self)
+    }
+    fn verify(&self, sum: f64) -> Result<(), String> {
+        BwWork::verify(self, sum)
+    }
+    fn add(total: f64, sum: f64) -> f64 {
+        total + sum
+    }
+    fn checked(&mut self) -> &mut bool {
+        &mut self.checked
+    }
+    fn errors(&self) -> &std::sync::Mutex<Vec<String>> {
+        self.errors
+    }
+    fn region(&self) -> &Region {
+        &self.region
+    }
+    fn bytes_per_pass(&self) -> f64 {
+        self.bytes_per_pass
+    }
+}
+
 impl Workload for BwWork<'_> {
     fn run(&mut self, iters: u64) -> f64 {
-        let mut sum = 0.0;
-        for _ in 0..iters {
-            let s = self.pass();
-            if !self.checked {
-                self.checked = true;
-                if let Err(e) = self.verify(s) {
-                    self.errors.lock().unwrap().push(e);
-                }
-            }
-            sum += s;
-        }
-        std::hint::black_box(sum);
-        std::hint::black_box(self.region.as_ptr());
-        iters as f64 * self.bytes_per_pass
+        run_passes(self, iters)
     }
 }
 

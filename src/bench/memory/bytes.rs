@@ -12,14 +12,14 @@
 //! write-allocate unless `--count-write-allocate`), and the first pass is checked: the
 //! read sum, or every destination byte (sampled above 64 KiB) against its source.
 
-use super::bandwidth::{permute, ARRAY_PAD};
+use super::bandwidth::{permute, run_passes, Passes, ARRAY_PAD};
 use super::kernels::Op;
 use super::options::Pattern;
 use super::region::{Pages, Region};
-use super::{finish, level_of, level_peak, per_thread, run_config, total, WithPeakOpt};
+use super::{finish, level_peak, per_thread, run_config, WithPeakOpt};
 use crate::measure::runner::Workload;
 use crate::measure::Runner;
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use crate::report::model::BenchResult;
 use std::sync::Mutex;
 
 /// Value of every source byte `i`: position-dependent, so a copy from the wrong place
@@ -46,33 +46,14 @@ pub(crate) fn supported(op: Op) -> Result<(), String> {
 /// [`ByteWork`] for read, write and copy, `skipped` with the reason for the others.
 pub(super) fn result(c: &super::BwCase, ctx: &crate::bench::Context, block: u64) -> BenchResult {
     let op = c.kernel.op;
-    let level = level_of(
-        ctx.host,
-        total(c.size, c.threads, ctx.opts.scaling),
-        c.threads,
-    );
-    let mut r = BenchResult::new(
-        Resource::Memory,
+    let (r, level) = c.new_result(
+        ctx,
         &format!("{}_bytes", op.name()),
-        Metric::Throughput,
-        Unit::BytePerSec,
-    )
-    .param("kernel", op.name())
-    .param("pattern", c.pattern.name())
-    .size("size", c.size)
-    .param("threads", c.threads)
-    .param("isa", "generic")
-    .param("nt", false)
-    .param("level", level.name())
-    .param(
-        "bytes",
-        if c.count_wa && op.stores() {
-            "stream+write-allocate"
-        } else {
-            "stream"
-        },
-    )
-    .size("block", block);
+        "generic",
+        false,
+        c.count_wa && op.stores(),
+    );
+    let mut r = r.size("block", block);
     if let Err(why) = supported(op) {
         return r.skipped(why);
     }
@@ -319,22 +300,34 @@ impl<'a> ByteWork<'a> {
     }
 }
 
+impl Passes for ByteWork<'_> {
+    type Sum = u64;
+    fn pass(&mut self) -> u64 {
+        ByteWork::pass(self)
+    }
+    fn verify(&self, sum: u64) -> Result<(), String> {
+        ByteWork::verify(self, sum)
+    }
+    fn add(total: u64, sum: u64) -> u64 {
+        total.wrapping_add(sum)
+    }
+    fn checked(&mut self) -> &mut bool {
+        &mut self.checked
+    }
+    fn errors(&self) -> &std::sync::Mutex<Vec<String>> {
+        self.errors
+    }
+    fn region(&self) -> &Region {
+        &self.region
+    }
+    fn bytes_per_pass(&self) -> f64 {
+        self.bytes_per_pass
+    }
+}
+
 impl Workload for ByteWork<'_> {
     fn run(&mut self, iters: u64) -> f64 {
-        let mut sum = 0u64;
-        for _ in 0..iters {
-            let s = self.pass();
-            if !self.checked {
-                self.checked = true;
-                if let Err(e) = self.verify(s) {
-                    self.errors.lock().unwrap().push(e);
-                }
-            }
-            sum = sum.wrapping_add(s);
-        }
-        std::hint::black_box(sum);
-        std::hint::black_box(self.region.as_ptr());
-        iters as f64 * self.bytes_per_pass
+        run_passes(self, iters)
     }
 }
 

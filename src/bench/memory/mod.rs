@@ -284,38 +284,55 @@ impl Case for BwCase {
 }
 
 impl BwCase {
+    /// The result before it is measured, as the element and byte paths both start it:
+    /// `workload`, the case's params with the kernel's `isa` and `nt` (non-temporal
+    /// stores), and whether the bytes count the write-allocate read (`wa_counted`); and
+    /// the level of the memory hierarchy the working set lands in.
+    pub(super) fn new_result(
+        &self,
+        ctx: &Context,
+        workload: &str,
+        isa: &str,
+        nt: bool,
+        wa_counted: bool,
+    ) -> (BenchResult, Level) {
+        let level = level_of(
+            ctx.host,
+            total(self.size, self.threads, ctx.opts.scaling),
+            self.threads,
+        );
+        let r = BenchResult::new(
+            Resource::Memory,
+            workload,
+            Metric::Throughput,
+            Unit::BytePerSec,
+        )
+        .param("kernel", self.kernel.op.name())
+        .param("pattern", self.pattern.name())
+        .size("size", self.size)
+        .param("threads", self.threads)
+        .param("isa", isa)
+        .param("nt", nt)
+        .param("level", level.name())
+        .param(
+            "bytes",
+            if wa_counted {
+                "stream+write-allocate"
+            } else {
+                "stream"
+            },
+        );
+        (r, level)
+    }
+
     /// The case's one result.
     fn result(&self, ctx: &Context) -> BenchResult {
         if let Some(b) = self.block.filter(|b| b % 8 != 0) {
             return bytes::result(self, ctx, b);
         }
         let k = self.kernel;
-        let level = level_of(
-            ctx.host,
-            total(self.size, self.threads, ctx.opts.scaling),
-            self.threads,
-        );
-        let mut r = BenchResult::new(
-            Resource::Memory,
-            k.name,
-            Metric::Throughput,
-            Unit::BytePerSec,
-        )
-        .param("kernel", k.op.name())
-        .param("pattern", self.pattern.name())
-        .size("size", self.size)
-        .param("threads", self.threads)
-        .param("isa", k.isa.name())
-        .param("nt", k.nt)
-        .param("level", level.name())
-        .param(
-            "bytes",
-            if self.count_wa && !k.nt {
-                "stream+write-allocate"
-            } else {
-                "stream"
-            },
-        );
+        let (mut r, level) =
+            self.new_result(ctx, k.name, k.isa.name(), k.nt, self.count_wa && !k.nt);
         let per = per_thread(self.size, self.threads, ctx.opts.scaling);
         let geo = match Geometry::new(per, k.op.arrays(), self.block) {
             Ok(g) => g,
