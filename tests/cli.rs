@@ -21,12 +21,7 @@ fn json(args: &[&str]) -> Value {
         .arg("--quiet")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::success_json(&out, &format!("{args:?}"))
 }
 
 /// A usage error: exit code 2, exactly one line on stderr containing `needle`, nothing

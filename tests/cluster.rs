@@ -6,6 +6,8 @@
 //! the join deadline, never a hang). CI runs the same through `mpirun` with the `mpi`
 //! feature. Nothing here checks speed.
 
+mod common;
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Child, Command};
@@ -307,12 +309,7 @@ fn mpirun_three_ranks_matrix_and_gathered_suite() {
             .arg(&script)
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{args}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v: Value = common::success_json(&out, args);
         assert_eq!(host_names(&v), ["h0", "h1", "h2"], "{args}");
         let rs = v["results"].as_array().unwrap();
         assert_eq!(rs.len(), check, "{args}");

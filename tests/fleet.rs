@@ -3,6 +3,8 @@
 //! differing settings are labelled, or refused with `--strict`; bad flags and bad files
 //! are one line with exit code 2. Nothing here checks speed.
 
+mod common;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -68,12 +70,7 @@ fn fleet_names_the_slow_host_in_every_format() {
         .arg(&html)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = common::success_json(&out, "fleet");
     assert_eq!(v["schema"], "peakbench-fleet/1");
     assert_eq!(v["hosts"].as_array().unwrap().len(), 5);
     let ws = v["workloads"].as_array().unwrap();

@@ -557,12 +557,7 @@ fn peak_overrides_are_unit_checked() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = common::success_json(&out, "sysinfo");
     let fp64: Vec<&serde_json::Value> = v["cpu_peaks"]
         .as_array()
         .unwrap()

@@ -58,12 +58,7 @@ fn a_short_run_checks_every_result_and_counts_like_hpl() {
         .arg(dir.path())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = common::success_json(&out, "linalg");
     let results = v["results"].as_array().unwrap();
     // fp64 and fp32: 2 routines × 2 orders × 2 thread counts; bf16: GEMM only.
     assert_eq!(results.len(), 2 * 8 + 4, "{results:#?}");
@@ -108,12 +103,7 @@ fn weak_gemm_gives_every_thread_its_own_product_and_lu_is_skipped() {
         .arg(dir.path())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = common::success_json(&out, "linalg --weak");
     let results = v["results"].as_array().unwrap();
     let gemm = results.iter().find(|r| r["workload"] == "gemm").unwrap();
     assert_eq!(gemm["status"], "ok", "{gemm}");

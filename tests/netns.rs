@@ -4,6 +4,8 @@
 //! namespaces are always removed (on drop, also after a failed assertion), and every
 //! command is bounded in time. Only addresses inside these namespaces are used.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -133,12 +135,7 @@ fn two_namespaces_over_veth() {
     }
     let _ = server.kill();
     let _ = server.wait();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = common::success_json(&out, "net against the server");
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 4);
     let sum = |end: &serde_json::Value, f: &str| -> u64 {

@@ -2,6 +2,8 @@
 //! (`--width`, else `COLUMNS`), notes shared by several rows and the CV warnings are
 //! printed once, and an interrupted run says what it kept. Nothing here checks speed.
 
+mod common;
+
 use assert_cmd::Command;
 
 fn pb() -> Command {
@@ -162,12 +164,7 @@ fn compare_of_two_noisy_runs_of_one_machine_does_not_cry_wolf() {
         .args(["compare", QUICK, b, "--format", "json"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = common::success_json(&out, "compare");
     let changes = v["changes"].as_array().unwrap();
     assert_eq!(changes.len(), 46);
     let mut welch_only = 0;

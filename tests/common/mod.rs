@@ -55,3 +55,14 @@ pub fn ok_results(stdout: &[u8], n: usize, what: &str) -> Vec<Value> {
     }
     results
 }
+
+/// The JSON a successful run printed: asserts the exit status is success (naming
+/// `what` and stderr otherwise) and parses stdout.
+pub fn success_json(out: &Output, what: &str) -> Value {
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
