@@ -159,11 +159,6 @@ impl<'a> BwWork<'a> {
         Ok(w)
     }
 
-    /// The region (for the huge-page report).
-    pub(crate) fn region(&self) -> &Region {
-        &self.region
-    }
-
     fn array(&self, k: usize) -> *mut f64 {
         // SAFETY: k < arrays, so the offset is inside the region.
         unsafe { self.region.as_ptr().add(k * self.geo.stride()) as *mut f64 }
@@ -258,7 +253,7 @@ pub(crate) trait Passes {
     fn checked(&mut self) -> &mut bool;
     /// Where a failed check is reported.
     fn errors(&self) -> &std::sync::Mutex<Vec<String>>;
-    /// The arrays' region.
+    /// The arrays' region (kept alive past the loop; its pages are reported).
     fn region(&self) -> &Region;
     /// Bytes one pass counts.
     fn bytes_per_pass(&self) -> f64;

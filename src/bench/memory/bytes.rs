@@ -16,9 +16,8 @@ use super::bandwidth::{permute, run_passes, Passes, ARRAY_PAD};
 use super::kernels::Op;
 use super::options::Pattern;
 use super::region::{Pages, Region};
-use super::{finish, level_peak, per_thread, run_config, WithPeakOpt};
+use super::{measure_passes, per_thread, run_config};
 use crate::measure::runner::Workload;
-use crate::measure::Runner;
 use crate::report::model::BenchResult;
 use std::sync::Mutex;
 
@@ -78,20 +77,9 @@ pub(super) fn result(c: &super::BwCase, ctx: &crate::bench::Context, block: u64)
     ));
     let cfg = run_config(ctx, c.threads, &mut r.notes);
     let errors = Mutex::new(Vec::new());
-    let pages_seen = Mutex::new(None);
-    let make = |t: crate::measure::runner::ThreadCtx| {
-        let w = ByteWork::new(op, geo, c.pattern, c.count_wa, Pages::Huge, &errors)?;
-        if t.index == 0 {
-            *pages_seen.lock().unwrap() = Some((w.region().huge_bytes(), w.region().len() as u64));
-        }
-        Ok(w)
-    };
-    let samples = Runner::run(&cfg, make, &|_, _| {});
-    finish(r, samples, &errors, &pages_seen, |s| s.rate()).with_peak_opt(level_peak(
-        level,
-        ctx.host,
-        &ctx.opts.peaks,
-    ))
+    measure_passes(r, ctx, &cfg, level, &errors, || {
+        ByteWork::new(op, geo, c.pattern, c.count_wa, Pages::Huge, &errors)
+    })
 }
 
 /// One thread's arrays cut into blocks of `block` bytes.
@@ -200,11 +188,6 @@ impl<'a> ByteWork<'a> {
             }
         }
         Ok(w)
-    }
-
-    /// The region (for the huge-page report).
-    pub(crate) fn region(&self) -> &Region {
-        &self.region
     }
 
     fn array(&self, k: usize) -> *mut u8 {

@@ -351,22 +351,38 @@ impl BwCase {
         }
         let cfg = run_config(ctx, self.threads, &mut r.notes);
         let errors = Mutex::new(Vec::new());
-        let pages_seen = Mutex::new(None);
-        let make = |t: crate::measure::runner::ThreadCtx| {
-            let w = BwWork::new(k, geo, self.pattern, self.count_wa, Pages::Huge, &errors)?;
-            if t.index == 0 {
-                *pages_seen.lock().unwrap() =
-                    Some((w.region().huge_bytes(), w.region().len() as u64));
-            }
-            Ok(w)
-        };
-        let samples = Runner::run(&cfg, make, &|_, _| {});
-        finish(r, samples, &errors, &pages_seen, |s| s.rate()).with_peak_opt(level_peak(
-            level,
-            ctx.host,
-            &ctx.opts.peaks,
-        ))
+        measure_passes(r, ctx, &cfg, level, &errors, || {
+            BwWork::new(k, geo, self.pattern, self.count_wa, Pages::Huge, &errors)
+        })
     }
+}
+
+/// Runs a bandwidth case of whole passes (the element kernels and the byte blocks):
+/// `new` makes a thread's workload on that thread (reporting failed checks to
+/// `errors`), thread 0's pages are noted, and `r` gets the samples' rates and the
+/// level's peak.
+fn measure_passes<W: bandwidth::Passes + crate::measure::runner::Workload>(
+    r: BenchResult,
+    ctx: &Context,
+    cfg: &RunConfig,
+    level: Level,
+    errors: &Mutex<Vec<String>>,
+    new: impl Fn() -> Result<W, String> + Sync,
+) -> BenchResult {
+    let pages_seen = Mutex::new(None);
+    let make = |t: crate::measure::runner::ThreadCtx| {
+        let w = new()?;
+        if t.index == 0 {
+            *pages_seen.lock().unwrap() = Some((w.region().huge_bytes(), w.region().len() as u64));
+        }
+        Ok(w)
+    };
+    let samples = Runner::run(cfg, make, &|_, _| {});
+    finish(r, samples, errors, &pages_seen, |s| s.rate()).with_peak_opt(level_peak(
+        level,
+        ctx.host,
+        &ctx.opts.peaks,
+    ))
 }
 
 fn byte_note(k: &Kernel, count_wa: bool) -> String {
