@@ -217,8 +217,9 @@ impl LinalgCase {
                 readings.push(hz);
             }
         };
-        let weak = self.weak && self.routine == Routine::Gemm;
-        // Weak scaling: every thread multiplies its own n×n matrices at once.
+        // Weak scaling: every thread multiplies its own n×n matrices at once (a weak LU
+        // never gets here: `run` skips it).
+        let weak = self.weak;
         let copies = if weak { t } else { 1 };
         let flops = self.routine.flops(n) * copies as f64;
         let run = match self.routine {
