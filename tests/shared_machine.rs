@@ -6,8 +6,8 @@
 //! ends and after two minutes at most. Nothing here checks speed.
 //!
 //! The machine may be shared with other work while the tests run, so the shares are
-//! checked with tolerance: ±10 points around one half when nothing else was runnable,
-//! more room when something was (the warning then names it). The "no warning on an idle
+//! checked with tolerance: ±10 points around one half when nothing but the spinner was
+//! runnable, only "at most 60 %" when more was (the warning then names how many). The "no warning on an idle
 //! core" check end to end would false-alarm whenever something else runs on the machine;
 //! it is `#[ignore]`d (run it by hand on a quiet machine), and the detection logic it
 //! relies on is tested on synthetic figures in `measure::share`.
@@ -142,7 +142,8 @@ fn shared_notes(r: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Mean share of worker `thread` (1-based) over the samples of `r`.
+/// Mean share of worker `thread` (1-based) over the samples of `r` in which it lost
+/// its core (as the warning takes it).
 fn mean_share(r: &Value, thread: u64) -> f64 {
     let v: Vec<f64> = r["share"]
         .as_array()
@@ -151,6 +152,7 @@ fn mean_share(r: &Value, thread: u64) -> f64 {
         .flat_map(|s| s["threads"].as_array().unwrap().iter())
         .filter(|t| t["thread"] == thread)
         .map(|t| t["share"].as_f64().unwrap())
+        .filter(|s| *s < 0.97)
         .collect();
     assert!(!v.is_empty(), "{r}");
     v.iter().sum::<f64>() / v.len() as f64
@@ -190,11 +192,10 @@ fn a_busy_neighbour_on_the_second_cpu_is_named_with_the_share_it_took() {
             .filter_map(|s| s["runnable"].as_u64())
             .max()
             .unwrap_or(0);
-        let (lo, hi) = if others <= 1 {
-            (0.40, 0.60)
-        } else {
-            (0.20, 0.60)
-        };
+        // With more tasks runnable than the spinner (other work on a busy machine,
+        // e.g. the other tests of this run) the core is split more ways: only the
+        // upper bound holds then.
+        let (lo, hi) = if others <= 1 { (0.40, 0.60) } else { (0.0, 0.60) };
         assert!(
             (lo..=hi).contains(&share),
             "thread 2 had {share:.2} of cpu {second} ({others} other tasks runnable): {note}"
@@ -210,10 +211,12 @@ fn a_busy_neighbour_on_the_second_cpu_is_named_with_the_share_it_took() {
         let measured = r["clock_hz"].as_f64().unwrap();
         assert!(sustained >= measured * 0.999, "{r}");
         assert!(measured > 0.8 * sustained, "{measured} vs {sustained}: {r}");
-        let peak = r["peak"]["value"].as_f64().unwrap();
-        let mean = r["summary"]["mean"].as_f64().unwrap();
-        let eff = r["efficiency"].as_f64().unwrap();
-        assert!((eff - mean / peak).abs() < 1e-9, "{r}");
+        // The generic kernel has no peak (the compiler chooses its instructions).
+        if let Some(peak) = r["peak"]["value"].as_f64() {
+            let mean = r["summary"]["mean"].as_f64().unwrap();
+            let eff = r["efficiency"].as_f64().unwrap();
+            assert!((eff - mean / peak).abs() < 1e-9, "{r}");
+        }
     }
     // The table marks the row and says why once.
     let file = std::fs::read_dir(dir.path())
