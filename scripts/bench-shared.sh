@@ -8,14 +8,15 @@
 # QUIET is a command prefix that keeps the rest of the machine still while a run
 # measures (e.g. a wrapper that pauses other jobs); empty by default. The busy loop is
 # started inside it, so the prefix does not pause it. It stops after 90 s at most.
+# KEEP=DIR keeps the five JSON reports (cpu-quiet.json, cpu-busy.json, …) in DIR.
 # Prints, per run: each row's mean, efficiency (with ~ when peakbench marked it
 # disturbed), the clock measured and the sustained clock, and what peakbench said.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PB=${1:-target/release/peakbench}
 QUIET=${2:-}
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
+# KEEP=DIR keeps the JSON reports there (they are removed otherwise).
+if [ -n "${KEEP:-}" ]; then OUT=$KEEP; mkdir -p "$OUT"; else OUT=$(mktemp -d); trap 'rm -rf "$OUT"' EXIT; fi
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 logical CPUs"; exit 1; }
 SECOND=$("$PB" sysinfo --format json --quiet | python3 -c 'import json,sys; print(json.load(sys.stdin)["host"]["cpu"]["pin_order"][1])')
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs), $(nproc) CPUs; busy loop on cpu $SECOND"

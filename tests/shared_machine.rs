@@ -195,7 +195,11 @@ fn a_busy_neighbour_on_the_second_cpu_is_named_with_the_share_it_took() {
         // With more tasks runnable than the spinner (other work on a busy machine,
         // e.g. the other tests of this run) the core is split more ways: only the
         // upper bound holds then.
-        let (lo, hi) = if others <= 1 { (0.40, 0.60) } else { (0.0, 0.60) };
+        let (lo, hi) = if others <= 1 {
+            (0.40, 0.60)
+        } else {
+            (0.0, 0.60)
+        };
         assert!(
             (lo..=hi).contains(&share),
             "thread 2 had {share:.2} of cpu {second} ({others} other tasks runnable): {note}"
