@@ -460,8 +460,10 @@ pub struct BenchResult {
     /// runnable tasks). Absent from files written before it existed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub share: Vec<SampleShare>,
-    /// True when a sample in `samples` was disturbed: a worker thread had less than
-    /// `measure::share::MIN_SHARE` of its core, or the window saw steal. The figure is
+    /// True when the samples were disturbed (`measure::share::result_disturbed`: a
+    /// worker thread had less than `measure::share::MIN_SHARE` of its core over them,
+    /// or the windows saw steal), or the case started while other threads of the
+    /// process were busy, or (window figures only) the host stole time. The figure is
     /// then weaker evidence (`~` in the tables; `compare` says "disturbed", never
     /// "worse"), and a `shared machine:` warning says which thread lost how much.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
