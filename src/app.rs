@@ -242,8 +242,26 @@ fn measure(
             &path,
             html.as_deref(),
         ));
+        // The previous case's threads (pools, drivers, servers) go quiet first; the
+        // case says so when some did not.
+        let busy = crate::measure::isolation::settle();
         progress.start(&case.label());
-        for mut r in case.run(&ctx) {
+        let before = crate::measure::share::HostMark::now();
+        let results = case.run(&ctx);
+        let window = crate::measure::share::HostMark::now().since(&before, &[], Vec::new());
+        for mut r in results {
+            if let Some(w) = crate::measure::isolation::warning(&busy) {
+                r.notes.push(crate::report::model::Note::new(
+                    crate::report::model::NoteKind::Shared,
+                    w,
+                ));
+                r.disturbed = true;
+            }
+            // Resources without per-sample figures (disk, net, GPU, linalg's GEMM and
+            // LU) get the host's figures over the whole case.
+            if r.share.is_empty() && r.is_ok() {
+                r = r.with_window(window.clone());
+            }
             if opts.reference {
                 crate::reference::attach(&mut r, &rctx, &tools);
             }

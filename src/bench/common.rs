@@ -11,7 +11,7 @@
 
 use super::peaks::parse_peak;
 use crate::hw::peak::PeakOverrides;
-use crate::measure::Scaling;
+use crate::measure::{Scaling, Stable};
 use crate::report::Format;
 use crate::util::units::{parse_duration, parse_list};
 use crate::util::usage::UsageError;
@@ -58,6 +58,13 @@ pub struct CommonArgs {
     /// Width of the terminal table in columns [default: COLUMNS, else the terminal's]
     #[arg(long, global = true, value_name = "COLS", allow_hyphen_values = true)]
     pub width: Option<String>,
+    /// Repeat each case until the 95 % CI half-width is within PCT of the mean (e.g. 1%),
+    /// dropping samples whose threads lost their cores (cpu, memory, linalg roofline)
+    #[arg(long, global = true, value_name = "PCT", allow_hyphen_values = true)]
+    pub until_stable: Option<String>,
+    /// Most time --until-stable spends on one case's samples [default: 30s]
+    #[arg(long, global = true, value_name = "DUR", allow_hyphen_values = true)]
+    pub stable_budget: Option<String>,
 }
 
 /// Most threads accepted per case: far beyond any oversubscription worth measuring.
@@ -98,6 +105,9 @@ pub struct CommonOptions {
     pub html: Option<PathBuf>,
     /// `--reference`: run matching reference tools after each case.
     pub reference: bool,
+    /// `--until-stable` and `--stable-budget`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until_stable: Option<Stable>,
     /// `--width`, else `COLUMNS`, else the terminal's: the width of the terminal table
     /// (`None`: no limit). How it is shown, not what was measured: not in the report.
     #[serde(skip)]
@@ -156,6 +166,7 @@ pub fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
             }
         },
     };
+    let until_stable = parse_stable(c)?;
     let mut peaks = PeakOverrides::default();
     for p in &c.peak {
         let (k, v) = parse_peak(p)?;
@@ -175,8 +186,53 @@ pub fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
         peaks,
         html: None,
         reference: c.reference,
+        until_stable,
         width,
     })
+}
+
+/// `--until-stable PCT` (a percentage above 0 and at most 50) and `--stable-budget DUR`
+/// (only with it; 30 s by default).
+fn parse_stable(c: &CommonArgs) -> Result<Option<Stable>, UsageError> {
+    let Some(t) = &c.until_stable else {
+        if c.stable_budget.is_some() {
+            return Err(UsageError::new(
+                "--stable-budget",
+                "only applies with --until-stable PCT; add it, e.g. --until-stable 1%",
+            ));
+        }
+        return Ok(None);
+    };
+    let pct = t
+        .trim()
+        .strip_suffix('%')
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v > 0.0 && *v <= 50.0)
+        .ok_or_else(|| {
+            UsageError::new(
+                "--until-stable",
+                format!(
+                    "'{t}' is not a precision; give a percentage above 0 and at most 50, e.g. 1%"
+                ),
+            )
+        })?;
+    let budget = match &c.stable_budget {
+        None => Duration::from_secs(30),
+        Some(b) => match parse_duration(b) {
+            Ok(d) if !d.is_zero() => d,
+            Ok(_) => {
+                return Err(UsageError::new(
+                    "--stable-budget",
+                    format!("'{b}' is no time; give a duration above 0, e.g. 30s"),
+                ))
+            }
+            Err(e) => return Err(UsageError::new("--stable-budget", e)),
+        },
+    };
+    Ok(Some(Stable {
+        target: pct / 100.0,
+        budget,
+    }))
 }
 
 /// Parses a thread list: whole numbers from 1 to [`MAX_THREADS`].

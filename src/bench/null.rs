@@ -47,12 +47,13 @@ impl NullCase {
             threads: self.threads,
             cpus: ctx.host.cpu.pin_order.clone(),
             scaling: o.scaling,
+            stable: o.until_stable,
         };
         let r = BenchResult::new(Resource::Null, "spin", Metric::Ops, Unit::OpPerSec)
             .param("threads", self.threads);
         match Runner::run(&cfg, |_| Ok(Spin), &|_, _| {}) {
             Ok(samples) => {
-                let r = r.with_samples(samples.iter().map(|s| s.rate()).collect());
+                let r = r.with_runner_samples(samples, o.until_stable.is_some(), |s| s.rate());
                 match o.peaks.find(&["null".to_string()]) {
                     Some((_, v)) => r.with_peak(crate::hw::peak::Peak {
                         value: Some(v),

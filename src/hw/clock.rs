@@ -194,27 +194,112 @@ pub(crate) fn chain_available(kind: ClockKind) -> bool {
 /// # Safety
 /// The CPU must support the instructions `chain` uses.
 pub(crate) unsafe fn max_hz(chain: ChainFn, n: usize, secs: f64) -> f64 {
-    (0..n).map(|_| chain_hz(chain, secs)).fold(0.0, f64::max)
+    // SAFETY: forwarded from the caller's contract.
+    best_reading((0..n).map(|_| unsafe { chain_reading(chain, secs) })).clock()
 }
 
 /// Measures the clock on every listed CPU at once (each thread pinned to its CPU) and
 /// returns the mean: the all-core clock under that load. Empty `cpus` → current thread.
+/// Each CPU's figure is its largest reading taken while its thread had its core
+/// ([`best_reading`]); see [`Reading`] for a CPU on which every reading lost time.
 ///
 /// # Safety
 /// The CPU must support the instructions `chain` uses.
-pub(crate) unsafe fn measure_on(cpus: &[usize], chain: ChainFn, secs: f64) -> Option<f64> {
+pub(crate) unsafe fn measure_on(cpus: &[usize], chain: ChainFn, secs: f64) -> Option<Reading> {
     // SAFETY: forwarded from the caller's contract.
-    on_cpus(cpus, &|| unsafe { max_hz(chain, READINGS, secs) })
+    let per = on_cpus_with(cpus, &|| unsafe {
+        best_reading((0..READINGS).map(|_| chain_reading(chain, secs)))
+    })?;
+    let n = per.len() as f64;
+    Some(Reading {
+        hz: per.iter().map(|r| r.hz).sum::<f64>() / n,
+        running_hz: per.iter().map(|r| r.running_hz).sum::<f64>() / n,
+        share: per.iter().map(|r| r.share).fold(1.0, f64::min),
+    })
+}
+
+/// One clock measurement: adds per wall second, and what the chain's thread had of its
+/// core meanwhile.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Reading {
+    /// Dependent adds per wall-clock second: the clock, when the thread had its core.
+    pub hz: f64,
+    /// Dependent adds per second of the thread's CPU time: the clock while it ran. The
+    /// same as `hz` when it had its core; when another task shared the core, `hz` falls
+    /// with the share and this does not.
+    pub running_hz: f64,
+    /// The thread's CPU time ÷ wall time during the reading (the smallest over CPUs).
+    pub share: f64,
+}
+
+impl Reading {
+    /// Whether the chain's thread lost its core during the reading: `hz` is then lowered
+    /// by descheduling, not by a slower clock, and is not used to lower a peak.
+    pub(crate) fn descheduled(&self) -> bool {
+        self.share < crate::measure::share::MIN_SHARE
+    }
+
+    /// The clock the reading stands for: `hz`, or `running_hz` when descheduled.
+    pub(crate) fn clock(&self) -> f64 {
+        if self.descheduled() {
+            self.running_hz
+        } else {
+            self.hz
+        }
+    }
+}
+
+/// The reading kept out of several on one CPU: the largest `hz` among those taken while
+/// the thread had its core; when none was, the one with the largest share (its `hz` is
+/// low by the lost time, its `running_hz` is the clock while it ran).
+pub(crate) fn best_reading(readings: impl Iterator<Item = Reading>) -> Reading {
+    let all: Vec<Reading> = readings.collect();
+    let clean = all
+        .iter()
+        .filter(|r| !r.descheduled())
+        .max_by(|a, b| a.hz.total_cmp(&b.hz));
+    let best = clean.or_else(|| all.iter().max_by(|a, b| a.share.total_cmp(&b.share)));
+    best.copied().unwrap_or(Reading {
+        hz: 0.0,
+        running_hz: 0.0,
+        share: 0.0,
+    })
+}
+
+/// One clock reading with the share of the core the thread had (see [`Reading`]).
+///
+/// # Safety
+/// The CPU must support the instructions `chain` uses.
+pub(crate) unsafe fn chain_reading(chain: ChainFn, secs: f64) -> Reading {
+    // SAFETY: forwarded from the caller's contract.
+    let (adds, wall, cpu) = unsafe { chain_adds(chain, secs) };
+    let share = if wall > 0.0 { cpu / wall } else { 1.0 };
+    Reading {
+        hz: adds / wall.max(1e-12),
+        running_hz: if cpu > 0.0 {
+            adds / cpu
+        } else {
+            adds / wall.max(1e-12)
+        },
+        share,
+    }
 }
 
 /// Runs `read` on every listed CPU at once (each thread pinned) and returns the mean
 /// of the readings; empty `cpus` → once on the current thread.
 fn on_cpus(cpus: &[usize], read: &(dyn Fn() -> f64 + Sync)) -> Option<f64> {
+    let r = on_cpus_with(cpus, read)?;
+    Some(r.iter().sum::<f64>() / r.len() as f64)
+}
+
+/// Runs `read` on every listed CPU at once (each thread pinned) and returns every
+/// CPU's result (`None` when none came back); empty `cpus` → once on this thread.
+fn on_cpus_with<T: Send>(cpus: &[usize], read: &(dyn Fn() -> T + Sync)) -> Option<Vec<T>> {
     if cpus.is_empty() {
-        return Some(read());
+        return Some(vec![read()]);
     }
     let barrier = std::sync::Barrier::new(cpus.len());
-    let readings: Vec<f64> = std::thread::scope(|s| {
+    let readings: Vec<T> = std::thread::scope(|s| {
         let handles: Vec<_> = cpus
             .iter()
             .map(|&c| {
@@ -228,7 +313,7 @@ fn on_cpus(cpus: &[usize], read: &(dyn Fn() -> f64 + Sync)) -> Option<f64> {
             .collect();
         handles.into_iter().filter_map(|h| h.join().ok()).collect()
     });
-    (!readings.is_empty()).then(|| readings.iter().sum::<f64>() / readings.len() as f64)
+    (!readings.is_empty()).then_some(readings)
 }
 
 /// Largest ÷ smallest clock reading of one case above which the clock is said to have
@@ -246,6 +331,105 @@ pub(crate) fn used_hz(readings: &[f64]) -> Option<f64> {
         0 => None,
         1 => Some(r[0]),
         n => Some(r.windows(2).map(|w| w[0].max(w[1])).sum::<f64>() / (n - 1) as f64),
+    }
+}
+
+/// What a case's clock readings say against the host's sustained clock.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CaseClock {
+    /// The clock the case ran at ([`used_hz`] of the readings, each descheduled one
+    /// taken at its running clock so that lost time does not lower it).
+    pub measured: Option<f64>,
+    /// The clock the peak uses: the host's sustained clock (sysinfo's reading for the
+    /// width and cores) or the highest reading of the case, whichever is higher.
+    pub sustained: Option<f64>,
+    /// `(warning?, text)`: every reading, then what is wrong with them.
+    pub notes: Vec<(bool, String)>,
+}
+
+/// Checks a case's readings (taken before the samples and after each) against the
+/// host's sustained clock `host_hz` (see [`CaseClock`]). A reading lowered because the
+/// chain's thread was descheduled says so and does not lower anything; a clean
+/// reading lower than the sustained clock by more than [`SPREAD_WARN`] says the case ran
+/// at a lower clock.
+pub(crate) fn case_clock(readings: &[Reading], host_hz: Option<f64>) -> CaseClock {
+    let clocks: Vec<f64> = readings.iter().map(Reading::clock).collect();
+    let measured = used_hz(&clocks);
+    let highest = max_reading(&clocks);
+    let sustained = match (host_hz.filter(|h| h.is_finite() && *h > 0.0), highest) {
+        (Some(h), Some(m)) => Some(h.max(m)),
+        (h, m) => h.or(m),
+    };
+    let mut notes = Vec::new();
+    let (Some(used), Some(sus)) = (measured, sustained) else {
+        return CaseClock {
+            measured,
+            sustained,
+            notes,
+        };
+    };
+    let ghz = |v: &mut dyn Iterator<Item = f64>| -> String {
+        v.map(|r| format!("{:.2}", r / 1e9))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let from = if host_hz.is_some_and(|h| h >= sus) {
+        "the host's all-core reading"
+    } else {
+        "the highest reading of the case"
+    };
+    notes.push((
+        false,
+        format!(
+            "clock readings before the samples and after each: {} GHz; {:.3} GHz measured (mean over the samples of the larger reading around each); peak at the sustained {:.3} GHz ({from})",
+            ghz(&mut readings.iter().map(|r| r.hz)),
+            used / 1e9,
+            sus / 1e9
+        ),
+    ));
+    let lost: Vec<&Reading> = readings.iter().filter(|r| r.descheduled()).collect();
+    if !lost.is_empty() {
+        let share = lost.iter().map(|r| r.share).sum::<f64>() / lost.len() as f64;
+        notes.push((
+            true,
+            format!(
+                "clock reading{} {} GHz taken while the chain's thread had {:.0} % of its core (descheduled, not a slower clock): not used to lower the peak; while running it read {} GHz",
+                if lost.len() == 1 { "" } else { "s" },
+                ghz(&mut lost.iter().map(|r| r.hz)),
+                share * 100.0,
+                ghz(&mut lost.iter().map(|r| r.running_hz)),
+            ),
+        ));
+    }
+    if let (Some(max), Some(spread)) = (max_reading(&clocks), spread(&clocks)) {
+        if spread > SPREAD_WARN {
+            notes.push((
+                true,
+                format!(
+                    "clock moved during the run: {:.2}–{:.2} GHz (max/min spread {:.1} % > {:.0} %), throttling or host contention; the efficiency is less certain",
+                    max / spread / 1e9,
+                    max / 1e9,
+                    (spread - 1.0) * 100.0,
+                    (SPREAD_WARN - 1.0) * 100.0
+                ),
+            ));
+        }
+    }
+    if sus / used > SPREAD_WARN {
+        notes.push((
+            true,
+            format!(
+                "taken at a lower clock: {:.2} GHz measured, {:.0} % below the sustained {:.2} GHz (throttling, a frequency licence or a busy host); the efficiency is against the sustained clock",
+                used / 1e9,
+                (1.0 - used / sus) * 100.0,
+                sus / 1e9
+            ),
+        ));
+    }
+    CaseClock {
+        measured,
+        sustained,
+        notes,
     }
 }
 
@@ -273,13 +457,26 @@ fn usable(readings: &[f64]) -> impl Iterator<Item = f64> + '_ {
 /// # Safety
 /// The CPU must support the instructions `chain` uses.
 pub(crate) unsafe fn chain_hz(chain: ChainFn, secs: f64) -> f64 {
+    // SAFETY: forwarded from the caller's contract.
+    let (adds, dt, _) = unsafe { chain_adds(chain, secs) };
+    adds / dt
+}
+
+/// Runs the chain until one pass lasts at least `secs` and returns that pass's adds,
+/// wall seconds and the thread's CPU seconds.
+///
+/// # Safety
+/// The CPU must support the instructions `chain` uses.
+unsafe fn chain_adds(chain: ChainFn, secs: f64) -> (f64, f64, f64) {
     let mut loops: u64 = 1000;
     loop {
+        let c0 = crate::measure::share::thread_cpu_ns();
         let t0 = Tick::now();
         let adds = chain(loops);
         let dt = Tick::now().secs_since(t0);
+        let cpu = crate::measure::share::thread_cpu_ns().saturating_sub(c0) as f64 * 1e-9;
         if dt >= secs || loops > (1 << 40) {
-            return adds as f64 / dt;
+            return (adds as f64, dt, cpu);
         }
         loops = if dt < secs / 50.0 {
             loops * 20
@@ -426,6 +623,75 @@ mod tests {
             ..ClockInfo::default()
         };
         assert_eq!(old.for_peak(false, 4), Some(3.2e9));
+    }
+
+    fn r(hz: f64, share: f64) -> Reading {
+        Reading {
+            hz,
+            running_hz: hz / share,
+            share,
+        }
+    }
+
+    #[test]
+    fn a_descheduled_reading_does_not_lower_the_clock() {
+        // The best of several readings is the largest clean one.
+        let b = best_reading([r(3.6e9, 1.0), r(1.9e9, 0.5), r(3.68e9, 0.99)].into_iter());
+        assert_eq!(b.hz, 3.68e9);
+        // None clean: the one with most of its core, at its running clock.
+        let b = best_reading([r(1.8e9, 0.49), r(1.9e9, 0.515)].into_iter());
+        assert!(b.descheduled());
+        assert!((b.clock() - 1.9e9 / 0.515).abs() < 1.0);
+        // The linalg case of the issue: 1.88/1.86 GHz readings at half a core among
+        // 3.69 GHz ones; the peak stays at the sustained clock and the note says why.
+        let c = case_clock(
+            &[
+                r(1.88e9, 0.51),
+                r(1.86e9, 0.505),
+                r(3.69e9, 1.0),
+                r(3.69e9, 1.0),
+            ],
+            Some(3.69e9),
+        );
+        assert_eq!(c.sustained, Some(3.69e9));
+        assert!(c.measured.unwrap() > 3.6e9, "{c:?}");
+        assert!(
+            c.notes[0].1.starts_with(
+                "clock readings before the samples and after each: 1.88, 1.86, 3.69, 3.69 GHz;"
+            ),
+            "{c:?}"
+        );
+        assert!(c.notes[1].0);
+        assert!(c.notes[1].1.starts_with("clock readings 1.88, 1.86 GHz taken while the chain's thread had 51 % of its core (descheduled, not a slower clock)"), "{}", c.notes[1].1);
+        assert_eq!(c.notes.len(), 2, "{c:?}");
+    }
+
+    #[test]
+    fn a_slower_clean_clock_is_said_and_the_peak_stays_sustained() {
+        let c = case_clock(&[r(3.2e9, 1.0), r(3.2e9, 1.0)], Some(3.69e9));
+        assert_eq!(c.sustained, Some(3.69e9));
+        assert_eq!(c.measured, Some(3.2e9));
+        assert!(
+            c.notes[0]
+                .1
+                .ends_with("peak at the sustained 3.690 GHz (the host's all-core reading)"),
+            "{c:?}"
+        );
+        assert!(
+            c.notes
+                .iter()
+                .any(|(w, t)| *w && t.starts_with(
+                    "taken at a lower clock: 3.20 GHz measured, 13 % below the sustained 3.69 GHz"
+                )),
+            "{c:?}"
+        );
+        // No host reading, or a lower one: the highest reading of the case.
+        let c = case_clock(&[r(3.7e9, 1.0), r(3.65e9, 1.0)], Some(3.5e9));
+        assert_eq!(c.sustained, Some(3.7e9));
+        assert!(c.notes[0].1.ends_with("(the highest reading of the case)"));
+        assert_eq!(c.notes.len(), 1);
+        assert_eq!(case_clock(&[], None).sustained, None);
+        assert_eq!(case_clock(&[], Some(3e9)).measured, None);
     }
 
     #[test]

@@ -5,8 +5,12 @@
 //! `app.rs` turns them into `report::model` results.
 
 pub mod clock;
+pub mod isolation;
 pub mod runner;
+pub mod share;
+pub mod stable;
 pub mod stats;
 
-pub use runner::{RunConfig, Runner, Sample, Scaling};
+pub use runner::{RunConfig, Runner, Sample, Scaling, Stable};
+pub use share::SampleShare;
 pub use stats::{percentiles, Percentiles, Summary};

@@ -20,6 +20,9 @@
 //! benchmark declares; the runner only sums it across threads and divides by time.
 
 use super::clock::Tick;
+use super::share::{HostMark, SampleShare, ThreadMark};
+use super::stable::stable_enough;
+pub use super::stable::{split_kept, Stable, STABLE_MAX_SAMPLES};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex};
@@ -70,10 +73,13 @@ pub struct RunConfig {
     pub cpus: Vec<usize>,
     /// Strong or weak scaling (`--weak`).
     pub scaling: Scaling,
+    /// `--until-stable`: take samples past `repeat` until the kept ones are precise
+    /// enough or the budget ends (see [`Stable`]).
+    pub stable: Option<Stable>,
 }
 
 /// One timed run: the summed work of all threads and the interval it took.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
     /// Work done by all threads together, in the workload's unit.
     pub work: f64,
@@ -83,6 +89,9 @@ pub struct Sample {
     pub iters: u64,
     /// Seconds since the first timed sample started (for time series).
     pub at: f64,
+    /// What each thread had of its core during the run, and the host's figures over
+    /// it (see [`super::share`]).
+    pub share: SampleShare,
 }
 
 impl Sample {
@@ -162,12 +171,20 @@ struct Gates<'a> {
     done: &'a Barrier,
     slots: &'a [Mutex<Slot>],
     panics: &'a Mutex<Vec<String>>,
+    /// Whether every worker can have a core of its own: oversubscribed threads share
+    /// cores with each other by design, so their shares are not recorded (the case
+    /// already says it is oversubscribed).
+    own_cores: bool,
 }
 
 struct Slot {
     start: Tick,
     end: Tick,
     work: f64,
+    /// The thread's CPU time and switches at its start and finish.
+    marks: (ThreadMark, ThreadMark),
+    /// The CPU it was pinned to, or ran on at its finish.
+    cpu: Option<usize>,
 }
 
 impl Runner {
@@ -220,6 +237,8 @@ impl Runner {
                     start: Tick::now(),
                     end: Tick::now(),
                     work: 0.0,
+                    marks: Default::default(),
+                    cpu: None,
                 })
             })
             .collect();
@@ -273,6 +292,7 @@ impl Runner {
                         if k == 0 {
                             break;
                         }
+                        let m0 = ThreadMark::now();
                         let t0 = Tick::now();
                         let w = match work.as_mut() {
                             None => 0.0,
@@ -288,10 +308,13 @@ impl Runner {
                             }
                         };
                         let t1 = Tick::now();
+                        let m1 = ThreadMark::now();
                         *lock(&slots[index]) = Slot {
                             start: t0,
                             end: t1,
                             work: w,
+                            marks: (m0, m1),
+                            cpu: cpu.or_else(super::share::current_cpu),
                         };
                         done_gate.wait();
                     }
@@ -317,6 +340,8 @@ impl Runner {
                         done: &done_gate,
                         slots: &slots,
                         panics: &panics,
+                        own_cores: pinned
+                            || std::thread::available_parallelism().map_or(1, |p| p.get()) >= n,
                     };
                     Self::measure(cfg, &plan, &gates, on_sample)
                 }))
@@ -331,34 +356,53 @@ impl Runner {
         })
     }
 
-    fn once(k: u64, g: &Gates) -> Result<(f64, f64), RunError> {
+    /// One run of `k` iterations on every worker: the summed work and the seconds from
+    /// the first start to the last finish, and with `probe` what the threads had of
+    /// their cores and the host's figures around it (read while no worker runs).
+    fn once(
+        k: u64,
+        g: &Gates,
+        probe: Option<&[usize]>,
+    ) -> Result<(f64, f64, SampleShare), RunError> {
         let Gates {
             iters,
             start: start_gate,
             done: done_gate,
             slots,
             panics,
+            own_cores,
         } = *g;
+        let before = probe.map(|_| HostMark::now());
         iters.store(k, Ordering::Release);
         start_gate.wait();
         done_gate.wait();
+        let after = probe.map(|_| HostMark::now());
         if let Some(e) = lock(panics).first() {
             return Err(RunError::Panicked(e.clone()));
         }
         let mut first = None::<Tick>;
         let mut last = None::<Tick>;
         let mut work = 0.0;
-        for s in slots {
+        let mut threads = Vec::new();
+        for (i, s) in slots.iter().enumerate() {
             let s = lock(s);
             first = Some(first.map_or(s.start, |f| f.min(s.start)));
             last = Some(last.map_or(s.end, |l| l.max(s.end)));
             work += s.work;
+            if probe.is_some() && own_cores {
+                let (m0, m1) = s.marks;
+                threads.push(m1.since(m0, s.end.secs_since(s.start), i + 1, s.cpu));
+            }
         }
         let secs = match (first, last) {
             (Some(f), Some(l)) => l.secs_since(f),
             _ => 0.0,
         };
-        Ok((work, secs))
+        let share = match (before, after, probe) {
+            (Some(b), Some(a), Some(cpus)) => a.since(&b, cpus, threads),
+            _ => SampleShare::default(),
+        };
+        Ok((work, secs, share))
     }
 
     fn measure(
@@ -375,7 +419,7 @@ impl Runner {
         // Calibration doubles as warm-up: grow k until one run reaches the target.
         let mut k: u64 = 1;
         loop {
-            let (_, secs) = Self::once(k, g)?;
+            let (_, secs, _) = Self::once(k, g, None)?;
             if secs >= target {
                 break;
             }
@@ -388,16 +432,47 @@ impl Runner {
         }
         let mut out = Vec::new();
         let t0 = Tick::now();
+        // Steal is read on the CPUs in use; all of them when unpinned.
+        let cpus: &[usize] = if cfg.cpus.len() >= cfg.threads {
+            &cfg.cpus[..cfg.threads]
+        } else {
+            &[]
+        };
         match plan {
-            Plan::Repeat => {
+            Plan::Repeat if cfg.stable.is_some() => {
+                let stable = cfg.stable.expect("checked by the guard");
                 let n = cfg.repeat as usize;
-                for i in 0..n {
-                    let (work, secs) = Self::once(k, g)?;
+                let mut i = 0;
+                loop {
+                    let (work, secs, share) = Self::once(k, g, Some(cpus))?;
                     out.push(Sample {
                         work,
                         secs,
                         iters: k,
                         at: Tick::now().secs_since(t0),
+                        share,
+                    });
+                    i += 1;
+                    let done = stable_enough(&out, n, stable.target)
+                        || Tick::now().secs_since(t0) >= stable.budget.as_secs_f64()
+                        || out.len() >= STABLE_MAX_SAMPLES;
+                    // The total is unknown until it stops: the progress shows the floor.
+                    on_sample(i, if done { i } else { n.max(i + 1) });
+                    if done {
+                        break;
+                    }
+                }
+            }
+            Plan::Repeat => {
+                let n = cfg.repeat as usize;
+                for i in 0..n {
+                    let (work, secs, share) = Self::once(k, g, Some(cpus))?;
+                    out.push(Sample {
+                        work,
+                        secs,
+                        iters: k,
+                        at: Tick::now().secs_since(t0),
+                        share,
                     });
                     on_sample(i + 1, n);
                 }
@@ -412,17 +487,20 @@ impl Runner {
                 let chunk = (k / 10).max(1);
                 for i in 0..n {
                     let (mut work, mut secs, mut iters) = (0.0, 0.0, 0);
+                    let mut parts = Vec::new();
                     while secs < target {
-                        let (w, s) = Self::once(chunk, g)?;
+                        let (w, s, share) = Self::once(chunk, g, Some(cpus))?;
                         work += w;
                         secs += s;
                         iters += chunk;
+                        parts.push((share, s));
                     }
                     out.push(Sample {
                         work,
                         secs,
                         iters,
                         at: Tick::now().secs_since(t0),
+                        share: SampleShare::merge(&parts),
                     });
                     on_sample(i + 1, n);
                 }
@@ -464,6 +542,7 @@ mod tests {
             threads,
             cpus: vec![],
             scaling: Scaling::Strong,
+            stable: None,
         }
     }
 
@@ -603,6 +682,34 @@ mod tests {
         assert_eq!(s.len(), 6);
         assert!(s.iter().all(|x| x.secs >= 0.005));
         assert!(s.windows(2).all(|w| w[1].at >= w[0].at));
+    }
+
+    #[test]
+    fn every_sample_says_what_each_thread_had_of_its_core() {
+        let s = Runner::run(&cfg(2), |_| Ok(Count { done: 0 }), &|_, _| {}).unwrap();
+        for x in &s {
+            let t = &x.share.threads;
+            assert_eq!(t.iter().map(|t| t.thread).collect::<Vec<_>>(), [1, 2]);
+            for t in t {
+                // CPU time never exceeds the thread's own wall window (a little slack
+                // for the two clocks' granularity).
+                assert!(t.share > 0.0 && t.share <= 1.05, "{t:?}");
+                assert!(
+                    t.wall_secs > 0.0 && t.wall_secs <= x.secs * 1.0001,
+                    "{t:?} {x:?}"
+                );
+            }
+        }
+        // Calibration runs are not probed; sustained chunks are merged per thread.
+        let s = Runner::sustain(
+            &cfg(1),
+            |_| Ok(Count { done: 0 }),
+            Duration::from_millis(5),
+            Duration::from_millis(10),
+            &|_, _| {},
+        )
+        .unwrap();
+        assert!(s.iter().all(|x| x.share.threads.len() == 1));
     }
 
     #[test]

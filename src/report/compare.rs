@@ -87,6 +87,10 @@ pub struct Side {
     pub min: f64,
     /// Largest sample.
     pub max: f64,
+    /// Whether the run was disturbed (the machine was shared while it measured): a
+    /// change on it is weaker evidence, and its verdict says "disturbed".
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disturbed: bool,
 }
 
 impl Side {
@@ -217,6 +221,7 @@ fn side(r: &BenchResult) -> Option<Side> {
         sd: s.sd,
         min: s.min,
         max: s.max,
+        disturbed: r.disturbed,
     })
 }
 
@@ -243,6 +248,16 @@ fn change(case: &CaseKey, against: &str, a: Side, b: Side) -> Change {
         (None, _) => format!("no interval: n < 2 (baseline n={}, other n={})", a.n, b.n),
         (Some(true), Some(false)) => "within run-to-run noise".to_string(),
         (_, Some(false) | None) => "no significant change".to_string(),
+        // A change measured while the machine was shared is no evidence about the
+        // machine: never "worse" (nor "better"), but "disturbed", naming the run.
+        (_, Some(true)) if a.disturbed || b.disturbed => format!(
+            "disturbed ({}: the machine was shared while it measured; rerun on a quiet machine)",
+            match (a.disturbed, b.disturbed) {
+                (true, true) => "both runs",
+                (true, false) => "the baseline",
+                _ => "this run",
+            }
+        ),
         (_, Some(true)) => {
             let up = diff > 0.0;
             if up != lower_is_better(case.metric, case.unit) {
@@ -416,6 +431,10 @@ fn shifts(changes: &[Change]) -> Vec<String> {
     let mut groups: Vec<((String, Resource), Vec<f64>)> = Vec::new();
     for c in changes {
         let Some(r) = c.rel else { continue };
+        // A disturbed run's figures say nothing about the machine's state.
+        if c.a.disturbed || c.b.disturbed {
+            continue;
+        }
         let key = (c.against.clone(), c.case.resource);
         // Rates and times move opposite ways: count in "better is up" terms.
         let r = if lower_is_better(c.case.metric, c.case.unit) {
@@ -777,6 +796,7 @@ mod tests {
             sd,
             min: mean - sd,
             max: mean + sd,
+            disturbed: false,
         }
     }
 
@@ -938,5 +958,45 @@ mod tests {
         let one = change(&ops, "b", s(1, 100.0, 0.0), s(3, 101.0, 10.0));
         assert!(one.verdict.starts_with("no interval: n < 2"));
         assert!(one.ci95.is_none());
+    }
+
+    #[test]
+    fn a_change_on_a_disturbed_run_is_disturbed_never_worse() {
+        let ops = CaseKey {
+            resource: Resource::Cpu,
+            workload: "dp_bf16_avx512bf16".into(),
+            metric: Metric::Ops,
+            unit: Unit::FlopPerSec,
+            params: "threads=2".into(),
+        };
+        // The row: 465.9 GFLOP/s quiet, 234.5 with a busy neighbour on cpu 1.
+        let quiet = s(3, 465.9e9, 0.2e9);
+        let busy = Side {
+            disturbed: true,
+            ..s(3, 234.5e9, 0.1e9)
+        };
+        let c = change(&ops, "b", quiet.clone(), busy.clone());
+        assert_eq!(c.significant, Some(true));
+        assert!(
+            c.verdict.starts_with("disturbed (this run:"),
+            "{}",
+            c.verdict
+        );
+        let c = change(&ops, "b", busy.clone(), quiet);
+        assert!(
+            c.verdict.starts_with("disturbed (the baseline:"),
+            "{}",
+            c.verdict
+        );
+        // Noise stays noise, disturbed or not.
+        let c = change(&ops, "b", busy.clone(), busy);
+        assert_eq!(c.verdict, "no significant change");
+        // The disturbed side is in the JSON; a clean one does not carry the field.
+        let v = serde_json::to_value(&c).unwrap();
+        assert_eq!(v["a"]["disturbed"], true);
+        assert!(serde_json::to_value(s(3, 1.0, 0.0))
+            .unwrap()
+            .get("disturbed")
+            .is_none());
     }
 }

@@ -80,9 +80,14 @@ pub struct HostValue {
     pub below_median: Option<f64>,
     /// Whether the rule makes it an outlier.
     pub outlier: bool,
-    /// `slow` or `fast` for an outlier (by the metric's direction), else `None`.
+    /// `slow` or `fast` for an outlier (by the metric's direction), `disturbed` for
+    /// an outlier whose run was disturbed (the machine was shared while it measured:
+    /// weaker evidence, never counted as slow), else `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub side: Option<&'static str>,
+    /// Whether the host's result was disturbed ([`BenchResult::disturbed`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disturbed: bool,
 }
 
 /// A host whose result for the workload was not `ok`.
@@ -256,11 +261,12 @@ fn lower_is_better(metric: Metric, unit: Unit) -> bool {
     metric.lower_is_better() || unit == Unit::Second
 }
 
-/// The statistics of one workload from its hosts' figures (`values`: host, figure).
+/// The statistics of one workload from its hosts' figures (`values`: host, figure,
+/// whether it was disturbed).
 pub(crate) fn workload(
     case: CaseKey,
     settings: Option<String>,
-    mut values: Vec<(String, f64)>,
+    mut values: Vec<(String, f64, bool)>,
     not_ok: Vec<NotOk>,
     rule: &Rule,
 ) -> Option<Workload> {
@@ -281,7 +287,7 @@ pub(crate) fn workload(
     let hosts = values
         .into_iter()
         .zip(zs)
-        .map(|((host, value), z)| {
+        .map(|((host, value, disturbed), z)| {
             let below = (median != 0.0).then(|| (median - value) / median.abs());
             let outlier = is_outlier(z, below.map(f64::abs), rule);
             let worse = if lower {
@@ -295,7 +301,14 @@ pub(crate) fn workload(
                 z,
                 below_median: below,
                 outlier,
-                side: outlier.then_some(if worse { "slow" } else { "fast" }),
+                side: outlier.then_some(if disturbed {
+                    "disturbed"
+                } else if worse {
+                    "slow"
+                } else {
+                    "fast"
+                }),
+                disturbed,
             }
         })
         .collect();
@@ -464,7 +477,7 @@ pub fn fleet(names: &[String], reports: &[Report], rule: Rule) -> Fleet {
                 };
                 match (&r.status, &r.summary) {
                     (Status::Ok, Some(sum)) if sum.mean.is_finite() => {
-                        values.push((s.host.clone(), sum.mean))
+                        values.push((s.host.clone(), sum.mean, r.disturbed))
                     }
                     (Status::Skipped { reason }, _) => not_ok.push(NotOk {
                         host: s.host.clone(),
@@ -538,8 +551,12 @@ fn host_summary(host: &str, file: &str, workloads: &[Workload]) -> HostSummary {
         h.workloads += 1;
         match v.side {
             Some("slow") => h.slow += 1,
-            Some(_) => h.fast += 1,
-            None => {}
+            Some("fast") => h.fast += 1,
+            _ => {}
+        }
+        // A disturbed figure is no shortfall of the host's.
+        if v.disturbed {
+            continue;
         }
         let shortfall = v.below_median.map(|b| {
             if lower_is_better(w.case.metric, w.case.unit) {

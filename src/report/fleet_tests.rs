@@ -138,6 +138,27 @@ fn merge_finds_the_slow_host_in_both_directions() {
 }
 
 #[test]
+fn a_disturbed_host_is_weaker_evidence_never_slow() {
+    let mut e = host("e", 60e9, 100e-9, 3);
+    // Its fma row ran while another process shared a core.
+    e.results[0].disturbed = true;
+    let reps = vec![
+        host("a", 100e9, 100e-9, 3),
+        host("b", 101e9, 101e-9, 3),
+        host("c", 99e9, 99e-9, 3),
+        host("d", 100.5e9, 100.5e-9, 3),
+        e,
+    ];
+    let f = fleet(&names(5), &reps, Rule::default());
+    let v = f.workloads[0].hosts.iter().find(|h| h.host == "e").unwrap();
+    assert!(v.outlier && v.disturbed);
+    assert_eq!(v.side, Some("disturbed"));
+    let h = f.hosts.iter().find(|h| h.host == "e").unwrap();
+    assert_eq!((h.slow, h.fast), (0, 0));
+    assert_eq!(h.worst_case, None);
+}
+
+#[test]
 fn differing_settings_are_labelled_never_mixed() {
     let mut reps: Vec<Report> = (0..3)
         .map(|i| host(&format!("r3-{i}"), 100e9, 1e-7, 3))

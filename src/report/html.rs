@@ -95,8 +95,14 @@ fn efficiency_cell(r: &BenchResult) -> String {
             } else {
                 ("", "")
             };
+            // `~`: the machine was shared while it measured (the row's note says how).
+            let mark = if r.disturbed {
+                "<span class=\"flag\" title=\"disturbed: the machine was shared\">~</span>"
+            } else {
+                ""
+            };
             format!(
-                "<span{cls}><span class=\"bar\"><span style=\"width:{w:.1}%\"></span></span>{:.1} %{flag}</span>",
+                "<span{cls}><span class=\"bar\"><span style=\"width:{w:.1}%\"></span></span>{mark}{:.1} %{flag}</span>",
                 e * 100.0
             )
         }
@@ -377,7 +383,7 @@ fn results_table(out: &mut String, rs: &[&BenchResult]) {
             // The CV cell flags a high CV (its note is the cell's tooltip).
             .filter(|n| !shared.contains(&n.text.as_str()) && n.kind != NoteKind::HighCv)
             .map(|n| {
-                if n.kind == NoteKind::OverPeak {
+                if matches!(n.kind, NoteKind::OverPeak | NoteKind::Shared) {
                     format!("<span class=\"flag\">{}</span>", esc(&n.text))
                 } else {
                     esc(&n.text)

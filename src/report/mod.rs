@@ -9,6 +9,7 @@ pub mod charts;
 pub mod compare;
 mod condense;
 pub mod csv;
+pub mod disturbance;
 pub mod export;
 pub mod figures;
 pub mod fleet;

@@ -19,7 +19,7 @@
 
 use crate::hw::peak::Peak;
 use crate::hw::HostInfo;
-use crate::measure::{Percentiles, Summary};
+use crate::measure::{Percentiles, SampleShare, Summary};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -177,6 +177,9 @@ pub enum NoteKind {
     OverPeak,
     /// From a reference tool run next to the case (its remark or its failure).
     Reference,
+    /// The machine was not the benchmark's own: a worker thread lost its core or the
+    /// host stole time (`shared machine: …`, see [`BenchResult::disturbed`]).
+    Shared,
 }
 
 /// A remark attached to a result.
@@ -246,7 +249,10 @@ impl Note {
 
     /// Whether the run shows it live, as it happens (high CV, over peak).
     pub(crate) fn is_live_warning(&self) -> bool {
-        matches!(self.kind, NoteKind::HighCv | NoteKind::OverPeak)
+        matches!(
+            self.kind,
+            NoteKind::HighCv | NoteKind::OverPeak | NoteKind::Shared
+        )
     }
 }
 
@@ -449,7 +455,36 @@ pub struct BenchResult {
     /// The host that measured it, in a gathered run ([`Report::hosts`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// Per sample, in the order of `samples`: what each worker thread had of its core
+    /// during the timed window and the host's figures over it (steal, CPU pressure,
+    /// runnable tasks). Absent from files written before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub share: Vec<SampleShare>,
+    /// True when the samples were disturbed (`measure::share::result_disturbed`: a
+    /// worker thread had less than `measure::share::MIN_SHARE` of its core over them,
+    /// or the windows saw steal), or the case started while other threads of the
+    /// process were busy, or (window figures only) the host stole time. The figure is
+    /// then weaker evidence (`~` in the tables; `compare` says "disturbed", never
+    /// "worse"), and a `shared machine:` warning says which thread lost how much.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disturbed: bool,
+    /// The host's figures over the whole case (steal, CPU pressure, runnable tasks),
+    /// for resources that have no per-sample figures in `share` (disk, net, GPU,
+    /// linalg's GEMM and LU).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<SampleShare>,
+    /// `--until-stable`: the samples left out of `samples` because they were
+    /// disturbed, each with its value and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<Dropped>,
+    /// The sustained clock the peak was computed at, Hz (CPU and linalg cases): the
+    /// host's all-core reading or the highest clean reading of the run, whichever is
+    /// higher; `clock_hz` is what the case measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sustained_hz: Option<f64>,
 }
+
+pub use super::disturbance::Dropped;
 
 /// Coefficient of variation above which a result carries a warning (DESIGN.md §3).
 pub(crate) const CV_WARN: f64 = 0.05;
@@ -476,6 +511,11 @@ impl BenchResult {
             status: Status::Ok,
             ends: None,
             host: None,
+            share: Vec::new(),
+            disturbed: false,
+            window: None,
+            dropped: Vec::new(),
+            sustained_hz: None,
         }
     }
 

@@ -281,6 +281,9 @@ fn notes(report: &Report, params: &view::Params, width: Option<usize>) -> Vec<St
     let mut order: Vec<(NoteKind, String)> = Vec::new();
     let mut rows_of: BTreeMap<(u8, String), Vec<usize>> = BTreeMap::new();
     let mut cv_rows: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    // `shared machine: …` notes, by text in order of first appearance: merged into one
+    // line with ranges where they differ only in their numbers.
+    let mut shared: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, r) in results.iter().enumerate() {
         let status = match &r.status {
             Status::Ok => None,
@@ -296,6 +299,13 @@ fn notes(report: &Report, params: &view::Params, width: Option<usize>) -> Vec<St
         }
         for n in &r.notes {
             let text = sanitize::line(&n.text);
+            if n.kind == NoteKind::Shared {
+                match shared.iter_mut().find(|(t, _)| *t == text) {
+                    Some((_, rows)) => push_row(rows, i + 1),
+                    None => shared.push((text, vec![i + 1])),
+                }
+                continue;
+            }
             if n.kind == NoteKind::HighCv {
                 // `CV 8.9 % > 5 %: advice`: the figure is in the table; the advice is
                 // the same for every row.
@@ -348,6 +358,10 @@ fn notes(report: &Report, params: &view::Params, width: Option<usize>) -> Vec<St
             emit(prefix, &whom(results, rows), text);
         }
         if prefix == "warning " {
+            for c in condense::condense(&shared) {
+                let text = format!("{} (marked ~ in the efficiency column)", c.text);
+                emit(prefix, &whom(results, &c.rows), &text);
+            }
             for (advice, rows) in &cv_rows {
                 let text = format!(
                     "CV above {:.0} % (marked * in the cv column): {advice}",

@@ -63,10 +63,13 @@ pub(crate) fn peak(r: &BenchResult) -> String {
 }
 
 /// Efficiency in percent, with a visible flag above 100 %.
+/// `95.0 %`, `~49.6 %` when the row was disturbed (the machine was shared while it
+/// measured), `110.0 % OVER PEAK`.
 pub(crate) fn efficiency(r: &BenchResult) -> String {
+    let mark = if r.disturbed { "~" } else { "" };
     match r.efficiency {
-        Some(e) if r.over_peak => format!("{:.1} % OVER PEAK", e * 100.0),
-        Some(e) => format!("{:.1} %", e * 100.0),
+        Some(e) if r.over_peak => format!("{mark}{:.1} % OVER PEAK", e * 100.0),
+        Some(e) => format!("{mark}{:.1} %", e * 100.0),
         None => String::new(),
     }
 }

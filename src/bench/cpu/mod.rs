@@ -5,12 +5,13 @@
 //! kernel's frequency licence) and takes `--repeat` samples. The core clock is read on
 //! the same cores with the kernel's own chain (or the one matching its width: AVX-512
 //! for 512-bit and AMX kernels) before the samples and after each one, `repeat + 1`
-//! readings, each the largest of several 2 ms chains. Each sample's clock is the larger
-//! of the two readings around it and the peak uses their mean, so a throttled core
-//! lowers the peak instead of the efficiency, while a single reading lowered by stolen
-//! time (a shared host) does not lower it. Every reading is kept in a
-//! note, and a spread above `hw::clock::SPREAD_WARN` adds a warning: the clock moved
-//! during the case. Sustained series (`--sustain`) read only before and after, so the
+//! readings, each the largest of several 2 ms chains taken while the chain's thread had
+//! its core (`hw::clock::Reading`: a reading lowered by descheduling is not a slower
+//! clock and says so). The peak is at the *sustained* clock, the host's all-core
+//! reading or the highest of the case (`hw::clock::case_clock`); the clock the case
+//! measured is `clock_hz`, and a case that ran at a lower clock says so in a warning.
+//! Every reading is kept in a note, and a spread above `hw::clock::SPREAD_WARN` adds a
+//! warning: the clock moved during the case. Sustained series (`--sustain`) read only before and after, so the
 //! series has no gaps.
 
 pub mod amx;
@@ -191,6 +192,7 @@ impl CpuCase {
             threads: self.threads,
             cpus: cpus.clone(),
             scaling: o.scaling,
+            stable: o.until_stable,
         };
         let make = |_| {
             clock::clean_vector_state();
@@ -227,19 +229,27 @@ impl CpuCase {
             Err(e) => return r.failed(e.to_string()),
         };
         let readings = readings.into_inner().unwrap();
-        let clock = clock::used_hz(&readings);
-        // The readings first (info), then the spread warning when there is one.
-        let mut clock_seen = clock_notes(&readings).into_iter();
-        r.notes.extend(clock_seen.next().map(Note::info));
-        r.notes.extend(clock_seen.map(Note::warning));
-        r.clock_hz = clock;
+        let cores = self.threads.min(host.cpu.cores).max(1);
+        let wide = clock_kind(k) == ClockKind::Avx512;
+        let seen = clock::case_clock(&readings, host.clock.for_peak(wide, cores));
+        // The readings first (info), then the warnings about them.
+        for (warn, text) in seen.notes {
+            r.notes.push(if warn {
+                Note::warning(text)
+            } else {
+                Note::info(text)
+            });
+        }
+        r.clock_hz = seen.measured;
+        r.sustained_hz = seen.sustained;
+        let clock = seen.sustained;
         if self.sustain.is_some() {
             r.timeseries = Some(samples.iter().map(|s| (s.at, s.rate())).collect());
         }
-        let cores = self.threads.min(host.cpu.cores).max(1);
         let peak = peak_for(k, host, cores, clock, &o.peaks);
+        let stable = o.until_stable.is_some() && self.sustain.is_none();
         let mut r = r
-            .with_samples(samples.iter().map(|s| s.rate()).collect())
+            .with_runner_samples(samples, stable, |s| s.rate())
             .with_peak(peak);
         if r.over_peak {
             let hint = select::over_peak_hint(k, host, clock);
@@ -251,34 +261,6 @@ impl CpuCase {
         }
         r
     }
-}
-
-/// The notes showing a case's clock readings, in the order taken, and a warning when
-/// they spread by more than `hw::clock::SPREAD_WARN`.
-fn clock_notes(readings: &[f64]) -> Vec<String> {
-    let (Some(used), Some(max), Some(spread)) = (
-        clock::used_hz(readings),
-        clock::max_reading(readings),
-        clock::spread(readings),
-    ) else {
-        return Vec::new();
-    };
-    let ghz: Vec<String> = readings.iter().map(|r| format!("{:.2}", r / 1e9)).collect();
-    let mut notes = vec![format!(
-        "clock readings before the samples and after each: {} GHz; {:.3} GHz used (mean over the samples of the larger reading around each)",
-        ghz.join(", "),
-        used / 1e9
-    )];
-    if spread > clock::SPREAD_WARN {
-        notes.push(format!(
-            "clock moved during the run: {:.2}–{:.2} GHz (max/min spread {:.1} % > {:.0} %), throttling or host contention; the efficiency is less certain",
-            max / spread / 1e9,
-            max / 1e9,
-            (spread - 1.0) * 100.0,
-            (clock::SPREAD_WARN - 1.0) * 100.0
-        ));
-    }
-    notes
 }
 
 /// The skipped row for a precision no kernel can run here, with the reason: the OS's
@@ -520,25 +502,6 @@ mod tests {
             // not dependent would read far more.
             assert!(hz > 3e8 && hz < 7e9, "{}: {hz} Hz", k.name);
         }
-    }
-
-    #[test]
-    fn clock_notes_list_every_reading_and_warn_on_a_spread() {
-        assert!(clock_notes(&[]).is_empty());
-        assert_eq!(
-            clock_notes(&[2.34e9, 2.381e9, 2.36e9, 2.389e9]),
-            vec!["clock readings before the samples and after each: 2.34, 2.38, 2.36, 2.39 GHz; 2.384 GHz used (mean over the samples of the larger reading around each)"]
-        );
-        let n = clock_notes(&[2.34e9, 2.23e9, 2.40e9, 2.38e9]);
-        assert_eq!(n.len(), 2);
-        assert!(n[0].starts_with("clock readings before the samples and after each: 2.34, 2.23, 2.40, 2.38 GHz; 2.380 GHz used"), "{}", n[0]);
-        assert!(
-            n[1].starts_with(
-                "clock moved during the run: 2.23–2.40 GHz (max/min spread 7.6 % > 5 %)"
-            ),
-            "{}",
-            n[1]
-        );
     }
 
     #[test]

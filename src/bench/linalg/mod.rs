@@ -311,8 +311,7 @@ impl LinalgCase {
             },
             format_size(bytes_needed(self.routine, n, T::BYTES).unwrap_or(0).saturating_mul(copies as u64))
         ));
-        let clock = clock_note(&mut r, fma, &readings);
-        r.clock_hz = clock;
+        let clock = clock_note(&mut r, fma, host, t, &readings);
         let samples: Vec<f64> = times.iter().map(|s| calls as f64 * flops / s).collect();
         let r = r.with_samples(samples);
         let peak = fma_peak(self.precision, host, t, clock, &o.peaks);
@@ -375,20 +374,38 @@ fn pin_cpus(host: &HostInfo, t: usize, r: &mut BenchResult) -> Vec<usize> {
     }
 }
 
-/// The clock used for the peak (`hw::clock::used_hz` of the readings), noted with every
-/// reading.
-fn clock_note(r: &mut BenchResult, fma: Option<&Kernel>, readings: &[f64]) -> Option<f64> {
-    let clock = clock::used_hz(readings);
-    if let Some(hz) = clock {
-        let ghz: Vec<String> = readings.iter().map(|r| format!("{:.2}", r / 1e9)).collect();
-        r.notes.push(Note::info(format!(
-            "clock readings with the {} chain before the samples and after each: {} GHz; {:.3} GHz used",
-            fma.map_or("-", |k| k.name),
-            ghz.join(", "),
-            hz / 1e9
-        )));
+/// The clock used for the peak: the sustained clock (`hw::clock::case_clock`, the
+/// host's all-core reading for the FMA kernel's width or the highest reading of the
+/// case), noted with every reading and what is wrong with them; sets `clock_hz` (the
+/// clock measured) and `sustained_hz`.
+fn clock_note(
+    r: &mut BenchResult,
+    fma: Option<&Kernel>,
+    host: &HostInfo,
+    threads: usize,
+    readings: &[clock::Reading],
+) -> Option<f64> {
+    let cores = threads.min(host.cpu.cores).max(1);
+    let wide = fma.is_some_and(|k| k.width == crate::hw::uarch::Width::V512);
+    let seen = clock::case_clock(readings, host.clock.for_peak(wide, cores));
+    for (warn, text) in seen.notes {
+        let text = text.replacen(
+            "clock readings before",
+            &format!(
+                "clock readings with the {} chain before",
+                fma.map_or("-", |k| k.name)
+            ),
+            1,
+        );
+        r.notes.push(if warn {
+            Note::warning(text)
+        } else {
+            Note::info(text)
+        });
     }
-    clock
+    r.clock_hz = seen.measured;
+    r.sustained_hz = seen.sustained;
+    seen.sustained
 }
 
 /// The FMA peak of precision `p` on `threads` threads (capped at the cores) at `clock`.
@@ -460,6 +477,7 @@ impl Case for RooflineCase {
             threads: t,
             cpus: cpus.clone(),
             scaling: Scaling::Weak,
+            stable: o.until_stable,
         };
         let (bytes, k) = (self.bytes, self.k);
         let samples = Runner::run(
@@ -474,8 +492,7 @@ impl Case for RooflineCase {
             Err(e) => return vec![r.failed(e.to_string())],
         };
         let readings = readings.into_inner().unwrap();
-        let clock = clock_note(&mut r, fma, &readings);
-        r.clock_hz = clock;
+        let clock = clock_note(&mut r, fma, host, t, &readings);
         r.info(format!(
             "{} FLOP per 8-byte element ({k} FMA{} + 1 add): {:.3} FLOP/B; {} per thread",
             roofline::flops_per_elem(k),
@@ -483,7 +500,7 @@ impl Case for RooflineCase {
             roofline::intensity(k),
             format_size(bytes)
         ));
-        let r = r.with_samples(samples.iter().map(|s| s.rate()).collect());
+        let r = r.with_runner_samples(samples, o.until_stable.is_some(), |s| s.rate());
         let peak = fma_peak(Precision::Fp64, host, t, clock, &o.peaks);
         vec![r.with_peak(peak)]
     }

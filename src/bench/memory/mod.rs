@@ -227,6 +227,7 @@ fn run_config(ctx: &Context, threads: usize, notes: &mut Vec<Note>) -> RunConfig
         threads,
         cpus,
         scaling: ctx.opts.scaling,
+        stable: ctx.opts.until_stable,
     }
 }
 
@@ -378,7 +379,8 @@ fn measure_passes<W: bandwidth::Passes + crate::measure::runner::Workload>(
         Ok(w)
     };
     let samples = Runner::run(cfg, make, &|_, _| {});
-    finish(r, samples, errors, &pages_seen, |s| s.rate()).with_peak_opt(level_peak(
+    let stable = cfg.stable.is_some();
+    finish(r, samples, stable, errors, &pages_seen, |s| s.rate()).with_peak_opt(level_peak(
         level,
         ctx.host,
         &ctx.opts.peaks,
@@ -404,6 +406,7 @@ fn byte_note(k: &Kernel, count_wa: bool) -> String {
 fn finish(
     mut r: BenchResult,
     samples: Result<Vec<Sample>, crate::measure::runner::RunError>,
+    stable: bool,
     errors: &Mutex<Vec<String>>,
     pages_seen: &Mutex<Option<(Option<u64>, u64)>>,
     value: impl Fn(&Sample) -> f64,
@@ -418,7 +421,7 @@ fn finish(
     if let Some((huge, len)) = *pages_seen.lock().unwrap() {
         r.info(region::pages_note(Pages::Huge, huge, len));
     }
-    r.with_samples(samples.iter().map(value).collect())
+    r.with_runner_samples(samples, stable, value)
 }
 
 trait WithPeakOpt {
@@ -494,9 +497,14 @@ impl ChaseCase {
         };
         let samples = Runner::run(&cfg, make, &|_, _| {});
         let threads = self.threads as f64;
-        finish(r, samples, &errors, &pages_seen, |s| {
-            s.secs * threads / s.work
-        })
+        finish(
+            r,
+            samples,
+            cfg.stable.is_some(),
+            &errors,
+            &pages_seen,
+            |s| s.secs * threads / s.work,
+        )
     }
 }
 

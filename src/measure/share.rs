@@ -1,0 +1,730 @@
+//! Whether the machine was the benchmark's own while it measured: how much of its core
+//! each worker thread really had during a timed window, and what the host saw over the
+//! window (time stolen by the hypervisor, CPU pressure, other runnable tasks).
+//!
+//! Two kinds of sharing, two signals:
+//! - another task on the same core (a neighbour process in the same guest, a browser,
+//!   a build) takes CPU time from the worker: the thread's CPU time
+//!   (`CLOCK_THREAD_CPUTIME_ID`) falls below the wall time of its own window, and the
+//!   thread sees involuntary context switches (`getrusage(RUSAGE_THREAD).ru_nivcsw`);
+//! - a noisy *host* deschedules the whole vCPU: the guest sees it as steal time in
+//!   `/proc/stat` when the hypervisor reports it (often 0), and with paravirtual steal
+//!   accounting as lost thread CPU time as well.
+//!
+//! The window of a thread is its own: from the moment it starts its timed run to the
+//! moment it finishes (not the sample's first-start-to-last-finish interval, in which a
+//! thread that finished early would look descheduled while it waited at the barrier).
+//!
+//! The host figures are read around the sample by the driving thread, outside the timed
+//! window: steal from the `cpuN` lines of the CPUs in use (all CPUs when unpinned),
+//! pressure from `/proc/pressure/cpu` (`some … total=` µs, Linux ≥ 4.20 with PSI on),
+//! and the runnable tasks from `procs_running` in `/proc/stat`, read just before the
+//! workers are released and just after they finish, minus this process's own runnable
+//! threads (a worker that has not yet gone back to sleep, the reader), the smaller of
+//! the two, so a task that is runnable for a moment does not count.
+//!
+//! A sample is *disturbed* when a thread had less than [`MIN_SHARE`] of its window or
+//! the CPUs in use lost more than [`MAX_STEAL`] of it to steal. On a quiet machine
+//! timer interrupts and page faults cost well under 1 % of a window; the 2-vCPU guest
+//! this was written on reads 99.6–100 % per thread on a quiet quick suite.
+//!
+//! Parsers of `/proc` text are pure functions ([`parse_stat`], [`parse_pressure`]),
+//! tested on recorded text.
+
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+
+/// Share of its own window below which a thread is said to have lost its core.
+pub const MIN_SHARE: f64 = 0.97;
+
+/// Fraction of a window stolen by the hypervisor above which a sample is disturbed.
+pub const MAX_STEAL: f64 = 0.01;
+
+/// CPU time of the calling thread, nanoseconds (`CLOCK_THREAD_CPUTIME_ID`).
+pub fn thread_cpu_ns() -> u64 {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec; the clock exists on every Linux
+        // since 2.6.12 and on the BSDs and macOS.
+        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
+            return 0;
+        }
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    }
+    #[cfg(not(unix))]
+    {
+        0
+    }
+}
+
+/// Involuntary context switches of the calling thread so far (Linux; 0 elsewhere).
+pub fn thread_nivcsw() -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: rusage is plain data, written by the kernel.
+        unsafe {
+            let mut ru: libc::rusage = std::mem::zeroed();
+            if libc::getrusage(libc::RUSAGE_THREAD, &mut ru) == 0 {
+                return ru.ru_nivcsw.max(0) as u64;
+            }
+        }
+        0
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        0
+    }
+}
+
+/// The logical CPU the calling thread runs on now, where the OS says.
+pub fn current_cpu() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: no arguments; returns -1 on error.
+        let c = unsafe { libc::sched_getcpu() };
+        usize::try_from(c).ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// A thread's CPU time and switch count at one moment, taken on that thread.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ThreadMark {
+    cpu_ns: u64,
+    nivcsw: u64,
+}
+
+impl ThreadMark {
+    /// The calling thread's figures now.
+    pub fn now() -> ThreadMark {
+        ThreadMark {
+            cpu_ns: thread_cpu_ns(),
+            nivcsw: thread_nivcsw(),
+        }
+    }
+
+    /// What the thread had between `start` and `self` over a wall window of `wall_secs`.
+    /// `thread` is 1-based, as the warnings name it.
+    pub fn since(
+        self,
+        start: ThreadMark,
+        wall_secs: f64,
+        thread: usize,
+        cpu: Option<usize>,
+    ) -> ThreadShare {
+        let cpu_secs = self.cpu_ns.saturating_sub(start.cpu_ns) as f64 * 1e-9;
+        ThreadShare {
+            thread,
+            cpu,
+            share: if wall_secs > 0.0 {
+                cpu_secs / wall_secs
+            } else {
+                1.0
+            },
+            cpu_secs,
+            wall_secs,
+            nivcsw: self.nivcsw.saturating_sub(start.nivcsw),
+        }
+    }
+}
+
+/// What one worker thread had of its core during one timed window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadShare {
+    /// The worker, 1-based (as the warnings name it).
+    pub thread: usize,
+    /// The logical CPU it was pinned to (or ran on at the end, when unpinned).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<usize>,
+    /// `cpu_secs / wall_secs`: 1.0 when it had its core the whole window.
+    pub share: f64,
+    /// CPU time of the thread during its window (user + system), seconds.
+    pub cpu_secs: f64,
+    /// Wall time of the thread's own window, seconds.
+    pub wall_secs: f64,
+    /// Involuntary context switches during the window.
+    pub nivcsw: u64,
+}
+
+/// Host figures of one timed window, and what each worker thread had of its core.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SampleShare {
+    /// One entry per worker thread (empty where the resource has no worker threads of
+    /// its own to measure).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub threads: Vec<ThreadShare>,
+    /// Fraction of the CPUs' time in the window stolen by the hypervisor (the CPUs in
+    /// use; all CPUs when unpinned); `None` where `/proc/stat` is not readable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal: Option<f64>,
+    /// Fraction of the window in which some task waited for a CPU
+    /// (`/proc/pressure/cpu` "some"); `None` where PSI is absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pressure: Option<f64>,
+    /// Other runnable tasks around the window (`procs_running` minus the reader, the
+    /// smaller of the readings before and after).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runnable: Option<u32>,
+}
+
+impl SampleShare {
+    /// The threads that had less than [`MIN_SHARE`] of their window.
+    pub fn short_threads(&self) -> impl Iterator<Item = &ThreadShare> {
+        self.threads.iter().filter(|t| t.share < MIN_SHARE)
+    }
+
+    /// Whether a thread lost its core or the window saw steal above [`MAX_STEAL`].
+    pub fn disturbed(&self) -> bool {
+        self.short_threads().next().is_some() || self.steal.is_some_and(|s| s > MAX_STEAL)
+    }
+
+    /// Why the sample is disturbed, in one phrase (`None` when it is not).
+    pub fn why(&self) -> Option<String> {
+        if !self.disturbed() {
+            return None;
+        }
+        let mut parts: Vec<String> = self
+            .short_threads()
+            .map(|t| {
+                format!(
+                    "{} ran {:.0} % of its window",
+                    thread_name(t.thread, t.cpu),
+                    t.share * 100.0
+                )
+            })
+            .collect();
+        if let Some(s) = self.steal.filter(|s| *s > MAX_STEAL) {
+            parts.push(format!("{:.1} % stolen by the hypervisor", s * 100.0));
+        }
+        Some(parts.join(", "))
+    }
+
+    /// Combines consecutive windows that make one sample (a sustained series' chunks):
+    /// per thread the CPU and wall times add up, the host fractions are weighted by
+    /// `secs` (the windows' lengths), the runnable count is the smallest.
+    pub fn merge(parts: &[(SampleShare, f64)]) -> SampleShare {
+        let mut out = SampleShare::default();
+        let total: f64 = parts.iter().map(|(_, s)| s).sum();
+        for (p, _) in parts {
+            for t in &p.threads {
+                match out.threads.iter_mut().find(|o| o.thread == t.thread) {
+                    Some(o) => {
+                        o.cpu_secs += t.cpu_secs;
+                        o.wall_secs += t.wall_secs;
+                        o.nivcsw += t.nivcsw;
+                        o.share = if o.wall_secs > 0.0 {
+                            o.cpu_secs / o.wall_secs
+                        } else {
+                            1.0
+                        };
+                    }
+                    None => out.threads.push(t.clone()),
+                }
+            }
+        }
+        let weighted = |f: fn(&SampleShare) -> Option<f64>| -> Option<f64> {
+            let mut any = false;
+            let mut sum = 0.0;
+            for (p, s) in parts {
+                if let Some(v) = f(p) {
+                    any = true;
+                    sum += v * s;
+                }
+            }
+            (any && total > 0.0).then(|| sum / total)
+        };
+        out.steal = weighted(|p| p.steal);
+        out.pressure = weighted(|p| p.pressure);
+        out.runnable = parts.iter().filter_map(|(p, _)| p.runnable).min();
+        out
+    }
+}
+
+/// Whether a result, all its samples together, was disturbed: a thread had less than
+/// [`MIN_SHARE`] of its core over the samples (its CPU time summed over its wall time
+/// summed), or more than [`MAX_STEAL`] of the windows was stolen on average. One sample
+/// that lost a few percent (a daemon woke up once) does not make the result disturbed;
+/// one sample that lost a third of its core in five does.
+pub fn result_disturbed(shares: &[SampleShare]) -> bool {
+    let mut per: Vec<(usize, f64, f64)> = Vec::new();
+    for s in shares {
+        for t in &s.threads {
+            match per.iter_mut().find(|(n, _, _)| *n == t.thread) {
+                Some((_, c, w)) => {
+                    *c += t.cpu_secs;
+                    *w += t.wall_secs;
+                }
+                None => per.push((t.thread, t.cpu_secs, t.wall_secs)),
+            }
+        }
+    }
+    let short = per.iter().any(|(_, c, w)| *w > 0.0 && c / w < MIN_SHARE);
+    let steal: Vec<f64> = shares.iter().filter_map(|s| s.steal).collect();
+    let stolen = !steal.is_empty() && steal.iter().sum::<f64>() / steal.len() as f64 > MAX_STEAL;
+    short || stolen
+}
+
+/// `thread 2 (cpu 1)`, or `thread 2` when its CPU is unknown.
+pub fn thread_name(thread: usize, cpu: Option<usize>) -> String {
+    match cpu {
+        Some(c) => format!("thread {thread} (cpu {c})"),
+        None => format!("thread {thread}"),
+    }
+}
+
+/// The warning a result carries when some of its samples were disturbed, `None` when
+/// none was: per thread that lost its core, the mean share it ran over the disturbed
+/// samples, and the causes seen (other runnable tasks, CPU pressure, steal).
+/// Example: `shared machine: 3 of 3 samples disturbed: thread 2 (cpu 1) ran 50 % of
+/// the window: 1 other task runnable, CPU pressure 49 %`.
+pub fn warning(shares: &[SampleShare]) -> Option<String> {
+    if !result_disturbed(shares) {
+        return None;
+    }
+    let bad: Vec<&SampleShare> = shares.iter().filter(|s| s.disturbed()).collect();
+    // Threads in order of first appearance, each with its shares over the bad samples.
+    let mut per: Vec<(usize, Option<usize>, Vec<f64>)> = Vec::new();
+    for s in &bad {
+        for t in s.short_threads() {
+            match per.iter_mut().find(|(n, _, _)| *n == t.thread) {
+                Some((_, _, v)) => v.push(t.share),
+                None => per.push((t.thread, t.cpu, vec![t.share])),
+            }
+        }
+    }
+    per.sort_by_key(|(n, _, _)| *n);
+    let mut causes = Vec::new();
+    if let Some(r) = bad
+        .iter()
+        .filter_map(|s| s.runnable)
+        .max()
+        .filter(|r| *r > 0)
+    {
+        causes.push(format!(
+            "{r} other task{} runnable",
+            if r == 1 { "" } else { "s" }
+        ));
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let pressure: Vec<f64> = bad.iter().filter_map(|s| s.pressure).collect();
+    if !pressure.is_empty() && mean(&pressure) >= 0.01 {
+        causes.push(format!("CPU pressure {:.0} %", mean(&pressure) * 100.0));
+    }
+    let steal: Vec<f64> = bad.iter().filter_map(|s| s.steal).collect();
+    if !steal.is_empty() && steal.iter().any(|s| *s > MAX_STEAL) {
+        causes.push(format!(
+            "{:.1} % of the window stolen by the hypervisor",
+            mean(&steal) * 100.0
+        ));
+    }
+    let mut text = format!(
+        "shared machine: {} of {} samples disturbed",
+        bad.len(),
+        shares.len()
+    );
+    for (n, cpu, v) in &per {
+        let _ = write!(
+            text,
+            "; {} ran {:.0} % of the window",
+            thread_name(*n, *cpu),
+            mean(v) * 100.0
+        );
+    }
+    if !causes.is_empty() {
+        let _ = write!(text, ": {}", causes.join(", "));
+    }
+    text.push_str("; the figure is not the machine's own");
+    Some(text)
+}
+
+/// Jiffies of one CPU (or of all, the `cpu` line) in `/proc/stat`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CpuTicks {
+    /// Sum of every field (user … steal; guest time is already in user).
+    pub total: u64,
+    /// The steal field (8th).
+    pub steal: u64,
+}
+
+/// What `/proc/stat` says that matters here.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProcStat {
+    /// The `cpu` line: all CPUs together.
+    pub all: CpuTicks,
+    /// `cpuN` lines, by N.
+    pub cpus: Vec<(usize, CpuTicks)>,
+    /// `procs_running`: tasks runnable now, the reader included.
+    pub procs_running: Option<u32>,
+}
+
+/// Parses `/proc/stat` text. Lines it does not know are ignored; a `cpu` line with
+/// fewer than 8 fields (kernels before 2.6.11) has no steal and counts 0.
+pub fn parse_stat(text: &str) -> ProcStat {
+    let mut out = ProcStat::default();
+    for line in text.lines() {
+        let mut f = line.split_ascii_whitespace();
+        let Some(key) = f.next() else { continue };
+        if key == "procs_running" {
+            out.procs_running = f.next().and_then(|v| v.parse().ok());
+            continue;
+        }
+        let Some(rest) = key.strip_prefix("cpu") else {
+            continue;
+        };
+        let v: Vec<u64> = f.map_while(|x| x.parse().ok()).collect();
+        // Fields: user nice system idle iowait irq softirq steal guest guest_nice; guest
+        // time is counted in user already, so the total stops at steal.
+        let ticks = CpuTicks {
+            total: v.iter().take(8).sum(),
+            steal: v.get(7).copied().unwrap_or(0),
+        };
+        if rest.is_empty() {
+            out.all = ticks;
+        } else if let Ok(n) = rest.parse::<usize>() {
+            out.cpus.push((n, ticks));
+        }
+    }
+    out
+}
+
+/// The `some … total=` of `/proc/pressure/cpu`, microseconds some task waited for a CPU.
+pub fn parse_pressure(text: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with("some "))?;
+    line.split_ascii_whitespace()
+        .find_map(|f| f.strip_prefix("total="))
+        .and_then(|v| v.parse().ok())
+}
+
+/// The host's figures at one moment, read by the driving thread.
+#[derive(Debug, Clone, Default)]
+pub struct HostMark {
+    stat: Option<ProcStat>,
+    /// Threads of this process runnable now, the reader included (they are in
+    /// `procs_running` but are no other task).
+    own_running: u32,
+    pressure_us: Option<u64>,
+    at: Option<super::clock::Tick>,
+}
+
+impl HostMark {
+    /// Reads `/proc/stat` and `/proc/pressure/cpu` now (each `None` where unreadable).
+    pub fn now() -> HostMark {
+        let stat = std::fs::read_to_string("/proc/stat")
+            .ok()
+            .map(|t| parse_stat(&t));
+        let own_running = own_running();
+        let pressure_us = std::fs::read_to_string("/proc/pressure/cpu")
+            .ok()
+            .and_then(|t| parse_pressure(&t));
+        HostMark {
+            stat,
+            own_running,
+            pressure_us,
+            at: Some(super::clock::Tick::now()),
+        }
+    }
+
+    /// The host figures from `start` to `self` for the CPUs `cpus` (all when empty),
+    /// with `threads` as the per-thread part.
+    pub fn since(
+        &self,
+        start: &HostMark,
+        cpus: &[usize],
+        threads: Vec<ThreadShare>,
+    ) -> SampleShare {
+        let wall = match (self.at, start.at) {
+            (Some(b), Some(a)) => b.secs_since(a),
+            _ => 0.0,
+        };
+        let (steal, runnable) = match (&self.stat, &start.stat) {
+            (Some(b), Some(a)) => (
+                steal_between(a, b, cpus),
+                match (a.procs_running, b.procs_running) {
+                    (Some(x), Some(y)) => Some(
+                        x.saturating_sub(start.own_running.max(1))
+                            .min(y.saturating_sub(self.own_running.max(1))),
+                    ),
+                    _ => None,
+                },
+            ),
+            _ => (None, None),
+        };
+        let pressure = match (self.pressure_us, start.pressure_us) {
+            (Some(b), Some(a)) if wall > 0.0 => {
+                Some((b.saturating_sub(a) as f64 * 1e-6 / wall).min(1.0))
+            }
+            _ => None,
+        };
+        SampleShare {
+            threads,
+            steal,
+            pressure,
+            runnable,
+        }
+    }
+}
+
+/// The state letter of a `/proc/…/task/N/stat` line (`R` runnable, `S` sleeping, …):
+/// the field after the command name, which is in parentheses and may hold spaces.
+pub fn parse_task_state(text: &str) -> Option<char> {
+    let rest = &text[text.rfind(')')? + 1..];
+    rest.split_ascii_whitespace().next()?.chars().next()
+}
+
+/// Threads of this process that are runnable now (state `R`), the caller included; 1
+/// where `/proc` is unreadable.
+fn own_running() -> u32 {
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return 1;
+    };
+    let n = dir
+        .flatten()
+        .filter(|e| {
+            std::fs::read_to_string(e.path().join("stat"))
+                .ok()
+                .and_then(|t| parse_task_state(&t))
+                == Some('R')
+        })
+        .count() as u32;
+    n.max(1)
+}
+
+/// Stolen ÷ total jiffies between two readings, over `cpus` (all CPUs when empty, or
+/// when a listed CPU has no line); `None` when no time passed in the readings' units.
+pub fn steal_between(a: &ProcStat, b: &ProcStat, cpus: &[usize]) -> Option<f64> {
+    let find = |s: &ProcStat, c: usize| s.cpus.iter().find(|(n, _)| *n == c).map(|(_, t)| *t);
+    let picked: Option<Vec<(CpuTicks, CpuTicks)>> = if cpus.is_empty() {
+        None
+    } else {
+        cpus.iter()
+            .map(|&c| Some((find(a, c)?, find(b, c)?)))
+            .collect()
+    };
+    let pairs = picked.unwrap_or_else(|| vec![(a.all, b.all)]);
+    let (mut total, mut steal) = (0u64, 0u64);
+    for (x, y) in pairs {
+        total += y.total.saturating_sub(x.total);
+        steal += y.steal.saturating_sub(x.steal);
+    }
+    (total > 0).then(|| steal as f64 / total as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// /proc/stat of a 2-vCPU guest (Linux 6.8), trimmed after `procs_blocked`.
+    const STAT: &str = "cpu  1893842 1245 412893 98231765 20345 0 9812 4411 0 0
+cpu0 946201 610 207118 49112533 10020 0 7103 2300 0 0
+cpu1 947641 635 205775 49119232 10325 0 2709 2111 0 0
+intr 1234567 0 9 0 0
+ctxt 987654321
+btime 1763990000
+processes 456789
+procs_running 3
+procs_blocked 0
+softirq 12345 0 1 2 3 4 5 6 7 8 9
+";
+
+    #[test]
+    fn parses_recorded_proc_stat() {
+        let s = parse_stat(STAT);
+        assert_eq!(s.procs_running, Some(3));
+        assert_eq!(s.all.steal, 4411);
+        assert_eq!(
+            s.all.total,
+            1893842 + 1245 + 412893 + 98231765 + 20345 + 9812 + 4411
+        );
+        assert_eq!(s.cpus.len(), 2);
+        assert_eq!(s.cpus[1].0, 1);
+        assert_eq!(s.cpus[1].1.steal, 2111);
+        // An old kernel's short line: no steal field, counted as 0.
+        let old = parse_stat("cpu 1 2 3 4\ncpu0 1 2 3 4\n");
+        assert_eq!(
+            old.all,
+            CpuTicks {
+                total: 10,
+                steal: 0
+            }
+        );
+        assert_eq!(old.procs_running, None);
+        assert_eq!(parse_stat(""), ProcStat::default());
+    }
+
+    #[test]
+    fn steal_is_taken_over_the_cpus_in_use() {
+        let a = parse_stat(STAT);
+        let b = parse_stat(
+            "cpu  1893942 1245 412893 98231865 20345 0 9812 4431 0 0
+cpu0 946301 610 207118 49112533 10020 0 7103 2300 0 0
+cpu1 947641 635 205775 49119312 10325 0 2709 2131 0 0
+procs_running 1
+",
+        );
+        // cpu1: 80 idle + 20 steal jiffies → 20 %; cpu0: 100 user, no steal.
+        assert_eq!(steal_between(&a, &b, &[1]), Some(0.2));
+        assert_eq!(steal_between(&a, &b, &[0]), Some(0.0));
+        assert_eq!(steal_between(&a, &b, &[0, 1]), Some(0.1));
+        // Unpinned (or a CPU without a line): the all-CPU line, 20 of 220.
+        assert_eq!(steal_between(&a, &b, &[]), Some(20.0 / 220.0));
+        assert_eq!(steal_between(&a, &b, &[7]), Some(20.0 / 220.0));
+        assert_eq!(steal_between(&a, &a, &[1]), None);
+    }
+
+    #[test]
+    fn parses_recorded_pressure() {
+        let t = "some avg10=49.51 avg60=20.01 avg300=5.12 total=123456789
+full avg10=0.00 avg60=0.00 avg300=0.00 total=0
+";
+        assert_eq!(parse_pressure(t), Some(123456789));
+        assert_eq!(parse_pressure("full avg10=0.00 total=5\n"), None);
+        assert_eq!(parse_pressure(""), None);
+    }
+
+    fn thread(n: usize, cpu: usize, share: f64) -> ThreadShare {
+        ThreadShare {
+            thread: n,
+            cpu: Some(cpu),
+            share,
+            cpu_secs: share * 0.2,
+            wall_secs: 0.2,
+            nivcsw: 0,
+        }
+    }
+
+    fn sample(shares: &[f64]) -> SampleShare {
+        SampleShare {
+            threads: shares
+                .iter()
+                .enumerate()
+                .map(|(i, s)| thread(i + 1, i, *s))
+                .collect(),
+            steal: Some(0.0),
+            pressure: Some(0.0),
+            runnable: Some(0),
+        }
+    }
+
+    #[test]
+    fn a_quiet_sample_is_not_disturbed() {
+        // Timer ticks and page faults: a few tenths of a percent at most.
+        let s = sample(&[0.999, 0.996]);
+        assert!(!s.disturbed());
+        assert_eq!(s.why(), None);
+        assert_eq!(warning(&[s.clone(), s.clone(), s]), None);
+        assert_eq!(warning(&[]), None);
+        // Exactly at the threshold is still the thread's own core.
+        assert!(!sample(&[MIN_SHARE]).disturbed());
+    }
+
+    #[test]
+    fn a_thread_sharing_its_core_is_named_with_its_share_and_the_cause() {
+        let mut s = sample(&[0.998, 0.50]);
+        s.runnable = Some(1);
+        s.pressure = Some(0.49);
+        assert!(s.disturbed());
+        assert_eq!(s.why().unwrap(), "thread 2 (cpu 1) ran 50 % of its window");
+        let mut t = s.clone();
+        t.threads[1].share = 0.52;
+        let w = warning(&[s, t, sample(&[1.0, 0.999])]).unwrap();
+        assert_eq!(
+            w,
+            "shared machine: 2 of 3 samples disturbed; thread 2 (cpu 1) ran 51 % of the window: 1 other task runnable, CPU pressure 49 %; the figure is not the machine's own"
+        );
+    }
+
+    #[test]
+    fn one_slightly_short_sample_does_not_make_a_disturbed_result() {
+        // A daemon woke once: 96 % in one sample of five is 99 % over the result.
+        let v = vec![
+            sample(&[1.0, 0.96]),
+            sample(&[1.0, 1.0]),
+            sample(&[0.999, 1.0]),
+            sample(&[1.0, 1.0]),
+            sample(&[1.0, 0.998]),
+        ];
+        assert!(v[0].disturbed());
+        assert!(!result_disturbed(&v));
+        assert_eq!(warning(&v), None);
+        // One sample at two thirds of the core in five is 93 %: it is.
+        let mut w = v.clone();
+        w[0].threads[1].share = 0.66;
+        w[0].threads[1].cpu_secs = 0.66 * 0.2;
+        assert!(result_disturbed(&w));
+        assert!(warning(&w).unwrap().starts_with(
+            "shared machine: 1 of 5 samples disturbed; thread 2 (cpu 1) ran 66 % of the window"
+        ));
+    }
+
+    #[test]
+    fn the_task_state_is_read_after_the_command_name() {
+        assert_eq!(
+            parse_task_state("1234 (peakbench) R 1 1234 1234 0 -1 4194304"),
+            Some('R')
+        );
+        // A name with spaces and parentheses.
+        assert_eq!(parse_task_state("77 (a (b) c) S 1 2 3"), Some('S'));
+        assert_eq!(parse_task_state("garbage"), None);
+        assert!(own_running() >= 1);
+    }
+
+    #[test]
+    fn steal_alone_disturbs_a_sample() {
+        let mut s = sample(&[1.0]);
+        s.steal = Some(0.05);
+        assert!(s.disturbed());
+        assert_eq!(s.why().unwrap(), "5.0 % stolen by the hypervisor");
+        let w = warning(&[s]).unwrap();
+        assert!(
+            w.contains("5.0 % of the window stolen by the hypervisor"),
+            "{w}"
+        );
+        // Steal at or below the bound (one jiffy in a long window) is not.
+        let mut q = sample(&[1.0]);
+        q.steal = Some(MAX_STEAL);
+        assert!(!q.disturbed());
+    }
+
+    #[test]
+    fn merged_windows_add_their_times() {
+        let a = (sample(&[1.0, 0.5]), 0.2);
+        let mut b = sample(&[1.0, 1.0]);
+        b.runnable = Some(2);
+        b.steal = Some(0.1);
+        let m = SampleShare::merge(&[a, (b, 0.2)]);
+        assert_eq!(m.threads.len(), 2);
+        assert!((m.threads[1].share - 0.75).abs() < 1e-12);
+        assert!((m.threads[1].wall_secs - 0.4).abs() < 1e-12);
+        assert!((m.steal.unwrap() - 0.05).abs() < 1e-12);
+        assert_eq!(m.runnable, Some(0));
+    }
+
+    #[test]
+    fn the_probes_read_this_thread() {
+        let m0 = ThreadMark::now();
+        let w0 = std::time::Instant::now();
+        // Spin ~20 ms: the thread's CPU time grows with its wall time.
+        let mut x = 0u64;
+        while w0.elapsed().as_millis() < 20 {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let wall = w0.elapsed().as_secs_f64();
+        let s = ThreadMark::now().since(m0, wall, 1, current_cpu());
+        assert!(s.cpu_secs > 0.0 && s.cpu_secs <= wall * 1.01, "{s:?}");
+        // A sleep costs no CPU time: the share falls far below the threshold.
+        let m1 = ThreadMark::now();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let s = ThreadMark::now().since(m1, 0.02, 1, None);
+        assert!(s.share < 0.5, "{s:?}");
+        let h = HostMark::now();
+        let share = HostMark::now().since(&h, &[], Vec::new());
+        assert!(share.steal.is_none_or(|s| (0.0..=1.0).contains(&s)));
+    }
+}

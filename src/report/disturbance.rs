@@ -1,0 +1,220 @@
+//! What the model records about a shared machine (issue #22): the runner's per-sample
+//! shares, the window figures of resources without them, the `shared` note and the
+//! `disturbed` flag, and the samples `--until-stable` dropped. See `measure::share` for
+//! how the figures are taken.
+
+use super::model::{BenchResult, Note, NoteKind};
+use crate::measure::runner::split_kept;
+use crate::measure::{Sample, SampleShare};
+use serde::{Deserialize, Serialize};
+
+/// A sample `--until-stable` left out.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Dropped {
+    /// Its figure, in the result's unit.
+    pub value: f64,
+    /// Why it was left out (which thread lost how much of its core, or steal).
+    pub why: String,
+}
+
+impl BenchResult {
+    /// Sets the samples from the runner: their figures (`value` of each), what the
+    /// threads had of their cores, and the `shared machine:` warning when a sample was
+    /// disturbed. Under `--until-stable` (`stable`) disturbed samples are left out and
+    /// listed in `dropped`, unless none was clean (then all stay, and a note says so).
+    pub(crate) fn with_runner_samples(
+        self,
+        samples: Vec<Sample>,
+        stable: bool,
+        value: impl Fn(&Sample) -> f64,
+    ) -> BenchResult {
+        let taken = samples.len();
+        let (kept, dropped) = split_kept(samples, stable);
+        let mut r = self.with_samples(kept.iter().map(&value).collect());
+        r.dropped = dropped
+            .iter()
+            .map(|(s, why)| Dropped {
+                value: value(s),
+                why: why.clone(),
+            })
+            .collect();
+        if stable {
+            let clean = kept.iter().filter(|s| !s.share.disturbed()).count();
+            r.info(if clean == 0 {
+                format!("--until-stable: none of {taken} samples was clean within the budget; all are kept and the figure is disturbed")
+            } else {
+                format!(
+                    "--until-stable: {} of {taken} samples kept, {} dropped (a thread lost its core or the host stole time)",
+                    kept.len(),
+                    r.dropped.len()
+                )
+            });
+        }
+        r.with_shares(kept.into_iter().map(|s| s.share).collect())
+    }
+
+    /// Records the per-sample shares, and sets `disturbed` and the `shared machine:`
+    /// warning when one of them was disturbed.
+    pub(crate) fn with_shares(mut self, shares: Vec<SampleShare>) -> BenchResult {
+        if let Some(w) = crate::measure::share::warning(&shares) {
+            self.disturbed = true;
+            self.notes.push(Note::new(NoteKind::Shared, w));
+        }
+        self.share = shares;
+        self
+    }
+
+    /// Records the host's figures over the whole case, and marks the result disturbed
+    /// when the host stole more than `measure::share::MAX_STEAL` of the CPUs' time.
+    /// (Runnable tasks and pressure are recorded, not judged: a network or GPU case has
+    /// busy threads of its own.)
+    pub(crate) fn with_window(mut self, w: SampleShare) -> BenchResult {
+        if let Some(s) = w.steal.filter(|s| *s > crate::measure::share::MAX_STEAL) {
+            self.disturbed = true;
+            self.notes.push(Note::new(
+                NoteKind::Shared,
+                format!(
+                    "shared machine: the hypervisor stole {:.1} % of the CPUs' time during the case; the figure is not the machine's own",
+                    s * 100.0
+                ),
+            ));
+        }
+        self.window = Some(w);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::share::ThreadShare;
+    use crate::report::model::{Metric, Resource, Unit};
+
+    fn sample(rate: f64, share: f64) -> Sample {
+        let t = |thread: usize, share: f64, nivcsw: u64| ThreadShare {
+            thread,
+            cpu: Some(thread - 1),
+            share,
+            cpu_secs: share,
+            wall_secs: 1.0,
+            nivcsw,
+        };
+        Sample {
+            work: rate,
+            secs: 1.0,
+            iters: 1,
+            at: 0.0,
+            share: SampleShare {
+                threads: vec![t(1, 1.0, 0), t(2, share, 40)],
+                steal: Some(0.0),
+                pressure: Some(0.5),
+                runnable: Some(1),
+            },
+        }
+    }
+
+    fn r() -> BenchResult {
+        BenchResult::new(Resource::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
+    }
+
+    fn shared_notes(r: &BenchResult) -> Vec<&str> {
+        r.notes
+            .iter()
+            .filter(|n| n.kind == NoteKind::Shared)
+            .map(|n| n.text.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn disturbed_samples_are_kept_and_named_without_until_stable() {
+        let r = r().with_runner_samples(
+            vec![sample(2.0, 1.0), sample(1.0, 0.5), sample(2.0, 0.99)],
+            false,
+            Sample::rate,
+        );
+        assert_eq!(r.samples, [2.0, 1.0, 2.0]);
+        assert_eq!(r.share.len(), 3);
+        assert!(r.disturbed);
+        assert!(r.dropped.is_empty());
+        let n = shared_notes(&r);
+        assert_eq!(n.len(), 1);
+        assert!(
+            n[0].starts_with("shared machine: 1 of 3 samples disturbed; thread 2 (cpu 1) ran 50 % of the window: 1 other task runnable, CPU pressure 50 %"),
+            "{}",
+            n[0]
+        );
+        // The JSON carries the figures; a clean result carries no flag and no note.
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["disturbed"], true);
+        assert_eq!(v["share"][1]["threads"][1]["cpu"], 1);
+        assert_eq!(v["share"][1]["threads"][1]["nivcsw"], 40);
+        let clean = BenchResult::new(Resource::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
+            .with_runner_samples(
+                vec![sample(2.0, 1.0), sample(2.0, 0.99)],
+                false,
+                Sample::rate,
+            );
+        let v = serde_json::to_value(&clean).unwrap();
+        assert!(v.get("disturbed").is_none() && v.get("dropped").is_none());
+        assert!(shared_notes(&clean).is_empty());
+    }
+
+    #[test]
+    fn until_stable_drops_the_disturbed_and_says_how_many() {
+        let r = r().with_runner_samples(
+            vec![sample(2.0, 1.0), sample(1.0, 0.5), sample(2.0, 0.99)],
+            true,
+            Sample::rate,
+        );
+        assert_eq!(r.samples, [2.0, 2.0]);
+        assert!(!r.disturbed);
+        assert_eq!(
+            r.dropped,
+            [Dropped {
+                value: 1.0,
+                why: "thread 2 (cpu 1) ran 50 % of its window".into()
+            }]
+        );
+        assert!(r.notes.iter().any(|n| n.text
+            == "--until-stable: 2 of 3 samples kept, 1 dropped (a thread lost its core or the host stole time)"));
+        // Nothing clean: all kept, disturbed, and said.
+        let r = BenchResult::new(Resource::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
+            .with_runner_samples(
+                vec![sample(1.0, 0.5), sample(1.0, 0.45)],
+                true,
+                Sample::rate,
+            );
+        assert!(r.disturbed && r.dropped.is_empty());
+        assert!(r.notes.iter().any(|n| n
+            .text
+            .starts_with("--until-stable: none of 2 samples was clean")));
+    }
+
+    #[test]
+    fn a_window_with_steal_is_disturbed_and_one_without_is_not() {
+        let w = SampleShare {
+            steal: Some(0.08),
+            ..SampleShare::default()
+        };
+        let r1 = r().with_samples(vec![1.0]).with_window(w);
+        assert!(r1.disturbed);
+        assert!(
+            shared_notes(&r1)[0].contains("stole 8.0 %"),
+            "{:?}",
+            r1.notes
+        );
+        let r2 = r().with_samples(vec![1.0]).with_window(SampleShare {
+            steal: Some(0.0),
+            runnable: Some(3),
+            ..SampleShare::default()
+        });
+        assert!(!r2.disturbed);
+        assert_eq!(r2.window.unwrap().runnable, Some(3));
+        // Files from before these fields load unchanged.
+        let old: BenchResult = serde_json::from_str(
+            r#"{"resource":"cpu","workload":"k","params":{},"metric":"ops","unit":"FLOP/s","samples":[1.0],"summary":null,"status":"ok"}"#,
+        )
+        .unwrap();
+        assert!(!old.disturbed && old.share.is_empty() && old.window.is_none());
+    }
+}
