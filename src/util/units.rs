@@ -124,6 +124,28 @@ pub fn format_size(bytes: u64) -> String {
     }
 }
 
+/// Prints a byte count in the units that state it exactly: decimal (`8 KB`, `80 MB`)
+/// when it is a whole number of a larger decimal unit than of any binary one (8000 B
+/// given as `8KB`), else as [`format_size`] does (`8 KiB`, `1.5 MiB`). So a size the
+/// user gave in decimal units is shown in them, not as `7.81 KiB`.
+pub fn format_size_exact(bytes: u64) -> String {
+    /// The largest k ≤ 4 with `bytes` a multiple of `base`^k.
+    fn whole(bytes: u64, base: u64) -> usize {
+        (1..=4)
+            .rev()
+            .find(|&k| bytes.is_multiple_of(base.pow(k as u32)))
+            .unwrap_or(0)
+    }
+    const DECIMAL: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let dec = if bytes == 0 { 0 } else { whole(bytes, 1000) };
+    let bin = if bytes == 0 { 0 } else { whole(bytes, 1024) };
+    if dec > bin {
+        format!("{} {}", bytes / 1000u64.pow(dec as u32), DECIMAL[dec])
+    } else {
+        format_size(bytes)
+    }
+}
+
 /// Prints a value with a decimal SI prefix and the unit: `76.9 GFLOP/s`, `35.2 GB/s`,
 /// `95.7 µs`. Four significant digits at most; non-finite values print as `n/a`.
 pub fn format_si(value: f64, unit: &str) -> String {
@@ -251,6 +273,35 @@ mod tests {
         assert_eq!(format_si(123.4e12, "OP/s"), "123.4 TOP/s");
         assert_eq!(format_si(f64::NAN, "s"), "n/a");
         assert_eq!(format_si(0.0, "B/s"), "0.000 B/s");
+    }
+
+    /// Issue #26: `--block 8KB` showed as `block=7.81KiB`; a size is shown in the
+    /// units that state it exactly, and what it shows parses back to the same bytes.
+    #[test]
+    fn sizes_show_in_the_units_that_state_them_exactly() {
+        for (given, shown) in [
+            ("8KB", "8 KB"),
+            ("80MB", "80 MB"),
+            ("256MB", "256 MB"),
+            ("10GB", "10 GB"),
+            ("1KB", "1 KB"),
+            ("1.5MB", "1500 KB"),
+            ("8KiB", "8 KiB"),
+            ("128KiB", "128 KiB"),
+            ("1MiB", "1 MiB"),
+            ("1.5MiB", "1.50 MiB"),
+            ("64B", "64 B"),
+            ("1000000", "1 MB"),
+            ("4096000", "3.91 MiB"),
+        ] {
+            let b = parse_size(given).unwrap();
+            assert_eq!(format_size_exact(b), shown, "{given}");
+            if !shown.contains('.') {
+                assert_eq!(parse_size(&shown.replace(' ', "")).unwrap(), b, "{shown}");
+            }
+        }
+        assert_eq!(format_size_exact(7997), "7.81 KiB");
+        assert_eq!(format_size_exact(0), "0 B");
     }
 
     #[test]
