@@ -97,7 +97,7 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
                 value: &det,
                 text: crate::sysinfo::print_gpus,
             };
-            crate::report::export(&doc, common.format, &mut stdout.lock())?;
+            crate::report::export_fit(&doc, common.format, common.width, &mut stdout.lock())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Serve(s) => crate::bench::net::server::run_cli(s),

@@ -37,7 +37,7 @@ pub struct Cli {
 pub enum Cmd {
     /// Detected hardware, measured clocks and theoretical peaks
     #[command(
-        after_help = "sysinfo measures no case: of the options above it takes --format, --peak and --quiet; the others are refused (exit 2)."
+        after_help = "sysinfo measures no case: of the options above it takes --format, --peak, --width and --quiet; the others are refused (exit 2)."
     )]
     Sysinfo,
     /// Operations per second per precision and instruction set, 1..N pinned threads

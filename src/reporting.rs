@@ -238,7 +238,7 @@ pub(crate) fn run_reference(opts: &CommonOptions, out: &mut dyn Write) -> anyhow
             "`peakbench reference --run` compares CPU peaks with likwid-bench; `--reference` on a run adds every matching tool's figure to the results.",
         ),
     };
-    export(&grid, opts.format, out)?;
+    crate::report::export_fit(&grid, opts.format, opts.width, out)?;
     out.flush()?;
     Ok(())
 }

@@ -7,7 +7,8 @@ use crate::hw::clock::measure_warm;
 use crate::hw::peak::Peak;
 use crate::hw::uarch::Width;
 use crate::hw::HostInfo;
-use crate::report::{export, TextDoc};
+use crate::report::{export_fit, TextDoc};
+use crate::util::term::{fit_table, fit_text};
 use crate::util::units::{format_si, format_size};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use serde::Serialize;
@@ -99,18 +100,21 @@ pub fn run(opts: &CommonOptions, out: &mut dyn Write) -> std::io::Result<()> {
         value: &info,
         text: print_text,
     };
-    export(&doc, opts.format, out)
+    export_fit(&doc, opts.format, opts.width, out)
 }
 
 fn ghz(x: Option<f64>) -> String {
     x.map_or("not measured".into(), |v| format!("{:.3} GHz", v / 1e9))
 }
 
-fn print_text(info: &SysInfo, out: &mut dyn Write) -> std::io::Result<()> {
+/// The text view within `width` columns (`None`: no limit): tables wrap their cells,
+/// long lines wrap.
+fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std::io::Result<()> {
     let h = &info.host;
     let c = &h.cpu;
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
+    fit_table(&mut t, width);
     let caches: Vec<String> = c
         .caches
         .iter()
@@ -182,9 +186,13 @@ fn print_text(info: &SysInfo, out: &mut dyn Write) -> std::io::Result<()> {
         ]);
     }
     writeln!(out, "{t}")?;
-    write!(out, "{}", crate::hw::probe::probe(c))?;
+    write!(
+        out,
+        "{}",
+        fit_text(&crate::hw::probe::probe(c).to_string(), width)
+    )?;
     if !h.gpus.adapters.is_empty() {
-        print_gpus(&h.gpus, out)?;
+        print_gpus(&h.gpus, width, out)?;
     }
     let mut p = Table::new();
     p.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
@@ -195,6 +203,7 @@ fn print_text(info: &SysInfo, out: &mut dyn Write) -> std::io::Result<()> {
         "all cores",
         "note",
     ]);
+    fit_table(&mut p, width);
     for r in &info.cpu_peaks {
         let v = |x: &Peak| x.value.map_or("unknown".into(), |v| format_si(v, r.unit));
         p.add_row(vec![
@@ -213,31 +222,31 @@ fn print_text(info: &SysInfo, out: &mut dyn Write) -> std::io::Result<()> {
         .rev()
         .find(|r| r.all_cores.value.is_some())
     {
-        writeln!(
-            out,
-            "peak source, e.g. {}: {}",
-            r.kernel, r.all_cores.source
-        )?;
+        let line = format!("peak source, e.g. {}: {}", r.kernel, r.all_cores.source);
+        write!(out, "{}", fit_text(&line, width))?;
     }
     Ok(())
 }
 
-/// The GPU adapters (`sysinfo` and `gpu --list`): one row each, then their peaks.
+/// The GPU adapters (`sysinfo` and `gpu --list`): one row each, then their peaks,
+/// within `width` columns (`None`: no limit).
 pub(crate) fn print_gpus(
     det: &crate::hw::gpu::GpuDetection,
+    width: Option<usize>,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     if det.adapters.is_empty() {
-        return writeln!(
+        return write!(
             out,
             "{}",
-            det.note.as_deref().unwrap_or("no GPU adapter found")
+            fit_text(det.note.as_deref().unwrap_or("no GPU adapter found"), width)
         );
     }
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
         "device", "name", "vendor", "type", "driver", "backend", "features", "limits",
     ]);
+    fit_table(&mut t, width);
     for g in &det.adapters {
         let kind = if g.software {
             format!("{} (software)", g.device_type)
@@ -264,6 +273,7 @@ pub(crate) fn print_gpus(
     let mut p = Table::new();
     p.load_preset(UTF8_FULL_CONDENSED)
         .set_header(vec!["device", "peak", "value", "source"]);
+    fit_table(&mut p, width);
     for g in &det.adapters {
         // One row when every peak is unknown for the same reason (software adapters).
         if let Some((_, first)) = g.peaks.first() {

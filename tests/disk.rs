@@ -41,11 +41,11 @@ fn bad_input_is_one_line_exit_2_and_touches_nothing() {
         (&["--jobs", "0"], "--jobs:"),
         (
             &["--file-size", "1000KiB", "--block", "1MiB"],
-            "--file-size: 1000 KiB (1024000 B) is not a multiple of the block size 1 MiB; nearest: 1 MiB (1048576 B)",
+            "--file-size: 1000 KiB (1024000 B) is smaller than the block size 1 MiB; a job file holds whole blocks, so give at least that or smaller --block sizes",
         ),
         (
             &["--block", "4KB"],
-            "--block: 3.91 KiB (4000 B) is not a multiple of 512 B, which direct I/O needs; nearest: 3.50 KiB (3584 B) or 4 KiB (4096 B), or add --buffered for any size",
+            "--block: 4 KB (4000 B) is not a multiple of 512 B, which direct I/O needs; nearest: 3.50 KiB (3584 B) or 4 KiB (4096 B), or add --buffered for any size",
         ),
         (&["--weak"], "--weak: disk jobs each have their own --file-size file"),
         (&["--block", "100B"], "--block:"),

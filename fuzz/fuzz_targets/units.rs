@@ -5,7 +5,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use peakbench::util::units::{format_si, format_size, parse_duration, parse_list, parse_size};
+use peakbench::util::units::{
+    format_si, format_size, format_size_exact, parse_duration, parse_list, parse_size,
+};
 use std::time::Duration;
 
 fuzz_target!(|data: &[u8]| {
@@ -13,6 +15,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(n) = parse_size(&text) {
         assert!(n >= 1);
         let _ = format_size(n);
+        let _ = format_size_exact(n);
     }
     if let Ok(d) = parse_duration(&text) {
         assert!(

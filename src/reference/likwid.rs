@@ -5,6 +5,12 @@
 //! Matching: fp64/fp32 × scalar/sse2/avx/avx2/avx512 at the case's thread count, on an
 //! L1-resident 32 kB working set (likwid's peakflops kernels load one operand per
 //! update, so the set must stay in L1). likwid pins its threads itself.
+//!
+//! Memory cases are matched kernel for kernel ([`memory_test`]): the same operation,
+//! vector width and store kind (a non-temporal case runs likwid's `_mem` kernel, whose
+//! stores bypass the cache too) and the same byte count (likwid counts the streamed
+//! bytes, not the write-allocate reads). A case without such a twin gets a one-line
+//! reason instead of a figure of unlike work.
 
 use super::{number_after, version_line, Context, Invocation, Tool};
 use crate::report::model::{BenchResult, Metric, Resource, Unit};
@@ -28,6 +34,52 @@ pub fn peakflops_test(precision: &str, isa: &str) -> Option<&'static str> {
         ("fp64", "scalar") => "peakflops",
         ("fp32", "scalar") => "peakflops_sp",
         _ => return None,
+    })
+}
+
+/// The likwid-bench test that does the same work as a sequential memory bandwidth case:
+/// `None` when the case is not of likwid's kind at all (another resource, a random
+/// pattern, an operation likwid has no kernel for), `Err` with the reason when likwid
+/// has the operation but no kernel doing the same work: a `_mem` (non-temporal store)
+/// kernel for `nt=true`, the plain one otherwise, at the case's vector width, and only
+/// when the case counts the streamed bytes as likwid does.
+pub fn memory_test(r: &BenchResult) -> Option<Result<String, String>> {
+    if r.resource != Resource::Memory
+        || r.metric != Metric::Throughput
+        || r.unit != Unit::BytePerSec
+        || r.param_str("pattern").is_some_and(|p| p != "seq")
+    {
+        return None;
+    }
+    let op = match r.param_str("kernel")? {
+        "read" => "load",
+        "write" => "store",
+        "copy" => "copy",
+        "triad" => "stream",
+        _ => return None,
+    };
+    let wide = match r.param_str("isa") {
+        Some("avx512") => "avx512",
+        Some("avx2") => "avx",
+        other => {
+            return Some(Err(format!(
+                "likwid-bench has no {op} kernel of the same instructions as this {} one",
+                other.unwrap_or("unnamed")
+            )))
+        }
+    };
+    if r.param_str("bytes")
+        .is_some_and(|b| b.contains("write-allocate"))
+    {
+        return Some(Err(
+            "this case counts write-allocate reads (--count-write-allocate); likwid-bench counts only the streamed bytes".into(),
+        ));
+    }
+    let nt = r.param_bool("nt").unwrap_or(false);
+    Some(match (nt, op) {
+        (true, "load") => Err("likwid-bench has no non-temporal load kernel".into()),
+        (true, _) => Ok(format!("{op}_mem_{wide}")),
+        (false, _) => Ok(format!("{op}_{wide}")),
     })
 }
 
@@ -66,7 +118,10 @@ impl Tool for Likwid {
             })
         })
     }
-    fn invocation(&self, r: &BenchResult, ctx: &Context) -> Option<Invocation> {
+    fn cannot_match(&self, r: &BenchResult, _ctx: &Context) -> Option<String> {
+        memory_test(r)?.err()
+    }
+    fn invocation(&self, r: &BenchResult, _ctx: &Context) -> Option<Invocation> {
         let threads = r.param_u64("threads").unwrap_or(1).max(1);
         if r.resource == Resource::Cpu && r.metric == Metric::Ops && r.unit == Unit::FlopPerSec {
             let test = peakflops_test(r.param_str("precision")?, r.param_str("isa")?)?;
@@ -84,31 +139,13 @@ impl Tool for Likwid {
                 server: None,
             });
         }
-        if r.resource == Resource::Memory
-            && r.metric == Metric::Throughput
-            && r.unit == Unit::BytePerSec
-        {
-            if r.param_str("pattern").is_some_and(|p| p != "seq") {
-                return None;
-            }
-            let wide = if ctx.host.cpu.has("avx512f") {
-                "avx512"
-            } else {
-                "avx"
-            };
-            let kernel = match r.param_str("kernel")? {
-                "read" => "load",
-                "write" => "store",
-                "copy" => "copy",
-                "triad" => "stream",
-                _ => return None,
-            };
+        if let Some(Ok(test)) = memory_test(r) {
             let size = r.param_u64("size")?;
             return Some(Invocation {
                 argv: vec![
                     "likwid-bench".into(),
                     "-t".into(),
-                    format!("{kernel}_{wide}"),
+                    test,
                     "-W".into(),
                     format!("N:{}kB:{threads}", size.div_ceil(1000).max(1)),
                 ],
@@ -119,5 +156,77 @@ impl Tool for Likwid {
             });
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mem(kernel: &str, isa: &str, nt: bool, bytes: &str) -> BenchResult {
+        BenchResult::new(
+            Resource::Memory,
+            &format!("{kernel}_{isa}{}", if nt { "_nt" } else { "" }),
+            Metric::Throughput,
+            Unit::BytePerSec,
+        )
+        .param("kernel", kernel)
+        .param("pattern", "seq")
+        .size("size", 256 << 20)
+        .param("threads", 1)
+        .param("isa", isa)
+        .param("nt", nt)
+        .param("bytes", bytes)
+    }
+
+    /// Issue #26: copy_avx512_nt and triad_avx512_nt were compared with likwid's cached
+    /// copy_avx512 and stream_avx512 ("2.32×"); each case now runs likwid's kernel of
+    /// the same work, or gets a reason and no figure.
+    #[test]
+    fn memory_cases_run_likwids_kernel_of_the_same_work() {
+        for (kernel, isa, nt, want) in [
+            ("copy", "avx512", true, "copy_mem_avx512"),
+            ("triad", "avx512", true, "stream_mem_avx512"),
+            ("write", "avx2", true, "store_mem_avx"),
+            ("copy", "avx512", false, "copy_avx512"),
+            ("triad", "avx2", false, "stream_avx"),
+            ("read", "avx512", false, "load_avx512"),
+        ] {
+            let r = mem(kernel, isa, nt, "stream");
+            assert_eq!(
+                memory_test(&r),
+                Some(Ok(want.to_string())),
+                "{}",
+                r.workload
+            );
+            let host = crate::report::samples::host();
+            let memo = crate::reference::Memo::default();
+            let ctx = Context::new(&host, &memo);
+            assert!(Likwid.cannot_match(&r, &ctx).is_none());
+            let inv = Likwid.invocation(&r, &ctx).unwrap();
+            assert_eq!(inv.argv[2], want);
+            assert_eq!(inv.argv[4], "N:268436kB:1");
+        }
+        for (r, why) in [
+            (
+                mem("copy", "avx512", false, "stream+write-allocate"),
+                "this case counts write-allocate reads (--count-write-allocate); likwid-bench counts only the streamed bytes",
+            ),
+            (
+                mem("read", "avx512", true, "stream"),
+                "likwid-bench has no non-temporal load kernel",
+            ),
+            (
+                mem("copy", "generic", false, "stream"),
+                "likwid-bench has no copy kernel of the same instructions as this generic one",
+            ),
+        ] {
+            assert_eq!(memory_test(&r), Some(Err(why.to_string())), "{}", r.workload);
+        }
+        // Not likwid's kind of case: nothing, not even a reason.
+        let mut rand = mem("copy", "avx512", false, "stream");
+        rand.params.insert("pattern".into(), "rand".into());
+        assert_eq!(memory_test(&rand), None);
+        assert_eq!(memory_test(&mem("scale", "avx512", false, "stream")), None);
     }
 }

@@ -144,6 +144,14 @@ pub trait Tool: Sync {
         let _ = (r, ctx);
         None
     }
+    /// Why the tool, although it covers this kind of case, cannot run `r` with the
+    /// same parameters (a message size it does not take, more streams than it runs):
+    /// one line, attached as a note instead of a figure for an unlike run. `None` when
+    /// it can, or when the case is not of its kind at all.
+    fn cannot_match(&self, r: &BenchResult, ctx: &Context) -> Option<String> {
+        let _ = (r, ctx);
+        None
+    }
     /// For a tool that measures many cases in one long run: what it found for `r`,
     /// from a run kept in `ctx.memo` and shared by every case of the process; `version`
     /// is the detected version. `None` when the tool has nothing for `r`; `Err` when
@@ -305,6 +313,10 @@ pub(crate) fn attach(r: &mut BenchResult, ctx: &Context, found: &[Detected]) {
             continue;
         }
         let version = d.version.clone().unwrap_or_else(|| "unknown".into());
+        if let Some(why) = t.cannot_match(r, ctx) {
+            r.notes.push(reference_note(*t, &format!("not run: {why}")));
+            continue;
+        }
         if let Some(res) = t.shared(r, ctx, &version) {
             match res {
                 Ok(f) => {

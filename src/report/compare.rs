@@ -38,6 +38,8 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write;
 
+mod quick;
+
 /// The identity of a case across files.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct CaseKey {
@@ -306,12 +308,27 @@ pub fn compare(names: &[String], reports: &[Report]) -> Comparison {
             }
         }
     }
+    let (alias, kernel_notes) = quick::kernel_aliases(names, reports, &maps);
     let mut changes = Vec::new();
     let mut unmatched = Vec::new();
     for key in keys {
+        // A case another file's row was matched to by precision and threads is
+        // compared under the baseline's key, not again on its own.
+        let consumed = |i: usize| alias[i].values().any(|k| *k == key);
+        let holders: Vec<usize> = (0..maps.len())
+            .filter(|&i| maps[i].contains_key(&key))
+            .collect();
+        if !holders.is_empty() && holders.iter().all(|&i| consumed(i)) {
+            continue;
+        }
         let sides: Vec<Option<Side>> = maps
             .iter()
-            .map(|m| m.get(&key).filter(|r| r.is_ok()).and_then(|r| side(r)))
+            .zip(&alias)
+            .map(|(m, a)| {
+                m.get(a.get(&key).unwrap_or(&key))
+                    .filter(|r| r.is_ok())
+                    .and_then(|r| side(r))
+            })
             .collect();
         let present_in: Vec<String> = names
             .iter()
@@ -369,7 +386,10 @@ pub fn compare(names: &[String], reports: &[Report]) -> Comparison {
         files: names.to_vec(),
         hosts: reports.iter().map(|r| r.host.hostname.clone()).collect(),
         method: "Welch's t-interval for the difference of means, Welch-Satterthwaite df, 95 %, from the raw samples; significant when the interval excludes 0, the samples of the two runs do not overlap, and the change exceeds the run-to-run noise (3 x the larger CV, at least 5 % for CPU, 10 % for memory and GPU, 20 % for disk and network)".into(),
-        settings: settings(names, reports),
+        settings: settings(names, reports)
+            .into_iter()
+            .chain(kernel_notes)
+            .collect(),
         shifts,
         changes,
         unmatched,

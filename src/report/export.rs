@@ -149,15 +149,20 @@ pub struct Grid<'a> {
 
 impl Exportable for Grid<'_> {
     fn table(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.table_fit(out, None)
+    }
+
+    fn table_fit(&self, out: &mut dyn Write, width: Option<usize>) -> io::Result<()> {
         use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
         let mut t = Table::new();
         t.load_preset(UTF8_FULL_CONDENSED).set_header(self.headers);
+        crate::util::term::fit_table(&mut t, width);
         for r in &self.rows {
             t.add_row(r.iter().map(|c| crate::util::sanitize::line(c)));
         }
         writeln!(out, "{t}")?;
         if let Some(f) = self.footer {
-            writeln!(out, "{f}")?;
+            write!(out, "{}", crate::util::term::fit_text(f, width))?;
         }
         Ok(())
     }
@@ -184,18 +189,22 @@ impl Exportable for Grid<'_> {
 }
 
 /// A document that is its terminal text in every format but JSON (`sysinfo`,
-/// `gpu --list`): its JSON form is `value` itself, its text what `text` prints. They
-/// have no rows for CSV or Markdown and no page of their own.
+/// `gpu --list`): its JSON form is `value` itself, its text what `text` prints within
+/// a width (`None`: no limit). They have no rows for CSV or Markdown and no page of
+/// their own.
 pub struct TextDoc<'a, T> {
     /// What the JSON form holds.
     pub value: &'a T,
-    /// Prints the terminal text.
-    pub text: fn(&T, &mut dyn Write) -> io::Result<()>,
+    /// Prints the terminal text within the width.
+    pub text: fn(&T, Option<usize>, &mut dyn Write) -> io::Result<()>,
 }
 
 impl<T: serde::Serialize> Exportable for TextDoc<'_, T> {
     fn table(&self, out: &mut dyn Write) -> io::Result<()> {
-        (self.text)(self.value, out)
+        (self.text)(self.value, None, out)
+    }
+    fn table_fit(&self, out: &mut dyn Write, width: Option<usize>) -> io::Result<()> {
+        (self.text)(self.value, width, out)
     }
     fn json(&self, out: &mut dyn Write) -> io::Result<()> {
         json::write(self.value, out)

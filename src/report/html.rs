@@ -28,6 +28,7 @@ table{border-collapse:collapse;width:100%;font-size:12.5px;margin:6px 0 12px}
 td{overflow-wrap:break-word}
 td.notes{min-width:200px}
 td.src{font-size:12.5px;max-width:460px}
+ol.why{font-size:12.5px;color:var(--mut)}
 table.res td.notes{min-width:0;max-width:330px}
 details>summary{cursor:pointer;color:var(--mut)}
 .common{color:var(--mut);font-size:12.5px;margin:2px 0}
@@ -237,20 +238,53 @@ fn peaks_section(out: &mut String, rep: &Report) {
         return;
     }
     out.push_str("<h2 id=\"peaks\">Best result per workload against its theoretical peak</h2><table><tr><th>resource</th><th>workload</th><th>params</th><th>mean</th><th>theoretical peak</th><th>efficiency</th><th>peak source</th></tr>");
+    // One short source per row, the whole derivation one click away; each reason for
+    // an unknown peak once, under the table.
+    let mut reasons: Vec<String> = Vec::new();
     for r in rows {
+        let full = r.peak.as_ref().map_or("", |p| p.source.as_str());
+        let src = match super::provenance::short(full) {
+            _ if full.is_empty() => String::new(),
+            super::provenance::Short::Known(s) => format!(
+                "<details><summary>{}</summary>{}</details>",
+                esc(&s),
+                esc(full)
+            ),
+            super::provenance::Short::Unknown(why) => {
+                let n = match reasons.iter().position(|x| *x == why) {
+                    Some(i) => i + 1,
+                    None => {
+                        reasons.push(why);
+                        reasons.len()
+                    }
+                };
+                format!("unknown <a href=\"#peak-why-{n}\">[{n}]</a>")
+            }
+        };
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"eff\">{}</td><td class=\"src\"><div title=\"{src}\">{src}</div></td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"eff\">{}</td><td class=\"src\">{src}</td></tr>",
             esc(r.resource.as_str()),
             esc(&r.workload),
             esc(&params(r)),
             esc(&view::mean(r)),
             esc(&view::peak(r)),
             efficiency_cell(r),
-            src = esc(r.peak.as_ref().map_or("", |p| p.source.as_str()))
         );
     }
     out.push_str("</table>\n");
+    if !reasons.is_empty() {
+        out.push_str("<ol class=\"why\">");
+        for (i, why) in reasons.iter().enumerate() {
+            let _ = write!(
+                out,
+                "<li id=\"peak-why-{}\">peak unknown: {}</li>",
+                i + 1,
+                esc(why)
+            );
+        }
+        out.push_str("</ol>\n");
+    }
 }
 
 fn figure(out: &mut String, f: &Figure) {

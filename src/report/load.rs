@@ -110,26 +110,27 @@ pub(crate) fn load(path: &Path) -> Result<Report, LoadError> {
         path: name.clone(),
         err,
     };
+    // The type is checked before opening: opening a FIFO for reading blocks until a
+    // writer comes, so `report FIFO` would hang instead of answering.
     let meta = std::fs::metadata(path).map_err(io)?;
-    let kind = meta.file_type();
-    if kind.is_dir() {
-        return Err(LoadError::Malformed {
-            path: name,
-            msg: "is a directory; give a .json file".into(),
-        });
-    }
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if kind.is_char_device() || kind.is_block_device() || kind.is_socket() {
-            return Err(LoadError::Malformed {
-                path: name,
-                msg: "is a device, not a file; give a .json file".into(),
-            });
-        }
+    if let Some(msg) = not_regular(meta.file_type()) {
+        return Err(LoadError::Malformed { path: name, msg });
     }
     // The size the file reports is not trusted (pipes, /proc files and growing files
     // report anything): at most MAX_BYTES + 1 bytes are ever read.
-    let f = std::fs::File::open(path).map_err(io)?;
+    // Opened non-blocking and checked again on the open file: a path swapped for a FIFO
+    // between the check and the open is refused, not waited on.
+    let f = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .map_err(io)?
+    };
+    if let Some(msg) = not_regular(f.metadata().map_err(io)?.file_type()) {
+        return Err(LoadError::Malformed { path: name, msg });
+    }
     let bytes = read_capped(f, MAX_BYTES).map_err(io)?;
     if bytes.len() as u64 > MAX_BYTES {
         return Err(LoadError::Malformed {
@@ -138,6 +139,26 @@ pub(crate) fn load(path: &Path) -> Result<Report, LoadError> {
         });
     }
     parse(&name, &bytes)
+}
+
+/// Why a file of this type is refused, or `None` for a regular file: only regular files
+/// are read (a FIFO, socket or device would block or never end).
+fn not_regular(kind: std::fs::FileType) -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    let what = if kind.is_file() {
+        return None;
+    } else if kind.is_dir() {
+        "is a directory"
+    } else if kind.is_fifo() {
+        "is a named pipe (FIFO), not a regular file"
+    } else if kind.is_socket() {
+        "is a socket, not a regular file"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "is a device, not a file"
+    } else {
+        "is not a regular file"
+    };
+    Some(format!("{what}; give a .json file"))
 }
 
 /// Reads at most `cap` + 1 bytes: one more than allowed tells "too big" apart.

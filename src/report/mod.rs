@@ -22,6 +22,7 @@ pub mod matrix;
 pub(crate) mod measured_roofline;
 pub mod model;
 pub mod progress;
+mod provenance;
 #[cfg(test)]
 pub(crate) mod samples;
 pub mod table;

@@ -5,20 +5,20 @@
 
 use super::model::{is_size_param, BenchResult, Param, Resource, Status};
 use crate::util::sanitize;
-use crate::util::units::{format_si, format_size};
+use crate::util::units::{format_si, format_size_exact};
 
 /// One parameter's value as the views print it: a byte size (see
-/// [`super::model::SIZE_PARAMS`]) in binary units without a space (`8KiB`), anything
-/// else as it is.
+/// [`super::model::SIZE_PARAMS`]) without a space in the units that state it exactly
+/// (`8KiB`, `8KB`: [`format_size_exact`]), anything else as it is.
 pub(crate) fn param_value(key: &str, v: &Param) -> String {
     match v {
-        Param::Int(b) if is_size_param(key) => format_size(*b).replace(' ', ""),
+        Param::Int(b) if is_size_param(key) => format_size_exact(*b).replace(' ', ""),
         other => other.to_string(),
     }
 }
 
-/// `threads=2 isa=avx512 precision=fp64`, keys in sorted order; sizes in binary units
-/// (`block=1MiB`).
+/// `threads=2 isa=avx512 precision=fp64`, keys in sorted order; sizes as
+/// [`param_value`] prints them (`block=1MiB`, `block=8KB`).
 pub(crate) fn params(r: &BenchResult) -> String {
     r.params
         .iter()

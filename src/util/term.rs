@@ -103,9 +103,53 @@ pub(crate) fn wrap(first: &str, text: &str, indent: usize, width: Option<usize>)
     lines
 }
 
+/// Lets a comfy-table table wrap its cells to fit `width` columns (`None`: no limit,
+/// every cell on one line). The tables of `sysinfo`, `gpu --list` and `reference`
+/// go through here; the results and compare tables lay out their own columns.
+pub(crate) fn fit_table(t: &mut comfy_table::Table, width: Option<usize>) {
+    if let Some(w) = width {
+        t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic)
+            .set_width(u16::try_from(w.max(MIN_WIDTH)).unwrap_or(u16::MAX));
+    }
+}
+
+/// `text` with every line ended by a newline and every line longer than `width`
+/// wrapped ([`wrap`], continuation lines indented by the line's own indent plus two);
+/// `None` wraps nothing.
+pub(crate) fn fit_text(text: &str, width: Option<usize>) -> String {
+    let w = width.map_or(usize::MAX, |w| w.max(MIN_WIDTH));
+    let mut out = String::with_capacity(text.len() + 1);
+    for line in text.lines() {
+        if len(line) <= w {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        for l in wrap(&line[..indent], line.trim_start(), indent + 2, Some(w)) {
+            out.push_str(&l);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fit_text_wraps_long_lines_only() {
+        let text = "short\n  a long line of words that goes on and on past forty columns here";
+        let fitted = fit_text(text, Some(40));
+        assert!(fitted.lines().all(|l| len(l) <= 40), "{fitted}");
+        assert!(fitted.starts_with("short\n  a long") && fitted.ends_with('\n'));
+        assert!(
+            fitted.lines().skip(2).all(|l| l.starts_with("    ")),
+            "{fitted}"
+        );
+        assert_eq!(fit_text("one", None), "one\n");
+    }
 
     #[test]
     fn wrap_keeps_every_line_within_the_width() {

@@ -124,6 +124,46 @@ pub fn format_size(bytes: u64) -> String {
     }
 }
 
+/// Prints a byte count in the units that state it exactly: decimal (`8 KB`, `80 MB`)
+/// when it is a whole number of a larger decimal unit than of any binary one (8000 B
+/// given as `8KB`), bytes below 1 MiB when a binary unit would round it (`1460 B`), else as
+/// [`format_size`] does (`8 KiB`, `1.50 MiB`). So a size the user gave in decimal units
+/// or bytes is shown in them, not as `7.81 KiB`.
+pub fn format_size_exact(bytes: u64) -> String {
+    /// The largest k ≤ 4 with `bytes` a multiple of `base`^k.
+    fn whole(bytes: u64, base: u64) -> usize {
+        (1..=4)
+            .rev()
+            .find(|&k| bytes.is_multiple_of(base.pow(k as u32)))
+            .unwrap_or(0)
+    }
+    const DECIMAL: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let dec = if bytes == 0 { 0 } else { whole(bytes, 1000) };
+    let bin = if bytes == 0 { 0 } else { whole(bytes, 1024) };
+    if dec > bin {
+        format!("{} {}", bytes / 1000u64.pow(dec as u32), DECIMAL[dec])
+    } else if bytes < EXACT_BYTES_BELOW && !binary_is_exact(bytes) {
+        // Not exact in two decimals of a binary unit (1460 B, UDP's default payload):
+        // the bytes, rather than 1.43 KiB.
+        format!("{bytes} B")
+    } else {
+        format_size(bytes)
+    }
+}
+
+/// Below this, a size that [`format_size`] would round prints as bytes.
+const EXACT_BYTES_BELOW: u64 = 1 << 20;
+
+/// Whether [`format_size`] shows `bytes` exactly (its unit times at most two decimals).
+fn binary_is_exact(bytes: u64) -> bool {
+    let unit = (0..=4u32)
+        .rev()
+        .map(|k| 1024u128.pow(k))
+        .find(|&u| bytes as u128 >= u)
+        .unwrap_or(1);
+    (bytes as u128 * 100).is_multiple_of(unit)
+}
+
 /// Prints a value with a decimal SI prefix and the unit: `76.9 GFLOP/s`, `35.2 GB/s`,
 /// `95.7 µs`. Four significant digits at most; non-finite values print as `n/a`.
 pub fn format_si(value: f64, unit: &str) -> String {
@@ -251,6 +291,38 @@ mod tests {
         assert_eq!(format_si(123.4e12, "OP/s"), "123.4 TOP/s");
         assert_eq!(format_si(f64::NAN, "s"), "n/a");
         assert_eq!(format_si(0.0, "B/s"), "0.000 B/s");
+    }
+
+    /// Issue #26: `--block 8KB` showed as `block=7.81KiB`; a size is shown in the
+    /// units that state it exactly, and what it shows parses back to the same bytes.
+    #[test]
+    fn sizes_show_in_the_units_that_state_them_exactly() {
+        for (given, shown) in [
+            ("8KB", "8 KB"),
+            ("80MB", "80 MB"),
+            ("256MB", "256 MB"),
+            ("10GB", "10 GB"),
+            ("1KB", "1 KB"),
+            ("1.5MB", "1500 KB"),
+            ("8KiB", "8 KiB"),
+            ("128KiB", "128 KiB"),
+            ("1MiB", "1 MiB"),
+            ("1.5MiB", "1.50 MiB"),
+            ("64B", "64 B"),
+            ("1460B", "1460 B"),
+            ("1.5KiB", "1.50 KiB"),
+            ("1000000", "1 MB"),
+            ("4096000", "3.91 MiB"),
+        ] {
+            let b = parse_size(given).unwrap();
+            assert_eq!(format_size_exact(b), shown, "{given}");
+            if !shown.contains('.') {
+                assert_eq!(parse_size(&shown.replace(' ', "")).unwrap(), b, "{shown}");
+            }
+        }
+        assert_eq!(format_size_exact(7997), "7997 B");
+        assert_eq!(format_size_exact(999_292_929), "953.00 MiB");
+        assert_eq!(format_size_exact(0), "0 B");
     }
 
     #[test]

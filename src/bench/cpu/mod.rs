@@ -414,7 +414,8 @@ impl Benchmark for CpuBench {
             threads.push(cores);
         }
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
-        // A short single-thread run of each candidate settles the choice (≈ 10 ms each).
+        // The peak decides; a short single-thread run (≈ 10 ms) is consulted only for a
+        // candidate of unknown peak (see `select::pick`).
         let best = select::best_kernels(ctx.host, &|k| select::quick_rate(k, 0.01));
         for p in Precision::ALL {
             if !best.iter().any(|k| k.precision == p) {

@@ -1,15 +1,21 @@
 //! Choosing the quick suite's kernel per precision, and the over-peak hint.
 //!
-//! The quick suite runs one kernel per precision: the one that comes closest to the
-//! machine's real capability. The theoretical peak per cycle ranks the candidates, and
-//! a short single-thread run of each settles it (the measured rate wins: a peak can be
-//! unknown or wrong, a measured rate is what the machine did), so bf16 and int8 show
-//! AMX where the CPU has it even when its peak were unknown.
+//! The quick suite runs one kernel per precision, and the choice must not change from
+//! one run to the next on the same machine (two quick suites are compared row by row).
+//! So the theoretical peak per cycle decides, ties go to the widest instruction set,
+//! and a measurement is consulted only for a candidate whose peak is unknown: it wins
+//! only when it measured clearly faster ([`CLEAR_MARGIN`]), so bf16 and int8 still show
+//! AMX where the CPU has it even when its peak were unknown, and noise never flips a tie.
 
 use super::kernels::{self, Kernel, Precision, OUT_BYTES};
 use super::unavailable;
 use crate::hw::HostInfo;
 use crate::measure::clock::Tick;
+
+/// How much faster than the peak-ranked choice a candidate of unknown peak must measure
+/// to replace it: far above the run-to-run noise of a 10 ms run on a busy machine
+/// (AMX against AVX512-VNNI measures several times faster).
+pub(crate) const CLEAR_MARGIN: f64 = 1.5;
 
 /// One candidate kernel of a precision.
 #[derive(Clone, Copy)]
@@ -18,29 +24,40 @@ pub(crate) struct Candidate {
     pub kernel: &'static Kernel,
     /// Theoretical operations per cycle per core; 0 when unknown.
     pub peak_per_cycle: f64,
-    /// Operations per second of a short single-thread run, when measured.
-    pub measured: Option<f64>,
 }
 
-/// The best candidate: the highest measured rate when any was measured (a candidate
-/// without a measurement then loses), else the highest peak per cycle; ties go to the
-/// later candidate (the kernels table lists the stronger instruction sets last).
-pub(crate) fn pick(cands: &[Candidate]) -> Option<&'static Kernel> {
-    let any_measured = cands.iter().any(|c| c.measured.is_some());
-    let key = |c: &Candidate| {
-        if any_measured {
-            (c.measured.unwrap_or(-1.0), c.peak_per_cycle)
-        } else {
-            (c.peak_per_cycle, 0.0)
-        }
-    };
-    cands
+/// The best candidate: the highest peak per cycle, ties to the widest instruction set
+/// (then the later entry of the kernels table). A candidate of unknown peak replaces it
+/// only when `measure` (a short single-thread rate) finds it more than
+/// [`CLEAR_MARGIN`] times faster; `measure` is called only when such a candidate exists.
+pub(crate) fn pick(
+    cands: &[Candidate],
+    measure: &dyn Fn(&'static Kernel) -> Option<f64>,
+) -> Option<&'static Kernel> {
+    let key = |c: &Candidate| (c.peak_per_cycle, c.kernel.isa);
+    let best = cands
         .iter()
         .fold(None::<&Candidate>, |best, c| match best {
             Some(b) if key(b) > key(c) => Some(b),
             _ => Some(c),
-        })
-        .map(|c| c.kernel)
+        })?;
+    let unknown: Vec<&Candidate> = cands
+        .iter()
+        .filter(|c| c.peak_per_cycle <= 0.0 && !std::ptr::eq(c.kernel, best.kernel))
+        .collect();
+    if unknown.is_empty() {
+        return Some(best.kernel);
+    }
+    let bar = measure(best.kernel).unwrap_or(0.0) * CLEAR_MARGIN;
+    let challenger = unknown
+        .into_iter()
+        .filter_map(|c| measure(c.kernel).map(|r| (r, c.kernel)))
+        .filter(|&(r, _)| r > bar)
+        .fold(None::<(f64, &'static Kernel)>, |top, (r, k)| match top {
+            Some((t, _)) if t >= r => top,
+            _ => Some((r, k)),
+        });
+    Some(challenger.map_or(best.kernel, |(_, k)| k))
 }
 
 /// Operations per second of kernel `k` on the current thread over about `secs`.
@@ -69,7 +86,7 @@ pub(crate) fn quick_rate(k: &'static Kernel, secs: f64) -> Option<f64> {
 }
 
 /// The kernel per precision the quick suite runs: candidates are the kernels usable
-/// here, ranked by [`pick`]; `measure` gives a short measured rate (or `None`).
+/// here, chosen by [`pick`]; `measure` gives a short measured rate (or `None`).
 pub(crate) fn best_kernels(
     host: &HostInfo,
     measure: &dyn Fn(&'static Kernel) -> Option<f64>,
@@ -87,10 +104,9 @@ pub(crate) fn best_kernels(
                     peak_per_cycle: k.pipe.map_or(0.0, |pipe| {
                         rates.rate(pipe, k.width).per_cycle * k.ops_per_instr as f64
                     }),
-                    measured: measure(k),
                 })
                 .collect();
-            pick(&cands)
+            pick(&cands, measure)
         })
         .collect()
 }
@@ -120,53 +136,52 @@ mod tests {
         kernels::all().into_iter().find(|k| k.name == name).unwrap()
     }
 
+    fn cand(name: &str, peak_per_cycle: f64) -> Candidate {
+        Candidate {
+            kernel: k(name),
+            peak_per_cycle,
+        }
+    }
+
+    /// Issue #26: equal peaks went to whichever measured faster in a 10 ms run, so two
+    /// quick suites picked different kernels; now the widest ISA wins, unmeasured.
     #[test]
-    fn the_measured_rate_decides_and_the_peak_ranks_without_one() {
-        let dot = k("dp_i8_avx512vnni");
-        let amx = k("tdp_i8_amx");
-        // An unknown AMX peak no longer hides AMX: it measured far faster.
-        let c = [
-            Candidate {
-                kernel: dot,
-                peak_per_cycle: 256.0,
-                measured: Some(1.8e12),
-            },
-            Candidate {
-                kernel: amx,
-                peak_per_cycle: 0.0,
-                measured: Some(13.4e12),
-            },
-        ];
-        assert_eq!(pick(&c).unwrap().name, "tdp_i8_amx");
-        // Without measurements, the peak per cycle.
-        let c = [
-            Candidate {
-                kernel: amx,
-                peak_per_cycle: 2048.0,
-                measured: None,
-            },
-            Candidate {
-                kernel: dot,
-                peak_per_cycle: 256.0,
-                measured: None,
-            },
-        ];
-        assert_eq!(pick(&c).unwrap().name, "tdp_i8_amx");
-        // Ties go to the later (stronger ISA) candidate; nothing to pick from: None.
-        let c = [
-            Candidate {
-                kernel: dot,
-                peak_per_cycle: 0.0,
-                measured: None,
-            },
-            Candidate {
-                kernel: amx,
-                peak_per_cycle: 0.0,
-                measured: None,
-            },
-        ];
-        assert_eq!(pick(&c).unwrap().name, "tdp_i8_amx");
-        assert!(pick(&[]).is_none());
+    fn equal_peaks_go_to_the_widest_isa_without_measuring() {
+        let never = |k: &'static Kernel| -> Option<f64> { panic!("measured {}", k.name) };
+        for (a, b) in [
+            ("add_i32_avx2", "add_i32_avx512"),
+            ("muladd_f32_avx", "fma_f32_avx512"),
+            ("muladd_f64_avx", "fma_f64_avx2"),
+        ] {
+            for order in [[a, b], [b, a]] {
+                let c = [cand(order[0], 32.0), cand(order[1], 32.0)];
+                assert_eq!(pick(&c, &never).unwrap().name, b, "{order:?}");
+            }
+        }
+        // A higher peak wins over a wider ISA.
+        let c = [cand("fma_f64_avx512", 16.0), cand("fma_f64_avx2", 32.0)];
+        assert_eq!(pick(&c, &never).unwrap().name, "fma_f64_avx2");
+        assert!(pick(&[], &never).is_none());
+    }
+
+    #[test]
+    fn an_unknown_peak_wins_only_by_a_clear_margin() {
+        let rates = |amx: f64| {
+            move |k: &'static Kernel| -> Option<f64> {
+                Some(if k.name == "tdp_i8_amx" { amx } else { 1.8e12 })
+            }
+        };
+        let c = [cand("dp_i8_avx512vnni", 256.0), cand("tdp_i8_amx", 0.0)];
+        // An unknown AMX peak does not hide AMX: it measured far faster.
+        assert_eq!(pick(&c, &rates(13.4e12)).unwrap().name, "tdp_i8_amx");
+        // Within the noise of a short run, the known peak stays.
+        assert_eq!(pick(&c, &rates(2.5e12)).unwrap().name, "dp_i8_avx512vnni");
+        // With its peak known, AMX wins on the peak alone.
+        let c = [cand("tdp_i8_amx", 2048.0), cand("dp_i8_avx512vnni", 256.0)];
+        assert_eq!(pick(&c, &|_| None).unwrap().name, "tdp_i8_amx");
+        // Nothing known: the widest ISA.
+        let c = [cand("dp_i8_avx512vnni", 0.0), cand("tdp_i8_amx", 0.0)];
+        assert_eq!(pick(&c, &|_| None).unwrap().name, "tdp_i8_amx");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::bench::{Case, Context};
 use crate::hw::peak::Peak;
 use crate::measure::Percentiles;
 use crate::report::model::{BenchResult, Metric, Note, NoteKind, Resource, Unit};
-use crate::util::units::{format_si, format_size};
+use crate::util::units::{format_si, format_size_exact};
 use std::os::fd::AsRawFd;
 use std::sync::{Arc, Barrier};
 
@@ -80,7 +80,7 @@ impl Case for DiskCase {
         format!(
             "disk {} bs={} depth={} jobs={}",
             c.pattern.name(),
-            format_size(c.block),
+            format_size_exact(c.block),
             c.depth,
             c.jobs,
         )
@@ -327,6 +327,7 @@ fn results(plan: &RunPlan, c: Config, ctx: &Context, stats: &[JobStats]) -> Vec<
     if let Some(n) = &plan.engine_note {
         info.push(n.clone());
     }
+    info.extend(plan.opts.notes.iter().cloned());
     if let Some(d) = &plan.device {
         info.push(format!(
             "device {} ({}{}), class {}: {}",

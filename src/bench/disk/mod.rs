@@ -10,13 +10,16 @@
 //! Run time: job files are created and filled with incompressible data on first use and
 //! shared by every case of the run; each measured configuration yields three results
 //! (`throughput` B/s, `iops` IO/s, `latency` s with percentiles) — see [`case`].
-//! Files are removed when the run ends or on SIGINT/SIGTERM ([`workspace`]).
+//! Files are removed when the run ends or on SIGINT/SIGTERM ([`workspace`]); the
+//! directory of a run killed outright is reclaimed by the next run in the same `--dir`,
+//! or named with its size and the command to remove it ([`stale`]).
 
 pub mod case;
 pub mod data;
 pub mod engine;
 pub mod job;
 pub mod options;
+mod stale;
 #[cfg(test)]
 mod tests;
 pub mod uring;
@@ -24,7 +27,7 @@ pub mod workspace;
 
 use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::disk::{self as hwdisk, DiskInfo};
-use crate::util::units::format_size;
+use crate::util::units::{format_size, format_size_exact};
 use engine::IoEngine;
 use options::{DiskOptions, EngineChoice, Pattern};
 use std::path::{Path, PathBuf};
@@ -154,6 +157,52 @@ fn resolve_engine(
     }
 }
 
+/// The refusal of `jobs` × `depth` × `block` bytes of I/O buffers beyond a quarter of
+/// `ram`, naming the flag that fixes it: `--depth` when a smaller depth fits (with
+/// several jobs, `--depth 1` is the threads-as-jobs experiment: one I/O in flight per
+/// thread), else `--block` or `--jobs`.
+fn buffers_too_big(jobs: u64, depth: u64, block: u64, ram: u64) -> UsageError {
+    let cap = ram / 4;
+    let total = jobs.saturating_mul(depth).saturating_mul(block);
+    let head = format!(
+        "jobs × depth × block = {jobs} × {depth} × {} = {} of I/O buffers exceeds a quarter of the {} of RAM",
+        format_size_exact(block),
+        format_size(total),
+        format_size(ram)
+    );
+    let depth_fits = cap / jobs.saturating_mul(block).max(1);
+    if depth > 1 && depth_fits >= 1 {
+        let one = if jobs > 1 {
+            " (--depth 1: one I/O in flight per job, the threads-as-jobs experiment)"
+        } else {
+            ""
+        };
+        UsageError::new(
+            "--depth",
+            format!(
+                "{head}; use --depth {} or less{one}",
+                depth_fits.min(depth - 1)
+            ),
+        )
+    } else if jobs > 1 && cap / depth.saturating_mul(block).max(1) >= 1 {
+        UsageError::new(
+            "--jobs",
+            format!(
+                "{head}; use --jobs {} or less",
+                cap / depth.saturating_mul(block).max(1)
+            ),
+        )
+    } else {
+        UsageError::new(
+            "--block",
+            format!(
+                "{head}; use a --block of {} or less",
+                format_size(cap / jobs.saturating_mul(depth).max(1))
+            ),
+        )
+    }
+}
+
 /// Everything the cases of one run share.
 pub(crate) struct RunPlan {
     /// Validated options.
@@ -205,13 +254,11 @@ pub(crate) fn prepare(
         .saturating_mul(*blocks.iter().max().unwrap_or(&4096));
     let ram = ctx.host.memory.total_bytes;
     if ram > 0 && buf_need > ram / 4 {
-        return Err(UsageError::new(
-            "--block",
-            format!(
-                "jobs × depth × block = {} of I/O buffers exceeds a quarter of the {} of RAM; use smaller --block, --depth or --jobs",
-                format_size(buf_need),
-                format_size(ram)
-            ),
+        return Err(buffers_too_big(
+            max_jobs,
+            depth_max,
+            *blocks.iter().max().unwrap_or(&4096),
+            ram,
         ));
     }
     let unit = blocks
@@ -222,6 +269,7 @@ pub(crate) fn prepare(
     let device = match &target {
         Target::Dir(d) | Target::Device(d) => hwdisk::backing(d),
     };
+    let mut stale_notes = Vec::new();
     if let Some(dev) = &device {
         if let Some(b) = blocks.iter().find(|&&b| b % dev.logical_block != 0) {
             if !o.buffered {
@@ -255,6 +303,11 @@ pub(crate) fn prepare(
             Workspace::on_device(d, o.file_size)
         }
         Target::Dir(d) => {
+            // Before the free-space check: a killed run's files take that space.
+            for line in stale::reclaim(d) {
+                eprintln!("peakbench: {line}");
+                stale_notes.push(line);
+            }
             let (avail, total, ro) = fs_space(d).ok_or_else(|| {
                 UsageError::new(
                     "--dir",
@@ -325,7 +378,10 @@ pub(crate) fn prepare(
     Ok(RunPlan {
         verify: o.verify.then(|| std::sync::Mutex::new((Vec::new(), 0u16))),
         unit,
-        opts: o.clone(),
+        opts: DiskOptions {
+            notes: o.notes.iter().cloned().chain(stale_notes).collect(),
+            ..o.clone()
+        },
         ws,
         engine,
         engine_note,

@@ -4,7 +4,9 @@
 
 use super::engine::{by_name, Caps, ENGINES};
 use crate::bench::UsageError;
-use crate::util::units::{format_size, parse_duration, parse_list, parse_size, ParseError};
+use crate::util::units::{
+    format_size, format_size_exact, parse_duration, parse_list, parse_size, ParseError,
+};
 use clap::Args;
 use serde::{Serialize, Serializer};
 use std::path::PathBuf;
@@ -231,6 +233,9 @@ pub struct DiskOptions {
     pub sustain: Option<Duration>,
     /// `--allow-destructive`.
     pub allow_destructive: bool,
+    /// What validation changed, for the results (a `--file-size` rounded down).
+    #[serde(skip)]
+    pub notes: Vec<String>,
 }
 
 impl Default for DiskOptions {
@@ -254,6 +259,7 @@ impl Default for DiskOptions {
             verify: false,
             sustain: None,
             allow_destructive: false,
+            notes: Vec::new(),
         }
     }
 }
@@ -298,7 +304,7 @@ fn check_block(b: u64, buffered: bool) -> Result<(), UsageError> {
             "--block",
             format!(
                 "{} ({b} B) is not a multiple of 512 B, which direct I/O needs; nearest: {nearest}, or add --buffered for any size",
-                format_size(b)
+                format_size_exact(b)
             ),
         ));
     }
@@ -344,7 +350,7 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
                     "--verify",
                     format!(
                         "checks whole 512 B sectors, and the block {} ({b} B) is not a multiple of 512 B; use e.g. 4KiB or drop --verify",
-                        format_size(*b)
+                        format_size_exact(*b)
                     ),
                 ));
             }
@@ -370,16 +376,46 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
             ));
         }
     }
-    if a.file_size.is_none() {
-        // The default size need not be a multiple of decimal (--buffered) blocks such as
-        // 4KB: round it down to a multiple of all of them rather than refuse the default.
-        let lcm = o
-            .patterns
-            .iter()
-            .flat_map(|p| o.blocks_for(*p))
-            .try_fold(1u64, |l, b| l.checked_mul(b / super::data::gcd(l, b)));
-        if let Some(l) = lcm.filter(|&l| l <= o.file_size) {
-            o.file_size -= o.file_size % l;
+    // The size must be a multiple of every block: round it down to one, as fio does,
+    // rather than refuse (the default size need not be a multiple of decimal
+    // --buffered blocks such as 4KB, nor a given 256MB of 80MB blocks). A given size
+    // that changes says so in the results.
+    let mut blocks: Vec<u64> = o.patterns.iter().flat_map(|p| o.blocks_for(*p)).collect();
+    blocks.sort_unstable();
+    blocks.dedup();
+    let lcm = blocks
+        .iter()
+        .try_fold(1u64, |l, &b| l.checked_mul(b / super::data::gcd(l, b)));
+    let multiple = if blocks.len() == 1 {
+        format!("the block size {}", format_size_exact(blocks[0]))
+    } else {
+        format!(
+            "{}, the least common multiple of the block sizes",
+            lcm.map_or("more than 16 EB".into(), format_size_exact)
+        )
+    };
+    match lcm {
+        Some(l) if l <= o.file_size => {
+            let rounded = o.file_size - o.file_size % l;
+            if rounded != o.file_size && a.file_size.is_some() {
+                o.notes.push(format!(
+                    "--file-size {} ({} B) rounded down to {} ({rounded} B), a multiple of {multiple}, as fio does",
+                    format_size_exact(o.file_size),
+                    o.file_size,
+                    format_size_exact(rounded),
+                ));
+            }
+            o.file_size = rounded;
+        }
+        _ => {
+            return Err(UsageError::new(
+                "--file-size",
+                format!(
+                    "{} ({} B) is smaller than {multiple}; a job file holds whole blocks, so give at least that or smaller --block sizes",
+                    format_size_exact(o.file_size),
+                    o.file_size,
+                ),
+            ));
         }
     }
     for p in &o.patterns {
@@ -389,32 +425,11 @@ pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
                     "--file-size",
                     format!(
                         "{} holds fewer than two blocks of {}; copy reads one half and writes the other, so use at least {}",
-                        format_size(o.file_size),
-                        format_size(b),
-                        format_size(2 * b)
+                        format_size_exact(o.file_size),
+                        format_size_exact(b),
+                        format_size_exact(2 * b)
                     ),
                 ));
-            }
-            if o.file_size % b != 0 {
-                return Err(UsageError::new("--file-size", {
-                    let below = o.file_size / b * b;
-                    let nearest = if below == 0 {
-                        format!("{} ({} B)", format_size(b), b)
-                    } else {
-                        format!(
-                            "{} ({below} B) or {} ({} B)",
-                            format_size(below),
-                            format_size(below + b),
-                            below + b
-                        )
-                    };
-                    format!(
-                        "{} ({} B) is not a multiple of the block size {}; nearest: {nearest}",
-                        format_size(o.file_size),
-                        o.file_size,
-                        format_size(b),
-                    )
-                }));
             }
         }
     }
@@ -524,12 +539,12 @@ mod tests {
         assert!(e.starts_with("--block:"), "{e}");
         let e = args(|a| {
             a.block = Some("1MiB".into());
-            a.file_size = Some("1536KiB".into());
+            a.file_size = Some("512KiB".into());
         })
         .unwrap_err()
         .0;
         assert!(
-            e.starts_with("--file-size: 1.50 MiB (1572864 B) is not a multiple"),
+            e.starts_with("--file-size: 512 KiB (524288 B) is smaller than the block size 1 MiB"),
             "{e}"
         );
         let e = args(|a| a.engine = Some("libaio".into())).unwrap_err().0;
@@ -602,7 +617,7 @@ mod tests {
         let e = args(|a| a.block = Some("4KB".into())).unwrap_err().0;
         assert_eq!(
             e,
-            "--block: 3.91 KiB (4000 B) is not a multiple of 512 B, which direct I/O needs; nearest: 3.50 KiB (3584 B) or 4 KiB (4096 B), or add --buffered for any size"
+            "--block: 4 KB (4000 B) is not a multiple of 512 B, which direct I/O needs; nearest: 3.50 KiB (3584 B) or 4 KiB (4096 B), or add --buffered for any size"
         );
         let e = args(|a| a.block = Some("1B".into())).unwrap_err().0;
         assert!(
@@ -623,19 +638,38 @@ mod tests {
             args(|a| a.block = Some("512KB".into())).unwrap().blocks,
             Some(vec![512_000])
         );
-        // An explicit file size that the blocks do not divide is still refused.
+        // An explicit file size that the blocks do not divide is rounded down, as fio
+        // does, and the results say so (issue #26: 256MB of 80MB blocks was refused).
+        let o = args(|a| {
+            a.block = Some("80MB".into());
+            a.file_size = Some("256MB".into());
+        })
+        .unwrap();
+        assert_eq!(o.file_size, 240_000_000);
+        assert_eq!(
+            o.notes,
+            ["--file-size 256 MB (256000000 B) rounded down to 240 MB (240000000 B), a multiple of the block size 80 MB, as fio does"]
+        );
+        let o = args(|a| a.file_size = Some("1GB".into())).unwrap();
+        assert_eq!(o.file_size, 953 << 20);
+        assert_eq!(
+            o.notes,
+            ["--file-size 1 GB (1000000000 B) rounded down to 953 MiB (999292928 B), a multiple of 1 MiB, the least common multiple of the block sizes, as fio does"]
+        );
+        // A size that needs no rounding says nothing; one below a block is refused.
+        assert!(args(|a| a.file_size = Some("1GiB".into()))
+            .unwrap()
+            .notes
+            .is_empty());
         let e = args(|a| {
-            a.block = Some("4KB".into());
-            a.buffered = true;
-            a.file_size = Some("1GiB".into());
+            a.block = Some("1MiB".into());
+            a.file_size = Some("1000KiB".into());
         })
         .unwrap_err()
         .0;
-        assert!(e.starts_with("--file-size:"), "{e}");
-        let e = args(|a| a.file_size = Some("1GB".into())).unwrap_err().0;
         assert_eq!(
             e,
-            "--file-size: 953.67 MiB (1000000000 B) is not a multiple of the block size 1 MiB; nearest: 953 MiB (999292928 B) or 954 MiB (1000341504 B)"
+            "--file-size: 1000 KiB (1024000 B) is smaller than the block size 1 MiB; a job file holds whole blocks, so give at least that or smaller --block sizes"
         );
         // --verify checks sectors.
         let e = args(|a| {

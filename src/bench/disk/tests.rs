@@ -320,3 +320,26 @@ fn a_reap_takes_no_more_than_asked_and_leaves_the_rest_queued() {
         assert!(out.iter().all(|d| d.result == 4096), "{}", e.name());
     }
 }
+
+/// Issue #26: `--jobs 4` with the default depth 32 and 80 MB blocks was refused without
+/// naming `--depth 1`, the depth a threads-as-jobs experiment wants.
+#[test]
+fn too_many_buffers_name_the_flag_that_fixes_it() {
+    let gib = 1u64 << 30;
+    let e = super::buffers_too_big(4, 32, 80_000_000, 24 * gib);
+    assert_eq!(
+        e.to_string(),
+        "--depth: jobs × depth × block = 4 × 32 × 80 MB = 9.54 GiB of I/O buffers exceeds a quarter of the 24 GiB of RAM; use --depth 20 or less (--depth 1: one I/O in flight per job, the threads-as-jobs experiment)"
+    );
+    // Depth 1 already: fewer jobs; one job at depth 1: a smaller block.
+    let e = super::buffers_too_big(64, 1, 1 << 30, 24 * gib).to_string();
+    assert!(
+        e.starts_with("--jobs: ") && e.ends_with("; use --jobs 6 or less"),
+        "{e}"
+    );
+    let e = super::buffers_too_big(1, 1, 1 << 30, 2 * gib).to_string();
+    assert!(
+        e.starts_with("--block: ") && e.ends_with("; use a --block of 512 MiB or less"),
+        "{e}"
+    );
+}

@@ -4,7 +4,9 @@
 //! fresh subdirectory `peakbench-disk-<pid>-<nanos>` of `--dir`; it removes exactly
 //! those files and that directory (never recursively, never anything it did not make)
 //! when the run ends, and on SIGINT/SIGTERM. A block device is a target only with
-//! `--allow-destructive`; then nothing is created or removed.
+//! `--allow-destructive`; then nothing is created or removed. The directory is held
+//! under an `flock` while the run lives, so the next run can tell a directory left by a
+//! killed run (SIGKILL: no handler runs) from a live one ([`super::stale`]).
 //!
 //! Signals: while a workspace exists, SIGINT and SIGTERM set a process-wide flag (the
 //! one piece of global state here: a signal handler can only reach statics). A watcher
@@ -176,6 +178,8 @@ pub(crate) struct Workspace {
     /// Files (job `i` → `files[i]`), created and filled on demand.
     files: Mutex<Vec<PathBuf>>,
     guard: Option<SignalGuard>,
+    /// The directory's run lock, held until the workspace is gone.
+    _lock: Option<OwnedFd>,
 }
 
 fn open_flags(direct: bool) -> libc::c_int {
@@ -207,9 +211,20 @@ impl Workspace {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0);
-        let dir = parent.join(format!("peakbench-disk-{}-{nanos}", std::process::id()));
+        let dir = parent.join(format!(
+            "{}{}-{nanos}",
+            super::stale::PREFIX,
+            std::process::id()
+        ));
         // create_dir fails if it exists: we never adopt someone else's directory.
         std::fs::create_dir(&dir)?;
+        let lock = match super::stale::lock_own(&dir) {
+            Ok(l) => l,
+            Err(e) => {
+                let _ = std::fs::remove_dir(&dir);
+                return Err(e);
+            }
+        };
         let shared = Arc::new(Shared {
             stop: AtomicBool::new(false),
             busy: AtomicUsize::new(0),
@@ -226,6 +241,7 @@ impl Workspace {
             file_size,
             files: Mutex::new(Vec::new()),
             guard,
+            _lock: Some(lock),
         })
     }
 
@@ -244,6 +260,7 @@ impl Workspace {
             file_size,
             files: Mutex::new(Vec::new()),
             guard,
+            _lock: None,
         }
     }
 

@@ -83,7 +83,7 @@ fn unsupported(proto: Proto, test: TestKind, msg: u32) -> Option<String> {
 }
 
 fn size_label(b: u32) -> String {
-    crate::util::units::format_size(u64::from(b)).replace(' ', "")
+    crate::util::units::format_size_exact(u64::from(b)).replace(' ', "")
 }
 
 impl Case for NetCase {
