@@ -20,6 +20,7 @@ pub mod markdown;
 pub mod matrix;
 pub(crate) mod measured_roofline;
 pub mod model;
+pub mod physics;
 pub mod progress;
 #[cfg(test)]
 pub(crate) mod samples;
