@@ -55,28 +55,55 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     dispatch(Options::from_cli(cli)?)
 }
 
-/// The one dispatch over the commands: those that measure nothing run here; a
-/// measuring command hands its resource's `plan` to [`measure`].
+/// How a measuring command plans its cases, once the host is known.
+pub(crate) type Planner<'a> =
+    Box<dyn FnOnce(&Context) -> Result<Vec<Box<dyn Case>>, UsageError> + 'a>;
+
+/// The one table of measuring commands: each one's planner; `None` for the commands
+/// that measure nothing. Whether a command measures, what a cluster launch gathers on
+/// every host and what a local run runs all come from here, so a new measuring command
+/// cannot be left out of one of them.
+pub(crate) fn planner(command: &Command) -> Option<Planner<'_>> {
+    Some(match command {
+        Command::Quick => Box::new(|ctx: &Context| {
+            Ok(bench::BENCHMARKS
+                .iter()
+                .flat_map(|b| b.quick(ctx))
+                .collect())
+        }),
+        Command::Cpu(o) => Box::new(move |ctx: &Context| bench::cpu::CpuBench.plan(o, ctx)),
+        Command::Memory(o) => {
+            Box::new(move |ctx: &Context| bench::memory::MemoryBench.plan(o, ctx))
+        }
+        Command::Disk(o) => Box::new(move |ctx: &Context| bench::disk::DiskBench.plan(o, ctx)),
+        Command::Net(o) => Box::new(move |ctx: &Context| bench::net::NetBench.plan(o, ctx)),
+        Command::Gpu(o) if !o.list => {
+            Box::new(move |ctx: &Context| bench::gpu::GpuBench.plan(o, ctx))
+        }
+        Command::Linalg(o) => {
+            Box::new(move |ctx: &Context| bench::linalg::LinalgBench.plan(o, ctx))
+        }
+        Command::Null { threads } => {
+            Box::new(move |ctx: &Context| bench::null::NullBench.plan(threads, ctx))
+        }
+        Command::Gpu(_)
+        | Command::Sysinfo
+        | Command::Serve(_)
+        | Command::Report(_)
+        | Command::Compare { .. }
+        | Command::Reference(_)
+        | Command::Fleet(_) => return None,
+    })
+}
+
+/// The one dispatch over the commands: a measuring command ([`planner`]) runs on every
+/// host of a cluster launch, or here; the others run here.
 fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let common = &opts.common;
-    // Under a cluster launch every measuring command runs on every host (`cluster`).
-    let measuring = matches!(
-        opts.command,
-        Command::Quick
-            | Command::Cpu(_)
-            | Command::Memory(_)
-            | Command::Disk(_)
-            | Command::Net(_)
-            | Command::Gpu(_)
-            | Command::Null { .. }
-    ) && !matches!(&opts.command, Command::Gpu(g) if g.list);
-    if measuring {
+    if let Some(plan) = planner(&opts.command) {
         if let Some(l) = crate::cluster::launch()? {
-            let command = opts.command.clone();
-            return crate::cluster::run(&opts, l, |ctx| {
-                cases_of(&command, ctx).unwrap_or_else(|| Ok(Vec::new()))
-            });
+            return crate::cluster::run(&opts, l, plan);
         }
         if matches!(&opts.command, Command::Net(n) if n.matrix) {
             return Err(UsageError::new(
@@ -85,19 +112,11 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
             )
             .into());
         }
+        return measure(&opts, plan);
     }
     match &opts.command {
         Command::Sysinfo => {
             crate::sysinfo::run(common, &mut stdout.lock())?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Gpu(g) if g.list => {
-            let det = crate::hw::gpu::detect();
-            let doc = crate::report::TextDoc {
-                value: &det,
-                text: crate::sysinfo::print_gpus,
-            };
-            crate::report::export_fit(&doc, common.format, common.width, &mut stdout.lock())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Serve(s) => crate::bench::net::server::run_cli(s),
@@ -125,54 +144,77 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
             },
             command: Command::Cpu(crate::reporting::reference_cpu(r)),
         }),
-        Command::Quick => measure(&opts, |ctx| {
-            Ok(bench::BENCHMARKS
-                .iter()
-                .flat_map(|b| b.quick(ctx))
-                .collect())
-        }),
-        Command::Cpu(o) => measure(&opts, |ctx| bench::cpu::CpuBench.plan(o, ctx)),
-        Command::Memory(o) => measure(&opts, |ctx| bench::memory::MemoryBench.plan(o, ctx)),
-        Command::Disk(o) => measure(&opts, |ctx| bench::disk::DiskBench.plan(o, ctx)),
-        Command::Net(o) => measure(&opts, |ctx| bench::net::NetBench.plan(o, ctx)),
-        Command::Gpu(o) => measure(&opts, |ctx| bench::gpu::GpuBench.plan(o, ctx)),
-        Command::Linalg(o) => measure(&opts, |ctx| bench::linalg::LinalgBench.plan(o, ctx)),
-        Command::Null { threads } => {
-            measure(&opts, |ctx| bench::null::NullBench.plan(threads, ctx))
+        Command::Gpu(_) => {
+            let det = crate::hw::gpu::detect();
+            let doc = crate::report::TextDoc {
+                value: &det,
+                text: crate::sysinfo::print_gpus,
+            };
+            crate::report::export_fit(&doc, common.format, common.width, &mut stdout.lock())?;
+            Ok(ExitCode::SUCCESS)
         }
+        // Every other command is in the planner's table (a test holds it to that).
+        other => anyhow::bail!("internal error: no runner for {other:?}"),
     }
 }
 
-/// The cases of a measuring command (`None` for the commands that measure nothing).
-fn cases_of(command: &Command, ctx: &Context) -> Option<Result<Vec<Box<dyn Case>>, UsageError>> {
-    Some(match command {
-        Command::Quick => Ok(bench::BENCHMARKS
-            .iter()
-            .flat_map(|b| b.quick(ctx))
-            .collect()),
-        Command::Cpu(o) => bench::cpu::CpuBench.plan(o, ctx),
-        Command::Memory(o) => bench::memory::MemoryBench.plan(o, ctx),
-        Command::Disk(o) => bench::disk::DiskBench.plan(o, ctx),
-        Command::Net(o) => bench::net::NetBench.plan(o, ctx),
-        Command::Gpu(o) => bench::gpu::GpuBench.plan(o, ctx),
-        Command::Null { threads } => bench::null::NullBench.plan(threads, ctx),
-        _ => return None,
+/// A measuring run on this host alone: [`run_cases`], then the requested views.
+fn measure(options: &Options, plan: Planner<'_>) -> anyhow::Result<ExitCode> {
+    let opts = &options.common;
+    // The HTML report: where --html says, and next to the JSON for the quick suite.
+    let html = |path: &Path| {
+        opts.html.clone().or_else(|| {
+            matches!(options.command, Command::Quick).then(|| path.with_extension("html"))
+        })
+    };
+    let host = HostInfo::detect(true);
+    let (report, path, html) = run_cases(options, &host, &host.hostname, html, plan, |_| {})?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    crate::report::export_fit(&report, opts.format, opts.width, &mut out)?;
+    out.flush()?;
+    // The table carries the warnings; with another format on stdout, say them once here.
+    if opts.format != crate::report::Format::Table {
+        for l in crate::report::table::warnings(&report, crate::util::term::stderr_width()) {
+            eprintln!("{l}");
+        }
+    }
+    if !opts.quiet {
+        eprintln!("results: {}", path.display());
+        if let Some(h) = &html {
+            eprintln!("html: {}", h.display());
+        }
+    }
+    let failed = report
+        .results
+        .iter()
+        .any(|r| matches!(r.status, Status::Failed { .. }));
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     })
 }
 
-/// A measuring run: detect the host, plan the cases, run each one, write the results
-/// file after every case, then the requested views.
-fn measure(
+/// The one run pipeline, for a plain run and for each host's runner under a cluster
+/// launch alike: plan the cases, run each one with the progress bar and (`--reference`)
+/// the reference tools beside it, `tag` each result, save the results file
+/// (`FILEHOST-TIME.json` in `--output`) and the HTML page (where `html` says, given the
+/// JSON's path) after every case, and end between saves on SIGINT/SIGTERM saying what
+/// finished. Returns the report, its file and its page.
+pub(crate) fn run_cases(
     options: &Options,
-    plan: impl FnOnce(&Context) -> Result<Vec<Box<dyn Case>>, UsageError>,
-) -> anyhow::Result<ExitCode> {
+    host: &HostInfo,
+    file_host: &str,
+    html: impl FnOnce(&Path) -> Option<PathBuf>,
+    plan: Planner<'_>,
+    tag: impl Fn(&mut crate::report::model::BenchResult),
+) -> anyhow::Result<(Report, PathBuf, Option<PathBuf>)> {
     let opts = &options.common;
-    let stdout = std::io::stdout();
     // From here on, SIGINT/SIGTERM end the run between saves, never inside one (the
     // disk benchmark's own handler, installed while planning, chains back to this one).
     crate::util::atomic::catch_signals();
-    let host = HostInfo::detect(true);
-    let ctx = Context { host: &host, opts };
+    let ctx = Context { host, opts };
     let cases = plan(&ctx)?;
     let started = now_rfc3339();
     let mut report = Report {
@@ -204,14 +246,10 @@ fn measure(
         )
     })?;
     // Fail before measuring anything if the results cannot be written.
-    let path = results_path(&opts.output, &host.hostname, &started)?;
+    let path = results_path(&opts.output, file_host, &started)?;
     save(&report, &path)?;
-    // The HTML report: where --html says, and next to the JSON for the quick suite;
-    // rewritten after every case too, so that an interrupted run leaves both.
-    let html = opts
-        .html
-        .clone()
-        .or_else(|| matches!(options.command, Command::Quick).then(|| path.with_extension("html")));
+    // Rewritten after every case too, so that an interrupted run leaves both.
+    let html = html(&path);
     let progress = Progress::new(cases.len(), opts.quiet);
     let tools = if opts.reference {
         crate::reference::detect()
@@ -223,7 +261,7 @@ fn measure(
     // What the reference tools need beyond each typed result: the disk --dir as given
     // and whether the network run was against a --server.
     let rctx = crate::reference::Context {
-        host: &host,
+        host,
         disk_dir: match &options.command {
             Command::Disk(d) => d.dir.as_deref(),
             _ => None,
@@ -265,6 +303,7 @@ fn measure(
             if opts.reference {
                 crate::reference::attach(&mut r, &rctx, &tools);
             }
+            tag(&mut r);
             // Counted on the bar, printed once with the results (not live as well).
             progress.warnings(r.notes.iter().filter(|n| n.is_live_warning()).count());
             report.results.push(r);
@@ -289,30 +328,7 @@ fn measure(
     if let Some(h) = &html {
         crate::reporting::write_html(&report, h)?;
     }
-    let mut out = stdout.lock();
-    crate::report::export_fit(&report, opts.format, opts.width, &mut out)?;
-    out.flush()?;
-    // The table carries the warnings; with another format on stdout, say them once here.
-    if opts.format != crate::report::Format::Table {
-        for l in crate::report::table::warnings(&report, crate::util::term::stderr_width()) {
-            eprintln!("{l}");
-        }
-    }
-    if !opts.quiet {
-        eprintln!("results: {}", path.display());
-        if let Some(h) = &html {
-            eprintln!("html: {}", h.display());
-        }
-    }
-    let failed = report
-        .results
-        .iter()
-        .any(|r| matches!(r.status, Status::Failed { .. }));
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok((report, path, html))
 }
 
 /// What an interrupted run says after `interrupted by SIG…`, set before case `done`
@@ -362,4 +378,57 @@ fn interrupt_note(
 /// Whether an error means bad usage (exit code 2).
 pub fn is_usage(e: &anyhow::Error) -> bool {
     e.downcast_ref::<UsageError>().is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, Parser};
+
+    /// The commands that measure nothing, with the arguments they need to parse.
+    const NOT_MEASURING: &[&[&str]] = &[
+        &["sysinfo"],
+        &["serve"],
+        &["report", "a.json"],
+        &["compare", "a.json", "b.json"],
+        &["reference"],
+        &["fleet", "a.json"],
+        &["gpu", "--list"],
+    ];
+
+    /// Issue #24: `linalg` was missing from the hand list of measuring commands, so a
+    /// cluster launch ran it on every rank alone. Every subcommand that is not known to
+    /// measure nothing must have a planner, which is what a launch gathers.
+    #[test]
+    fn every_measuring_command_is_gathered_under_a_launch() {
+        let opts = |args: &[&str]| {
+            let argv = std::iter::once("peakbench").chain(args.iter().copied());
+            Options::from_cli(Cli::parse_from(argv)).unwrap()
+        };
+        let mut names: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .filter(|n| n != "help")
+            .collect();
+        names.push(String::new()); // no subcommand: the quick suite
+        for name in names {
+            // The bare command, or the form of it that parses (report needs a file).
+            let args: Vec<&str> = match NOT_MEASURING.iter().find(|a| a[0] == name) {
+                Some(a) if a.len() > 1 && a[1] != "--list" => a.to_vec(),
+                _ if name.is_empty() => vec![],
+                _ => vec![&name],
+            };
+            let known = NOT_MEASURING.iter().any(|a| a == &args.as_slice());
+            let o = opts(&args);
+            assert_eq!(
+                planner(&o.command).is_some(),
+                !known,
+                "'{name}': a measuring command needs its planner in app::planner (it is what a cluster launch gathers)"
+            );
+        }
+        for args in NOT_MEASURING {
+            assert!(planner(&opts(args).command).is_none(), "{args:?}");
+        }
+        assert!(planner(&opts(&["linalg"]).command).is_some());
+    }
 }

@@ -324,7 +324,15 @@ pub(crate) fn run_fleet(
 ) -> anyhow::Result<()> {
     let mut reports = Vec::new();
     for p in &f.files {
-        reports.push(load_report(p)?);
+        let r = load_report(p)?;
+        // A figure no machine could measure is refused, never averaged into the fleet.
+        crate::report::physics::check_report(&r).map_err(|e| {
+            UsageError(format!(
+                "{}: {e}; such a figure is not a measurement (a corrupted or edited file): remove the file or the result",
+                p.display()
+            ))
+        })?;
+        reports.push(r);
     }
     let names = labels(&f.files);
     let fleet = crate::report::fleet::fleet(&names, &reports, f.rule);

@@ -31,7 +31,12 @@ struct Rank<'a> {
     host: String,
     bind: String,
     join_s: Option<u64>,
+    /// The run's secret this rank was given.
+    token: &'a str,
 }
+
+/// The secret every rank of these launches shares (`$PEAKBENCH_TOKEN`).
+const SECRET: &str = "cluster-test-secret";
 
 /// Starts one rank running `args`, its stdout and stderr in files under `out`.
 fn spawn(out: &Path, args: &[&str], r: Rank) -> Child {
@@ -43,7 +48,8 @@ fn spawn(out: &Path, args: &[&str], r: Rank) -> Child {
         .env("PEAKBENCH_SIZE", r.size.to_string())
         .env("PEAKBENCH_COORD", r.coord)
         .env("PEAKBENCH_HOST_ID", r.host)
-        .env("PEAKBENCH_BIND", r.bind);
+        .env("PEAKBENCH_BIND", r.bind)
+        .env("PEAKBENCH_TOKEN", r.token);
     if let Some(s) = r.join_s {
         c.env("PEAKBENCH_JOIN_TIMEOUT", s.to_string());
     }
@@ -69,6 +75,7 @@ fn launch(out: &Path, size: usize, ranks: &[usize], args: &[&str], join_s: u64) 
                 host: format!("h{r}"),
                 bind: format!("127.0.0.{}", r + 1),
                 join_s: Some(join_s),
+                token: SECRET,
             };
             spawn(out, args, rank)
         })
@@ -172,28 +179,104 @@ fn three_ranks_gather_one_report_with_three_hosts() {
     assert!(gathered(d.path(), "html").exists());
 }
 
-#[test]
-fn ranks_on_one_host_share_one_runner() {
-    let d = tempfile::tempdir().unwrap();
+/// Starts ranks `0..hosts.len()` of one launch, rank `r` naming the host `hosts[r]`
+/// (all on 127.0.0.1), each running `args`.
+fn launch_named(out: &Path, hosts: &[&str], args: &[&str], join_s: u64) -> Vec<Child> {
     let coord = format!("127.0.0.1:{}", free_port());
-    let kids: Vec<Child> = (0..2)
+    (0..hosts.len())
         .map(|r| {
             let rank = Rank {
                 rank: r,
-                size: 2,
+                size: hosts.len(),
                 coord: &coord,
-                host: "same".into(),
+                host: hosts[r].into(),
                 bind: "127.0.0.1".into(),
-                join_s: None,
+                join_s: Some(join_s),
+                token: SECRET,
             };
-            spawn(d.path(), &["null"], rank)
+            spawn(out, args, rank)
+        })
+        .collect()
+}
+
+#[test]
+fn ranks_on_one_host_share_one_runner() {
+    let d = tempfile::tempdir().unwrap();
+    let kids = launch_named(d.path(), &["a", "a", "b"], &["null"], 30);
+    let outs = wait(d.path(), kids, Duration::from_secs(60));
+    all_succeeded(&outs);
+    let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
+    assert_eq!(host_names(&v), ["a", "b"]);
+    assert_eq!(v["hosts"][0]["ranks"], serde_json::json!([0, 1]));
+    assert_eq!(
+        v["results"].as_array().unwrap().len(),
+        2,
+        "one runner a host"
+    );
+}
+
+/// Issue #24: `mpirun -np 3` on one machine without `PEAKBENCH_HOST_ID` used to write a
+/// report of one host (or, for the matrix, of no link) and exit 0. Every rank now says
+/// why and how to fix it, exit 2, and no report is written.
+#[test]
+fn a_launch_on_one_host_is_refused_with_the_fix() {
+    for args in [&["null"][..], &["net", "--matrix", "--time", "200ms"][..]] {
+        let d = tempfile::tempdir().unwrap();
+        let kids = launch_named(d.path(), &["same", "same", "same"], args, 30);
+        let outs = wait(d.path(), kids, Duration::from_secs(60));
+        for (r, o) in outs.iter().enumerate() {
+            let e = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{args:?} rank {r}: {e}");
+            assert!(
+                e.contains("all 3 ranks of this launch name one host ('same')")
+                    && e.contains("PEAKBENCH_HOST_ID"),
+                "{args:?} rank {r}: {e}"
+            );
+        }
+        let files: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("cluster-"))
+            .collect();
+        assert!(files.is_empty(), "{args:?}: {files:?}");
+    }
+}
+
+/// Issue #24: `linalg` was missing from the measuring commands, so under a launch every
+/// rank ran on its own. It is gathered like every other measuring command.
+#[test]
+fn linalg_is_gathered_from_every_host() {
+    let d = tempfile::tempdir().unwrap();
+    let args = [
+        "linalg",
+        "--routine",
+        "gemm",
+        "--n",
+        "64",
+        "--threads",
+        "1",
+        "--repeat",
+        "2",
+        "--min-time",
+        "10ms",
+    ];
+    let kids = launch(d.path(), 2, &[0, 1], &args, 30);
+    let outs = wait(d.path(), kids, Duration::from_secs(120));
+    all_succeeded(&outs);
+    let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
+    assert_eq!(host_names(&v), ["h0", "h1"]);
+    let mut tags: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            assert_eq!(r["resource"], "linalg", "{r}");
+            r["host"].as_str().unwrap()
         })
         .collect();
-    let outs = wait(d.path(), kids, Duration::from_secs(60));
-    let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
-    assert_eq!(v["hosts"].as_array().unwrap().len(), 1);
-    assert_eq!(v["hosts"][0]["ranks"], serde_json::json!([0, 1]));
-    assert_eq!(v["results"].as_array().unwrap().len(), 1, "one runner");
+    tags.dedup();
+    assert_eq!(tags, ["h0", "h1"]);
+    assert!(outs[1].stdout.is_empty(), "only rank 0 reports");
 }
 
 #[test]
@@ -329,4 +412,121 @@ fn mpirun_three_ranks_matrix_and_gathered_suite() {
             assert_eq!(pairs.len(), 6, "{pairs:?}");
         }
     }
+}
+
+// ---- Authentication (issue #24): attackers that reach rank 0's port. ----
+
+#[path = "common/cluster.rs"]
+mod attack;
+use attack::{challenge, join_msg, reach, STEP};
+use peakbench::cluster::wire::{Conn, Msg};
+
+/// Rank 0 of a 2-rank launch (`h0`, 127.0.0.1) running `null`; its coordinator address.
+fn rank0(out: &Path, join_s: u64) -> (Child, String) {
+    let coord = format!("127.0.0.1:{}", free_port());
+    let r = Rank {
+        rank: 0,
+        size: 2,
+        coord: &coord,
+        host: "h0".into(),
+        bind: "127.0.0.1".into(),
+        join_s: Some(join_s),
+        token: SECRET,
+    };
+    (spawn(out, &["null"], r), coord)
+}
+
+/// Rank 1 (`h1`, 127.0.0.2) of the launch at `coord`, with `token`.
+fn rank1(out: &Path, coord: &str, token: &str) -> Child {
+    let r = Rank {
+        rank: 1,
+        size: 2,
+        coord,
+        host: "h1".into(),
+        bind: "127.0.0.2".into(),
+        join_s: Some(30),
+        token,
+    };
+    spawn(out, &["null"], r)
+}
+
+/// The issue's attack (hello and forged results without a handshake), a guessed proof,
+/// a replayed proof and an oversized pre-auth frame are each refused and logged; none
+/// takes rank 1's place, and the real rank 1 then completes the run.
+#[test]
+fn forged_ranks_wrong_secrets_replays_and_oversized_frames_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let (r0, coord) = rank0(d.path(), 30);
+    attack::all(&coord, SECRET);
+    // The real rank 1 joins and the run completes with the two real hosts only.
+    let r1 = rank1(d.path(), &coord, SECRET);
+    let outs = wait(d.path(), vec![r0, r1], Duration::from_secs(90));
+    all_succeeded(&outs);
+    let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
+    assert_eq!(host_names(&v), ["h0", "h1"]);
+    assert_eq!(v["results"].as_array().unwrap().len(), 2);
+    let log = String::from_utf8_lossy(&outs[0].stderr);
+    assert_eq!(
+        log.matches("refused a connection from 127.0.0.1").count(),
+        4,
+        "{log}"
+    );
+    assert!(log.contains("exceeds the 4096-byte cap"), "{log}");
+}
+
+/// A real rank given the wrong secret is refused: it says so, and rank 0 reports the
+/// rank as not having joined (a partial report), within the join deadline.
+#[test]
+fn a_rank_with_the_wrong_secret_is_refused_and_named() {
+    let d = tempfile::tempdir().unwrap();
+    let (r0, coord) = rank0(d.path(), 4);
+    let r1 = rank1(d.path(), &coord, "not-the-secret");
+    let outs = wait(d.path(), vec![r0, r1], Duration::from_secs(60));
+    let e1 = String::from_utf8_lossy(&outs[1].stderr);
+    assert!(!outs[1].status.success(), "{e1}");
+    assert!(
+        e1.contains("rank 1: the coordinator refused this rank: authentication failed"),
+        "{e1}"
+    );
+    assert_eq!(outs[0].status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
+    assert_eq!(host_names(&v), ["h0", "rank1"]);
+}
+
+/// A rank that holds the secret but lies: results with another host's name and a
+/// figure of 1e300 B/s. The result is tagged with the rank's own host and refused,
+/// naming the host, never kept as a figure.
+#[test]
+fn an_authenticated_rank_cannot_forge_hosts_or_impossible_figures() {
+    let d = tempfile::tempdir().unwrap();
+    let (r0, coord) = rank0(d.path(), 30);
+    let mut c = Conn::new(reach(&coord));
+    let n = challenge(&mut c);
+    c.send(&join_msg(SECRET, &n, 1), STEP).unwrap();
+    assert!(matches!(c.recv(STEP).unwrap(), Msg::Welcome { .. }));
+    let info = serde_json::to_value(peakbench::hw::HostInfo::detect(false)).unwrap();
+    let hello = serde_json::json!({"msg": "hello", "host": "h1", "info": info});
+    let m: Msg = serde_json::from_value(hello).unwrap();
+    c.send(&m, STEP).unwrap();
+    assert!(matches!(c.recv(STEP).unwrap(), Msg::Go { runner: true }));
+    let forged = serde_json::json!({"msg": "results", "results": [{
+        "resource": "net", "workload": "tcp_throughput", "params": {},
+        "metric": "throughput", "unit": "B/s", "samples": [1e300, 1e300],
+        "summary": {"n": 2, "mean": 1e300, "sd": 0.0, "min": 1e300, "max": 1e300,
+            "median": 1e300, "cv": 0.0, "ci95_low": 1e300, "ci95_high": 1e300, "outliers": 0},
+        "status": "ok", "host": "forged-host"}]});
+    let m: Msg = serde_json::from_value(forged).unwrap();
+    c.send(&m, STEP).unwrap();
+    let outs = wait(d.path(), vec![r0], Duration::from_secs(60));
+    let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
+    assert_eq!(host_names(&v), ["h0", "h1"]);
+    let r = &v["results"].as_array().unwrap()[1];
+    assert_eq!(r["host"], "h1", "{r}");
+    let e = r["status"]["failed"]["error"].as_str().unwrap();
+    assert!(
+        e.starts_with("refused from host h1: tcp_throughput (B/s)"),
+        "{e}"
+    );
+    assert!(r["samples"].as_array().unwrap().is_empty(), "{r}");
+    assert!(!String::from_utf8_lossy(&outs[0].stdout).contains("forged-host"));
 }

@@ -167,3 +167,17 @@ fn bad_flags_and_files_are_one_line_and_exit_2() {
     let out = pb().arg("fleet").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Issue #24: a figure no machine could measure (1e300 B/s, negative, beyond 1e18 of
+/// its unit) is refused with the file named, exit 2, never averaged into the fleet.
+#[test]
+fn impossible_figures_in_a_file_are_refused_naming_it() {
+    for (factor, needle) in [(1e290, "beyond 1e18"), (-1.0, "negative")] {
+        let (d, mut files) = fleet_dir();
+        let bad = host_file(d.path(), "forged", factor, 3);
+        files.push(bad.to_string_lossy().into_owned());
+        let out = pb().arg("fleet").args(&files).output().unwrap();
+        let e = common::assert_refused(&out, &factor, &[needle, "forged.json: result 1"]);
+        assert!(out.stdout.is_empty(), "{e}");
+    }
+}

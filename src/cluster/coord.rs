@@ -5,11 +5,14 @@
 //! one, or whose connection closes, is marked failed with the reason, its pending links
 //! become failed results naming it, and the run goes on: a partial report, never a hang.
 
-use super::wire::{self, Msg};
+use super::auth::{self, Secret};
+use super::wire::{self, Conn, Msg};
 use crate::bench::net::proto::TestSpec;
 use crate::bench::net::rounds;
 use crate::report::model::{BenchResult, HostRun, Status};
-use std::net::{TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 /// What the ranks do after the barrier.
@@ -29,13 +32,22 @@ pub(crate) enum Work {
 
 /// Deadline of one short step (a hello, serving, stopping).
 const STEP: Duration = Duration::from_secs(15);
+/// Deadline for a new connection to answer the challenge: short, since such a peer has
+/// proven nothing yet.
+pub(crate) const PREAUTH: Duration = Duration::from_secs(5);
+/// Most handshakes in progress at once; connections beyond are closed at once (and
+/// logged), so a flood cannot exhaust threads or memory (each holds at most
+/// [`wire::MAX_PREAUTH`] bytes of frame).
+pub(crate) const MAX_PENDING: usize = 64;
+/// Refused connections logged one by one; the rest are counted in one closing line.
+const LOG_REFUSED: usize = 20;
 
 /// One rank as the coordinator sees it.
 struct Rank {
     rank: usize,
     host: String,
     info: Option<crate::hw::HostInfo>,
-    stream: Option<TcpStream>,
+    stream: Option<Conn>,
     /// Why it was lost, once it was.
     lost: Option<String>,
 }
@@ -57,7 +69,7 @@ impl Rank {
         let Some(s) = self.stream.as_mut() else {
             return false;
         };
-        match wire::send(s, m, STEP) {
+        match s.send(m, STEP) {
             Ok(()) => true,
             Err(e) => {
                 self.fail(what, &e, STEP);
@@ -68,7 +80,7 @@ impl Rank {
 
     fn recv(&mut self, t: Duration, what: &str) -> Option<Msg> {
         let s = self.stream.as_mut()?;
-        match wire::recv(s, t) {
+        match s.recv(t) {
             Ok(m) => Some(m),
             Err(e) => {
                 self.fail(what, &e, t);
@@ -85,34 +97,107 @@ pub(crate) struct Gathered {
     pub hosts: Vec<HostRun>,
     /// The results, each tagged with its host.
     pub results: Vec<BenchResult>,
+    /// Why the launch was refused as a whole (every rank names one host): a usage
+    /// error, no report.
+    pub refused: Option<String>,
 }
 
-/// Accepts hellos until `size` ranks joined or `join` passed.
-fn join(listener: &TcpListener, size: usize, join: Duration) -> Vec<Rank> {
+/// Log of refused connections: sanitised, the first [`LOG_REFUSED`] in full.
+#[derive(Default)]
+struct RefusedLog {
+    shown: usize,
+    more: usize,
+}
+
+impl RefusedLog {
+    fn line(&mut self, peer: SocketAddr, why: &str) {
+        if self.shown < LOG_REFUSED {
+            self.shown += 1;
+            eprintln!(
+                "peakbench cluster: refused a connection from {peer}: {}",
+                crate::util::sanitize::line_max(why, 200)
+            );
+        } else {
+            self.more += 1;
+        }
+    }
+}
+
+impl Drop for RefusedLog {
+    fn drop(&mut self) {
+        if self.more > 0 {
+            eprintln!(
+                "peakbench cluster: {} more refused connections not shown",
+                self.more
+            );
+        }
+    }
+}
+
+/// A handshake's outcome, sent back from its thread.
+type Handshake = (
+    SocketAddr,
+    Conn,
+    Result<(usize, String, crate::hw::HostInfo), String>,
+);
+
+/// Accepts ranks until `size` of them proved the secret and said hello, or `join`
+/// passed. Each connection's handshake runs on its own thread (at most
+/// [`MAX_PENDING`] at once) under the [`PREAUTH`] deadline, so a silent or slow peer
+/// delays nobody; a refused peer takes no rank's place.
+fn join(listener: &TcpListener, size: usize, join: Duration, secret: &Secret) -> Vec<Rank> {
     let end = Instant::now() + join;
     let _ = listener.set_nonblocking(true);
     let mut ranks: Vec<Rank> = Vec::new();
+    let mut log = RefusedLog::default();
+    let pending = Arc::new(AtomicUsize::new(0));
+    let (tx, rx) = mpsc::channel::<Handshake>();
     while ranks.len() < size && Instant::now() < end {
-        match listener.accept() {
-            Ok((mut s, _)) => {
+        let mut idle = true;
+        if let Ok((s, peer)) = listener.accept() {
+            idle = false;
+            if pending.load(Ordering::Acquire) >= MAX_PENDING {
+                log.line(
+                    peer,
+                    &format!("{MAX_PENDING} handshakes already in progress"),
+                );
+            } else {
                 let _ = s.set_nonblocking(false);
-                let _ = s.set_nodelay(true);
-                if let Ok(Msg::Hello { rank, host, info }) = wire::recv(&mut s, STEP) {
-                    if rank < size && !ranks.iter().any(|r| r.rank == rank) {
-                        ranks.push(Rank {
-                            rank,
-                            host,
-                            info: Some(*info),
-                            stream: Some(s),
-                            lost: None,
-                        });
-                    }
+                pending.fetch_add(1, Ordering::AcqRel);
+                let (tx, secret, pending) = (tx.clone(), secret.clone(), pending.clone());
+                std::thread::spawn(move || {
+                    let mut c = Conn::new(s);
+                    let r = auth::accept(&mut c, &secret, size, PREAUTH, STEP);
+                    pending.fetch_sub(1, Ordering::AcqRel);
+                    let _ = tx.send((peer, c, r));
+                });
+            }
+        }
+        while let Ok((peer, mut c, r)) = rx.try_recv() {
+            idle = false;
+            match r {
+                Err(why) => log.line(peer, &why),
+                Ok((rank, _, _)) if ranks.iter().any(|x| x.rank == rank) => {
+                    let why = format!("rank {rank} has already joined");
+                    let _ = c.send(
+                        &Msg::Refused {
+                            reason: why.clone(),
+                        },
+                        STEP,
+                    );
+                    log.line(peer, &why);
                 }
+                Ok((rank, host, info)) => ranks.push(Rank {
+                    rank,
+                    host: crate::util::sanitize::line_max(&host, 64),
+                    info: Some(info),
+                    stream: Some(c),
+                    lost: None,
+                }),
             }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
-            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+        if idle {
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
     for r in 0..size {
@@ -123,7 +208,7 @@ fn join(listener: &TcpListener, size: usize, join: Duration) -> Vec<Rank> {
                 info: None,
                 stream: None,
                 lost: Some(format!(
-                    "rank {r} did not join within {:.0} s (dead, or its host unreachable)",
+                    "rank {r} did not join within {:.0} s (dead, its host unreachable, or refused: see the lines above)",
                     join.as_secs_f64()
                 )),
             });
@@ -133,14 +218,70 @@ fn join(listener: &TcpListener, size: usize, join: Duration) -> Vec<Rank> {
     ranks
 }
 
+/// A result from `host`'s rank: tagged with that host whatever it says, and refused
+/// (a failed result with the reason, no figure) when a value is outside physics.
+fn admit(mut r: BenchResult, host: &str) -> BenchResult {
+    r.host = Some(host.to_string());
+    match crate::report::physics::check_result(&r) {
+        Ok(()) => r,
+        Err(e) => {
+            let why = format!("refused from host {host}: {e}");
+            eprintln!(
+                "peakbench cluster: {}",
+                crate::util::sanitize::line_max(&why, 300)
+            );
+            crate::report::physics::refused(&r, &why)
+        }
+    }
+}
+
+/// Why a launch whose joined ranks name fewer than two hosts is refused, if it is.
+fn one_host(ranks: &[Rank], matrix: bool) -> Option<String> {
+    if ranks.iter().any(|r| r.info.is_none()) {
+        // A rank that did not join is a failure of its own, reported as such.
+        return None;
+    }
+    let first = &ranks.first()?.host;
+    if ranks.iter().any(|r| &r.host != first) || (ranks.len() < 2 && !matrix) {
+        return None;
+    }
+    let n = ranks.len();
+    Some(if matrix && n < 2 {
+        "net --matrix needs at least 2 hosts, and this launch has 1 rank; launch one rank per host"
+            .to_string()
+    } else {
+        format!(
+            "all {n} ranks of this launch name one host ('{first}'), so there is nothing to gather{}: launch one rank per host, or on one machine give each rank its own $PEAKBENCH_HOST_ID (e.g. PEAKBENCH_HOST_ID=h$OMPI_COMM_WORLD_RANK) and $PEAKBENCH_BIND",
+            if matrix { " and no pair of hosts to measure" } else { " across hosts" }
+        )
+    })
+}
+
 /// Runs the coordinator on `listener` for `size` ranks.
 pub(crate) fn run(
     listener: TcpListener,
     size: usize,
     join_deadline: Duration,
+    secret: &Secret,
     work: &Work,
 ) -> Gathered {
-    let mut ranks = join(&listener, size, join_deadline);
+    let mut ranks = join(&listener, size, join_deadline, secret);
+    drop(listener);
+    if let Some(why) = one_host(&ranks, matches!(work, Work::Matrix { .. })) {
+        for r in ranks.iter_mut() {
+            r.send(
+                &Msg::Refused {
+                    reason: why.clone(),
+                },
+                "refusing",
+            );
+        }
+        return Gathered {
+            hosts: Vec::new(),
+            results: Vec::new(),
+            refused: Some(why),
+        };
+    }
     // One runner per host: the lowest rank that joined under each name.
     let mut hosts: Vec<(String, Vec<usize>)> = Vec::new();
     for r in &ranks {
@@ -165,8 +306,19 @@ pub(crate) fn run(
             for r in ranks.iter_mut() {
                 let left = end.saturating_duration_since(Instant::now());
                 match r.recv(left, "waiting for its results") {
-                    Some(Msg::Results { results: rs }) => results.extend(rs),
-                    Some(other) => r.lost = Some(format!("rank {}: unexpected {other:?}", r.rank)),
+                    Some(Msg::Results { results: rs }) if !rs.is_empty() && !runners.contains(&r.rank) => {
+                        r.lost = Some(format!(
+                            "rank {}: sent {} results although it is not its host's runner (refused)",
+                            r.rank,
+                            rs.len()
+                        ))
+                    }
+                    Some(Msg::Results { results: rs }) => {
+                        results.extend(rs.into_iter().map(|x| admit(x, &r.host)))
+                    }
+                    Some(other) => {
+                        r.lost = Some(format!("rank {}: unexpected {}", r.rank, other.kind()))
+                    }
                     None => {}
                 }
             }
@@ -207,6 +359,7 @@ pub(crate) fn run(
     Gathered {
         hosts: out,
         results,
+        refused: None,
     }
 }
 
@@ -265,7 +418,14 @@ fn matrix(ranks: &mut [Rank], runners: &[usize], specs: &[TestSpec]) -> Vec<Benc
                 None
             };
             match got {
-                Some(Msg::Pair { results }) => out.extend(results),
+                Some(Msg::Pair { results }) if results.len() <= specs.len() => {
+                    out.extend(results.into_iter().map(|mut x| {
+                        // The link is the one the coordinator asked for, whatever it says.
+                        x.params.insert("from".into(), fh.as_str().into());
+                        x.params.insert("to".into(), th.as_str().into());
+                        admit(x, &fh)
+                    }))
+                }
                 _ => {
                     let why = ranks[from]
                         .lost

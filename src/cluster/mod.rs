@@ -18,12 +18,13 @@
 //! on (and rank 0 listens on); `PEAKBENCH_JOIN_TIMEOUT` (default 60 s) bounds the barrier,
 //! `PEAKBENCH_SUITE_TIMEOUT` (default 3600 s) the wait for each host's results.
 
+pub(crate) mod auth;
 pub(crate) mod coord;
 #[cfg(feature = "mpi")]
 mod mpi;
-pub(crate) mod wire;
+pub mod wire;
 
-use crate::bench::{Case, Context};
+use crate::bench::Context;
 use crate::hw::HostInfo;
 use crate::options::{Command, Options};
 use crate::report::model::{Report, SCHEMA};
@@ -32,6 +33,7 @@ use anyhow::Context as _;
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+use wire::Conn;
 use wire::Msg;
 
 /// This rank's place in a cluster launch.
@@ -51,6 +53,8 @@ pub(crate) struct Launch {
     pub join: Duration,
     /// Bound of each host's suite.
     pub suite: Duration,
+    /// The run's secret, proven on every coordinator connection.
+    pub secret: auth::Secret,
     /// Rank 0's listener, bound before the address was shared (MPI launch).
     listener: Option<std::sync::Arc<TcpListener>>,
 }
@@ -129,6 +133,7 @@ pub(crate) fn launch() -> Result<Option<Launch>, UsageError> {
             bind: bind_addr()?,
             join,
             suite,
+            secret: auth::Secret::from_env()?,
             listener: None,
         }));
     }
@@ -177,7 +182,7 @@ fn connect(l: &Launch) -> anyhow::Result<TcpStream> {
 pub(crate) fn run(
     options: &Options,
     l: Launch,
-    plan: impl FnOnce(&Context) -> Result<Vec<Box<dyn Case>>, UsageError>,
+    plan: crate::app::Planner<'_>,
 ) -> anyhow::Result<ExitCode> {
     let r = run_rank(options, l, plan);
     #[cfg(feature = "mpi")]
@@ -188,7 +193,7 @@ pub(crate) fn run(
 fn run_rank(
     options: &Options,
     l: Launch,
-    plan: impl FnOnce(&Context) -> Result<Vec<Box<dyn Case>>, UsageError>,
+    plan: crate::app::Planner<'_>,
 ) -> anyhow::Result<ExitCode> {
     let opts = &options.common;
     let matrix = match &options.command {
@@ -212,25 +217,29 @@ fn run_rank(
             Some(s) => coord::Work::Matrix { specs: s.clone() },
             None => coord::Work::Suite { deadline: l.suite },
         };
-        let (size, join) = (l.size, l.join);
+        let (size, join, secret) = (l.size, l.join, l.secret.clone());
         Some(std::thread::spawn(move || {
-            coord::run(listener, size, join, &work)
+            coord::run(listener, size, join, &secret, &work)
         }))
     } else {
         None
     };
     // Every rank, rank 0 included, is a worker with one connection to the coordinator.
-    let worker = connect(&l).and_then(|mut s| work(&mut s, &l, &ctx, specs.as_deref(), plan));
+    let worker = connect(&l)
+        .and_then(|s| work(options, &mut Conn::new(s), &l, &ctx, specs.as_deref(), plan));
     let Some(c) = coordinator else {
         worker?;
         return Ok(ExitCode::SUCCESS);
     };
-    if let Err(e) = &worker {
-        eprintln!("rank 0: {e:#}");
-    }
     let g = c
         .join()
         .map_err(|_| anyhow::anyhow!("the coordinator panicked"))?;
+    if let Some(why) = g.refused {
+        return Err(UsageError(why).into());
+    }
+    if let Err(e) = &worker {
+        eprintln!("rank 0: {e:#}");
+    }
     let report = Report {
         schema: SCHEMA.into(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
@@ -246,28 +255,29 @@ fn run_rank(
     write(&report, options, matrix.is_some())
 }
 
-/// One rank's side: hello, the barrier, then its work.
+/// One rank's side: the handshake, hello, the barrier, then its work.
 fn work(
-    s: &mut TcpStream,
+    options: &Options,
+    s: &mut Conn,
     l: &Launch,
     ctx: &Context,
     specs: Option<&[crate::bench::net::proto::TestSpec]>,
-    plan: impl FnOnce(&Context) -> Result<Vec<Box<dyn Case>>, UsageError>,
+    plan: crate::app::Planner<'_>,
 ) -> anyhow::Result<()> {
     let step = Duration::from_secs(15);
-    wire::send(
-        s,
-        &Msg::Hello {
-            rank: l.rank,
-            host: l.host.clone(),
-            info: Box::new(ctx.host.clone()),
-        },
-        step,
-    )?;
+    let hello = Msg::Hello {
+        host: l.host.clone(),
+        info: Box::new(ctx.host.clone()),
+    };
+    auth::join(s, &l.secret, l.rank, &hello, step)
+        .map_err(|e| anyhow::anyhow!("rank {}: {e}", l.rank))?;
     // The barrier: released when every rank joined (or the join deadline passed).
-    let runner = match wire::recv(s, l.join + step) {
+    let runner = match s.recv(l.join + step) {
         Ok(Msg::Go { runner }) => runner,
-        Ok(m) => anyhow::bail!("rank {}: expected go, got {m:?}", l.rank),
+        Ok(Msg::Refused { reason }) => {
+            return Err(UsageError(crate::util::sanitize::line_max(&reason, 400)).into())
+        }
+        Ok(m) => anyhow::bail!("rank {}: expected go, got {}", l.rank, m.kind()),
         Err(e) => anyhow::bail!(
             "rank {}: waiting at the barrier: {}",
             l.rank,
@@ -277,22 +287,25 @@ fn work(
     let Some(specs) = specs else {
         let mut results = Vec::new();
         if runner {
-            for case in plan(ctx)? {
-                for mut r in case.run(ctx) {
-                    r.host = Some(l.host.clone());
-                    results.push(r);
-                }
-            }
+            // The local pipeline, as a run on this host alone: progress, --reference,
+            // this host's own results file saved after every case (a launch cut short
+            // still leaves each host's results), signals. The gathered page is rank 0's.
+            let mut local = options.clone();
+            local.common.html = None;
+            let tag = |r: &mut crate::report::model::BenchResult| r.host = Some(l.host.clone());
+            let (report, _, _) =
+                crate::app::run_cases(&local, ctx.host, &l.host, |_| None, plan, tag)?;
+            results = report.results;
         }
-        wire::send(s, &Msg::Results { results }, step)?;
-        let _ = wire::recv(s, l.suite);
+        s.send(&Msg::Results { results }, step)?;
+        let _ = s.recv(l.suite);
         return Ok(());
     };
     // Matrix: serve or measure as told until bye (or the coordinator is gone).
     let mut serving: Option<crate::bench::net::matrix::Serving> = None;
     let idle = l.join + crate::bench::net::matrix::link_deadline(specs) * 2;
     loop {
-        let m = match wire::recv(s, idle) {
+        let m = match s.recv(idle) {
             Ok(m) => m,
             Err(e) => anyhow::bail!(
                 "rank {}: lost the coordinator: {}",
@@ -313,7 +326,7 @@ fn work(
                     }
                     Err(e) => anyhow::bail!("rank {}: {e}", l.rank),
                 };
-                wire::send(s, &reply, step)?;
+                s.send(&reply, step)?;
             }
             Msg::Measure {
                 addr,
@@ -324,16 +337,16 @@ fn work(
                 let addr: SocketAddr = addr.parse().context("bad address from the coordinator")?;
                 let results =
                     crate::bench::net::matrix::measure(addr, &token, &from, &to, specs, ctx);
-                wire::send(s, &Msg::Pair { results }, step)?;
+                s.send(&Msg::Pair { results }, step)?;
             }
             Msg::Stop {} => {
                 if let Some(sv) = serving.take() {
                     sv.stop();
                 }
-                wire::send(s, &Msg::Stopped {}, step)?;
+                s.send(&Msg::Stopped {}, step)?;
             }
             Msg::Bye {} => return Ok(()),
-            other => anyhow::bail!("rank {}: unexpected {other:?}", l.rank),
+            other => anyhow::bail!("rank {}: unexpected {}", l.rank, other.kind()),
         }
     }
 }

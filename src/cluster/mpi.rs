@@ -1,9 +1,11 @@
 //! The MPI side of a cluster launch (cargo feature `mpi`): rank and size from MPI, and
-//! rank 0's coordinator address shared with one broadcast. The broadcast is
+//! rank 0's coordinator address and the run's fresh secret ([`super::auth`]) shared
+//! with one broadcast (MPI's own channel between the processes it started). The broadcast is
 //! non-blocking (`MPI_Ibcast`) and polled against the join deadline, so a rank that
 //! never arrives makes the others give up with a clear error instead of hanging; after
 //! it, MPI is only kept alive for the launcher, and all traffic is peakbench's own TCP.
 
+use super::auth::{Secret, SECRET_LEN};
 use super::Launch;
 use crate::util::usage::UsageError;
 use mpi::traits::*;
@@ -31,8 +33,15 @@ pub(super) fn launch(
     let rank = world.rank() as usize;
     let size = world.size() as usize;
     let mut listener = None;
-    let mut buf = [0u8; ADDR_LEN];
+    // The address, NUL-padded to ADDR_LEN, then the secret.
+    let mut buf = [0u8; ADDR_LEN + SECRET_LEN];
     if rank == 0 {
+        let secret = Secret::generate().map_err(|e| {
+            UsageError(format!(
+                "rank 0: no random source for the run's secret: {e}"
+            ))
+        })?;
+        buf[ADDR_LEN..].copy_from_slice(secret.bytes());
         let l = TcpListener::bind(SocketAddr::new(bind, 0)).map_err(|e| {
             UsageError(format!(
                 "rank 0 cannot listen on {bind} ({e}); set $PEAKBENCH_BIND"
@@ -70,7 +79,9 @@ pub(super) fn launch(
             join.as_secs_f64()
         )));
     }
-    let text = std::str::from_utf8(&buf)
+    let secret = Secret::new(buf[ADDR_LEN..].to_vec())
+        .ok_or_else(|| UsageError(format!("rank {rank}: no secret in rank 0's broadcast")))?;
+    let text = std::str::from_utf8(&buf[..ADDR_LEN])
         .unwrap_or("")
         .trim_end_matches('\0')
         .to_string();
@@ -89,6 +100,7 @@ pub(super) fn launch(
         bind,
         join,
         suite,
+        secret,
         listener,
     })
 }

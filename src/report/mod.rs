@@ -21,6 +21,7 @@ pub mod markdown;
 pub mod matrix;
 pub(crate) mod measured_roofline;
 pub mod model;
+pub mod physics;
 pub mod progress;
 mod provenance;
 #[cfg(test)]

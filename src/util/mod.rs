@@ -3,6 +3,7 @@
 //! external programs, and a small seedable generator.
 
 pub mod atomic;
+pub mod frame;
 pub mod process;
 pub mod rng;
 pub mod sanitize;

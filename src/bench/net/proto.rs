@@ -28,10 +28,11 @@
 //! ```
 //! Any message may be replaced by `Error{message}`, which ends the conversation.
 
+use crate::util::frame::{self, FrameError};
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::time::{Duration, Instant};
 
 /// Protocol version; bumped whenever a message changes. A mismatch is refused.
@@ -400,29 +401,18 @@ pub fn decode(body: &[u8]) -> Result<Msg, ProtoError> {
     })
 }
 
-/// Encodes a message as one frame (length prefix + JSON).
+/// Encodes a message as one frame (length prefix + JSON; [`crate::util::frame`]).
 pub fn encode(msg: &Msg) -> Vec<u8> {
     // Serialising these plain types cannot fail: no maps with non-string keys, no
     // non-finite floats (EndReport fields are validated finite before use).
     let body = serde_json::to_vec(msg).unwrap_or_else(|_| b"{\"type\":\"bye\"}".to_vec());
-    let mut out = Vec::with_capacity(4 + body.len());
-    out.extend_from_slice(&(body.len() as u32).to_be_bytes());
-    out.extend_from_slice(&body);
-    out
+    // A control message is far below 4 GiB; the fallback is never taken.
+    frame::encode(&body).unwrap_or_default()
 }
 
 /// Parses a frame header; the error says why the length is unacceptable.
 pub fn frame_len(header: [u8; 4]) -> Result<usize, ProtoError> {
-    let len = u32::from_be_bytes(header) as usize;
-    if len == 0 {
-        return Err(ProtoError::Bad("empty control frame".into()));
-    }
-    if len > MAX_FRAME {
-        return Err(ProtoError::Bad(format!(
-            "control frame of {len} bytes exceeds the {MAX_FRAME}-byte cap (not a peakbench peer?)"
-        )));
-    }
-    Ok(len)
+    frame::frame_len(header, MAX_FRAME, "control").map_err(|e| ProtoError::Bad(e.to_string()))
 }
 
 /// A control connection with phase deadlines.
@@ -430,31 +420,7 @@ pub struct Control<S> {
     stream: S,
 }
 
-/// A stream whose read timeout can be set (TcpStream; test doubles).
-pub trait Timed: Read + Write {
-    /// Sets the read timeout of the next read.
-    fn set_timeout(&self, t: Duration) -> std::io::Result<()>;
-    /// Whether a read would not block within `t` (data, end of stream or error).
-    fn readable(&self, _t: Duration) -> bool {
-        true
-    }
-}
-
-impl Timed for std::net::TcpStream {
-    fn set_timeout(&self, t: Duration) -> std::io::Result<()> {
-        self.set_read_timeout(Some(t.max(Duration::from_millis(1))))
-    }
-    fn readable(&self, t: Duration) -> bool {
-        use std::os::fd::AsRawFd;
-        let mut p = libc::pollfd {
-            fd: self.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd.
-        unsafe { libc::poll(&mut p, 1, t.as_millis().min(60_000) as i32) > 0 }
-    }
-}
+pub use crate::util::frame::Timed;
 
 /// Whether the peer of `s` has closed or reset the connection. Pending data is left
 /// in place (peeked, not read), so an early message is still read by its reader.
@@ -507,44 +473,20 @@ impl<S: Timed> Control<S> {
             .map_err(|e| io_err(what, e))
     }
 
-    /// Reads exactly `buf.len()` bytes before `deadline`.
-    fn read_full(
-        &mut self,
-        buf: &mut [u8],
-        deadline: Instant,
-        what: &str,
-    ) -> Result<(), ProtoError> {
-        let mut got = 0;
-        while got < buf.len() {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(ProtoError::Timeout(what.into()));
-            }
-            self.stream.set_timeout(left).map_err(|e| io_err(what, e))?;
-            match self.stream.read(&mut buf[got..]) {
-                Ok(0) => return Err(ProtoError::Closed(what.into())),
-                Ok(n) => got += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) => {}
-                Err(e) => return Err(io_err(what, e)),
-            }
-        }
-        Ok(())
-    }
-
     /// Receives one message within `timeout` (for the whole frame). An `Error` message
     /// from the peer becomes [`ProtoError::Peer`].
     pub fn recv(&mut self, timeout: Duration, what: &str) -> Result<Msg, ProtoError> {
         let deadline = Instant::now() + timeout;
-        let mut header = [0u8; 4];
-        self.read_full(&mut header, deadline, what)?;
-        let len = frame_len(header).map_err(|e| ProtoError::Bad(format!("{what}: {e}")))?;
-        let mut body = vec![0u8; len];
-        self.read_full(&mut body, deadline, what)?;
+        let body =
+            frame::read(&mut self.stream, MAX_FRAME, deadline, "control").map_err(|e| match e {
+                FrameError::Timeout => ProtoError::Timeout(what.into()),
+                FrameError::Closed => ProtoError::Closed(what.into()),
+                FrameError::Length(m) => ProtoError::Bad(format!("{what}: {m}")),
+                FrameError::Io(source) => ProtoError::Io {
+                    what: what.into(),
+                    source,
+                },
+            })?;
         match decode(&body).map_err(|e| ProtoError::Bad(format!("{what}: {e}")))? {
             Msg::Error { message } => Err(ProtoError::Peer(clean(&message))),
             m => Ok(m),
@@ -597,13 +539,19 @@ pub fn unhex(text: &str, len: usize) -> Option<Vec<u8>> {
 }
 
 /// Which side a proof comes from (domain separation, so a client proof cannot be
-/// replayed as a server proof).
+/// replayed as a server proof, nor a proof of one protocol in the other: the cluster's
+/// coordinator handshake ([`crate::cluster::wire`]) uses the same HMAC with its own two
+/// labels).
 #[derive(Debug, Clone, Copy)]
 pub enum Side {
     /// The client proves itself.
     Client,
     /// The server proves itself.
     Server,
+    /// A cluster rank proves itself to the coordinator.
+    Rank,
+    /// The cluster's coordinator proves itself to a rank.
+    Coordinator,
 }
 
 fn mac(token: &[u8], side: Side, server_nonce: &[u8], client_nonce: &[u8]) -> Hmac<Sha256> {
@@ -613,6 +561,8 @@ fn mac(token: &[u8], side: Side, server_nonce: &[u8], client_nonce: &[u8]) -> Hm
     m.update(match side {
         Side::Client => b"peakbench-net/1 client",
         Side::Server => b"peakbench-net/1 server",
+        Side::Rank => b"peakbench-cluster/1 rank",
+        Side::Coordinator => b"peakbench-cluster/1 coordinator",
     });
     m.update(server_nonce);
     m.update(client_nonce);

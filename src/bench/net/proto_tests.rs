@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::util::rng::XorShift;
-use std::io::Cursor;
+use std::io::{Cursor, Write};
 
 /// A stream over a byte buffer, for feeding frames to `Control::recv`.
 struct Bytes(Cursor<Vec<u8>>);
