@@ -10,11 +10,14 @@ use std::path::Path;
 
 /// Largest results file accepted (a sustained hour of samples is a few MiB).
 pub(crate) const MAX_BYTES: u64 = 256 << 20;
-/// Most JSON values (numbers, strings, arrays, objects…) one file may hold: what bounds
-/// the memory of the model it becomes (a large `config` or `samples` array costs 8 to
-/// 80 bytes per value parsed, against 2 bytes of text). Real files hold far fewer: a
-/// result is a few dozen values plus its samples.
+/// Most JSON values one file may hold, an object counting as [`OBJECT_WEIGHT`]: what
+/// bounds the memory of the model it becomes (a value costs up to about 35 bytes
+/// parsed, against 2 bytes of text; an object with members about 20 times that, for
+/// its map). Real files hold far fewer: a result of the quick suite counts about 130
+/// (67 values, 9 of them objects), so the cap is some 30 000 results.
 pub(crate) const MAX_VALUES: usize = 4_000_000;
+/// What one object counts for against [`MAX_VALUES`].
+pub(crate) const OBJECT_WEIGHT: usize = 8;
 
 /// Why a results file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -75,7 +78,7 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<Report, LoadError> {
     };
     if count_values(bytes) > MAX_VALUES {
         return Err(malformed(format!(
-            "holds more than {MAX_VALUES} JSON values, the reader's cap (a results file holds far fewer)"
+            "holds more than {MAX_VALUES} JSON values (an object counting {OBJECT_WEIGHT}), the reader's cap; a results file holds about 130 per result"
         )));
     }
     if v1 {
@@ -174,9 +177,10 @@ impl<'de> serde::Deserialize<'de> for Text {
     }
 }
 
-/// Counts the values of (well-formed) JSON text without parsing it: one per array or
-/// object, plus one per comma and one for the first value; strings are skipped. An
-/// upper bound (an empty `[]` counts twice), which is all the cap needs.
+/// Counts the values of (well-formed) JSON text without parsing it: one per array,
+/// [`OBJECT_WEIGHT`] per object, one per comma and one for the first value; strings
+/// are skipped. An upper bound (an empty `[]` counts twice), which is all the cap
+/// needs.
 pub(crate) fn count_values(bytes: &[u8]) -> usize {
     let (mut n, mut in_str, mut escaped) = (1usize, false, false);
     for &b in bytes {
@@ -192,7 +196,8 @@ pub(crate) fn count_values(bytes: &[u8]) -> usize {
         }
         match b {
             b'"' => in_str = true,
-            b',' | b'[' | b'{' => n += 1,
+            b',' | b'[' => n += 1,
+            b'{' => n += OBJECT_WEIGHT,
             _ => {}
         }
     }
@@ -312,7 +317,10 @@ mod tests {
         );
         assert_eq!(schema_of(br#"{"schema":[1,2]}"#).unwrap(), None);
         assert_eq!(count_values(b"[0,0,0]"), 4);
-        assert_eq!(count_values(br#"{"a":"x,[{","b":[1,2]}"#), 5);
+        assert_eq!(
+            count_values(br#"{"a":"x,[{","b":[1,2]}"#),
+            4 + OBJECT_WEIGHT
+        );
         assert_eq!(count_values(br#"["\",",1]"#), 3);
         let mut big = br#"{"schema":"peakbench/2","config":["#.to_vec();
         for _ in 0..MAX_VALUES {
@@ -321,6 +329,12 @@ mod tests {
         big.extend_from_slice(b"0]}");
         let e = parse("big.json", &big).unwrap_err().to_string();
         assert!(e.contains("more than 4000000 JSON values"), "{e}");
+        let objects = format!(
+            r#"{{"schema":"peakbench/2","config":[{}{{}}]}}"#,
+            "{},".repeat(MAX_VALUES / OBJECT_WEIGHT)
+        );
+        let e = parse("o.json", objects.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("JSON values"), "{e}");
         let none = format!("[{}{{}}]", "{},".repeat(1000));
         let e = parse("n.json", none.as_bytes()).unwrap_err().to_string();
         assert!(e.contains("not an object"), "{e}");
