@@ -1,8 +1,11 @@
 //! The peakbench binary: parse, run, map the outcome to an exit code
 //! (0 ok, 1 runtime failure, 2 bad usage). A closed stdout (`| head`) is not an error.
+//! Every refusal and error is printed through `sanitize::message`, here in one place,
+//! since they quote values from the command line and from files.
 
 use clap::error::ErrorKind;
 use clap::Parser;
+use peakbench::util::sanitize::message;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -33,7 +36,10 @@ fn main() -> ExitCode {
                         Some(next) if first.ends_with(':') => format!(" {}", next.trim()),
                         _ => String::new(),
                     };
-                    eprintln!("error: {first}{what} (see peakbench --help)");
+                    eprintln!(
+                        "error: {} (see peakbench --help)",
+                        message(&format!("{first}{what}"))
+                    );
                     ExitCode::from(2)
                 }
             };
@@ -50,10 +56,10 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             if peakbench::app::is_usage(&e) {
-                eprintln!("error: {e}");
+                eprintln!("error: {}", message(&e.to_string()));
                 ExitCode::from(2)
             } else {
-                eprintln!("error: {e:#}");
+                eprintln!("error: {}", message(&format!("{e:#}")));
                 ExitCode::FAILURE
             }
         }

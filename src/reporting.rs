@@ -368,7 +368,7 @@ pub(crate) fn run_fleet(
             eprintln!("wrote {}", p.display());
         }
     }
-    export(&fleet, opts.format, out)?;
+    crate::report::export_fit(&fleet, opts.format, opts.width, out)?;
     out.flush()?;
     Ok(())
 }

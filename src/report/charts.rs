@@ -9,7 +9,10 @@
 use crate::util::units::{format_si, format_size};
 use std::fmt::Write as _;
 
-/// Escapes text for HTML and SVG content and attribute values.
+/// Escapes text for HTML and SVG content and attribute values. Control characters
+/// (newline and tab aside) and the invisible ones that reorder or hide text (bidi
+/// overrides, zero-width marks) are written as visible escapes, as the sanitiser
+/// writes them for the terminal (`\u{202e}`).
 pub(crate) fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
@@ -19,7 +22,10 @@ pub(crate) fn esc(s: &str) -> String {
             '>' => o.push_str("&gt;"),
             '"' => o.push_str("&quot;"),
             '\'' => o.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => o.push('\u{FFFD}'),
+            '\n' | '\t' => o.push(c),
+            c if crate::util::sanitize::needs_escape(c) => {
+                o.push_str(&crate::util::sanitize::line(&c.to_string()))
+            }
             c => o.push(c),
         }
     }
@@ -175,7 +181,9 @@ impl Map {
                     hi = 0.0;
                 }
                 if hi - lo <= 0.0 {
-                    hi = lo + 1.0;
+                    // Relative to the value: near 1e300 an absolute 1.0 is lost in
+                    // rounding, and a zero-width axis would map every point to NaN.
+                    hi = lo + (lo.abs() * 1e-6).max(1.0);
                 }
                 if !zero {
                     // A margin so end points do not sit on the frame.
@@ -189,19 +197,20 @@ impl Map {
             }
             // Bounds stay well inside the finite range, so logarithms and tick loops
             // stay finite whatever the input file holds.
+            // Both ends are clamped, the low one below the top too: values of 1e308
+            // once gave lo = 1e308, hi = lo × 10 = inf and a tick loop over 2^63
+            // exponents (issue #27 item 4).
             Scale::Log10 => {
-                lo = 10f64.powf(lo.log10().floor().max(-300.0));
-                hi = 10f64.powf(hi.log10().ceil().min(300.0));
-                if hi <= lo {
-                    hi = lo * 10.0;
-                }
+                let le = lo.log10().floor().clamp(-300.0, 299.0);
+                let he = hi.log10().ceil().clamp(le + 1.0, 300.0);
+                lo = 10f64.powf(le);
+                hi = 10f64.powf(he);
             }
             Scale::Log2 => {
-                lo = 2f64.powf(lo.log2().floor().max(-990.0));
-                hi = 2f64.powf(hi.log2().ceil().min(990.0));
-                if hi <= lo {
-                    hi = lo * 2.0;
-                }
+                let le = lo.log2().floor().clamp(-990.0, 989.0);
+                let he = hi.log2().ceil().clamp(le + 1.0, 990.0);
+                lo = 2f64.powf(le);
+                hi = 2f64.powf(he);
             }
         }
         let integers = !vals.is_empty() && vals.iter().all(|v| v.fract() == 0.0);
@@ -240,13 +249,17 @@ impl Map {
                 } else {
                     2.0
                 };
-                let a = self.lo.log(base).round() as i64;
-                let b = self.hi.log(base).round() as i64;
+                // Exponents of finite doubles lie within ±1100; at most 9 ticks are
+                // made, stepping by the stride, whatever the bounds.
+                let exp = |v: f64| v.log(base).round().clamp(-1100.0, 1100.0) as i64;
+                let (a, b) = (exp(self.lo), exp(self.hi));
                 let span = (b - a).max(1);
                 let stride = (span + 7) / 8;
-                (a..=b)
-                    .filter(|e| (e - a) % stride == 0)
+                (0..=span / stride)
+                    .map(|k| a + k * stride)
+                    .filter(|&e| e <= b)
                     .map(|e| base.powi(e as i32))
+                    .filter(|t| t.is_finite() && *t > 0.0)
                     .collect()
             }
         }
@@ -295,7 +308,7 @@ fn tick_label(t: &Ticks, v: f64) -> String {
             if (1.0..1.8e19).contains(&v) {
                 format_size(v.round() as u64)
             } else {
-                format!("{v}")
+                format!("{v:.3e}")
             }
         }
         Ticks::Plain => {
@@ -488,6 +501,24 @@ pub(crate) fn render(c: &Chart) -> String {
     s
 }
 
+/// The ticks of an axis of `scale` over `values` (the y axis when `zero`), each with
+/// its position in the plot (0 to 1) and its label: what [`render`] draws. Public for
+/// the `chart_ticks` fuzz target, which checks that any values give a bounded number
+/// of finite ticks inside the axis, in bounded time.
+#[doc(hidden)]
+pub fn ticks_of(scale: u8, values: &[f64], zero: bool) -> Vec<(f64, f64, String)> {
+    let (scale, ticks) = match scale % 3 {
+        0 => (Scale::Linear, Ticks::Si("B/s".into())),
+        1 => (Scale::Log10, Ticks::Plain),
+        _ => (Scale::Log2, Ticks::Bytes),
+    };
+    let m = Map::new(scale, values, None, zero);
+    m.ticks()
+        .into_iter()
+        .map(|t| (t, m.f(t), tick_label(&ticks, t)))
+        .collect()
+}
+
 impl Map {
     /// Ticks, or one per category.
     fn ticks_for(&self, a: &Axis) -> Vec<f64> {
@@ -536,6 +567,37 @@ mod tests {
                 label: "L1d".into(),
             }],
             hmarks: vec![],
+        }
+    }
+
+    /// Issue #27 item 4: extreme values give a chart with a few finite ticks (the tick
+    /// loop ran over 2^63 exponents for 1e308 on a log axis).
+    #[test]
+    fn extreme_values_give_bounded_ticks() {
+        let cases: [&[f64]; 8] = [
+            &[1e308],
+            &[1e308, 1e308],
+            &[f64::MAX, f64::MIN_POSITIVE],
+            &[5e-324],
+            &[-1e308, 1e308],
+            &[1e300, 1e300 + 1e285],
+            &[f64::NAN, f64::INFINITY, f64::NEG_INFINITY],
+            &[],
+        ];
+        for v in cases {
+            for scale in 0..3 {
+                for zero in [false, true] {
+                    let t = ticks_of(scale, v, zero);
+                    assert!(t.len() <= 51, "{v:?} {scale}: {} ticks", t.len());
+                    for (x, at, label) in &t {
+                        assert!(x.is_finite(), "{v:?} {scale}: {t:?}");
+                        assert!((-1e-9..=1.0 + 1e-9).contains(at), "{v:?} {scale}: {t:?}");
+                        assert!(label.chars().count() <= 24, "{v:?} {scale}: {label}");
+                    }
+                }
+            }
+            let svg = render(&chart(Scale::Log2, v.iter().map(|x| (*x, *x)).collect()));
+            assert!(svg.ends_with("</svg>") && !svg.contains("NaN"), "{v:?}");
         }
     }
 

@@ -299,11 +299,14 @@ pub fn compare(names: &[String], reports: &[Report]) -> Comparison {
             m
         })
         .collect();
+    // Every case once, in first-seen order (a set beside the list: a linear search per
+    // result made this quadratic in the number of cases, issue #27 item 5).
     let mut keys: Vec<CaseKey> = Vec::new();
+    let mut seen: std::collections::BTreeSet<CaseKey> = std::collections::BTreeSet::new();
     for rep in reports {
         for r in &rep.results {
             let k = CaseKey::of(r);
-            if !keys.contains(&k) {
+            if seen.insert(k.clone()) {
                 keys.push(k);
             }
         }

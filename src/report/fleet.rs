@@ -463,6 +463,18 @@ pub fn fleet(names: &[String], reports: &[Report], rule: Rule) -> Fleet {
             }
         }
     }
+    // Per host: case → its first result, as `compare` takes it (a search of the host's
+    // results per case made this quadratic in the number of cases, issue #27 item 5).
+    let firsts: Vec<BTreeMap<CaseKey, &BenchResult>> = srcs
+        .iter()
+        .map(|s| {
+            let mut m = BTreeMap::new();
+            for r in &s.results {
+                m.entry(CaseKey::of(r)).or_insert(*r);
+            }
+            m
+        })
+        .collect();
     let mut workloads = Vec::new();
     for case in cases {
         let gs = &groups[&case];
@@ -470,9 +482,12 @@ pub fn fleet(names: &[String], reports: &[Report], rule: Rule) -> Fleet {
             let label = (gs.len() > 1).then(|| settings_label(set, gs));
             let mut values = Vec::new();
             let mut not_ok = Vec::new();
-            for s in srcs.iter().filter(|s| &&s.settings == set) {
-                // The first result of the case in a host's file, as `compare` takes it.
-                let Some(r) = s.results.iter().find(|r| CaseKey::of(r) == case) else {
+            for (s, first) in srcs
+                .iter()
+                .zip(&firsts)
+                .filter(|(s, _)| &&s.settings == set)
+            {
+                let Some(&r) = first.get(&case) else {
                     continue;
                 };
                 match (&r.status, &r.summary) {

@@ -96,10 +96,19 @@ fn hosts_sorted(f: &Fleet) -> Vec<&HostSummary> {
     v
 }
 
-fn text_table(headers: &[&str], rows: Vec<Vec<String>>) -> comfy_table::Table {
-    use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+/// A table of sanitised cells; within `width` columns when given (cells wrap).
+fn text_table(
+    headers: &[&str],
+    rows: Vec<Vec<String>>,
+    width: Option<usize>,
+) -> comfy_table::Table {
+    use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED).set_header(headers);
+    if let Some(w) = width {
+        t.set_content_arrangement(ContentArrangement::Dynamic)
+            .set_width(u16::try_from(w).unwrap_or(u16::MAX));
+    }
     for r in rows {
         t.add_row(r.iter().map(|c| sanitize::line(c)));
     }
@@ -111,6 +120,13 @@ pub(crate) const CSV_HEADER: &str = "resource,workload,params,metric,unit,settin
 
 impl Exportable for Fleet {
     fn table(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.table_fit(out, None)
+    }
+
+    /// Within `width` columns when given: the tables' cells and the lines below wrap.
+    fn table_fit(&self, out: &mut dyn Write, width: Option<usize>) -> io::Result<()> {
+        use crate::util::term;
+        let width = width.map(|w| w.max(term::MIN_WIDTH));
         writeln!(
             out,
             "fleet: {} hosts from {} files",
@@ -118,16 +134,21 @@ impl Exportable for Fleet {
             self.files.len()
         )?;
         let rows = self.workloads.iter().map(|w| w_row(w).to_vec()).collect();
-        writeln!(out, "{}", text_table(&W_HEADERS, rows))?;
+        writeln!(out, "{}", text_table(&W_HEADERS, rows, width))?;
         let rows = hosts_sorted(self)
             .into_iter()
             .map(|h| h_row(h).to_vec())
             .collect();
-        writeln!(out, "{}", text_table(&H_HEADERS, rows))?;
+        writeln!(out, "{}", text_table(&H_HEADERS, rows, width))?;
         for w in &self.warnings {
-            writeln!(out, "warning: {}", sanitize::line(w))?;
+            for l in term::wrap("warning: ", &sanitize::line(w), 4, width) {
+                writeln!(out, "{l}")?;
+            }
         }
-        writeln!(out, "method: {}", self.method)
+        for l in term::wrap("method: ", &self.method, 4, width) {
+            writeln!(out, "{l}")?;
+        }
+        Ok(())
     }
 
     fn json(&self, out: &mut dyn Write) -> io::Result<()> {

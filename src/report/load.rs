@@ -10,6 +10,14 @@ use std::path::Path;
 
 /// Largest results file accepted (a sustained hour of samples is a few MiB).
 pub(crate) const MAX_BYTES: u64 = 256 << 20;
+/// Most JSON values one file may hold, an object counting as [`OBJECT_WEIGHT`]: what
+/// bounds the memory of the model it becomes (a value costs up to about 35 bytes
+/// parsed, against 2 bytes of text; an object with members about 20 times that, for
+/// its map). Real files hold far fewer: a result of the quick suite counts about 130
+/// (67 values, 9 of them objects), so the cap is some 30 000 results.
+pub(crate) const MAX_VALUES: usize = 4_000_000;
+/// What one object counts for against [`MAX_VALUES`].
+pub(crate) const OBJECT_WEIGHT: usize = 8;
 
 /// Why a results file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -45,28 +53,155 @@ fn one_line(s: &str) -> String {
 }
 
 /// Parses a report from bytes; `path` only names it in errors.
+///
+/// In three passes, the first two allocating nothing that grows with the file: the
+/// JSON is checked and its `schema` found while every other value is skipped
+/// ([`schema_of`]); the values are counted against [`MAX_VALUES`]; only then is the
+/// file deserialised, straight into the typed model (`peakbench/1` files through a
+/// generic tree, for [`upgrade`]).
 pub fn parse(path: &str, bytes: &[u8]) -> Result<Report, LoadError> {
     let malformed = |msg: String| LoadError::Malformed {
         path: path.to_string(),
         msg: one_line(&msg),
     };
-    let mut v: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| malformed(format!("invalid JSON ({e})")))?;
-    let Some(obj) = v.as_object() else {
-        return Err(malformed("the top level is not an object".into()));
-    };
-    match obj.get("schema") {
-        Some(serde_json::Value::String(s)) if s == SCHEMA => {}
-        Some(serde_json::Value::String(s)) if s == SCHEMA_V1 => upgrade(&mut v),
-        Some(serde_json::Value::String(s)) => {
+    let schema = schema_of(bytes).map_err(malformed)?;
+    let v1 = match schema.as_deref() {
+        Some(SCHEMA) => false,
+        Some(SCHEMA_V1) => true,
+        Some(s) => {
             return Err(LoadError::Schema {
                 path: path.to_string(),
                 found: one_line(s),
             })
         }
-        _ => return Err(malformed("no \"schema\" field".into())),
+        None => return Err(malformed("no \"schema\" field".into())),
+    };
+    if count_values(bytes) > MAX_VALUES {
+        return Err(malformed(format!(
+            "holds more than {MAX_VALUES} JSON values (an object counting {OBJECT_WEIGHT}), the reader's cap; a results file holds about 130 per result"
+        )));
     }
-    serde_json::from_value(v).map_err(|e| malformed(e.to_string()))
+    if v1 {
+        let mut v: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(|e| malformed(e.to_string()))?;
+        upgrade(&mut v);
+        serde_json::from_value(v).map_err(|e| malformed(e.to_string()))
+    } else {
+        serde_json::from_slice(bytes).map_err(|e| malformed(e.to_string()))
+    }
+}
+
+/// The top-level `schema` of a JSON document, checking the whole document's syntax on
+/// the way but keeping nothing else: `Ok(None)` when there is no `schema` string.
+fn schema_of(bytes: &[u8]) -> Result<Option<String>, String> {
+    use serde::de::IgnoredAny;
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first != Some(&b'{') {
+        serde_json::from_slice::<IgnoredAny>(bytes).map_err(|e| format!("invalid JSON ({e})"))?;
+        return Err("the top level is not an object".into());
+    }
+    serde_json::from_slice::<Head>(bytes)
+        .map(|h| h.0)
+        .map_err(|e| format!("invalid JSON ({e})"))
+}
+
+/// The `schema` of a top-level object, other members skipped unparsed into values.
+struct Head(Option<String>);
+
+impl<'de> serde::Deserialize<'de> for Head {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Head, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Head;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Head, A::Error> {
+                let mut schema = None;
+                while let Some(k) = m.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if k == "schema" {
+                        schema = m.next_value::<Text>()?.0;
+                    } else {
+                        m.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(Head(schema))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A string value, or `None` for any other value (skipped).
+struct Text(Option<String>);
+
+impl<'de> serde::Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Text;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Text, E> {
+                Ok(Text(Some(s.to_string())))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Text, E> {
+                Ok(Text(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Text, E> {
+                Ok(Text(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Text, E> {
+                Ok(Text(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Text, E> {
+                Ok(Text(None))
+            }
+            fn visit_unit<E>(self) -> Result<Text, E> {
+                Ok(Text(None))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<Text, A::Error> {
+                while s.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Text(None))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Text, A::Error> {
+                while m
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(Text(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Counts the values of (well-formed) JSON text without parsing it: one per array,
+/// [`OBJECT_WEIGHT`] per object, one per comma and one for the first value; strings
+/// are skipped. An upper bound (an empty `[]` counts twice), which is all the cap
+/// needs.
+pub(crate) fn count_values(bytes: &[u8]) -> usize {
+    let (mut n, mut in_str, mut escaped) = (1usize, false, false);
+    for &b in bytes {
+        if in_str {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_str = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b',' | b'[' => n += 1,
+            b'{' => n += OBJECT_WEIGHT,
+            _ => {}
+        }
+    }
+    n
 }
 
 /// Turns a `peakbench/1` report into `peakbench/2` in place: sizes that were text
@@ -191,6 +326,43 @@ mod tests {
             assert!(e.contains(want), "{e}");
             assert_eq!(e.lines().count(), 1, "{e}");
         }
+    }
+
+    /// Issue #27 item 3: the schema is found without building the document, values
+    /// are counted against the cap, and a valid file still reads.
+    #[test]
+    fn schema_and_size_are_checked_before_the_model_is_built() {
+        assert_eq!(
+            schema_of(br#"{"a":[1,{"schema":"x"}],"schema":"s","b":{}}"#).unwrap(),
+            Some("s".into())
+        );
+        assert_eq!(schema_of(br#"{"schema":[1,2]}"#).unwrap(), None);
+        assert_eq!(count_values(b"[0,0,0]"), 4);
+        assert_eq!(
+            count_values(br#"{"a":"x,[{","b":[1,2]}"#),
+            4 + OBJECT_WEIGHT
+        );
+        assert_eq!(count_values(br#"["\",",1]"#), 3);
+        let mut big = br#"{"schema":"peakbench/2","config":["#.to_vec();
+        for _ in 0..MAX_VALUES {
+            big.extend_from_slice(b"0,");
+        }
+        big.extend_from_slice(b"0]}");
+        let e = parse("big.json", &big).unwrap_err().to_string();
+        assert!(e.contains("more than 4000000 JSON values"), "{e}");
+        let objects = format!(
+            r#"{{"schema":"peakbench/2","config":[{}{{}}]}}"#,
+            "{},".repeat(MAX_VALUES / OBJECT_WEIGHT)
+        );
+        let e = parse("o.json", objects.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("JSON values"), "{e}");
+        let none = format!("[{}{{}}]", "{},".repeat(1000));
+        let e = parse("n.json", none.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("not an object"), "{e}");
+        let e = parse("n.json", format!("{{\"x\":{none}}}").as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no \"schema\""), "{e}");
     }
 
     #[test]

@@ -4,9 +4,22 @@ use super::model::Report;
 use super::view;
 use std::io::Write;
 
-/// Sanitised (see [`crate::util::sanitize`]) and with `|` escaped for the table.
+/// Sanitised (see [`crate::util::sanitize`]), with `|` escaped for the table and
+/// `&`, `<`, `>` as entities: Markdown renderers pass inline HTML through, so a
+/// `<script>` from a results file must not arrive as a tag.
 pub(crate) fn cell(s: &str) -> String {
-    crate::util::sanitize::line(s).replace('|', "\\|")
+    let s = crate::util::sanitize::line(s);
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '|' => o.push_str("\\|"),
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            c => o.push(c),
+        }
+    }
+    o
 }
 
 /// Writes a heading with the host, the table, and the notes as a list.
@@ -69,6 +82,7 @@ pub(crate) fn grid(
     rows: &[Vec<String>],
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
+    let headers: Vec<String> = headers.iter().map(|h| cell(h)).collect();
     writeln!(out, "| {} |", headers.join(" | "))?;
     writeln!(out, "|{}", "---|".repeat(headers.len()))?;
     for r in rows {
@@ -93,5 +107,22 @@ mod tests {
         ));
         assert!(s.contains("110.0 % OVER PEAK"));
         assert_eq!(s.lines().filter(|l| l.starts_with("| cpu")).count(), 3);
+    }
+
+    /// Issue #27 item 6: a result's strings cannot become inline HTML.
+    #[test]
+    fn html_in_a_result_is_written_as_text() {
+        let mut r = crate::report::fixtures::report();
+        r.host.hostname = "<script>alert(1)</script>".into();
+        r.results[0].workload = "<img src=x onerror=alert(1)>|&".into();
+        let mut buf = Vec::new();
+        export(&r, &mut buf).unwrap();
+        let s = String::from_utf8(buf).unwrap();
+        assert!(!s.contains('<') && !s.contains('>'), "{s}");
+        assert!(s.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{s}");
+        assert!(
+            s.contains("&lt;img src=x onerror=alert(1)&gt;\\|&amp;"),
+            "{s}"
+        );
     }
 }

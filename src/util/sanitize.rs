@@ -14,7 +14,7 @@ pub(crate) const MAX_CHARS: usize = 1000;
 
 /// `text` made safe for one line of a terminal, log or export: escapes, at most
 /// [`MAX_CHARS`] characters (then `…`).
-pub(crate) fn line(text: &str) -> String {
+pub fn line(text: &str) -> String {
     line_max(text, MAX_CHARS)
 }
 
@@ -43,6 +43,13 @@ pub(crate) fn line_max(text: &str, max: usize) -> String {
     out
 }
 
+/// An error message for stderr, whatever text it quotes (a flag's value, a file's
+/// field): each of its lines through [`line()`], so a value can neither act on the
+/// terminal nor forge lines, while a message's own line breaks stay.
+pub fn message(text: &str) -> String {
+    text.lines().map(line).collect::<Vec<_>>().join("\n")
+}
+
 /// Whether the text would be changed by [`line_max`] with no length cap.
 pub fn is_clean(text: &str) -> bool {
     !text
@@ -52,7 +59,7 @@ pub fn is_clean(text: &str) -> bool {
 
 /// Control characters (C0, DEL, C1) and the invisible format characters that reorder
 /// or hide text (bidi embeddings/overrides/isolates, zero-width marks, BOM).
-fn needs_escape(c: char) -> bool {
+pub(crate) fn needs_escape(c: char) -> bool {
     c.is_control()
         || matches!(c,
             '\u{200b}'..='\u{200f}'

@@ -173,6 +173,11 @@ pub fn format_si(value: f64, unit: &str) -> String {
     const BIG: [(f64, &str); 5] = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
     const SMALL: [(f64, &str); 3] = [(1e-3, "m"), (1e-6, "µ"), (1e-9, "n")];
     let a = value.abs();
+    if a >= 1e18 {
+        // Past the largest prefix a thousandfold: the mantissa and the power of ten,
+        // not a number of up to 294 digits (1e308 FLOP/s in a forged file).
+        return format!("{value:.3e} {unit}");
+    }
     let (scale, prefix) = if a == 0.0 {
         (1.0, "")
     } else if a >= 1e3 {
@@ -290,6 +295,8 @@ mod tests {
         assert_eq!(format_si(95.7e-6, "s"), "95.70 µs");
         assert_eq!(format_si(123.4e12, "OP/s"), "123.4 TOP/s");
         assert_eq!(format_si(f64::NAN, "s"), "n/a");
+        assert_eq!(format_si(1e308, "FLOP/s"), "1.000e308 FLOP/s");
+        assert_eq!(format_si(-2.5e20, "B/s"), "-2.500e20 B/s");
         assert_eq!(format_si(0.0, "B/s"), "0.000 B/s");
     }
 

@@ -327,6 +327,9 @@ fn cases(
             gpu: OnceLock::new(),
         })
     });
+    if let (Ok(info), Some(size)) = (&adapter, o.size) {
+        fits(info, size, mem, ctx.host.memory.available_bytes)?;
+    }
     let no_adapter = adapter.as_ref().err().cloned();
     let mut out: Vec<Box<dyn Case>> = Vec::new();
     for &p in compute {
@@ -358,6 +361,44 @@ fn cases(
         }));
     }
     Ok(out)
+}
+
+/// Share of MemAvailable the buffers of a software adapter may take (as the memory
+/// benchmark's working set).
+const HOST_FRACTION: f64 = 0.85;
+
+/// Checks `--size` against memory before anything is allocated: on a software adapter
+/// the device's buffers are host memory, so the largest kernel's buffers (copy: source
+/// and destination) must fit in MemAvailable (`available`; 0 when unknown: no check).
+/// A hardware adapter does not report its memory through wgpu: an allocation it
+/// cannot make fails its case with the driver's error.
+fn fits(info: &GpuInfo, size: u64, mem: &[MemKernel], available: u64) -> Result<(), UsageError> {
+    use crate::util::units::format_size;
+    let (kernel, need) = if mem.contains(&MemKernel::Copy) {
+        ("copy", size.saturating_mul(2))
+    } else if mem
+        .iter()
+        .any(|k| matches!(k, MemKernel::Read | MemKernel::Write))
+    {
+        ("read/write", size)
+    } else {
+        return Ok(());
+    };
+    let room = (available as f64 * HOST_FRACTION) as u64;
+    if info.software && available > 0 && need > room {
+        return Err(UsageError::new(
+            "--size",
+            format!(
+                "the {kernel} kernel needs {} of buffers, and on the software adapter '{}' they are host memory: only {} is available ({:.0} % of MemAvailable {}); use a smaller --size",
+                format_size(need),
+                crate::util::sanitize::line_max(&info.name, 80),
+                format_size(room),
+                HOST_FRACTION * 100.0,
+                format_size(available)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 impl Plan for GpuBench {
@@ -413,6 +454,28 @@ mod tests {
         let o = options::parse(&args_from::<GpuArgs>(args)).unwrap();
         let opts = common::parse(&CommonArgs::default(), false).unwrap();
         GpuBench.plan(&o, &Context { host, opts: &opts })
+    }
+
+    /// Issue #27 item 8: on a software adapter a size whose buffers exceed the host's
+    /// available memory is refused before anything is allocated; a hardware adapter
+    /// is not judged by host memory.
+    #[test]
+    fn sizes_are_checked_against_memory_before_allocating() {
+        let mut h = host_with(&[]);
+        h.memory.available_bytes = 8 << 30;
+        h.gpus.adapters[0].software = true;
+        let e = plan(&h, &["--kernel", "copy", "--size", "4GiB"])
+            .err()
+            .unwrap()
+            .0;
+        for needle in ["--size:", "8 GiB", "software adapter", "MemAvailable 8 GiB"] {
+            assert!(e.contains(needle), "{needle:?} in {e}");
+        }
+        assert!(plan(&h, &["--kernel", "read", "--size", "4GiB"]).is_ok());
+        assert!(plan(&h, &["--kernel", "h2d", "--size", "1TiB"]).is_ok());
+        assert!(plan(&h, &["--kernel", "read", "--size", "1TiB"]).is_err());
+        h.gpus.adapters[0].software = false;
+        assert!(plan(&h, &["--kernel", "copy", "--size", "64GiB"]).is_ok());
     }
 
     #[test]

@@ -114,6 +114,10 @@ impl GpuOptions {
     }
 }
 
+/// Largest `--size` (checked before anything is allocated; the adapter's and the
+/// host's memory are checked when the adapter is known, in `cases`).
+pub(crate) const MAX_SIZE: u64 = 1 << 40;
+
 /// Validates the flags.
 pub fn parse(a: &GpuArgs) -> Result<GpuOptions, UsageError> {
     let device = match &a.device {
@@ -164,6 +168,14 @@ pub fn parse(a: &GpuArgs) -> Result<GpuOptions, UsageError> {
         None => None,
         Some(t) => {
             let s = parse_size(t).map_err(|e| UsageError::new("--size", e))?;
+            if s > MAX_SIZE {
+                return Err(UsageError::new(
+                    "--size",
+                    format!(
+                        "'{t}' is over 1TiB, more than any GPU's memory; use at most 1TiB, e.g. 256MiB or 1GiB"
+                    ),
+                ));
+            }
             if s < 1 << 20 {
                 return Err(UsageError::new(
                     "--size",
@@ -259,6 +271,8 @@ mod tests {
         assert!(e.starts_with("--precision:") && e.contains("fp8"), "{e}");
         let e = p(&[("kernel", "triad")]).unwrap_err().0;
         assert!(e.starts_with("--kernel:") && e.contains("h2d"), "{e}");
+        let e = p(&[("size", "9223372036854775808")]).unwrap_err().0;
+        assert!(e.starts_with("--size:") && e.contains("1TiB"), "{e}");
         let e = p(&[("size", "1000")]).unwrap_err().0;
         assert!(e.starts_with("--size:"), "{e}");
         assert_eq!(p(&[("size", "64MiB")]).unwrap().size, Some(64 << 20));

@@ -22,7 +22,8 @@
 //!
 //! A peer that stalls or vanishes cannot hang an end: data sockets carry read/write
 //! timeouts, every wait has a deadline, and on any failure (or drop) the engine
-//! interrupts its threads and shuts their sockets down so blocked calls return.
+//! interrupts its threads and shuts their sockets down so blocked calls return, then
+//! waits (bounded) for them to exit, so their buffers are freed before it returns.
 
 use super::proto::{
     Control, Direction, EndReport, Msg, SentCount, StreamStats, TestKind, TestSpec,
@@ -309,6 +310,10 @@ pub(crate) struct Engine {
     idle: Duration,
 }
 
+/// Something every stream thread keeps alive until it has exited (its buffers freed):
+/// the server's memory reservation for the test.
+pub(crate) type Hold = Arc<dyn std::any::Any + Send + Sync>;
+
 impl Engine {
     /// Starts one thread per connection, pinned to `cpus[i % len]` (none when empty);
     /// they wait at the gate until [`Engine::release`]. `idle` bounds every blocking
@@ -319,6 +324,19 @@ impl Engine {
         socks: Vec<DataSock>,
         cpus: &[usize],
         idle: Duration,
+    ) -> std::io::Result<Engine> {
+        Engine::spawn_holding(spec, client, socks, cpus, idle, None)
+    }
+
+    /// [`Engine::spawn`], each thread holding a clone of `hold` until it exits, so the
+    /// last thread to end (even one not joined in time) releases what `hold` stands for.
+    pub(crate) fn spawn_holding(
+        spec: &TestSpec,
+        client: bool,
+        socks: Vec<DataSock>,
+        cpus: &[usize],
+        idle: Duration,
+        hold: Option<Hold>,
     ) -> std::io::Result<Engine> {
         let actions = actions(spec, client);
         let n = socks.len();
@@ -354,9 +372,12 @@ impl Engine {
             let cpu = (!cpus.is_empty()).then(|| cpus[(i + offset) % cpus.len()]);
             let (action, spec2) = (actions[i], spec.clone());
             let (sent, recv, gate, stop) = (sent.clone(), recv.clone(), gate.clone(), stop.clone());
+            let hold = hold.clone();
             let h = std::thread::Builder::new()
                 .name(format!("net-stream-{i}"))
                 .spawn(move || {
+                    // Dropped when this closure returns, after the transport's buffers.
+                    let _hold = hold;
                     if let Some(c) = cpu {
                         pin_current_thread(c);
                     }
@@ -654,6 +675,12 @@ impl Drop for Engine {
         for c in &self.clones {
             c.shutdown();
         }
+        // Wait (bounded) for the threads, so a test that ended early does not leave its
+        // streams running, buffers allocated, under the next test (issue #27 item 1).
+        // With their sockets shut down they return at their next call.
+        let deadline = Instant::now() + self.idle + Duration::from_secs(1);
+        let all: Vec<usize> = (0..self.handles.len()).collect();
+        self.wait_for(&all, deadline);
     }
 }
 

@@ -62,6 +62,9 @@ pub struct ServeArgs {
     /// Exit after the first test session
     #[arg(long)]
     pub once: bool,
+    /// Most stream-buffer memory the tests may hold, per test and in all [default: a quarter of MemAvailable, 64 MiB to 1 GiB]
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<String>,
 }
 
 /// Environment variable read when `--token` is absent (keeps the secret out of `ps`).
@@ -132,6 +135,8 @@ pub(crate) struct ServeOptions {
     pub token: Option<String>,
     /// `--once`: exit after the first test session.
     pub once: bool,
+    /// `--max-memory`; `None` = [`super::server::default_memory`].
+    pub max_memory: Option<u64>,
 }
 
 /// Message size used when `--msg` is not given: iperf3's defaults for throughput
@@ -351,6 +356,14 @@ pub(crate) fn parse_serve(a: &ServeArgs) -> Result<ServeOptions, UsageError> {
         bind,
         token: token(&a.token)?,
         once: a.once,
+        max_memory: a
+            .max_memory
+            .as_deref()
+            .map(|t| {
+                crate::util::units::parse_size(t)
+                    .map_err(|e| UsageError::new("--max-memory", e.to_string()))
+            })
+            .transpose()?,
     })
 }
 

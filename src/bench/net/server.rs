@@ -14,9 +14,15 @@
 //! - data streams must come from the control peer's address and present the session
 //!   cookie within the attach deadline; connections that say nothing wait aside
 //!   without delaying the others;
-//! - log lines are rate-limited ([`LOG_BURST`] per [`LOG_WINDOW`], then one summary).
+//! - log lines are rate-limited ([`LOG_BURST`] per [`LOG_WINDOW`], then one summary);
+//! - memory: a test's stream buffers ([`test_buffer_bytes`]) are reserved against a
+//!   server-wide budget ([`ServerConfig::memory`]) before any port opens, a test over it
+//!   is refused with the figures, and the reservation is held by the stream threads
+//!   themselves, so a test that ended early (its client gone) counts until its last
+//!   thread has exited and freed its buffer; the engine waits for those threads before
+//!   the busy slot frees, and the freed memory is handed back to the OS after each test.
 
-use super::engine::{kind, DataSock, Engine};
+use super::engine::{kind, DataSock, Engine, Hold};
 use super::proto::{
     self, data_hello, hex, parse_data_hello, prove, random_bytes, unhex, verify, Control, Msg,
     Proto, ProtoError, Side, TestSpec, ACK_MAGIC, DATA_HELLO_LEN, DATA_MAGIC, NONCE_LEN, VERSION,
@@ -25,7 +31,7 @@ use std::io::Read;
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// Most unauthenticated connections at once from all addresses.
@@ -40,6 +46,129 @@ pub(crate) const LOG_BURST: u32 = 20;
 pub(crate) const LOG_WINDOW: Duration = Duration::from_secs(10);
 /// Most data-port connections waiting for their hello at once during an attach.
 const MAX_ATTACH_WAITING: usize = 64;
+/// Upper end of the default memory budget ([`default_memory`]).
+pub const DEFAULT_MEMORY_CAP: u64 = 1 << 30;
+/// Lower end of the default memory budget.
+const DEFAULT_MEMORY_FLOOR: u64 = 64 << 20;
+/// Buffers of one UDP stream at most: the batched datagram slots of `udp.rs` (up to
+/// 2 × 512 KiB of 64 KiB slots) plus one 64 KiB datagram.
+const UDP_STREAM_BYTES: u64 = (1 << 20) + (64 << 10);
+/// Smallest TCP receive buffer (`tcp.rs` reads at least this much at a time).
+const TCP_MIN_READ: u64 = 128 << 10;
+
+/// The default memory budget of `serve`: a quarter of `available` (MemAvailable),
+/// within [64 MiB, [`DEFAULT_MEMORY_CAP`]]; the cap when `available` is unknown (0).
+pub fn default_memory(available: u64) -> u64 {
+    if available == 0 {
+        return DEFAULT_MEMORY_CAP;
+    }
+    (available / 4).clamp(DEFAULT_MEMORY_FLOOR, DEFAULT_MEMORY_CAP)
+}
+
+/// The stream-buffer bytes `spec` makes the server allocate: one buffer per data
+/// connection, of the message size (TCP receivers at least 128 KiB), or a UDP stream's
+/// batch of datagram slots. Thread stacks and kernel socket buffers are not counted.
+pub fn test_buffer_bytes(spec: &TestSpec) -> u64 {
+    let per = match spec.proto {
+        Proto::Tcp => u64::from(spec.msg).max(TCP_MIN_READ),
+        Proto::Udp => UDP_STREAM_BYTES,
+    };
+    per.saturating_mul(spec.connections() as u64)
+}
+
+/// The server-wide budget of stream-buffer bytes in flight, over all tests, including
+/// tests whose threads are still stopping.
+struct Budget {
+    limit: u64,
+    used: Mutex<u64>,
+    freed: Condvar,
+}
+
+/// Bytes reserved in a [`Budget`], given back when the last holder drops it (each
+/// stream thread holds a clone until it has exited).
+struct Reservation {
+    budget: Arc<Budget>,
+    bytes: u64,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        let mut u = self.budget.used.lock().unwrap_or_else(|e| e.into_inner());
+        *u = u.saturating_sub(self.bytes);
+        self.budget.freed.notify_all();
+    }
+}
+
+impl Budget {
+    fn new(limit: u64) -> Arc<Budget> {
+        Arc::new(Budget {
+            limit,
+            used: Mutex::new(0),
+            freed: Condvar::new(),
+        })
+    }
+
+    /// Reserves what `spec` needs: refused at once when the test alone is over the
+    /// budget; when earlier tests' streams still hold part of it, waits up to `wait`
+    /// for them to exit, then refuses.
+    fn reserve(self: &Arc<Self>, spec: &TestSpec, wait: Duration) -> Result<Reservation, String> {
+        let need = test_buffer_bytes(spec);
+        let size = crate::util::units::format_size;
+        if need > self.limit {
+            let per = need / spec.connections().max(1) as u64;
+            return Err(format!(
+                "test refused: it needs {} of stream buffers on the server ({} connections x {}), over this server's memory budget of {} (peakbench serve --max-memory SIZE); use fewer --streams or a smaller --msg",
+                size(need),
+                spec.connections(),
+                size(per),
+                size(self.limit)
+            ));
+        }
+        let deadline = Instant::now() + wait;
+        let mut u = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        while *u + need > self.limit {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(format!(
+                    "server busy: {} of its {} memory budget is still held by the streams of an earlier test that are stopping; try again later",
+                    size(*u),
+                    size(self.limit)
+                ));
+            }
+            u = self
+                .freed
+                .wait_timeout(u, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        *u += need;
+        Ok(Reservation {
+            budget: self.clone(),
+            bytes: need,
+        })
+    }
+}
+
+/// Hands freed heap memory back to the OS (glibc keeps freed blocks in its arenas, one
+/// per thread that allocated, so a finished test's buffers would stay resident).
+fn give_memory_back() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory; no pointers are involved.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Makes every allocation of 1 MiB or more its own mapping, returned to the OS when
+/// freed. glibc otherwise raises this threshold to the largest block freed so far, and
+/// later message buffers then come from arenas that do not shrink.
+fn big_buffers_mapped() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes an allocator tunable.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
+}
 
 /// How a server behaves.
 #[derive(Debug, Clone)]
@@ -63,10 +192,14 @@ pub struct ServerConfig {
     pub cpus: Vec<usize>,
     /// Log sessions to stderr.
     pub log: bool,
+    /// Budget of stream-buffer bytes in flight, per test and over all tests
+    /// ([`test_buffer_bytes`]); `serve --max-memory`.
+    pub memory: u64,
 }
 
 impl ServerConfig {
-    /// Defaults: 5 s handshake and idle deadlines, 3 s to say hello, 30 s between tests.
+    /// Defaults: 5 s handshake and idle deadlines, 3 s to say hello, 30 s between tests,
+    /// a memory budget of [`DEFAULT_MEMORY_CAP`].
     pub fn new(host: serde_json::Value, cpus: Vec<usize>) -> ServerConfig {
         ServerConfig {
             token: None,
@@ -78,6 +211,7 @@ impl ServerConfig {
             host,
             cpus,
             log: true,
+            memory: DEFAULT_MEMORY_CAP,
         }
     }
 }
@@ -87,6 +221,7 @@ pub struct Server {
     listener: TcpListener,
     cfg: Arc<ServerConfig>,
     stop: Arc<AtomicBool>,
+    budget: Arc<Budget>,
 }
 
 impl Server {
@@ -95,6 +230,7 @@ impl Server {
         let listener = TcpListener::bind(addr)?;
         Ok(Server {
             listener,
+            budget: Budget::new(cfg.memory),
             cfg: Arc::new(cfg),
             stop: Arc::new(AtomicBool::new(false)),
         })
@@ -146,18 +282,19 @@ impl Server {
                     "{ip}: closed an unauthenticated connection to admit a newer one (at most {MAX_PENDING_PER_ADDR} per address, {MAX_PENDING} in all)"
                 ));
             }
-            let (cfg, adm, busy, outcome, log) = (
+            let (cfg, adm, busy, outcome, log, budget) = (
                 self.cfg.clone(),
                 admission.clone(),
                 busy.clone(),
                 outcome.clone(),
                 log.clone(),
+                self.budget.clone(),
             );
             let spawned = std::thread::Builder::new()
                 .name("net-session".into())
                 .spawn(move || {
                     let pend = Pending(Some((&adm, id)));
-                    let r = session(sock, peer, &cfg, pend, &busy);
+                    let r = session(sock, peer, &cfg, pend, &busy, &budget);
                     match &r {
                         Ok(Some(())) => log.line(&format!("session from {peer} done")),
                         Ok(None) => {}
@@ -343,6 +480,7 @@ fn session(
     cfg: &ServerConfig,
     mut pend: Pending<'_>,
     busy: &AtomicBool,
+    budget: &Arc<Budget>,
 ) -> Result<Option<()>, SessionError> {
     let _ = sock.set_write_timeout(Some(cfg.handshake));
     let _ = sock.set_nodelay(true);
@@ -449,7 +587,9 @@ fn session(
                     let _ = ctrl.send(&Msg::Error { message: e.clone() }, "refusing the test");
                     return Err(SessionError::Test(format!("refused test: {e}")));
                 }
-                if let Err(e) = run_test(&mut ctrl, &spec, local_ip, peer.ip(), cfg) {
+                let r = run_test(&mut ctrl, &spec, local_ip, peer.ip(), cfg, budget);
+                give_memory_back();
+                if let Err(e) = r {
                     // Free the slot before telling the client, so it can start again at once.
                     drop(claim);
                     let _ = ctrl.send(&Msg::Error { message: e.clone() }, "reporting a failure");
@@ -603,7 +743,10 @@ fn run_test(
     local: IpAddr,
     peer: IpAddr,
     cfg: &ServerConfig,
+    budget: &Arc<Budget>,
 ) -> Result<(), String> {
+    // Before any port opens or thread starts; held by the stream threads from here.
+    let hold: Hold = Arc::new(budget.reserve(spec, cfg.handshake)?);
     let cookie = random_bytes(proto::COOKIE_LEN).map_err(|e| e.to_string())?;
     let n = spec.connections();
     let deadline = Instant::now() + cfg.handshake;
@@ -644,8 +787,8 @@ fn run_test(
         }
     };
     // Stream i is pinned to the same CPU at both ends (see `engine.rs`).
-    let engine =
-        Engine::spawn(spec, false, socks, &cfg.cpus, cfg.idle).map_err(|e| e.to_string())?;
+    let engine = Engine::spawn_holding(spec, false, socks, &cfg.cpus, cfg.idle, Some(hold))
+        .map_err(|e| e.to_string())?;
     ctrl.send(&Msg::Attached {}, "attached")
         .map_err(|e| e.to_string())?;
     match ctrl.recv(cfg.handshake, "waiting for start") {
@@ -687,6 +830,11 @@ pub(crate) fn run_cli(o: &super::options::ServeOptions) -> anyhow::Result<std::p
     );
     cfg.token = o.token.as_ref().map(|t| t.as_bytes().to_vec());
     cfg.once = o.once;
+    cfg.memory = o
+        .max_memory
+        .unwrap_or_else(|| default_memory(host.memory.available_bytes));
+    big_buffers_mapped();
+    let cfg_memory = cfg.memory;
     let server = Server::bind(o.bind, cfg).map_err(|e| {
         anyhow::anyhow!(
             "cannot listen on {}: {e}{}",
@@ -703,12 +851,13 @@ pub(crate) fn run_cli(o: &super::options::ServeOptions) -> anyhow::Result<std::p
         eprintln!("peakbench serve: {w}");
     }
     eprintln!(
-        "peakbench serve: listening on {addr} (protocol {VERSION}, token {}){}",
+        "peakbench serve: listening on {addr} (protocol {VERSION}, token {}, memory budget {}){}",
         if o.token.is_some() {
             "required"
         } else {
             "not required"
         },
+        crate::util::units::format_size(cfg_memory),
         if o.once {
             ", exits after one session"
         } else {
@@ -745,6 +894,68 @@ mod tests {
             "{l:?}"
         );
         assert!(LogLimit::new(false).admit("x", t).is_empty());
+    }
+
+    fn tcp(streams: u32, msg: u32, direction: proto::Direction) -> TestSpec {
+        TestSpec {
+            proto: Proto::Tcp,
+            test: proto::TestKind::Throughput,
+            msg,
+            streams,
+            direction,
+            omit_ms: 0,
+            interval_ms: 100,
+            intervals: 10,
+            rate_bps: None,
+            zerocopy: false,
+        }
+    }
+
+    /// Issue #27 item 2: a test's buffers are counted per connection (bidir: both
+    /// ways), and the budget refuses a test over it with the figures and the flag.
+    #[test]
+    fn the_budget_counts_buffers_and_refuses_with_the_figures() {
+        use proto::Direction::{Bidir, Down};
+        assert_eq!(test_buffer_bytes(&tcp(128, 16 << 20, Down)), 2 << 30);
+        assert_eq!(test_buffer_bytes(&tcp(128, 16 << 20, Bidir)), 4 << 30);
+        assert_eq!(test_buffer_bytes(&tcp(1, 64, Down)), 128 << 10);
+        assert_eq!(default_memory(0), DEFAULT_MEMORY_CAP);
+        assert_eq!(default_memory(1 << 20), 64 << 20);
+        assert_eq!(default_memory(64 << 30), 1 << 30);
+        assert_eq!(default_memory(2 << 30), 512 << 20);
+
+        let b = Budget::new(64 << 20);
+        let e = b
+            .reserve(&tcp(128, 16 << 20, Down), Duration::ZERO)
+            .err()
+            .unwrap();
+        for needle in [
+            "2 GiB",
+            "128 connections x 16 MiB",
+            "64 MiB",
+            "--max-memory",
+        ] {
+            assert!(e.contains(needle), "{needle:?} in {e}");
+        }
+        // Held while a holder lives (the stream threads), given back after the last.
+        let r = Arc::new(b.reserve(&tcp(2, 16 << 20, Down), Duration::ZERO).unwrap());
+        let held = r.clone();
+        let e = b
+            .reserve(&tcp(3, 16 << 20, Down), Duration::from_millis(10))
+            .err()
+            .unwrap();
+        assert!(e.contains("busy") && e.contains("32 MiB"), "{e}");
+        drop(r);
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            drop(held);
+        });
+        // Waits for the earlier test's last thread instead of refusing.
+        assert!(b
+            .reserve(&tcp(4, 16 << 20, Down), Duration::from_secs(10))
+            .is_ok());
+        t.join().unwrap();
+        assert_eq!(*b.used.lock().unwrap(), 0);
     }
 
     #[test]
