@@ -699,6 +699,29 @@ mod tests {
     }
 
     #[test]
+    fn compare_and_fleet_key_rows_by_library_and_faer_rows_as_before() {
+        use crate::report::compare::CaseKey;
+        use crate::report::model::{Metric, Resource, Unit};
+        let row = || {
+            BenchResult::new(Resource::Linalg, "gemm", Metric::Ops, Unit::FlopPerSec)
+                .param("routine", "gemm")
+                .param("n", 1024u64)
+                .param("threads", 2u64)
+        };
+        let faer = CaseKey::of(&row());
+        let openblas = CaseKey::of(&row().param("blas", "openblas"));
+        let blis = CaseKey::of(&row().param("blas", "blis"));
+        assert_ne!(faer, openblas);
+        assert_ne!(openblas, blis);
+        assert!(
+            openblas.params.contains("blas=openblas"),
+            "{}",
+            openblas.params
+        );
+        assert!(!faer.params.contains("blas"), "{}", faer.params);
+    }
+
+    #[test]
     fn every_known_family_names_files_and_an_install_line() {
         for k in &KNOWN {
             assert!(
