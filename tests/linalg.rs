@@ -119,3 +119,93 @@ fn weak_gemm_gives_every_thread_its_own_product_and_lu_is_skipped() {
     // LU alone under --weak does nothing: refused.
     usage_error(&["--weak", "--routine", "lu"], &["--weak: HPL's LU"]);
 }
+
+/// `linalg --blas LIST` as JSON results (short GEMM/LU runs).
+fn blas_run(blas: &str, routine: &str, precision: &str) -> Vec<Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = pb()
+        .args([
+            "linalg",
+            "--blas",
+            blas,
+            "--routine",
+            routine,
+            "--precision",
+            precision,
+            "--n",
+            "96",
+            "--threads",
+            "1,2",
+            "--repeat",
+            "2",
+            "--min-time",
+            "1ms",
+            "--format",
+            "json",
+            "--quiet",
+            "--output",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let v: Value = common::success_json(&out, "linalg --blas");
+    v["results"].as_array().unwrap().clone()
+}
+
+#[test]
+fn every_installed_library_runs_checked_rows_that_name_it() {
+    let results = blas_run("openblas,blis", "gemm,lu", "fp64,fp32");
+    // 2 routines × 2 precisions × 2 libraries × 2 thread counts.
+    assert_eq!(results.len(), 16, "{results:#?}");
+    for r in &results {
+        let blas = r["params"]["blas"].as_str().unwrap();
+        let text = r.to_string();
+        if let Some(why) = r["status"]["skipped"]["reason"].as_str() {
+            if why.contains("not found") {
+                eprintln!("skipped: {why}");
+            } else {
+                // BLIS has no LAPACK: its LU is skipped, saying so.
+                assert_eq!((blas, r["workload"].as_str()), ("blis", Some("lu")), "{r}");
+                assert!(why.starts_with("no LAPACK in /"), "{why}");
+            }
+            continue;
+        }
+        assert_eq!(r["status"], "ok", "{r}");
+        assert!(text.contains("< 16"), "the check is reported: {text}");
+        assert!(text.contains("library: "), "the library is named: {text}");
+        let lib = if blas == "openblas" {
+            "OpenBLAS"
+        } else {
+            "BLIS"
+        };
+        assert!(text.contains(lib), "{text}");
+        assert!(text.contains("threads: "), "{text}");
+    }
+}
+
+#[test]
+fn a_missing_library_is_a_skipped_row_and_faer_still_runs() {
+    let results = blas_run("faer,/nonexistent/libopenblas.so.0", "gemm", "fp64");
+    assert_eq!(results.len(), 4, "{results:#?}");
+    let faer: Vec<&Value> = results
+        .iter()
+        .filter(|r| r["params"]["blas"].is_null())
+        .collect();
+    assert_eq!(faer.len(), 2);
+    assert!(faer.iter().all(|r| r["status"] == "ok"), "{faer:?}");
+    assert!(faer[0].to_string().contains("library: faer"));
+    for r in results.iter().filter(|r| !r["params"]["blas"].is_null()) {
+        assert_eq!(r["params"]["blas"], "libopenblas.so.0");
+        let why = r["status"]["skipped"]["reason"].as_str().unwrap();
+        assert!(why.contains("no such file"), "{why}");
+    }
+}
+
+#[test]
+fn a_library_that_is_not_a_blas_is_refused_with_one_line() {
+    usage_error(
+        &["--blas", "libm.so.6", "--n", "64"],
+        &["--blas: libm.so.6: not a BLAS"],
+    );
+    usage_error(&["--blas", "eigen"], &["--blas: unknown BLAS 'eigen'"]);
+}

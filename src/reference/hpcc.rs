@@ -24,9 +24,11 @@
 //! | `linalg lu fp64 n=N threads=T` | HPL `N` | `HPL_Tflops` × 10¹² (HPL counts 2/3 N³ + 2 N², as peakbench) |
 //! | `linalg gemm fp64 n=n threads=T` | HPL `N` = n·√(3T), so hpcc's own DGEMM order (`DGEMM_N` = √(N²/(3T))) ≈ n | T = 1: `SingleDGEMM_Gflops`; T > 1 with `--weak`: `StarDGEMM_Gflops` × T (every rank runs its own DGEMM at once, as every `--weak` thread does; hpcc prints the mean per rank); T > 1 strong: none (hpcc has no threaded DGEMM), a note says so |
 //!
-//! hpcc's figures are only as good as the BLAS it links: the note says which
-//! `libblas.so.3` the system resolves (the netlib reference BLAS is 10–50× slower than
-//! OpenBLAS; install `libopenblas0-pthread`).
+//! hpcc's figures are only as good as the BLAS it links: the note says which BLAS and
+//! LAPACK files `ldd hpcc` resolves (Debian's alternatives pick `libblas.so.3`; the
+//! netlib reference BLAS is 10–50× slower than OpenBLAS; install
+//! `libopenblas0-pthread`), and whether that is the library of the row beside it
+//! (`linalg --blas`: the same file, or a file in the same directory, is the same build).
 
 use super::{capture_in, which, Context, Found, SharedFound, Tool};
 use crate::report::model::{BenchResult, Reference, Resource, Unit};
@@ -181,6 +183,8 @@ struct Run {
     figures: Figures,
     command: String,
     blas: String,
+    /// The files hpcc's BLAS/LAPACK resolve to (canonical).
+    blas_files: Vec<std::path::PathBuf>,
 }
 
 /// Runs hpcc once in a fresh temporary directory (removed afterwards).
@@ -220,6 +224,7 @@ fn run(n: u64, t: usize, ctx: &Context) -> Result<Run, String> {
             .map_err(|e| format!("hpcc wrote no hpccoutf.txt: {e}"))?;
         let figures = parse(&text)?;
         let envs: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let (blas, blas_files) = blas_in_use();
         Ok(Run {
             figures,
             command: format!(
@@ -229,20 +234,83 @@ fn run(n: u64, t: usize, ctx: &Context) -> Result<Run, String> {
                     .iter()
                     .fold("mpirun".to_string(), |a, s| a + " " + s)
             ),
-            blas: blas_in_use(),
+            blas,
+            blas_files,
         })
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
 
-/// Which `libblas.so.3` the system resolves (Debian's alternatives), for the note.
-fn blas_in_use() -> String {
-    let link = Path::new("/usr/lib/x86_64-linux-gnu/libblas.so.3");
-    match std::fs::canonicalize(link) {
-        Ok(p) => p.display().to_string(),
-        Err(_) => "unknown".into(),
+/// Which BLAS/LAPACK files hpcc is linked to: `ldd hpcc`'s lines for them, each
+/// resolved through its links (Debian's alternatives); without `ldd`, the
+/// `libblas.so.3` the system resolves. The text for the note, and the files.
+fn blas_in_use() -> (String, Vec<std::path::PathBuf>) {
+    let ldd = which("hpcc").and_then(|h| {
+        let argv = vec!["ldd".to_string(), h.to_string_lossy().into_owned()];
+        crate::util::process::capture(&argv, Duration::from_secs(10)).ok()
+    });
+    let linked = ldd.map(|(out, _)| linked_blas(&out)).unwrap_or_default();
+    if linked.is_empty() {
+        let link = Path::new("/usr/lib/x86_64-linux-gnu/libblas.so.3");
+        return match std::fs::canonicalize(link) {
+            Ok(p) => (format!("libblas.so.3 → {}", p.display()), vec![p]),
+            Err(_) => ("unknown".into(), Vec::new()),
+        };
     }
+    let text: Vec<String> = linked
+        .iter()
+        .map(|(n, p)| format!("{n} → {}", p.display()))
+        .collect();
+    (
+        format!("{}, from ldd hpcc", text.join(", ")),
+        linked.into_iter().map(|x| x.1).collect(),
+    )
+}
+
+/// The BLAS/LAPACK lines of `ldd`'s output: soname and the file it resolves to
+/// (canonical where it exists).
+pub fn linked_blas(ldd: &str) -> Vec<(String, std::path::PathBuf)> {
+    const NAMES: [&str; 8] = [
+        "libblas",
+        "liblapack",
+        "libopenblas",
+        "libblis",
+        "libmkl",
+        "libflexiblas",
+        "libatlas",
+        "libtatlas",
+    ];
+    ldd.lines()
+        .filter_map(|l| {
+            let (name, rest) = l.trim().split_once(" => ")?;
+            let file = rest.split(" (").next()?.trim();
+            if !NAMES.iter().any(|n| name.starts_with(n)) || !file.starts_with('/') {
+                return None;
+            }
+            let p = std::path::PathBuf::from(file);
+            Some((name.to_string(), std::fs::canonicalize(&p).unwrap_or(p)))
+        })
+        .collect()
+}
+
+/// The file of the library a linalg row ran on: its `library: … from FILE` note
+/// (`None` for faer's rows, which load nothing).
+fn row_library(r: &BenchResult) -> Option<std::path::PathBuf> {
+    r.notes
+        .iter()
+        .filter_map(|n| n.text.strip_prefix("library: "))
+        .find_map(|t| {
+            t.rsplit_once(" from ")
+                .map(|x| std::path::PathBuf::from(x.1))
+        })
+}
+
+/// Whether hpcc's libraries include the row's: the same file, or a file in the same
+/// directory (Debian ships one build's libblas.so.3 and libopenblas.so.0 side by side).
+fn same_library(hpcc: &[std::path::PathBuf], row: &Path) -> bool {
+    hpcc.iter()
+        .any(|h| h == row || (h.parent().is_some() && h.parent() == row.parent()))
 }
 
 impl Tool for Hpcc {
@@ -287,7 +355,18 @@ impl Tool for Hpcc {
         };
         let key = format!("hpcc:{hpl_n}:{t}");
         let got: Result<Run, String> = ctx.memo.get_or_insert_with(&key, || run(hpl_n, t, ctx));
-        Some(got.map(|run| found(routine, t, version, &run)))
+        let row = row_library(r);
+        let name = r.param_str("blas").unwrap_or("faer").to_string();
+        Some(got.map(|run| {
+            let mut f = found(routine, t, version, &run);
+            let same = row.as_deref().is_some_and(|p| same_library(&run.blas_files, p));
+            f.notes.push(if same {
+                format!("hpcc's BLAS is this row's library ({name}): the two figures compare one library called two ways")
+            } else {
+                format!("hpcc's BLAS is not this row's library ({name})")
+            });
+            f
+        }))
     }
 }
 
@@ -400,6 +479,7 @@ mod tests {
             figures: parse(FIXTURE).unwrap(),
             command: "mpirun …".into(),
             blas: "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3".into(),
+            blas_files: Vec::new(),
         };
         let g2 = found("gemm", 2, "1.5.0", &run);
         let x = g2.reference.unwrap();
@@ -414,6 +494,32 @@ mod tests {
         assert!((g1.reference.unwrap().value - 11.7265e9).abs() < 1.0);
         let lu = found("lu", 2, "1.5.0", &run);
         assert!(lu.notes[0].starts_with("HPL_Tflops at N=2000"));
+    }
+
+    #[test]
+    fn ldd_lines_name_the_linked_blas_and_rows_are_matched_by_file_or_directory() {
+        let ldd = "\tlinux-vdso.so.1 (0x00007ffd)\n\tlibblas.so.3 => /nonexistent/openblas-pthread/libblas.so.3 (0x00007f69)\n\tlibmpi.so.40 => /lib/libmpi.so.40 (0x1)\n\tlibopenblas.so.0 => /nonexistent/openblas-pthread/libopenblas.so.0 (0x2)\n\tliblapack.so.3 => not found\n";
+        let l = linked_blas(ldd);
+        let names: Vec<&str> = l.iter().map(|x| x.0.as_str()).collect();
+        assert_eq!(names, ["libblas.so.3", "libopenblas.so.0"]);
+        let files: Vec<std::path::PathBuf> = l.into_iter().map(|x| x.1).collect();
+        assert!(same_library(
+            &files,
+            Path::new("/nonexistent/openblas-pthread/libopenblasp-r0.3.21.so")
+        ));
+        assert!(!same_library(
+            &files,
+            Path::new("/nonexistent/blis-pthread/libblis.so.4")
+        ));
+        let mut r = BenchResult::new(
+            Resource::Linalg,
+            "gemm",
+            crate::report::model::Metric::Ops,
+            Unit::FlopPerSec,
+        );
+        assert_eq!(row_library(&r), None);
+        r.info("library: OpenBLAS 0.3.21 from /x/libopenblas.so.0");
+        assert_eq!(row_library(&r), Some("/x/libopenblas.so.0".into()));
     }
 
     #[test]

@@ -90,13 +90,20 @@ pub(crate) fn extra(report: &Report, color: usize) -> Extra {
         });
         color += 1;
     }
-    // GEMM and LU: the best mean per routine and precision, at its intensity.
+    // GEMM and LU: the best mean per routine, precision and library (`blas`; faer's
+    // rows have none), at its intensity: one point per library measured.
     let mut best: BTreeMap<String, (f64, f64, u64)> = BTreeMap::new();
     for r in ok(report).filter(|r| r.resource == Resource::Linalg && r.workload != "roofline") {
         let (Some(x), Some(y)) = (num(r, "intensity"), mean(r)) else {
             continue;
         };
-        let key = format!("{} {}", r.workload, r.param_str("precision").unwrap_or("-"));
+        let key = format!(
+            "{} {}{}",
+            r.workload,
+            r.param_str("precision").unwrap_or("-"),
+            r.param_str("blas")
+                .map_or(String::new(), |b| format!(" {b}"))
+        );
         let n = r.param_u64("n").unwrap_or(0);
         let e = best.entry(key).or_insert((x, y, n));
         if y > e.1 {
@@ -208,5 +215,34 @@ mod tests {
         assert_eq!(e.series[1].points, vec![(100.0, 60e9)]);
         assert_eq!(e.series[2].points, vec![(TRIAD_INTENSITY, 2e9)]);
         assert_eq!(e.x, Some((TRIAD_INTENSITY, 100.0)));
+    }
+
+    #[test]
+    fn every_library_gets_its_own_gemm_point() {
+        let mut rep = crate::report::samples::mixed();
+        rep.results.clear();
+        let gemm = |blas: Option<&str>, y: f64| {
+            let mut p = vec![("n", Param::Int(1024)), ("intensity", Param::Float(85.0))];
+            if let Some(b) = blas {
+                p.push(("blas", Param::Text(b.into())));
+            }
+            lin("gemm", &p, y)
+        };
+        rep.results.push(gemm(None, 60e9));
+        rep.results.push(gemm(Some("openblas"), 70e9));
+        rep.results.push(gemm(Some("openblas"), 65e9));
+        rep.results.push(gemm(Some("blis"), 20e9));
+        let e = extra(&rep, 0);
+        let names: Vec<&str> = e.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert!(names[0].starts_with("gemm fp64 n=1024: 60"), "{names:?}");
+        assert!(
+            names[1].starts_with("gemm fp64 blis n=1024: 20"),
+            "{names:?}"
+        );
+        assert!(
+            names[2].starts_with("gemm fp64 openblas n=1024: 70"),
+            "{names:?}"
+        );
     }
 }

@@ -17,6 +17,8 @@
 //! at the same cores and the clock read on them with that kernel's chain before the
 //! samples and after each one.
 
+pub mod backend;
+pub mod blas;
 pub mod dense;
 pub mod options;
 pub mod roofline;
@@ -30,6 +32,7 @@ use crate::measure::clock::Tick;
 use crate::measure::{RunConfig, Runner, Scaling};
 use crate::report::model::{BenchResult, Metric, Note, Resource, Unit};
 use crate::util::units::format_size;
+use backend::{Backend, BlasChoice};
 use dense::{LuSolver, Real, THRESHOLD};
 use faer::{Mat, Par};
 use options::{LinalgOptions, Routine};
@@ -121,16 +124,23 @@ struct LinalgCase {
     threads: usize,
     /// `--weak`: GEMM on every thread at once, each with its own n×n matrices.
     weak: bool,
+    /// The library that runs it (`--blas`).
+    backend: Backend,
 }
 
 impl Case for LinalgCase {
     fn label(&self) -> String {
         format!(
-            "linalg {} {} n={} threads={}",
+            "linalg {} {} n={} threads={}{}",
             self.routine.name(),
             self.precision.name(),
             self.n,
-            self.threads
+            self.threads,
+            if self.backend.is_faer() {
+                String::new()
+            } else {
+                format!(" blas={}", self.backend.name())
+            }
         )
     }
 
@@ -157,6 +167,12 @@ impl Case for LinalgCase {
         } else {
             r
         };
+        // Only library rows carry `blas`, so faer's match earlier files.
+        let r = if self.backend.is_faer() {
+            r
+        } else {
+            r.param("blas", self.backend.name())
+        };
         if let Some(why) = unsupported(self.precision, ctx.host) {
             return vec![r.skipped(why)];
         }
@@ -164,6 +180,13 @@ impl Case for LinalgCase {
             return vec![r.skipped(
                 "--weak: HPL's LU solves one system with all the threads (strong scaling only); --weak applies to gemm and roofline",
             )];
+        }
+        let why = match self.precision {
+            Precision::Fp32 => backend::unavailable::<f32>(&self.backend, self.routine),
+            _ => backend::unavailable::<f64>(&self.backend, self.routine),
+        };
+        if let Some(why) = why {
+            return vec![r.skipped(why)];
         }
         vec![match self.precision {
             Precision::Fp32 => self.measure::<f32>(ctx, r),
@@ -173,21 +196,21 @@ impl Case for LinalgCase {
 }
 
 /// One thread's matrices under `--weak`: `C = A·B`, all its own.
-struct GemmSet<T: Real> {
+pub(super) struct GemmSet<T: Real> {
     a: Mat<T>,
     b: Mat<T>,
     c: Mat<T>,
 }
 
 /// What one sample's calls took and the worst check among them.
-struct Sample {
+pub(super) struct Sample {
     secs: f64,
     worst: f64,
 }
 
 impl LinalgCase {
     /// Measures the case in precision `T` and completes `r`.
-    fn measure<T: Real>(&self, ctx: &Context, mut r: BenchResult) -> BenchResult {
+    fn measure<T: blas::Elem>(&self, ctx: &Context, mut r: BenchResult) -> BenchResult {
         let host = ctx.host;
         let o = ctx.opts;
         let (n, t) = (self.n, self.threads);
@@ -207,6 +230,17 @@ impl LinalgCase {
             Err(e) => return r.failed(format!("cannot start {t} threads: {e}")),
         };
         let par = if t == 1 { Par::Seq } else { Par::rayon(t) };
+        backend::prepare(&self.backend, t, self.weak, &cpus, &mut r);
+        let lib = match &self.backend {
+            Backend::Lib { lib, .. } => Some(lib.clone()),
+            _ => None,
+        };
+        // A library's strong case is called from this thread, restricted to the case's
+        // CPUs meanwhile (faer's runs on the pinned pool).
+        let _affinity = lib
+            .as_ref()
+            .filter(|_| !self.weak)
+            .map(|_| blas::Affinity::restrict(&cpus));
         let fma = fma_kernel(self.precision, host);
         let chain = fma.and_then(|k| k.clock);
         let mut readings = Vec::new();
@@ -224,6 +258,13 @@ impl LinalgCase {
         let flops = self.routine.flops(n) * copies as f64;
         let run = match self.routine {
             Routine::Roofline => return r.failed("the roofline is not a matrix routine"),
+            _ if lib.is_some() => {
+                let lib = lib.as_deref().expect("checked");
+                match backend::lib_samples::<T>(self, ctx, lib, &pool, &mut read) {
+                    Ok(x) => x,
+                    Err(e) => return r.failed(e),
+                }
+            }
             Routine::Gemm if weak => {
                 // Each worker makes its own matrices (first touch on its core) and
                 // multiplies them alone, all workers at once: hpcc's StarDGEMM shape.
@@ -560,6 +601,7 @@ impl Plan for LinalgBench {
         let host = ctx.host;
         let threads = o.threads.clone().unwrap_or_else(|| default_threads(host));
         let max_t = *threads.iter().max().unwrap_or(&1);
+        let backends = backend::resolve(&o.blas, host)?;
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
         let avail = host.memory.available_bytes;
         if o.routines.contains(&Routine::Roofline) {
@@ -643,14 +685,17 @@ impl Plan for LinalgBench {
                             ),
                         ));
                     }
-                    for &t in &threads {
-                        cases.push(Box::new(LinalgCase {
-                            routine,
-                            precision: p,
-                            n,
-                            threads: t,
-                            weak,
-                        }));
+                    for b in &backends {
+                        for &t in &threads {
+                            cases.push(Box::new(LinalgCase {
+                                routine,
+                                precision: p,
+                                n,
+                                threads: t,
+                                weak,
+                                backend: b.clone(),
+                            }));
+                        }
                     }
                 }
             }
@@ -661,13 +706,73 @@ impl Plan for LinalgBench {
 
 impl Benchmark for LinalgBench {
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
-        vec![Box::new(LinalgCase {
-            routine: Routine::Gemm,
-            precision: Precision::Fp64,
-            n: QUICK_N,
-            threads: ctx.host.cpu.cores.max(1),
-            weak: ctx.opts.scaling == Scaling::Weak,
-        })]
+        // faer and every library found (`auto` cannot be refused).
+        let backends = backend::resolve(&[BlasChoice::Auto], ctx.host).unwrap_or_default();
+        let cases = backends
+            .into_iter()
+            .map(|backend| LinalgCase {
+                routine: Routine::Gemm,
+                precision: Precision::Fp64,
+                n: QUICK_N,
+                threads: ctx.host.cpu.cores.max(1),
+                weak: ctx.opts.scaling == Scaling::Weak,
+                backend,
+            })
+            .collect();
+        vec![Box::new(BestOf(cases))]
+    }
+}
+
+/// The quick suite's GEMM: the same case on every backend found, one row, the best
+/// (highest mean) with the others' figures in a note.
+struct BestOf(Vec<LinalgCase>);
+
+impl Case for BestOf {
+    fn label(&self) -> String {
+        let names: Vec<&str> = self.0.iter().map(|c| c.backend.name()).collect();
+        match self.0.first() {
+            Some(c) => format!("{} (best of {})", c.label(), names.join(", ")),
+            None => "linalg gemm".into(),
+        }
+    }
+
+    fn run(&self, ctx: &Context) -> Vec<BenchResult> {
+        let rows: Vec<BenchResult> = self.0.iter().flat_map(|c| c.run(ctx)).collect();
+        let mean = |r: &BenchResult| r.summary.as_ref().map(|s| s.mean).filter(|_| r.is_ok());
+        let best = rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| mean(r).map(|m| (i, m)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| i);
+        // None ran (all failed): the first row says why.
+        let Some(best) = best else {
+            return rows.into_iter().take(1).collect();
+        };
+        let others: Vec<String> = rows
+            .iter()
+            .zip(&self.0)
+            .map(|(r, c)| match mean(r) {
+                Some(m) => format!("{} {:.1} GFLOP/s", c.backend.name(), m / 1e9),
+                None => format!(
+                    "{} {}",
+                    c.backend.name(),
+                    match &r.status {
+                        crate::report::model::Status::Failed { .. } => "failed",
+                        _ => "skipped",
+                    }
+                ),
+            })
+            .collect();
+        let mut r = rows.into_iter().nth(best).expect("index of a row");
+        if others.len() > 1 {
+            r.info(format!(
+                "best of the libraries found ({}): {}",
+                others.join(", "),
+                self.0[best].backend.name()
+            ));
+        }
+        vec![r]
     }
 }
 

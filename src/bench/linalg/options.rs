@@ -3,6 +3,7 @@
 //! form (exit code 2, nothing run). Checks that need the host (memory for `--n`, which
 //! precisions this CPU has) happen in `plan`.
 
+use super::backend::{self, BlasChoice};
 use crate::bench::common::parse_threads;
 use crate::bench::cpu::kernels::Precision;
 use crate::bench::UsageError;
@@ -25,6 +26,9 @@ pub struct LinalgArgs {
     /// Thread counts (pinned; the library's parallelism set to the same count) [default: 1,2,4,… up to the core count]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub threads: Option<String>,
+    /// Libraries: faer (built in), auto (faer and every BLAS found), openblas, blis, mkl, flexiblas, atlas, reference, or a path to a BLAS .so; loaded at run time, one set of rows each [default: faer]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub blas: Option<String>,
 }
 
 /// A dense routine (`--routine`).
@@ -95,6 +99,19 @@ pub struct LinalgOptions {
     pub n: Option<Vec<usize>>,
     /// `--threads`; `None` = 1, 2, 4, … cores.
     pub threads: Option<Vec<usize>>,
+    /// `--blas`, as given (resolved to libraries in `plan`).
+    pub blas: Vec<BlasChoice>,
+}
+
+impl Serialize for BlasChoice {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            BlasChoice::Auto => s.serialize_str("auto"),
+            BlasChoice::Faer => s.serialize_str("faer"),
+            BlasChoice::Named(n) => s.serialize_str(n),
+            BlasChoice::Path(p) => s.serialize_str(&p.to_string_lossy()),
+        }
+    }
 }
 
 /// Largest matrix order accepted before the memory check (n² must not overflow).
@@ -150,11 +167,17 @@ pub fn parse(a: &LinalgArgs) -> Result<LinalgOptions, UsageError> {
         .transpose()
         .map_err(|e| UsageError::new("--n", e))?;
     let threads = a.threads.as_deref().map(parse_threads).transpose()?;
+    let blas = match a.blas.as_deref() {
+        None => vec![BlasChoice::Faer],
+        Some(t) => parse_list(t, |s| backend::parse_choice(s).map_err(ParseError))
+            .map_err(|e| UsageError::new("--blas", e))?,
+    };
     Ok(LinalgOptions {
         routines,
         precisions,
         n,
         threads,
+        blas,
     })
 }
 
@@ -173,6 +196,7 @@ mod tests {
         assert_eq!(o.routines, vec![Routine::Gemm, Routine::Lu]);
         assert_eq!(o.precisions, vec![Precision::Fp64]);
         assert_eq!((o.n, o.threads), (None, None));
+        assert_eq!(o.blas, vec![BlasChoice::Faer]);
         let o = opts(&[
             "--routine",
             "LU",
@@ -205,6 +229,8 @@ mod tests {
         }
         let e = opts(&["--threads", "0"]).unwrap_err().0;
         assert!(e.starts_with("--threads:"), "{e}");
+        let e = opts(&["--blas", "faer,eigen"]).unwrap_err().0;
+        assert!(e.starts_with("--blas: unknown BLAS 'eigen'"), "{e}");
     }
 
     #[test]

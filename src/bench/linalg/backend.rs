@@ -1,0 +1,735 @@
+//! Which library runs a linalg case (`--blas`): faer, built in, or a BLAS/LAPACK
+//! library found on the machine and loaded at run time ([`blas::Library`]).
+//!
+//! Discovery tries each family's sonames (as `dlopen` searches them) and then its known
+//! paths (Debian's `/usr/lib/x86_64-linux-gnu/<flavour>/`, RHEL's `/usr/lib64/`, oneAPI's
+//! `/opt/intel/oneapi/mkl/latest/lib/`); the first file that loads and exports that
+//! family's symbols is the family's library. `auto` is faer and every family found, once
+//! per file. A family asked for by name and not found gives skipped rows saying what
+//! was tried and how to install it; a path that exists but is not a BLAS is refused.
+//!
+//! LAPACK: the solve needs `?getrf_`/`?getrs_` in the same file (OpenBLAS, MKL,
+//! FlexiBLAS, RHEL's ATLAS have them). A BLAS without them (BLIS, the netlib BLAS,
+//! Debian's ATLAS BLAS) gets a skipped LU row: a separate `liblapack.so.3` is not
+//! loaded beside it, since its own `libblas.so.3` dependency resolves to whichever
+//! library the system's alternatives select, so the solve would not be that library's.
+//!
+//! OpenBLAS reads `OPENBLAS_CORETYPE` once, when it is loaded: where the environment
+//! does not set it, it is set for the load from the CPU's features exactly as for hpcc
+//! ([`crate::reference::hpcc::coretype`]; OpenBLAS 0.3.21 takes a Zen 5 for Haswell and
+//! would run AVX2 kernels), and the row says so.
+
+use super::blas::{CallError, Elem, Family, Library, LoadError, Threads};
+use super::options::Routine;
+use super::{dense, Context, GemmSet, LinalgCase, Sample};
+use crate::bench::UsageError;
+use crate::hw::HostInfo;
+use crate::measure::clock::Tick;
+use crate::report::model::BenchResult;
+use faer::Mat;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::Mutex;
+
+/// One `--blas` item, as parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlasChoice {
+    /// faer and every library found.
+    Auto,
+    /// faer, built in.
+    Faer,
+    /// A family by name (one of [`KNOWN`]).
+    Named(&'static str),
+    /// A file to load.
+    Path(PathBuf),
+}
+
+/// A family peakbench looks for: its name, the files to try and how to install it.
+pub struct Known {
+    /// The `--blas` name and row label.
+    pub name: &'static str,
+    /// Sonames (searched like `dlopen`) then paths.
+    pub files: &'static [&'static str],
+    /// The family the file must be.
+    family: &'static [Family],
+    /// Install hint.
+    pub install: &'static str,
+}
+
+/// The families `auto` looks for, in the order rows appear.
+pub const KNOWN: [Known; 6] = [
+    Known {
+        name: "openblas",
+        files: &[
+            "libopenblas.so.0",
+            "libopenblasp.so.0",
+            "libopenblaso.so.0",
+            "libopenblas.so",
+            "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
+            "/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0",
+            "/usr/lib/aarch64-linux-gnu/openblas-pthread/libopenblas.so.0",
+            "/usr/lib64/libopenblasp.so.0",
+            "/usr/lib64/libopenblas.so.0",
+            "/opt/OpenBLAS/lib/libopenblas.so",
+        ],
+        family: &[Family::OpenBlas],
+        install: "apt-get install libopenblas0-pthread (Debian/Ubuntu), dnf install openblas-threads (RHEL, EPEL)",
+    },
+    Known {
+        name: "blis",
+        files: &[
+            "libblis.so.4",
+            "libblis.so.3",
+            "libblis-mt.so.4",
+            "libblis.so",
+            "/usr/lib/x86_64-linux-gnu/blis-pthread/libblis.so.4",
+            "/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4",
+            "/usr/lib64/libblis-mt.so.4",
+            "/usr/lib64/libblis.so.4",
+        ],
+        family: &[Family::Blis],
+        install: "apt-get install libblis4-pthread (Debian/Ubuntu), dnf install blis (RHEL, EPEL)",
+    },
+    Known {
+        name: "mkl",
+        files: &[
+            "libmkl_rt.so.2",
+            "libmkl_rt.so",
+            "/opt/intel/oneapi/mkl/latest/lib/libmkl_rt.so.2",
+            "/opt/intel/oneapi/mkl/latest/lib/intel64/libmkl_rt.so.2",
+        ],
+        family: &[Family::Mkl],
+        install: "apt-get install libmkl-rt (Debian/Ubuntu, non-free), or Intel oneAPI's intel-oneapi-mkl (RHEL)",
+    },
+    Known {
+        name: "flexiblas",
+        files: &["libflexiblas.so.3", "libflexiblas.so"],
+        family: &[Family::FlexiBlas],
+        install: "apt-get install libflexiblas-dev (Debian/Ubuntu), dnf install flexiblas (RHEL)",
+    },
+    Known {
+        name: "atlas",
+        files: &[
+            "libtatlas.so.3",
+            "libsatlas.so.3",
+            "/usr/lib64/atlas/libtatlas.so.3",
+            "/usr/lib64/atlas/libsatlas.so.3",
+            "/usr/lib/x86_64-linux-gnu/atlas/libblas.so.3",
+        ],
+        family: &[Family::Atlas, Family::Other],
+        install: "apt-get install libatlas3-base (Debian/Ubuntu), dnf install atlas (RHEL)",
+    },
+    Known {
+        name: "reference",
+        files: &[
+            "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3",
+            "/usr/lib/aarch64-linux-gnu/blas/libblas.so.3",
+            "/usr/lib64/libblas.so.3",
+        ],
+        family: &[Family::Other],
+        install: "apt-get install libblas3 (Debian/Ubuntu), dnf install blas (RHEL)",
+    },
+];
+
+/// The names `--blas` accepts.
+pub const ACCEPTED: &str =
+    "auto, faer, openblas, blis, mkl, flexiblas, atlas, reference, or a path to a .so";
+
+/// Parses one `--blas` item.
+pub fn parse_choice(s: &str) -> Result<BlasChoice, String> {
+    let l = s.to_ascii_lowercase();
+    if l == "auto" {
+        return Ok(BlasChoice::Auto);
+    }
+    if l == "faer" {
+        return Ok(BlasChoice::Faer);
+    }
+    if let Some(k) = KNOWN.iter().find(|k| k.name == l) {
+        return Ok(BlasChoice::Named(k.name));
+    }
+    if s.contains('/') || s.contains(".so") {
+        return Ok(BlasChoice::Path(PathBuf::from(s)));
+    }
+    Err(format!("unknown BLAS '{s}'; accepted: {ACCEPTED}"))
+}
+
+/// The library behind one set of rows.
+#[derive(Clone)]
+pub enum Backend {
+    /// faer, built in.
+    Faer,
+    /// A loaded library and its row name.
+    Lib {
+        /// Row name (`blas` parameter): the family's name, or the file's for a path.
+        name: String,
+        /// The library.
+        lib: Arc<Library>,
+        /// Said on every row (how it was loaded, e.g. an `OPENBLAS_CORETYPE` set).
+        load_note: Option<String>,
+    },
+    /// Asked for by name and not found: every row skipped with `why`.
+    Missing {
+        /// Row name.
+        name: String,
+        /// Why (what was tried, how to install).
+        why: String,
+    },
+}
+
+/// faer's version, for its rows (the crate peakbench is built with).
+pub const FAER: &str = "faer 0.24 (built in, pure Rust)";
+
+impl Backend {
+    /// The row name (`faer`, `openblas`, …).
+    pub fn name(&self) -> &str {
+        match self {
+            Backend::Faer => "faer",
+            Backend::Lib { name, .. } | Backend::Missing { name, .. } => name,
+        }
+    }
+
+    /// Whether this is faer.
+    pub fn is_faer(&self) -> bool {
+        matches!(self, Backend::Faer)
+    }
+}
+
+/// The `OPENBLAS_CORETYPE` to set for loading OpenBLAS, when the environment sets none.
+fn coretype(host: &HostInfo) -> Option<&'static str> {
+    if std::env::var_os("OPENBLAS_CORETYPE").is_some() {
+        return None;
+    }
+    crate::reference::hpcc::coretype(&host.cpu.features, &host.cpu.vendor)
+}
+
+/// Loads `file`, with `OPENBLAS_CORETYPE` set for the load when `core` is given (and
+/// removed afterwards, so nothing else sees it).
+fn load(file: &Path, core: Option<&str>) -> Result<Library, LoadError> {
+    match core {
+        Some(c) => {
+            // Loading happens while planning, before any case or reference tool runs
+            // threads that read the environment.
+            std::env::set_var("OPENBLAS_CORETYPE", c);
+            let lib = Library::load(file);
+            std::env::remove_var("OPENBLAS_CORETYPE");
+            lib
+        }
+        None => Library::load(file),
+    }
+}
+
+/// The note for an OpenBLAS loaded with `core` set by peakbench, or with
+/// `OPENBLAS_CORETYPE` from the environment (which then chose its kernels).
+fn core_note(lib: &Library, core: Option<&str>) -> Option<String> {
+    if lib.family != Family::OpenBlas {
+        return None;
+    }
+    match (core, std::env::var("OPENBLAS_CORETYPE")) {
+        (Some(c), _) => Some(format!("OPENBLAS_CORETYPE={c} was set for loading it, from the CPU's features (as for hpcc), since OpenBLAS's own detection may not know this CPU")),
+        (None, Ok(c)) => Some(format!("OPENBLAS_CORETYPE={c} from the environment chose its kernels")),
+        (None, Err(_)) => None,
+    }
+}
+
+/// Finds family `k`: the first of its files that loads and is that family.
+fn find(k: &Known, host: &HostInfo) -> Result<Backend, String> {
+    let core = if k.name == "openblas" {
+        coretype(host)
+    } else {
+        None
+    };
+    let mut seen = Vec::new();
+    for f in k.files {
+        match load(Path::new(f), core) {
+            Ok(lib) if k.family.contains(&lib.family) => {
+                return Ok(Backend::Lib {
+                    name: k.name.into(),
+                    load_note: core_note(&lib, core),
+                    lib: Arc::new(lib),
+                })
+            }
+            Ok(lib) => seen.push(format!("{} is another BLAS", lib.file.display())),
+            Err(_) => {}
+        }
+    }
+    let tried = k.files.join(", ");
+    Err(format!(
+        "{} not found (tried {tried}{}); install: {}",
+        k.name,
+        if seen.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", seen.join(", "))
+        },
+        k.install
+    ))
+}
+
+/// The backends for `choices`, in order, each library once (by file).
+pub fn resolve(choices: &[BlasChoice], host: &HostInfo) -> Result<Vec<Backend>, UsageError> {
+    let mut out: Vec<Backend> = Vec::new();
+    let push = |b: Backend, out: &mut Vec<Backend>| {
+        let dup = out.iter().any(|o| match (o, &b) {
+            (Backend::Faer, Backend::Faer) => true,
+            (Backend::Lib { lib: x, .. }, Backend::Lib { lib: y, .. }) => x.file == y.file,
+            (Backend::Missing { name: x, .. }, Backend::Missing { name: y, .. }) => x == y,
+            _ => false,
+        });
+        if !dup {
+            out.push(b);
+        }
+    };
+    for c in choices {
+        match c {
+            BlasChoice::Faer => push(Backend::Faer, &mut out),
+            BlasChoice::Auto => {
+                push(Backend::Faer, &mut out);
+                for k in &KNOWN {
+                    if let Ok(b) = find(k, host) {
+                        push(b, &mut out);
+                    }
+                }
+            }
+            BlasChoice::Named(name) => {
+                let k = KNOWN
+                    .iter()
+                    .find(|k| k.name == *name)
+                    .expect("parsed from KNOWN");
+                let b = find(k, host).unwrap_or_else(|why| Backend::Missing {
+                    name: k.name.into(),
+                    why,
+                });
+                push(b, &mut out);
+            }
+            BlasChoice::Path(p) => {
+                let name = p.file_name().map_or_else(
+                    || p.display().to_string(),
+                    |f| f.to_string_lossy().into_owned(),
+                );
+                // A path names a file; a bare soname is searched as dlopen does.
+                let soname = !p.to_string_lossy().contains('/');
+                if !soname && !p.exists() {
+                    push(
+                        Backend::Missing {
+                            name,
+                            why: format!("{}: no such file", p.display()),
+                        },
+                        &mut out,
+                    );
+                    continue;
+                }
+                let core = coretype(host);
+                let lib = match load(p, core) {
+                    Ok(lib) => lib,
+                    Err(LoadError::NotFound(e)) if soname => {
+                        push(Backend::Missing { name, why: e }, &mut out);
+                        continue;
+                    }
+                    Err(e) => {
+                        return Err(UsageError::new(
+                            "--blas",
+                            format!("{}: {e}; give a BLAS library ({ACCEPTED})", p.display()),
+                        ))
+                    }
+                };
+                push(
+                    Backend::Lib {
+                        name,
+                        load_note: core_note(&lib, core),
+                        lib: Arc::new(lib),
+                    },
+                    &mut out,
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Sets a library's thread count for a case and notes on `r` what was set, what the
+/// library reports and where its threads run; faer's rows name faer.
+pub(super) fn prepare(
+    b: &Backend,
+    threads: usize,
+    weak: bool,
+    cpus: &[usize],
+    r: &mut BenchResult,
+) {
+    let Backend::Lib { lib, load_note, .. } = b else {
+        r.info(format!("library: {FAER}"));
+        return;
+    };
+    r.info(format!(
+        "library: {} from {}",
+        lib.version,
+        lib.file.display()
+    ));
+    if let Some(n) = load_note {
+        r.info(n.clone());
+    }
+    // Under --weak each pinned worker calls the library on its own matrices, so the
+    // library itself runs one thread per call.
+    let want = if weak { 1 } else { threads };
+    match lib.set_threads(want) {
+        Threads::Set { call, read_back } => match read_back {
+            Some(x) if x != want as i64 => r.warn(format!(
+                "{call}({want}) was called but the library reports {x} threads"
+            )),
+            _ => r.info(format!(
+                "threads: {call}({want}){}",
+                if weak {
+                    format!(", called by each of the {threads} pinned threads at once")
+                } else {
+                    String::new()
+                }
+            )),
+        },
+        Threads::Ignored(why) if !weak && threads > 1 => {
+            r.warn(format!("the library ignores the thread count: {why}"))
+        }
+        Threads::Ignored(why) => r.info(format!("thread count not set: {why}")),
+    }
+    if !weak && !cpus.is_empty() {
+        let no_affinity = lib.version.contains("NO_AFFINITY");
+        r.info(format!(
+            "called from a thread restricted to CPUs {cpus:?} (the CPUs faer's threads are pinned to, one each); threads the library starts during the call inherit that set{}",
+            if no_affinity {
+                "; OpenBLAS's own threads, started when it was loaded, are not pinned (built NO_AFFINITY)"
+            } else {
+                ""
+            }
+        ));
+    }
+}
+
+/// Why a case cannot run on this backend in precision `T`, or `None`.
+pub(super) fn unavailable<T: Elem>(b: &Backend, routine: Routine) -> Option<String> {
+    match b {
+        Backend::Faer => None,
+        Backend::Missing { why, .. } => Some(why.clone()),
+        Backend::Lib { lib, .. } => {
+            let p = if T::BYTES == 8 {
+                ('d', "fp64")
+            } else {
+                ('s', "fp32")
+            };
+            if routine == Routine::Lu && !lib.has_lu::<T>() {
+                Some(format!(
+                    "no LAPACK in {}: it exports no {c}getrf_/{c}getrs_ for the {} solve; a separate liblapack.so.3 is not loaded beside it, since that would call whichever libblas.so.3 the system resolves, not this library",
+                    lib.file.display(),
+                    p.1,
+                    c = p.0
+                ))
+            } else if routine == Routine::Gemm && !lib.has_gemm::<T>() {
+                Some(format!(
+                    "{} exports no {}gemm_ ({})",
+                    lib.file.display(),
+                    p.0,
+                    p.1
+                ))
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// A case's sample times, calls per sample and worst check (`LinalgCase::samples`).
+type Run = (Vec<f64>, usize, f64);
+
+/// The samples of `case` run by library `lib`: the matrices, then the calls driven by
+/// `LinalgCase::samples` (as faer's in `LinalgCase::measure`). `Err`: a call failed.
+pub(super) fn lib_samples<T: Elem>(
+    case: &LinalgCase,
+    ctx: &Context,
+    lib: &Library,
+    pool: &rayon::ThreadPool,
+    read: &mut dyn FnMut(),
+) -> Result<Run, String> {
+    let err: Mutex<Option<String>> = Mutex::new(None);
+    let fail = |e: CallError| {
+        let mut g = err.lock().unwrap_or_else(|e| e.into_inner());
+        g.get_or_insert_with(|| e.to_string());
+    };
+    // A failed call counts as taking forever and failing its check, so the sample loop
+    // makes no further calls than it must.
+    let failed = || Sample {
+        secs: f64::INFINITY,
+        worst: f64::INFINITY,
+    };
+    let (n, weak) = (case.n, case.weak);
+    let run = match case.routine {
+        Routine::Roofline => return Err("the roofline is not a matrix routine".into()),
+        Routine::Gemm if weak => {
+            let sets: Vec<Mutex<GemmSet<T>>> = pool.broadcast(|c| {
+                let seed = 2 * c.index() as u64;
+                Mutex::new(GemmSet {
+                    a: dense::random::<T>(n, n, seed + 1),
+                    b: dense::random::<T>(n, n, seed + 2),
+                    c: Mat::<T>::zeros(n, n),
+                })
+            });
+            let mut call = |check: bool| -> Sample {
+                let t0 = Tick::now();
+                let ok: Vec<bool> = pool.broadcast(|c| {
+                    let mut g = sets[c.index()].lock().unwrap_or_else(|e| e.into_inner());
+                    let GemmSet { a, b, c } = &mut *g;
+                    lib.gemm(c.as_mut(), a.as_ref(), b.as_ref())
+                        .map_err(fail)
+                        .is_ok()
+                });
+                let secs = Tick::now().secs_since(t0);
+                if ok.contains(&false) {
+                    return failed();
+                }
+                let mut worst = 0.0f64;
+                if check {
+                    for s in &sets {
+                        let g = s.lock().unwrap_or_else(|e| e.into_inner());
+                        let w = dense::gemm_check(g.a.as_ref(), g.b.as_ref(), g.c.as_ref(), 3);
+                        if w.is_nan() || w > worst {
+                            worst = w;
+                        }
+                    }
+                }
+                Sample { secs, worst }
+            };
+            case.samples(ctx, &mut call, read)
+        }
+        Routine::Gemm => {
+            let a = dense::random::<T>(n, n, 1);
+            let b = dense::random::<T>(n, n, 2);
+            let mut c = Mat::<T>::zeros(n, n);
+            let mut call = |check: bool| -> Sample {
+                let t0 = Tick::now();
+                if let Err(e) = lib.gemm(c.as_mut(), a.as_ref(), b.as_ref()) {
+                    fail(e);
+                    return failed();
+                }
+                let secs = Tick::now().secs_since(t0);
+                let worst = if check {
+                    dense::gemm_check(a.as_ref(), b.as_ref(), c.as_ref(), 3)
+                } else {
+                    0.0
+                };
+                Sample { secs, worst }
+            };
+            case.samples(ctx, &mut call, read)
+        }
+        Routine::Lu => {
+            let a = dense::random::<T>(n, n, 1);
+            let b = dense::random::<T>(n, 1, 2);
+            let mut lu = Mat::<T>::zeros(n, n);
+            let mut x = Mat::<T>::zeros(n, 1);
+            let mut ipiv = vec![0i32; n];
+            let mut call = |_check: bool| -> Sample {
+                lu.copy_from(a.as_ref());
+                x.copy_from(b.as_ref());
+                let t0 = Tick::now();
+                if let Err(e) = lib.lu_solve(lu.as_mut(), &mut ipiv, x.as_mut()) {
+                    fail(e);
+                    return failed();
+                }
+                let secs = Tick::now().secs_since(t0);
+                // Every solve is checked, as faer's: O(n²), outside the timed part.
+                let worst = dense::lu_residual(a.as_ref(), x.as_ref(), b.as_ref());
+                Sample { secs, worst }
+            };
+            case.samples(ctx, &mut call, read)
+        }
+    };
+    match err.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some(e) => Err(format!("{}: {e}", lib.file.display())),
+        None => Ok(run),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::dense::Real;
+    use super::*;
+
+    #[test]
+    fn choices_parse_names_paths_and_refuse_the_rest() {
+        assert_eq!(parse_choice("AUTO"), Ok(BlasChoice::Auto));
+        assert_eq!(parse_choice("faer"), Ok(BlasChoice::Faer));
+        assert_eq!(parse_choice("OpenBLAS"), Ok(BlasChoice::Named("openblas")));
+        assert_eq!(
+            parse_choice("/opt/x/libfoo.so.1"),
+            Ok(BlasChoice::Path("/opt/x/libfoo.so.1".into()))
+        );
+        assert_eq!(
+            parse_choice("libfoo.so"),
+            Ok(BlasChoice::Path("libfoo.so".into()))
+        );
+        let e = parse_choice("eigen").unwrap_err();
+        assert!(
+            e.starts_with("unknown BLAS 'eigen'; accepted: auto, faer"),
+            "{e}"
+        );
+    }
+
+    /// Family `name` loaded, or `None` with the reason printed (the test then skips it).
+    fn installed(name: &str, host: &HostInfo) -> Option<Arc<Library>> {
+        let k = KNOWN.iter().find(|k| k.name == name).unwrap();
+        match find(k, host) {
+            Ok(Backend::Lib { lib, .. }) => Some(lib),
+            Ok(_) => None,
+            Err(why) => {
+                eprintln!("skipped: {why}");
+                None
+            }
+        }
+    }
+
+    /// `|x − y|∞` over two matrices.
+    fn diff<T: Real>(x: faer::MatRef<'_, T>, y: faer::MatRef<'_, T>) -> f64 {
+        let mut d = 0.0f64;
+        for j in 0..x.ncols() {
+            for i in 0..x.nrows() {
+                d = d.max((x[(i, j)].f64() - y[(i, j)].f64()).abs());
+            }
+        }
+        d
+    }
+
+    fn agree<T: Elem>(lib: &Library, name: &str) {
+        use super::super::dense::{gemm, lu_residual, random, LuSolver, THRESHOLD};
+        use faer::Par;
+        for n in [1, 17, 64, 130] {
+            let a = random::<T>(n, n, 1);
+            let b = random::<T>(n, n, 2);
+            let mut c = Mat::<T>::zeros(n, n);
+            let mut want = Mat::<T>::zeros(n, n);
+            lib.gemm(c.as_mut(), a.as_ref(), b.as_ref()).unwrap();
+            gemm(want.as_mut(), a.as_ref(), b.as_ref(), Par::Seq);
+            // Each element sums n products of |x| ≤ 1/4: two orders of summation differ
+            // by less than n·ε.
+            let d = diff(c.as_ref(), want.as_ref());
+            assert!(d <= n as f64 * T::EPS, "{name} gemm n={n}: {d}");
+            if !lib.has_lu::<T>() {
+                continue;
+            }
+            let x0 = random::<T>(n, 1, 3);
+            let mut lu = a.clone();
+            let mut x = x0.clone();
+            let mut ipiv = vec![0; n];
+            lib.lu_solve(lu.as_mut(), &mut ipiv, x.as_mut()).unwrap();
+            assert!(
+                lu_residual(a.as_ref(), x.as_ref(), x0.as_ref()) < THRESHOLD,
+                "{name} lu n={n}"
+            );
+            let mut s = LuSolver::<T>::new(n, Par::Seq);
+            s.load(a.as_ref(), x0.as_ref());
+            s.solve(Par::Seq);
+            // Both solve the same system: the solutions differ by rounding amplified by
+            // the condition number (random matrices of these orders: below 1e4).
+            let scale = diff(s.x.as_ref(), Mat::<T>::zeros(n, 1).as_ref()).max(1.0);
+            let d = diff(x.as_ref(), s.x.as_ref()) / scale;
+            assert!(
+                d < 1e5 * n as f64 * T::EPS,
+                "{name} lu n={n}: x differs by {d}"
+            );
+        }
+    }
+
+    #[test]
+    fn each_installed_library_agrees_with_faer_within_rounding() {
+        let host = HostInfo::detect(false);
+        for k in &KNOWN {
+            let Some(lib) = installed(k.name, &host) else {
+                continue;
+            };
+            eprintln!("{}: {} from {}", k.name, lib.version, lib.file.display());
+            agree::<f64>(&lib, k.name);
+            agree::<f32>(&lib, k.name);
+            match lib.set_threads(2) {
+                Threads::Set { read_back, .. } => {
+                    assert!(read_back.is_none_or(|x| x >= 1), "{read_back:?}")
+                }
+                Threads::Ignored(why) => assert!(!why.is_empty()),
+            }
+        }
+    }
+
+    #[test]
+    fn blis_has_no_lapack_so_its_lu_is_skipped_with_the_reason() {
+        let host = HostInfo::detect(false);
+        let Some(lib) = installed("blis", &host) else {
+            return;
+        };
+        let b = Backend::Lib {
+            name: "blis".into(),
+            lib,
+            load_note: None,
+        };
+        let why = unavailable::<f64>(&b, Routine::Lu).expect("BLIS has no dgetrf_");
+        assert!(why.starts_with("no LAPACK in /"), "{why}");
+        assert!(why.contains("dgetrf_"), "{why}");
+        assert_eq!(unavailable::<f64>(&b, Routine::Gemm), None);
+    }
+
+    #[test]
+    fn a_library_that_is_not_a_blas_or_not_there_is_told_apart() {
+        assert!(matches!(
+            Library::load(Path::new("libm.so.6")),
+            Err(LoadError::NotBlas)
+        ));
+        assert!(matches!(
+            Library::load(Path::new("libpeakbench-none.so.9")),
+            Err(LoadError::NotFound(_))
+        ));
+        let host = HostInfo::detect(false);
+        let e = resolve(&[BlasChoice::Path("libm.so.6".into())], &host)
+            .err()
+            .unwrap()
+            .0;
+        assert!(e.starts_with("--blas: libm.so.6: not a BLAS"), "{e}");
+        let b = resolve(
+            &[
+                BlasChoice::Faer,
+                BlasChoice::Path("/nonexistent/libblas.so.3".into()),
+                BlasChoice::Faer,
+            ],
+            &host,
+        )
+        .unwrap();
+        assert_eq!(b.len(), 2);
+        assert!(matches!(&b[1], Backend::Missing { why, .. } if why.contains("no such file")));
+    }
+
+    #[test]
+    fn compare_and_fleet_key_rows_by_library_and_faer_rows_as_before() {
+        use crate::report::compare::CaseKey;
+        use crate::report::model::{Metric, Resource, Unit};
+        let row = || {
+            BenchResult::new(Resource::Linalg, "gemm", Metric::Ops, Unit::FlopPerSec)
+                .param("routine", "gemm")
+                .param("n", 1024u64)
+                .param("threads", 2u64)
+        };
+        let faer = CaseKey::of(&row());
+        let openblas = CaseKey::of(&row().param("blas", "openblas"));
+        let blis = CaseKey::of(&row().param("blas", "blis"));
+        assert_ne!(faer, openblas);
+        assert_ne!(openblas, blis);
+        assert!(
+            openblas.params.contains("blas=openblas"),
+            "{}",
+            openblas.params
+        );
+        assert!(!faer.params.contains("blas"), "{}", faer.params);
+    }
+
+    #[test]
+    fn every_known_family_names_files_and_an_install_line() {
+        for k in &KNOWN {
+            assert!(
+                !k.files.is_empty() && k.install.contains("apt-get"),
+                "{}",
+                k.name
+            );
+            assert_eq!(parse_choice(k.name), Ok(BlasChoice::Named(k.name)));
+        }
+    }
+}
