@@ -15,6 +15,7 @@
 
 pub mod amx;
 pub mod generic;
+pub mod kernel;
 pub mod kernels;
 pub mod options;
 pub mod select;
