@@ -416,3 +416,265 @@ fn the_scanner_sees_every_form() {
     assert_eq!(module_of(Path::new("bench/disk/mod.rs")), m("bench::disk"));
     assert_eq!(module_of(Path::new("util/units.rs")), m("util::units"));
 }
+
+/// Every path `src` (the file of module `module`) names from the crate root, through
+/// `super`/`self`, or from one of its own child modules (`is_module` tells which module
+/// paths are files), resolved to absolute segments, with its line number. A `{…}` group
+/// gives one path per item.
+fn paths(
+    src: &str,
+    module: &[String],
+    is_module: &dyn Fn(&[String]) -> bool,
+) -> Vec<(usize, Vec<String>)> {
+    let code = strip_comments(src);
+    let b = code.as_bytes();
+    let mods = inline_mods(b);
+    let line = |i: usize| b[..i].iter().filter(|&&c| c == b'\n').count() + 1;
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let word_start = i == 0 || !(is_ident(b[i - 1]) || b[i - 1] == b'$');
+        if !word_start || !is_ident(b[i]) {
+            i += 1;
+            continue;
+        }
+        let (id, end) = ident_at(b, i);
+        // A path's first segment: not the tail of `a::b`, a field or a method.
+        let mut k = i;
+        while k > 0 && b[k - 1].is_ascii_whitespace() {
+            k -= 1;
+        }
+        let mid_path = k >= 2 && &b[k - 2..k] == b"::" || k >= 1 && b[k - 1] == b'.';
+        let Some(j) = after_colons(b, end) else {
+            i = end;
+            continue;
+        };
+        if mid_path {
+            i = end;
+            continue;
+        }
+        let inline = mods.iter().filter(|&&(s, e)| s < i && i < e).count();
+        let (base, from) = match id.as_str() {
+            "crate" => (Vec::new(), j),
+            "self" => (module.to_vec(), j),
+            "super" => {
+                let mut n: usize = 1;
+                let mut j = j;
+                loop {
+                    let (next, e) = ident_at(b, j);
+                    match (next == "super").then(|| after_colons(b, e)).flatten() {
+                        Some(k) => {
+                            n += 1;
+                            j = k;
+                        }
+                        None => break,
+                    }
+                }
+                let up = n.saturating_sub(inline);
+                (module[..module.len().saturating_sub(up)].to_vec(), j)
+            }
+            _ => {
+                let mut child = module.to_vec();
+                child.push(id.clone());
+                if !is_module(&child) {
+                    i = end;
+                    continue;
+                }
+                (child, j)
+            }
+        };
+        for p in tree_at(b, from, base) {
+            found.push((line(i), p));
+        }
+        i = from;
+    }
+    found
+}
+
+/// The paths a use tree at `i` spells under `base`: `a::b::C`, `a::{b, c::D}`, `self`.
+fn tree_at(b: &[u8], mut i: usize, base: Vec<String>) -> Vec<Vec<String>> {
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    if b.get(i) == Some(&b'{') {
+        let mut out = Vec::new();
+        let mut depth = 0;
+        let mut item = i + 1;
+        let mut j = i + 1;
+        while j < b.len() {
+            match b[j] {
+                b'{' => depth += 1,
+                b'}' if depth == 0 => {
+                    out.extend(tree_at(b, item, base.clone()));
+                    break;
+                }
+                b'}' => depth -= 1,
+                b',' if depth == 0 => {
+                    out.extend(tree_at(b, item, base.clone()));
+                    item = j + 1;
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        return out;
+    }
+    let (id, end) = ident_at(b, i);
+    if id.is_empty() || id == "self" {
+        return vec![base];
+    }
+    let mut p = base;
+    p.push(id);
+    match after_colons(b, end) {
+        Some(k) => tree_at(b, k, p),
+        None => vec![p],
+    }
+}
+
+/// Circles between files of one top-level folder of `src/`: groups of files each of
+/// which reaches every other by imports (`use`, paths in code and attributes).
+fn circles(src: &Path) -> Vec<Vec<String>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let rel: Vec<PathBuf> = files
+        .iter()
+        .map(|f| f.strip_prefix(src).unwrap().to_path_buf())
+        .collect();
+    let modules: Vec<Vec<String>> = rel.iter().map(|r| module_of(r)).collect();
+    let is_module = |m: &[String]| modules.iter().any(|x| x == m);
+    // The file a path lands in: the longest module prefix that is a file.
+    let file_of = |p: &[String]| {
+        (0..=p.len())
+            .rev()
+            .find_map(|n| modules.iter().position(|m| m == &p[..n]))
+    };
+    let n = files.len();
+    let mut reach = vec![vec![false; n]; n];
+    for (a, f) in files.iter().enumerate() {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (_, p) in paths(&text, &modules[a], &is_module) {
+            if let Some(t) = file_of(&p) {
+                let same_folder =
+                    rel[a].components().count() > 1 && rel[a].iter().next() == rel[t].iter().next();
+                // A child naming an item of its own parent module (`super::Benchmark`, the
+                // seam a folder's mod.rs defines for its files) is the module tree itself,
+                // not an import that can close a circle.
+                let to_ancestor =
+                    modules[a].starts_with(&modules[t]) && modules[t].len() < modules[a].len();
+                if t != a && same_folder && !to_ancestor {
+                    reach[a][t] = true;
+                }
+            }
+        }
+    }
+    for k in 0..n {
+        for a in 0..n {
+            if reach[a][k] {
+                for t in 0..n {
+                    if reach[k][t] {
+                        reach[a][t] = true;
+                    }
+                }
+            }
+        }
+    }
+    let mut seen = vec![false; n];
+    let mut out = Vec::new();
+    for a in 0..n {
+        if seen[a] || !reach[a][a] {
+            continue;
+        }
+        let group: Vec<usize> = (0..n).filter(|&t| reach[a][t] && reach[t][a]).collect();
+        for &t in &group {
+            seen[t] = true;
+        }
+        out.push(
+            group
+                .iter()
+                .map(|&t| format!("src/{}", rel[t].display()))
+                .collect(),
+        );
+    }
+    out
+}
+
+/// No two files of one folder import each other, directly or round a circle: a type
+/// both need lives in a file of its own (docs/ARCHITECTURE.md). A file's use of its own
+/// parent module (the seam a folder's mod.rs defines) is not counted. The one exception is
+/// the platform split of the execution probe: `hw/probe.rs` holds the portable part and
+/// the tests, `hw/probe_x86.rs` the x86 loops, and each names the other.
+#[test]
+fn no_circles_between_files_of_one_folder() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let allowed: &[&[&str]] = &[
+        &["src/hw/probe.rs", "src/hw/probe_x86.rs"],
+        // Still to open (#25): the run-config and --peak helpers of bench/common.rs, and
+        // the CSV writer of report/export.rs.
+        &[
+            "src/bench/common.rs",
+            "src/bench/cpu/mod.rs",
+            "src/bench/cpu/options.rs",
+            "src/bench/memory/bandwidth.rs",
+            "src/bench/memory/bytes.rs",
+            "src/bench/memory/mod.rs",
+            "src/bench/memory/options.rs",
+            "src/bench/peaks.rs",
+        ],
+        &[
+            "src/report/compare.rs",
+            "src/report/csv.rs",
+            "src/report/export.rs",
+            "src/report/html.rs",
+        ],
+    ];
+    let found = circles(&src);
+    let bad: Vec<String> = found
+        .iter()
+        .filter(|c| {
+            !allowed
+                .iter()
+                .any(|a| a.iter().copied().eq(c.iter().map(|s| s.as_str())))
+        })
+        .map(|c| c.join(" <-> "))
+        .collect();
+    assert!(bad.is_empty(), "import circles:\n{}", bad.join("\n"));
+    // The scan sees the cluster folder and finds the documented split.
+    assert!(src.join("cluster").is_dir());
+    assert!(found
+        .iter()
+        .any(|c| c.len() == 2 && c[0] == "src/hw/probe.rs"));
+}
+
+/// The path resolver behind the circle check.
+#[test]
+fn paths_resolve_every_form() {
+    let m = |p: &str| p.split("::").map(String::from).collect::<Vec<_>>();
+    let known = [
+        m("bench::disk::engine"),
+        m("bench::disk::sync"),
+        m("bench::disk"),
+    ];
+    let is = |p: &[String]| known.iter().any(|k| k == p);
+    let here = m("bench::disk::uring");
+    let p = |src: &str| -> Vec<String> {
+        paths(src, &here, &is)
+            .into_iter()
+            .map(|(_, p)| p.join("::"))
+            .collect()
+    };
+    assert_eq!(
+        p("use super::engine::{Buffers, Caps};"),
+        ["bench::disk::engine::Buffers", "bench::disk::engine::Caps"]
+    );
+    assert_eq!(p("use super::super::Case;"), ["bench::Case"]);
+    assert_eq!(
+        p("use crate::bench::{disk::{sync::S, engine}, Plan};"),
+        ["bench::disk::sync::S", "bench::disk::engine", "bench::Plan"]
+    );
+    assert_eq!(p("mod tests { use super::*; }"), ["bench::disk::uring"]);
+    assert!(p("let x = a::b; x.super_thing(); foo::engine::X").is_empty());
+    let disk = m("bench::disk");
+    let q = paths("use engine::IoEngine; fn f() { sync::S }", &disk, &is);
+    assert_eq!(q.len(), 2);
+    assert_eq!(q[0].1.join("::"), "bench::disk::engine::IoEngine");
+}

@@ -2,23 +2,11 @@
 //! features (runtime detection, including OS support of the register state), and the
 //! order in which threads are pinned.
 
-use super::cpudesc::CpuDescription;
+pub use super::cpudesc::Cache;
+use super::cpudesc::{cpuinfo_field, linux_flag, CpuDescription};
 use super::rates::{ProbedRate, Rates};
 use super::uarch::{self, Identification};
 use serde::{Deserialize, Serialize};
-
-/// One cache level as the OS reports it.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Cache {
-    /// 1, 2, 3…
-    pub level: u8,
-    /// `Data`, `Instruction` or `Unified`.
-    pub kind: String,
-    /// Size in bytes of one instance.
-    pub size_bytes: u64,
-    /// How many logical CPUs share one instance.
-    pub shared_by: usize,
-}
 
 /// The detected CPU.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -90,10 +78,59 @@ impl CpuInfo {
         info.pin_order = pin_order;
         info.caches = caches();
         info.features = detect_features();
-        info.description = CpuDescription::from_live(&info);
+        info.description = info.live_description();
         info.identification = uarch::identify(&info.description);
         info.microarch = info.identification.row.clone();
         info
+    }
+
+    /// The description of the live machine: identity from these fields (CPUID on x86),
+    /// flags from /proc/cpuinfo (the kernel's view of what the CPU exposes) or, where that
+    /// is unreadable, the detected features under their Linux names.
+    pub(crate) fn live_description(&self) -> CpuDescription {
+        let key = if cfg!(target_arch = "aarch64") {
+            "Features"
+        } else {
+            "flags"
+        };
+        let flags = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|t| cpuinfo_field(&t, key))
+            .map(|v| v.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .filter(|v| !v.is_empty());
+        let mut d = self.description_of_fields();
+        if let Some(f) = flags {
+            d.flags = f;
+        }
+        #[cfg(target_arch = "aarch64")]
+        if let Ok(t) = std::fs::read_to_string("/proc/cpuinfo") {
+            let num = |k: &str| {
+                cpuinfo_field(&t, k).and_then(|v| {
+                    u32::from_str_radix(v.trim_start_matches("0x"), 16)
+                        .ok()
+                        .or_else(|| v.parse().ok())
+                })
+            };
+            d.model = num("CPU part").unwrap_or(0);
+            d.stepping = num("CPU variant").unwrap_or(0);
+        }
+        d
+    }
+
+    /// A description from these detected fields alone (reports written before
+    /// descriptions existed): peakbench feature names are mapped to Linux names.
+    pub(crate) fn description_of_fields(&self) -> CpuDescription {
+        CpuDescription {
+            arch: std::env::consts::ARCH.to_string(),
+            vendor: self.vendor.clone(),
+            family: self.family,
+            model: self.model,
+            stepping: self.stepping,
+            brand: self.model_name.clone(),
+            flags: self.features.iter().map(|f| linux_flag(f)).collect(),
+            caches: self.caches.clone(),
+            hypervisor: self.hypervisor.clone(),
+        }
     }
 
     /// How the row was identified: the stored identification, or (reports and tests
@@ -105,7 +142,7 @@ impl CpuInfo {
         if !self.description.vendor.is_empty() {
             return uarch::identify(&self.description);
         }
-        uarch::identify(&CpuDescription::from_info(self))
+        uarch::identify(&self.description_of_fields())
     }
 
     /// The per-(pipe, width) rates peaks use: the identified row with any probe results.
@@ -418,5 +455,16 @@ mod tests {
         assert_eq!(c.pin_order.len(), c.threads);
         #[cfg(target_arch = "x86_64")]
         assert!(c.has("sse2"));
+    }
+
+    #[test]
+    fn the_live_description_has_the_identity_and_flags() {
+        let info = CpuInfo::detect();
+        let d = info.live_description();
+        assert_eq!(d.vendor, info.vendor);
+        assert_eq!(d.family, info.family);
+        if cfg!(target_arch = "x86_64") {
+            assert!(d.has("sse2"), "{:?}", d.flags);
+        }
     }
 }

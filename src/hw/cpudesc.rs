@@ -6,10 +6,23 @@
 //! Feature flags use the names Linux prints in /proc/cpuinfo (`avx512_fp16`, `amx_tile`,
 //! `avx_vnni`…), because that is what users can copy from any machine, cloud or not.
 //! They describe what the CPU (or the hypervisor) *exposes*; whether this process may
-//! use a feature (OS register state, AMX permission) is `CpuInfo::features`' business.
+//! use a feature (OS register state, AMX permission) is `CpuInfo::features`' business; `CpuInfo` (cpu.rs) builds descriptions, this file
+//! knows nothing of it.
 
-use super::cpu::{Cache, CpuInfo};
 use serde::{Deserialize, Serialize};
+
+/// One cache level as the OS reports it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Cache {
+    /// 1, 2, 3…
+    pub level: u8,
+    /// `Data`, `Instruction` or `Unified`.
+    pub kind: String,
+    /// Size in bytes of one instance.
+    pub size_bytes: u64,
+    /// How many logical CPUs share one instance.
+    pub shared_by: usize,
+}
 
 /// What identification knows about a CPU.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -49,55 +62,6 @@ impl CpuDescription {
             .iter()
             .find(|c| c.level == level && c.kind != "Instruction")
             .map(|c| c.size_bytes)
-    }
-
-    /// The description of the live machine: identity from `info` (CPUID on x86), flags
-    /// from /proc/cpuinfo (the kernel's view of what the CPU exposes) or, where that is
-    /// unreadable, `info`'s detected features under their Linux names.
-    pub(crate) fn from_live(info: &CpuInfo) -> CpuDescription {
-        let key = if cfg!(target_arch = "aarch64") {
-            "Features"
-        } else {
-            "flags"
-        };
-        let flags = std::fs::read_to_string("/proc/cpuinfo")
-            .ok()
-            .and_then(|t| cpuinfo_field(&t, key))
-            .map(|v| v.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-            .filter(|v| !v.is_empty());
-        let mut d = CpuDescription::from_info(info);
-        if let Some(f) = flags {
-            d.flags = f;
-        }
-        #[cfg(target_arch = "aarch64")]
-        if let Ok(t) = std::fs::read_to_string("/proc/cpuinfo") {
-            let num = |k: &str| {
-                cpuinfo_field(&t, k).and_then(|v| {
-                    u32::from_str_radix(v.trim_start_matches("0x"), 16)
-                        .ok()
-                        .or_else(|| v.parse().ok())
-                })
-            };
-            d.model = num("CPU part").unwrap_or(0);
-            d.stepping = num("CPU variant").unwrap_or(0);
-        }
-        d
-    }
-
-    /// A description from an already detected `CpuInfo` alone (reports written before
-    /// descriptions existed): peakbench feature names are mapped to Linux names.
-    pub(crate) fn from_info(info: &CpuInfo) -> CpuDescription {
-        CpuDescription {
-            arch: std::env::consts::ARCH.to_string(),
-            vendor: info.vendor.clone(),
-            family: info.family,
-            model: info.model,
-            stepping: info.stepping,
-            brand: info.model_name.clone(),
-            flags: info.features.iter().map(|f| linux_flag(f)).collect(),
-            caches: info.caches.clone(),
-            hypervisor: info.hypervisor.clone(),
-        }
     }
 
     /// The peakbench feature names (as `CpuInfo::features` and kernel `requires` use
@@ -142,7 +106,7 @@ pub(crate) fn linux_flag(peakbench: &str) -> String {
         .to_string()
 }
 
-fn cpuinfo_field(text: &str, name: &str) -> Option<String> {
+pub(crate) fn cpuinfo_field(text: &str, name: &str) -> Option<String> {
     text.lines().find_map(|l| {
         let (k, v) = l.split_once(':')?;
         (k.trim() == name).then(|| v.trim().to_string())
@@ -247,16 +211,5 @@ mod tests {
         let f = d.peakbench_features();
         assert!(f.contains(&"avx512fp16".to_string()) && f.contains(&"amx-tile".to_string()));
         assert!(!f.contains(&"avx512f".to_string()));
-    }
-
-    #[test]
-    fn the_live_description_has_the_identity_and_flags() {
-        let info = CpuInfo::detect();
-        let d = CpuDescription::from_live(&info);
-        assert_eq!(d.vendor, info.vendor);
-        assert_eq!(d.family, info.family);
-        if cfg!(target_arch = "x86_64") {
-            assert!(d.has("sse2"), "{:?}", d.flags);
-        }
     }
 }

@@ -126,15 +126,12 @@ pub(crate) fn parse_type17(raw: &[u8]) -> Option<Dimm> {
 /// Runs `dmidecode -t 17` (where sysfs's raw entries are unreadable but the tool works,
 /// e.g. with a setuid or capability-granted dmidecode) and parses its text.
 fn run_dmidecode() -> Result<Vec<Dimm>, String> {
-    let out = std::process::Command::new("dmidecode")
-        .args(["-t", "17"])
-        .stderr(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("dmidecode not run ({e})"))?;
-    if !out.status.success() {
-        return Err(format!("dmidecode -t 17 failed ({})", out.status));
-    }
-    let d = parse_dmidecode(&String::from_utf8_lossy(&out.stdout));
+    // Through util::process like every external program: no shell, stdin closed, and a
+    // time limit, so a hung SMBIOS read cannot stall detection.
+    let argv = ["dmidecode", "-t", "17"].map(String::from);
+    let (out, _) = crate::util::process::capture(&argv, std::time::Duration::from_secs(10))
+        .map_err(|e| format!("dmidecode -t 17 not run or failed ({e})"))?;
+    let d = parse_dmidecode(&out);
     if d.is_empty() {
         return Err("dmidecode lists no populated DIMM with a known speed".into());
     }

@@ -263,6 +263,31 @@ impl Test {
 /// (measured 1.97, 1.99)`. The same type the peaks' rates take (`hw::rates`).
 pub use super::rates::Probed;
 
+/// Why a probe test has no count.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(crate) enum ProbeError {
+    /// The CPU lacks the instructions the test needs (peakbench feature names): the
+    /// test is not run, nor retried, and the report lists it apart.
+    #[error("probe: CPU lacks {}", .0.join(", "))]
+    Lacks(Vec<String>),
+    /// Anything else: no probe loops on this architecture, ambiguous or noisy
+    /// readings, AMX permission refused.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl From<String> for ProbeError {
+    fn from(s: String) -> Self {
+        ProbeError::Other(s)
+    }
+}
+
+impl From<&str> for ProbeError {
+    fn from(s: &str) -> Self {
+        ProbeError::Other(s.to_string())
+    }
+}
+
 /// One test's outcome: the unit count, or why there is none.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ProbeEntry {
@@ -270,7 +295,7 @@ pub(crate) struct ProbeEntry {
     pub test: Test,
     /// The settled count, or the reason (CPU lacks the instructions, ambiguous or
     /// noisy measurement, AMX permission refused).
-    pub result: Result<Probed, String>,
+    pub result: Result<Probed, ProbeError>,
 }
 
 /// Everything the probe found on one core.
@@ -293,7 +318,7 @@ impl ProbeReport {
     /// The settled count of a test, or why there is none.
     pub(crate) fn result(&self, test: Test) -> Result<Probed, String> {
         match self.get(test) {
-            Some(e) => e.result.clone(),
+            Some(e) => e.result.clone().map_err(|e| e.to_string()),
             None => Err(format!("probe: {} not probed", test.name())),
         }
     }
@@ -390,12 +415,12 @@ impl fmt::Display for ProbeReport {
         for e in &self.entries {
             match &e.result {
                 Ok(p) => writeln!(f, "  {}", p.evidence.trim_start_matches("probe: "))?,
-                Err(r) if r.contains("CPU lacks") => lacking.push(e.test.name()),
+                Err(ProbeError::Lacks(_)) => lacking.push(e.test.name()),
                 Err(r) => writeln!(
                     f,
                     "  {}: none, {}",
                     e.test.name(),
-                    r.trim_start_matches("probe: ")
+                    r.to_string().trim_start_matches("probe: ")
                 )?,
             }
         }
@@ -603,22 +628,22 @@ pub(crate) fn run_probe(cpu: &CpuInfo) -> ProbeReport {
 }
 
 /// Why a test cannot run on this CPU, or `None`.
-fn unavailable(test: Test, cpu: &CpuInfo) -> Option<String> {
+fn unavailable(test: Test, cpu: &CpuInfo) -> Option<ProbeError> {
     if !cfg!(target_arch = "x86_64") {
         return Some("probe: only x86-64 has probe loops".into());
     }
-    let missing: Vec<&str> = test
+    let missing: Vec<String> = test
         .requires()
         .iter()
-        .copied()
         .filter(|r| !cpu.has(r))
+        .map(|r| r.to_string())
         .collect();
     if !missing.is_empty() {
-        return Some(format!("probe: CPU lacks {}", missing.join(", ")));
+        return Some(ProbeError::Lacks(missing));
     }
     if matches!(test, Test::AmxBf16 | Test::AmxInt8) {
         if let Err(e) = super::cpu::request_amx_permission() {
-            return Some(format!("probe: {e}"));
+            return Some(format!("probe: {e}").into());
         }
     }
     None
@@ -630,16 +655,17 @@ fn run_tests(cpu: &CpuInfo) -> Vec<ProbeEntry> {
     TESTS
         .iter()
         .map(|&test| {
-            let result = match unavailable(test, cpu) {
-                Some(why) => Err(why),
-                None => with_retries(|| run_test(test, intel)).map_err(|e| {
-                    if e.starts_with("probe:") {
-                        e
-                    } else {
-                        format!("probe: {e}")
-                    }
-                }),
-            };
+            let result =
+                match unavailable(test, cpu) {
+                    Some(why) => Err(why),
+                    None => with_retries(|| run_test(test, intel).map_err(ProbeError::from))
+                        .map_err(|e| match e {
+                            ProbeError::Other(e) if !e.starts_with("probe:") => {
+                                format!("probe: {e}").into()
+                            }
+                            e => e,
+                        }),
+                };
             ProbeEntry { test, result }
         })
         .collect()
@@ -651,7 +677,9 @@ const ATTEMPTS: usize = 3;
 
 /// Runs `attempt` until it settles a count, at most [`ATTEMPTS`] times; a count found
 /// after a failed attempt says so, and a final failure gives the last reason.
-fn with_retries(mut attempt: impl FnMut() -> Result<Probed, String>) -> Result<Probed, String> {
+fn with_retries(
+    mut attempt: impl FnMut() -> Result<Probed, ProbeError>,
+) -> Result<Probed, ProbeError> {
     let mut failed = 0;
     loop {
         match attempt() {
@@ -662,9 +690,10 @@ fn with_retries(mut attempt: impl FnMut() -> Result<Probed, String>) -> Result<P
                 }
                 return Ok(p);
             }
-            Err(e) if e.contains("CPU lacks") || failed + 1 >= ATTEMPTS => {
+            Err(e @ ProbeError::Lacks(_)) => return Err(e),
+            Err(e) if failed + 1 >= ATTEMPTS => {
                 return Err(if failed > 0 {
-                    format!("{e} ({} attempts)", failed + 1)
+                    format!("{e} ({} attempts)", failed + 1).into()
                 } else {
                     e
                 })

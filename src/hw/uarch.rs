@@ -9,7 +9,7 @@
 //! layouts, AMX TMUL 16 cycles per tile op), AMD Software Optimization Guides for
 //! families 17h/19h/1Ah, Agner Fog's instruction tables and uops.info throughput
 //! measurements; rates marked "measured" in a row's note come from peakbench runs on
-//! the CPUs recorded in ../shared/machines/.
+//! the CPUs recorded in tests/fixtures/cpus/recorded-*.json.
 //!
 //! Identification ([`identify`]), in order:
 //! 1. a row whose vendor, family and model match and whose feature constraints (`needs`,

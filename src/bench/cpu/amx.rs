@@ -11,7 +11,7 @@
 //! Per instruction: M = 16 rows × N = 16 fp32/int32 columns × K = 32 bf16 (or 64 int8)
 //! multiply-adds, i.e. 16 384 FLOP for tdpbf16ps and 32 768 OP for tdpbssd.
 
-use super::kernels::Operands;
+use super::kernel::Operands;
 use crate::hw::asm::{amx_loop_body, tile_config};
 
 /// Linux's AMX tile-data permission lives with the CPU detection (`hw::cpu`), below

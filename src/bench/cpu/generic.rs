@@ -6,7 +6,7 @@
 //! A multiply-add recurrence (not a plain add) keeps the compiler from replacing the
 //! loop by a closed form.
 
-use super::kernels::Operands;
+use super::kernel::Operands;
 
 /// Accumulators per generic kernel.
 pub(crate) const ACCS: usize = 16;

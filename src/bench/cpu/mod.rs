@@ -16,6 +16,7 @@
 
 pub mod amx;
 pub mod generic;
+pub mod kernel;
 pub mod kernels;
 pub mod options;
 pub mod select;

@@ -14,7 +14,7 @@
 //! over the accumulator registers. Callers check the CPU features first (see the
 //! table's `requires`); `iters` must be at least 1.
 
-use super::kernels::Operands;
+use super::kernel::Operands;
 use crate::hw::asm::{irp12, irp24};
 use crate::hw::clock::add_chain;
 

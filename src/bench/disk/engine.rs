@@ -9,7 +9,9 @@
 //!   stamps the issue time then, so completion latency excludes submission cost, as
 //!   fio's `clat` does for io_uring and libaio.
 //!
-//! Adding an engine: one file implementing [`IoEngine`] + one line in [`ENGINES`].
+//! Adding an engine: one file implementing [`IoEngine`] + one line in
+//! [`ENGINES`](super::engines::ENGINES). The engines live in files of their own (sync.rs,
+//! uring.rs) and the registry in engines.rs, so this file imports none of them.
 
 use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::io;
@@ -200,91 +202,6 @@ pub trait IoEngine: Sync {
     fn open(&self, fd: RawFd, depth: usize, bufs: &Buffers) -> io::Result<Box<dyn Queue>>;
 }
 
-/// Every engine, in preference order for `--engine auto` (first available wins).
-pub(crate) static ENGINES: &[&dyn IoEngine] = &[&super::uring::UringEngine, &SyncEngine];
-
-/// The engine named `name` (or one of its aliases).
-pub(crate) fn by_name(name: &str) -> Option<&'static dyn IoEngine> {
-    ENGINES
-        .iter()
-        .copied()
-        .find(|e| e.name() == name || e.aliases().contains(&name))
-}
-
-/// pread/pwrite: one I/O per call, one in flight per job (fio `psync`).
-pub(crate) struct SyncEngine;
-
-struct SyncQueue {
-    fd: RawFd,
-    done: Vec<Done>,
-}
-
-impl Queue for SyncQueue {
-    fn submit(&mut self, ios: &[Io], bufs: &Buffers) -> io::Result<()> {
-        for io in ios {
-            let p = bufs.ptr(io.slot);
-            // SAFETY: `p` points at `bufs.block` writable bytes owned by this job; the
-            // offset is validated against the file size by the job loop.
-            let r = unsafe {
-                match io.op {
-                    Op::Read => {
-                        libc::pread(self.fd, p as *mut libc::c_void, bufs.block, io.offset as _)
-                    }
-                    Op::Write => libc::pwrite(
-                        self.fd,
-                        p as *const libc::c_void,
-                        bufs.block,
-                        io.offset as _,
-                    ),
-                }
-            };
-            let result = if r < 0 {
-                -(io::Error::last_os_error()
-                    .raw_os_error()
-                    .unwrap_or(libc::EIO) as i64)
-            } else {
-                r as i64
-            };
-            self.done.push(Done {
-                slot: io.slot,
-                result,
-            });
-        }
-        Ok(())
-    }
-
-    fn reap(&mut self, _min: usize, max: usize, out: &mut Vec<Done>) -> io::Result<()> {
-        let n = max.min(self.done.len());
-        out.extend(self.done.drain(..n));
-        Ok(())
-    }
-
-    fn describe(&self) -> String {
-        "pread/pwrite".into()
-    }
-}
-
-impl IoEngine for SyncEngine {
-    fn name(&self) -> &'static str {
-        "sync"
-    }
-    fn aliases(&self) -> &'static [&'static str] {
-        &["psync"]
-    }
-    fn caps(&self) -> Caps {
-        Caps(Caps::SYNC)
-    }
-    fn available(&self) -> Result<(), String> {
-        Ok(())
-    }
-    fn open(&self, fd: RawFd, _depth: usize, _bufs: &Buffers) -> io::Result<Box<dyn Queue>> {
-        Ok(Box::new(SyncQueue {
-            fd,
-            done: Vec::with_capacity(1),
-        }))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,15 +222,5 @@ mod tests {
         assert!((0..4).all(|i| b.slot(i).iter().all(|&x| x == 0)));
         b.slot_mut(3).fill(7);
         assert!(b.slot(2).iter().all(|&x| x == 0) && b.slot(3).iter().all(|&x| x == 7));
-    }
-
-    #[test]
-    fn registry() {
-        assert_eq!(by_name("sync").unwrap().caps(), Caps(Caps::SYNC));
-        assert!(by_name("uring").unwrap().caps().has(Caps::ASYNC));
-        assert!(by_name("libaio").is_none());
-        assert_eq!(by_name("psync").unwrap().name(), "sync");
-        assert_eq!(by_name("io_uring").unwrap().name(), "uring");
-        assert_eq!(by_name("io-uring").unwrap().title(), "io_uring");
     }
 }

@@ -17,9 +17,11 @@
 pub mod case;
 pub mod data;
 pub mod engine;
+pub mod engines;
 pub mod job;
 pub mod options;
 mod stale;
+pub mod sync;
 #[cfg(test)]
 mod tests;
 pub mod uring;
@@ -102,7 +104,7 @@ fn fs_space(dir: &Path) -> Option<(u64, u64, bool)> {
     ))
 }
 
-/// Picks the engine from [`engine::ENGINES`]; `Err` for an explicit engine the kernel
+/// Picks the engine from [`engines::ENGINES`]; `Err` for an explicit engine the kernel
 /// refuses. `auto` takes the first available one, with a note saying which (and why the
 /// ones before it were passed over).
 fn resolve_engine(
@@ -110,12 +112,12 @@ fn resolve_engine(
 ) -> Result<(&'static dyn IoEngine, Option<String>), UsageError> {
     match choice {
         EngineChoice::Named(name) => {
-            let e = engine::by_name(name)
+            let e = engines::by_name(name)
                 .ok_or_else(|| UsageError::new("--engine", format!("{name} is not registered")))?;
             match e.available() {
                 Ok(()) => Ok((e, None)),
                 Err(why) => {
-                    let other = engine::ENGINES
+                    let other = engines::ENGINES
                         .iter()
                         .find(|o| o.name() != e.name() && o.available().is_ok())
                         .map_or("auto", |o| o.name());
@@ -131,7 +133,7 @@ fn resolve_engine(
         }
         EngineChoice::Auto => {
             let mut passed = Vec::new();
-            for &e in engine::ENGINES {
+            for &e in engines::ENGINES {
                 match e.available() {
                     Ok(()) if passed.is_empty() => {
                         return Ok((e, Some(format!("--engine auto chose {}", e.title()))))

@@ -2,7 +2,8 @@
 //! value becomes one [`UsageError`] naming the flag and the accepted form; checks that
 //! need the filesystem (free space, O_DIRECT) happen at plan time, still before any I/O.
 
-use super::engine::{by_name, Caps, ENGINES};
+use super::engine::Caps;
+use super::engines::{by_name, ENGINES};
 use crate::bench::UsageError;
 use crate::util::units::{
     format_size, format_size_exact, parse_duration, parse_list, parse_size, ParseError,

@@ -4,7 +4,8 @@
 
 use super::case::{self, Config};
 use super::data::Gens;
-use super::engine::{self, IoEngine};
+use super::engine::IoEngine;
+use super::engines;
 use super::job::{self, JobSpec};
 use super::options::{DiskArgs, Pattern};
 use super::{prepare, RunPlan};
@@ -20,7 +21,7 @@ fn scratch() -> tempfile::TempDir {
 }
 
 fn engines() -> Vec<&'static dyn IoEngine> {
-    engine::ENGINES
+    engines::ENGINES
         .iter()
         .copied()
         .filter(|e| match e.available() {

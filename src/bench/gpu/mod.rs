@@ -15,6 +15,8 @@
 
 pub mod compute;
 pub mod device;
+#[cfg(test)]
+mod kernel_tests;
 pub mod memory;
 pub mod options;
 
