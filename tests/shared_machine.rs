@@ -301,3 +301,76 @@ fn an_idle_machine_gives_no_shared_warning() {
         assert!(r.get("disturbed").is_none(), "{r}");
     }
 }
+
+#[test]
+fn until_stable_flags_refuse_bad_values_in_one_line() {
+    for (args, needle) in [
+        (
+            &["null", "--until-stable", "1"][..],
+            "--until-stable: '1' is not a precision",
+        ),
+        (
+            &["null", "--until-stable", "0%"][..],
+            "give a percentage above 0 and at most 50",
+        ),
+        (&["null", "--until-stable", "60%"][..], "--until-stable"),
+        (
+            &["null", "--stable-budget", "5s"][..],
+            "--stable-budget: only applies with --until-stable",
+        ),
+        (
+            &["null", "--until-stable", "1%", "--stable-budget", "0s"][..],
+            "--stable-budget: '0s'",
+        ),
+        (
+            &["null", "--until-stable", "1%", "--stable-budget", "soon"][..],
+            "--stable-budget",
+        ),
+    ] {
+        common::refused(&mut pb(), args, &[needle]);
+    }
+}
+
+#[test]
+fn until_stable_runs_the_pipeline_and_records_its_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = pb()
+        .args([
+            "null",
+            "--threads",
+            "1",
+            "--min-time",
+            "5ms",
+            "--repeat",
+            "3",
+            "--until-stable",
+            "50%",
+            "--stable-budget",
+            "2s",
+            "--format",
+            "json",
+            "--quiet",
+            "--output",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let v = common::success_json(&out, "null --until-stable");
+    assert_eq!(v["config"]["until_stable"]["target"], 0.5);
+    assert_eq!(v["config"]["until_stable"]["budget"], 2.0);
+    let r = &v["results"][0];
+    assert!(r["samples"].as_array().unwrap().len() >= 3, "{r}");
+    assert!(
+        r["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["text"].as_str().unwrap().starts_with("--until-stable: ")),
+        "{r}"
+    );
+    // Every sample carries its thread's share.
+    assert_eq!(
+        r["share"].as_array().unwrap().len(),
+        r["samples"].as_array().unwrap().len()
+    );
+}

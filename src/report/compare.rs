@@ -253,7 +253,7 @@ fn change(case: &CaseKey, against: &str, a: Side, b: Side) -> Change {
         // A change measured while the machine was shared is no evidence about the
         // machine: never "worse" (nor "better"), but "disturbed", naming the run.
         (_, Some(true)) if a.disturbed || b.disturbed => format!(
-            "disturbed ({}: the machine was shared while it measured; rerun on a quiet machine)",
+            "disturbed ({}: the machine was shared)",
             match (a.disturbed, b.disturbed) {
                 (true, true) => "both runs",
                 (true, false) => "the baseline",
