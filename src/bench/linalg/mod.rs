@@ -784,6 +784,42 @@ mod tests {
     }
 
     #[test]
+    fn the_quick_gemm_is_one_row_the_best_library_s_naming_the_others() {
+        use crate::bench::common::{self, CommonArgs};
+        let host = HostInfo::detect(false);
+        let mut opts = common::parse(&CommonArgs::default(), false).unwrap();
+        opts.repeat = 1;
+        opts.min_time = std::time::Duration::from_millis(1);
+        let ctx = Context {
+            host: &host,
+            opts: &opts,
+        };
+        let cases = LinalgBench.quick(&ctx);
+        assert_eq!(cases.len(), 1);
+        assert!(
+            cases[0].label().contains("best of faer"),
+            "{}",
+            cases[0].label()
+        );
+        let rows = cases[0].run(&ctx);
+        assert_eq!(rows.len(), 1);
+        let r = &rows[0];
+        assert!(r.is_ok(), "{r:?}");
+        let text = format!("{:?}", r.notes);
+        assert!(text.contains("library: "), "{text}");
+        // With a library found (CI installs two), the note names every figure and the
+        // row's `blas` is the winner's (none for faer).
+        if backend::resolve(&[BlasChoice::Auto], &host).unwrap().len() > 1 {
+            assert!(
+                text.contains("best of the libraries found (faer "),
+                "{text}"
+            );
+            let winner = r.param_str("blas").unwrap_or("faer");
+            assert!(text.contains(&format!("): {winner}")), "{text}");
+        }
+    }
+
+    #[test]
     fn bf16_and_fp16_are_skipped_with_a_reason() {
         let host = HostInfo::detect(false);
         for p in [Precision::Bf16, Precision::Fp16] {
