@@ -1,5 +1,5 @@
 //! Which library runs a linalg case (`--blas`): faer, built in, or a BLAS/LAPACK
-//! library found on the machine and loaded at run time ([`blas::Library`]).
+//! library found on the machine and loaded at run time ([`super::blas::Library`]).
 //!
 //! Discovery tries each family's sonames (as `dlopen` searches them) and then its known
 //! paths (Debian's `/usr/lib/x86_64-linux-gnu/<flavour>/`, RHEL's `/usr/lib64/`, oneAPI's

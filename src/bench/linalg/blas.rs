@@ -214,6 +214,7 @@ impl Library {
             return Err(LoadError::NotBlas);
         };
         let file = file_of(addr).unwrap_or_else(|| name.to_path_buf());
+        // SAFETY: only the symbol's presence is read (as a data pointer, never called).
         let has = |n: &str| unsafe { sym::<*const c_void>(&lib, n) }.is_some();
         let family = if has("openblas_get_config") {
             Family::OpenBlas
@@ -228,9 +229,11 @@ impl Library {
         } else {
             Family::Other
         };
+        // SAFETY: `family` was told by the library's own symbols just above.
         let mut version = unsafe { describe(&lib, family) };
         // LAPACK's own version, where the file has LAPACK.
         type Ilaver = unsafe extern "C" fn(*mut c_int, *mut c_int, *mut c_int);
+        // SAFETY: LAPACK's `SUBROUTINE ILAVER(VERS_MAJOR, VERS_MINOR, VERS_PATCH)`.
         if let Some(f) = unsafe { sym::<Ilaver>(&lib, "ilaver_") } {
             let (mut a, mut b, mut c) = (0, 0, 0);
             // SAFETY: ilaver_ writes three integers through the pointers.

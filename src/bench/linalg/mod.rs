@@ -21,6 +21,7 @@ pub mod backend;
 pub mod blas;
 pub mod dense;
 pub mod options;
+mod quick;
 pub mod roofline;
 
 use super::{Benchmark, Case, Context, Plan, UsageError};
@@ -719,60 +720,7 @@ impl Benchmark for LinalgBench {
                 backend,
             })
             .collect();
-        vec![Box::new(BestOf(cases))]
-    }
-}
-
-/// The quick suite's GEMM: the same case on every backend found, one row, the best
-/// (highest mean) with the others' figures in a note.
-struct BestOf(Vec<LinalgCase>);
-
-impl Case for BestOf {
-    fn label(&self) -> String {
-        let names: Vec<&str> = self.0.iter().map(|c| c.backend.name()).collect();
-        match self.0.first() {
-            Some(c) => format!("{} (best of {})", c.label(), names.join(", ")),
-            None => "linalg gemm".into(),
-        }
-    }
-
-    fn run(&self, ctx: &Context) -> Vec<BenchResult> {
-        let rows: Vec<BenchResult> = self.0.iter().flat_map(|c| c.run(ctx)).collect();
-        let mean = |r: &BenchResult| r.summary.as_ref().map(|s| s.mean).filter(|_| r.is_ok());
-        let best = rows
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| mean(r).map(|m| (i, m)))
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(i, _)| i);
-        // None ran (all failed): the first row says why.
-        let Some(best) = best else {
-            return rows.into_iter().take(1).collect();
-        };
-        let others: Vec<String> = rows
-            .iter()
-            .zip(&self.0)
-            .map(|(r, c)| match mean(r) {
-                Some(m) => format!("{} {:.1} GFLOP/s", c.backend.name(), m / 1e9),
-                None => format!(
-                    "{} {}",
-                    c.backend.name(),
-                    match &r.status {
-                        crate::report::model::Status::Failed { .. } => "failed",
-                        _ => "skipped",
-                    }
-                ),
-            })
-            .collect();
-        let mut r = rows.into_iter().nth(best).expect("index of a row");
-        if others.len() > 1 {
-            r.info(format!(
-                "best of the libraries found ({}): {}",
-                others.join(", "),
-                self.0[best].backend.name()
-            ));
-        }
-        vec![r]
+        vec![Box::new(quick::BestOf(cases))]
     }
 }
 

@@ -1,0 +1,105 @@
+//! The quick suite's linalg row: one fp64 GEMM at n = 1024 on every library found
+//! (faer and `--blas auto`'s), reported as one row, the best library's, with every
+//! library's figure in a note (so the quick suite answers "which library gets closest
+//! to the peak here" in one line).
+
+use super::{Case, Context, LinalgCase};
+use crate::report::model::{BenchResult, Status};
+
+/// The quick suite's GEMM: the same case on every backend found, one row, the best
+/// (highest mean) with the others' figures in a note.
+pub(super) struct BestOf(pub(super) Vec<LinalgCase>);
+
+impl Case for BestOf {
+    fn label(&self) -> String {
+        let names: Vec<&str> = self.0.iter().map(|c| c.backend.name()).collect();
+        match self.0.first() {
+            Some(c) => format!("{} (best of {})", c.label(), names.join(", ")),
+            None => "linalg gemm".into(),
+        }
+    }
+
+    fn run(&self, ctx: &Context) -> Vec<BenchResult> {
+        let rows: Vec<BenchResult> = self.0.iter().flat_map(|c| c.run(ctx)).collect();
+        let mean = |r: &BenchResult| r.summary.as_ref().map(|s| s.mean).filter(|_| r.is_ok());
+        let best = rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| mean(r).map(|m| (i, m)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| i);
+        // None ran (all failed): the first row says why.
+        let Some(best) = best else {
+            return rows.into_iter().take(1).collect();
+        };
+        let others: Vec<String> = rows
+            .iter()
+            .zip(&self.0)
+            .map(|(r, c)| match mean(r) {
+                Some(m) => format!("{} {:.1} GFLOP/s", c.backend.name(), m / 1e9),
+                None => format!(
+                    "{} {}",
+                    c.backend.name(),
+                    match &r.status {
+                        Status::Failed { .. } => "failed",
+                        _ => "skipped",
+                    }
+                ),
+            })
+            .collect();
+        let mut r = rows.into_iter().nth(best).expect("index of a row");
+        if others.len() > 1 {
+            r.info(format!(
+                "best of the libraries found ({}): {}",
+                others.join(", "),
+                self.0[best].backend.name()
+            ));
+        }
+        vec![r]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::backend::{self, BlasChoice};
+    use super::super::LinalgBench;
+    use super::*;
+    use crate::bench::Benchmark;
+    use crate::hw::HostInfo;
+
+    #[test]
+    fn the_quick_gemm_is_one_row_the_best_library_s_naming_the_others() {
+        use crate::bench::common::{self, CommonArgs};
+        let host = HostInfo::detect(false);
+        let mut opts = common::parse(&CommonArgs::default(), false).unwrap();
+        opts.repeat = 1;
+        opts.min_time = std::time::Duration::from_millis(1);
+        let ctx = Context {
+            host: &host,
+            opts: &opts,
+        };
+        let cases = LinalgBench.quick(&ctx);
+        assert_eq!(cases.len(), 1);
+        assert!(
+            cases[0].label().contains("best of faer"),
+            "{}",
+            cases[0].label()
+        );
+        let rows = cases[0].run(&ctx);
+        assert_eq!(rows.len(), 1);
+        let r = &rows[0];
+        assert!(r.is_ok(), "{r:?}");
+        let text = format!("{:?}", r.notes);
+        assert!(text.contains("library: "), "{text}");
+        // With a library found (CI installs two), the note names every figure and the
+        // row's `blas` is the winner's (none for faer).
+        if backend::resolve(&[BlasChoice::Auto], &host).unwrap().len() > 1 {
+            assert!(
+                text.contains("best of the libraries found (faer "),
+                "{text}"
+            );
+            let winner = r.param_str("blas").unwrap_or("faer");
+            assert!(text.contains(&format!("): {winner}")), "{text}");
+        }
+    }
+}
