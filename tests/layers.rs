@@ -567,14 +567,12 @@ fn circles(src: &Path) -> Vec<Vec<String>> {
             }
         }
     }
+    // Transitive closure (Floyd–Warshall over booleans).
     for k in 0..n {
-        for a in 0..n {
-            if reach[a][k] {
-                for t in 0..n {
-                    if reach[k][t] {
-                        reach[a][t] = true;
-                    }
-                }
+        let via = reach[k].clone();
+        for row in reach.iter_mut().filter(|row| row[k]) {
+            for (t, &r) in via.iter().enumerate() {
+                row[t] |= r;
             }
         }
     }
