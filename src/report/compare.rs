@@ -28,7 +28,7 @@
 //! The first file is the baseline; every later file is compared with it. A case is
 //! identified by resource, workload, metric, unit and params.
 
-use super::export::opt_num as num;
+use super::csv::opt_num as num;
 use super::model::{BenchResult, Metric, Report, Resource, Status, Unit};
 use super::view;
 use crate::measure::stats::{t_975, Summary};

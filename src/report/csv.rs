@@ -2,11 +2,53 @@
 //! spreadsheets and scripts get full precision. After the fixed columns come one
 //! column per parameter (`param_<key>`, raw: sizes in bytes) and, per reference tool
 //! in the report, its figure, its efficiency against the same peak and peakbench's
-//! mean over it (`ref_<tool>`, `ref_<tool>_efficiency`, `ratio_<tool>`).
+//! mean over it (`ref_<tool>`, `ref_<tool>_efficiency`, `ratio_<tool>`). The one CSV
+//! writer every document's CSV goes through ([`CsvWriter`]) lives here too.
 
-use super::export::{opt_num as num, CsvWriter};
 use super::model::{BenchResult, Report, Status};
 use super::view;
+use std::io::{self, Write};
+
+/// The one CSV writer: every field is sanitised ([`crate::util::sanitize`]: a file's
+/// text may carry control characters) and quoted when it holds a comma or a quote
+/// (RFC 4180). Numbers and booleans pass unchanged.
+pub struct CsvWriter<'a> {
+    out: &'a mut dyn Write,
+}
+
+impl<'a> CsvWriter<'a> {
+    /// A writer into `out`.
+    pub fn new(out: &'a mut dyn Write) -> CsvWriter<'a> {
+        CsvWriter { out }
+    }
+
+    /// The writer underneath, unsanitised: only for documents with no rows of their
+    /// own ([`TextDoc`](super::TextDoc)), which print their terminal text in every format but JSON.
+    pub(crate) fn text(&mut self) -> &mut dyn Write {
+        self.out
+    }
+
+    /// One record (a header or a row), ended by a newline.
+    pub(crate) fn record<S: AsRef<str>>(&mut self, fields: &[S]) -> io::Result<()> {
+        let line: Vec<String> = fields.iter().map(|f| field(f.as_ref())).collect();
+        writeln!(self.out, "{}", line.join(","))
+    }
+}
+
+/// An optional number as a CSV field: full precision, empty when absent.
+pub(crate) fn opt_num(x: Option<f64>) -> String {
+    x.map_or(String::new(), |v| format!("{v}"))
+}
+
+/// One CSV field: sanitised, then quoted when it holds a comma or quote.
+fn field(s: &str) -> String {
+    let s = crate::util::sanitize::line(s);
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
+    }
+}
 
 const HEADER: &str = "resource,workload,params,metric,unit,n,mean,sd,min,max,median,cv,ci95_low,ci95_high,peak,peak_source,efficiency,over_peak,clock_hz,status,reason";
 
@@ -42,12 +84,11 @@ fn extra_cells(r: &BenchResult, params: &[String], tools: &[String]) -> Vec<Stri
     for t in tools {
         let x = r.reference.iter().flatten().find(|x| &x.tool == t);
         let v = x.map(|x| x.value);
-        cells.push(num(v));
-        cells.push(num(v.zip(peak).map(|(v, p)| v / p)));
-        cells.push(num(mean
-            .zip(v)
-            .filter(|(_, v)| *v != 0.0)
-            .map(|(m, v)| m / v)));
+        cells.push(opt_num(v));
+        cells.push(opt_num(v.zip(peak).map(|(v, p)| v / p)));
+        cells.push(opt_num(
+            mean.zip(v).filter(|(_, v)| *v != 0.0).map(|(m, v)| m / v),
+        ));
     }
     cells
 }
@@ -77,19 +118,19 @@ pub fn export(report: &Report, out: &mut CsvWriter) -> std::io::Result<()> {
             r.metric.to_string(),
             r.unit.to_string(),
             s.map_or(String::new(), |s| s.n.to_string()),
-            num(s.map(|s| s.mean)),
-            num(s.map(|s| s.sd)),
-            num(s.map(|s| s.min)),
-            num(s.map(|s| s.max)),
-            num(s.map(|s| s.median)),
-            num(s.map(|s| s.cv)),
-            num(s.map(|s| s.ci95_low)),
-            num(s.map(|s| s.ci95_high)),
-            num(r.peak.as_ref().and_then(|p| p.value)),
+            opt_num(s.map(|s| s.mean)),
+            opt_num(s.map(|s| s.sd)),
+            opt_num(s.map(|s| s.min)),
+            opt_num(s.map(|s| s.max)),
+            opt_num(s.map(|s| s.median)),
+            opt_num(s.map(|s| s.cv)),
+            opt_num(s.map(|s| s.ci95_low)),
+            opt_num(s.map(|s| s.ci95_high)),
+            opt_num(r.peak.as_ref().and_then(|p| p.value)),
             r.peak.as_ref().map_or(String::new(), |p| p.source.clone()),
-            num(r.efficiency),
+            opt_num(r.efficiency),
             r.over_peak.to_string(),
-            num(r.clock_hz),
+            opt_num(r.clock_hz),
             status.to_string(),
             reason,
         ];
@@ -154,5 +195,17 @@ mod tests {
         assert!((ratio - 76.0 / 77.0).abs() < 1e-12);
         assert_eq!(row[col("param_threads")], "1");
         assert_eq!(row[col("param_precision")], "fp64");
+    }
+
+    #[test]
+    fn csv_fields_are_sanitised_and_quoted() {
+        assert_eq!(field("plain"), "plain");
+        assert_eq!(field("1.5e-9"), "1.5e-9");
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"x\""), "\"say \"\"x\"\"\"");
+        assert_eq!(field("two\nlines"), "two\\nlines");
+        let mut buf = Vec::new();
+        CsvWriter::new(&mut buf).record(&["a", "b,c", ""]).unwrap();
+        assert_eq!(buf, b"a,\"b,c\",\n");
     }
 }

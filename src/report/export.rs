@@ -12,6 +12,7 @@
 //! [`export`]; adding a document: one `impl Exportable`.
 
 use super::compare::Comparison;
+use super::csv::CsvWriter;
 use super::model::Report;
 use super::{compare, csv, html, json, markdown, table};
 use std::io::{self, Write};
@@ -87,47 +88,6 @@ pub fn export_fit(
         Format::Csv => doc.csv(&mut CsvWriter::new(out)),
         Format::Markdown => doc.markdown(out),
         Format::Html => doc.html(out),
-    }
-}
-
-/// The one CSV writer: every field is sanitised ([`crate::util::sanitize`]: a file's
-/// text may carry control characters) and quoted when it holds a comma or a quote
-/// (RFC 4180). Numbers and booleans pass unchanged.
-pub struct CsvWriter<'a> {
-    out: &'a mut dyn Write,
-}
-
-impl<'a> CsvWriter<'a> {
-    /// A writer into `out`.
-    pub fn new(out: &'a mut dyn Write) -> CsvWriter<'a> {
-        CsvWriter { out }
-    }
-
-    /// The writer underneath, unsanitised: only for documents with no rows of their
-    /// own ([`TextDoc`]), which print their terminal text in every format but JSON.
-    pub(crate) fn text(&mut self) -> &mut dyn Write {
-        self.out
-    }
-
-    /// One record (a header or a row), ended by a newline.
-    pub(crate) fn record<S: AsRef<str>>(&mut self, fields: &[S]) -> io::Result<()> {
-        let line: Vec<String> = fields.iter().map(|f| field(f.as_ref())).collect();
-        writeln!(self.out, "{}", line.join(","))
-    }
-}
-
-/// An optional number as a CSV field: full precision, empty when absent.
-pub(crate) fn opt_num(x: Option<f64>) -> String {
-    x.map_or(String::new(), |v| format!("{v}"))
-}
-
-/// One CSV field: sanitised, then quoted when it holds a comma or quote.
-fn field(s: &str) -> String {
-    let s = crate::util::sanitize::line(s);
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s
     }
 }
 
@@ -319,18 +279,6 @@ mod tests {
             "tool,status\nfio,\"installed, \"\"3.33\"\"\"\n"
         );
         assert!(render(&grid, Format::Table).ends_with("end\n"));
-    }
-
-    #[test]
-    fn csv_fields_are_sanitised_and_quoted() {
-        assert_eq!(field("plain"), "plain");
-        assert_eq!(field("1.5e-9"), "1.5e-9");
-        assert_eq!(field("a,b"), "\"a,b\"");
-        assert_eq!(field("say \"x\""), "\"say \"\"x\"\"\"");
-        assert_eq!(field("two\nlines"), "two\\nlines");
-        let mut buf = Vec::new();
-        CsvWriter::new(&mut buf).record(&["a", "b,c", ""]).unwrap();
-        assert_eq!(buf, b"a,\"b,c\",\n");
     }
 
     #[test]

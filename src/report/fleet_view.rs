@@ -5,7 +5,8 @@
 //! nothing of their own.
 
 use super::charts::esc;
-use super::export::{opt_num as num, CsvWriter, Exportable};
+use super::csv::{opt_num as num, CsvWriter};
+use super::export::Exportable;
 use super::fleet::{Fleet, HostSummary, HostValue, Workload};
 use super::{html, json, markdown};
 use crate::util::sanitize;

@@ -29,7 +29,8 @@ pub(crate) mod samples;
 pub mod table;
 mod view;
 
-pub use export::{export, export_fit, CsvWriter, Exportable, Format, Grid, TextDoc};
+pub use csv::CsvWriter;
+pub use export::{export, export_fit, Exportable, Format, Grid, TextDoc};
 
 #[cfg(test)]
 pub mod fixtures {
