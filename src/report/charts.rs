@@ -601,6 +601,13 @@ mod tests {
         }
     }
 
+    /// Issue #27 item 6: what hides or reorders text is written visibly in HTML too.
+    #[test]
+    fn hidden_characters_are_visible_in_html() {
+        let e = esc("a\u{202e}b\u{200b}c\u{feff}d\x1b[2J<i>\n");
+        assert_eq!(e, "a\\u{202e}b\\u{200b}c\\u{feff}d\\x1b[2J&lt;i&gt;\n");
+    }
+
     #[test]
     fn escapes_and_draws() {
         let svg = render(&chart(Scale::Log2, vec![(4096.0, 1e9), (1048576.0, 2e9)]));
