@@ -251,3 +251,186 @@ fn refusals_never_echo_escapes() {
     }
     assert!(t.elapsed() < Duration::from_secs(120));
 }
+
+/// `tests/fixtures/NAME` as JSON.
+fn fixture(name: &str) -> serde_json::Value {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+}
+
+fn write(dir: &std::path::Path, name: &str, v: &serde_json::Value) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_vec(v).unwrap()).unwrap();
+    p
+}
+
+/// Item 3: a file whose `config` is a huge array is refused by the value count,
+/// one whose huge content has no schema by the schema check; both in one line, exit 2,
+/// and quickly (the reader no longer builds a tree of them first).
+#[test]
+fn huge_files_are_refused_before_they_are_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut v = fixture("report_mixed.json");
+    v.as_object_mut().unwrap().remove("config");
+    let mut head = serde_json::to_string(&v).unwrap();
+    head.pop();
+    let mut big = head.into_bytes();
+    big.extend_from_slice(b",\"config\":[");
+    big.extend(std::iter::repeat_n(&b"0,"[..], 5_000_000).flatten());
+    big.extend_from_slice(b"0]}");
+    let p = dir.path().join("config.json");
+    std::fs::write(&p, &big).unwrap();
+    let out = pb().arg("report").arg(&p).output().unwrap();
+    common::assert_refused(&out, &"huge array", &["config.json", "4000000 JSON values"]);
+    let mut none = b"{\"x\":[".to_vec();
+    none.extend(std::iter::repeat_n(&b"{},"[..], 2_000_000).flatten());
+    none.extend_from_slice(b"{}]}");
+    let p = dir.path().join("none.json");
+    std::fs::write(&p, &none).unwrap();
+    let out = pb().arg("report").arg(&p).output().unwrap();
+    common::assert_refused(&out, &"no schema", &["none.json", "no \"schema\""]);
+}
+
+/// Items 4 and 7: means and peaks of 1e308 give an HTML report (charts with a few
+/// ticks) in bounded time, and print as mantissa and exponent, not 309 digits.
+#[test]
+fn extreme_values_render_in_bounded_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut v = fixture("report_mixed.json");
+    for r in v["results"].as_array_mut().unwrap() {
+        if r["summary"].is_object() {
+            r["summary"]["mean"] = 1e308.into();
+        }
+        if r["peak"].is_object() {
+            r["peak"]["value"] = 1e308.into();
+        }
+    }
+    let p = write(dir.path(), "extreme.json", &v);
+    let html = dir.path().join("extreme.html");
+    let out = pb()
+        .arg("report")
+        .arg(&p)
+        .arg("--html")
+        .arg(&html)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<svg") && !page.contains("NaN"));
+    let out = pb()
+        .arg("report")
+        .arg(&p)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("e308"), "{table}");
+    assert!(!table.contains(&"0".repeat(40)), "{table}");
+}
+
+/// Item 7: `fleet --width 60` keeps every line within 60 columns, and a mean of
+/// 1e308 is written with an exponent.
+#[test]
+fn fleet_fits_the_width() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (i, host) in ["alpha", "bravo", "charlie", "delta"].iter().enumerate() {
+        let mut v = fixture("report_compare_a.json");
+        v["host"]["hostname"] = (*host).into();
+        if i == 3 {
+            for r in v["results"].as_array_mut().unwrap() {
+                if r["summary"].is_object() {
+                    r["summary"]["mean"] = 1e308.into();
+                }
+            }
+        }
+        files.push(write(dir.path(), &format!("{host}.json"), &v));
+    }
+    let out = pb()
+        .arg("fleet")
+        .args(&files)
+        .args(["--width", "60"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for l in text.lines() {
+        assert!(
+            l.chars().count() <= 60,
+            "{} columns: {l}",
+            l.chars().count()
+        );
+    }
+    assert!(text.contains("e308"), "{text}");
+    assert!(!text.contains(&"0".repeat(40)), "{text}");
+}
+
+/// Item 5: compare and fleet over many distinct cases match every case with itself
+/// (the indexing by case key; correctness only, no timing).
+#[test]
+fn many_cases_are_matched_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut v = fixture("report_compare_a.json");
+    let one = v["results"][0].clone();
+    let n = 5000;
+    v["results"] = (0..n)
+        .map(|i| {
+            let mut r = one.clone();
+            r["params"]["threads"] = (i + 1).into();
+            r
+        })
+        .collect::<Vec<_>>()
+        .into();
+    let a = write(dir.path(), "a.json", &v);
+    v["host"]["hostname"] = "other".into();
+    let b = write(dir.path(), "b.json", &v);
+    let out = pb()
+        .args(["compare", "--format", "json"])
+        .arg(&a)
+        .arg(&b)
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let c = common::success_json(&out, "compare");
+    assert_eq!(
+        c["changes"].as_array().unwrap().len(),
+        n,
+        "every case matched"
+    );
+    let out = pb()
+        .args(["fleet", "--format", "json"])
+        .arg(&a)
+        .arg(&b)
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let f = common::success_json(&out, "fleet");
+    let w = f["workloads"].as_array().unwrap();
+    assert_eq!(w.len(), n);
+    assert!(w.iter().all(|w| w["n"] == 2), "each case from both hosts");
+}
+
+/// Item 8: `gpu --size` past any GPU's memory is refused before anything runs.
+#[test]
+fn gpu_sizes_past_any_memory_are_refused() {
+    for size in ["9223372036854775808", "2TiB"] {
+        let out = pb()
+            .args(["gpu", "--kernel", "read", "--size", size])
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        common::assert_refused(&out, &size, &["--size:", "1TiB"]);
+    }
+}

@@ -601,6 +601,33 @@ mod tests {
         }
     }
 
+    /// The `chart_ticks` fuzz target's check over random bit patterns (NaNs,
+    /// infinities, subnormals and extremes included), for machines without cargo-fuzz.
+    #[test]
+    fn random_values_give_bounded_ticks() {
+        let mut rng = crate::util::rng::XorShift::seeded(27);
+        for round in 0..3000 {
+            let n = rng.below_usize(6);
+            let v: Vec<f64> = (0..n).map(|_| f64::from_bits(rng.next_u64())).collect();
+            let t = ticks_of((round % 3) as u8, &v, round % 2 == 0);
+            assert!(t.len() <= 51, "{v:?}");
+            for (x, at, label) in &t {
+                assert!(
+                    x.is_finite() && (-1e-9..=1.0 + 1e-9).contains(at),
+                    "{v:?}: {t:?}"
+                );
+                assert!(label.chars().count() <= 24, "{v:?}: {label}");
+            }
+        }
+    }
+
+    /// Issue #27 item 6: what hides or reorders text is written visibly in HTML too.
+    #[test]
+    fn hidden_characters_are_visible_in_html() {
+        let e = esc("a\u{202e}b\u{200b}c\u{feff}d\x1b[2J<i>\n");
+        assert_eq!(e, "a\\u{202e}b\\u{200b}c\\u{feff}d\\x1b[2J&lt;i&gt;\n");
+    }
+
     #[test]
     fn escapes_and_draws() {
         let svg = render(&chart(Scale::Log2, vec![(4096.0, 1e9), (1048576.0, 2e9)]));
