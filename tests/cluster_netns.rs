@@ -201,7 +201,7 @@ fn three_namespaces_matrix_with_attackers_refused() {
     assert_eq!(
         log.matches(&format!("refused a connection from {}", ADDRS[2]))
             .count(),
-        4,
+        5,
         "{log}"
     );
 }
