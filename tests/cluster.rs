@@ -466,12 +466,20 @@ fn forged_ranks_wrong_secrets_replays_and_oversized_frames_are_refused() {
     assert_eq!(host_names(&v), ["h0", "h1"]);
     assert_eq!(v["results"].as_array().unwrap().len(), 2);
     let log = String::from_utf8_lossy(&outs[0].stderr);
+    // Four attacks, and the connection the replayed proof was recorded on (closed
+    // without an answer).
     assert_eq!(
         log.matches("refused a connection from 127.0.0.1").count(),
-        4,
+        5,
         "{log}"
     );
-    assert!(log.contains("exceeds the 4096-byte cap"), "{log}");
+    for what in [
+        "expected join, got results",
+        "wrong secret",
+        "exceeds the 4096-byte cap",
+    ] {
+        assert!(log.contains(what), "{what}: {log}");
+    }
 }
 
 /// A real rank given the wrong secret is refused: it says so, and rank 0 reports the

@@ -73,7 +73,7 @@ impl Hosts {
             "br0",
         ])?;
         ip(&["-n", a, "link", "set", "br0", "up"])?;
-        for i in 1..3 {
+        for (i, addr) in ADDRS.iter().enumerate().skip(1) {
             // One veth pair per other host: one end on rank 0's bridge, one in the host.
             let (near, far) = (format!("pbclb{i}-{id}"), format!("pbclh{i}-{id}"));
             let (near, far) = (&near[..near.len().min(15)], &far[..far.len().min(15)]);
@@ -82,7 +82,7 @@ impl Hosts {
             ip(&["link", "set", far, "netns", &hosts.ns[i]])?;
             ip(&["-n", a, "link", "set", near, "master", "br0"])?;
             ip(&["-n", a, "link", "set", near, "up"])?;
-            let addr = format!("{}/24", ADDRS[i]);
+            let addr = format!("{addr}/24");
             ip(&["-n", &hosts.ns[i], "addr", "add", &addr, "dev", far])?;
             ip(&["-n", &hosts.ns[i], "link", "set", far, "up"])?;
         }
@@ -201,7 +201,7 @@ fn three_namespaces_matrix_with_attackers_refused() {
     assert_eq!(
         log.matches(&format!("refused a connection from {}", ADDRS[2]))
             .count(),
-        4,
+        5,
         "{log}"
     );
 }

@@ -57,7 +57,8 @@ pub fn refusal(c: &mut Conn) -> String {
 }
 
 /// The four attacks on the coordinator at `coord` whose launch shares `secret`; each
-/// is refused (4 lines in rank 0's log), and none takes rank 1's place.
+/// is refused, and none takes rank 1's place. Rank 0 logs 5 refused connections: the
+/// four, and the one the replayed proof was recorded on (closed without an answer).
 pub fn all(coord: &str, secret: &str) {
     // No handshake: straight to results, as the script of issue #24 did.
     let mut c = Conn::new(reach(coord));
