@@ -68,6 +68,10 @@ impl Options {
         let c = &cli.common;
         let quick = cli.command.is_none();
         let mut common = crate::bench::common::parse(c, quick)?;
+        for p in &c.peak {
+            let (k, v) = crate::bench::peaks::parse_peak(p)?;
+            common.peaks.0.insert(k, v);
+        }
         let command = match &cli.command {
             None => Command::Quick,
             Some(Cmd::Sysinfo) => Command::Sysinfo,

@@ -618,20 +618,7 @@ fn circles(src: &Path) -> Vec<Vec<String>> {
 #[test]
 fn no_circles_between_files_of_one_folder() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let allowed: &[&[&str]] = &[
-        &["src/hw/probe.rs", "src/hw/probe_x86.rs"],
-        // Still to open (#25): the run-config and --peak helpers of bench/common.rs.
-        &[
-            "src/bench/common.rs",
-            "src/bench/cpu/mod.rs",
-            "src/bench/cpu/options.rs",
-            "src/bench/memory/bandwidth.rs",
-            "src/bench/memory/bytes.rs",
-            "src/bench/memory/mod.rs",
-            "src/bench/memory/options.rs",
-            "src/bench/peaks.rs",
-        ],
-    ];
+    let allowed: &[&[&str]] = &[&["src/hw/probe.rs", "src/hw/probe_x86.rs"]];
     let found = circles(&src);
     let bad: Vec<String> = found
         .iter()

@@ -9,7 +9,6 @@
 //! command line and `options` calls [`parse`]. Not in `measure/`, because `--format`
 //! names a `report` view and `measure` stays below `report`.
 
-use super::peaks::parse_peak;
 use crate::hw::peak::PeakOverrides;
 use crate::measure::{Scaling, Stable};
 use crate::report::Format;
@@ -116,7 +115,9 @@ pub struct CommonOptions {
 
 /// Validates the common options; `quick` (no subcommand) shortens the default
 /// `--min-time`. `--html` is left `None`: whether it applies depends on the command, so
-/// `options` checks it after the subcommand's own flags.
+/// `options` checks it after the subcommand's own flags. `--peak` is left empty too:
+/// its keys name every resource's peaks (`bench::peaks`, above the resources), so
+/// `options` parses them with [`super::peaks::parse_peak`].
 pub fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
     let repeat = match &c.repeat {
         None => 3,
@@ -167,11 +168,6 @@ pub fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
         },
     };
     let until_stable = parse_stable(c)?;
-    let mut peaks = PeakOverrides::default();
-    for p in &c.peak {
-        let (k, v) = parse_peak(p)?;
-        peaks.0.insert(k, v);
-    }
     Ok(CommonOptions {
         repeat,
         min_time,
@@ -183,7 +179,7 @@ pub fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
         } else {
             Scaling::Strong
         },
-        peaks,
+        peaks: PeakOverrides::default(),
         html: None,
         reference: c.reference,
         until_stable,
@@ -233,6 +229,18 @@ fn parse_stable(c: &CommonArgs) -> Result<Option<Stable>, UsageError> {
         target: pct / 100.0,
         budget,
     }))
+}
+
+/// Default thread counts: 1, 2, 4, … up to the core count, plus the core count.
+pub(crate) fn default_threads(cores: usize) -> Vec<usize> {
+    let mut v = Vec::new();
+    let mut t = 1;
+    while t < cores {
+        v.push(t);
+        t *= 2;
+    }
+    v.push(cores.max(1));
+    v
 }
 
 /// Parses a thread list: whole numbers from 1 to [`MAX_THREADS`].

@@ -435,6 +435,24 @@ pub fn request_amx_permission() -> Result<(), String> {
         .clone()
 }
 
+/// The `OPENBLAS_CORETYPE` (the kernel set Debian's dynamic OpenBLAS loads) for a CPU with these features and vendor, when the
+/// environment does not set one (`None`: leave OpenBLAS's own detection). The hpcc adapter
+/// and the linalg library backends both set it.
+pub fn openblas_coretype(features: &[String], vendor: &str) -> Option<&'static str> {
+    let has = |f: &str| features.iter().any(|x| x == f);
+    if has("avx512f") {
+        Some("SkylakeX")
+    } else if has("avx2") && has("fma") {
+        Some(if vendor.contains("AMD") {
+            "Zen"
+        } else {
+            "Haswell"
+        })
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@
 pub mod clock;
 pub mod isolation;
 pub mod runner;
+pub mod sample;
 pub mod share;
 pub mod stable;
 pub mod stats;

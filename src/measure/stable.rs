@@ -2,11 +2,7 @@
 //! runner takes samples until [`stable_enough`] says the clean ones are precise enough
 //! or the budget is spent; [`split_kept`] then leaves out the disturbed ones.
 
-use super::runner::Sample;
-#[cfg(test)]
-use super::runner::{RunConfig, Runner, Scaling, Workload};
-#[cfg(test)]
-use super::share::SampleShare;
+use super::sample::Sample;
 use std::time::Duration;
 
 /// When to stop repeating a case under `--until-stable`: at least `repeat` kept
@@ -66,6 +62,8 @@ pub fn split_kept(samples: Vec<Sample>, stable: bool) -> (Vec<Sample>, Vec<(Samp
 
 #[cfg(test)]
 mod tests {
+    use super::super::runner::{RunConfig, Runner, Scaling, Workload};
+    use super::super::share::SampleShare;
     use super::*;
 
     struct Count;

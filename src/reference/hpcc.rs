@@ -159,22 +159,7 @@ HPL.out      output file name (if any)
     )
 }
 
-/// The `OPENBLAS_CORETYPE` for a CPU with these features and vendor, when the
-/// environment does not set one (`None`: leave OpenBLAS's own detection).
-pub fn coretype(features: &[String], vendor: &str) -> Option<&'static str> {
-    let has = |f: &str| features.iter().any(|x| x == f);
-    if has("avx512f") {
-        Some("SkylakeX")
-    } else if has("avx2") && has("fma") {
-        Some(if vendor.contains("AMD") {
-            "Zen"
-        } else {
-            "Haswell"
-        })
-    } else {
-        None
-    }
-}
+pub use crate::hw::cpu::openblas_coretype as coretype;
 
 /// One hpcc run at HPL order `n` on `t` ranks: its figures, the command as run, and
 /// the BLAS it used.

@@ -3,19 +3,9 @@
 //! `disturbed` flag, and the samples `--until-stable` dropped. See `measure::share` for
 //! how the figures are taken.
 
-use super::model::{BenchResult, Note, NoteKind};
+use super::model::{BenchResult, Dropped, Note, NoteKind};
 use crate::measure::runner::split_kept;
 use crate::measure::{Sample, SampleShare};
-use serde::{Deserialize, Serialize};
-
-/// A sample `--until-stable` left out.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Dropped {
-    /// Its figure, in the result's unit.
-    pub value: f64,
-    /// Why it was left out (which thread lost how much of its core, or steal).
-    pub why: String,
-}
 
 impl BenchResult {
     /// Sets the samples from the runner: their figures (`value` of each), what the

@@ -484,7 +484,14 @@ pub struct BenchResult {
     pub sustained_hz: Option<f64>,
 }
 
-pub use super::disturbance::Dropped;
+/// A sample `--until-stable` left out.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Dropped {
+    /// Its figure, in the result's unit.
+    pub value: f64,
+    /// Why it was left out (which thread lost how much of its core, or steal).
+    pub why: String,
+}
 
 /// Coefficient of variation above which a result carries a warning (DESIGN.md §3).
 pub(crate) const CV_WARN: f64 = 0.05;

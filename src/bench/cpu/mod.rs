@@ -23,6 +23,7 @@ pub mod select;
 #[cfg(target_arch = "x86_64")]
 pub mod x86;
 
+use super::common::default_threads;
 use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::clock::{self as clock, chain_fn, measure_on, ClockKind};
 use crate::hw::peak::{cpu_peak, CpuPeakInput, Peak, PeakOverrides};
@@ -313,18 +314,6 @@ impl SkippedCase {
             .param("precision", self.precision.name())
             .skipped(self.reason.clone())
     }
-}
-
-/// Default thread counts: 1, 2, 4, … up to the core count, plus the core count.
-pub(crate) fn default_threads(cores: usize) -> Vec<usize> {
-    let mut v = Vec::new();
-    let mut t = 1;
-    while t < cores {
-        v.push(t);
-        t *= 2;
-    }
-    v.push(cores.max(1));
-    v
 }
 
 impl Plan for CpuBench {

@@ -27,131 +27,11 @@ use crate::hw::HostInfo;
 use crate::measure::clock::Tick;
 use crate::report::model::BenchResult;
 use faer::Mat;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::Mutex;
 
-/// One `--blas` item, as parsed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BlasChoice {
-    /// faer and every library found.
-    Auto,
-    /// faer, built in.
-    Faer,
-    /// A family by name (one of [`KNOWN`]).
-    Named(&'static str),
-    /// A file to load.
-    Path(PathBuf),
-}
-
-/// A family peakbench looks for: its name, the files to try and how to install it.
-pub struct Known {
-    /// The `--blas` name and row label.
-    pub name: &'static str,
-    /// Sonames (searched like `dlopen`) then paths.
-    pub files: &'static [&'static str],
-    /// The family the file must be.
-    family: &'static [Family],
-    /// Install hint.
-    pub install: &'static str,
-}
-
-/// The families `auto` looks for, in the order rows appear.
-pub const KNOWN: [Known; 6] = [
-    Known {
-        name: "openblas",
-        files: &[
-            "libopenblas.so.0",
-            "libopenblasp.so.0",
-            "libopenblaso.so.0",
-            "libopenblas.so",
-            "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
-            "/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0",
-            "/usr/lib/aarch64-linux-gnu/openblas-pthread/libopenblas.so.0",
-            "/usr/lib64/libopenblasp.so.0",
-            "/usr/lib64/libopenblas.so.0",
-            "/opt/OpenBLAS/lib/libopenblas.so",
-        ],
-        family: &[Family::OpenBlas],
-        install: "apt-get install libopenblas0-pthread (Debian/Ubuntu), dnf install openblas-threads (RHEL, EPEL)",
-    },
-    Known {
-        name: "blis",
-        files: &[
-            "libblis.so.4",
-            "libblis.so.3",
-            "libblis-mt.so.4",
-            "libblis.so",
-            "/usr/lib/x86_64-linux-gnu/blis-pthread/libblis.so.4",
-            "/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4",
-            "/usr/lib64/libblis-mt.so.4",
-            "/usr/lib64/libblis.so.4",
-        ],
-        family: &[Family::Blis],
-        install: "apt-get install libblis4-pthread (Debian/Ubuntu), dnf install blis (RHEL, EPEL)",
-    },
-    Known {
-        name: "mkl",
-        files: &[
-            "libmkl_rt.so.2",
-            "libmkl_rt.so",
-            "/opt/intel/oneapi/mkl/latest/lib/libmkl_rt.so.2",
-            "/opt/intel/oneapi/mkl/latest/lib/intel64/libmkl_rt.so.2",
-        ],
-        family: &[Family::Mkl],
-        install: "apt-get install libmkl-rt (Debian/Ubuntu, non-free), or Intel oneAPI's intel-oneapi-mkl (RHEL)",
-    },
-    Known {
-        name: "flexiblas",
-        files: &["libflexiblas.so.3", "libflexiblas.so"],
-        family: &[Family::FlexiBlas],
-        install: "apt-get install libflexiblas-dev (Debian/Ubuntu), dnf install flexiblas (RHEL)",
-    },
-    Known {
-        name: "atlas",
-        files: &[
-            "libtatlas.so.3",
-            "libsatlas.so.3",
-            "/usr/lib64/atlas/libtatlas.so.3",
-            "/usr/lib64/atlas/libsatlas.so.3",
-            "/usr/lib/x86_64-linux-gnu/atlas/libblas.so.3",
-        ],
-        family: &[Family::Atlas, Family::Other],
-        install: "apt-get install libatlas3-base (Debian/Ubuntu), dnf install atlas (RHEL)",
-    },
-    Known {
-        name: "reference",
-        files: &[
-            "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3",
-            "/usr/lib/aarch64-linux-gnu/blas/libblas.so.3",
-            "/usr/lib64/libblas.so.3",
-        ],
-        family: &[Family::Other],
-        install: "apt-get install libblas3 (Debian/Ubuntu), dnf install blas (RHEL)",
-    },
-];
-
-/// The names `--blas` accepts.
-pub const ACCEPTED: &str =
-    "auto, faer, openblas, blis, mkl, flexiblas, atlas, reference, or a path to a .so";
-
-/// Parses one `--blas` item.
-pub fn parse_choice(s: &str) -> Result<BlasChoice, String> {
-    let l = s.to_ascii_lowercase();
-    if l == "auto" {
-        return Ok(BlasChoice::Auto);
-    }
-    if l == "faer" {
-        return Ok(BlasChoice::Faer);
-    }
-    if let Some(k) = KNOWN.iter().find(|k| k.name == l) {
-        return Ok(BlasChoice::Named(k.name));
-    }
-    if s.contains('/') || s.contains(".so") {
-        return Ok(BlasChoice::Path(PathBuf::from(s)));
-    }
-    Err(format!("unknown BLAS '{s}'; accepted: {ACCEPTED}"))
-}
+pub use super::choice::{parse_choice, BlasChoice, Known, ACCEPTED, KNOWN};
 
 /// The library behind one set of rows.
 #[derive(Clone)]
@@ -199,7 +79,7 @@ fn coretype(host: &HostInfo) -> Option<&'static str> {
     if std::env::var_os("OPENBLAS_CORETYPE").is_some() {
         return None;
     }
-    crate::reference::hpcc::coretype(&host.cpu.features, &host.cpu.vendor)
+    crate::hw::cpu::openblas_coretype(&host.cpu.features, &host.cpu.vendor)
 }
 
 /// Loads `file`, with `OPENBLAS_CORETYPE` set for the load when `core` is given (and

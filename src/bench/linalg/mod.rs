@@ -19,6 +19,7 @@
 
 pub mod backend;
 pub mod blas;
+pub mod choice;
 pub mod dense;
 pub mod options;
 mod quick;
@@ -584,7 +585,7 @@ fn random<T: Real>(rows: usize, cols: usize, seed: u64) -> Mat<T> {
 
 /// Default thread counts: the CPU benchmark's (1, 2, 4, … cores).
 fn default_threads(host: &HostInfo) -> Vec<usize> {
-    crate::bench::cpu::default_threads(host.cpu.cores)
+    crate::bench::common::default_threads(host.cpu.cores)
 }
 
 /// The FMA peak per second of precision `p` on `cores` cores at the clock detected at

@@ -3,7 +3,7 @@
 //! form (exit code 2, nothing run). Checks that need the host (memory for `--n`, which
 //! precisions this CPU has) happen in `plan`.
 
-use super::backend::{self, BlasChoice};
+use super::choice::{self, BlasChoice};
 use crate::bench::common::parse_threads;
 use crate::bench::cpu::kernels::Precision;
 use crate::bench::UsageError;
@@ -169,7 +169,7 @@ pub fn parse(a: &LinalgArgs) -> Result<LinalgOptions, UsageError> {
     let threads = a.threads.as_deref().map(parse_threads).transpose()?;
     let blas = match a.blas.as_deref() {
         None => vec![BlasChoice::Faer],
-        Some(t) => parse_list(t, |s| backend::parse_choice(s).map_err(ParseError))
+        Some(t) => parse_list(t, |s| choice::parse_choice(s).map_err(ParseError))
             .map_err(|e| UsageError::new("--blas", e))?,
     };
     Ok(LinalgOptions {

@@ -536,7 +536,7 @@ impl Plan for MemoryBench {
         let threads = o
             .threads
             .clone()
-            .unwrap_or_else(|| crate::bench::cpu::default_threads(host.cpu.cores));
+            .unwrap_or_else(|| crate::bench::common::default_threads(host.cpu.cores));
         let max_threads = *threads.iter().max().unwrap_or(&1);
         let max_arrays = kinds
             .iter()
