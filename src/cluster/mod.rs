@@ -7,10 +7,15 @@
 //!
 //! How a rank learns its place (the first that applies):
 //! - `PEAKBENCH_RANK`, `PEAKBENCH_SIZE` and `PEAKBENCH_COORD=IP:PORT` (any launcher, and
-//!   the tests): rank 0 listens on `PEAKBENCH_COORD`, the others connect to it;
+//!   the tests): rank 0 listens on `PEAKBENCH_COORD`, the others connect to it; the run's
+//!   secret is `PEAKBENCH_TOKEN` or `PEAKBENCH_TOKEN_FILE`, the same on every rank;
 //! - built with the cargo feature `mpi` and started by an MPI launcher
 //!   (`OMPI_COMM_WORLD_SIZE` or `PMIX_RANK` set): rank and size from MPI, and rank 0's
-//!   address from one MPI broadcast, polled against the join deadline (the `mpi` submodule).
+//!   address and a fresh secret from one MPI broadcast, polled against the join deadline
+//!   (the `mpi` submodule).
+//!
+//! Every coordinator connection proves the secret both ways before anything else
+//! ([`auth`], [`wire`]); a launch whose ranks all name one host is refused (exit 2).
 //!
 //! Other variables: `PEAKBENCH_HOST_ID` names the host instead of its hostname (ranks
 //! with the same name share one runner, so `PEAKBENCH_HOST_ID=$RANK` makes ranks on one
