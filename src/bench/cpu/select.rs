@@ -187,7 +187,8 @@ mod tests {
     #[test]
     fn the_over_peak_hint_names_row_clock_and_override() {
         let mut host = crate::report::samples::host();
-        // The masked guest of ../shared/machines/: a Rocket Lake model number with AMX.
+        // The masked guest of tests/fixtures/cpus/recorded-kvm-model167-spr-class.json: a
+        // Rocket Lake model number with AMX.
         host.cpu.description = crate::hw::cpudesc::CpuDescription {
             arch: "x86_64".into(),
             vendor: "GenuineIntel".into(),
