@@ -335,8 +335,10 @@ fn extreme_values_render_in_bounded_time() {
     assert!(!table.contains(&"0".repeat(40)), "{table}");
 }
 
-/// Item 7: `fleet --width 60` keeps every line within 60 columns, and a mean of
-/// 1e308 is written with an exponent.
+/// Item 7: `fleet --width 60` keeps every line within 60 columns, with an outlier host
+/// whose means are the largest a file may hold (just under 1e18 of the unit; beyond
+/// that a file is refused as not a measurement, #24). The 1e308 of the issue is printed
+/// with an exponent where it is shown (`report`, above) and refused by `fleet`.
 #[test]
 fn fleet_fits_the_width() {
     let dir = tempfile::tempdir().unwrap();
@@ -347,7 +349,7 @@ fn fleet_fits_the_width() {
         if i == 3 {
             for r in v["results"].as_array_mut().unwrap() {
                 if r["summary"].is_object() {
-                    r["summary"]["mean"] = 1e308.into();
+                    r["summary"]["mean"] = 9.99e17.into();
                 }
             }
         }
@@ -373,7 +375,6 @@ fn fleet_fits_the_width() {
             l.chars().count()
         );
     }
-    assert!(text.contains("e308"), "{text}");
     assert!(!text.contains(&"0".repeat(40)), "{text}");
 }
 
