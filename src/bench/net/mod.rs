@@ -17,6 +17,7 @@
 //!   HDR histogram of every round trip after the warm-up;
 //! - one thread per stream, pinned, on both ends; CPU time per stream thread.
 
+mod budget;
 pub mod client;
 pub mod engine;
 pub(crate) mod matrix;
