@@ -362,16 +362,11 @@ pub(super) fn lib_samples<T: Elem>(
                 if ok.contains(&false) {
                     return failed();
                 }
-                let mut worst = 0.0f64;
-                if check {
-                    for s in &sets {
-                        let g = s.lock().unwrap_or_else(|e| e.into_inner());
-                        let w = dense::gemm_check(g.a.as_ref(), g.b.as_ref(), g.c.as_ref(), 3);
-                        if w.is_nan() || w > worst {
-                            worst = w;
-                        }
-                    }
-                }
+                let worst = if check {
+                    GemmSet::worst_check(&sets)
+                } else {
+                    0.0
+                };
                 Sample { secs, worst }
             };
             case.samples(ctx, &mut call, read)

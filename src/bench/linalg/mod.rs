@@ -204,6 +204,22 @@ pub(super) struct GemmSet<T: Real> {
     c: Mat<T>,
 }
 
+impl<T: Real> GemmSet<T> {
+    /// The worst Freivalds check over every thread's product (NaN counts as a failure:
+    /// `f64::max` would drop it).
+    pub(super) fn worst_check(sets: &[Mutex<GemmSet<T>>]) -> f64 {
+        let mut worst = 0.0f64;
+        for s in sets {
+            let g = s.lock().unwrap_or_else(|e| e.into_inner());
+            let w = dense::gemm_check(g.a.as_ref(), g.b.as_ref(), g.c.as_ref(), 3);
+            if w.is_nan() || w > worst {
+                worst = w;
+            }
+        }
+        worst
+    }
+}
+
 /// What one sample's calls took and the worst check among them.
 pub(super) struct Sample {
     secs: f64,
@@ -286,17 +302,11 @@ impl LinalgCase {
                         dense::gemm(c.as_mut(), a.as_ref(), b.as_ref(), Par::Seq);
                     });
                     let secs = Tick::now().secs_since(t0);
-                    let mut worst = 0.0f64;
-                    if check {
-                        for s in &sets {
-                            let g = s.lock().unwrap_or_else(|e| e.into_inner());
-                            let w = dense::gemm_check(g.a.as_ref(), g.b.as_ref(), g.c.as_ref(), 3);
-                            // NaN counts as a failure: `f64::max` would drop it.
-                            if w.is_nan() || w > worst {
-                                worst = w;
-                            }
-                        }
-                    }
+                    let worst = if check {
+                        GemmSet::worst_check(&sets)
+                    } else {
+                        0.0
+                    };
                     Sample { secs, worst }
                 };
                 self.samples(ctx, &mut call, &mut read)
