@@ -69,6 +69,11 @@ mod tests {
 
     #[test]
     fn the_quick_gemm_is_one_row_the_best_library_s_naming_the_others() {
+        if !super::super::backend::in_own_process(
+            "bench::linalg::quick::tests::the_quick_gemm_is_one_row_the_best_library_s_naming_the_others",
+        ) {
+            return;
+        }
         use crate::bench::common::{self, CommonArgs};
         let host = HostInfo::detect(false);
         let mut opts = common::parse(&CommonArgs::default(), false).unwrap();
