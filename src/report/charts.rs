@@ -238,9 +238,12 @@ impl Map {
                 }
                 let first = (self.lo / step).ceil() * step;
                 let n = ((self.hi - first) / step + 1e-9).floor() as i64;
+                // Where the span is a few ulps of the values (1e64 ± 1e49), `first` can
+                // round to below `lo`: only ticks inside the axis are drawn.
+                let slack = (self.hi - self.lo) * 1e-9;
                 (0..=n.clamp(0, 50))
                     .map(|i| first + i as f64 * step)
-                    .filter(|t| t.is_finite())
+                    .filter(|t| t.is_finite() && *t >= self.lo - slack && *t <= self.hi + slack)
                     .collect()
             }
             Scale::Log10 | Scale::Log2 => {
@@ -567,6 +570,28 @@ mod tests {
                 label: "L1d".into(),
             }],
             hmarks: vec![],
+        }
+    }
+
+    /// A fuzzed input (fuzz/artifacts, chart_ticks): a linear axis over three values
+    /// from −1e-155 to 1.3e64, the zero line included.
+    #[test]
+    fn fuzzed_linear_axis_gives_bounded_ticks() {
+        let bytes: [u8; 28] = [
+            65, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77,
+            77, 77, 191, 159, 159, 159,
+        ];
+        let values: Vec<f64> = bytes
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        let ticks = ticks_of(3 % 3, &values, false);
+        eprintln!("{values:?} -> {ticks:?}");
+        assert!(ticks.len() <= 51, "{} ticks", ticks.len());
+        for (t, at, label) in &ticks {
+            assert!(t.is_finite(), "tick {t}");
+            assert!((-1e-9..=1.0 + 1e-9).contains(at), "tick {t} at {at}");
+            assert!(label.chars().count() <= 24, "label {label}");
         }
     }
 
