@@ -180,9 +180,10 @@ impl Map {
                 if zero && hi < 0.0 {
                     hi = 0.0;
                 }
-                if hi - lo <= 0.0 {
+                if hi - lo <= lo.abs().max(hi.abs()) * 1e-12 {
                     // Relative to the value: near 1e300 an absolute 1.0 is lost in
-                    // rounding, and a zero-width axis would map every point to NaN.
+                    // rounding, and a zero-width axis (or one a few ulps wide, where the
+                    // margin and the ticks round away) would map every point to NaN.
                     hi = lo + (lo.abs() * 1e-6).max(1.0);
                 }
                 if !zero {
@@ -573,8 +574,8 @@ mod tests {
         }
     }
 
-    /// A fuzzed input (fuzz/artifacts, chart_ticks): a linear axis over three values
-    /// from −1e-155 to 1.3e64, the zero line included.
+    /// Fuzzed inputs (chart_ticks): linear axes whose span is a few ulps of the values
+    /// (2.4e64 and −1.2e52): every tick inside the axis, none at NaN.
     #[test]
     fn fuzzed_linear_axis_gives_bounded_ticks() {
         let bytes: [u8; 28] = [
@@ -585,8 +586,15 @@ mod tests {
             .chunks_exact(8)
             .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
             .collect();
-        let ticks = ticks_of(3 % 3, &values, false);
-        eprintln!("{values:?} -> {ticks:?}");
+        let mut ticks = ticks_of(3 % 3, &values, false);
+        // Three values one ulp apart near -1.2e52.
+        let bytes = [202u8; 24];
+        let mut close: Vec<f64> = bytes
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        close[2] = f64::from_bits(close[2].to_bits() + 1);
+        ticks.extend(ticks_of(0, &close, false));
         assert!(ticks.len() <= 51, "{} ticks", ticks.len());
         for (t, at, label) in &ticks {
             assert!(t.is_finite(), "tick {t}");
