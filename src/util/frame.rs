@@ -134,30 +134,39 @@ pub fn read<S: Timed>(
     Ok(body)
 }
 
+/// A stream over a byte buffer that discards what is written: frames fed to a reader
+/// in the tests of both protocols (`serve`'s and the cluster's).
+#[cfg(test)]
+pub(crate) struct Bytes(pub(crate) std::io::Cursor<Vec<u8>>);
+
+#[cfg(test)]
+impl Read for Bytes {
+    fn read(&mut self, b: &mut [u8]) -> std::io::Result<usize> {
+        self.0.read(b)
+    }
+}
+
+#[cfg(test)]
+impl Write for Bytes {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+impl Timed for Bytes {
+    fn set_timeout(&self, _: Duration) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Cursor;
-
-    struct Bytes(Cursor<Vec<u8>>);
-    impl Read for Bytes {
-        fn read(&mut self, b: &mut [u8]) -> std::io::Result<usize> {
-            self.0.read(b)
-        }
-    }
-    impl Write for Bytes {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    impl Timed for Bytes {
-        fn set_timeout(&self, _: Duration) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
 
     #[test]
     fn frames_round_trip_and_caps_apply_before_allocation() {

@@ -4,28 +4,9 @@
 
 use super::*;
 use crate::util::rng::XorShift;
-use std::io::{Cursor, Write};
+use std::io::Cursor;
 
-/// A stream over a byte buffer, for feeding frames to `Control::recv`.
-struct Bytes(Cursor<Vec<u8>>);
-impl Read for Bytes {
-    fn read(&mut self, b: &mut [u8]) -> std::io::Result<usize> {
-        self.0.read(b)
-    }
-}
-impl Write for Bytes {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-impl Timed for Bytes {
-    fn set_timeout(&self, _: Duration) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+use crate::util::frame::Bytes;
 
 fn spec() -> TestSpec {
     TestSpec {
