@@ -10,6 +10,9 @@
 
 #[path = "common/cluster.rs"]
 mod attack;
+mod common;
+
+use common::ip;
 
 use serde_json::Value;
 use std::os::fd::AsRawFd;
@@ -24,22 +27,6 @@ struct Hosts {
 /// The hosts' addresses, host `i` at `ADDRS[i]` (rank 0's namespace holds the bridge).
 const ADDRS: [&str; 3] = ["10.214.9.1", "10.214.9.2", "10.214.9.3"];
 const SECRET: &str = "netns-cluster-secret";
-
-fn ip(args: &[&str]) -> Result<(), String> {
-    let out = Command::new("ip")
-        .args(args)
-        .output()
-        .map_err(|e| format!("cannot run ip: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "ip {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
 
 impl Hosts {
     fn create() -> Result<Hosts, String> {

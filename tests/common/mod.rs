@@ -66,3 +66,21 @@ pub fn success_json(out: &Output, what: &str) -> Value {
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// Runs `ip ARGS…` (iproute2) for the tests that build network namespaces; the error
+/// names the command and its stderr.
+pub fn ip(args: &[&str]) -> Result<(), String> {
+    let out = std::process::Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run ip: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
