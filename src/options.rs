@@ -70,7 +70,7 @@ impl Options {
         let mut common = crate::bench::common::parse(c, quick)?;
         for p in &c.peak {
             let (k, v) = crate::bench::peaks::parse_peak(p)?;
-            common.peaks.0.insert(k, v);
+            common.peaks.insert(k, v);
         }
         let command = match &cli.command {
             None => Command::Quick,

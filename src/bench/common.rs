@@ -9,7 +9,7 @@
 //! command line and `options` calls [`parse`]. Not in `measure/`, because `--format`
 //! names a `report` view and `measure` stays below `report`.
 
-use crate::hw::peak::PeakOverrides;
+use super::peaks::PeakOverrides;
 use crate::measure::{Scaling, Stable};
 use crate::report::Format;
 use crate::util::units::{parse_duration, parse_list};

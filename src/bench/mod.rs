@@ -29,8 +29,9 @@
 //!    `cli.rs`, a `Command` variant and its `parse` call in `options.rs`, and one arm in
 //!    `app.rs`'s dispatch calling `plan`.
 //!
-//! A resource that reads a `--peak` key (`ctx.opts.peaks.find`) adds the key and the
-//! kind of rate it is to [`peaks`], which refuses every other key.
+//! A resource that reads a `--peak` key (`ctx.opts.peaks.find`) adds the key (a
+//! [`peaks::PeakKey`] variant, its text and the kind of rate it is) to [`peaks`], which
+//! refuses every other key.
 //!
 //! Cases that cannot run on this host return a `skipped` result with the reason; cases
 //! that fail return `failed`. Neither stops the run.

@@ -4,13 +4,12 @@
 //! operations/instruction (lanes × 2 for an FMA). Every peak carries a `source` string
 //! naming each input, so a reader can redo the arithmetic; a peak that cannot be derived
 //! has no value and says why. `--peak KEY=VALUE` replaces a derived peak and then says
-//! "user".
+//! "user": its value is read here ([`parse_override`]), its key in `bench::peaks`.
 
 use super::rates::{trim_float, Rate};
 use super::uarch::{Pipe, Width};
 use crate::util::units::ParseError;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// A theoretical peak and where it came from.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -87,20 +86,6 @@ pub(crate) fn cpu_peak(i: &CpuPeakInput) -> Peak {
     Peak {
         value: Some(value),
         source,
-    }
-}
-
-/// User-supplied peaks (`--peak KEY=VALUE`), e.g. `cpu.fp64=3.2TFLOP/s`, `memory=68GB/s`,
-/// each already converted to the unit of the results it applies to (operations per
-/// second, or bytes per second for every bandwidth, `net` included).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct PeakOverrides(pub BTreeMap<String, f64>);
-
-impl PeakOverrides {
-    /// The most specific override among `keys` (most specific first).
-    pub(crate) fn find(&self, keys: &[String]) -> Option<(String, f64)> {
-        keys.iter()
-            .find_map(|k| self.0.get(k).map(|v| (k.clone(), *v)))
     }
 }
 
@@ -196,7 +181,7 @@ fn prefix_and_unit(s: &str) -> Result<(f64, PeakUnit), String> {
 
 /// Parses `KEY=VALUE` where VALUE is a number with an optional SI prefix and unit:
 /// `3.2T`, `3.2TFLOP/s`, `68GB/s`, `64GiB/s`, `10Gbit/s`, `68e9`. The key is only
-/// checked for its characters here; `bench::common` checks it names a peak and that the
+/// checked for its characters here; `bench::peaks` checks it names a peak and that the
 /// unit fits it.
 pub fn parse_override(text: &str) -> Result<PeakText, ParseError> {
     // The value is echoed in messages: one line, whatever the user pasted.
@@ -340,12 +325,6 @@ mod tests {
         assert!(parse_override("=5").is_err());
         assert!(parse_override("cpu=-5").is_err());
         assert!(parse_override("cpu=fast").is_err());
-        let mut o = PeakOverrides::default();
-        o.0.insert("cpu.fp64".into(), 1.0);
-        assert_eq!(
-            o.find(&["cpu.fp64.avx512".into(), "cpu.fp64".into(), "cpu".into()]),
-            Some(("cpu.fp64".into(), 1.0))
-        );
     }
 
     #[test]

@@ -24,9 +24,10 @@ pub mod select;
 pub mod x86;
 
 use super::common::default_threads;
+use super::peaks::{PeakKey, PeakOverrides};
 use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::clock::{self as clock, chain_fn, measure_on, ClockKind};
-use crate::hw::peak::{cpu_peak, CpuPeakInput, Peak, PeakOverrides};
+use crate::hw::peak::{cpu_peak, CpuPeakInput, Peak};
 use crate::hw::uarch::Width;
 use crate::hw::HostInfo;
 use crate::measure::runner::Workload;
@@ -78,9 +79,9 @@ pub(crate) fn peak_for(
     overrides: &PeakOverrides,
 ) -> Peak {
     let keys = [
-        format!("cpu.{}.{}", k.precision.name(), k.isa.name()),
-        format!("cpu.{}", k.precision.name()),
-        "cpu".to_string(),
+        PeakKey::Cpu(Some((k.precision, Some(k.isa)))),
+        PeakKey::Cpu(Some((k.precision, None))),
+        PeakKey::Cpu(None),
     ];
     if let Some((key, v)) = overrides.find(&keys) {
         let all = host.cpu.cores.max(1);

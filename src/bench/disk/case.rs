@@ -13,6 +13,7 @@ use super::engine::{Buffers, Caps};
 use super::job::{self, JobSpec, JobStats, Verify, Window};
 use super::options::Pattern;
 use super::RunPlan;
+use crate::bench::peaks::{DiskPeak, PeakKey};
 use crate::bench::{Case, Context};
 use crate::hw::peak::Peak;
 use crate::measure::Percentiles;
@@ -388,7 +389,7 @@ fn results(plan: &RunPlan, c: Config, ctx: &Context, stats: &[JobStats]) -> Vec<
         notes.push(Note::info(steady_state(&thr)));
     }
     let peaks = &ctx.opts.peaks;
-    let thr_peak = match peaks.find(&["disk.throughput".into(), "disk".into()]) {
+    let thr_peak = match peaks.find(&[PeakKey::Disk(Some(DiskPeak::Throughput)), PeakKey::Disk(None)]) {
         Some((k, v)) => Peak {
             value: Some(v),
             source: format!("user (--peak {k}=…)"),
@@ -398,7 +399,7 @@ fn results(plan: &RunPlan, c: Config, ctx: &Context, stats: &[JobStats]) -> Vec<
             |d| d.peak.clone(),
         ),
     };
-    let iops_peak = match peaks.find(&["disk.iops".into()]) {
+    let iops_peak = match peaks.find(&[PeakKey::Disk(Some(DiskPeak::Iops))]) {
         Some((k, v)) => Peak {
             value: Some(v),
             source: format!("user (--peak {k}=…)"),

@@ -20,6 +20,7 @@ mod kernel_tests;
 pub mod memory;
 pub mod options;
 
+use super::peaks::{GpuPeak, PeakKey};
 use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::gpu::GpuInfo;
 use crate::hw::gpu_table::GpuPrecision;
@@ -200,7 +201,12 @@ fn run_compute(
         );
     }
     r.info(note);
-    let peak = peak_for(&gpu.info, p.name(), &[format!("gpu.{}", p.name())], ctx);
+    let peak = peak_for(
+        &gpu.info,
+        p.name(),
+        &[PeakKey::Gpu(GpuPeak::Precision(p))],
+        ctx,
+    );
     r.with_samples(samples).with_peak(peak)
 }
 
@@ -243,12 +249,18 @@ fn run_memory(
     match k {
         MemKernel::Dispatch => r,
         MemKernel::H2d | MemKernel::D2h => {
-            let keys = [format!("gpu.{}", k.name()), "gpu.pcie".to_string()];
+            let keys = [
+                PeakKey::Gpu(GpuPeak::Kernel(k)),
+                PeakKey::Gpu(GpuPeak::Pcie),
+            ];
             let peak = peak_for(&gpu.info, "pcie", &keys, ctx);
             r.with_peak(peak)
         }
         _ => {
-            let keys = [format!("gpu.{}", k.name()), "gpu.memory".to_string()];
+            let keys = [
+                PeakKey::Gpu(GpuPeak::Kernel(k)),
+                PeakKey::Gpu(GpuPeak::Memory),
+            ];
             let peak = peak_for(&gpu.info, "memory", &keys, ctx);
             r.with_peak(peak)
         }
@@ -268,7 +280,7 @@ fn adapter_note(info: &GpuInfo) -> String {
 }
 
 /// The peak under `key` of the adapter, or a `--peak` override among `keys`.
-fn peak_for(info: &GpuInfo, key: &str, keys: &[String], ctx: &Context) -> Peak {
+fn peak_for(info: &GpuInfo, key: &str, keys: &[PeakKey], ctx: &Context) -> Peak {
     if let Some((k, v)) = ctx.opts.peaks.find(keys) {
         return Peak {
             value: Some(v),

@@ -467,7 +467,7 @@ fn fma_peak(
     host: &HostInfo,
     threads: usize,
     clock: Option<f64>,
-    overrides: &crate::hw::peak::PeakOverrides,
+    overrides: &crate::bench::peaks::PeakOverrides,
 ) -> crate::hw::peak::Peak {
     let cores = threads.min(host.cpu.cores).max(1);
     match fma_kernel(p, host) {

@@ -17,13 +17,15 @@ pub mod bandwidth;
 pub(crate) mod bytes;
 pub mod chase;
 pub mod kernels;
+pub mod level;
 pub mod options;
 pub mod region;
 #[cfg(target_arch = "x86_64")]
 pub mod x86;
 
+use super::peaks::{PeakKey, PeakOverrides};
 use super::{Benchmark, Case, Context, Plan, UsageError};
-use crate::hw::peak::{Peak, PeakOverrides};
+use crate::hw::peak::Peak;
 use crate::hw::HostInfo;
 use crate::measure::{RunConfig, Runner, Sample, Scaling};
 use crate::report::model::{BenchResult, Metric, Note, Resource, Unit};
@@ -31,6 +33,7 @@ use crate::util::units::format_size;
 use bandwidth::{BwWork, Geometry};
 use chase::ChaseWork;
 use kernels::{Kernel, Op};
+pub use level::Level;
 use options::{Kind, MemoryOptions, Nt, Pattern};
 use region::Pages;
 use std::sync::Mutex;
@@ -44,34 +47,6 @@ const LLC_FALLBACK: u64 = 32 << 20;
 pub(crate) const RAND_BLOCK: u64 = 4096;
 /// Fraction of available memory a run may use; beyond it the run is refused.
 const MEM_FRACTION: f64 = 0.85;
-
-/// The cache level a working set fits in (`level` param).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Level {
-    /// Per-thread share fits the L1 data cache.
-    L1,
-    /// Per-thread share fits L2.
-    L2,
-    /// The whole working set fits L3.
-    L3,
-    /// Larger than every cache.
-    Dram,
-}
-
-impl Level {
-    /// Every level, innermost first.
-    pub(crate) const ALL: [Level; 4] = [Level::L1, Level::L2, Level::L3, Level::Dram];
-
-    /// `L1`, `L2`, `L3`, `DRAM`.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Level::L1 => "L1",
-            Level::L2 => "L2",
-            Level::L3 => "L3",
-            Level::Dram => "DRAM",
-        }
-    }
-}
 
 fn cache_size(host: &HostInfo, level: u8) -> Option<u64> {
     host.cpu
@@ -159,7 +134,7 @@ pub(crate) fn quick_sweep_sizes(host: &HostInfo) -> Vec<u64> {
 /// The DRAM bandwidth peak: `--peak memory.dram=…`/`memory=…`, else SMBIOS type 17
 /// (Σ populated DIMMs × MT/s × bus bytes), else unknown with the reason.
 pub(crate) fn dram_peak(host: &HostInfo, overrides: &PeakOverrides) -> Peak {
-    let keys = ["memory.dram".to_string(), "memory".to_string()];
+    let keys = [PeakKey::Memory(Some(Level::Dram)), PeakKey::Memory(None)];
     if let Some((key, v)) = overrides.find(&keys) {
         return Peak {
             value: Some(v),
@@ -197,11 +172,12 @@ fn level_peak(level: Level, host: &HostInfo, overrides: &PeakOverrides) -> Optio
     if level == Level::Dram {
         return Some(dram_peak(host, overrides));
     }
-    let key = format!("memory.{}", level.name().to_ascii_lowercase());
-    overrides.find(&[key]).map(|(k, v)| Peak {
-        value: Some(v),
-        source: format!("user (--peak {k}=…)"),
-    })
+    overrides
+        .find(&[PeakKey::Memory(Some(level))])
+        .map(|(k, v)| Peak {
+            value: Some(v),
+            source: format!("user (--peak {k}=…)"),
+        })
 }
 
 /// `256MiB`, `4KiB`, `8B`: a size `--size`/`--block` accept back, for case labels (the
@@ -750,7 +726,7 @@ mod tests {
         assert!(p.source.starts_with("unknown: SMBIOS unreadable (test)"));
         assert!(p.source.contains("--peak memory="));
         let mut o = PeakOverrides::default();
-        o.0.insert("memory".into(), 68e9);
+        o.insert(PeakKey::Memory(None), 68e9);
         let p = dram_peak(&h, &o);
         assert_eq!(p.value, Some(68e9));
         assert!(p.source.starts_with("user"));

@@ -151,7 +151,7 @@ fn peak(o: &Outcome, spec: &TestSpec, ctx: &Context) -> Option<(Peak, Option<Str
         return None;
     }
     let link = crate::hw::net::link_of(o.local_addr.ip());
-    if let Some(v) = ctx.opts.peaks.find(&["net".to_string()]) {
+    if let Some(v) = ctx.opts.peaks.find(&[crate::bench::peaks::PeakKey::Net]) {
         return Some((
             Peak {
                 // Already in B/s: bench::peaks converts a link speed in bit/s.
