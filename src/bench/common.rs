@@ -8,9 +8,17 @@
 //! upward (`bench` ↛ `options`/`cli`/`app`): `cli` flattens [`CommonArgs`] into the
 //! command line and `options` calls [`parse`]. Not in `measure/`, because `--format`
 //! names a `report` view and `measure` stays below `report`.
+//!
+//! Also what the resources' cases share when they run: the pinning and runner
+//! configuration of a case ([`run_config`]), the clock check written into a result
+//! ([`record_clock`]) and the free-RAM check of a plan ([`ram_refuses`]).
 
 use super::peaks::PeakOverrides;
-use crate::measure::{Scaling, Stable};
+use super::Context;
+use crate::hw::clock::CaseClock;
+use crate::hw::HostInfo;
+use crate::measure::{RunConfig, Scaling, Stable};
+use crate::report::model::{BenchResult, Note};
 use crate::report::Format;
 use crate::util::units::{parse_duration, parse_list};
 use crate::util::usage::UsageError;
@@ -259,6 +267,73 @@ pub(crate) fn parse_threads(text: &str) -> Result<Vec<usize>, UsageError> {
         Ok(n)
     })
     .map_err(|e| UsageError::new("--threads", e))
+}
+
+/// The logical CPUs to pin `threads` threads to: the first of the host's pin order, or
+/// none, with a warning in `notes`, when there are more threads than logical CPUs.
+pub(crate) fn pin_cpus(host: &HostInfo, threads: usize, notes: &mut Vec<Note>) -> Vec<usize> {
+    let logical = host.cpu.pin_order.len();
+    if threads <= logical {
+        host.cpu.pin_order[..threads].to_vec()
+    } else {
+        notes.push(Note::warning(format!(
+            "oversubscribed: {threads} threads on {logical} logical CPUs, not pinned"
+        )));
+        Vec::new()
+    }
+}
+
+/// Threads, pinning ([`pin_cpus`]) and the runner configuration for a case, from the
+/// common options (`--repeat`, `--min-time`, `--weak`, `--until-stable`).
+pub(crate) fn run_config(ctx: &Context, threads: usize, notes: &mut Vec<Note>) -> RunConfig {
+    let cpus = pin_cpus(ctx.host, threads, notes);
+    RunConfig {
+        repeat: ctx.opts.repeat,
+        min_time: ctx.opts.min_time,
+        threads,
+        cpus,
+        scaling: ctx.opts.scaling,
+        stable: ctx.opts.until_stable,
+    }
+}
+
+/// Writes a case's clock check (`hw::clock::case_clock`) into `r`: its notes, in order,
+/// each worded by `text` (the identity, or a rewording naming the chain), then the
+/// clock measured (`clock_hz`) and the sustained clock (`sustained_hz`), which it
+/// returns: the clock the peak uses.
+pub(crate) fn record_clock(
+    r: &mut BenchResult,
+    seen: CaseClock,
+    text: impl Fn(String) -> String,
+) -> Option<f64> {
+    for (warn, t) in seen.notes {
+        let t = text(t);
+        r.notes.push(if warn {
+            Note::warning(t)
+        } else {
+            Note::info(t)
+        });
+    }
+    r.clock_hz = seen.measured;
+    r.sustained_hz = seen.sustained;
+    seen.sustained
+}
+
+/// Share of MemAvailable a run may use (memory working sets, linalg matrices, the
+/// buffers of a software GPU adapter); beyond it the run is refused before it starts
+/// (an OOM kill measures nothing).
+pub(crate) const RAM_FRACTION: f64 = 0.85;
+
+/// Whether `need` bytes exceed [`RAM_FRACTION`] of `available` (MemAvailable; 0 when
+/// unknown: never).
+pub(crate) fn ram_refuses(need: u64, available: u64) -> bool {
+    available > 0 && need as f64 > available as f64 * RAM_FRACTION
+}
+
+/// The bytes a run may use out of `available` (MemAvailable): [`RAM_FRACTION`] of it,
+/// for messages.
+pub(crate) fn ram_room(available: u64) -> u64 {
+    (available as f64 * RAM_FRACTION) as u64
 }
 
 /// Parses `argv` (flags only, no program name) as the clap arguments `A`, for tests of a

@@ -23,7 +23,7 @@ pub mod select;
 #[cfg(target_arch = "x86_64")]
 pub mod x86;
 
-use super::common::default_threads;
+use super::common::{default_threads, record_clock, run_config};
 use super::peaks::{PeakKey, PeakOverrides};
 use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::clock::{self as clock, chain_fn, measure_on, ClockKind};
@@ -31,8 +31,8 @@ use crate::hw::peak::{cpu_peak, CpuPeakInput, Peak};
 use crate::hw::uarch::Width;
 use crate::hw::HostInfo;
 use crate::measure::runner::Workload;
-use crate::measure::{RunConfig, Runner};
-use crate::report::model::{BenchResult, Metric, Note, Resource};
+use crate::measure::Runner;
+use crate::report::model::{BenchResult, Metric, Resource};
 use kernels::{Isa, Kernel, Precision, OUT_BYTES};
 use options::CpuOptions;
 use std::sync::Mutex;
@@ -176,27 +176,8 @@ impl CpuCase {
         if let Some(why) = unavailable(k, host) {
             return r.skipped(why);
         }
-        let logical = host.cpu.pin_order.len();
-        let pinned = self.threads <= logical;
-        let cpus: Vec<usize> = if pinned {
-            host.cpu.pin_order[..self.threads].to_vec()
-        } else {
-            Vec::new()
-        };
-        if !pinned {
-            r.warn(format!(
-                "oversubscribed: {} threads on {} logical CPUs, not pinned",
-                self.threads, logical
-            ));
-        }
-        let cfg = RunConfig {
-            repeat: o.repeat,
-            min_time: o.min_time,
-            threads: self.threads,
-            cpus: cpus.clone(),
-            scaling: o.scaling,
-            stable: o.until_stable,
-        };
+        let cfg = run_config(ctx, self.threads, &mut r.notes);
+        let cpus = cfg.cpus.clone();
         let make = |_| {
             clock::clean_vector_state();
             Ok(KernelWork {
@@ -236,16 +217,7 @@ impl CpuCase {
         let wide = clock_kind(k) == ClockKind::Avx512;
         let seen = clock::case_clock(&readings, host.clock.for_peak(wide, cores));
         // The readings first (info), then the warnings about them.
-        for (warn, text) in seen.notes {
-            r.notes.push(if warn {
-                Note::warning(text)
-            } else {
-                Note::info(text)
-            });
-        }
-        r.clock_hz = seen.measured;
-        r.sustained_hz = seen.sustained;
-        let clock = seen.sustained;
+        let clock = record_clock(&mut r, seen, |t| t);
         if self.sustain.is_some() {
             r.timeseries = Some(samples.iter().map(|s| (s.at, s.rate())).collect());
         }

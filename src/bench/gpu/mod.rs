@@ -20,6 +20,7 @@ mod kernel_tests;
 pub mod memory;
 pub mod options;
 
+use super::common::{ram_refuses, ram_room, RAM_FRACTION};
 use super::peaks::{GpuPeak, PeakKey};
 use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::gpu::GpuInfo;
@@ -377,10 +378,6 @@ fn cases(
     Ok(out)
 }
 
-/// Share of MemAvailable the buffers of a software adapter may take (as the memory
-/// benchmark's working set).
-const HOST_FRACTION: f64 = 0.85;
-
 /// Checks `--size` against memory before anything is allocated: on a software adapter
 /// the device's buffers are host memory, so the largest kernel's buffers (copy: source
 /// and destination) must fit in MemAvailable (`available`; 0 when unknown: no check).
@@ -398,8 +395,10 @@ fn fits(info: &GpuInfo, size: u64, mem: &[MemKernel], available: u64) -> Result<
     } else {
         return Ok(());
     };
-    let room = (available as f64 * HOST_FRACTION) as u64;
-    if info.software && available > 0 && need > room {
+    // The share of MemAvailable the buffers of a software adapter may take is the
+    // memory benchmark's (`common::RAM_FRACTION`).
+    let room = ram_room(available);
+    if info.software && ram_refuses(need, available) {
         return Err(UsageError::new(
             "--size",
             format!(
@@ -407,7 +406,7 @@ fn fits(info: &GpuInfo, size: u64, mem: &[MemKernel], available: u64) -> Result<
                 format_size(need),
                 crate::util::sanitize::line_max(&info.name, 80),
                 format_size(room),
-                HOST_FRACTION * 100.0,
+                RAM_FRACTION * 100.0,
                 format_size(available)
             ),
         ));

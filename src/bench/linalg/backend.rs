@@ -381,13 +381,9 @@ pub(super) fn lib_samples<T: Elem>(
                     fail(e);
                     return failed();
                 }
-                let secs = Tick::now().secs_since(t0);
-                let worst = if check {
+                Sample::checked(t0, check, || {
                     dense::gemm_check(a.as_ref(), b.as_ref(), c.as_ref(), 3)
-                } else {
-                    0.0
-                };
-                Sample { secs, worst }
+                })
             };
             case.samples(ctx, &mut call, read)
         }

@@ -25,6 +25,7 @@ pub mod options;
 mod quick;
 pub mod roofline;
 
+use super::common::{pin_cpus, ram_refuses, ram_room, record_clock, run_config, RAM_FRACTION};
 use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::bench::cpu::kernels::{self, Kernel, Precision};
 use crate::hw::clock::{self as clock, measure_on};
@@ -32,7 +33,7 @@ use crate::hw::uarch::Pipe;
 use crate::hw::HostInfo;
 use crate::measure::clock::Tick;
 use crate::measure::{RunConfig, Runner, Scaling};
-use crate::report::model::{BenchResult, Metric, Note, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, Resource, Unit};
 use crate::util::units::format_size;
 use backend::{Backend, BlasChoice};
 use dense::{LuSolver, Real, THRESHOLD};
@@ -42,9 +43,6 @@ use std::sync::Mutex;
 
 /// The linalg resource.
 pub(crate) struct LinalgBench;
-
-/// Share of `MemAvailable` a run may use (as the memory benchmark).
-const MEM_FRACTION: f64 = 0.85;
 
 /// Seconds one call should take at the FMA peak when `--n` is not given: GEMM runs
 /// several calls per sample, LU (where a larger n reaches a higher share of the peak,
@@ -226,13 +224,24 @@ pub(super) struct Sample {
     worst: f64,
 }
 
+impl Sample {
+    /// The sample of calls started at `t0` that have just returned: the seconds since,
+    /// then (outside the timed part, and only when `check`) the worst error `worst`
+    /// finds, else 0 (GEMM, faer's and a library's).
+    fn checked(t0: Tick, check: bool, worst: impl FnOnce() -> f64) -> Sample {
+        let secs = Tick::now().secs_since(t0);
+        let worst = if check { worst() } else { 0.0 };
+        Sample { secs, worst }
+    }
+}
+
 impl LinalgCase {
     /// Measures the case in precision `T` and completes `r`.
     fn measure<T: blas::Elem>(&self, ctx: &Context, mut r: BenchResult) -> BenchResult {
         let host = ctx.host;
         let o = ctx.opts;
         let (n, t) = (self.n, self.threads);
-        let cpus = pin_cpus(host, t, &mut r);
+        let cpus = pin_cpus(host, t, &mut r.notes);
         let pin = cpus.clone();
         let pool = match rayon::ThreadPoolBuilder::new()
             .num_threads(t)
@@ -301,13 +310,7 @@ impl LinalgCase {
                         let GemmSet { a, b, c } = &mut *g;
                         dense::gemm(c.as_mut(), a.as_ref(), b.as_ref(), Par::Seq);
                     });
-                    let secs = Tick::now().secs_since(t0);
-                    let worst = if check {
-                        GemmSet::worst_check(&sets)
-                    } else {
-                        0.0
-                    };
-                    Sample { secs, worst }
+                    Sample::checked(t0, check, || GemmSet::worst_check(&sets))
                 };
                 self.samples(ctx, &mut call, &mut read)
             }
@@ -318,13 +321,9 @@ impl LinalgCase {
                 let mut call = |check: bool| -> Sample {
                     let t0 = Tick::now();
                     pool.install(|| dense::gemm(c.as_mut(), a.as_ref(), b.as_ref(), par));
-                    let secs = Tick::now().secs_since(t0);
-                    let worst = if check {
+                    Sample::checked(t0, check, || {
                         dense::gemm_check(a.as_ref(), b.as_ref(), c.as_ref(), 3)
-                    } else {
-                        0.0
-                    };
-                    Sample { secs, worst }
+                    })
                 };
                 self.samples(ctx, &mut call, &mut read)
             }
@@ -414,19 +413,6 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// The logical CPUs to pin `t` threads to (none, with a warning, when oversubscribed).
-fn pin_cpus(host: &HostInfo, t: usize, r: &mut BenchResult) -> Vec<usize> {
-    let logical = host.cpu.pin_order.len();
-    if t <= logical {
-        host.cpu.pin_order[..t].to_vec()
-    } else {
-        r.warn(format!(
-            "oversubscribed: {t} threads on {logical} logical CPUs, not pinned"
-        ));
-        Vec::new()
-    }
-}
-
 /// The clock used for the peak: the sustained clock (`hw::clock::case_clock`, the
 /// host's all-core reading for the FMA kernel's width or the highest reading of the
 /// case), noted with every reading and what is wrong with them; sets `clock_hz` (the
@@ -441,24 +427,16 @@ fn clock_note(
     let cores = threads.min(host.cpu.cores).max(1);
     let wide = fma.is_some_and(|k| k.width == crate::hw::uarch::Width::V512);
     let seen = clock::case_clock(readings, host.clock.for_peak(wide, cores));
-    for (warn, text) in seen.notes {
-        let text = text.replacen(
+    record_clock(r, seen, |text| {
+        text.replacen(
             "clock readings before",
             &format!(
                 "clock readings with the {} chain before",
                 fma.map_or("-", |k| k.name)
             ),
             1,
-        );
-        r.notes.push(if warn {
-            Note::warning(text)
-        } else {
-            Note::info(text)
-        });
-    }
-    r.clock_hz = seen.measured;
-    r.sustained_hz = seen.sustained;
-    seen.sustained
+        )
+    })
 }
 
 /// The FMA peak of precision `p` on `threads` threads (capped at the cores) at `clock`.
@@ -512,7 +490,12 @@ impl Case for RooflineCase {
             .param("k", self.k as u64)
             .param("intensity", round3(roofline::intensity(self.k)))
             .param("threads", t);
-        let cpus = pin_cpus(host, t, &mut r);
+        // The roofline's arrays are per thread: weak scaling whatever --weak says.
+        let cfg = RunConfig {
+            scaling: Scaling::Weak,
+            ..run_config(ctx, t, &mut r.notes)
+        };
+        let cpus = cfg.cpus.clone();
         let fma = fma_kernel(Precision::Fp64, host);
         let chain = fma.and_then(|k| k.clock);
         let readings = std::sync::Mutex::new(Vec::new());
@@ -524,14 +507,6 @@ impl Case for RooflineCase {
             }
         };
         read();
-        let cfg = RunConfig {
-            repeat: o.repeat,
-            min_time: o.min_time,
-            threads: t,
-            cpus: cpus.clone(),
-            scaling: Scaling::Weak,
-            stable: o.until_stable,
-        };
         let (bytes, k) = (self.bytes, self.k);
         let samples = Runner::run(
             &cfg,
@@ -619,13 +594,13 @@ impl Plan for LinalgBench {
         if o.routines.contains(&Routine::Roofline) {
             for (level, bytes) in roofline_levels(host, max_t) {
                 let need = bytes.saturating_mul(max_t as u64);
-                if avail > 0 && need as f64 > avail as f64 * MEM_FRACTION {
+                if ram_refuses(need, avail) {
                     return Err(UsageError::new(
                         "--routine",
                         format!(
                             "the roofline's DRAM arrays need {} but only {} is available; leave out roofline",
                             format_size(need),
-                            format_size((avail as f64 * MEM_FRACTION) as u64)
+                            format_size(ram_room(avail))
                         ),
                     ));
                 }
@@ -683,7 +658,7 @@ impl Plan for LinalgBench {
                         1
                     };
                     let need = bytes_needed(routine, n, elem).and_then(|b| b.checked_mul(copies));
-                    if need.is_none_or(|b| avail > 0 && b as f64 > avail as f64 * MEM_FRACTION) {
+                    if need.is_none_or(|b| ram_refuses(b, avail)) {
                         return Err(UsageError::new(
                             "--n",
                             format!(
@@ -691,8 +666,8 @@ impl Plan for LinalgBench {
                                 need.map_or("more than 16 EiB".into(), format_size),
                                 routine.name(),
                                 p.name(),
-                                format_size((avail as f64 * MEM_FRACTION) as u64),
-                                MEM_FRACTION * 100.0,
+                                format_size(ram_room(avail)),
+                                RAM_FRACTION * 100.0,
                                 format_size(avail)
                             ),
                         ));

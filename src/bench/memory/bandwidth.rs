@@ -110,11 +110,8 @@ pub(crate) struct BwWork<'a> {
     kernel: &'static Kernel,
     geo: Geometry,
     pattern: Pattern,
-    bytes_per_pass: f64,
-    region: Region,
+    run: PassRun<'a>,
     pass: u64,
-    checked: bool,
-    errors: &'a std::sync::Mutex<Vec<String>>,
 }
 
 /// Scalar the kernels use (`s` in STREAM).
@@ -137,17 +134,14 @@ impl<'a> BwWork<'a> {
         let bytes = geo
             .checked_region_bytes()
             .ok_or_else(|| too_big((geo.elems as u64).saturating_mul(8)))?;
-        let mut region = Region::new(bytes, pages)?;
-        region.touch();
+        let bytes_per_pass =
+            (geo.elems as u64 * kernel.bytes_per_elem(count_write_allocate)) as f64;
         let w = BwWork {
             kernel,
             geo,
             pattern,
-            bytes_per_pass: (geo.elems as u64 * kernel.bytes_per_elem(count_write_allocate)) as f64,
-            region,
+            run: PassRun::new(bytes, pages, bytes_per_pass, errors)?,
             pass: 0,
-            checked: false,
-            errors,
         };
         for (k, v) in [(0, X0), (1, Y0)] {
             if k < geo.arrays {
@@ -161,7 +155,7 @@ impl<'a> BwWork<'a> {
 
     fn array(&self, k: usize) -> *mut f64 {
         // SAFETY: k < arrays, so the offset is inside the region.
-        unsafe { self.region.as_ptr().add(k * self.geo.stride()) as *mut f64 }
+        unsafe { self.run.region.as_ptr().add(k * self.geo.stride()) as *mut f64 }
     }
 
     /// (d, x, y) for the kernel: sources first, destination last.
@@ -237,10 +231,43 @@ impl<'a> BwWork<'a> {
     }
 }
 
+/// What the runner's loop ([`run_passes`]) keeps of a [`Passes`] workload besides its
+/// kernel and geometry; the element kernels and the byte blocks each hold one.
+pub(crate) struct PassRun<'a> {
+    /// The arrays' region (kept alive past the loop; its pages are reported).
+    pub(crate) region: Region,
+    /// Bytes one pass counts.
+    bytes_per_pass: f64,
+    /// Whether the first pass was checked; set once it is.
+    checked: bool,
+    /// Where a failed check is reported.
+    errors: &'a std::sync::Mutex<Vec<String>>,
+}
+
+impl<'a> PassRun<'a> {
+    /// Maps a region of `bytes` and first-touches it on the calling thread; the first
+    /// pass is not checked yet.
+    pub(crate) fn new(
+        bytes: usize,
+        pages: Pages,
+        bytes_per_pass: f64,
+        errors: &'a std::sync::Mutex<Vec<String>>,
+    ) -> Result<PassRun<'a>, String> {
+        let mut region = Region::new(bytes, pages)?;
+        region.touch();
+        Ok(PassRun {
+            region,
+            bytes_per_pass,
+            checked: false,
+            errors,
+        })
+    }
+}
+
 /// A bandwidth workload made of whole passes over its arrays: the element kernels
 /// ([`BwWork`]) and the byte blocks ([`super::bytes::ByteWork`]) share the runner's loop
 /// ([`run_passes`]) through it.
-pub(crate) trait Passes {
+pub(crate) trait Passes<'a> {
     /// What a pass returns for the check (the read sum).
     type Sum: Copy + Default;
     /// One pass over every block.
@@ -249,38 +276,33 @@ pub(crate) trait Passes {
     fn verify(&self, sum: Self::Sum) -> Result<(), String>;
     /// Adds a pass's sum to the running one (kept only so no pass is optimised away).
     fn add(total: Self::Sum, sum: Self::Sum) -> Self::Sum;
-    /// Whether the first pass was checked; set once it is.
-    fn checked(&mut self) -> &mut bool;
-    /// Where a failed check is reported.
-    fn errors(&self) -> &std::sync::Mutex<Vec<String>>;
-    /// The arrays' region (kept alive past the loop; its pages are reported).
-    fn region(&self) -> &Region;
-    /// Bytes one pass counts.
-    fn bytes_per_pass(&self) -> f64;
+    /// The region, the bytes per pass and the check's state ([`PassRun`]).
+    fn run_state(&mut self) -> &mut PassRun<'a>;
 }
 
 /// The runner's loop for a [`Passes`] workload: `iters` passes, the workload's first
 /// pass checked once (the first run is the runner's calibration, outside the timed
 /// samples), the sums and the region kept alive past the loop; returns the bytes moved.
 #[inline]
-pub(crate) fn run_passes<W: Passes>(w: &mut W, iters: u64) -> f64 {
+pub(crate) fn run_passes<'a, W: Passes<'a>>(w: &mut W, iters: u64) -> f64 {
     let mut sum = W::Sum::default();
     for _ in 0..iters {
         let s = w.pass();
-        if !*w.checked() {
-            *w.checked() = true;
+        if !w.run_state().checked {
+            w.run_state().checked = true;
             if let Err(e) = w.verify(s) {
-                w.errors().lock().unwrap().push(e);
+                w.run_state().errors.lock().unwrap().push(e);
             }
         }
         sum = W::add(sum, s);
     }
     std::hint::black_box(sum);
-    std::hint::black_box(w.region().as_ptr());
-    iters as f64 * w.bytes_per_pass()
+    let run = w.run_state();
+    std::hint::black_box(run.region.as_ptr());
+    iters as f64 * run.bytes_per_pass
 }
 
-impl Passes for BwWork<'_> {
+impl<'a> Passes<'a> for BwWork<'a> {
     type Sum = f64;
     fn pass(&mut self) -> f64 {
         BwWork::pass(self)
@@ -291,17 +313,8 @@ impl Passes for BwWork<'_> {
     fn add(total: f64, sum: f64) -> f64 {
         total + sum
     }
-    fn checked(&mut self) -> &mut bool {
-        &mut self.checked
-    }
-    fn errors(&self) -> &std::sync::Mutex<Vec<String>> {
-        self.errors
-    }
-    fn region(&self) -> &Region {
-        &self.region
-    }
-    fn bytes_per_pass(&self) -> f64 {
-        self.bytes_per_pass
+    fn run_state(&mut self) -> &mut PassRun<'a> {
+        &mut self.run
     }
 }
 

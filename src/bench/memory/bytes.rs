@@ -12,11 +12,12 @@
 //! write-allocate unless `--count-write-allocate`), and the first pass is checked: the
 //! read sum, or every destination byte (sampled above 64 KiB) against its source.
 
-use super::bandwidth::{permute, run_passes, Passes, ARRAY_PAD};
+use super::bandwidth::{permute, run_passes, PassRun, Passes, ARRAY_PAD};
 use super::kernels::Op;
 use super::options::Pattern;
-use super::region::{Pages, Region};
-use super::{measure_passes, per_thread, run_config};
+use super::region::Pages;
+use super::{measure_passes, per_thread};
+use crate::bench::common::run_config;
 use crate::measure::runner::Workload;
 use crate::report::model::BenchResult;
 use std::sync::Mutex;
@@ -149,11 +150,8 @@ pub(crate) struct ByteWork<'a> {
     op: Op,
     geo: ByteGeometry,
     pattern: Pattern,
-    bytes_per_pass: f64,
-    region: Region,
+    run: PassRun<'a>,
     pass: u64,
-    checked: bool,
-    errors: &'a std::sync::Mutex<Vec<String>>,
 }
 
 impl<'a> ByteWork<'a> {
@@ -168,17 +166,13 @@ impl<'a> ByteWork<'a> {
     ) -> Result<ByteWork<'a>, String> {
         supported(op)?;
         let bytes = geo.region_bytes().ok_or("working set does not fit")?;
-        let mut region = Region::new(bytes, pages)?;
-        region.touch();
+        let bytes_per_pass = geo.bytes_per_pass(op, count_write_allocate) as f64;
         let w = ByteWork {
             op,
             geo,
             pattern,
-            bytes_per_pass: geo.bytes_per_pass(op, count_write_allocate) as f64,
-            region,
+            run: PassRun::new(bytes, pages, bytes_per_pass, errors)?,
             pass: 0,
-            checked: false,
-            errors,
         };
         if op.sources() > 0 {
             // SAFETY: array 0 lies inside the region (region_bytes covers it).
@@ -193,7 +187,7 @@ impl<'a> ByteWork<'a> {
     fn array(&self, k: usize) -> *mut u8 {
         let stride = self.geo.stride().expect("checked in ByteGeometry::new");
         // SAFETY: k < arrays, so the offset is inside the region.
-        unsafe { self.region.as_ptr().add(k * stride) }
+        unsafe { self.run.region.as_ptr().add(k * stride) }
     }
 
     /// One block at byte `o`; returns the sum of the bytes read (read only).
@@ -283,7 +277,7 @@ impl<'a> ByteWork<'a> {
     }
 }
 
-impl Passes for ByteWork<'_> {
+impl<'a> Passes<'a> for ByteWork<'a> {
     type Sum = u64;
     fn pass(&mut self) -> u64 {
         ByteWork::pass(self)
@@ -294,17 +288,8 @@ impl Passes for ByteWork<'_> {
     fn add(total: u64, sum: u64) -> u64 {
         total.wrapping_add(sum)
     }
-    fn checked(&mut self) -> &mut bool {
-        &mut self.checked
-    }
-    fn errors(&self) -> &std::sync::Mutex<Vec<String>> {
-        self.errors
-    }
-    fn region(&self) -> &Region {
-        &self.region
-    }
-    fn bytes_per_pass(&self) -> f64 {
-        self.bytes_per_pass
+    fn run_state(&mut self) -> &mut PassRun<'a> {
+        &mut self.run
     }
 }
 

@@ -23,12 +23,13 @@ pub mod region;
 #[cfg(target_arch = "x86_64")]
 pub mod x86;
 
+use super::common::{ram_refuses, ram_room, run_config, RAM_FRACTION};
 use super::peaks::{PeakKey, PeakOverrides};
 use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::peak::Peak;
 use crate::hw::HostInfo;
 use crate::measure::{RunConfig, Runner, Sample, Scaling};
-use crate::report::model::{BenchResult, Metric, Note, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, Resource, Unit};
 use crate::util::units::format_size;
 use bandwidth::{BwWork, Geometry};
 use chase::ChaseWork;
@@ -45,8 +46,6 @@ pub(crate) struct MemoryBench;
 const LLC_FALLBACK: u64 = 32 << 20;
 /// Default block for the random pattern: one 4 KiB page.
 pub(crate) const RAND_BLOCK: u64 = 4096;
-/// Fraction of available memory a run may use; beyond it the run is refused.
-const MEM_FRACTION: f64 = 0.85;
 
 fn cache_size(host: &HostInfo, level: u8) -> Option<u64> {
     host.cpu
@@ -186,27 +185,6 @@ pub(crate) fn size_param(bytes: u64) -> String {
     format_size(bytes).replace(' ', "")
 }
 
-/// Threads, pinning and the runner configuration for a case.
-fn run_config(ctx: &Context, threads: usize, notes: &mut Vec<Note>) -> RunConfig {
-    let logical = ctx.host.cpu.pin_order.len();
-    let cpus = if threads <= logical {
-        ctx.host.cpu.pin_order[..threads].to_vec()
-    } else {
-        notes.push(Note::warning(format!(
-            "oversubscribed: {threads} threads on {logical} logical CPUs, not pinned"
-        )));
-        Vec::new()
-    };
-    RunConfig {
-        repeat: ctx.opts.repeat,
-        min_time: ctx.opts.min_time,
-        threads,
-        cpus,
-        scaling: ctx.opts.scaling,
-        stable: ctx.opts.until_stable,
-    }
-}
-
 /// Bytes each thread works on for a case of `total` bytes.
 fn per_thread(total: u64, threads: usize, scaling: Scaling) -> u64 {
     match scaling {
@@ -338,19 +316,20 @@ impl BwCase {
 /// `new` makes a thread's workload on that thread (reporting failed checks to
 /// `errors`), thread 0's pages are noted, and `r` gets the samples' rates and the
 /// level's peak.
-fn measure_passes<W: bandwidth::Passes + crate::measure::runner::Workload>(
+fn measure_passes<'a, W: bandwidth::Passes<'a> + crate::measure::runner::Workload>(
     r: BenchResult,
     ctx: &Context,
     cfg: &RunConfig,
     level: Level,
-    errors: &Mutex<Vec<String>>,
+    errors: &'a Mutex<Vec<String>>,
     new: impl Fn() -> Result<W, String> + Sync,
 ) -> BenchResult {
     let pages_seen = Mutex::new(None);
     let make = |t: crate::measure::runner::ThreadCtx| {
-        let w = new()?;
+        let mut w = new()?;
         if t.index == 0 {
-            *pages_seen.lock().unwrap() = Some((w.region().huge_bytes(), w.region().len() as u64));
+            let region = &w.run_state().region;
+            *pages_seen.lock().unwrap() = Some((region.huge_bytes(), region.len() as u64));
         }
         Ok(w)
     };
@@ -551,14 +530,14 @@ impl Plan for MemoryBench {
         // The RAM check first: it names the real limit of a machine (the chase's own
         // limit lies far above any RAM this check accepts).
         let avail = host.memory.available_bytes;
-        if avail > 0 && need as f64 > avail as f64 * MEM_FRACTION {
+        if ram_refuses(need, avail) {
             return Err(UsageError::new(
                 "--size",
                 format!(
                     "the working set needs {} but only {} is available ({} of MemAvailable {}); use a smaller --size",
                     format_size(need),
-                    format_size((avail as f64 * MEM_FRACTION) as u64),
-                    (MEM_FRACTION * 100.0).round(),
+                    format_size(ram_room(avail)),
+                    (RAM_FRACTION * 100.0).round(),
                     format_size(avail)
                 ),
             ));
