@@ -32,22 +32,22 @@ use std::time::Duration;
 pub struct CommonArgs {
     /// Timed runs per case after the warm-up [default: 3]
     #[arg(long, global = true, value_name = "N", allow_hyphen_values = true)]
-    pub repeat: Option<String>,
+    pub(crate) repeat: Option<String>,
     /// Minimum duration of each timed run, e.g. 500ms [default: 500ms; quick suite 200ms]
     #[arg(long, global = true, value_name = "DUR", allow_hyphen_values = true)]
-    pub min_time: Option<String>,
+    pub(crate) min_time: Option<String>,
     /// What goes to stdout: table, json, csv or markdown [default: table]
     #[arg(long, global = true, value_name = "FORMAT", allow_hyphen_values = true)]
-    pub format: Option<String>,
+    pub(crate) format: Option<String>,
     /// Directory where HOST-UTCTIME.json is kept [default: results]
     #[arg(long, global = true, value_name = "DIR", allow_hyphen_values = true)]
-    pub output: Option<String>,
+    pub(crate) output: Option<String>,
     /// No progress bar
     #[arg(long, global = true)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Weak scaling: every thread gets the full problem instead of a share
     #[arg(long, global = true)]
-    pub weak: bool,
+    pub(crate) weak: bool,
     /// Override a theoretical peak, e.g. cpu.fp64=3.2TFLOP/s or memory=68GB/s (repeatable)
     #[arg(
         long,
@@ -55,23 +55,23 @@ pub struct CommonArgs {
         value_name = "KEY=VALUE",
         allow_hyphen_values = true
     )]
-    pub peak: Vec<String>,
+    pub(crate) peak: Vec<String>,
     /// Also write the HTML report to this file (quick suite: next to the JSON by default)
     #[arg(long, global = true, value_name = "FILE", allow_hyphen_values = true)]
-    pub html: Option<String>,
+    pub(crate) html: Option<String>,
     /// Run the installed reference tools on matching cases and record their figures
     #[arg(long, global = true)]
-    pub reference: bool,
+    pub(crate) reference: bool,
     /// Width of the terminal table in columns [default: COLUMNS, else the terminal's]
     #[arg(long, global = true, value_name = "COLS", allow_hyphen_values = true)]
-    pub width: Option<String>,
+    pub(crate) width: Option<String>,
     /// Repeat each case until the 95 % CI half-width is within PCT of the mean (e.g. 1%),
     /// dropping samples whose threads lost their cores (cpu, memory, linalg roofline)
     #[arg(long, global = true, value_name = "PCT", allow_hyphen_values = true)]
-    pub until_stable: Option<String>,
+    pub(crate) until_stable: Option<String>,
     /// Most time --until-stable spends on one case's samples [default: 30s]
     #[arg(long, global = true, value_name = "DUR", allow_hyphen_values = true)]
-    pub stable_budget: Option<String>,
+    pub(crate) stable_budget: Option<String>,
 }
 
 /// Most threads accepted per case: far beyond any oversubscription worth measuring.
@@ -94,31 +94,31 @@ pub(crate) fn secs_opt<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::O
 #[derive(Debug, Clone, Serialize)]
 pub struct CommonOptions {
     /// `--repeat`.
-    pub repeat: u32,
+    pub(crate) repeat: u32,
     /// `--min-time`.
     #[serde(serialize_with = "secs", rename = "min_time_s")]
-    pub min_time: Duration,
+    pub(crate) min_time: Duration,
     /// `--format`.
-    pub format: Format,
+    pub(crate) format: Format,
     /// `--output`.
-    pub output: PathBuf,
+    pub(crate) output: PathBuf,
     /// `--quiet`.
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// `--weak` (weak) or default (strong).
-    pub scaling: Scaling,
+    pub(crate) scaling: Scaling,
     /// `--peak`.
-    pub peaks: PeakOverrides,
+    pub(crate) peaks: PeakOverrides,
     /// `--html`: where to write the HTML report.
-    pub html: Option<PathBuf>,
+    pub(crate) html: Option<PathBuf>,
     /// `--reference`: run matching reference tools after each case.
-    pub reference: bool,
+    pub(crate) reference: bool,
     /// `--until-stable` and `--stable-budget`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub until_stable: Option<Stable>,
+    pub(crate) until_stable: Option<Stable>,
     /// `--width`, else `COLUMNS`, else the terminal's: the width of the terminal table
     /// (`None`: no limit). How it is shown, not what was measured: not in the report.
     #[serde(skip)]
-    pub width: Option<usize>,
+    pub(crate) width: Option<usize>,
 }
 
 /// Validates the common options; `quick` (no subcommand) shortens the default
@@ -126,7 +126,7 @@ pub struct CommonOptions {
 /// `options` checks it after the subcommand's own flags. `--peak` is left empty too:
 /// its keys name every resource's peaks (`bench::peaks`, above the resources), so
 /// `options` parses them with [`super::peaks::parse_peak`].
-pub fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
+pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
     let repeat = match &c.repeat {
         None => 3,
         Some(t) => match t.trim().parse::<u32>() {

@@ -43,7 +43,7 @@ pub mod gpu;
 pub mod linalg;
 pub mod memory;
 pub mod net;
-pub mod null;
+pub(crate) mod null;
 pub mod peaks;
 
 use crate::hw::HostInfo;
@@ -52,18 +52,18 @@ use common::CommonOptions;
 
 /// What every case gets: the detected host and the validated common options (each
 /// resource's own options reach it through [`Plan::plan`]).
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     /// The machine, detected once per run.
-    pub host: &'a HostInfo,
+    pub(crate) host: &'a HostInfo,
     /// The validated options common to every command (`--repeat`, `--min-time`, …).
-    pub opts: &'a CommonOptions,
+    pub(crate) opts: &'a CommonOptions,
 }
 
 /// The usage error (`util::usage`), re-exported for the resources' `plan` and options.
-pub use crate::util::usage::UsageError;
+pub(crate) use crate::util::usage::UsageError;
 
 /// One measurable case: one measurement, one step of the progress display.
-pub trait Case: Send {
+pub(crate) trait Case: Send {
     /// Short description for progress output.
     fn label(&self) -> String;
     /// Runs the measurement to its complete results (each ok, skipped or failed), in

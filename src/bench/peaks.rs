@@ -82,7 +82,7 @@ const KEYS: &str = "cpu, cpu.PRECISION, cpu.PRECISION.ISA, memory, memory.l1|l2|
 impl PeakKey {
     /// Reads a key (lower-case, as `parse_override` leaves it), or says why it is
     /// unknown.
-    pub fn parse(key: &str) -> Result<PeakKey, String> {
+    pub(crate) fn parse(key: &str) -> Result<PeakKey, String> {
         let unknown = || format!("unknown key '{key}'; accepted: {KEYS}");
         let parts: Vec<&str> = key.split('.').collect();
         match parts.as_slice() {
@@ -188,7 +188,7 @@ impl fmt::Display for PeakKey {
 /// keeps its last value. Serialised as a map from each key's text to its value, in the
 /// order of the texts.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct PeakOverrides(Vec<(PeakKey, f64)>);
+pub(crate) struct PeakOverrides(Vec<(PeakKey, f64)>);
 
 impl PeakOverrides {
     /// Sets the peak of `key`, replacing an earlier value of the same key.

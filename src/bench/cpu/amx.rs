@@ -16,15 +16,12 @@ use crate::hw::asm::{amx_loop_body, tile_config};
 
 /// Linux's AMX tile-data permission lives with the CPU detection (`hw::cpu`), below
 /// both the kernels and the execution probe.
-pub use crate::hw::cpu::request_amx_permission as request_permission;
-
-/// Bytes of operand memory: two A tiles then two B tiles, 1 KiB each.
-pub const TILE_BYTES: usize = 1024;
+pub(crate) use crate::hw::cpu::request_amx_permission as request_permission;
 
 macro_rules! amx_kernel {
     ($name:ident, $op:literal) => {
-        /// Runs `iters` × 4 tile multiplies; `p.tiles` holds A0, A1, B0, B1; `out` gets
-        /// the four 1 KiB accumulator tiles.
+        /// Runs `iters` × 4 tile multiplies; `p.tiles` holds A0, A1, B0, B1 (two A tiles
+        /// then two B tiles, 1 KiB each); `out` gets the four 1 KiB accumulator tiles.
         pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
             let cfg = tile_config();
             let t = p.tiles.as_ptr();

@@ -61,7 +61,7 @@ impl Precision {
     }
 
     /// Parses a flag value, including the course aliases qp/hp/sp/dp.
-    pub fn parse(s: &str) -> Option<Precision> {
+    pub(crate) fn parse(s: &str) -> Option<Precision> {
         let s = s.to_ascii_lowercase();
         Precision::ALL
             .iter()
@@ -148,7 +148,7 @@ impl Isa {
     }
 
     /// Parses a flag value (case-insensitive, `_` accepted for `-`).
-    pub fn parse(s: &str) -> Option<Isa> {
+    pub(crate) fn parse(s: &str) -> Option<Isa> {
         let s = s.to_ascii_lowercase().replace('_', "-");
         Isa::ALL.iter().copied().find(|i| i.name() == s)
     }
@@ -156,7 +156,7 @@ impl Isa {
 
 /// Element type of the accumulators, for decoding `out`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Elem {
+pub(crate) enum Elem {
     /// f64
     F64,
     /// f32
@@ -202,34 +202,38 @@ impl Elem {
 /// Where accumulators land in `out`: `regs` registers of `reg_bytes`, the first
 /// `lanes` elements of each meaningful.
 #[derive(Debug, Clone, Copy)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// Accumulator registers (or tiles).
-    pub regs: usize,
+    // Read only by the kernels' tests (`Kernel::lanes`), like `reg_bytes` and `lanes`.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) regs: usize,
     /// Bytes stored per register.
-    pub reg_bytes: usize,
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) reg_bytes: usize,
     /// Meaningful elements per register.
-    pub lanes: usize,
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) lanes: usize,
     /// Element type.
-    pub elem: Elem,
+    pub(crate) elem: Elem,
 }
 
 /// Operand memory handed to a kernel: two vectors, the initial accumulator, and AMX
 /// tiles. Aligned to a cache line.
 #[repr(C, align(64))]
-pub struct Operands {
+pub(crate) struct Operands {
     /// First operand vector (64 bytes; narrower kernels use the low part).
-    pub a: [u8; 64],
+    pub(crate) a: [u8; 64],
     /// Second operand vector.
-    pub b: [u8; 64],
+    pub(crate) b: [u8; 64],
     /// Initial value of every accumulator.
-    pub init: [u8; 64],
+    pub(crate) init: [u8; 64],
     /// AMX: A0, A1, B0, B1 tiles of 1 KiB.
-    pub tiles: [u8; 4096],
+    pub(crate) tiles: [u8; 4096],
 }
 
 /// Which operand values a kernel runs on (chosen so results stay finite and normal).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Values {
+pub(crate) enum Values {
     /// a = 1 − 2⁻¹⁰, b = 2⁻¹⁰, acc₀ = 0: acc·a + b converges to 1.
     Converge,
     /// bf16 pairs a = 1.0, b = 2⁻¹⁰ into f32 accumulators from 0.
@@ -255,31 +259,33 @@ pub struct Kernel {
     /// `<op>_<dtype>_<isa>`, e.g. `fma_f64_avx512`.
     pub name: &'static str,
     /// Instruction set.
-    pub isa: Isa,
+    pub(crate) isa: Isa,
     /// Data type.
-    pub precision: Precision,
+    pub(crate) precision: Precision,
     /// peakbench feature names the CPU must have (see `hw::cpu`).
-    pub requires: &'static [&'static str],
+    pub(crate) requires: &'static [&'static str],
     /// Execution resource, `None` for generic kernels (no peak claimed).
     pub pipe: Option<Pipe>,
     /// Vector width.
     pub width: Width,
     /// Counted instructions per loop iteration.
-    pub instrs_per_iter: u64,
+    pub(crate) instrs_per_iter: u64,
     /// Operations per counted instruction.
-    pub ops_per_instr: u64,
+    pub(crate) ops_per_instr: u64,
     /// Accumulator layout in `out`.
-    pub layout: Layout,
+    pub(crate) layout: Layout,
     /// Operand values.
-    pub values: Values,
+    pub(crate) values: Values,
     /// The kernel.
-    pub run: KernelFn,
+    pub(crate) run: KernelFn,
     /// The clock chain with this kernel's instruction interleaved (see `x86.rs`), so
     /// the clock is read at the kernel's own frequency licence; `None` = the generic
     /// chain for its width.
-    pub clock: Option<ChainFn>,
+    pub(crate) clock: Option<ChainFn>,
     /// Value of one accumulator lane after `iters` iterations, computed in scalar code.
-    pub reference: fn(u64) -> f64,
+    // Read only by the kernels' tests.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) reference: fn(u64) -> f64,
 }
 
 impl Kernel {

@@ -14,7 +14,8 @@
 use crate::hw::clock::ChainFn;
 use crate::hw::uarch::{Pipe, Width};
 
-pub use super::kernel::{Elem, Isa, Kernel, Layout, Operands, Precision, Values};
+pub(crate) use super::kernel::{Elem, Layout, Operands, Values};
+pub use super::kernel::{Isa, Kernel, Precision};
 pub(crate) use super::kernel::{KernelFn, CONVERGE_B};
 
 // ---- scalar references: one accumulator lane after n iterations ----

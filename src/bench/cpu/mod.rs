@@ -14,14 +14,14 @@
 //! warning: the clock moved during the case. Sustained series (`--sustain`) read only before and after, so the
 //! series has no gaps.
 
-pub mod amx;
-pub mod generic;
-pub mod kernel;
+pub(crate) mod amx;
+pub(crate) mod generic;
+pub(crate) mod kernel;
 pub mod kernels;
 pub mod options;
-pub mod select;
+pub(crate) mod select;
 #[cfg(target_arch = "x86_64")]
-pub mod x86;
+pub(crate) mod x86;
 
 use super::common::{default_threads, record_clock, run_config};
 use super::peaks::{PeakKey, PeakOverrides};

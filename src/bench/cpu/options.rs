@@ -16,19 +16,19 @@ use std::time::Duration;
 pub struct CpuArgs {
     /// Precisions: int8,int16,int32,int64,fp16,bf16,fp32,fp64 (aliases qp,hp,sp,dp) [default: all]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub precision: Option<String>,
+    pub(crate) precision: Option<String>,
     /// Instruction sets: generic,scalar,sse2,avx,avx2,avx-vnni,avx512,avx512-vnni,avx512-bf16,avx512-fp16,amx [default: all the CPU has]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub isa: Option<String>,
+    pub(crate) isa: Option<String>,
     /// Thread counts [default: 1,2,4,… up to the core count]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub threads: Option<String>,
+    pub(crate) threads: Option<String>,
     /// Sustained mode: sample for this long, e.g. 10m (a time series per case)
     #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
-    pub sustain: Option<String>,
+    pub(crate) sustain: Option<String>,
     /// Sample interval in sustained mode [default: 1s]
     #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
-    pub interval: Option<String>,
+    pub(crate) interval: Option<String>,
 }
 
 impl Serialize for Precision {
@@ -44,19 +44,19 @@ impl Serialize for Isa {
 
 /// `peakbench cpu` options.
 #[derive(Debug, Clone, Serialize)]
-pub struct CpuOptions {
+pub(crate) struct CpuOptions {
     /// `--precision`; `None` = all.
-    pub precisions: Option<Vec<Precision>>,
+    pub(crate) precisions: Option<Vec<Precision>>,
     /// `--isa`; `None` = all the CPU has.
-    pub isas: Option<Vec<Isa>>,
+    pub(crate) isas: Option<Vec<Isa>>,
     /// `--threads`; `None` = 1, 2, 4, … cores.
-    pub threads: Option<Vec<usize>>,
+    pub(crate) threads: Option<Vec<usize>>,
     /// `--sustain`: total duration of a sustained run.
     #[serde(serialize_with = "secs_opt", rename = "sustain_s")]
-    pub sustain: Option<Duration>,
+    pub(crate) sustain: Option<Duration>,
     /// `--interval`: sample length in sustained mode.
     #[serde(serialize_with = "secs", rename = "interval_s")]
-    pub interval: Duration,
+    pub(crate) interval: Duration,
 }
 
 impl Default for CpuOptions {
@@ -72,7 +72,7 @@ impl Default for CpuOptions {
 }
 
 /// Validates `peakbench cpu` flags.
-pub fn parse(a: &CpuArgs) -> Result<CpuOptions, UsageError> {
+pub(crate) fn parse(a: &CpuArgs) -> Result<CpuOptions, UsageError> {
     let precisions = a
         .precision
         .as_deref()

@@ -45,7 +45,7 @@ pub(crate) fn check(buf: &[u8], seed: u64, file_id: u32, off: u64, gen: u16) -> 
 /// Per-unit generations of one file, for `--verify`: `gens[i]` is the generation
 /// expected in bytes `[i·unit, (i+1)·unit)`.
 #[derive(Debug, Clone)]
-pub struct Gens {
+pub(crate) struct Gens {
     /// Bytes per tracked unit (the gcd of the block sizes).
     pub unit: u64,
     /// Generation per unit.
@@ -54,7 +54,7 @@ pub struct Gens {
 
 impl Gens {
     /// All units at generation 0 (what the fill writes).
-    pub fn new(file_size: u64, unit: u64) -> Gens {
+    pub(crate) fn new(file_size: u64, unit: u64) -> Gens {
         Gens {
             unit,
             gens: vec![0; (file_size / unit) as usize],
@@ -62,7 +62,7 @@ impl Gens {
     }
 
     /// Records that `[off, off+len)` now holds generation `gen`.
-    pub fn set(&mut self, off: u64, len: u64, gen: u16) {
+    pub(crate) fn set(&mut self, off: u64, len: u64, gen: u16) {
         let (a, b) = (
             (off / self.unit) as usize,
             ((off + len) / self.unit) as usize,

@@ -19,7 +19,7 @@ use std::os::fd::RawFd;
 
 /// Capability flags of an engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Caps(pub u32);
+pub(crate) struct Caps(pub u32);
 
 impl Caps {
     /// Completes I/O inside `submit`; at most one in flight per job.
@@ -39,7 +39,7 @@ impl Caps {
 
 /// Read or write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
+pub(crate) enum Op {
     /// Read into the slot's buffer.
     Read,
     /// Write the slot's buffer.
@@ -48,7 +48,7 @@ pub enum Op {
 
 /// One I/O: a buffer slot, a direction and a file offset; the length is the job's block.
 #[derive(Debug, Clone, Copy)]
-pub struct Io {
+pub(crate) struct Io {
     /// Buffer slot index (0..depth); also identifies the I/O on completion.
     pub slot: usize,
     /// Direction.
@@ -59,7 +59,7 @@ pub struct Io {
 
 /// A completed I/O: its slot and the kernel's result (bytes moved, or −errno).
 #[derive(Debug, Clone, Copy)]
-pub struct Done {
+pub(crate) struct Done {
     /// Slot of the I/O.
     pub slot: usize,
     /// Bytes transferred, or a negative errno.
@@ -76,7 +76,7 @@ pub struct Done {
 /// the block layer splits into several requests (virtio-blk takes 254 segments per
 /// request). On the 2-vCPU guest that split made 1 MiB sequential reads issue 1.45x the
 /// device requests fio did (324 vs 468 KiB each, from `/sys/block/vda/stat`).
-pub struct Buffers {
+pub(crate) struct Buffers {
     ptr: *mut u8,
     layout: Layout,
     /// Bytes per slot.
@@ -95,7 +95,7 @@ const HUGE: usize = 2 << 20;
 
 impl Buffers {
     /// Allocates `slots` zeroed buffers of `block` bytes.
-    pub fn new(block: usize, slots: usize) -> io::Result<Buffers> {
+    pub(crate) fn new(block: usize, slots: usize) -> io::Result<Buffers> {
         let size = block
             .checked_mul(slots)
             .filter(|&s| s > 0)
@@ -172,7 +172,7 @@ impl Drop for Buffers {
 }
 
 /// A job's I/O queue over one file.
-pub trait Queue {
+pub(crate) trait Queue {
     /// Hands `ios` to the kernel (a SYNC engine performs them before returning).
     fn submit(&mut self, ios: &[Io], bufs: &Buffers) -> io::Result<()>;
     /// Appends at least `min` and at most `max` completions to `out` (waiting if
@@ -183,7 +183,7 @@ pub trait Queue {
 }
 
 /// An I/O engine.
-pub trait IoEngine: Sync {
+pub(crate) trait IoEngine: Sync {
     /// `sync` or `uring`: the `--engine` value and the name in results.
     fn name(&self) -> &'static str;
     /// Other `--engine` values accepted for it (fio's names), e.g. `psync`.

@@ -33,7 +33,7 @@ pub(crate) fn histogram() -> Histogram<u64> {
 }
 
 /// What `--verify` needs in a job.
-pub struct Verify<'a> {
+pub(crate) struct Verify<'a> {
     /// Expected generation per unit of this job's file (updated by writes).
     pub gens: &'a mut Gens,
     /// Generation this case writes.
@@ -43,7 +43,7 @@ pub struct Verify<'a> {
 }
 
 /// One job's parameters.
-pub struct JobSpec<'a> {
+pub(crate) struct JobSpec<'a> {
     /// The engine.
     pub engine: &'a dyn IoEngine,
     /// File (or block device) and the byte where this job's region starts.
@@ -80,7 +80,7 @@ pub struct JobSpec<'a> {
 
 /// Counters of one measured window.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Window {
+pub(crate) struct Window {
     /// Bytes of the I/Os completed in the window.
     pub bytes: u64,
     /// I/Os completed.
@@ -92,7 +92,7 @@ pub struct Window {
 }
 
 /// What a job measured.
-pub struct JobStats {
+pub(crate) struct JobStats {
     /// Per measured window.
     pub windows: Vec<Window>,
     /// Bytes completed per second of the measured span.
@@ -122,7 +122,7 @@ struct Slot {
 
 /// Runs one job to completion. `ready` is called once the file is open and the buffers
 /// are allocated, and must return when every job is ready (the start barrier).
-pub fn run(
+pub(crate) fn run(
     spec: &JobSpec,
     mut verify: Option<Verify<'_>>,
     ready: &dyn Fn(),

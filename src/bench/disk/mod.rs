@@ -14,18 +14,18 @@
 //! directory of a run killed outright is reclaimed by the next run in the same `--dir`,
 //! or named with its size and the command to remove it ([`stale`]).
 
-pub mod case;
-pub mod data;
-pub mod engine;
-pub mod engines;
-pub mod job;
+pub(crate) mod case;
+pub(crate) mod data;
+pub(crate) mod engine;
+pub(crate) mod engines;
+pub(crate) mod job;
 pub mod options;
 mod stale;
-pub mod sync;
+pub(crate) mod sync;
 #[cfg(test)]
 mod tests;
-pub mod uring;
-pub mod workspace;
+pub(crate) mod uring;
+pub(crate) mod workspace;
 
 use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::disk::{self as hwdisk, DiskInfo};
@@ -208,29 +208,29 @@ fn buffers_too_big(jobs: u64, depth: u64, block: u64, ram: u64) -> UsageError {
 /// Everything the cases of one run share.
 pub(crate) struct RunPlan {
     /// Validated options.
-    pub opts: DiskOptions,
+    pub(crate) opts: DiskOptions,
     /// Where the files live.
-    pub ws: Workspace,
+    pub(crate) ws: Workspace,
     /// The engine that runs.
-    pub engine: &'static dyn IoEngine,
+    pub(crate) engine: &'static dyn IoEngine,
     /// How the engine was chosen (auto), for the notes.
-    pub engine_note: Option<String>,
+    pub(crate) engine_note: Option<String>,
     /// The device backing the target.
-    pub device: Option<DiskInfo>,
+    pub(crate) device: Option<DiskInfo>,
     /// Data seed of the run.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Unmeasured lead-in per case.
-    pub ramp: Duration,
+    pub(crate) ramp: Duration,
     /// Measured window length.
-    pub window: Duration,
+    pub(crate) window: Duration,
     /// Windows per case (the samples).
-    pub windows: usize,
+    pub(crate) windows: usize,
     /// Per-file generations (`--verify`), and the generation counter.
-    pub verify: Option<std::sync::Mutex<(Vec<data::Gens>, u16)>>,
+    pub(crate) verify: Option<std::sync::Mutex<(Vec<data::Gens>, u16)>>,
     /// The verify unit: gcd of the block sizes.
-    pub unit: u64,
+    pub(crate) unit: u64,
     /// Stop after this many I/Os per job (tests only).
-    pub io_limit: Option<u64>,
+    pub(crate) io_limit: Option<u64>,
 }
 
 /// Builds the shared plan: every check that can refuse the run happens here.

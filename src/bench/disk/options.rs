@@ -18,43 +18,43 @@ use std::time::Duration;
 pub struct DiskArgs {
     /// Directory for the test files (a temporary subdirectory is created and removed) [default: current directory]
     #[arg(long, value_name = "DIR")]
-    pub dir: Option<String>,
+    pub(crate) dir: Option<String>,
     /// Patterns: seq-read,seq-write,rand-read,rand-write,rw-mix or rw-mix:READ_PCT, copy (sequential read+write) (fio names read,write,randread,randwrite,randrw also accepted) [default: the four seq/rand ones]
     #[arg(long, value_name = "LIST")]
-    pub pattern: Option<String>,
+    pub(crate) pattern: Option<String>,
     /// Block sizes, e.g. 4KiB,1MiB: multiples of 512 B, or any size from 1 B with --buffered (4KB = 4000 B) [default: 1MiB for seq-* and copy, 4KiB for rand-* and rw-mix]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub block: Option<String>,
+    pub(crate) block: Option<String>,
     /// I/Os in flight per job (queue depth) [default: 1,32]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub depth: Option<String>,
+    pub(crate) depth: Option<String>,
     /// Parallel jobs, one file and one thread each [default: 1]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub jobs: Option<String>,
+    pub(crate) jobs: Option<String>,
     /// Size of each job's file, a multiple of every block [default: 1GiB, rounded down to a multiple of the blocks]
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
-    pub file_size: Option<String>,
+    pub(crate) file_size: Option<String>,
     /// I/O engine: auto (io_uring when the kernel allows it, else sync), sync, uring [default: auto]
     #[arg(long, value_name = "ENGINE")]
-    pub engine: Option<String>,
+    pub(crate) engine: Option<String>,
     /// Go through the page cache instead of O_DIRECT (labelled in the results)
     #[arg(long)]
-    pub buffered: bool,
+    pub(crate) buffered: bool,
     /// Measured time per repeat [default: 2s, or --min-time if longer]
     #[arg(long, value_name = "DUR")]
-    pub runtime: Option<String>,
+    pub(crate) runtime: Option<String>,
     /// Unmeasured I/O before the first repeat [default: 1s]
     #[arg(long, value_name = "DUR")]
-    pub ramp: Option<String>,
+    pub(crate) ramp: Option<String>,
     /// Check the data: reads compare with what was written, writes are read back after the case
     #[arg(long)]
-    pub verify: bool,
+    pub(crate) verify: bool,
     /// Steady-state mode: one run this long sampled every second (e.g. 10m for the SSD write cliff)
     #[arg(long, value_name = "DUR")]
-    pub sustain: Option<String>,
+    pub(crate) sustain: Option<String>,
     /// Allow --dir to be a block device (its data in the tested range is DESTROYED by writes)
     #[arg(long)]
-    pub allow_destructive: bool,
+    pub(crate) allow_destructive: bool,
 }
 
 /// Deepest queue accepted per job (io_uring rings go to 32768; beyond 4096 nothing changes).
@@ -71,7 +71,7 @@ pub(crate) const SECTOR: u64 = 512;
 
 /// An access pattern (`--pattern`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pattern {
+pub(crate) enum Pattern {
     /// Sequential reads (fio `read`).
     SeqRead,
     /// Sequential writes (fio `write`).
@@ -131,7 +131,7 @@ impl Pattern {
     }
 
     /// Parses one pattern (our names or fio's).
-    pub fn parse(s: &str) -> Result<Pattern, ParseError> {
+    pub(crate) fn parse(s: &str) -> Result<Pattern, ParseError> {
         let bad = || {
             ParseError(format!(
                 "unknown pattern '{s}'; accepted: seq-read,seq-write,rand-read,rand-write,rw-mix[:READ_PCT],copy (or fio's read,write,randread,randwrite,randrw)"
@@ -179,7 +179,7 @@ impl Serialize for Pattern {
 
 /// `--engine`: any engine of [`ENGINES`], or the first one this kernel allows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EngineChoice {
+pub(crate) enum EngineChoice {
     /// The first available engine of [`ENGINES`] (io_uring when the kernel allows it,
     /// else sync; the result says which ran).
     Auto,
@@ -198,45 +198,45 @@ impl Serialize for EngineChoice {
 
 /// Validated `peakbench disk` options.
 #[derive(Debug, Clone, Serialize)]
-pub struct DiskOptions {
+pub(crate) struct DiskOptions {
     /// `--dir`; `None` = the current directory.
-    pub dir: Option<PathBuf>,
+    pub(crate) dir: Option<PathBuf>,
     /// `--pattern`.
-    pub patterns: Vec<Pattern>,
+    pub(crate) patterns: Vec<Pattern>,
     /// `--block`; `None` = each pattern's default.
-    pub blocks: Option<Vec<u64>>,
+    pub(crate) blocks: Option<Vec<u64>>,
     /// `--depth`.
-    pub depths: Vec<u32>,
+    pub(crate) depths: Vec<u32>,
     /// `--jobs`.
-    pub jobs: Vec<u32>,
+    pub(crate) jobs: Vec<u32>,
     /// `--file-size`: bytes per job file.
-    pub file_size: u64,
+    pub(crate) file_size: u64,
     /// `--engine`.
-    pub engine: EngineChoice,
+    pub(crate) engine: EngineChoice,
     /// `--buffered`.
-    pub buffered: bool,
+    pub(crate) buffered: bool,
     /// `--runtime`; `None` = max(2 s, `--min-time`).
     #[serde(
         serialize_with = "crate::bench::common::secs_opt",
         rename = "runtime_s"
     )]
-    pub runtime: Option<Duration>,
+    pub(crate) runtime: Option<Duration>,
     /// `--ramp`.
     #[serde(serialize_with = "crate::bench::common::secs", rename = "ramp_s")]
-    pub ramp: Duration,
+    pub(crate) ramp: Duration,
     /// `--verify`.
-    pub verify: bool,
+    pub(crate) verify: bool,
     /// `--sustain`.
     #[serde(
         serialize_with = "crate::bench::common::secs_opt",
         rename = "sustain_s"
     )]
-    pub sustain: Option<Duration>,
+    pub(crate) sustain: Option<Duration>,
     /// `--allow-destructive`.
-    pub allow_destructive: bool,
+    pub(crate) allow_destructive: bool,
     /// What validation changed, for the results (a `--file-size` rounded down).
     #[serde(skip)]
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 impl Default for DiskOptions {
@@ -326,7 +326,7 @@ fn parse_counts(flag: &str, text: &str, max: u32, what: &str) -> Result<Vec<u32>
 }
 
 /// Validates the raw `peakbench disk` flags (no filesystem access here).
-pub fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
+pub(crate) fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
     let mut o = DiskOptions::default();
     if let Some(d) = &a.dir {
         if d.trim().is_empty() {

@@ -42,7 +42,7 @@ const MAX_OUT_BYTES: u64 = 64 << 20;
 
 /// How a precision is computed and checked.
 #[derive(Debug, Clone, Copy)]
-pub struct Kernel {
+pub(crate) struct Kernel {
     /// The precision.
     pub precision: GpuPrecision,
     /// Workload name in results.

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 pub(crate) const WORKGROUP: u32 = 256;
 
 /// An opened adapter.
-pub struct Gpu {
+pub(crate) struct Gpu {
     /// The adapter as detected.
     pub info: GpuInfo,
     /// Its logical device.
@@ -189,7 +189,7 @@ impl Gpu {
     }
 
     /// A bind group of `pipeline`'s group 0 with `buffers` at bindings 0, 1, 2, ….
-    pub fn bind(
+    pub(crate) fn bind(
         &self,
         pipeline: &wgpu::ComputePipeline,
         buffers: &[&wgpu::Buffer],

@@ -62,7 +62,7 @@ fn groups_for(gpu: &Gpu, elements: u64) -> u32 {
 }
 
 /// A measured memory case: bytes per unit and the timed samples.
-pub struct Measured {
+pub(crate) struct Measured {
     /// Rates (B/s) or, for `dispatch`, mean latencies (s), one per sample.
     pub samples: Vec<f64>,
     /// Latency percentiles (`dispatch` only).
@@ -130,7 +130,7 @@ fn check_pattern(gpu: &Gpu, c: &Chunks, what: &str) -> Result<(), String> {
 
 /// How long to make and take the timed units.
 #[derive(Debug, Clone, Copy)]
-pub struct Budget {
+pub(crate) struct Budget {
     /// Least duration of one timed unit (the repeat count grows to reach it).
     pub target: Duration,
     /// Least duration of one sample (units are added until it is reached).
@@ -177,7 +177,7 @@ fn time_units(
 }
 
 /// Runs one memory kernel: checks it, then times it.
-pub fn run(gpu: &Gpu, kernel: MemKernel, size: u64, b: Budget) -> Result<Measured, String> {
+pub(crate) fn run(gpu: &Gpu, kernel: MemKernel, size: u64, b: Budget) -> Result<Measured, String> {
     match kernel {
         MemKernel::Read | MemKernel::Write | MemKernel::Copy => device_kernel(gpu, kernel, size, b),
         MemKernel::H2d | MemKernel::D2h => transfer(gpu, kernel, size, b),

@@ -13,11 +13,11 @@
 //!   reports, or the datasheet boost clock; `--peak gpu.fp32=…`, `gpu.memory=…`,
 //!   `gpu.pcie=…` override them.
 
-pub mod compute;
-pub mod device;
+pub(crate) mod compute;
+pub(crate) mod device;
 #[cfg(test)]
 mod kernel_tests;
-pub mod memory;
+pub(crate) mod memory;
 pub mod options;
 
 use super::common::{ram_refuses, ram_room, RAM_FRACTION};

@@ -14,19 +14,19 @@ use serde::{Serialize, Serializer};
 pub struct GpuArgs {
     /// List the adapters (name, vendor, type, driver, backend, limits, peaks) and exit
     #[arg(long)]
-    pub list: bool,
+    pub(crate) list: bool,
     /// Adapter index from --list [default: the first: discrete before integrated before software]
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub device: Option<String>,
+    pub(crate) device: Option<String>,
     /// Compute precisions: fp32,fp16,fp64,int32,int8,int64 or all [default: all, unless only --kernel is given]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub precision: Option<String>,
+    pub(crate) precision: Option<String>,
     /// Memory kernels: read,write,copy,h2d,d2h,dispatch or all [default: all, unless only --precision is given]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub kernel: Option<String>,
+    pub(crate) kernel: Option<String>,
     /// Bytes per buffer of the memory and transfer kernels [default: 1GiB; 256MiB on a software adapter]
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
-    pub size: Option<String>,
+    pub(crate) size: Option<String>,
 }
 
 /// Memory and transfer workloads (`--kernel`).
@@ -78,20 +78,20 @@ impl Serialize for MemKernel {
 
 /// Validated `peakbench gpu` options.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct GpuOptions {
+pub(crate) struct GpuOptions {
     /// `--list`: print the adapters and exit.
-    pub list: bool,
+    pub(crate) list: bool,
     /// `--device`: adapter index; `None` = the first (best) one.
-    pub device: Option<usize>,
+    pub(crate) device: Option<usize>,
     /// `--precision`; `None` = all when `--kernel` is not given either, else none.
-    pub precisions: Option<Vec<GpuPrecision>>,
+    pub(crate) precisions: Option<Vec<GpuPrecision>>,
     /// Whether `--precision all` (or nothing) was asked: missing precisions are skipped,
     /// not refused.
-    pub all_precisions: bool,
+    pub(crate) all_precisions: bool,
     /// `--kernel`; `None` = all when `--precision` is not given either, else none.
-    pub kernels: Option<Vec<MemKernel>>,
+    pub(crate) kernels: Option<Vec<MemKernel>>,
     /// `--size`: bytes per buffer of the memory and transfer kernels.
-    pub size: Option<u64>,
+    pub(crate) size: Option<u64>,
 }
 
 impl GpuOptions {
@@ -119,7 +119,7 @@ impl GpuOptions {
 pub(crate) const MAX_SIZE: u64 = 1 << 40;
 
 /// Validates the flags.
-pub fn parse(a: &GpuArgs) -> Result<GpuOptions, UsageError> {
+pub(crate) fn parse(a: &GpuArgs) -> Result<GpuOptions, UsageError> {
     let device = match &a.device {
         None => None,
         Some(t) => Some(t.trim().parse::<usize>().map_err(|_| {

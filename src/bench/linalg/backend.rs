@@ -31,11 +31,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::Mutex;
 
-pub use super::choice::{parse_choice, BlasChoice, Known, ACCEPTED, KNOWN};
+pub(crate) use super::choice::{BlasChoice, Known, ACCEPTED, KNOWN};
 
 /// The library behind one set of rows.
 #[derive(Clone)]
-pub enum Backend {
+pub(crate) enum Backend {
     /// faer, built in.
     Faer,
     /// A loaded library and its row name.
@@ -57,11 +57,11 @@ pub enum Backend {
 }
 
 /// faer's version, for its rows (the crate peakbench is built with).
-pub const FAER: &str = "faer 0.24 (built in, pure Rust)";
+pub(crate) const FAER: &str = "faer 0.24 (built in, pure Rust)";
 
 impl Backend {
     /// The row name (`faer`, `openblas`, …).
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         match self {
             Backend::Faer => "faer",
             Backend::Lib { name, .. } | Backend::Missing { name, .. } => name,
@@ -69,7 +69,7 @@ impl Backend {
     }
 
     /// Whether this is faer.
-    pub fn is_faer(&self) -> bool {
+    pub(crate) fn is_faer(&self) -> bool {
         matches!(self, Backend::Faer)
     }
 }
@@ -146,7 +146,7 @@ fn find(k: &Known, host: &HostInfo) -> Result<Backend, String> {
 }
 
 /// The backends for `choices`, in order, each library once (by file).
-pub fn resolve(choices: &[BlasChoice], host: &HostInfo) -> Result<Vec<Backend>, UsageError> {
+pub(crate) fn resolve(choices: &[BlasChoice], host: &HostInfo) -> Result<Vec<Backend>, UsageError> {
     let mut out: Vec<Backend> = Vec::new();
     let push = |b: Backend, out: &mut Vec<Backend>| {
         let dup = out.iter().any(|o| match (o, &b) {
@@ -448,6 +448,7 @@ pub(super) fn in_own_process(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::choice::parse_choice;
     use super::super::dense::Real;
     use super::*;
 

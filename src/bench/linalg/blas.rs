@@ -69,7 +69,7 @@ type SetDimFn = unsafe extern "C" fn(i64);
 type StrFn = unsafe extern "C" fn() -> *const c_char;
 
 /// The routines of one precision a library exports.
-pub struct Fns<T> {
+pub(crate) struct Fns<T> {
     gemm: Option<GemmFn<T>>,
     getrf: Option<GetrfFn<T>>,
     getrs: Option<GetrsFn<T>>,
@@ -77,7 +77,7 @@ pub struct Fns<T> {
 
 /// Which library family a file belongs to, told by the symbols it exports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
+pub(crate) enum Family {
     /// OpenBLAS (`openblas_get_config`).
     OpenBlas,
     /// BLIS (`bli_info_get_version_str`).
@@ -94,7 +94,7 @@ pub enum Family {
 
 /// How a thread-count call went.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Threads {
+pub(crate) enum Threads {
     /// Set with the library's call; the count it reports afterwards, where it has one.
     Set {
         /// The call used.
@@ -107,7 +107,7 @@ pub enum Threads {
 }
 
 /// A BLAS (and maybe LAPACK) library loaded with `dlopen`.
-pub struct Library {
+pub(crate) struct Library {
     /// The family told by the symbols.
     pub family: Family,
     /// The file it came from (canonical path).
@@ -125,7 +125,7 @@ pub struct Library {
 }
 
 /// An element type with BLAS/LAPACK routines (`d` or `s` prefix).
-pub trait Elem: Real {
+pub(crate) trait Elem: Real {
     /// This precision's routines in `lib`.
     #[doc(hidden)]
     fn fns(lib: &Library) -> &Fns<Self>;
@@ -185,7 +185,7 @@ fn file_of(addr: *const c_void) -> Option<PathBuf> {
 impl Library {
     /// Loads `name` (a soname searched like `dlopen` does, or a path). `Err` says why
     /// not: not found/loadable, or not a BLAS (no `dgemm_` nor `sgemm_`).
-    pub fn load(name: &Path) -> Result<Library, LoadError> {
+    pub(crate) fn load(name: &Path) -> Result<Library, LoadError> {
         // SAFETY: loading runs the library's initialisers; a BLAS's only start its
         // thread pool. Which file is loaded is the user's choice or a known BLAS name.
         let lib = unsafe { libloading::Library::new(name.as_os_str()) }
@@ -288,18 +288,18 @@ impl Library {
     }
 
     /// Whether the library has GEMM in `T`.
-    pub fn has_gemm<T: Elem>(&self) -> bool {
+    pub(crate) fn has_gemm<T: Elem>(&self) -> bool {
         T::fns(self).gemm.is_some()
     }
 
     /// Whether the library has the LU factorisation and solve in `T`.
-    pub fn has_lu<T: Elem>(&self) -> bool {
+    pub(crate) fn has_lu<T: Elem>(&self) -> bool {
         let f = T::fns(self);
         f.getrf.is_some() && f.getrs.is_some()
     }
 
     /// Sets the library's thread count to `t` with its own call.
-    pub fn set_threads(&self, t: usize) -> Threads {
+    pub(crate) fn set_threads(&self, t: usize) -> Threads {
         let t32 = c_int::try_from(t).unwrap_or(c_int::MAX);
         if let Some((call, f)) = self.set_int {
             // SAFETY: the library's `void f(int)` thread-count call.
@@ -327,7 +327,7 @@ impl Library {
     }
 
     /// `C = A·B` (square or not; every matrix column-major with unit row stride).
-    pub fn gemm<T: Elem>(
+    pub(crate) fn gemm<T: Elem>(
         &self,
         c: MatMut<'_, T>,
         a: MatRef<'_, T>,
@@ -374,7 +374,7 @@ impl Library {
 
     /// Solves `A·x = b` in place: `a` is overwritten by its LU factors, `x` holds `b`
     /// on entry and the solution on return; `ipiv` has `n` entries.
-    pub fn lu_solve<T: Elem>(
+    pub(crate) fn lu_solve<T: Elem>(
         &self,
         a: MatMut<'_, T>,
         ipiv: &mut [c_int],
@@ -510,7 +510,7 @@ fn ld(row_stride: isize, col_stride: isize, rows: usize) -> Result<c_int, CallEr
 
 /// Why a library could not be loaded.
 #[derive(Debug, thiserror::Error)]
-pub enum LoadError {
+pub(crate) enum LoadError {
     /// `dlopen` failed (not installed, or not a loadable library).
     #[error("cannot load: {0}")]
     NotFound(String),
@@ -521,7 +521,7 @@ pub enum LoadError {
 
 /// Why a call was not made or failed.
 #[derive(Debug, thiserror::Error)]
-pub enum CallError {
+pub(crate) enum CallError {
     /// The routine is not in the library.
     #[error("the library has no {0}")]
     Missing(&'static str),
@@ -539,13 +539,13 @@ pub enum CallError {
 /// Restricts the calling thread to a set of CPUs until dropped, then restores its
 /// mask: a library called from it runs there, and the threads it creates meanwhile
 /// inherit the set.
-pub struct Affinity {
+pub(crate) struct Affinity {
     old: Option<libc::cpu_set_t>,
 }
 
 impl Affinity {
     /// Restricts the calling thread to `cpus` (nothing when empty or out of range).
-    pub fn restrict(cpus: &[usize]) -> Affinity {
+    pub(crate) fn restrict(cpus: &[usize]) -> Affinity {
         let size = std::mem::size_of::<libc::cpu_set_t>();
         if cpus.is_empty() || cpus.iter().any(|&c| c >= 8 * size) {
             return Affinity { old: None };

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 /// One `--blas` item, as parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BlasChoice {
+pub(crate) enum BlasChoice {
     /// faer and every library found.
     Auto,
     /// faer, built in.
@@ -20,7 +20,7 @@ pub enum BlasChoice {
 }
 
 /// A family peakbench looks for: its name, the files to try and how to install it.
-pub struct Known {
+pub(crate) struct Known {
     /// The `--blas` name and row label.
     pub name: &'static str,
     /// Sonames (searched like `dlopen`) then paths.
@@ -32,7 +32,7 @@ pub struct Known {
 }
 
 /// The families `auto` looks for, in the order rows appear.
-pub const KNOWN: [Known; 6] = [
+pub(crate) const KNOWN: [Known; 6] = [
     Known {
         name: "openblas",
         files: &[
@@ -107,11 +107,11 @@ pub const KNOWN: [Known; 6] = [
 ];
 
 /// The names `--blas` accepts.
-pub const ACCEPTED: &str =
+pub(crate) const ACCEPTED: &str =
     "auto, faer, openblas, blis, mkl, flexiblas, atlas, reference, or a path to a .so";
 
 /// Parses one `--blas` item.
-pub fn parse_choice(s: &str) -> Result<BlasChoice, String> {
+pub(crate) fn parse_choice(s: &str) -> Result<BlasChoice, String> {
     let l = s.to_ascii_lowercase();
     if l == "auto" {
         return Ok(BlasChoice::Auto);

@@ -24,10 +24,10 @@ use faer::perm::PermRef;
 use faer::{Accum, Mat, MatMut, MatRef, Par};
 
 /// HPL's threshold on the scaled residual (its default `16.0` in `HPL.dat`).
-pub const THRESHOLD: f64 = 16.0;
+pub(crate) const THRESHOLD: f64 = 16.0;
 
 /// A floating-point element type the routines run in (f64 or f32).
-pub trait Real: faer::traits::RealField + Copy + Send + Sync + 'static {
+pub(crate) trait Real: faer::traits::RealField + Copy + Send + Sync + 'static {
     /// Machine epsilon (HPL's ε: the unit roundoff times 2, as `f64::EPSILON`).
     const EPS: f64;
     /// Bytes per element.
@@ -62,7 +62,7 @@ impl Real for f32 {
 
 /// A value in [-0.5, 0.5) from `(seed, index)`: splitmix64, so any element can be made
 /// on its own (and a matrix in any order) with the same result.
-pub fn uniform(seed: u64, index: u64) -> f64 {
+pub(crate) fn uniform(seed: u64, index: u64) -> f64 {
     let mut z = seed
         .wrapping_mul(0x9E37_79B9_7F4A_7C15)
         .wrapping_add(index)
@@ -74,14 +74,14 @@ pub fn uniform(seed: u64, index: u64) -> f64 {
 }
 
 /// An n×m matrix of [`uniform`] values (column-major, like HPL's).
-pub fn random<T: Real>(rows: usize, cols: usize, seed: u64) -> Mat<T> {
+pub(crate) fn random<T: Real>(rows: usize, cols: usize, seed: u64) -> Mat<T> {
     Mat::from_fn(rows, cols, |i, j| {
         T::of(uniform(seed, (j * rows + i) as u64))
     })
 }
 
 /// `‖A‖∞`: the largest row sum of absolute values.
-pub fn norm_inf<T: Real>(a: MatRef<'_, T>) -> f64 {
+pub(crate) fn norm_inf<T: Real>(a: MatRef<'_, T>) -> f64 {
     let mut rows = vec![0.0f64; a.nrows()];
     for j in 0..a.ncols() {
         for (i, r) in rows.iter_mut().enumerate() {
@@ -97,7 +97,7 @@ fn vec_inf(v: &[f64]) -> f64 {
 }
 
 /// `A·v` in f64 (column by column, so the matrix is read in memory order).
-pub fn matvec<T: Real>(a: MatRef<'_, T>, v: &[f64]) -> Vec<f64> {
+pub(crate) fn matvec<T: Real>(a: MatRef<'_, T>, v: &[f64]) -> Vec<f64> {
     let mut y = vec![0.0f64; a.nrows()];
     for (j, &vj) in v.iter().enumerate().take(a.ncols()) {
         for (i, yi) in y.iter_mut().enumerate() {
@@ -109,13 +109,18 @@ pub fn matvec<T: Real>(a: MatRef<'_, T>, v: &[f64]) -> Vec<f64> {
 
 /// `C = A·B` with the library's kernels and `par` (its parallelism, within the
 /// caller's rayon pool).
-pub fn gemm<T: Real>(c: MatMut<'_, T>, a: MatRef<'_, T>, b: MatRef<'_, T>, par: Par) {
+pub(crate) fn gemm<T: Real>(c: MatMut<'_, T>, a: MatRef<'_, T>, b: MatRef<'_, T>, par: Par) {
     faer::linalg::matmul::matmul(c, Accum::Replace, a, b, T::of(1.0), par);
 }
 
 /// Freivalds' check of `C = A·B`: the scaled difference of `C·v` and `A·(B·v)` (see the
 /// module doc); below [`THRESHOLD`] when `C` is the product.
-pub fn gemm_check<T: Real>(a: MatRef<'_, T>, b: MatRef<'_, T>, c: MatRef<'_, T>, seed: u64) -> f64 {
+pub(crate) fn gemm_check<T: Real>(
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    c: MatRef<'_, T>,
+    seed: u64,
+) -> f64 {
     let n = a.ncols();
     let v: Vec<f64> = (0..b.ncols())
         .map(|i| uniform(seed ^ 0xF00D, i as u64))
@@ -136,7 +141,7 @@ pub fn gemm_check<T: Real>(a: MatRef<'_, T>, b: MatRef<'_, T>, c: MatRef<'_, T>,
 
 /// The LU workspace of one order: the factorised matrix, the permutation and the
 /// library's scratch, reused from call to call.
-pub struct LuSolver<T: Real> {
+pub(crate) struct LuSolver<T: Real> {
     /// The matrix being factorised in place (overwritten by L and U).
     pub lu: Mat<T>,
     /// The right-hand side, overwritten by the solution.
@@ -148,7 +153,7 @@ pub struct LuSolver<T: Real> {
 
 impl<T: Real> LuSolver<T> {
     /// A workspace for order `n`.
-    pub fn new(n: usize, par: Par) -> LuSolver<T> {
+    pub(crate) fn new(n: usize, par: Par) -> LuSolver<T> {
         let req = factor::lu_in_place_scratch::<usize, T>(n, n, par, Default::default())
             .or(solve::solve_in_place_scratch::<usize, T>(n, 1, par));
         LuSolver {
@@ -161,14 +166,14 @@ impl<T: Real> LuSolver<T> {
     }
 
     /// Copies `a` and `b` into the workspace (not part of the timed solve).
-    pub fn load(&mut self, a: MatRef<'_, T>, b: MatRef<'_, T>) {
+    pub(crate) fn load(&mut self, a: MatRef<'_, T>, b: MatRef<'_, T>) {
         self.lu.copy_from(a);
         self.x.copy_from(b);
     }
 
     /// Solves the loaded system in place: LU with partial pivoting, then the two
     /// triangular solves (the timed part, HPL's 2/3 n³ + 2 n² FLOP).
-    pub fn solve(&mut self, par: Par) {
+    pub(crate) fn solve(&mut self, par: Par) {
         let stack = MemStack::new(&mut self.scratch);
         let (_, perm) = factor::lu_in_place(
             self.lu.as_mut(),
@@ -192,7 +197,7 @@ impl<T: Real> LuSolver<T> {
 }
 
 /// HPL's scaled residual of `x` as a solution of `A·x = b` (see the module doc).
-pub fn lu_residual<T: Real>(a: MatRef<'_, T>, x: MatRef<'_, T>, b: MatRef<'_, T>) -> f64 {
+pub(crate) fn lu_residual<T: Real>(a: MatRef<'_, T>, x: MatRef<'_, T>, b: MatRef<'_, T>) -> f64 {
     let n = a.nrows();
     let xv: Vec<f64> = (0..n).map(|i| x[(i, 0)].f64()).collect();
     let bv: Vec<f64> = (0..n).map(|i| b[(i, 0)].f64()).collect();

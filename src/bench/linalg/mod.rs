@@ -17,13 +17,13 @@
 //! at the same cores and the clock read on them with that kernel's chain before the
 //! samples and after each one.
 
-pub mod backend;
-pub mod blas;
-pub mod choice;
-pub mod dense;
+pub(crate) mod backend;
+pub(crate) mod blas;
+pub(crate) mod choice;
+pub(crate) mod dense;
 pub mod options;
 mod quick;
-pub mod roofline;
+pub(crate) mod roofline;
 
 use super::common::{pin_cpus, ram_refuses, ram_room, record_clock, run_config, RAM_FRACTION};
 use super::{Benchmark, Case, Context, Plan, UsageError};
@@ -69,7 +69,7 @@ pub(crate) fn fma_kernel(p: Precision, host: &HostInfo) -> Option<&'static Kerne
 
 /// Bytes a case of `routine` at order `n` keeps in memory (GEMM: A, B, C; LU: A, its
 /// factorised copy, b and x, and the library's scratch).
-pub fn bytes_needed(routine: Routine, n: usize, elem: usize) -> Option<u64> {
+pub(crate) fn bytes_needed(routine: Routine, n: usize, elem: usize) -> Option<u64> {
     let n2 = (n as u64).checked_mul(n as u64)?;
     let mats: u64 = match routine {
         Routine::Gemm => 3,
@@ -82,7 +82,7 @@ pub fn bytes_needed(routine: Routine, n: usize, elem: usize) -> Option<u64> {
 
 /// The default order: one call takes about `secs` at `flops_per_s`, rounded down to a
 /// multiple of 128 (blocking-friendly), from 256 to 16384.
-pub fn default_n(routine: Routine, flops_per_s: f64, secs: f64) -> usize {
+pub(crate) fn default_n(routine: Routine, flops_per_s: f64, secs: f64) -> usize {
     let coeff = match routine {
         Routine::Gemm => 2.0,
         _ => 2.0 / 3.0,

@@ -16,24 +16,24 @@ use serde::{Serialize, Serializer};
 pub struct LinalgArgs {
     /// Routines: gemm (C = A·B, 2n³ FLOP), lu (HPL-style solve: LU with partial pivoting + triangular solves, 2/3 n³ + 2n² FLOP), roofline (intensity sweep 1/8..64 FLOP/B over L1, L2, LLC and DRAM) [default: gemm,lu]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub routine: Option<String>,
+    pub(crate) routine: Option<String>,
     /// Precisions: fp64,fp32 (bf16,fp16: GEMM only, where the CPU has them) [default: fp64]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub precision: Option<String>,
+    pub(crate) precision: Option<String>,
     /// Matrix orders, e.g. 1000,4000 [default: sized for about a quarter second per GEMM and a second per LU at the FMA peak]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub n: Option<String>,
+    pub(crate) n: Option<String>,
     /// Thread counts (pinned; the library's parallelism set to the same count) [default: 1,2,4,… up to the core count]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub threads: Option<String>,
+    pub(crate) threads: Option<String>,
     /// Libraries: faer (built in), auto (faer and every BLAS found), openblas, blis, mkl, flexiblas, atlas, reference, or a path to a BLAS .so; loaded at run time, one set of rows each [default: faer]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub blas: Option<String>,
+    pub(crate) blas: Option<String>,
 }
 
 /// A dense routine (`--routine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Routine {
+pub(crate) enum Routine {
     /// General matrix multiply, C = A·B (square, order n).
     Gemm,
     /// HPL-style solve of A·x = b: LU with partial pivoting, then two triangular solves.
@@ -60,7 +60,7 @@ impl Routine {
     /// tools count them: GEMM 2n³ (n³ multiply-adds, as hpcc's DGEMM), LU HPL's
     /// 2/3 n³ + 2 n² (factorisation and the two triangular solves); the roofline has no
     /// order (0).
-    pub fn flops(self, n: usize) -> f64 {
+    pub(crate) fn flops(self, n: usize) -> f64 {
         let n = n as f64;
         match self {
             Routine::Gemm => 2.0 * n * n * n,
@@ -72,7 +72,7 @@ impl Routine {
     /// FLOP per byte of compulsory memory traffic at order `n` with `elem`-byte
     /// elements (GEMM: A and B read, C written, 3n² elements; LU: A read and written,
     /// 2n²), the x coordinate of the routine's point on the roofline.
-    pub fn intensity(self, n: usize, elem: usize) -> f64 {
+    pub(crate) fn intensity(self, n: usize, elem: usize) -> f64 {
         let n2 = (n * n) as f64 * elem as f64;
         match self {
             Routine::Gemm => self.flops(n) / (3.0 * n2),
@@ -90,17 +90,17 @@ impl Serialize for Routine {
 
 /// `peakbench linalg` options.
 #[derive(Debug, Clone, Serialize)]
-pub struct LinalgOptions {
+pub(crate) struct LinalgOptions {
     /// `--routine`.
-    pub routines: Vec<Routine>,
+    pub(crate) routines: Vec<Routine>,
     /// `--precision` (fp64, fp32, bf16, fp16).
-    pub precisions: Vec<Precision>,
+    pub(crate) precisions: Vec<Precision>,
     /// `--n`; `None` = sized from the peak.
-    pub n: Option<Vec<usize>>,
+    pub(crate) n: Option<Vec<usize>>,
     /// `--threads`; `None` = 1, 2, 4, … cores.
-    pub threads: Option<Vec<usize>>,
+    pub(crate) threads: Option<Vec<usize>>,
     /// `--blas`, as given (resolved to libraries in `plan`).
-    pub blas: Vec<BlasChoice>,
+    pub(crate) blas: Vec<BlasChoice>,
 }
 
 impl Serialize for BlasChoice {
@@ -126,7 +126,7 @@ const PRECISIONS: [Precision; 4] = [
 ];
 
 /// Validates `peakbench linalg` flags.
-pub fn parse(a: &LinalgArgs) -> Result<LinalgOptions, UsageError> {
+pub(crate) fn parse(a: &LinalgArgs) -> Result<LinalgOptions, UsageError> {
     let routines = match a.routine.as_deref() {
         None => vec![Routine::Gemm, Routine::Lu],
         Some(t) => parse_list(t, |s| {

@@ -14,27 +14,28 @@
 use crate::measure::runner::Workload;
 
 /// FMAs per element of the sweep: intensities 1/8, 3/8, 5/8, 9/8, … 513/8 FLOP/B.
-pub const KS: [u32; 10] = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256];
+pub(crate) const KS: [u32; 10] = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 /// The recurrence's factor and increment (exact in fp64; y stays within [-0.5, 1]).
 const A: f64 = 1.0 - 1.0 / 1024.0;
 const B: f64 = 1.0 / 1024.0;
 
 /// Elements per step: 8 vectors of 4 fp64 (the AVX2 kernel's block).
-pub const BLOCK: usize = 32;
+pub(crate) const BLOCK: usize = 32;
 
 /// FLOP per element at `k` FMAs.
-pub fn flops_per_elem(k: u32) -> f64 {
+pub(crate) fn flops_per_elem(k: u32) -> f64 {
     2.0 * k as f64 + 1.0
 }
 
 /// FLOP per byte loaded at `k` FMAs.
-pub fn intensity(k: u32) -> f64 {
+pub(crate) fn intensity(k: u32) -> f64 {
     flops_per_elem(k) / 8.0
 }
 
 /// The plain scalar reference: the same recurrence per element, summed in order.
-pub fn reference(x: &[f64], k: u32) -> f64 {
+#[cfg(test)]
+pub(crate) fn reference(x: &[f64], k: u32) -> f64 {
     x.iter()
         .map(|&v| (0..k).fold(v, |y, _| y.mul_add(A, B)))
         .sum()
@@ -42,7 +43,7 @@ pub fn reference(x: &[f64], k: u32) -> f64 {
 
 /// The kernel over `x` (a multiple of [`BLOCK`] long): the sum of every element after
 /// `k` FMAs. Uses AVX2+FMA where the CPU has them, else portable code.
-pub fn sweep(x: &[f64], k: u32) -> f64 {
+pub(crate) fn sweep(x: &[f64], k: u32) -> f64 {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
@@ -108,7 +109,7 @@ unsafe fn sweep_avx2(x: &[f64], k: u32) -> f64 {
 }
 
 /// One thread's share of a roofline case: its array, swept `iters` times per run.
-pub struct Sweep {
+pub(crate) struct Sweep {
     /// The array (a multiple of [`BLOCK`] elements), first touched on its thread.
     pub x: Vec<f64>,
     /// FMAs per element.
@@ -118,7 +119,7 @@ pub struct Sweep {
 impl Sweep {
     /// `bytes` of data (rounded down to whole blocks, at least one) for `k` FMAs per
     /// element, filled with values in [-0.5, 0.5).
-    pub fn new(bytes: u64, k: u32, seed: u64) -> Sweep {
+    pub(crate) fn new(bytes: u64, k: u32, seed: u64) -> Sweep {
         let n = ((bytes / 8) as usize / BLOCK).max(1) * BLOCK;
         let x = (0..n as u64)
             .map(|i| super::dense::uniform(seed, i))

@@ -34,7 +34,7 @@ pub(crate) struct Geometry {
 impl Geometry {
     /// Cuts `bytes_per_thread` into `arrays` arrays of whole blocks of `block` bytes
     /// (`None`: one block per array). Errors say what does not fit.
-    pub fn new(
+    pub(crate) fn new(
         bytes_per_thread: u64,
         arrays: usize,
         block: Option<u64>,
@@ -123,7 +123,7 @@ pub(crate) const Y0: f64 = 2.0;
 
 impl<'a> BwWork<'a> {
     /// Maps, first-touches and initialises the arrays on the calling thread.
-    pub fn new(
+    pub(crate) fn new(
         kernel: &'static Kernel,
         geo: Geometry,
         pattern: Pattern,

@@ -96,7 +96,11 @@ pub(crate) struct ByteGeometry {
 
 impl ByteGeometry {
     /// Cuts `bytes_per_thread` into `arrays` arrays of whole blocks.
-    pub fn new(bytes_per_thread: u64, arrays: usize, block: u64) -> Result<ByteGeometry, String> {
+    pub(crate) fn new(
+        bytes_per_thread: u64,
+        arrays: usize,
+        block: u64,
+    ) -> Result<ByteGeometry, String> {
         let per_array = bytes_per_thread / arrays as u64;
         if block == 0 || block > per_array {
             return Err(format!(
@@ -156,7 +160,7 @@ pub(crate) struct ByteWork<'a> {
 
 impl<'a> ByteWork<'a> {
     /// Maps, first-touches and fills the arrays on the calling thread.
-    pub fn new(
+    pub(crate) fn new(
         op: Op,
         geo: ByteGeometry,
         pattern: Pattern,

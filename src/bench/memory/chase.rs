@@ -82,7 +82,7 @@ unsafe impl Send for ChaseWork {}
 impl ChaseWork {
     /// Maps `bytes` (whole nodes), first-touches it on the calling thread and links a
     /// Sattolo cycle through it. `seed` varies the cycle (e.g. per thread).
-    pub fn new(bytes: u64, pages: Pages, seed: u64) -> Result<ChaseWork, String> {
+    pub(crate) fn new(bytes: u64, pages: Pages, seed: u64) -> Result<ChaseWork, String> {
         if bytes > MAX_BYTES {
             return Err(format!(
                 "a chase cycle spans at most {} per thread (u32 node indices), not {}",

@@ -25,7 +25,7 @@ pub(crate) type KernelFn =
 
 /// The operation of a kernel (`--kernel`); `chase` is the latency workload, not a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Op {
+pub(crate) enum Op {
     /// Loads only: `Σ x[i]`.
     Read,
     /// Stores only: `d[i] = s`.
@@ -90,7 +90,7 @@ impl Op {
 
 /// Instruction set of a memory kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum MemIsa {
+pub(crate) enum MemIsa {
     /// Plain Rust, compiler-chosen instructions (SSE2 on x86-64, NEON on aarch64).
     Generic,
     /// 256-bit AVX2 (+FMA for triad).
@@ -112,7 +112,7 @@ impl MemIsa {
 
 /// One row of the table.
 #[derive(Debug)]
-pub struct Kernel {
+pub(crate) struct Kernel {
     /// `<op>_<isa>[_nt]`, e.g. `copy_avx512_nt`.
     pub name: &'static str,
     /// What it computes.
@@ -144,7 +144,7 @@ impl Kernel {
     }
 
     /// Whether the CPU features in `features` cover this kernel.
-    pub fn supported_by(&self, features: &[String]) -> bool {
+    pub(crate) fn supported_by(&self, features: &[String]) -> bool {
         self.requires
             .iter()
             .all(|r| features.iter().any(|f| f == r))

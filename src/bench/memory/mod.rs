@@ -13,15 +13,15 @@
 //!   timed samples (the runner's calibration run), a wrong result fails the case;
 //! - the DRAM peak comes from SMBIOS type 17 (`hw::memory`), or `--peak memory=…`.
 
-pub mod bandwidth;
+pub(crate) mod bandwidth;
 pub(crate) mod bytes;
-pub mod chase;
-pub mod kernels;
-pub mod level;
+pub(crate) mod chase;
+pub(crate) mod kernels;
+pub(crate) mod level;
 pub mod options;
-pub mod region;
+pub(crate) mod region;
 #[cfg(target_arch = "x86_64")]
-pub mod x86;
+pub(crate) mod x86;
 
 use super::common::{ram_refuses, ram_room, run_config, RAM_FRACTION};
 use super::peaks::{PeakKey, PeakOverrides};

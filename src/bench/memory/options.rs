@@ -15,28 +15,28 @@ use serde::{Serialize, Serializer};
 pub struct MemoryArgs {
     /// Kernels: read,write,copy,scale,add,triad,chase [default: all]
     #[arg(long, value_name = "LIST")]
-    pub kernel: Option<String>,
+    pub(crate) kernel: Option<String>,
     /// Access order of the blocks: seq,rand [default: seq]
     #[arg(long, value_name = "LIST")]
-    pub pattern: Option<String>,
+    pub(crate) pattern: Option<String>,
     /// Contiguous access sizes, e.g. 1B,8B,1KB,1MiB,80MiB; multiples of 8 B run every kernel on f64 elements, other sizes (1 B…) run read, write and copy on bytes [default: whole array for seq, 4KiB for rand]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub block: Option<String>,
+    pub(crate) block: Option<String>,
     /// Working set of a case, all arrays and threads together [default: 4x the last-level cache, rounded up to a power of two]
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
-    pub size: Option<String>,
+    pub(crate) size: Option<String>,
     /// Thread counts [default: 1,2,4,… up to the core count]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub threads: Option<String>,
+    pub(crate) threads: Option<String>,
     /// Walk the working set: `full` = every power of two from 4 KiB to 4x the last-level cache (minutes: kernels x ~20 sizes x threads cases), `quick` = one working set per cache level (L1/L2/L3/DRAM marked)
     #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = "full")]
-    pub sweep: Option<String>,
+    pub(crate) sweep: Option<String>,
     /// Non-temporal stores: auto (when the working set exceeds the LLC), on, off [default: auto]
     #[arg(long, value_name = "MODE")]
-    pub nt: Option<String>,
+    pub(crate) nt: Option<String>,
     /// Count the write-allocate read of cached stores (STREAM does not)
     #[arg(long)]
-    pub count_write_allocate: bool,
+    pub(crate) count_write_allocate: bool,
 }
 
 /// Largest working set a case may map, all threads and arrays together (256 TiB, twice
@@ -46,7 +46,7 @@ pub(crate) const MAX_SIZE: u64 = 1 << 48;
 
 /// What `--kernel` selects: a bandwidth operation or the latency chase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A bandwidth kernel.
     Bw(Op),
     /// Pointer-chase latency.
@@ -55,7 +55,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in listing order.
-    pub fn all() -> Vec<Kind> {
+    pub(crate) fn all() -> Vec<Kind> {
         let mut v: Vec<Kind> = Op::ALL.iter().map(|&o| Kind::Bw(o)).collect();
         v.push(Kind::Chase);
         v
@@ -79,7 +79,7 @@ impl Serialize for Kind {
 /// Access order of the blocks (`--pattern`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Pattern {
+pub(crate) enum Pattern {
     /// Blocks in address order.
     Seq,
     /// Every block once per pass, in a random order.
@@ -99,7 +99,7 @@ impl Pattern {
 /// Non-temporal stores (`--nt`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Nt {
+pub(crate) enum Nt {
     /// Streaming stores when the working set exceeds the last-level cache.
     Auto,
     /// Always (for kernels that store).
@@ -110,26 +110,26 @@ pub enum Nt {
 
 /// Validated `peakbench memory` options.
 #[derive(Debug, Clone, Serialize)]
-pub struct MemoryOptions {
+pub(crate) struct MemoryOptions {
     /// `--kernel`; `None` = all.
-    pub kernels: Option<Vec<Kind>>,
+    pub(crate) kernels: Option<Vec<Kind>>,
     /// `--pattern` [default: seq].
-    pub patterns: Vec<Pattern>,
+    pub(crate) patterns: Vec<Pattern>,
     /// `--block` in bytes; `None` = the whole per-thread array for `seq`, 4 KiB for `rand`.
-    pub blocks: Option<Vec<u64>>,
+    pub(crate) blocks: Option<Vec<u64>>,
     /// `--size`: total working set of a case (all arrays, all threads); `None` = 4× LLC
     /// rounded up to a power of two.
-    pub size: Option<u64>,
+    pub(crate) size: Option<u64>,
     /// `--threads`; `None` = 1, 2, 4, … cores.
-    pub threads: Option<Vec<usize>>,
+    pub(crate) threads: Option<Vec<usize>>,
     /// `--sweep`: working sets from 4 KiB to 4× LLC.
-    pub sweep: bool,
+    pub(crate) sweep: bool,
     /// `--sweep quick`: one working set per cache level instead of every power of two.
-    pub sweep_quick: bool,
+    pub(crate) sweep_quick: bool,
     /// `--nt`.
-    pub nt: Nt,
+    pub(crate) nt: Nt,
     /// `--count-write-allocate`.
-    pub count_write_allocate: bool,
+    pub(crate) count_write_allocate: bool,
 }
 
 impl Default for MemoryOptions {
@@ -149,7 +149,7 @@ impl Default for MemoryOptions {
 }
 
 /// Validates `peakbench memory` flags.
-pub fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
+pub(crate) fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
     let names: Vec<&str> = Kind::all().iter().map(|k| k.name()).collect();
     let kernels = a
         .kernel

@@ -43,7 +43,7 @@ unsafe impl Send for Region {}
 impl Region {
     /// Maps `len` bytes (rounded up to 2 MiB) aligned to 2 MiB. Pages are not touched
     /// yet. Errors carry the OS error text.
-    pub fn new(len: usize, pages: Pages) -> Result<Region, String> {
+    pub(crate) fn new(len: usize, pages: Pages) -> Result<Region, String> {
         let too_big = || format!("a mapping of {len} B does not fit this machine's address space");
         let len = len
             .max(1)

@@ -9,7 +9,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// Upper end of the default memory budget ([`default_memory`]).
-pub const DEFAULT_MEMORY_CAP: u64 = 1 << 30;
+pub(crate) const DEFAULT_MEMORY_CAP: u64 = 1 << 30;
 /// Lower end of the default memory budget.
 const DEFAULT_MEMORY_FLOOR: u64 = 64 << 20;
 /// Buffers of one UDP stream at most: the batched datagram slots of `udp.rs` (up to
@@ -20,7 +20,7 @@ const TCP_MIN_READ: u64 = 128 << 10;
 
 /// The default memory budget of `serve`: a quarter of `available` (MemAvailable),
 /// within [64 MiB, [`DEFAULT_MEMORY_CAP`]]; the cap when `available` is unknown (0).
-pub fn default_memory(available: u64) -> u64 {
+pub(crate) fn default_memory(available: u64) -> u64 {
     if available == 0 {
         return DEFAULT_MEMORY_CAP;
     }
@@ -30,7 +30,7 @@ pub fn default_memory(available: u64) -> u64 {
 /// The stream-buffer bytes `spec` makes the server allocate: one buffer per data
 /// connection, of the message size (TCP receivers at least 128 KiB), or a UDP stream's
 /// batch of datagram slots. Thread stacks and kernel socket buffers are not counted.
-pub fn test_buffer_bytes(spec: &TestSpec) -> u64 {
+pub(crate) fn test_buffer_bytes(spec: &TestSpec) -> u64 {
     let per = match spec.proto {
         Proto::Tcp => u64::from(spec.msg).max(TCP_MIN_READ),
         Proto::Udp => UDP_STREAM_BYTES,

@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, Copy)]
 pub struct Timeouts {
     /// Connecting and each handshake step.
-    pub handshake: Duration,
+    pub(crate) handshake: Duration,
     /// Longest silence on a data socket mid-test.
-    pub idle: Duration,
+    pub(crate) idle: Duration,
 }
 
 impl Default for Timeouts {
@@ -35,9 +35,9 @@ pub struct Outcome {
     /// The server's own report.
     pub remote: EndReport,
     /// The server's HostInfo, as it sent it.
-    pub remote_host: serde_json::Value,
+    pub(crate) remote_host: serde_json::Value,
     /// Address of the control connection's local end (which interface was used).
-    pub local_addr: SocketAddr,
+    pub(crate) local_addr: SocketAddr,
 }
 
 /// Why a case could not run; `fatal` errors (cannot connect, wrong token, version)
@@ -47,7 +47,7 @@ pub struct ClientError {
     /// One line.
     pub message: String,
     /// Whether later cases would fail the same way.
-    pub fatal: bool,
+    pub(crate) fatal: bool,
 }
 
 fn fatal(message: String) -> ClientError {

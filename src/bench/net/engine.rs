@@ -56,20 +56,20 @@ impl Interrupt {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Pacer {
     /// Release time.
-    pub t0: Tick,
+    pub(crate) t0: Tick,
     /// Warm-up, seconds (not counted).
-    pub omit_s: f64,
+    pub(crate) omit_s: f64,
     /// One interval, seconds.
-    pub iv_s: f64,
+    pub(crate) iv_s: f64,
     /// Number of timed intervals.
-    pub intervals: usize,
+    pub(crate) intervals: usize,
     /// Warm-up plus intervals, seconds.
-    pub total_s: f64,
+    pub(crate) total_s: f64,
 }
 
 impl Pacer {
     /// The timeline of `spec` starting at `t0`.
-    pub fn new(t0: Tick, spec: &TestSpec) -> Pacer {
+    pub(crate) fn new(t0: Tick, spec: &TestSpec) -> Pacer {
         let omit_s = spec.omit_ms as f64 / 1e3;
         let iv_s = spec.interval_ms as f64 / 1e3;
         Pacer {
@@ -96,20 +96,20 @@ impl Pacer {
 }
 
 /// Round trips measured by one pinging stream (or several, merged).
-pub struct LatencyOut {
+pub(crate) struct LatencyOut {
     /// Round-trip times in nanoseconds (1 ns .. 60 s, 3 significant digits).
-    pub hist: Histogram<u64>,
+    pub(crate) hist: Histogram<u64>,
     /// Per timed interval: sum of round trips (s) and their count.
-    pub per_interval: Vec<(f64, u64)>,
+    pub(crate) per_interval: Vec<(f64, u64)>,
     /// Pings sent (warm-up included).
-    pub sent: u64,
+    pub(crate) sent: u64,
     /// Pings whose reply never came (UDP).
-    pub lost: u64,
+    pub(crate) lost: u64,
 }
 
 impl LatencyOut {
     /// Empty, for `intervals` intervals.
-    pub fn new(intervals: usize) -> LatencyOut {
+    pub(crate) fn new(intervals: usize) -> LatencyOut {
         LatencyOut {
             // Bounds are constants within hdrhistogram's limits: cannot fail.
             hist: Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("valid bounds"),
@@ -143,21 +143,21 @@ impl LatencyOut {
 /// state of its connection.
 pub(crate) struct StreamIo<'a> {
     /// Message (TCP write, UDP datagram) size in bytes.
-    pub msg: usize,
+    pub(crate) msg: usize,
     /// The test's timeline from this thread's release.
-    pub pacer: &'a Pacer,
+    pub(crate) pacer: &'a Pacer,
     /// Set when the stream must stop.
-    pub stop: &'a Interrupt,
+    pub(crate) stop: &'a Interrupt,
     /// Live counter of payload bytes sent (read by the interval sampler).
-    pub sent: &'a AtomicU64,
+    pub(crate) sent: &'a AtomicU64,
     /// Live counter of payload bytes received.
-    pub recv: &'a AtomicU64,
+    pub(crate) recv: &'a AtomicU64,
     /// Poll the socket before blocking (latency with a core per thread).
-    pub spin: bool,
+    pub(crate) spin: bool,
     /// Zero-copy sends were enabled on this socket ([`Transport::zerocopy`]).
-    pub zerocopy: bool,
+    pub(crate) zerocopy: bool,
     /// Pacing of a UDP sender, bits per second (`None`: as fast as it goes).
-    pub rate_bps: Option<u64>,
+    pub(crate) rate_bps: Option<u64>,
 }
 
 /// One transport's data side: how a connected socket of it is set up and how it runs
@@ -291,9 +291,9 @@ pub struct Finished {
     /// This end's counts.
     pub report: EndReport,
     /// Merged round trips (latency tests, client end).
-    pub latency: Option<LatencyOut>,
+    pub(crate) latency: Option<LatencyOut>,
     /// What the peer said it sent (from its SenderDone).
-    pub peer_sent: Vec<SentCount>,
+    pub(crate) peer_sent: Vec<SentCount>,
 }
 
 /// The running data side of one test at one end.

@@ -24,9 +24,9 @@ pub(crate) mod matrix;
 pub mod options;
 pub mod proto;
 mod results;
-pub mod rounds;
+pub(crate) mod rounds;
 pub mod server;
-pub mod tcp;
+pub(crate) mod tcp;
 pub mod udp;
 
 use super::{Benchmark, Case, Context, Plan, UsageError};

@@ -14,40 +14,40 @@ use std::time::Duration;
 pub struct NetArgs {
     /// Server running `peakbench serve`, as HOST or HOST:PORT [default: an in-process server on 127.0.0.1; port 5211]
     #[arg(long, value_name = "HOST[:PORT]")]
-    pub server: Option<String>,
+    pub(crate) server: Option<String>,
     /// Transports: tcp,udp [default: tcp,udp]
     #[arg(long, value_name = "LIST")]
-    pub proto: Option<String>,
+    pub(crate) proto: Option<String>,
     /// Tests: throughput,latency [default: throughput,latency]
     #[arg(long, value_name = "LIST")]
-    pub test: Option<String>,
+    pub(crate) test: Option<String>,
     /// Message/datagram sizes, e.g. 1B,1KiB,64KiB [default: TCP 128KiB, UDP 1460B, latency 64B]
     #[arg(long, value_name = "LIST")]
-    pub msg: Option<String>,
+    pub(crate) msg: Option<String>,
     /// Parallel streams, one pinned thread each on both ends [default: 1]
     #[arg(long, value_name = "LIST")]
-    pub streams: Option<String>,
+    pub(crate) streams: Option<String>,
     /// Timed part of each case, split into --repeat samples, after a 0.5 s warm-up [default: 3s]
     #[arg(long, value_name = "DUR")]
-    pub time: Option<String>,
+    pub(crate) time: Option<String>,
     /// The server sends (throughput)
     #[arg(long)]
-    pub reverse: bool,
+    pub(crate) reverse: bool,
     /// Both ends send at once, each on its own streams (throughput)
     #[arg(long)]
-    pub bidir: bool,
+    pub(crate) bidir: bool,
     /// UDP pacing per stream in bit/s, e.g. 500M or 2.5G [default: unpaced]
     #[arg(long, value_name = "RATE")]
-    pub rate: Option<String>,
+    pub(crate) rate: Option<String>,
     /// TCP sends with MSG_ZEROCOPY where the OS offers it
     #[arg(long)]
-    pub zerocopy: bool,
+    pub(crate) zerocopy: bool,
     /// Pre-shared token (proven by HMAC, never sent); or set $PEAKBENCH_TOKEN
     #[arg(long, value_name = "SECRET")]
-    pub token: Option<String>,
+    pub(crate) token: Option<String>,
     /// All pairs of hosts of a cluster launch (mpirun/srun; see README): a host x host matrix of TCP throughput and latency
     #[arg(long)]
-    pub matrix: bool,
+    pub(crate) matrix: bool,
 }
 
 /// `peakbench serve` flags.
@@ -55,16 +55,16 @@ pub struct NetArgs {
 pub struct ServeArgs {
     /// Address and port to listen on [default: 127.0.0.1:5211; other addresses only when asked]
     #[arg(long, value_name = "ADDR:PORT")]
-    pub bind: Option<String>,
+    pub(crate) bind: Option<String>,
     /// Require clients to prove this pre-shared token; or set $PEAKBENCH_TOKEN
     #[arg(long, value_name = "SECRET")]
-    pub token: Option<String>,
+    pub(crate) token: Option<String>,
     /// Exit after the first test session
     #[arg(long)]
-    pub once: bool,
+    pub(crate) once: bool,
     /// Most stream-buffer memory the tests may hold, per test and in all [default: a quarter of MemAvailable, 64 MiB to 1 GiB]
     #[arg(long, value_name = "SIZE")]
-    pub max_memory: Option<String>,
+    pub(crate) max_memory: Option<String>,
 }
 
 /// Environment variable read when `--token` is absent (keeps the secret out of `ps`).
@@ -79,31 +79,31 @@ fn redact<S: Serializer>(t: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct NetOptions {
     /// `--server HOST[:PORT]` as given; `None` = an in-process server on loopback.
-    pub server: Option<String>,
+    pub(crate) server: Option<String>,
     /// `--proto`.
-    pub protos: Vec<Proto>,
+    pub(crate) protos: Vec<Proto>,
     /// `--test`.
-    pub tests: Vec<TestKind>,
+    pub(crate) tests: Vec<TestKind>,
     /// `--msg`; `None` = per transport and test defaults (see [`default_msg`]).
-    pub msgs: Option<Vec<u32>>,
+    pub(crate) msgs: Option<Vec<u32>>,
     /// `--streams`.
-    pub streams: Vec<u32>,
+    pub(crate) streams: Vec<u32>,
     /// `--time`: timed part of each case, split into `--repeat` samples.
     #[serde(serialize_with = "crate::bench::common::secs", rename = "time_s")]
-    pub time: Duration,
+    pub(crate) time: Duration,
     /// `--reverse`: the server sends.
-    pub reverse: bool,
+    pub(crate) reverse: bool,
     /// `--bidir`: both ends send.
-    pub bidir: bool,
+    pub(crate) bidir: bool,
     /// `--rate`: UDP pacing per stream, bit/s.
-    pub rate_bps: Option<u64>,
+    pub(crate) rate_bps: Option<u64>,
     /// `--zerocopy`.
-    pub zerocopy: bool,
+    pub(crate) zerocopy: bool,
     /// `--token` (or $PEAKBENCH_TOKEN); serialised only as "was given".
     #[serde(serialize_with = "redact", rename = "token_given")]
-    pub token: Option<String>,
+    pub(crate) token: Option<String>,
     /// `--matrix`: every ordered pair of hosts of a cluster launch (TCP only).
-    pub matrix: bool,
+    pub(crate) matrix: bool,
 }
 
 impl Default for NetOptions {
@@ -129,14 +129,14 @@ impl Default for NetOptions {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ServeOptions {
     /// `--bind ADDR:PORT` [default 127.0.0.1:5211].
-    pub bind: SocketAddr,
+    pub(crate) bind: SocketAddr,
     /// `--token` (or $PEAKBENCH_TOKEN); serialised only as "was given".
     #[serde(serialize_with = "redact", rename = "token_given")]
-    pub token: Option<String>,
+    pub(crate) token: Option<String>,
     /// `--once`: exit after the first test session.
-    pub once: bool,
+    pub(crate) once: bool,
     /// `--max-memory`; `None` = [`super::server::default_memory`].
-    pub max_memory: Option<u64>,
+    pub(crate) max_memory: Option<u64>,
 }
 
 /// Message size used when `--msg` is not given: iperf3's defaults for throughput

@@ -218,7 +218,7 @@ pub struct UdpRecv {
     /// Highest sequence number seen plus one (0 when none arrived).
     pub next_seq: u64,
     /// Interarrival jitter (RFC 3550 §6.4.1), seconds.
-    pub jitter_s: f64,
+    pub(crate) jitter_s: f64,
 }
 
 /// One stream's counts at one end.
@@ -226,19 +226,19 @@ pub struct UdpRecv {
 #[serde(deny_unknown_fields)]
 pub struct StreamStats {
     /// Stream index (bidir: client-sent streams first).
-    pub id: u32,
+    pub(crate) id: u32,
     /// Payload bytes this end sent on the stream.
     pub sent_bytes: u64,
     /// Messages (writes or datagrams) this end sent.
-    pub sent_msgs: u64,
+    pub(crate) sent_msgs: u64,
     /// Payload bytes this end received.
     pub recv_bytes: u64,
     /// Messages received (datagrams; for TCP ping-pong, whole messages).
-    pub recv_msgs: u64,
+    pub(crate) recv_msgs: u64,
     /// UDP receive statistics, when this end received datagrams.
     pub udp: Option<UdpRecv>,
     /// CPU time of the stream's thread, seconds.
-    pub cpu_s: f64,
+    pub(crate) cpu_s: f64,
 }
 
 /// One end's view of a finished test.
@@ -248,13 +248,13 @@ pub struct EndReport {
     /// Per stream.
     pub streams: Vec<StreamStats>,
     /// Payload bytes received per timed interval, with the interval's length in seconds.
-    pub recv_intervals: Vec<(f64, u64)>,
+    pub(crate) recv_intervals: Vec<(f64, u64)>,
     /// Payload bytes sent per timed interval, with the interval's length in seconds.
-    pub sent_intervals: Vec<(f64, u64)>,
+    pub(crate) sent_intervals: Vec<(f64, u64)>,
     /// Wall time from Start to the last stream's end, seconds.
-    pub wall_s: f64,
+    pub(crate) wall_s: f64,
     /// CPU time of all stream threads, seconds.
-    pub cpu_s: f64,
+    pub(crate) cpu_s: f64,
 }
 
 impl EndReport {

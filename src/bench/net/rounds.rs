@@ -11,10 +11,10 @@
 //! at once (a pair with the bye is dropped: that host rests).
 
 /// One round: `(sender, receiver)` pairs, no host twice.
-pub type Round = Vec<(usize, usize)>;
+pub(crate) type Round = Vec<(usize, usize)>;
 
 /// The rounds for `n` hosts (numbered `0..n`); none for fewer than 2.
-pub fn rounds(n: usize) -> Vec<Round> {
+pub(crate) fn rounds(n: usize) -> Vec<Round> {
     if n < 2 {
         return Vec::new();
     }
@@ -45,7 +45,8 @@ pub fn rounds(n: usize) -> Vec<Round> {
 }
 
 /// Number of rounds for `n` hosts: `2 (m − 1)` with `m` = `n` rounded up to even.
-pub fn round_count(n: usize) -> usize {
+#[cfg(test)]
+pub(crate) fn round_count(n: usize) -> usize {
     if n < 2 {
         0
     } else {

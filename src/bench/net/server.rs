@@ -23,7 +23,7 @@
 //!   the busy slot frees, and the freed memory is handed back to the OS after each test.
 
 use super::budget::{big_buffers_mapped, give_memory_back, Budget};
-pub use super::budget::{default_memory, test_buffer_bytes, DEFAULT_MEMORY_CAP};
+pub(crate) use super::budget::{default_memory, DEFAULT_MEMORY_CAP};
 use super::engine::{kind, DataSock, Engine, Hold};
 use super::proto::{
     self, data_hello, hex, parse_data_hello, prove, random_bytes, unhex, verify, Control, Msg,
@@ -55,25 +55,25 @@ pub struct ServerConfig {
     /// Pre-shared token; `None` = no authentication.
     pub token: Option<Vec<u8>>,
     /// Exit after the first session.
-    pub once: bool,
+    pub(crate) once: bool,
     /// Deadline of each handshake step and of attaching data streams.
     pub handshake: Duration,
     /// Deadline for an unauthenticated connection to send its hello (short: such a
     /// connection holds an admission slot).
-    pub preauth: Duration,
+    pub(crate) preauth: Duration,
     /// Longest a data socket may stay silent mid-test before the test fails.
     pub idle: Duration,
     /// Longest wait for the next test request on an open session.
-    pub between_tests: Duration,
+    pub(crate) between_tests: Duration,
     /// The server's HostInfo, sent to clients.
-    pub host: serde_json::Value,
+    pub(crate) host: serde_json::Value,
     /// CPUs the stream threads are pinned to, in order (empty: not pinned).
-    pub cpus: Vec<usize>,
+    pub(crate) cpus: Vec<usize>,
     /// Log sessions to stderr.
     pub log: bool,
     /// Budget of stream-buffer bytes in flight, per test and over all tests
     /// ([`test_buffer_bytes`]); `serve --max-memory`.
-    pub memory: u64,
+    pub(crate) memory: u64,
 }
 
 impl ServerConfig {

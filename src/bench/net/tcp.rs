@@ -120,7 +120,7 @@ pub(crate) fn send(
 }
 
 /// Receives until the peer shuts its side down. Returns (bytes, reads).
-pub fn recv(mut sock: &TcpStream, msg: usize, count: &AtomicU64) -> io::Result<(u64, u64)> {
+pub(crate) fn recv(mut sock: &TcpStream, msg: usize, count: &AtomicU64) -> io::Result<(u64, u64)> {
     let mut buf = vec![0u8; msg.max(MIN_READ)];
     let (mut bytes, mut reads) = (0u64, 0u64);
     loop {
