@@ -15,7 +15,8 @@
 //!   cookie within the attach deadline; connections that say nothing wait aside
 //!   without delaying the others;
 //! - log lines are rate-limited ([`LOG_BURST`] per [`LOG_WINDOW`], then one summary);
-//! - memory: a test's stream buffers ([`test_buffer_bytes`]) are reserved against a
+//! - memory: a test's stream buffers
+//!   ([`test_buffer_bytes`](super::budget::test_buffer_bytes)) are reserved against a
 //!   server-wide budget ([`ServerConfig::memory`]) before any port opens, a test over it
 //!   is refused with the figures, and the reservation is held by the stream threads
 //!   themselves, so a test that ended early (its client gone) counts until its last
@@ -72,7 +73,7 @@ pub struct ServerConfig {
     /// Log sessions to stderr.
     pub log: bool,
     /// Budget of stream-buffer bytes in flight, per test and over all tests
-    /// ([`test_buffer_bytes`]); `serve --max-memory`.
+    /// ([`test_buffer_bytes`](super::budget::test_buffer_bytes)); `serve --max-memory`.
     pub(crate) memory: u64,
 }
 
