@@ -24,7 +24,9 @@
 //!    throughput, IOPS and latency of the same I/O). State that outlives a case (a
 //!    disk workspace, a network control connection) lives in the resource's plan
 //!    object, which its cases share; cases never hand results to one another. Use
-//!    `measure::Runner` for iteration-calibrated work; never print from a case.
+//!    `measure::Runner` for iteration-calibrated work, configured and pinned by
+//!    [`common::run_config`] (which warns when oversubscribed), and check a plan's
+//!    memory with [`common::ram_refuses`]; never print from a case.
 //! 4. At the top: one line in [`BENCHMARKS`], a `Cmd` variant holding the `Args` in
 //!    `cli.rs`, a `Command` variant and its `parse` call in `options.rs`, and one arm in
 //!    `app.rs`'s dispatch calling `plan`.
