@@ -59,7 +59,7 @@ pub struct Context<'a> {
 }
 
 /// The usage error (`util::usage`), re-exported for the resources' `plan` and options.
-pub use crate::util::usage::UsageError;
+pub(crate) use crate::util::usage::UsageError;
 
 /// One measurable case: one measurement, one step of the progress display.
 pub trait Case: Send {

@@ -261,7 +261,7 @@ impl Test {
 /// A unit count the probe settled on: instructions per cycle per core (a whole number
 /// or a known fraction) and what was measured, e.g. `probe: 2 FMA/cycle at ymm
 /// (measured 1.97, 1.99)`. The same type the peaks' rates take (`hw::rates`).
-pub use super::rates::Probed;
+pub(crate) use super::rates::Probed;
 
 /// Why a probe test has no count.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -292,21 +292,21 @@ impl From<&str> for ProbeError {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ProbeEntry {
     /// The test.
-    pub test: Test,
+    pub(crate) test: Test,
     /// The settled count, or the reason (CPU lacks the instructions, ambiguous or
     /// noisy measurement, AMX permission refused).
-    pub result: Result<Probed, ProbeError>,
+    pub(crate) result: Result<Probed, ProbeError>,
 }
 
 /// Everything the probe found on one core.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct ProbeReport {
     /// One entry per test of [`TESTS`], in that order.
-    pub entries: Vec<ProbeEntry>,
+    pub(crate) entries: Vec<ProbeEntry>,
     /// The CPU the probe ran on, when it could be pinned.
-    pub cpu: Option<usize>,
+    pub(crate) cpu: Option<usize>,
     /// Wall time the probe took, seconds.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
 }
 
 impl ProbeReport {

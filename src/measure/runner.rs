@@ -22,14 +22,14 @@
 use super::clock::Tick;
 use super::share::{HostMark, SampleShare, ThreadMark};
 use super::stable::stable_enough;
-pub use super::stable::{split_kept, Stable, STABLE_MAX_SAMPLES};
+pub(crate) use super::stable::{split_kept, Stable, STABLE_MAX_SAMPLES};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex};
 use std::time::Duration;
 
 /// The work a thread does, built on that thread after it is pinned.
-pub trait Workload: Send {
+pub(crate) trait Workload: Send {
     /// Runs `iters` iterations and returns the work done, in the benchmark's unit.
     /// It must consume its results (e.g. `std::hint::black_box` of a checksum) so the
     /// work cannot be optimised away.
@@ -48,41 +48,33 @@ pub enum Scaling {
 
 /// What a workload factory learns about the thread it runs on.
 #[derive(Debug, Clone, Copy)]
-pub struct ThreadCtx {
+pub(crate) struct ThreadCtx {
     /// 0-based index of this worker.
-    pub index: usize,
-    /// Number of workers in the case.
-    pub threads: usize,
-    /// The logical CPU this worker is pinned to, when pinned.
-    pub cpu: Option<usize>,
-    /// Strong or weak scaling.
-    pub scaling: Scaling,
+    pub(crate) index: usize,
 }
 
 /// How to run one case.
 #[derive(Debug, Clone)]
-pub struct RunConfig {
+pub(crate) struct RunConfig {
     /// Timed samples after the warm-up (`--repeat`).
-    pub repeat: u32,
+    pub(crate) repeat: u32,
     /// Minimum duration of every sample (`--min-time`).
-    pub min_time: Duration,
+    pub(crate) min_time: Duration,
     /// Worker threads.
-    pub threads: usize,
+    pub(crate) threads: usize,
     /// Logical CPUs to pin worker i to `cpus[i]`; pinning is skipped when shorter than
     /// `threads` (oversubscribed) or empty.
-    pub cpus: Vec<usize>,
-    /// Strong or weak scaling (`--weak`).
-    pub scaling: Scaling,
+    pub(crate) cpus: Vec<usize>,
     /// `--until-stable`: take samples past `repeat` until the kept ones are precise
     /// enough or the budget ends (see [`Stable`]).
-    pub stable: Option<Stable>,
+    pub(crate) stable: Option<Stable>,
 }
 
-pub use super::sample::Sample;
+pub(crate) use super::sample::Sample;
 
 /// Why a case could not run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RunError {
+pub(crate) enum RunError {
     /// A workload could not be set up (e.g. an allocation or a permission failed).
     #[error("setup failed: {0}")]
     Setup(String),
@@ -133,14 +125,14 @@ enum Plan {
 
 /// Makes the workload of one thread (called on that thread, after pinning); an `Err`
 /// aborts the case with that text.
-pub trait MakeWorkload<W>: Fn(ThreadCtx) -> Result<W, String> + Sync {}
+pub(crate) trait MakeWorkload<W>: Fn(ThreadCtx) -> Result<W, String> + Sync {}
 impl<W, F: Fn(ThreadCtx) -> Result<W, String> + Sync> MakeWorkload<W> for F {}
 
 /// The progress callback: `(samples done, samples in all)`, see [`Runner::run`].
 pub(crate) type OnSample<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
 /// Runs cases. Stateless; see the module documentation for the procedure.
-pub struct Runner;
+pub(crate) struct Runner;
 
 /// What the driving thread shares with the workers during the measurement.
 #[derive(Clone, Copy)]
@@ -170,7 +162,7 @@ impl Runner {
     /// Measures one case: warm-up and calibration, then `cfg.repeat` samples.
     /// `on_sample(done, total)` is called after every timed sample, the last included,
     /// while no worker runs; its time counts in no sample's `secs` (see the module doc).
-    pub fn run<W: Workload, F: MakeWorkload<W>>(
+    pub(crate) fn run<W: Workload, F: MakeWorkload<W>>(
         cfg: &RunConfig,
         make: F,
         on_sample: OnSample,
@@ -239,17 +231,11 @@ impl Runner {
                     &panics,
                 );
                 let cpu = pinned.then(|| cfg.cpus[index]);
-                let scaling = cfg.scaling;
                 scope.spawn(move || {
                     if let Some(c) = cpu {
                         pin_current_thread(c);
                     }
-                    let ctx = ThreadCtx {
-                        index,
-                        threads: n,
-                        cpu,
-                        scaling,
-                    };
+                    let ctx = ThreadCtx { index };
                     let built = std::panic::catch_unwind(AssertUnwindSafe(|| make(ctx)));
                     let mut work = match built {
                         Ok(Ok(w)) => Some(w),
@@ -520,7 +506,6 @@ mod tests {
             min_time: Duration::from_millis(5),
             threads,
             cpus: vec![],
-            scaling: Scaling::Strong,
             stable: None,
         }
     }

@@ -16,7 +16,7 @@ use crate::hw::asm::{amx_loop_body, tile_config};
 
 /// Linux's AMX tile-data permission lives with the CPU detection (`hw::cpu`), below
 /// both the kernels and the execution probe.
-pub use crate::hw::cpu::request_amx_permission as request_permission;
+pub(crate) use crate::hw::cpu::request_amx_permission as request_permission;
 
 /// Bytes of operand memory: two A tiles then two B tiles, 1 KiB each.
 pub const TILE_BYTES: usize = 1024;

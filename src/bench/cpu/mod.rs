@@ -193,7 +193,6 @@ impl CpuCase {
             min_time: o.min_time,
             threads: self.threads,
             cpus: cpus.clone(),
-            scaling: o.scaling,
             stable: o.until_stable,
         };
         let make = |_| {

@@ -529,7 +529,6 @@ impl Case for RooflineCase {
             min_time: o.min_time,
             threads: t,
             cpus: cpus.clone(),
-            scaling: Scaling::Weak,
             stable: o.until_stable,
         };
         let (bytes, k) = (self.bytes, self.k);

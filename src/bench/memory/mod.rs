@@ -226,7 +226,6 @@ fn run_config(ctx: &Context, threads: usize, notes: &mut Vec<Note>) -> RunConfig
         min_time: ctx.opts.min_time,
         threads,
         cpus,
-        scaling: ctx.opts.scaling,
         stable: ctx.opts.until_stable,
     }
 }
