@@ -655,17 +655,13 @@ fn run_tests(cpu: &CpuInfo) -> Vec<ProbeEntry> {
     TESTS
         .iter()
         .map(|&test| {
-            let result =
-                match unavailable(test, cpu) {
-                    Some(why) => Err(why),
-                    None => with_retries(|| run_test(test, intel).map_err(ProbeError::from))
-                        .map_err(|e| match e {
-                            ProbeError::Other(e) if !e.starts_with("probe:") => {
-                                format!("probe: {e}").into()
-                            }
-                            e => e,
-                        }),
-                };
+            let result = match unavailable(test, cpu) {
+                Some(why) => Err(why),
+                // `run_test`'s reasons are unprefixed; the entry says whose they are.
+                None => with_retries(|| {
+                    run_test(test, intel).map_err(|e| ProbeError::from(format!("probe: {e}")))
+                }),
+            };
             ProbeEntry { test, result }
         })
         .collect()
@@ -710,8 +706,7 @@ fn run_test(test: Test, intel: bool) -> Result<Probed, String> {
     let chain: super::clock::ChainFn = match width {
         Width::V512 | Width::Tile if std::is_x86_feature_detected!("avx512f") => x::zmm_clock_chain,
         Width::V256 if std::is_x86_feature_detected!("fma") => x::ymm_clock_chain,
-        _ => super::clock::chain_fn(super::clock::ClockKind::Scalar)
-            .ok_or("probe: no clock chain")?,
+        _ => super::clock::chain_fn(super::clock::ClockKind::Scalar).ok_or("no clock chain")?,
     };
     // SAFETY: `unavailable` checked the test's features (and AMX permission); the zmm
     // and ymm chains are chosen only when the CPU has AVX-512F and FMA.
@@ -736,7 +731,7 @@ fn run_test(test: Test, intel: bool) -> Result<Probed, String> {
 
 #[cfg(not(target_arch = "x86_64"))]
 fn run_test(_test: Test, _intel: bool) -> Result<Probed, String> {
-    Err("probe: only x86-64 has probe loops".into())
+    Err("only x86-64 has probe loops".into())
 }
 
 /// Rounds per test; each half of them gives one estimate.
