@@ -483,37 +483,25 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{cfg, Count};
     use super::*;
 
-    struct Count {
-        done: u64,
-    }
-    impl Workload for Count {
-        fn run(&mut self, iters: u64) -> f64 {
-            let mut x = 0u64;
-            for i in 0..iters {
-                x = std::hint::black_box(x.wrapping_add(i));
-            }
-            self.done += iters;
-            std::hint::black_box(x);
-            iters as f64
-        }
-    }
-
-    fn cfg(threads: usize) -> RunConfig {
-        RunConfig {
-            repeat: 3,
-            min_time: Duration::from_millis(5),
-            threads,
-            cpus: vec![],
-            stable: None,
-        }
+    /// [`Count`] sustained on one thread for `total`, in 5 ms time-boxed samples.
+    fn sustained(total: Duration) -> Vec<Sample> {
+        Runner::sustain(
+            &cfg(1),
+            |_| Ok(Count),
+            Duration::from_millis(5),
+            total,
+            &|_, _| {},
+        )
+        .unwrap()
     }
 
     #[test]
     fn samples_and_work_add_up() {
         for threads in [1, 2, 3] {
-            let s = Runner::run(&cfg(threads), |_| Ok(Count { done: 0 }), &|_, _| {}).unwrap();
+            let s = Runner::run(&cfg(threads), |_| Ok(Count), &|_, _| {}).unwrap();
             assert_eq!(s.len(), 3);
             for x in &s {
                 assert_eq!(x.work, (x.iters * threads as u64) as f64);
@@ -532,7 +520,7 @@ mod tests {
     impl Workload for Busy {
         fn run(&mut self, iters: u64) -> f64 {
             self.running.fetch_add(1, Ordering::SeqCst);
-            let w = Count { done: 0 }.run(iters);
+            let w = Count.run(iters);
             self.running.fetch_sub(1, Ordering::SeqCst);
             w
         }
@@ -573,7 +561,7 @@ mod tests {
                 if ctx.index == 1 {
                     Err("no memory".to_string())
                 } else {
-                    Ok(Count { done: 0 })
+                    Ok(Count)
                 }
             },
             &|_, _| {},
@@ -603,7 +591,7 @@ mod tests {
                 if ctx.index == 1 {
                     panic!("boom in make");
                 }
-                Ok(Box::new(Count { done: 0 }))
+                Ok(Box::new(Count))
             },
             &|_, _| {},
         );
@@ -614,34 +602,26 @@ mod tests {
                 if ctx.index == 1 {
                     Ok(Box::new(Bomb))
                 } else {
-                    Ok(Box::new(Count { done: 0 }))
+                    Ok(Box::new(Count))
                 }
             },
             &|_, _| {},
         );
         assert_eq!(r, Err(RunError::Panicked("boom in run".into())));
         // A panic in the sample callback propagates, after the workers were released.
-        let r = std::panic::catch_unwind(|| {
-            Runner::run(&cfg(2), |_| Ok(Count { done: 0 }), &|_, _| panic!("cb"))
-        });
+        let r =
+            std::panic::catch_unwind(|| Runner::run(&cfg(2), |_| Ok(Count), &|_, _| panic!("cb")));
         assert!(r.is_err());
     }
 
     #[test]
     fn rejects_zero_threads() {
-        assert!(Runner::run(&cfg(0), |_| Ok(Count { done: 0 }), &|_, _| {}).is_err());
+        assert!(Runner::run(&cfg(0), |_| Ok(Count), &|_, _| {}).is_err());
     }
 
     #[test]
     fn sustain_makes_a_series() {
-        let s = Runner::sustain(
-            &cfg(1),
-            |_| Ok(Count { done: 0 }),
-            Duration::from_millis(5),
-            Duration::from_millis(30),
-            &|_, _| {},
-        )
-        .unwrap();
+        let s = sustained(Duration::from_millis(30));
         // Exactly ceil(30 ms / 5 ms) time-boxed samples, each at least the interval long.
         assert_eq!(s.len(), 6);
         assert!(s.iter().all(|x| x.secs >= 0.005));
@@ -650,7 +630,7 @@ mod tests {
 
     #[test]
     fn every_sample_says_what_each_thread_had_of_its_core() {
-        let s = Runner::run(&cfg(2), |_| Ok(Count { done: 0 }), &|_, _| {}).unwrap();
+        let s = Runner::run(&cfg(2), |_| Ok(Count), &|_, _| {}).unwrap();
         for x in &s {
             let t = &x.share.threads;
             assert_eq!(t.iter().map(|t| t.thread).collect::<Vec<_>>(), [1, 2]);
@@ -665,14 +645,7 @@ mod tests {
             }
         }
         // Calibration runs are not probed; sustained chunks are merged per thread.
-        let s = Runner::sustain(
-            &cfg(1),
-            |_| Ok(Count { done: 0 }),
-            Duration::from_millis(5),
-            Duration::from_millis(10),
-            &|_, _| {},
-        )
-        .unwrap();
+        let s = sustained(Duration::from_millis(10));
         assert!(s.iter().all(|x| x.share.threads.len() == 1));
     }
 

@@ -65,31 +65,10 @@ pub(crate) fn split_kept(
 
 #[cfg(test)]
 mod tests {
-    use super::super::runner::{RunConfig, Runner, Workload};
+    use super::super::runner::Runner;
     use super::super::share::SampleShare;
+    use super::super::testing::{cfg, Count};
     use super::*;
-
-    struct Count;
-    impl Workload for Count {
-        fn run(&mut self, iters: u64) -> f64 {
-            let mut x = 0u64;
-            for i in 0..iters {
-                x = std::hint::black_box(x.wrapping_add(i));
-            }
-            std::hint::black_box(x);
-            iters as f64
-        }
-    }
-
-    fn cfg(threads: usize) -> RunConfig {
-        RunConfig {
-            repeat: 3,
-            min_time: Duration::from_millis(5),
-            threads,
-            cpus: vec![],
-            stable: None,
-        }
-    }
 
     #[test]
     fn until_stable_stops_within_its_budget_and_keeps_only_clean_samples() {
