@@ -26,15 +26,15 @@ use clap::{Args, Parser, Subcommand};
 pub struct Cli {
     /// Options common to every measuring command.
     #[command(flatten)]
-    pub common: CommonArgs,
+    pub(crate) common: CommonArgs,
     /// What to run; none runs the quick suite.
     #[command(subcommand)]
-    pub command: Option<Cmd>,
+    pub(crate) command: Option<Cmd>,
 }
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Cmd {
+pub(crate) enum Cmd {
     /// Detected hardware, measured clocks and theoretical peaks
     #[command(
         after_help = "sysinfo measures no case: of the options above it takes --format, --peak, --width and --quiet; the others are refused (exit 2)."
@@ -73,50 +73,50 @@ pub enum Cmd {
 
 /// `peakbench report` arguments.
 #[derive(Debug, Args, Default)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// A results file written by a run (results/HOST-TIME.json)
     #[arg(value_name = "FILE.json")]
-    pub file: String,
+    pub(crate) file: String,
     /// Write the results as CSV to this file
     #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
-    pub csv: Option<String>,
+    pub(crate) csv: Option<String>,
     /// Write the results as a Markdown table to this file
     #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
-    pub markdown: Option<String>,
+    pub(crate) markdown: Option<String>,
 }
 
 /// `peakbench compare` arguments.
 #[derive(Debug, Args, Default)]
-pub struct CompareArgs {
+pub(crate) struct CompareArgs {
     /// Results files; the first is the baseline
     #[arg(value_name = "FILE.json", required = true, num_args = 2..)]
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
 }
 
 /// `peakbench reference` arguments.
 #[derive(Debug, Args, Default)]
-pub struct ReferenceArgs {
+pub(crate) struct ReferenceArgs {
     /// Run likwid-bench peakflops next to peakbench's matching CPU kernels and print both
     #[arg(long)]
-    pub run: bool,
+    pub(crate) run: bool,
     /// Thread counts for --run [default: 1 and the core count]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub threads: Option<String>,
+    pub(crate) threads: Option<String>,
 }
 
 /// `peakbench fleet` arguments.
 #[derive(Debug, Args, Default)]
-pub struct FleetArgs {
+pub(crate) struct FleetArgs {
     /// Results files, one per host (or gathered MPI runs with hosts[])
     #[arg(value_name = "FILE.json", required = true, num_args = 1..)]
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// Outlier when the modified z-score |0.6745*(x-median)/MAD| exceeds this [default: 3.5]
     #[arg(long, value_name = "Z", allow_hyphen_values = true)]
-    pub threshold: Option<String>,
+    pub(crate) threshold: Option<String>,
     /// ... and the figure is at least this far from the median, e.g. 5% [default: 5%]
     #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
-    pub min_gap: Option<String>,
+    pub(crate) min_gap: Option<String>,
     /// Refuse files that ran the same case with differing settings (default: label them)
     #[arg(long)]
-    pub strict: bool,
+    pub(crate) strict: bool,
 }

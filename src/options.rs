@@ -57,9 +57,9 @@ pub(crate) struct Options {
     /// The options common to every command (flattened: the report's `config` keeps
     /// them at the top level).
     #[serde(flatten)]
-    pub common: CommonOptions,
+    pub(crate) common: CommonOptions,
     /// The subcommand and its options.
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 impl Options {

@@ -21,23 +21,23 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ReportOptions {
     /// The results file.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// `--csv FILE`.
-    pub csv: Option<PathBuf>,
+    pub(crate) csv: Option<PathBuf>,
     /// `--markdown FILE`.
-    pub markdown: Option<PathBuf>,
+    pub(crate) markdown: Option<PathBuf>,
     /// Whether stdout gets the `--format` view: always unless an output file was asked
     /// for and `--format` was not given.
-    pub to_stdout: bool,
+    pub(crate) to_stdout: bool,
 }
 
 /// `peakbench reference` options.
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct ReferenceOptions {
     /// `--run`: run the CPU comparison with likwid-bench.
-    pub run: bool,
+    pub(crate) run: bool,
     /// `--threads` for `--run`.
-    pub threads: Option<Vec<usize>>,
+    pub(crate) threads: Option<Vec<usize>>,
 }
 
 fn path_flag(flag: &str, v: &Option<String>) -> Result<Option<PathBuf>, UsageError> {
@@ -276,11 +276,11 @@ pub(crate) fn reference_cpu(r: &ReferenceOptions) -> CpuOptions {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct FleetOptions {
     /// The files, in the order given.
-    pub files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
     /// `--threshold` and `--min-gap`.
-    pub rule: crate::report::fleet::Rule,
+    pub(crate) rule: crate::report::fleet::Rule,
     /// `--strict`: refuse a case run with differing settings.
-    pub strict: bool,
+    pub(crate) strict: bool,
 }
 
 /// Validates `peakbench fleet` arguments.

@@ -18,31 +18,31 @@ use std::io::Write;
 #[derive(Debug, Serialize)]
 pub(crate) struct PeakRow {
     /// Kernel name.
-    pub kernel: &'static str,
+    pub(crate) kernel: &'static str,
     /// `--precision` value.
-    pub precision: &'static str,
+    pub(crate) precision: &'static str,
     /// `--isa` value.
-    pub isa: &'static str,
+    pub(crate) isa: &'static str,
     /// `FLOP/s` or `OP/s`.
-    pub unit: &'static str,
+    pub(crate) unit: &'static str,
     /// Peak of one core.
-    pub one_core: Peak,
+    pub(crate) one_core: Peak,
     /// Peak of all cores.
-    pub all_cores: Peak,
+    pub(crate) all_cores: Peak,
     /// Why the kernel would be skipped here (e.g. AMX permission), if it would.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub skipped: Option<String>,
+    pub(crate) skipped: Option<String>,
 }
 
 /// What `sysinfo --format json` prints.
 #[derive(Debug, Serialize)]
 pub(crate) struct SysInfo {
     /// Schema of the report this belongs to.
-    pub schema: &'static str,
+    pub(crate) schema: &'static str,
     /// The host.
-    pub host: HostInfo,
+    pub(crate) host: HostInfo,
     /// Theoretical CPU peaks.
-    pub cpu_peaks: Vec<PeakRow>,
+    pub(crate) cpu_peaks: Vec<PeakRow>,
 }
 
 /// Builds the peak table for a detected host. Each kernel's clock is measured as its
@@ -89,7 +89,7 @@ pub(crate) fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
 const KERNEL_WARMUP_SECS: f64 = 0.02;
 
 /// Prints sysinfo in the requested format.
-pub fn run(opts: &CommonOptions, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn run(opts: &CommonOptions, out: &mut dyn Write) -> std::io::Result<()> {
     let host = HostInfo::detect(true);
     let info = SysInfo {
         schema: crate::report::model::SCHEMA,

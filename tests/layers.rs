@@ -5,8 +5,9 @@
 //! (`serialize_with = "crate::…"`) and in `#[cfg(test)]` code. Comments are ignored.
 //!
 //! The layers, lowest first. Each may use itself and the layers listed beside it; the
-//! top of the crate (`main`, `app`, `cli`, `options`, `reporting`, `sysinfo`) may use
-//! everything and is not scanned.
+//! top of the crate (`main`, `app`, `cli`, `cluster`, `options`, `reporting`,
+//! `sysinfo`) may use everything and is not scanned for direction. Every file of every
+//! folder, the top's included, is scanned for import circles within its folder.
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +19,20 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("report", &["hw", "measure", "util"]),
     ("bench", &["report", "hw", "measure", "util"]),
     ("reference", &["report", "hw", "measure", "util"]),
+];
+
+/// The top of the crate: the binary, the crate root, the commands and the cluster
+/// launcher (which runs `app`'s plan on every rank). It may use every layer and is not
+/// scanned for direction; the circle check still covers its folders (`cluster/`).
+const TOP: &[&str] = &[
+    "main",
+    "lib",
+    "app",
+    "cli",
+    "cluster",
+    "options",
+    "reporting",
+    "sysinfo",
 ];
 
 /// `src/` with `//` and `/* */` comments replaced by spaces (same length, newlines
@@ -630,11 +645,82 @@ fn no_circles_between_files_of_one_folder() {
         .map(|c| c.join(" <-> "))
         .collect();
     assert!(bad.is_empty(), "import circles:\n{}", bad.join("\n"));
-    // The scan sees the cluster folder and finds the documented split.
-    assert!(src.join("cluster").is_dir());
+    // The scan finds the documented split (every folder is covered: see
+    // `the_circle_check_covers_every_folder`).
     assert!(found
         .iter()
         .any(|c| c.len() == 2 && c[0] == "src/hw/probe.rs"));
+}
+
+/// Every file and folder directly under `src/` is a layer or part of the top, so a new
+/// module cannot escape the direction check unnoticed.
+#[test]
+fn every_module_has_a_place() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut unplaced = Vec::new();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        let name = if p.is_dir() {
+            p.file_name().unwrap().to_string_lossy().into_owned()
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            p.file_stem().unwrap().to_string_lossy().into_owned()
+        } else {
+            continue;
+        };
+        if !LAYERS.iter().any(|(l, _)| *l == name) && !TOP.contains(&name.as_str()) {
+            unplaced.push(name);
+        }
+    }
+    assert!(unplaced.is_empty(), "modules in no layer: {unplaced:?}");
+}
+
+/// The circle check reads every folder, at any depth, the top's `cluster/` included: a
+/// circle planted in a copy of each folder's layout is found, and nothing else is.
+#[test]
+fn the_circle_check_covers_every_folder() {
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut folders = Vec::new();
+    let mut files = Vec::new();
+    rust_files(&real, &mut files);
+    for f in &files {
+        let rel = f
+            .parent()
+            .unwrap()
+            .strip_prefix(&real)
+            .unwrap()
+            .to_path_buf();
+        if !rel.as_os_str().is_empty() && !folders.contains(&rel) {
+            folders.push(rel);
+        }
+    }
+    assert!(
+        folders.iter().any(|f| f == Path::new("cluster")),
+        "{folders:?}"
+    );
+    for folder in &folders {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join(folder);
+        std::fs::create_dir_all(&dir).unwrap();
+        let module: Vec<String> = folder
+            .iter()
+            .map(|c| c.to_string_lossy().into_owned())
+            .collect();
+        let m = module.join("::");
+        std::fs::write(dir.join("mod.rs"), "pub(crate) mod a;\npub(crate) mod b;\n").unwrap();
+        std::fs::write(
+            dir.join("a.rs"),
+            format!("use crate::{m}::b::B;\npub(crate) struct A;\n"),
+        )
+        .unwrap();
+        std::fs::write(dir.join("b.rs"), "use super::a::A;\npub(crate) struct B;\n").unwrap();
+        let found = circles(tmp.path());
+        let a = format!("src/{}", folder.join("a.rs").display());
+        let b = format!("src/{}", folder.join("b.rs").display());
+        assert_eq!(found, [vec![a, b]], "{}", folder.display());
+        // Without the way back, no circle.
+        std::fs::write(dir.join("b.rs"), "pub(crate) struct B;\n").unwrap();
+        assert!(circles(tmp.path()).is_empty(), "{}", folder.display());
+    }
 }
 
 /// The path resolver behind the circle check.

@@ -292,7 +292,6 @@ pub(crate) fn run_config(ctx: &Context, threads: usize, notes: &mut Vec<Note>) -
         min_time: ctx.opts.min_time,
         threads,
         cpus,
-        scaling: ctx.opts.scaling,
         stable: ctx.opts.until_stable,
     }
 }

@@ -46,7 +46,6 @@ impl NullCase {
             min_time: o.min_time,
             threads: self.threads,
             cpus: ctx.host.cpu.pin_order.clone(),
-            scaling: o.scaling,
             stable: o.until_stable,
         };
         let r = BenchResult::new(Resource::Null, "spin", Metric::Ops, Unit::OpPerSec)

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 /// The run's shared secret (never printed).
 #[derive(Clone)]
-pub struct Secret(Vec<u8>);
+pub(crate) struct Secret(Vec<u8>);
 
 impl std::fmt::Debug for Secret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -22,29 +22,29 @@ impl std::fmt::Debug for Secret {
 
 /// Bytes of a secret drawn by rank 0 under MPI.
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-pub const SECRET_LEN: usize = 32;
+pub(crate) const SECRET_LEN: usize = 32;
 
 impl Secret {
     /// Wraps given bytes (1 to 1024 of them).
-    pub fn new(bytes: Vec<u8>) -> Option<Secret> {
+    pub(crate) fn new(bytes: Vec<u8>) -> Option<Secret> {
         (1..=1024).contains(&bytes.len()).then_some(Secret(bytes))
     }
 
     /// A fresh random secret, for rank 0 to share.
     #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    pub fn generate() -> std::io::Result<Secret> {
+    pub(crate) fn generate() -> std::io::Result<Secret> {
         random_bytes(SECRET_LEN).map(Secret)
     }
 
     /// The bytes, for the broadcast.
     #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    pub fn bytes(&self) -> &[u8] {
+    pub(crate) fn bytes(&self) -> &[u8] {
         &self.0
     }
 
     /// The secret of a plain-environment launch: `$PEAKBENCH_TOKEN`, else the first
     /// line of the file `$PEAKBENCH_TOKEN_FILE`.
-    pub fn from_env() -> Result<Secret, UsageError> {
+    pub(crate) fn from_env() -> Result<Secret, UsageError> {
         let bad = || {
             UsageError(
                 "$PEAKBENCH_TOKEN: a cluster secret is 1 to 1024 bytes; give every rank the same one".into(),
@@ -94,7 +94,7 @@ fn tagged(nonce: &[u8], rank: usize) -> Vec<u8> {
 /// The coordinator's side: challenge, check the rank's proof, prove itself, read its
 /// hello. `Ok((rank, host, info))` once the rank proved the secret; `Err` is one line
 /// for the log (the peer was told why when it could be).
-pub fn accept(
+pub(crate) fn accept(
     c: &mut Conn,
     secret: &Secret,
     size: usize,
@@ -173,7 +173,7 @@ fn refuse(c: &mut Conn, reason: String) -> String {
 }
 
 /// A rank's side: answer the challenge, check the coordinator's proof, say hello.
-pub fn join(
+pub(crate) fn join(
     c: &mut Conn,
     secret: &Secret,
     rank: usize,

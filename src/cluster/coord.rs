@@ -94,12 +94,12 @@ impl Rank {
 /// every result.
 pub(crate) struct Gathered {
     /// The hosts, in order of their first rank.
-    pub hosts: Vec<HostRun>,
+    pub(crate) hosts: Vec<HostRun>,
     /// The results, each tagged with its host.
-    pub results: Vec<BenchResult>,
+    pub(crate) results: Vec<BenchResult>,
     /// Why the launch was refused as a whole (every rank names one host): a usage
     /// error, no report.
-    pub refused: Option<String>,
+    pub(crate) refused: Option<String>,
 }
 
 /// Log of refused connections: sanitised, the first [`LOG_REFUSED`] in full.

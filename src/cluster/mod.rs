@@ -45,21 +45,21 @@ use wire::Msg;
 #[derive(Debug, Clone)]
 pub(crate) struct Launch {
     /// Its rank.
-    pub rank: usize,
+    pub(crate) rank: usize,
     /// Ranks in all.
-    pub size: usize,
+    pub(crate) size: usize,
     /// Rank 0's coordinator address.
-    pub coord: SocketAddr,
+    pub(crate) coord: SocketAddr,
     /// The host name results are tagged with.
-    pub host: String,
+    pub(crate) host: String,
     /// The address this rank serves matrix links on.
-    pub bind: IpAddr,
+    pub(crate) bind: IpAddr,
     /// Bound of the barrier.
-    pub join: Duration,
+    pub(crate) join: Duration,
     /// Bound of each host's suite.
-    pub suite: Duration,
+    pub(crate) suite: Duration,
     /// The run's secret, proven on every coordinator connection.
-    pub secret: auth::Secret,
+    pub(crate) secret: auth::Secret,
     /// Rank 0's listener, bound before the address was shared (MPI launch).
     listener: Option<std::sync::Arc<TcpListener>>,
 }

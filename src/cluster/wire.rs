@@ -36,9 +36,9 @@ pub const VERSION: u32 = 1;
 /// Largest frame before the peer proved the secret (a `Join` is about 250 bytes).
 pub const MAX_PREAUTH: usize = 4 * 1024;
 /// Largest frame after the handshake (a host's gathered suite is a few MiB).
-pub const MAX_FRAME: usize = 64 << 20;
+pub(crate) const MAX_FRAME: usize = 64 << 20;
 /// Most bytes one authenticated connection may send over the whole run.
-pub const PEER_BUDGET: u64 = 256 << 20;
+pub(crate) const PEER_BUDGET: u64 = 256 << 20;
 
 /// A message of the cluster protocol.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -126,7 +126,7 @@ pub enum Msg {
 
 impl Msg {
     /// The message's name, for errors (never its content, which may be hostile).
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Msg::Challenge { .. } => "challenge",
             Msg::Join { .. } => "join",
@@ -201,13 +201,8 @@ impl Conn {
     }
 
     /// The peer proved the secret: full-size frames from now on.
-    pub fn authenticated(&mut self) {
+    pub(crate) fn authenticated(&mut self) {
         self.max = MAX_FRAME;
-    }
-
-    /// The socket.
-    pub fn stream(&self) -> &TcpStream {
-        &self.stream
     }
 
     /// Sends `m` within `t`.

@@ -26,21 +26,21 @@ use serde::{Deserialize, Serialize};
 
 /// Measured clocks, in Hz.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct ClockInfo {
+pub(crate) struct ClockInfo {
     /// One core running the scalar add chain.
-    pub scalar_hz: Option<f64>,
+    pub(crate) scalar_hz: Option<f64>,
     /// One core running the add chain interleaved with 512-bit FMAs (AVX-512 CPUs only).
-    pub avx512_hz: Option<f64>,
+    pub(crate) avx512_hz: Option<f64>,
     /// Every physical core (one thread each) running the add chain at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scalar_all_hz: Option<f64>,
+    pub(crate) scalar_all_hz: Option<f64>,
     /// Every physical core running the AVX-512 chain at once (AVX-512 CPUs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub avx512_all_hz: Option<f64>,
+    pub(crate) avx512_all_hz: Option<f64>,
     /// "cpu MHz" from /proc/cpuinfo (the TSC rate in most VMs), for reference.
-    pub label_hz: Option<f64>,
+    pub(crate) label_hz: Option<f64>,
     /// How the clock was measured.
-    pub method: String,
+    pub(crate) method: String,
 }
 
 /// Which clock chain to run.
@@ -223,13 +223,13 @@ pub(crate) unsafe fn measure_on(cpus: &[usize], chain: ChainFn, secs: f64) -> Op
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Reading {
     /// Dependent adds per wall-clock second: the clock, when the thread had its core.
-    pub hz: f64,
+    pub(crate) hz: f64,
     /// Dependent adds per second of the thread's CPU time: the clock while it ran. The
     /// same as `hz` when it had its core; when another task shared the core, `hz` falls
     /// with the share and this does not.
-    pub running_hz: f64,
+    pub(crate) running_hz: f64,
     /// The thread's CPU time ÷ wall time during the reading (the smallest over CPUs).
-    pub share: f64,
+    pub(crate) share: f64,
 }
 
 impl Reading {
@@ -339,12 +339,12 @@ pub(crate) fn used_hz(readings: &[f64]) -> Option<f64> {
 pub(crate) struct CaseClock {
     /// The clock the case ran at ([`used_hz`] of the readings, each descheduled one
     /// taken at its running clock so that lost time does not lower it).
-    pub measured: Option<f64>,
+    pub(crate) measured: Option<f64>,
     /// The clock the peak uses: the host's sustained clock (sysinfo's reading for the
     /// width and cores) or the highest reading of the case, whichever is higher.
-    pub sustained: Option<f64>,
+    pub(crate) sustained: Option<f64>,
     /// `(warning?, text)`: every reading, then what is wrong with them.
-    pub notes: Vec<(bool, String)>,
+    pub(crate) notes: Vec<(bool, String)>,
 }
 
 /// Checks a case's readings (taken before the samples and after each) against the

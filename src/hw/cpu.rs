@@ -2,7 +2,7 @@
 //! features (runtime detection, including OS support of the register state), and the
 //! order in which threads are pinned.
 
-pub use super::cpudesc::Cache;
+pub(crate) use super::cpudesc::Cache;
 use super::cpudesc::{cpuinfo_field, linux_flag, CpuDescription};
 use super::rates::{ProbedRate, Rates};
 use super::uarch::{self, Identification};
@@ -12,17 +12,17 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct CpuInfo {
     /// `GenuineIntel`, `AuthenticAMD`, or the implementer on aarch64.
-    pub vendor: String,
+    pub(crate) vendor: String,
     /// Brand string.
-    pub model_name: String,
+    pub(crate) model_name: String,
     /// CPUID display family (x86), 0 elsewhere.
-    pub family: u32,
+    pub(crate) family: u32,
     /// CPUID display model (x86), 0 elsewhere.
-    pub model: u32,
+    pub(crate) model: u32,
     /// CPUID stepping (x86), 0 elsewhere.
-    pub stepping: u32,
+    pub(crate) stepping: u32,
     /// Microarchitecture from the table in `uarch.rs`, or `unknown`.
-    pub microarch: String,
+    pub(crate) microarch: String,
     /// What identification looked at, in the replayable fixture format
     /// (tests/fixtures/cpus/*.json); empty in reports written before it existed.
     #[serde(default, skip_serializing_if = "no_description")]
@@ -33,21 +33,21 @@ pub struct CpuInfo {
     /// Execution-resource probe results per (pipe, width), reconciled with the table
     /// in every peak (`hw::rates`); empty when no probe ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub probed: Vec<ProbedRate>,
+    pub(crate) probed: Vec<ProbedRate>,
     /// Sockets (physical packages) among the CPUs we may run on.
-    pub sockets: usize,
+    pub(crate) sockets: usize,
     /// Physical cores among the CPUs we may run on.
-    pub cores: usize,
+    pub(crate) cores: usize,
     /// Logical CPUs we may run on (the affinity mask).
-    pub threads: usize,
+    pub(crate) threads: usize,
     /// Caches, one entry per level and kind.
-    pub caches: Vec<Cache>,
+    pub(crate) caches: Vec<Cache>,
     /// Instruction-set features peakbench uses, usable by this process (CPU and OS).
-    pub features: Vec<String>,
+    pub(crate) features: Vec<String>,
     /// Hypervisor vendor from CPUID, when running under one.
-    pub hypervisor: Option<String>,
+    pub(crate) hypervisor: Option<String>,
     /// Logical CPUs in pinning order: one per physical core first, then SMT siblings.
-    pub pin_order: Vec<usize>,
+    pub(crate) pin_order: Vec<usize>,
 }
 
 /// Reports written before identification existed carry no description; they are
@@ -407,7 +407,7 @@ const ARCH_REQ_XCOMP_PERM: libc::c_long = 0x1023;
 const XFEATURE_XTILEDATA: libc::c_long = 18;
 
 /// Asks Linux for the AMX tile-data permission once; `Err` carries the reason.
-pub fn request_amx_permission() -> Result<(), String> {
+pub(crate) fn request_amx_permission() -> Result<(), String> {
     static RESULT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     RESULT
         .get_or_init(|| {
@@ -438,7 +438,7 @@ pub fn request_amx_permission() -> Result<(), String> {
 /// The `OPENBLAS_CORETYPE` (the kernel set Debian's dynamic OpenBLAS loads) for a CPU with these features and vendor, when the
 /// environment does not set one (`None`: leave OpenBLAS's own detection). The hpcc adapter
 /// and the linalg library backends both set it.
-pub fn openblas_coretype(features: &[String], vendor: &str) -> Option<&'static str> {
+pub(crate) fn openblas_coretype(features: &[String], vendor: &str) -> Option<&'static str> {
     let has = |f: &str| features.iter().any(|x| x == f);
     if has("avx512f") {
         Some("SkylakeX")

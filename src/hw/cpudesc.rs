@@ -13,15 +13,15 @@ use serde::{Deserialize, Serialize};
 
 /// One cache level as the OS reports it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Cache {
+pub(crate) struct Cache {
     /// 1, 2, 3…
-    pub level: u8,
+    pub(crate) level: u8,
     /// `Data`, `Instruction` or `Unified`.
-    pub kind: String,
+    pub(crate) kind: String,
     /// Size in bytes of one instance.
-    pub size_bytes: u64,
+    pub(crate) size_bytes: u64,
     /// How many logical CPUs share one instance.
-    pub shared_by: usize,
+    pub(crate) shared_by: usize,
 }
 
 /// What identification knows about a CPU.
@@ -33,21 +33,21 @@ pub struct CpuDescription {
     /// (`ARM`, `Ampere`, `Apple`…).
     pub vendor: String,
     /// CPUID display family (x86); 0 on aarch64.
-    pub family: u32,
+    pub(crate) family: u32,
     /// CPUID display model (x86); the MIDR part number on aarch64 (0xd0c = Neoverse N1).
     pub model: u32,
     /// CPUID stepping (x86); the variant/revision on aarch64.
-    pub stepping: u32,
+    pub(crate) stepping: u32,
     /// Brand string (`model name`), which hypervisors often mask ("AMD EPYC").
-    pub brand: String,
+    pub(crate) brand: String,
     /// Feature flags, Linux /proc/cpuinfo names (`flags` on x86, `Features` on aarch64).
     pub flags: Vec<String>,
     /// Caches, one entry per level and kind, sizes of one instance.
     #[serde(default)]
-    pub caches: Vec<Cache>,
+    pub(crate) caches: Vec<Cache>,
     /// Hypervisor vendor when running under one (`kvm`, `hyper-v`…).
     #[serde(default)]
-    pub hypervisor: Option<String>,
+    pub(crate) hypervisor: Option<String>,
 }
 
 impl CpuDescription {

@@ -14,32 +14,32 @@ use std::path::{Path, PathBuf};
 
 /// One block device.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct DiskInfo {
+pub(crate) struct DiskInfo {
     /// Kernel name, e.g. `nvme0n1`, `sda`, `vda`.
-    pub name: String,
+    pub(crate) name: String,
     /// Model string (`device/model`), empty when sysfs has none (virtio).
-    pub model: String,
+    pub(crate) model: String,
     /// Transport: `nvme`, `sata/ata`, `scsi`, `virtio`, `mmc`, `device-mapper`, … or `unknown`.
-    pub transport: String,
+    pub(crate) transport: String,
     /// Capacity in bytes.
-    pub size_bytes: u64,
+    pub(crate) size_bytes: u64,
     /// `queue/logical_block_size`: the O_DIRECT alignment unit.
-    pub logical_block: u64,
+    pub(crate) logical_block: u64,
     /// `queue/physical_block_size`.
-    pub physical_block: u64,
+    pub(crate) physical_block: u64,
     /// `queue/rotational` as the kernel reports it.
-    pub rotational: Option<bool>,
+    pub(crate) rotational: Option<bool>,
     /// Active I/O scheduler (the bracketed entry of `queue/scheduler`).
-    pub scheduler: String,
+    pub(crate) scheduler: String,
     /// `ssd`, `hdd` or `unknown`.
-    pub class: String,
+    pub(crate) class: String,
     /// Why `class` was chosen (the sysfs facts used, and their reliability).
-    pub class_evidence: String,
+    pub(crate) class_evidence: String,
     /// PCIe link of an NVMe controller, e.g. `8.0 GT/s PCIe x4`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pcie_link: Option<String>,
+    pub(crate) pcie_link: Option<String>,
     /// Interface bandwidth limit, B/s, with its provenance.
-    pub peak: Peak,
+    pub(crate) peak: Peak,
 }
 
 fn read(p: &Path) -> Option<String> {
@@ -220,7 +220,7 @@ pub(crate) fn describe(dev: &Path) -> DiskInfo {
 }
 
 /// One line for `sysinfo`: transport, model, size, blocks, scheduler, class and peak.
-pub fn summary(d: &DiskInfo) -> String {
+pub(crate) fn summary(d: &DiskInfo) -> String {
     use crate::util::units::{format_si, format_size};
     let mut s = d.transport.clone();
     if !d.model.is_empty() {

@@ -16,51 +16,51 @@ const ENUMERATE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The limits of an adapter that decide the size of the GPU kernels.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct GpuLimits {
+pub(crate) struct GpuLimits {
     /// Largest buffer, bytes.
-    pub max_buffer_size: u64,
+    pub(crate) max_buffer_size: u64,
     /// Largest storage-buffer binding, bytes (bigger working sets are split into chunks).
-    pub max_storage_buffer_binding_size: u64,
+    pub(crate) max_storage_buffer_binding_size: u64,
     /// Largest workgroup count in one dimension of a dispatch.
-    pub max_compute_workgroups_per_dimension: u32,
+    pub(crate) max_compute_workgroups_per_dimension: u32,
     /// Most invocations in one workgroup.
-    pub max_compute_invocations_per_workgroup: u32,
+    pub(crate) max_compute_invocations_per_workgroup: u32,
 }
 
 /// One adapter.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct GpuInfo {
+pub(crate) struct GpuInfo {
     /// Position in the adapter list (`--device N`).
-    pub index: usize,
+    pub(crate) index: usize,
     /// Adapter name as the driver reports it.
-    pub name: String,
+    pub(crate) name: String,
     /// Vendor name (from the PCI vendor id, or the driver for software adapters).
-    pub vendor: String,
+    pub(crate) vendor: String,
     /// PCI vendor id (Mesa's software devices use 0x10005).
-    pub vendor_id: u32,
+    pub(crate) vendor_id: u32,
     /// PCI device id.
-    pub device_id: u32,
+    pub(crate) device_id: u32,
     /// `discrete`, `integrated`, `virtual`, `cpu` or `other`.
-    pub device_type: String,
+    pub(crate) device_type: String,
     /// A software rasteriser (lavapipe/llvmpipe, SwiftShader, WARP): the "GPU" is the CPU.
-    pub software: bool,
+    pub(crate) software: bool,
     /// Driver name.
-    pub driver: String,
+    pub(crate) driver: String,
     /// Driver version text.
-    pub driver_info: String,
+    pub(crate) driver_info: String,
     /// wgpu backend (`vulkan`, `metal`, `dx12`).
-    pub backend: String,
+    pub(crate) backend: String,
     /// Shader features the benchmarks use: `f16`, `f64`, `int64`, `timestamp`.
-    pub features: Vec<String>,
+    pub(crate) features: Vec<String>,
     /// Limits that size the kernels.
-    pub limits: GpuLimits,
+    pub(crate) limits: GpuLimits,
     /// The row of the known-GPU table that matched, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Theoretical peaks by key (`fp32`, `fp16`, `fp64`, `int32`, `int8`, `int64`,
     /// `memory`), each with its provenance.
     #[serde(default)]
-    pub peaks: Vec<(String, Peak)>,
+    pub(crate) peaks: Vec<(String, Peak)>,
 }
 
 impl GpuInfo {
@@ -106,12 +106,12 @@ impl GpuInfo {
 
 /// What enumeration found: the adapters, or why there are none.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct GpuDetection {
+pub(crate) struct GpuDetection {
     /// Adapters in `--device` order.
-    pub adapters: Vec<GpuInfo>,
+    pub(crate) adapters: Vec<GpuInfo>,
     /// Why the list is empty (no Vulkan loader, no driver, timed out…).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
 }
 
 /// A wgpu instance on every backend compiled in, without validation layers
@@ -356,7 +356,7 @@ fn peak_keys() -> impl Iterator<Item = &'static str> {
 }
 
 /// Enumerates the adapters, in a thread with a time limit.
-pub fn detect() -> GpuDetection {
+pub(crate) fn detect() -> GpuDetection {
     let (tx, rx) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("gpu-detect".into())

@@ -71,7 +71,7 @@ impl GpuPrecision {
     }
 
     /// Parses the name (also the aliases `sp`, `hp`, `dp`), case-insensitive.
-    pub fn parse(s: &str) -> Option<GpuPrecision> {
+    pub(crate) fn parse(s: &str) -> Option<GpuPrecision> {
         let s = s.trim().to_ascii_lowercase();
         match s.as_str() {
             "sp" => return Some(GpuPrecision::Fp32),
@@ -123,17 +123,17 @@ impl fmt::Display for GpuPrecision {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Rates {
     /// FP32 FMA (always 1.0: the reference).
-    pub fp32: f64,
+    pub(crate) fp32: f64,
     /// FP16 FMA.
-    pub fp16: f64,
+    pub(crate) fp16: f64,
     /// FP64 FMA.
-    pub fp64: f64,
+    pub(crate) fp64: f64,
     /// 32-bit integer multiply-add.
-    pub int32: f64,
+    pub(crate) int32: f64,
     /// Packed int8 dot product + accumulate.
-    pub int8: f64,
+    pub(crate) int8: f64,
     /// 64-bit integer multiply-add.
-    pub int64: f64,
+    pub(crate) int64: f64,
 }
 
 impl Rates {
@@ -154,33 +154,33 @@ impl Rates {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct KnownGpu {
     /// Marketing name, e.g. "NVIDIA H100 SXM5 80GB".
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// PCI vendor id (0x10de NVIDIA, 0x1002 AMD, 0x8086 Intel).
-    pub vendor_id: u32,
+    pub(crate) vendor_id: u32,
     /// PCI device ids of this model (as Vulkan reports deviceID). May be empty when the
     /// id is shared with other models (then only the name identifies it).
-    pub device_ids: &'static [u32],
+    pub(crate) device_ids: &'static [u32],
     /// Lower-case words that identify it in the adapter name when the id is not listed;
     /// all must occur, each as whole words (e.g. `&["h100", "80gb", "hbm3"]`). Empty:
     /// never matched by name.
-    pub name_match: &'static [&'static str],
+    pub(crate) name_match: &'static [&'static str],
     /// Streaming multiprocessors / compute units / Xe cores.
     #[cfg_attr(not(test), allow(dead_code))] // read by the tests
-    pub units: u32,
+    pub(crate) units: u32,
     /// FP32 lanes (CUDA cores / stream processors) in total.
-    pub fp32_lanes: u32,
+    pub(crate) fp32_lanes: u32,
     /// Boost clock in MHz used for the datasheet figures.
-    pub boost_mhz: u32,
+    pub(crate) boost_mhz: u32,
     /// Per-precision rates relative to an FP32 FMA lane (see [`Rates`]).
-    pub rate: Rates,
+    pub(crate) rate: Rates,
     /// Device memory bandwidth in bytes/s (datasheet).
-    pub mem_bytes_per_s: f64,
+    pub(crate) mem_bytes_per_s: f64,
     /// Where the lanes, clock and bandwidth come from (whitepaper / datasheet), with the
     /// datasheet FP32 figure they reproduce and any uncertainty.
-    pub source: &'static str,
+    pub(crate) source: &'static str,
     /// Where the per-precision rates come from (CUDA Programming Guide throughput table
     /// row, whitepaper non-tensor figure, ISA), and why a rate is 0.
-    pub rate_source: &'static str,
+    pub(crate) rate_source: &'static str,
 }
 
 impl KnownGpu {
@@ -1103,13 +1103,13 @@ pub(crate) const KNOWN_GPUS: &[KnownGpu] = &[
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SmiClock {
     /// Product name as nvidia-smi prints it, e.g. "NVIDIA H100 80GB HBM3".
-    pub name: String,
+    pub(crate) name: String,
     /// PCI device id (the upper 16 bits of nvidia-smi's `pci.device_id`), when given.
-    pub device_id: Option<u32>,
+    pub(crate) device_id: Option<u32>,
     /// Maximum SM clock in MHz (`clocks.max.sm`), when reported.
-    pub max_sm_mhz: Option<f64>,
+    pub(crate) max_sm_mhz: Option<f64>,
     /// Current SM clock in MHz (`clocks.sm`), when reported.
-    pub current_sm_mhz: Option<f64>,
+    pub(crate) current_sm_mhz: Option<f64>,
 }
 
 /// Reported clocks from `nvidia-smi` when it is installed (NVIDIA only): runs

@@ -5,32 +5,32 @@ use serde::{Deserialize, Serialize};
 
 /// Detected memory.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct MemoryInfo {
+pub(crate) struct MemoryInfo {
     /// Total RAM in bytes.
-    pub total_bytes: u64,
+    pub(crate) total_bytes: u64,
     /// Available RAM in bytes at detection time.
-    pub available_bytes: u64,
+    pub(crate) available_bytes: u64,
     /// Transparent huge pages mode (`always`, `madvise`, `never`), when known.
-    pub thp: Option<String>,
+    pub(crate) thp: Option<String>,
     /// Populated DIMMs from SMBIOS type 17 (empty when unreadable, see `smbios`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub dimms: Vec<Dimm>,
+    pub(crate) dimms: Vec<Dimm>,
     /// Where `dimms` came from, or why SMBIOS could not be read.
     #[serde(default)]
-    pub smbios: String,
+    pub(crate) smbios: String,
 }
 
 /// One populated memory device (SMBIOS type 17).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Dimm {
+pub(crate) struct Dimm {
     /// Device locator string, e.g. `DIMM_A1`.
-    pub locator: String,
+    pub(crate) locator: String,
     /// Size in bytes.
-    pub size_bytes: u64,
+    pub(crate) size_bytes: u64,
     /// Configured speed in MT/s (the rated speed when the configured one is absent).
-    pub speed_mts: u32,
+    pub(crate) speed_mts: u32,
     /// Data width in bits (64 for a DDR4 DIMM without ECC bits).
-    pub data_width_bits: u32,
+    pub(crate) data_width_bits: u32,
 }
 
 /// Where the kernel exposes the raw SMBIOS type 17 entries.
@@ -190,7 +190,7 @@ pub(crate) fn parse_dmidecode(text: &str) -> Vec<Dimm> {
 
 impl MemoryInfo {
     /// Reads /proc/meminfo and the THP setting.
-    pub fn detect() -> MemoryInfo {
+    pub(crate) fn detect() -> MemoryInfo {
         let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
         let field = |name: &str| -> u64 {
             meminfo

@@ -5,19 +5,19 @@
 //! datasheet figures the GPU peaks are built from.
 
 pub(crate) mod asm;
-pub mod clock;
+pub(crate) mod clock;
 pub mod cpu;
 pub mod cpudesc;
-pub mod disk;
-pub mod gpu;
-pub mod gpu_table;
-pub mod memory;
-pub mod net;
+pub(crate) mod disk;
+pub(crate) mod gpu;
+pub(crate) mod gpu_table;
+pub(crate) mod memory;
+pub(crate) mod net;
 pub mod peak;
-pub mod probe;
+pub(crate) mod probe;
 #[cfg(target_arch = "x86_64")]
 mod probe_x86;
-pub mod rates;
+pub(crate) mod rates;
 pub mod uarch;
 
 use serde::{Deserialize, Serialize};
@@ -26,27 +26,27 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct HostInfo {
     /// Host name.
-    pub hostname: String,
+    pub(crate) hostname: String,
     /// Operating system name and version (`PRETTY_NAME` of /etc/os-release).
-    pub os: String,
+    pub(crate) os: String,
     /// Kernel release (`uname -r`).
-    pub kernel: String,
+    pub(crate) kernel: String,
     /// CPU architecture (`x86_64`, `aarch64`).
-    pub arch: String,
+    pub(crate) arch: String,
     /// Hypervisor or container, when detected; `none` on bare metal.
-    pub virtualization: String,
+    pub(crate) virtualization: String,
     /// The CPU.
-    pub cpu: cpu::CpuInfo,
+    pub(crate) cpu: cpu::CpuInfo,
     /// Main memory.
-    pub memory: memory::MemoryInfo,
+    pub(crate) memory: memory::MemoryInfo,
     /// Measured core clocks.
-    pub clock: clock::ClockInfo,
+    pub(crate) clock: clock::ClockInfo,
     /// Block devices (loop, ram and zram excluded).
     #[serde(default)]
-    pub disks: Vec<disk::DiskInfo>,
+    pub(crate) disks: Vec<disk::DiskInfo>,
     /// GPU adapters (wgpu), or why there are none.
     #[serde(default)]
-    pub gpus: gpu::GpuDetection,
+    pub(crate) gpus: gpu::GpuDetection,
 }
 
 impl HostInfo {

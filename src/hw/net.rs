@@ -11,11 +11,11 @@ use std::net::IpAddr;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Link {
     /// Interface name, e.g. `eth0`, `lo`.
-    pub name: String,
+    pub(crate) name: String,
     /// Link speed in bit/s when the device is physical and reports one.
-    pub speed_bps: Option<f64>,
+    pub(crate) speed_bps: Option<f64>,
     /// Why there is no speed, or where it came from.
-    pub source: String,
+    pub(crate) source: String,
 }
 
 /// The interface that owns local address `ip` (getifaddrs), if any.

@@ -15,9 +15,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Peak {
     /// The peak in the result's unit; `None` when unknown (then `source` says why).
-    pub value: Option<f64>,
+    pub(crate) value: Option<f64>,
     /// How it was obtained: the formula with its inputs, `user`, or the reason it is unknown.
-    pub source: String,
+    pub(crate) source: String,
 }
 
 impl Peak {
@@ -35,23 +35,23 @@ impl Peak {
 pub(crate) struct CpuPeakInput<'a> {
     /// Instructions per cycle per core for the kernel's (pipe, width), with provenance
     /// (`rates::Rates::rate`).
-    pub rate: &'a Rate,
+    pub(crate) rate: &'a Rate,
     /// Which row the rate's table part came from and why (`Identification::summary`).
-    pub identified: &'a str,
+    pub(crate) identified: &'a str,
     /// Row caveats (`Uarch::note`), appended to the provenance when non-empty.
-    pub note: &'a str,
+    pub(crate) note: &'a str,
     /// Execution resource the kernel's instructions use.
-    pub pipe: Pipe,
+    pub(crate) pipe: Pipe,
     /// Vector width.
-    pub width: Width,
+    pub(crate) width: Width,
     /// Operations one instruction performs (e.g. 8 lanes × 2 for a 512-bit fp64 FMA).
-    pub ops_per_instr: f64,
+    pub(crate) ops_per_instr: f64,
     /// Cores in use (threads, capped at physical cores).
-    pub cores: usize,
+    pub(crate) cores: usize,
     /// Measured clock during the run, Hz.
-    pub clock_hz: Option<f64>,
+    pub(crate) clock_hz: Option<f64>,
     /// Which clock chain gave `clock_hz`.
-    pub clock_what: &'a str,
+    pub(crate) clock_what: &'a str,
 }
 
 /// Derives a CPU peak in operations per second.
@@ -91,7 +91,7 @@ pub(crate) fn cpu_peak(i: &CpuPeakInput) -> Peak {
 
 /// The unit written after a `--peak` value (and its prefix).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PeakUnit {
+pub(crate) enum PeakUnit {
     /// No unit: the number is in the key's own unit.
     None,
     /// `FLOP/s` or `FLOPS`.
@@ -111,13 +111,13 @@ pub enum PeakUnit {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PeakText {
     /// The key, lower-cased.
-    pub key: String,
+    pub(crate) key: String,
     /// The number times its prefix, in `unit`.
     pub value: f64,
     /// The unit written after the prefix.
-    pub unit: PeakUnit,
+    pub(crate) unit: PeakUnit,
     /// The unit as written (for messages).
-    pub unit_text: String,
+    pub(crate) unit_text: String,
 }
 
 /// The units a `--peak` value may carry, for messages.

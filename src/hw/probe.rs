@@ -261,7 +261,7 @@ impl Test {
 /// A unit count the probe settled on: instructions per cycle per core (a whole number
 /// or a known fraction) and what was measured, e.g. `probe: 2 FMA/cycle at ymm
 /// (measured 1.97, 1.99)`. The same type the peaks' rates take (`hw::rates`).
-pub use super::rates::Probed;
+pub(crate) use super::rates::Probed;
 
 /// Why a probe test has no count.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -292,21 +292,21 @@ impl From<&str> for ProbeError {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ProbeEntry {
     /// The test.
-    pub test: Test,
+    pub(crate) test: Test,
     /// The settled count, or the reason (CPU lacks the instructions, ambiguous or
     /// noisy measurement, AMX permission refused).
-    pub result: Result<Probed, ProbeError>,
+    pub(crate) result: Result<Probed, ProbeError>,
 }
 
 /// Everything the probe found on one core.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct ProbeReport {
     /// One entry per test of [`TESTS`], in that order.
-    pub entries: Vec<ProbeEntry>,
+    pub(crate) entries: Vec<ProbeEntry>,
     /// The CPU the probe ran on, when it could be pinned.
-    pub cpu: Option<usize>,
+    pub(crate) cpu: Option<usize>,
     /// Wall time the probe took, seconds.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
 }
 
 impl ProbeReport {
@@ -655,17 +655,13 @@ fn run_tests(cpu: &CpuInfo) -> Vec<ProbeEntry> {
     TESTS
         .iter()
         .map(|&test| {
-            let result =
-                match unavailable(test, cpu) {
-                    Some(why) => Err(why),
-                    None => with_retries(|| run_test(test, intel).map_err(ProbeError::from))
-                        .map_err(|e| match e {
-                            ProbeError::Other(e) if !e.starts_with("probe:") => {
-                                format!("probe: {e}").into()
-                            }
-                            e => e,
-                        }),
-                };
+            let result = match unavailable(test, cpu) {
+                Some(why) => Err(why),
+                // `run_test`'s reasons are unprefixed; the entry says whose they are.
+                None => with_retries(|| {
+                    run_test(test, intel).map_err(|e| ProbeError::from(format!("probe: {e}")))
+                }),
+            };
             ProbeEntry { test, result }
         })
         .collect()
@@ -710,8 +706,7 @@ fn run_test(test: Test, intel: bool) -> Result<Probed, String> {
     let chain: super::clock::ChainFn = match width {
         Width::V512 | Width::Tile if std::is_x86_feature_detected!("avx512f") => x::zmm_clock_chain,
         Width::V256 if std::is_x86_feature_detected!("fma") => x::ymm_clock_chain,
-        _ => super::clock::chain_fn(super::clock::ClockKind::Scalar)
-            .ok_or("probe: no clock chain")?,
+        _ => super::clock::chain_fn(super::clock::ClockKind::Scalar).ok_or("no clock chain")?,
     };
     // SAFETY: `unavailable` checked the test's features (and AMX permission); the zmm
     // and ymm chains are chosen only when the CPU has AVX-512F and FMA.
@@ -736,7 +731,7 @@ fn run_test(test: Test, intel: bool) -> Result<Probed, String> {
 
 #[cfg(not(target_arch = "x86_64"))]
 fn run_test(_test: Test, _intel: bool) -> Result<Probed, String> {
-    Err("probe: only x86-64 has probe loops".into())
+    Err("only x86-64 has probe loops".into())
 }
 
 /// Rounds per test; each half of them gives one estimate.

@@ -16,22 +16,22 @@ use serde::{Deserialize, Serialize};
 /// A probe's answer for one (pipe, width): whole units per cycle (or the tile rate),
 /// and how it was measured.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Probed {
+pub(crate) struct Probed {
     /// Instructions per cycle per core the probe settled on.
-    pub per_cycle: f64,
+    pub(crate) per_cycle: f64,
     /// How it was measured, in a few words (shown in the provenance).
-    pub evidence: String,
+    pub(crate) evidence: String,
 }
 
 /// A probe result for one (pipe, width), as `CpuInfo::probed` stores them.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ProbedRate {
+pub(crate) struct ProbedRate {
     /// Execution resource.
-    pub pipe: Pipe,
+    pub(crate) pipe: Pipe,
     /// Vector width.
-    pub width: Width,
+    pub(crate) width: Width,
     /// The result.
-    pub probed: Probed,
+    pub(crate) probed: Probed,
 }
 
 /// Relative difference under which the probe confirms the table.
@@ -41,10 +41,10 @@ pub(crate) const AGREE: f64 = 0.10;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Rate {
     /// Instructions per cycle per core; 0 when unknown.
-    pub per_cycle: f64,
+    pub(crate) per_cycle: f64,
     /// `table`, `probe`, `table, confirmed by probe`, `probe overrules table (…)`,
     /// or `unknown: …`.
-    pub provenance: String,
+    pub(crate) provenance: String,
 }
 
 /// Reconciles the table's rate (`table` ≤ 0: the row has none) with an optional probe.
@@ -83,16 +83,16 @@ pub(crate) fn reconcile(table: f64, probe: Option<&Probed>) -> Rate {
 #[derive(Debug, Clone)]
 pub(crate) struct Rates<'a> {
     /// The row.
-    pub uarch: &'static Uarch,
+    pub(crate) uarch: &'static Uarch,
     /// How the row was chosen (`Identification::summary`).
-    pub identified: String,
+    pub(crate) identified: String,
     /// Probe results (empty when no probe ran).
-    pub probed: &'a [ProbedRate],
+    pub(crate) probed: &'a [ProbedRate],
 }
 
 impl<'a> Rates<'a> {
     /// The rates of an identified CPU with its probe results.
-    pub fn new(id: &Identification, probed: &'a [ProbedRate]) -> Rates<'a> {
+    pub(crate) fn new(id: &Identification, probed: &'a [ProbedRate]) -> Rates<'a> {
         Rates {
             uarch: id.uarch(),
             identified: id.summary(),
@@ -101,7 +101,7 @@ impl<'a> Rates<'a> {
     }
 
     /// The reconciled rate of a (pipe, width).
-    pub fn rate(&self, pipe: Pipe, width: Width) -> Rate {
+    pub(crate) fn rate(&self, pipe: Pipe, width: Width) -> Rate {
         let probe = self
             .probed
             .iter()

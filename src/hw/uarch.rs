@@ -77,41 +77,41 @@ impl Width {
 #[derive(Debug, Clone, Copy)]
 pub struct Uarch {
     /// Name printed in sysinfo and in every peak's provenance.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// CPUID vendor string, or `aarch64` for every Arm implementer.
-    pub vendor: &'static str,
+    pub(crate) vendor: &'static str,
     /// CPUID display family (0 on aarch64).
-    pub family: u32,
+    pub(crate) family: u32,
     /// Inclusive CPUID display-model ranges (MIDR part numbers on aarch64).
-    pub models: &'static [(u32, u32)],
+    pub(crate) models: &'static [(u32, u32)],
     /// Linux flags the row's cores always expose (unless a hypervisor hides them).
-    pub needs: &'static [&'static str],
+    pub(crate) needs: &'static [&'static str],
     /// Linux flags the row's cores cannot have: a model number with one of these is
     /// overruled (hypervisors mask models, they never add instructions).
-    pub lacks: &'static [&'static str],
+    pub(crate) lacks: &'static [&'static str],
     /// Brand patterns (`cpudesc::brand_matches`: `*`/`?` globs, `!` exceptions); a row
     /// with patterns applies only to matching brands (SKU variants of one model).
-    pub brands: &'static [&'static str],
+    pub(crate) brands: &'static [&'static str],
     /// FP FMA pipes.
-    pub fma: [f64; 3],
+    pub(crate) fma: [f64; 3],
     /// Independent FP multiplies + adds per cycle.
-    pub muladd: [f64; 3],
+    pub(crate) muladd: [f64; 3],
     /// Vector integer ALUs.
-    pub alu: [f64; 3],
+    pub(crate) alu: [f64; 3],
     /// `vpmulld` per cycle.
-    pub mul32: [f64; 3],
+    pub(crate) mul32: [f64; 3],
     /// `vpmullq` per cycle.
-    pub mul64: [f64; 3],
+    pub(crate) mul64: [f64; 3],
     /// Integer dot-product instructions per cycle.
-    pub dot: [f64; 3],
+    pub(crate) dot: [f64; 3],
     /// `vdpbf16ps` per cycle.
-    pub dot_bf16: [f64; 3],
+    pub(crate) dot_bf16: [f64; 3],
     /// AVX512-FP16 FMAs per cycle (512-bit).
-    pub fp16: f64,
+    pub(crate) fp16: f64,
     /// AMX tile multiplies per cycle (1/16 on Sapphire Rapids and later).
-    pub amx: f64,
+    pub(crate) amx: f64,
     /// Caveats about the row.
-    pub note: &'static str,
+    pub(crate) note: &'static str,
 }
 
 impl Uarch {

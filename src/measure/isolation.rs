@@ -12,28 +12,28 @@
 use std::time::{Duration, Instant};
 
 /// Interval of one probe.
-pub const PROBE: Duration = Duration::from_millis(20);
+pub(crate) const PROBE: Duration = Duration::from_millis(20);
 
 /// Share of a probe above which another thread is busy (a progress bar's ticker, a
 /// parked pool or an idle driver thread use well under 1 %).
-pub const BUSY_SHARE: f64 = 0.2;
+pub(crate) const BUSY_SHARE: f64 = 0.2;
 
 /// How long to wait for busy threads to go quiet before the case starts anyway.
-pub const SETTLE: Duration = Duration::from_secs(1);
+pub(crate) const SETTLE: Duration = Duration::from_secs(1);
 
 /// Another thread of this process that was busy.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BusyThread {
+pub(crate) struct BusyThread {
     /// Its kernel thread id.
-    pub tid: u64,
+    pub(crate) tid: u64,
     /// Its name (`comm`), e.g. `linalg-0`.
-    pub name: String,
+    pub(crate) name: String,
     /// The share of a core it used during the last probe.
-    pub share: f64,
+    pub(crate) share: f64,
 }
 
 /// The first field of a `schedstat` file: nanoseconds on a CPU.
-pub fn parse_schedstat(text: &str) -> Option<u64> {
+pub(crate) fn parse_schedstat(text: &str) -> Option<u64> {
     text.split_ascii_whitespace().next()?.parse().ok()
 }
 
@@ -80,7 +80,7 @@ fn current_tid() -> Option<u64> {
 }
 
 /// The threads busier than [`BUSY_SHARE`] between two samplings `secs` apart.
-pub fn busy_between(
+pub(crate) fn busy_between(
     before: &[(u64, String, u64)],
     after: &[(u64, String, u64)],
     secs: f64,
@@ -103,7 +103,7 @@ pub fn busy_between(
 }
 
 /// The other threads of this process that are busy now (one [`PROBE`]).
-pub fn busy_threads() -> Vec<BusyThread> {
+pub(crate) fn busy_threads() -> Vec<BusyThread> {
     let a = task_times();
     if a.is_empty() {
         return Vec::new();
@@ -116,7 +116,7 @@ pub fn busy_threads() -> Vec<BusyThread> {
 
 /// Waits up to [`SETTLE`] for the other threads of this process to go quiet; returns
 /// those still busy at the end (empty: the case starts on a quiet process).
-pub fn settle() -> Vec<BusyThread> {
+pub(crate) fn settle() -> Vec<BusyThread> {
     let end = Instant::now() + SETTLE;
     loop {
         let busy = busy_threads();
@@ -127,7 +127,7 @@ pub fn settle() -> Vec<BusyThread> {
 }
 
 /// The warning for a case that started with busy threads of its own process.
-pub fn warning(busy: &[BusyThread]) -> Option<String> {
+pub(crate) fn warning(busy: &[BusyThread]) -> Option<String> {
     if busy.is_empty() {
         return None;
     }

@@ -5,13 +5,15 @@
 //! `app.rs` turns them into `report::model` results.
 
 pub mod clock;
-pub mod isolation;
-pub mod runner;
-pub mod sample;
-pub mod share;
-pub mod stable;
-pub mod stats;
+pub(crate) mod isolation;
+pub(crate) mod runner;
+pub(crate) mod sample;
+pub(crate) mod share;
+pub(crate) mod stable;
+pub(crate) mod stats;
+#[cfg(test)]
+mod testing;
 
-pub use runner::{RunConfig, Runner, Sample, Scaling, Stable};
-pub use share::SampleShare;
-pub use stats::{percentiles, Percentiles, Summary};
+pub(crate) use runner::{RunConfig, Runner, Sample, Scaling, Stable};
+pub(crate) use share::SampleShare;
+pub(crate) use stats::{Percentiles, Summary};

@@ -22,14 +22,14 @@
 use super::clock::Tick;
 use super::share::{HostMark, SampleShare, ThreadMark};
 use super::stable::stable_enough;
-pub use super::stable::{split_kept, Stable, STABLE_MAX_SAMPLES};
+pub(crate) use super::stable::{split_kept, Stable, STABLE_MAX_SAMPLES};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex};
 use std::time::Duration;
 
 /// The work a thread does, built on that thread after it is pinned.
-pub trait Workload: Send {
+pub(crate) trait Workload: Send {
     /// Runs `iters` iterations and returns the work done, in the benchmark's unit.
     /// It must consume its results (e.g. `std::hint::black_box` of a checksum) so the
     /// work cannot be optimised away.
@@ -39,7 +39,7 @@ pub trait Workload: Send {
 /// How work relates to the number of threads (`--weak`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Scaling {
+pub(crate) enum Scaling {
     /// The problem (e.g. a memory working set) is fixed and divided among threads.
     Strong,
     /// Every thread gets the full problem.
@@ -48,41 +48,33 @@ pub enum Scaling {
 
 /// What a workload factory learns about the thread it runs on.
 #[derive(Debug, Clone, Copy)]
-pub struct ThreadCtx {
+pub(crate) struct ThreadCtx {
     /// 0-based index of this worker.
-    pub index: usize,
-    /// Number of workers in the case.
-    pub threads: usize,
-    /// The logical CPU this worker is pinned to, when pinned.
-    pub cpu: Option<usize>,
-    /// Strong or weak scaling.
-    pub scaling: Scaling,
+    pub(crate) index: usize,
 }
 
 /// How to run one case.
 #[derive(Debug, Clone)]
-pub struct RunConfig {
+pub(crate) struct RunConfig {
     /// Timed samples after the warm-up (`--repeat`).
-    pub repeat: u32,
+    pub(crate) repeat: u32,
     /// Minimum duration of every sample (`--min-time`).
-    pub min_time: Duration,
+    pub(crate) min_time: Duration,
     /// Worker threads.
-    pub threads: usize,
+    pub(crate) threads: usize,
     /// Logical CPUs to pin worker i to `cpus[i]`; pinning is skipped when shorter than
     /// `threads` (oversubscribed) or empty.
-    pub cpus: Vec<usize>,
-    /// Strong or weak scaling (`--weak`).
-    pub scaling: Scaling,
+    pub(crate) cpus: Vec<usize>,
     /// `--until-stable`: take samples past `repeat` until the kept ones are precise
     /// enough or the budget ends (see [`Stable`]).
-    pub stable: Option<Stable>,
+    pub(crate) stable: Option<Stable>,
 }
 
-pub use super::sample::Sample;
+pub(crate) use super::sample::Sample;
 
 /// Why a case could not run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RunError {
+pub(crate) enum RunError {
     /// A workload could not be set up (e.g. an allocation or a permission failed).
     #[error("setup failed: {0}")]
     Setup(String),
@@ -133,14 +125,14 @@ enum Plan {
 
 /// Makes the workload of one thread (called on that thread, after pinning); an `Err`
 /// aborts the case with that text.
-pub trait MakeWorkload<W>: Fn(ThreadCtx) -> Result<W, String> + Sync {}
+pub(crate) trait MakeWorkload<W>: Fn(ThreadCtx) -> Result<W, String> + Sync {}
 impl<W, F: Fn(ThreadCtx) -> Result<W, String> + Sync> MakeWorkload<W> for F {}
 
 /// The progress callback: `(samples done, samples in all)`, see [`Runner::run`].
 pub(crate) type OnSample<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
 /// Runs cases. Stateless; see the module documentation for the procedure.
-pub struct Runner;
+pub(crate) struct Runner;
 
 /// What the driving thread shares with the workers during the measurement.
 #[derive(Clone, Copy)]
@@ -170,7 +162,7 @@ impl Runner {
     /// Measures one case: warm-up and calibration, then `cfg.repeat` samples.
     /// `on_sample(done, total)` is called after every timed sample, the last included,
     /// while no worker runs; its time counts in no sample's `secs` (see the module doc).
-    pub fn run<W: Workload, F: MakeWorkload<W>>(
+    pub(crate) fn run<W: Workload, F: MakeWorkload<W>>(
         cfg: &RunConfig,
         make: F,
         on_sample: OnSample,
@@ -239,17 +231,11 @@ impl Runner {
                     &panics,
                 );
                 let cpu = pinned.then(|| cfg.cpus[index]);
-                let scaling = cfg.scaling;
                 scope.spawn(move || {
                     if let Some(c) = cpu {
                         pin_current_thread(c);
                     }
-                    let ctx = ThreadCtx {
-                        index,
-                        threads: n,
-                        cpu,
-                        scaling,
-                    };
+                    let ctx = ThreadCtx { index };
                     let built = std::panic::catch_unwind(AssertUnwindSafe(|| make(ctx)));
                     let mut work = match built {
                         Ok(Ok(w)) => Some(w),
@@ -497,38 +483,25 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{cfg, Count};
     use super::*;
 
-    struct Count {
-        done: u64,
-    }
-    impl Workload for Count {
-        fn run(&mut self, iters: u64) -> f64 {
-            let mut x = 0u64;
-            for i in 0..iters {
-                x = std::hint::black_box(x.wrapping_add(i));
-            }
-            self.done += iters;
-            std::hint::black_box(x);
-            iters as f64
-        }
-    }
-
-    fn cfg(threads: usize) -> RunConfig {
-        RunConfig {
-            repeat: 3,
-            min_time: Duration::from_millis(5),
-            threads,
-            cpus: vec![],
-            scaling: Scaling::Strong,
-            stable: None,
-        }
+    /// [`Count`] sustained on one thread for `total`, in 5 ms time-boxed samples.
+    fn sustained(total: Duration) -> Vec<Sample> {
+        Runner::sustain(
+            &cfg(1),
+            |_| Ok(Count),
+            Duration::from_millis(5),
+            total,
+            &|_, _| {},
+        )
+        .unwrap()
     }
 
     #[test]
     fn samples_and_work_add_up() {
         for threads in [1, 2, 3] {
-            let s = Runner::run(&cfg(threads), |_| Ok(Count { done: 0 }), &|_, _| {}).unwrap();
+            let s = Runner::run(&cfg(threads), |_| Ok(Count), &|_, _| {}).unwrap();
             assert_eq!(s.len(), 3);
             for x in &s {
                 assert_eq!(x.work, (x.iters * threads as u64) as f64);
@@ -547,7 +520,7 @@ mod tests {
     impl Workload for Busy {
         fn run(&mut self, iters: u64) -> f64 {
             self.running.fetch_add(1, Ordering::SeqCst);
-            let w = Count { done: 0 }.run(iters);
+            let w = Count.run(iters);
             self.running.fetch_sub(1, Ordering::SeqCst);
             w
         }
@@ -588,7 +561,7 @@ mod tests {
                 if ctx.index == 1 {
                     Err("no memory".to_string())
                 } else {
-                    Ok(Count { done: 0 })
+                    Ok(Count)
                 }
             },
             &|_, _| {},
@@ -618,7 +591,7 @@ mod tests {
                 if ctx.index == 1 {
                     panic!("boom in make");
                 }
-                Ok(Box::new(Count { done: 0 }))
+                Ok(Box::new(Count))
             },
             &|_, _| {},
         );
@@ -629,34 +602,26 @@ mod tests {
                 if ctx.index == 1 {
                     Ok(Box::new(Bomb))
                 } else {
-                    Ok(Box::new(Count { done: 0 }))
+                    Ok(Box::new(Count))
                 }
             },
             &|_, _| {},
         );
         assert_eq!(r, Err(RunError::Panicked("boom in run".into())));
         // A panic in the sample callback propagates, after the workers were released.
-        let r = std::panic::catch_unwind(|| {
-            Runner::run(&cfg(2), |_| Ok(Count { done: 0 }), &|_, _| panic!("cb"))
-        });
+        let r =
+            std::panic::catch_unwind(|| Runner::run(&cfg(2), |_| Ok(Count), &|_, _| panic!("cb")));
         assert!(r.is_err());
     }
 
     #[test]
     fn rejects_zero_threads() {
-        assert!(Runner::run(&cfg(0), |_| Ok(Count { done: 0 }), &|_, _| {}).is_err());
+        assert!(Runner::run(&cfg(0), |_| Ok(Count), &|_, _| {}).is_err());
     }
 
     #[test]
     fn sustain_makes_a_series() {
-        let s = Runner::sustain(
-            &cfg(1),
-            |_| Ok(Count { done: 0 }),
-            Duration::from_millis(5),
-            Duration::from_millis(30),
-            &|_, _| {},
-        )
-        .unwrap();
+        let s = sustained(Duration::from_millis(30));
         // Exactly ceil(30 ms / 5 ms) time-boxed samples, each at least the interval long.
         assert_eq!(s.len(), 6);
         assert!(s.iter().all(|x| x.secs >= 0.005));
@@ -665,7 +630,7 @@ mod tests {
 
     #[test]
     fn every_sample_says_what_each_thread_had_of_its_core() {
-        let s = Runner::run(&cfg(2), |_| Ok(Count { done: 0 }), &|_, _| {}).unwrap();
+        let s = Runner::run(&cfg(2), |_| Ok(Count), &|_, _| {}).unwrap();
         for x in &s {
             let t = &x.share.threads;
             assert_eq!(t.iter().map(|t| t.thread).collect::<Vec<_>>(), [1, 2]);
@@ -680,14 +645,7 @@ mod tests {
             }
         }
         // Calibration runs are not probed; sustained chunks are merged per thread.
-        let s = Runner::sustain(
-            &cfg(1),
-            |_| Ok(Count { done: 0 }),
-            Duration::from_millis(5),
-            Duration::from_millis(10),
-            &|_, _| {},
-        )
-        .unwrap();
+        let s = sustained(Duration::from_millis(10));
         assert!(s.iter().all(|x| x.share.threads.len() == 1));
     }
 

@@ -6,23 +6,23 @@ use super::share::SampleShare;
 
 /// One timed run: the summed work of all threads and the interval it took.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Sample {
+pub(crate) struct Sample {
     /// Work done by all threads together, in the workload's unit.
-    pub work: f64,
+    pub(crate) work: f64,
     /// Seconds from the first thread's start to the last thread's finish.
-    pub secs: f64,
+    pub(crate) secs: f64,
     /// Iterations each thread ran.
-    pub iters: u64,
+    pub(crate) iters: u64,
     /// Seconds since the first timed sample started (for time series).
-    pub at: f64,
+    pub(crate) at: f64,
     /// What each thread had of its core during the run, and the host's figures over
     /// it (see [`super::share`]).
-    pub share: SampleShare,
+    pub(crate) share: SampleShare,
 }
 
 impl Sample {
     /// Work per second.
-    pub fn rate(&self) -> f64 {
+    pub(crate) fn rate(&self) -> f64 {
         self.work / self.secs
     }
 }

@@ -35,13 +35,13 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
 /// Share of its own window below which a thread is said to have lost its core.
-pub const MIN_SHARE: f64 = 0.97;
+pub(crate) const MIN_SHARE: f64 = 0.97;
 
 /// Fraction of a window stolen by the hypervisor above which a sample is disturbed.
-pub const MAX_STEAL: f64 = 0.01;
+pub(crate) const MAX_STEAL: f64 = 0.01;
 
 /// CPU time of the calling thread, nanoseconds (`CLOCK_THREAD_CPUTIME_ID`).
-pub fn thread_cpu_ns() -> u64 {
+pub(crate) fn thread_cpu_ns() -> u64 {
     #[cfg(unix)]
     {
         let mut ts = libc::timespec {
@@ -62,7 +62,7 @@ pub fn thread_cpu_ns() -> u64 {
 }
 
 /// Involuntary context switches of the calling thread so far (Linux; 0 elsewhere).
-pub fn thread_nivcsw() -> u64 {
+pub(crate) fn thread_nivcsw() -> u64 {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: rusage is plain data, written by the kernel.
@@ -81,7 +81,7 @@ pub fn thread_nivcsw() -> u64 {
 }
 
 /// The logical CPU the calling thread runs on now, where the OS says.
-pub fn current_cpu() -> Option<usize> {
+pub(crate) fn current_cpu() -> Option<usize> {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: no arguments; returns -1 on error.
@@ -96,14 +96,14 @@ pub fn current_cpu() -> Option<usize> {
 
 /// A thread's CPU time and switch count at one moment, taken on that thread.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ThreadMark {
+pub(crate) struct ThreadMark {
     cpu_ns: u64,
     nivcsw: u64,
 }
 
 impl ThreadMark {
     /// The calling thread's figures now.
-    pub fn now() -> ThreadMark {
+    pub(crate) fn now() -> ThreadMark {
         ThreadMark {
             cpu_ns: thread_cpu_ns(),
             nivcsw: thread_nivcsw(),
@@ -112,7 +112,7 @@ impl ThreadMark {
 
     /// What the thread had between `start` and `self` over a wall window of `wall_secs`.
     /// `thread` is 1-based, as the warnings name it.
-    pub fn since(
+    pub(crate) fn since(
         self,
         start: ThreadMark,
         wall_secs: f64,
@@ -137,20 +137,20 @@ impl ThreadMark {
 
 /// What one worker thread had of its core during one timed window.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ThreadShare {
+pub(crate) struct ThreadShare {
     /// The worker, 1-based (as the warnings name it).
-    pub thread: usize,
+    pub(crate) thread: usize,
     /// The logical CPU it was pinned to (or ran on at the end, when unpinned).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu: Option<usize>,
+    pub(crate) cpu: Option<usize>,
     /// `cpu_secs / wall_secs`: 1.0 when it had its core the whole window.
-    pub share: f64,
+    pub(crate) share: f64,
     /// CPU time of the thread during its window (user + system), seconds.
-    pub cpu_secs: f64,
+    pub(crate) cpu_secs: f64,
     /// Wall time of the thread's own window, seconds.
-    pub wall_secs: f64,
+    pub(crate) wall_secs: f64,
     /// Involuntary context switches during the window.
-    pub nivcsw: u64,
+    pub(crate) nivcsw: u64,
 }
 
 /// Host figures of one timed window, and what each worker thread had of its core.
@@ -159,34 +159,34 @@ pub struct SampleShare {
     /// One entry per worker thread (empty where the resource has no worker threads of
     /// its own to measure).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub threads: Vec<ThreadShare>,
+    pub(crate) threads: Vec<ThreadShare>,
     /// Fraction of the CPUs' time in the window stolen by the hypervisor (the CPUs in
     /// use; all CPUs when unpinned); `None` where `/proc/stat` is not readable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub steal: Option<f64>,
+    pub(crate) steal: Option<f64>,
     /// Fraction of the window in which some task waited for a CPU
     /// (`/proc/pressure/cpu` "some"); `None` where PSI is absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pressure: Option<f64>,
+    pub(crate) pressure: Option<f64>,
     /// Other runnable tasks around the window (`procs_running` minus the reader, the
     /// smaller of the readings before and after).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub runnable: Option<u32>,
+    pub(crate) runnable: Option<u32>,
 }
 
 impl SampleShare {
     /// The threads that had less than [`MIN_SHARE`] of their window.
-    pub fn short_threads(&self) -> impl Iterator<Item = &ThreadShare> {
+    pub(crate) fn short_threads(&self) -> impl Iterator<Item = &ThreadShare> {
         self.threads.iter().filter(|t| t.share < MIN_SHARE)
     }
 
     /// Whether a thread lost its core or the window saw steal above [`MAX_STEAL`].
-    pub fn disturbed(&self) -> bool {
+    pub(crate) fn disturbed(&self) -> bool {
         self.short_threads().next().is_some() || self.steal.is_some_and(|s| s > MAX_STEAL)
     }
 
     /// Why the sample is disturbed, in one phrase (`None` when it is not).
-    pub fn why(&self) -> Option<String> {
+    pub(crate) fn why(&self) -> Option<String> {
         if !self.disturbed() {
             return None;
         }
@@ -209,7 +209,7 @@ impl SampleShare {
     /// Combines consecutive windows that make one sample (a sustained series' chunks):
     /// per thread the CPU and wall times add up, the host fractions are weighted by
     /// `secs` (the windows' lengths), the runnable count is the smallest.
-    pub fn merge(parts: &[(SampleShare, f64)]) -> SampleShare {
+    pub(crate) fn merge(parts: &[(SampleShare, f64)]) -> SampleShare {
         let mut out = SampleShare::default();
         let total: f64 = parts.iter().map(|(_, s)| s).sum();
         for (p, _) in parts {
@@ -252,7 +252,7 @@ impl SampleShare {
 /// summed), or more than [`MAX_STEAL`] of the windows was stolen on average. One sample
 /// that lost a few percent (a daemon woke up once) does not make the result disturbed;
 /// one sample that lost a third of its core in five does.
-pub fn result_disturbed(shares: &[SampleShare]) -> bool {
+pub(crate) fn result_disturbed(shares: &[SampleShare]) -> bool {
     let mut per: Vec<(usize, f64, f64)> = Vec::new();
     for s in shares {
         for t in &s.threads {
@@ -272,7 +272,7 @@ pub fn result_disturbed(shares: &[SampleShare]) -> bool {
 }
 
 /// `thread 2 (cpu 1)`, or `thread 2` when its CPU is unknown.
-pub fn thread_name(thread: usize, cpu: Option<usize>) -> String {
+pub(crate) fn thread_name(thread: usize, cpu: Option<usize>) -> String {
     match cpu {
         Some(c) => format!("thread {thread} (cpu {c})"),
         None => format!("thread {thread}"),
@@ -284,7 +284,7 @@ pub fn thread_name(thread: usize, cpu: Option<usize>) -> String {
 /// samples, and the causes seen (other runnable tasks, CPU pressure, steal).
 /// Example: `shared machine: 3 of 3 samples disturbed: thread 2 (cpu 1) ran 50 % of
 /// the window: 1 other task runnable, CPU pressure 49 %`.
-pub fn warning(shares: &[SampleShare]) -> Option<String> {
+pub(crate) fn warning(shares: &[SampleShare]) -> Option<String> {
     if !result_disturbed(shares) {
         return None;
     }
@@ -346,27 +346,27 @@ pub fn warning(shares: &[SampleShare]) -> Option<String> {
 
 /// Jiffies of one CPU (or of all, the `cpu` line) in `/proc/stat`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CpuTicks {
+pub(crate) struct CpuTicks {
     /// Sum of every field (user … steal; guest time is already in user).
-    pub total: u64,
+    pub(crate) total: u64,
     /// The steal field (8th).
-    pub steal: u64,
+    pub(crate) steal: u64,
 }
 
 /// What `/proc/stat` says that matters here.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ProcStat {
+pub(crate) struct ProcStat {
     /// The `cpu` line: all CPUs together.
-    pub all: CpuTicks,
+    pub(crate) all: CpuTicks,
     /// `cpuN` lines, by N.
-    pub cpus: Vec<(usize, CpuTicks)>,
+    pub(crate) cpus: Vec<(usize, CpuTicks)>,
     /// `procs_running`: tasks runnable now, the reader included.
-    pub procs_running: Option<u32>,
+    pub(crate) procs_running: Option<u32>,
 }
 
 /// Parses `/proc/stat` text. Lines it does not know are ignored; a `cpu` line with
 /// fewer than 8 fields (kernels before 2.6.11) has no steal and counts 0.
-pub fn parse_stat(text: &str) -> ProcStat {
+pub(crate) fn parse_stat(text: &str) -> ProcStat {
     let mut out = ProcStat::default();
     for line in text.lines() {
         let mut f = line.split_ascii_whitespace();
@@ -395,7 +395,7 @@ pub fn parse_stat(text: &str) -> ProcStat {
 }
 
 /// The `some … total=` of `/proc/pressure/cpu`, microseconds some task waited for a CPU.
-pub fn parse_pressure(text: &str) -> Option<u64> {
+pub(crate) fn parse_pressure(text: &str) -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with("some "))?;
     line.split_ascii_whitespace()
         .find_map(|f| f.strip_prefix("total="))
@@ -404,7 +404,7 @@ pub fn parse_pressure(text: &str) -> Option<u64> {
 
 /// The host's figures at one moment, read by the driving thread.
 #[derive(Debug, Clone, Default)]
-pub struct HostMark {
+pub(crate) struct HostMark {
     stat: Option<ProcStat>,
     /// Threads of this process runnable now, the reader included (they are in
     /// `procs_running` but are no other task).
@@ -415,7 +415,7 @@ pub struct HostMark {
 
 impl HostMark {
     /// Reads `/proc/stat` and `/proc/pressure/cpu` now (each `None` where unreadable).
-    pub fn now() -> HostMark {
+    pub(crate) fn now() -> HostMark {
         let stat = std::fs::read_to_string("/proc/stat")
             .ok()
             .map(|t| parse_stat(&t));
@@ -433,7 +433,7 @@ impl HostMark {
 
     /// The host figures from `start` to `self` for the CPUs `cpus` (all when empty),
     /// with `threads` as the per-thread part.
-    pub fn since(
+    pub(crate) fn since(
         &self,
         start: &HostMark,
         cpus: &[usize],
@@ -473,7 +473,7 @@ impl HostMark {
 
 /// The state letter of a `/proc/…/task/N/stat` line (`R` runnable, `S` sleeping, …):
 /// the field after the command name, which is in parentheses and may hold spaces.
-pub fn parse_task_state(text: &str) -> Option<char> {
+pub(crate) fn parse_task_state(text: &str) -> Option<char> {
     let rest = &text[text.rfind(')')? + 1..];
     rest.split_ascii_whitespace().next()?.chars().next()
 }
@@ -498,7 +498,7 @@ fn own_running() -> u32 {
 
 /// Stolen ÷ total jiffies between two readings, over `cpus` (all CPUs when empty, or
 /// when a listed CPU has no line); `None` when no time passed in the readings' units.
-pub fn steal_between(a: &ProcStat, b: &ProcStat, cpus: &[usize]) -> Option<f64> {
+pub(crate) fn steal_between(a: &ProcStat, b: &ProcStat, cpus: &[usize]) -> Option<f64> {
     let find = |s: &ProcStat, c: usize| s.cpus.iter().find(|(n, _)| *n == c).map(|(_, t)| *t);
     let picked: Option<Vec<(CpuTicks, CpuTicks)>> = if cpus.is_empty() {
         None

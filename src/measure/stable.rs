@@ -10,12 +10,12 @@ use std::time::Duration;
 /// the mean, or `budget` spent. Samples in which a thread lost its core
 /// ([`super::share::SampleShare::disturbed`]) are not kept: they are reported as dropped.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct Stable {
+pub(crate) struct Stable {
     /// Largest accepted CI half-width ÷ mean, e.g. 0.01.
-    pub target: f64,
+    pub(crate) target: f64,
     /// Most time spent on the timed samples of one case.
     #[serde(serialize_with = "secs_f64")]
-    pub budget: Duration,
+    pub(crate) budget: Duration,
 }
 
 fn secs_f64<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -23,7 +23,7 @@ fn secs_f64<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error>
 }
 
 /// Most samples `--until-stable` takes of one case, whatever its budget.
-pub const STABLE_MAX_SAMPLES: usize = 1000;
+pub(crate) const STABLE_MAX_SAMPLES: usize = 1000;
 
 /// Whether `--until-stable` may stop: at least `repeat` (and 3) undisturbed samples
 /// whose 95 % CI half-width is within `target` of their mean.
@@ -45,7 +45,10 @@ pub(crate) fn stable_enough(samples: &[Sample], repeat: usize, target: f64) -> b
 /// The samples `--until-stable` keeps and those it drops (a thread lost its core or
 /// the window saw steal), each dropped one with why. Without `--until-stable`, or when
 /// no sample was clean, every sample is kept, disturbed or not (the result says so).
-pub fn split_kept(samples: Vec<Sample>, stable: bool) -> (Vec<Sample>, Vec<(Sample, String)>) {
+pub(crate) fn split_kept(
+    samples: Vec<Sample>,
+    stable: bool,
+) -> (Vec<Sample>, Vec<(Sample, String)>) {
     if !stable || samples.iter().all(|s| s.share.disturbed()) {
         return (samples, Vec::new());
     }
@@ -62,32 +65,10 @@ pub fn split_kept(samples: Vec<Sample>, stable: bool) -> (Vec<Sample>, Vec<(Samp
 
 #[cfg(test)]
 mod tests {
-    use super::super::runner::{RunConfig, Runner, Scaling, Workload};
+    use super::super::runner::Runner;
     use super::super::share::SampleShare;
+    use super::super::testing::{cfg, Count};
     use super::*;
-
-    struct Count;
-    impl Workload for Count {
-        fn run(&mut self, iters: u64) -> f64 {
-            let mut x = 0u64;
-            for i in 0..iters {
-                x = std::hint::black_box(x.wrapping_add(i));
-            }
-            std::hint::black_box(x);
-            iters as f64
-        }
-    }
-
-    fn cfg(threads: usize) -> RunConfig {
-        RunConfig {
-            repeat: 3,
-            min_time: Duration::from_millis(5),
-            threads,
-            cpus: vec![],
-            scaling: Scaling::Strong,
-            stable: None,
-        }
-    }
 
     #[test]
     fn until_stable_stops_within_its_budget_and_keeps_only_clean_samples() {

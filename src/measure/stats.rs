@@ -18,25 +18,25 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// Number of samples.
-    pub n: usize,
+    pub(crate) n: usize,
     /// Arithmetic mean.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Sample standard deviation (n − 1 in the denominator; 0 for one sample).
-    pub sd: f64,
+    pub(crate) sd: f64,
     /// Smallest sample.
-    pub min: f64,
+    pub(crate) min: f64,
     /// Largest sample.
-    pub max: f64,
+    pub(crate) max: f64,
     /// Median (mean of the two middle samples when n is even).
-    pub median: f64,
+    pub(crate) median: f64,
     /// Coefficient of variation, sd / mean (0 when the mean is 0).
-    pub cv: f64,
+    pub(crate) cv: f64,
     /// Lower bound of the 95 % confidence interval of the mean.
-    pub ci95_low: f64,
+    pub(crate) ci95_low: f64,
     /// Upper bound of the 95 % confidence interval of the mean.
-    pub ci95_high: f64,
+    pub(crate) ci95_high: f64,
     /// Samples whose modified z-score exceeds 3.5.
-    pub outliers: usize,
+    pub(crate) outliers: usize,
 }
 
 /// Why a summary could not be computed.
@@ -138,20 +138,20 @@ impl Summary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Percentiles {
     /// Median.
-    pub p50: f64,
+    pub(crate) p50: f64,
     /// 90th percentile.
-    pub p90: f64,
+    pub(crate) p90: f64,
     /// 99th percentile.
-    pub p99: f64,
+    pub(crate) p99: f64,
     /// 99.9th percentile.
     #[serde(rename = "p99.9")]
-    pub p99_9: f64,
+    pub(crate) p99_9: f64,
     /// Largest value.
-    pub max: f64,
+    pub(crate) max: f64,
 }
 
 /// Percentiles of raw values (type-7 interpolation); `None` for empty input.
-pub fn percentiles(values: &[f64]) -> Option<Percentiles> {
+pub(crate) fn percentiles(values: &[f64]) -> Option<Percentiles> {
     if values.is_empty() || values.iter().any(|x| !x.is_finite()) {
         return None;
     }

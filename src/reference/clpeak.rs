@@ -141,17 +141,17 @@ impl Test {
 
 /// One device's best figure per test, in B/s, FLOP/s or OP/s as clpeak counts them.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Figures {
+pub(crate) struct Figures {
     /// Global memory bandwidth, B/s.
-    pub global_bandwidth: Option<f64>,
+    pub(crate) global_bandwidth: Option<f64>,
     /// Single-precision compute, FLOP/s.
-    pub single: Option<f64>,
+    pub(crate) single: Option<f64>,
     /// Half-precision compute, FLOP/s.
-    pub half: Option<f64>,
+    pub(crate) half: Option<f64>,
     /// Double-precision compute, FLOP/s.
-    pub double: Option<f64>,
+    pub(crate) double: Option<f64>,
     /// Integer compute, OP/s (one per multiply-add).
-    pub integer: Option<f64>,
+    pub(crate) integer: Option<f64>,
 }
 
 impl Figures {
@@ -187,17 +187,17 @@ impl Figures {
 
 /// One OpenCL device as clpeak printed it.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ClDevice {
+pub(crate) struct ClDevice {
     /// Platform position (`-p`).
-    pub platform_index: usize,
+    pub(crate) platform_index: usize,
     /// Platform name.
-    pub platform: String,
+    pub(crate) platform: String,
     /// Device position within its platform (`-d`).
-    pub index: usize,
+    pub(crate) index: usize,
     /// Device name (`CL_DEVICE_NAME`).
-    pub name: String,
+    pub(crate) name: String,
     /// Its figures (none for a listing run).
-    pub figures: Figures,
+    pub(crate) figures: Figures,
 }
 
 impl ClDevice {
@@ -271,7 +271,7 @@ fn leading_number(s: &str) -> Option<f64> {
 /// messages ("No double precision support! Skipped"), build logs and error lines add
 /// nothing; odd input gives fewer devices or figures, never a panic. Output of other
 /// backends of newer clpeak (`Backend: CUDA`) is left out: only OpenCL devices count.
-pub fn parse(text: &str) -> Vec<ClDevice> {
+pub(crate) fn parse(text: &str) -> Vec<ClDevice> {
     let mut devices: Vec<ClDevice> = Vec::new();
     let mut platform: Option<(usize, String)> = None;
     let mut platforms_seen = 0usize;

@@ -22,19 +22,19 @@ type Parser = fn(&str) -> Result<f64, String>;
 
 /// The per-direction fields fio reports that peakbench uses.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct FioSide {
+pub(crate) struct FioSide {
     /// Bytes per second.
-    pub bw_bytes: f64,
+    pub(crate) bw_bytes: f64,
     /// I/O operations per second.
-    pub iops: f64,
+    pub(crate) iops: f64,
     /// Mean completion latency, nanoseconds.
-    pub clat_mean_ns: f64,
+    pub(crate) clat_mean_ns: f64,
     /// Completed I/Os (weights the latency mean of a mixed workload).
-    pub total_ios: f64,
+    pub(crate) total_ios: f64,
 }
 
 /// Read and write sides of the first job (the group with `--group_reporting`).
-pub fn parse_json(text: &str) -> Result<(FioSide, FioSide), String> {
+pub(crate) fn parse_json(text: &str) -> Result<(FioSide, FioSide), String> {
     let start = text
         .find("\n{")
         .map(|i| i + 1)

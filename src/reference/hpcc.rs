@@ -40,31 +40,31 @@ use std::time::Duration;
 pub(crate) struct Hpcc;
 
 /// HPL's block size: 192 suits OpenBLAS's AVX2/AVX-512 DGEMM kernels.
-pub const NB: usize = 192;
+pub(crate) const NB: usize = 192;
 
 /// Longest one hpcc run may take (every HPC Challenge test, at the case's N).
 const RUN_TIMEOUT: Duration = Duration::from_secs(900);
 
 /// What hpcc measured, from its summary section.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Figures {
+pub(crate) struct Figures {
     /// `HPL_Tflops`, in FLOP/s.
-    pub hpl: f64,
+    pub(crate) hpl: f64,
     /// `HPL_N`.
-    pub hpl_n: u64,
+    pub(crate) hpl_n: u64,
     /// `DGEMM_N`: the order of hpcc's DGEMM.
-    pub dgemm_n: u64,
+    pub(crate) dgemm_n: u64,
     /// `StarDGEMM_Gflops`, in FLOP/s: the mean per rank, all ranks at once.
-    pub star_dgemm: f64,
+    pub(crate) star_dgemm: f64,
     /// `SingleDGEMM_Gflops`, in FLOP/s: one rank alone.
-    pub single_dgemm: f64,
+    pub(crate) single_dgemm: f64,
     /// `CommWorldProcs`: the MPI ranks.
-    pub procs: u64,
+    pub(crate) procs: u64,
 }
 
 /// The `KEY=value` lines of the last summary section of `hpccoutf.txt` (hpcc appends
 /// to an existing file, so the last section is the latest run).
-pub fn summary(text: &str) -> Option<BTreeMap<String, String>> {
+pub(crate) fn summary(text: &str) -> Option<BTreeMap<String, String>> {
     let start = text.rfind("Begin of Summary section.")?;
     let body = &text[start..];
     let body = &body[..body.find("End of Summary section.")?];
@@ -77,7 +77,7 @@ pub fn summary(text: &str) -> Option<BTreeMap<String, String>> {
 }
 
 /// Reads the HPL and DGEMM figures from `hpccoutf.txt`.
-pub fn parse(text: &str) -> Result<Figures, String> {
+pub(crate) fn parse(text: &str) -> Result<Figures, String> {
     let s = summary(text).ok_or("no complete summary section in hpccoutf.txt")?;
     let num = |k: &str| -> Result<f64, String> {
         s.get(k)
@@ -101,7 +101,7 @@ pub fn parse(text: &str) -> Result<Figures, String> {
 }
 
 /// The process grid for `t` ranks: P×Q = t with P ≤ Q and P as large as possible.
-pub fn grid(t: usize) -> (usize, usize) {
+pub(crate) fn grid(t: usize) -> (usize, usize) {
     let t = t.max(1);
     let p = (1..=t)
         .filter(|p| t.is_multiple_of(*p) && p * p <= t)
@@ -112,12 +112,12 @@ pub fn grid(t: usize) -> (usize, usize) {
 
 /// HPL's order for a GEMM case of order `n` on `t` ranks: hpcc sizes its DGEMM as
 /// √(N² / (3t)), so N = n·√(3t) gives a DGEMM of order ≈ n.
-pub fn hpl_n_for_gemm(n: u64, t: usize) -> u64 {
+pub(crate) fn hpl_n_for_gemm(n: u64, t: usize) -> u64 {
     (n as f64 * (3.0 * t.max(1) as f64).sqrt()).round() as u64
 }
 
 /// `hpccinf.txt` for one HPL order, block size and grid (the rest as hpcc's sample).
-pub fn input_file(n: u64, nb: usize, p: usize, q: usize) -> String {
+pub(crate) fn input_file(n: u64, nb: usize, p: usize, q: usize) -> String {
     format!(
         "HPLinpack benchmark input file
 Innovative Computing Laboratory, University of Tennessee
@@ -159,7 +159,7 @@ HPL.out      output file name (if any)
     )
 }
 
-pub use crate::hw::cpu::openblas_coretype as coretype;
+pub(crate) use crate::hw::cpu::openblas_coretype as coretype;
 
 /// One hpcc run at HPL order `n` on `t` ranks: its figures, the command as run, and
 /// the BLAS it used.
@@ -255,7 +255,7 @@ fn blas_in_use() -> (String, Vec<std::path::PathBuf>) {
 
 /// The BLAS/LAPACK lines of `ldd`'s output: soname and the file it resolves to
 /// (canonical where it exists).
-pub fn linked_blas(ldd: &str) -> Vec<(String, std::path::PathBuf)> {
+pub(crate) fn linked_blas(ldd: &str) -> Vec<(String, std::path::PathBuf)> {
     const NAMES: [&str; 8] = [
         "libblas",
         "liblapack",

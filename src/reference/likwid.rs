@@ -43,7 +43,7 @@ pub fn peakflops_test(precision: &str, isa: &str) -> Option<&'static str> {
 /// has the operation but no kernel doing the same work: a `_mem` (non-temporal store)
 /// kernel for `nt=true`, the plain one otherwise, at the case's vector width, and only
 /// when the case counts the streamed bytes as likwid does.
-pub fn memory_test(r: &BenchResult) -> Option<Result<String, String>> {
+pub(crate) fn memory_test(r: &BenchResult) -> Option<Result<String, String>> {
     if r.resource != Resource::Memory
         || r.metric != Metric::Throughput
         || r.unit != Unit::BytePerSec

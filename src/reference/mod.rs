@@ -12,9 +12,9 @@
 //! case in one long run (clpeak) implements [`Tool::shared`] instead and keeps its
 //! parsed output in the run's [`Memo`], which the caller owns (no global state).
 
-pub mod clpeak;
+pub(crate) mod clpeak;
 pub mod fio;
-pub mod hpcc;
+pub(crate) mod hpcc;
 pub mod iperf3;
 pub mod likwid;
 pub mod mbw;
@@ -23,9 +23,10 @@ pub mod sysbench;
 
 use crate::hw::HostInfo;
 use crate::report::model::{BenchResult, Note, NoteKind, Reference, Unit};
+pub use crate::util::process::which;
 /// Running external programs lives in `util::process` (the one place that does);
 /// re-exported for the adapters.
-pub use crate::util::process::{capture, capture_in, which};
+pub(crate) use crate::util::process::{capture, capture_in};
 use crate::util::process::{output_any, spawn_quiet};
 use serde::Serialize;
 use std::any::Any;
@@ -38,22 +39,23 @@ use std::time::Duration;
 /// (its resource, metric, unit and params: what actually ran, e.g. the disk `engine`
 /// that `--engine auto` chose): the host, the few run settings a result does not carry,
 /// and the outputs kept from earlier cases of the same run.
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     /// The machine.
-    pub host: &'a HostInfo,
+    pub(crate) host: &'a HostInfo,
     /// `--dir` of a disk run as the user gave it (fio runs in the same directory; not
     /// given, fio is not run).
-    pub disk_dir: Option<&'a Path>,
+    pub(crate) disk_dir: Option<&'a Path>,
     /// Whether a network run measured against a `--server` (the loopback-only tools,
     /// iperf3 and sockperf, then have nothing to compare).
-    pub remote: bool,
+    pub(crate) remote: bool,
     /// Tool outputs kept across the cases of this run.
-    pub memo: &'a Memo,
+    pub(crate) memo: &'a Memo,
 }
 
 impl<'a> Context<'a> {
     /// A context for a run on `host` with no disk directory and no remote server.
-    pub fn new(host: &'a HostInfo, memo: &'a Memo) -> Context<'a> {
+    #[cfg(test)]
+    pub(crate) fn new(host: &'a HostInfo, memo: &'a Memo) -> Context<'a> {
         Context {
             host,
             disk_dir: None,
@@ -66,7 +68,7 @@ impl<'a> Context<'a> {
 /// Tool outputs kept for the length of one run, by key, so that a tool that measures
 /// every case at once runs once. Owned by whoever runs the cases (`app::run`).
 #[derive(Default)]
-pub struct Memo {
+pub(crate) struct Memo {
     slots: Mutex<HashMap<String, Box<dyn Any + Send>>>,
 }
 
@@ -101,11 +103,11 @@ impl Memo {
 /// What a shared-run tool found for one case: its figure, if it has one for this case,
 /// and notes for the reader (conventions, why nothing was attached).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Found {
+pub(crate) struct Found {
     /// The figure, in the case's unit.
-    pub reference: Option<Reference>,
+    pub(crate) reference: Option<Reference>,
     /// Notes for the case, each added as `reference <tool>: <note>`.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// What [`Tool::shared`] answers: `None` when the tool has nothing for the case,
@@ -113,21 +115,21 @@ pub struct Found {
 pub(crate) type SharedFound = Option<Result<Found, String>>;
 
 /// A tool run that reproduces one case.
-pub struct Invocation {
+pub(crate) struct Invocation {
     /// Program and arguments (`argv[0]` is the binary name).
-    pub argv: Vec<String>,
+    pub(crate) argv: Vec<String>,
     /// Longest the run may take.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Turns the tool's stdout into a value in `unit`.
-    pub parse: fn(&str) -> Result<f64, String>,
+    pub(crate) parse: fn(&str) -> Result<f64, String>,
     /// Unit of the parsed value (the case's unit).
-    pub unit: Unit,
+    pub(crate) unit: Unit,
     /// A helper to start first and stop after (a server), if any.
-    pub server: Option<Vec<String>>,
+    pub(crate) server: Option<Vec<String>>,
 }
 
 /// One reference tool.
-pub trait Tool: Sync {
+pub(crate) trait Tool: Sync {
     /// Tool name as users know it, e.g. `likwid-bench`.
     fn name(&self) -> &'static str;
     /// The binary to look for on `PATH`.
@@ -177,19 +179,19 @@ pub(crate) static TOOLS: &[&dyn Tool] = &[
 
 /// A tool as found on this machine.
 #[derive(Debug, Clone, Serialize)]
-pub struct Detected {
+pub(crate) struct Detected {
     /// Tool name.
-    pub tool: &'static str,
+    pub(crate) tool: &'static str,
     /// Whether the binary is on `PATH`.
-    pub installed: bool,
+    pub(crate) installed: bool,
     /// Where.
-    pub path: Option<PathBuf>,
+    pub(crate) path: Option<PathBuf>,
     /// Its version, when it says.
-    pub version: Option<String>,
+    pub(crate) version: Option<String>,
     /// Debian package providing it (`apt-get install <package>`).
-    pub package: &'static str,
+    pub(crate) package: &'static str,
     /// What it checks.
-    pub covers: &'static str,
+    pub(crate) covers: &'static str,
 }
 
 /// The first line of `argv`'s output (stdout, else stderr) that `pick` accepts.
@@ -254,7 +256,7 @@ pub(crate) fn number_after(text: &str, key: &str) -> Option<f64> {
 }
 
 /// Detects every tool in [`TOOLS`].
-pub fn detect() -> Vec<Detected> {
+pub(crate) fn detect() -> Vec<Detected> {
     TOOLS
         .iter()
         .map(|t| {
@@ -276,7 +278,7 @@ pub fn detect() -> Vec<Detected> {
 }
 
 /// Runs one invocation (with its server, if any) and returns the reference figure.
-pub fn run(tool: &dyn Tool, version: &str, inv: &Invocation) -> Result<Reference, String> {
+pub(crate) fn run(tool: &dyn Tool, version: &str, inv: &Invocation) -> Result<Reference, String> {
     let mut server = match &inv.server {
         Some(argv) => {
             let child = spawn_quiet(argv)?;

@@ -35,7 +35,7 @@ impl Timed for std::net::TcpStream {
 
 /// Why a frame could not be read.
 #[derive(Debug, thiserror::Error)]
-pub enum FrameError {
+pub(crate) enum FrameError {
     /// The deadline passed before the whole frame arrived.
     #[error("the peer went silent (timed out)")]
     Timeout,
@@ -65,7 +65,7 @@ impl From<std::io::Error> for FrameError {
 
 /// The body length a header announces, refused when 0 or beyond `max` (`what` names
 /// the protocol in the message, e.g. "control").
-pub fn frame_len(header: [u8; 4], max: usize, what: &str) -> Result<usize, FrameError> {
+pub(crate) fn frame_len(header: [u8; 4], max: usize, what: &str) -> Result<usize, FrameError> {
     let len = u32::from_be_bytes(header) as usize;
     if len == 0 {
         return Err(FrameError::Length(format!("empty {what} frame")));
@@ -79,7 +79,7 @@ pub fn frame_len(header: [u8; 4], max: usize, what: &str) -> Result<usize, Frame
 }
 
 /// One frame: the length prefix and `body`. A body beyond `u32` cannot be framed.
-pub fn encode(body: &[u8]) -> std::io::Result<Vec<u8>> {
+pub(crate) fn encode(body: &[u8]) -> std::io::Result<Vec<u8>> {
     let len = u32::try_from(body.len())
         .map_err(|_| std::io::Error::other("message too large to frame"))?;
     let mut out = Vec::with_capacity(4 + body.len());
@@ -89,13 +89,17 @@ pub fn encode(body: &[u8]) -> std::io::Result<Vec<u8>> {
 }
 
 /// Writes one frame and flushes.
-pub fn write<S: Write>(s: &mut S, body: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write<S: Write>(s: &mut S, body: &[u8]) -> std::io::Result<()> {
     s.write_all(&encode(body)?)?;
     s.flush()
 }
 
 /// Reads exactly `buf.len()` bytes before `deadline`.
-pub fn read_full<S: Timed>(s: &mut S, buf: &mut [u8], deadline: Instant) -> Result<(), FrameError> {
+pub(crate) fn read_full<S: Timed>(
+    s: &mut S,
+    buf: &mut [u8],
+    deadline: Instant,
+) -> Result<(), FrameError> {
     let mut got = 0;
     while got < buf.len() {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -120,7 +124,7 @@ pub fn read_full<S: Timed>(s: &mut S, buf: &mut [u8], deadline: Instant) -> Resu
 }
 
 /// Reads one frame's body of at most `max` bytes before `deadline`.
-pub fn read<S: Timed>(
+pub(crate) fn read<S: Timed>(
     s: &mut S,
     max: usize,
     deadline: Instant,

@@ -2,10 +2,10 @@
 //! the sanitiser for text from outside, the one atomic file write, running
 //! external programs, and a small seedable generator.
 
-pub mod atomic;
+pub(crate) mod atomic;
 pub mod frame;
-pub mod process;
-pub mod rng;
+pub(crate) mod process;
+pub(crate) mod rng;
 pub mod sanitize;
 pub(crate) mod term;
 pub mod units;

@@ -18,13 +18,13 @@ pub fn which(name: &str) -> Option<PathBuf> {
 
 /// Runs `argv` with a time limit and returns its stdout and stderr (lossy UTF-8).
 /// Errors: cannot start, time limit, or a non-zero exit (with the last stderr line).
-pub fn capture(argv: &[String], timeout: Duration) -> Result<(String, String), String> {
+pub(crate) fn capture(argv: &[String], timeout: Duration) -> Result<(String, String), String> {
     capture_in(argv, None, &[], timeout)
 }
 
 /// [`capture`], run in directory `dir` (when given) with `env` added to the
 /// environment (tools that read an input file from their working directory: hpcc).
-pub fn capture_in(
+pub(crate) fn capture_in(
     argv: &[String],
     dir: Option<&std::path::Path>,
     env: &[(String, String)],

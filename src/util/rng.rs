@@ -7,13 +7,13 @@ pub(crate) struct XorShift(u64);
 
 impl XorShift {
     /// A generator starting from `state`, taken as it is (0 becomes 1).
-    pub fn new(state: u64) -> XorShift {
+    pub(crate) fn new(state: u64) -> XorShift {
         XorShift(state.max(1))
     }
 
     /// A generator from a seed that may be small or 0: the seed is spread over the
     /// state (× the golden ratio, made odd), so seeds 1, 2, 3… start far apart.
-    pub fn seeded(seed: u64) -> XorShift {
+    pub(crate) fn seeded(seed: u64) -> XorShift {
         XorShift(seed.max(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
 

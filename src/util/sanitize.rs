@@ -14,7 +14,7 @@ pub(crate) const MAX_CHARS: usize = 1000;
 
 /// `text` made safe for one line of a terminal, log or export: escapes, at most
 /// [`MAX_CHARS`] characters (then `…`).
-pub fn line(text: &str) -> String {
+pub(crate) fn line(text: &str) -> String {
     line_max(text, MAX_CHARS)
 }
 

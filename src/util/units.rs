@@ -10,7 +10,7 @@ use std::time::Duration;
 /// Why a textual value could not be parsed. The caller adds the flag name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct ParseError(pub String);
+pub struct ParseError(pub(crate) String);
 
 /// Splits `12.5KiB` into the number (`12.5`) and the trimmed suffix (`KiB`); `None`
 /// when there is no number or it does not parse.

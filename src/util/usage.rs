@@ -10,7 +10,7 @@ pub struct UsageError(pub String);
 
 impl UsageError {
     /// `flag: msg`, e.g. `UsageError::new("--threads", "'0' is out of range; …")`.
-    pub fn new(flag: impl std::fmt::Display, msg: impl std::fmt::Display) -> UsageError {
+    pub(crate) fn new(flag: impl std::fmt::Display, msg: impl std::fmt::Display) -> UsageError {
         UsageError(format!("{flag}: {msg}"))
     }
 }

@@ -32,7 +32,7 @@ use crate::hw::clock::{self as clock, measure_on};
 use crate::hw::uarch::Pipe;
 use crate::hw::HostInfo;
 use crate::measure::clock::Tick;
-use crate::measure::{RunConfig, Runner, Scaling};
+use crate::measure::{Runner, Scaling};
 use crate::report::model::{BenchResult, Metric, Resource, Unit};
 use crate::util::units::format_size;
 use backend::{Backend, BlasChoice};
@@ -490,11 +490,9 @@ impl Case for RooflineCase {
             .param("k", self.k as u64)
             .param("intensity", round3(roofline::intensity(self.k)))
             .param("threads", t);
-        // The roofline's arrays are per thread: weak scaling whatever --weak says.
-        let cfg = RunConfig {
-            scaling: Scaling::Weak,
-            ..run_config(ctx, t, &mut r.notes)
-        };
+        // The roofline's arrays are per thread (each thread sweeps its own `bytes`),
+        // whatever --weak says.
+        let cfg = run_config(ctx, t, &mut r.notes);
         let cpus = cfg.cpus.clone();
         let fma = fma_kernel(Precision::Fp64, host);
         let chain = fma.and_then(|k| k.clock);
