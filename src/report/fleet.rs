@@ -27,6 +27,9 @@
 //!
 //! A file may hold one host (any run) or many (a gathered MPI run with `hosts[]`, each
 //! result tagged with its host); both are split into hosts here.
+//!
+//! This file computes the [`Fleet`]; its views are in [`super::view`], one module per
+//! format.
 
 use super::compare::CaseKey;
 use super::model::{BenchResult, Metric, Report, Status, Unit};
