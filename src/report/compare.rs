@@ -41,17 +41,17 @@ mod quick;
 
 /// The identity of a case across files.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct CaseKey {
+pub(crate) struct CaseKey {
     /// Resource, e.g. `cpu`.
-    pub resource: Resource,
+    pub(crate) resource: Resource,
     /// Workload, e.g. `fma_f64_avx512`.
-    pub workload: String,
+    pub(crate) workload: String,
     /// Metric, e.g. `ops`.
-    pub metric: Metric,
+    pub(crate) metric: Metric,
     /// Unit of the means.
-    pub unit: Unit,
+    pub(crate) unit: Unit,
     /// Parameters as `key=value` text, sorted by key.
-    pub params: String,
+    pub(crate) params: String,
 }
 
 impl CaseKey {
@@ -77,21 +77,21 @@ impl CaseKey {
 
 /// What is known of one side of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Side {
+pub(crate) struct Side {
     /// Number of samples.
-    pub n: usize,
+    pub(crate) n: usize,
     /// Mean of the samples.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Sample standard deviation.
-    pub sd: f64,
+    pub(crate) sd: f64,
     /// Smallest sample.
-    pub min: f64,
+    pub(crate) min: f64,
     /// Largest sample.
-    pub max: f64,
+    pub(crate) max: f64,
     /// Whether the run was disturbed (the machine was shared while it measured): a
     /// change on it is weaker evidence, and its verdict says "disturbed".
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub disturbed: bool,
+    pub(crate) disturbed: bool,
 }
 
 impl Side {
@@ -122,70 +122,70 @@ const CV_FACTOR: f64 = 3.0;
 
 /// The change of one case between the baseline and another file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Change {
+pub(crate) struct Change {
     /// The case.
-    pub case: CaseKey,
+    pub(crate) case: CaseKey,
     /// Label of the file compared with the baseline.
-    pub against: String,
+    pub(crate) against: String,
     /// The baseline.
-    pub a: Side,
+    pub(crate) a: Side,
     /// The other file.
-    pub b: Side,
+    pub(crate) b: Side,
     /// `b.mean − a.mean`.
-    pub diff: f64,
+    pub(crate) diff: f64,
     /// `diff / a.mean` (`None` when the baseline mean is 0).
-    pub rel: Option<f64>,
+    pub(crate) rel: Option<f64>,
     /// 95 % interval of `diff` (absent when n < 2 on a side).
-    pub ci95: Option<(f64, f64)>,
+    pub(crate) ci95: Option<(f64, f64)>,
     /// 95 % interval of `rel`.
-    pub rel_ci95: Option<(f64, f64)>,
+    pub(crate) rel_ci95: Option<(f64, f64)>,
     /// Welch–Satterthwaite degrees of freedom.
-    pub df: Option<f64>,
+    pub(crate) df: Option<f64>,
     /// The relative change below which this case is taken as noise: the larger of
     /// [`noise_floor`] and three times the larger CV.
-    pub noise: f64,
+    pub(crate) noise: f64,
     /// Whether the samples of the two runs do not overlap at all.
-    pub separated: bool,
+    pub(crate) separated: bool,
     /// Whether the change is more than noise: the interval excludes 0, the samples do
     /// not overlap, and the change exceeds `noise`; `None` when there is no interval.
-    pub significant: Option<bool>,
+    pub(crate) significant: Option<bool>,
     /// `better`, `worse`, `no significant change`, or why there is no verdict.
-    pub verdict: String,
+    pub(crate) verdict: String,
 }
 
 /// A case that could not be compared.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Unmatched {
+pub(crate) struct Unmatched {
     /// The case.
-    pub case: CaseKey,
+    pub(crate) case: CaseKey,
     /// Labels of the files that have it as an ok result.
-    pub present_in: Vec<String>,
+    pub(crate) present_in: Vec<String>,
     /// Why it is not compared (only in some files, or not ok somewhere).
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// The whole comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
     /// Always `peakbench-compare/1`.
-    pub schema: String,
+    pub(crate) schema: String,
     /// File labels, baseline first.
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// Hostnames, in the order of `files`.
-    pub hosts: Vec<String>,
+    pub(crate) hosts: Vec<String>,
     /// How the intervals are computed.
-    pub method: String,
+    pub(crate) method: String,
     /// Changes, by case then file.
-    pub changes: Vec<Change>,
+    pub(crate) changes: Vec<Change>,
     /// Cases not in every file, or not ok in one.
-    pub unmatched: Vec<Unmatched>,
+    pub(crate) unmatched: Vec<Unmatched>,
     /// How the files' settings differ from the baseline's (`repeat`, `min_time_s`,
     /// tool version, kernel, CPU, …): figures measured differently may differ for that
     /// reason alone.
-    pub settings: Vec<String>,
+    pub(crate) settings: Vec<String>,
     /// Resources most of whose cases moved the same way beyond the noise floor: the
     /// machine's state changed between the runs, or something common to them did.
-    pub shifts: Vec<String>,
+    pub(crate) shifts: Vec<String>,
 }
 
 /// Welch interval for `b − a`; `None` when a side has fewer than two samples.

@@ -24,9 +24,9 @@ pub(crate) const MAX_SERIES: usize = 10;
 #[derive(Debug, Clone)]
 pub(crate) struct Figure {
     /// The chart.
-    pub chart: Chart,
+    pub(crate) chart: Chart,
     /// Caption (plain text; escaped when written).
-    pub caption: String,
+    pub(crate) caption: String,
 }
 
 /// Parameters that can be an x axis (sizes among them: see
@@ -358,11 +358,11 @@ pub(crate) fn timeseries(report: &Report, resource: Resource) -> Vec<Figure> {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Ceiling {
     /// e.g. `cpu fp64` or `memory`.
-    pub name: String,
+    pub(crate) name: String,
     /// Best measured mean.
-    pub measured: f64,
+    pub(crate) measured: f64,
     /// Largest theoretical peak among the same results, when known.
-    pub theoretical: Option<f64>,
+    pub(crate) theoretical: Option<f64>,
 }
 
 fn ceilings(

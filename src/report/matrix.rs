@@ -15,15 +15,15 @@ pub(crate) const WEAK: f64 = 0.8;
 /// One workload's grid.
 pub(crate) struct Grid<'a> {
     /// `tcp_throughput`, `tcp_latency`, ….
-    pub workload: String,
+    pub(crate) workload: String,
     /// Host names, in the report's order.
-    pub hosts: Vec<String>,
+    pub(crate) hosts: Vec<String>,
     /// `cells[from][to]`: the link's result, if any.
-    pub cells: Vec<Vec<Option<&'a BenchResult>>>,
+    pub(crate) cells: Vec<Vec<Option<&'a BenchResult>>>,
     /// Median of the measured links.
-    pub median: Option<f64>,
+    pub(crate) median: Option<f64>,
     /// Whether a smaller figure is better.
-    pub lower_is_better: bool,
+    pub(crate) lower_is_better: bool,
 }
 
 impl Grid<'_> {

@@ -10,15 +10,15 @@
 pub mod charts;
 pub mod compare;
 mod condense;
-pub mod disturbance;
-pub mod figures;
+pub(crate) mod disturbance;
+pub(crate) mod figures;
 pub mod fleet;
 pub mod load;
-pub mod matrix;
+pub(crate) mod matrix;
 pub(crate) mod measured_roofline;
 pub mod model;
-pub mod physics;
-pub mod progress;
+pub(crate) mod physics;
+pub(crate) mod progress;
 mod provenance;
 #[cfg(test)]
 pub(crate) mod samples;
@@ -27,7 +27,7 @@ pub(crate) mod view;
 pub use view::{export, export_fit, Doc, Format, Grid, Text, TextDoc};
 
 #[cfg(test)]
-pub mod fixtures {
+pub(crate) mod fixtures {
     //! A hand-made report shared by the exporter tests.
     use super::model::*;
     use crate::hw::peak::Peak;

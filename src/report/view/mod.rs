@@ -166,15 +166,15 @@ pub fn export_fit<'a>(
 /// not the grid's), and a line may follow the terminal table.
 pub struct Grid<'a> {
     /// Page title (HTML) and heading (Markdown).
-    pub title: &'a str,
+    pub(crate) title: &'a str,
     /// Column headers.
-    pub headers: &'a [&'a str],
+    pub(crate) headers: &'a [&'a str],
     /// Rows of cells, one per header.
-    pub rows: Vec<Vec<String>>,
+    pub(crate) rows: Vec<Vec<String>>,
     /// The JSON form.
-    pub json: serde_json::Value,
+    pub(crate) json: serde_json::Value,
     /// A line printed under the terminal table, if any.
-    pub footer: Option<&'a str>,
+    pub(crate) footer: Option<&'a str>,
 }
 
 /// A document that is its terminal text in every format but JSON (`sysinfo`,
@@ -183,9 +183,9 @@ pub struct Grid<'a> {
 /// their own.
 pub struct TextDoc<'a, T> {
     /// What the JSON form holds.
-    pub value: &'a T,
+    pub(crate) value: &'a T,
     /// Prints the terminal text within the width.
-    pub text: fn(&T, Option<usize>, &mut dyn Write) -> io::Result<()>,
+    pub(crate) text: fn(&T, Option<usize>, &mut dyn Write) -> io::Result<()>,
 }
 
 /// What [`Doc::Text`] holds: a [`TextDoc`] of any serialisable value.

@@ -255,9 +255,9 @@ pub(crate) fn reference_lines_short(r: &BenchResult) -> Vec<String> {
 /// share, said once. The JSON and CSV keep every param.
 pub(crate) struct Params {
     /// Per result, in order: `block=4KiB depth=32`.
-    pub rows: Vec<String>,
+    pub(crate) rows: Vec<String>,
     /// Per resource with two results or more: the `k=v` all its results share.
-    pub common: Vec<(Resource, String)>,
+    pub(crate) common: Vec<(Resource, String)>,
 }
 
 impl Params {
