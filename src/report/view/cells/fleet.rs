@@ -4,8 +4,9 @@
 use crate::report::fleet::{Fleet, HostSummary, HostValue, Workload, MIN_HOSTS};
 use crate::util::units::format_si;
 
+/// A signed percentage (`-39.7 %`, as a comparison prints its changes), or empty.
 fn pct(x: Option<f64>) -> String {
-    x.map_or(String::new(), |v| format!("{:+.1} %", v * 100.0))
+    x.map_or(String::new(), crate::report::compare::pct)
 }
 
 /// `host (z -17.8, 39.7 % below)`.
@@ -30,6 +31,7 @@ pub(crate) const W_HEADERS: [&str; 7] = [
     "outliers",
 ];
 
+/// One workload's row in [`W_HEADERS`] order (before sanitising).
 pub(crate) fn w_row(w: &Workload) -> [String; 7] {
     let u = w.case.unit.as_str();
     let outliers: Vec<String> = w.outliers().map(outlier_cell).collect();
@@ -57,6 +59,7 @@ pub(crate) fn w_row(w: &Workload) -> [String; 7] {
     ]
 }
 
+/// Column headers of the host rows.
 pub(crate) const H_HEADERS: [&str; 6] = [
     "host",
     "file",
@@ -66,6 +69,7 @@ pub(crate) const H_HEADERS: [&str; 6] = [
     "worst shortfall",
 ];
 
+/// One host's row in [`H_HEADERS`] order (before sanitising).
 pub(crate) fn h_row(h: &HostSummary) -> [String; 6] {
     [
         h.host.clone(),
