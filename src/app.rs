@@ -174,8 +174,8 @@ fn measure(options: &Options, plan: Planner<'_>) -> anyhow::Result<ExitCode> {
     crate::report::export_fit(&report, opts.format, opts.width, &mut out)?;
     out.flush()?;
     // The table carries the warnings; with another format on stdout, say them once here.
-    if opts.format != crate::report::Format::Table {
-        for l in crate::report::table::warnings(&report, crate::util::term::stderr_width()) {
+    if opts.format != crate::report::view::table::FORMAT {
+        for l in crate::report::view::table::warnings(&report, crate::util::term::stderr_width()) {
             eprintln!("{l}");
         }
     }

@@ -10,7 +10,8 @@ use crate::bench::cpu::options::CpuOptions;
 use crate::cli::ReportArgs;
 use crate::report::compare;
 use crate::report::model::Report;
-use crate::report::{export, load, Exportable, Format, Grid};
+use crate::report::view::{csv, html, markdown};
+use crate::report::{export, load, Doc, Format, Grid};
 use crate::util::usage::UsageError;
 use anyhow::Context as _;
 use serde::Serialize;
@@ -73,14 +74,14 @@ pub(crate) fn load_report(path: &Path) -> anyhow::Result<Report> {
 
 /// Writes `doc` in `format` into `path` with the one atomic write
 /// ([`crate::util::atomic`]), so a failed write never leaves a half page behind.
-fn write_file(path: &Path, flag: &str, doc: &dyn Exportable, format: Format) -> anyhow::Result<()> {
+fn write_file(path: &Path, flag: &str, doc: Doc<'_>, format: Format) -> anyhow::Result<()> {
     crate::util::atomic::write_atomic(path, |w| export(doc, format, w))
         .with_context(|| format!("cannot write {} (choose another {flag})", path.display()))
 }
 
 /// Writes the HTML report of `report` to `path`.
 pub(crate) fn write_html(report: &Report, path: &Path) -> anyhow::Result<()> {
-    write_file(path, "--html", report, Format::Html)
+    write_file(path, "--html", Doc::Report(report), html::FORMAT)
 }
 
 /// `peakbench report FILE.json [--html OUT] [--csv OUT] [--markdown OUT]`.
@@ -96,11 +97,11 @@ pub(crate) fn run_report(
         wrote.push(p.clone());
     }
     if let Some(p) = &r.csv {
-        write_file(p, "--csv", &rep, Format::Csv)?;
+        write_file(p, "--csv", Doc::Report(&rep), csv::FORMAT)?;
         wrote.push(p.clone());
     }
     if let Some(p) = &r.markdown {
-        write_file(p, "--markdown", &rep, Format::Markdown)?;
+        write_file(p, "--markdown", Doc::Report(&rep), markdown::FORMAT)?;
         wrote.push(p.clone());
     }
     if r.to_stdout {
@@ -131,7 +132,7 @@ pub(crate) fn run_compare(
         return Err(UsageError(nothing_compared(&names, &reports)).into());
     }
     if let Some(p) = &opts.html {
-        write_file(p, "--html", &c, Format::Html)?;
+        write_file(p, "--html", Doc::Comparison(&c), html::FORMAT)?;
         if !opts.quiet {
             eprintln!("wrote {}", p.display());
         }
@@ -363,7 +364,7 @@ pub(crate) fn run_fleet(
         }
     }
     if let Some(p) = &opts.html {
-        write_file(p, "--html", &fleet, Format::Html)?;
+        write_file(p, "--html", Doc::Fleet(&fleet), html::FORMAT)?;
         if !opts.quiet {
             eprintln!("wrote {}", p.display());
         }

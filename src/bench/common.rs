@@ -145,7 +145,7 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
         Some(t) => parse_duration(t).map_err(|e| UsageError::new("--min-time", e))?,
     };
     let format = match &c.format {
-        None => Format::Table,
+        None => crate::report::view::table::FORMAT,
         Some(t) => Format::parse(t.trim()).ok_or_else(|| {
             UsageError::new(
                 "--format",

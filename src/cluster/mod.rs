@@ -33,6 +33,8 @@ use crate::bench::Context;
 use crate::hw::HostInfo;
 use crate::options::{Command, Options};
 use crate::report::model::{Report, SCHEMA};
+use crate::report::view::html;
+use crate::report::Doc;
 use crate::util::usage::UsageError;
 use anyhow::Context as _;
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
@@ -379,7 +381,9 @@ fn write(report: &Report, options: &Options, matrix: bool) -> anyhow::Result<Exi
         .clone()
         .unwrap_or_else(|| path.with_extension("html"));
     let page = if matrix {
-        crate::report::matrix::render(report)
+        let mut buf = Vec::new();
+        crate::report::export(Doc::Matrix(report), html::FORMAT, &mut buf)?;
+        String::from_utf8_lossy(&buf).into_owned()
     } else {
         let name = path
             .file_name()
@@ -387,16 +391,19 @@ fn write(report: &Report, options: &Options, matrix: bool) -> anyhow::Result<Exi
         let f =
             crate::report::fleet::fleet(&[name], std::slice::from_ref(report), Default::default());
         let mut buf = Vec::new();
-        crate::report::export(&f, crate::report::Format::Html, &mut buf)?;
+        crate::report::export(&f, html::FORMAT, &mut buf)?;
         String::from_utf8_lossy(&buf).into_owned()
     };
     crate::util::atomic::write_atomic(&html, |w| w.write_all(page.as_bytes()))
         .with_context(|| format!("cannot write {}", html.display()))?;
     let mut out = std::io::stdout().lock();
-    crate::report::export(report, opts.format, &mut out)?;
-    if matrix && opts.format == crate::report::Format::Table {
-        crate::report::matrix::text(report, &mut out)?;
-    }
+    // A matrix run's table adds the host × host grids under the results.
+    let doc = if matrix {
+        Doc::Matrix(report)
+    } else {
+        Doc::Report(report)
+    };
+    crate::report::export(doc, opts.format, &mut out)?;
     if !opts.quiet {
         eprintln!("results: {}", path.display());
         eprintln!("html: {}", html.display());

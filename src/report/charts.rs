@@ -60,11 +60,11 @@ pub(crate) enum Ticks {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Axis {
     /// Axis title.
-    pub label: String,
+    pub(crate) label: String,
     /// Mapping.
-    pub scale: Scale,
+    pub(crate) scale: Scale,
     /// Tick labels.
-    pub ticks: Ticks,
+    pub(crate) ticks: Ticks,
 }
 
 /// Line style of a series.
@@ -82,39 +82,39 @@ pub(crate) enum Style {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Series {
     /// Legend text.
-    pub name: String,
+    pub(crate) name: String,
     /// `(x, y)` in axis units.
-    pub points: Vec<(f64, f64)>,
+    pub(crate) points: Vec<(f64, f64)>,
     /// Solid or dashed.
-    pub style: Style,
+    pub(crate) style: Style,
     /// Palette index (series with the same index share a colour).
-    pub color: usize,
+    pub(crate) color: usize,
 }
 
 /// A labelled vertical (x) or horizontal (y) line across the plot.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Marker {
     /// Where, in axis units.
-    pub at: f64,
+    pub(crate) at: f64,
     /// Label drawn next to the line.
-    pub label: String,
+    pub(crate) label: String,
 }
 
 /// A whole chart.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Chart {
     /// Title above the plot.
-    pub title: String,
+    pub(crate) title: String,
     /// Horizontal axis.
-    pub x: Axis,
+    pub(crate) x: Axis,
     /// Vertical axis.
-    pub y: Axis,
+    pub(crate) y: Axis,
     /// Lines.
-    pub series: Vec<Series>,
+    pub(crate) series: Vec<Series>,
     /// Vertical markers (e.g. cache sizes).
-    pub vmarks: Vec<Marker>,
+    pub(crate) vmarks: Vec<Marker>,
     /// Horizontal markers (e.g. a theoretical peak).
-    pub hmarks: Vec<Marker>,
+    pub(crate) hmarks: Vec<Marker>,
 }
 
 /// Colour-blind-friendly palette (Okabe & Ito, 2008), then a few extra.

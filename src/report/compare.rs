@@ -27,32 +27,31 @@
 //!
 //! The first file is the baseline; every later file is compared with it. A case is
 //! identified by resource, workload, metric, unit and params.
+//!
+//! This file computes the [`Comparison`]; its views (table, CSV, Markdown, HTML) are in
+//! [`super::view`], one module per format.
 
-use super::csv::opt_num as num;
 use super::model::{BenchResult, Metric, Report, Resource, Status, Unit};
-use super::view;
+use super::view::cells;
 use crate::measure::stats::{t_975, Summary};
-use crate::util::sanitize;
-use crate::util::units::format_si;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::io::Write;
 
 mod quick;
 
 /// The identity of a case across files.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct CaseKey {
+pub(crate) struct CaseKey {
     /// Resource, e.g. `cpu`.
-    pub resource: Resource,
+    pub(crate) resource: Resource,
     /// Workload, e.g. `fma_f64_avx512`.
-    pub workload: String,
+    pub(crate) workload: String,
     /// Metric, e.g. `ops`.
-    pub metric: Metric,
+    pub(crate) metric: Metric,
     /// Unit of the means.
-    pub unit: Unit,
+    pub(crate) unit: Unit,
     /// Parameters as `key=value` text, sorted by key.
-    pub params: String,
+    pub(crate) params: String,
 }
 
 impl CaseKey {
@@ -63,7 +62,7 @@ impl CaseKey {
             workload: r.workload.clone(),
             metric: r.metric,
             unit: r.unit,
-            params: view::params(r),
+            params: cells::params(r),
         }
     }
 
@@ -78,21 +77,21 @@ impl CaseKey {
 
 /// What is known of one side of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Side {
+pub(crate) struct Side {
     /// Number of samples.
-    pub n: usize,
+    pub(crate) n: usize,
     /// Mean of the samples.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Sample standard deviation.
-    pub sd: f64,
+    pub(crate) sd: f64,
     /// Smallest sample.
-    pub min: f64,
+    pub(crate) min: f64,
     /// Largest sample.
-    pub max: f64,
+    pub(crate) max: f64,
     /// Whether the run was disturbed (the machine was shared while it measured): a
     /// change on it is weaker evidence, and its verdict says "disturbed".
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub disturbed: bool,
+    pub(crate) disturbed: bool,
 }
 
 impl Side {
@@ -123,70 +122,70 @@ const CV_FACTOR: f64 = 3.0;
 
 /// The change of one case between the baseline and another file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Change {
+pub(crate) struct Change {
     /// The case.
-    pub case: CaseKey,
+    pub(crate) case: CaseKey,
     /// Label of the file compared with the baseline.
-    pub against: String,
+    pub(crate) against: String,
     /// The baseline.
-    pub a: Side,
+    pub(crate) a: Side,
     /// The other file.
-    pub b: Side,
+    pub(crate) b: Side,
     /// `b.mean − a.mean`.
-    pub diff: f64,
+    pub(crate) diff: f64,
     /// `diff / a.mean` (`None` when the baseline mean is 0).
-    pub rel: Option<f64>,
+    pub(crate) rel: Option<f64>,
     /// 95 % interval of `diff` (absent when n < 2 on a side).
-    pub ci95: Option<(f64, f64)>,
+    pub(crate) ci95: Option<(f64, f64)>,
     /// 95 % interval of `rel`.
-    pub rel_ci95: Option<(f64, f64)>,
+    pub(crate) rel_ci95: Option<(f64, f64)>,
     /// Welch–Satterthwaite degrees of freedom.
-    pub df: Option<f64>,
+    pub(crate) df: Option<f64>,
     /// The relative change below which this case is taken as noise: the larger of
     /// [`noise_floor`] and three times the larger CV.
-    pub noise: f64,
+    pub(crate) noise: f64,
     /// Whether the samples of the two runs do not overlap at all.
-    pub separated: bool,
+    pub(crate) separated: bool,
     /// Whether the change is more than noise: the interval excludes 0, the samples do
     /// not overlap, and the change exceeds `noise`; `None` when there is no interval.
-    pub significant: Option<bool>,
+    pub(crate) significant: Option<bool>,
     /// `better`, `worse`, `no significant change`, or why there is no verdict.
-    pub verdict: String,
+    pub(crate) verdict: String,
 }
 
 /// A case that could not be compared.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Unmatched {
+pub(crate) struct Unmatched {
     /// The case.
-    pub case: CaseKey,
+    pub(crate) case: CaseKey,
     /// Labels of the files that have it as an ok result.
-    pub present_in: Vec<String>,
+    pub(crate) present_in: Vec<String>,
     /// Why it is not compared (only in some files, or not ok somewhere).
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// The whole comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
     /// Always `peakbench-compare/1`.
-    pub schema: String,
+    pub(crate) schema: String,
     /// File labels, baseline first.
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// Hostnames, in the order of `files`.
-    pub hosts: Vec<String>,
+    pub(crate) hosts: Vec<String>,
     /// How the intervals are computed.
-    pub method: String,
+    pub(crate) method: String,
     /// Changes, by case then file.
-    pub changes: Vec<Change>,
+    pub(crate) changes: Vec<Change>,
     /// Cases not in every file, or not ok in one.
-    pub unmatched: Vec<Unmatched>,
+    pub(crate) unmatched: Vec<Unmatched>,
     /// How the files' settings differ from the baseline's (`repeat`, `min_time_s`,
     /// tool version, kernel, CPU, …): figures measured differently may differ for that
     /// reason alone.
-    pub settings: Vec<String>,
+    pub(crate) settings: Vec<String>,
     /// Resources most of whose cases moved the same way beyond the noise floor: the
     /// machine's state changed between the runs, or something common to them did.
-    pub shifts: Vec<String>,
+    pub(crate) shifts: Vec<String>,
 }
 
 /// Welch interval for `b − a`; `None` when a side has fewer than two samples.
@@ -497,315 +496,9 @@ fn shifts(changes: &[Change]) -> Vec<String> {
     out
 }
 
-fn pct(x: f64) -> String {
+/// A relative change in percent with its sign: `+5.2 %`.
+pub(crate) fn pct(x: f64) -> String {
     format!("{:+.1} %", x * 100.0)
-}
-
-/// The change cell: `+5.2 % [+3.1 %, +7.3 %]`.
-pub(crate) fn change_cell(c: &Change) -> String {
-    match (c.rel, c.rel_ci95) {
-        (Some(r), Some((lo, hi))) => format!("{} [{}, {}]", pct(r), pct(lo), pct(hi)),
-        (Some(r), None) => pct(r),
-        (None, _) => format_si(c.diff, c.case.unit.as_str()),
-    }
-}
-
-/// Column headers of the text views.
-pub(crate) const HEADERS: [&str; 8] = [
-    "case",
-    "vs",
-    "baseline mean",
-    "mean",
-    "change [95 % CI]",
-    "n",
-    "significant",
-    "verdict",
-];
-
-/// One row of cells in [`HEADERS`] order.
-pub(crate) fn row(c: &Change) -> [String; 8] {
-    [
-        c.case.label(),
-        c.against.clone(),
-        format_si(c.a.mean, c.case.unit.as_str()),
-        format_si(c.b.mean, c.case.unit.as_str()),
-        change_cell(c),
-        format!("{}/{}", c.a.n, c.b.n),
-        match c.significant {
-            Some(true) => "yes".into(),
-            Some(false) => "no".into(),
-            None => "n/a".into(),
-        },
-        c.verdict.clone(),
-    ]
-}
-
-/// The terminal table (within `width` columns when given: the numbers never wrap,
-/// the case and the verdict do), then the different settings, the shifts of whole
-/// resources and the unmatched cases.
-pub(crate) fn export_table(
-    c: &Comparison,
-    width: Option<usize>,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
-    use crate::util::term;
-    use comfy_table::{ColumnConstraint, ContentArrangement, Table, Width};
-    writeln!(
-        out,
-        "baseline: {}",
-        sanitize::line(c.files.first().map_or("", |s| s))
-    )?;
-    let width = width.map(|w| w.max(term::MIN_WIDTH));
-    let two = c.files.len() <= 2;
-    let headers = [
-        "case",
-        "vs",
-        "baseline",
-        "mean",
-        "change [95 % CI]",
-        "noise",
-        "verdict",
-    ];
-    let (labels, shared) = short_labels(&c.changes);
-    let rows: Vec<[String; 7]> = c
-        .changes
-        .iter()
-        .zip(&labels)
-        .map(|(ch, label)| {
-            [
-                label.clone(),
-                ch.against.clone(),
-                format_si(ch.a.mean, ch.case.unit.as_str()),
-                format_si(ch.b.mean, ch.case.unit.as_str()),
-                change_cell(ch),
-                format!("±{:.0} %", ch.noise * 100.0),
-                ch.verdict.clone(),
-            ]
-            .map(|x| sanitize::line(&x))
-        })
-        .collect();
-    let mut t = Table::new();
-    t.load_preset("     ─┼ │          ")
-        .set_header(headers)
-        .set_content_arrangement(ContentArrangement::Disabled);
-    for r in &rows {
-        t.add_row(r.clone());
-    }
-    let natural = |i: usize| {
-        rows.iter()
-            .map(|r| term::len(&r[i]))
-            .chain([term::len(headers[i])])
-            .max()
-            .unwrap_or(0)
-    };
-    let mut shown: Vec<usize> = (0..headers.len()).filter(|&i| !(two && i == 1)).collect();
-    if let Some(w) = width {
-        // The numbers at their width; the case and the verdict share the rest (case
-        // at least 16, verdict at least 12), dropping the baseline mean if needed.
-        let fixed = |shown: &[usize]| -> usize {
-            shown
-                .iter()
-                .filter(|&&i| i != 0 && i != 6)
-                .map(|&i| natural(i))
-                .sum::<usize>()
-                + 3 * shown.len()
-                - 1
-        };
-        // Narrow: the baseline mean, the noise, then the mean make way (the change
-        // says how they relate).
-        for drop in [2, 5, 3] {
-            if fixed(&shown) + 16 + 12 > w {
-                shown.retain(|&i| i != drop);
-            }
-        }
-        let rest = w.saturating_sub(fixed(&shown));
-        // The verdict whole when there is room for a case of 20, else 12 wide.
-        let want = natural(6).min(23);
-        let v = if rest >= want + 20 { want } else { 12 };
-        let case = natural(0).min(rest.saturating_sub(v)).max(16);
-        let verdict = rest.saturating_sub(case).max(12);
-        t.set_content_arrangement(ContentArrangement::Dynamic)
-            .set_width(u16::try_from(w).unwrap_or(u16::MAX));
-        for (i, col) in t.column_iter_mut().enumerate() {
-            col.set_constraint(if !shown.contains(&i) {
-                ColumnConstraint::Hidden
-            } else if i == 0 {
-                ColumnConstraint::Absolute(Width::Fixed((case + 2) as u16))
-            } else if i == 6 {
-                ColumnConstraint::Absolute(Width::Fixed((verdict + 2) as u16))
-            } else {
-                ColumnConstraint::ContentWidth
-            });
-        }
-    } else {
-        for (i, col) in t.column_iter_mut().enumerate() {
-            if !shown.contains(&i) {
-                col.set_constraint(ColumnConstraint::Hidden);
-            }
-        }
-    }
-    for l in t.lines() {
-        writeln!(out, "{}", l.trim_end())?;
-    }
-    let mut say = |prefix: &str, text: &str| -> std::io::Result<()> {
-        for l in term::wrap("", &sanitize::line(&format!("{prefix}{text}")), 4, width) {
-            writeln!(out, "{l}")?;
-        }
-        Ok(())
-    };
-    for (res, p) in &shared {
-        say("params ", &format!("all {res} cases: {p}"))?;
-    }
-    if !c.settings.is_empty() {
-        say(
-            "warning: ",
-            "the files were measured with different settings; figures may differ for that reason alone:",
-        )?;
-        for x in &c.settings {
-            say("  ", x)?;
-        }
-    }
-    for x in &c.shifts {
-        say("warning: ", x)?;
-    }
-    for u in &c.unmatched {
-        say("unmatched: ", &format!("{}: {}", u.case.label(), u.reason))?;
-    }
-    say("method: ", &c.method)
-}
-
-/// Short case labels for the terminal (`cpu add_i32_avx2 precision=int32 threads=2
-/// ops`): params every compared case of a resource shares are returned once per
-/// resource instead, a param that repeats the workload's name is left out, a switch
-/// that is on is its name and one that is off is left out.
-fn short_labels(changes: &[Change]) -> (Vec<String>, Vec<(Resource, String)>) {
-    let pairs = |c: &Change| -> Vec<String> {
-        c.case
-            .params
-            .split(' ')
-            .filter(|p| !p.is_empty())
-            .map(str::to_string)
-            .collect()
-    };
-    let mut shared: Vec<(Resource, Vec<String>)> = Vec::new();
-    for res in Resource::ALL {
-        let of: Vec<&Change> = changes.iter().filter(|c| c.case.resource == *res).collect();
-        if of.len() < 2 {
-            continue;
-        }
-        let common: Vec<String> = pairs(of[0])
-            .into_iter()
-            .filter(|p| of.iter().all(|c| pairs(c).contains(p)))
-            .collect();
-        if !common.is_empty() {
-            shared.push((*res, common));
-        }
-    }
-    let labels = changes
-        .iter()
-        .map(|c| {
-            let common = shared
-                .iter()
-                .find(|(r, _)| *r == c.case.resource)
-                .map(|(_, p)| p.as_slice())
-                .unwrap_or(&[]);
-            let tokens: Vec<&str> = c.case.workload.split('_').collect();
-            let mut parts = vec![c.case.resource.to_string(), c.case.workload.clone()];
-            for p in pairs(c) {
-                let (k, v) = p.split_once('=').unwrap_or((p.as_str(), ""));
-                if common.contains(&p)
-                    || v == "false"
-                    || v == c.case.workload
-                    || tokens.contains(&v)
-                {
-                    continue;
-                }
-                parts.push(if v == "true" {
-                    k.to_string()
-                } else {
-                    p.clone()
-                });
-            }
-            parts.push(c.case.metric.to_string());
-            parts.join(" ")
-        })
-        .collect();
-    let shared = shared.into_iter().map(|(r, p)| (r, p.join(" "))).collect();
-    (labels, shared)
-}
-
-/// A Markdown table, then the unmatched cases as a list.
-pub(crate) fn export_markdown(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
-    use super::markdown::cell as md;
-    writeln!(
-        out,
-        "### peakbench compare (baseline {})\n",
-        md(c.files.first().map_or("", |s| s))
-    )?;
-    let rows: Vec<Vec<String>> = c.changes.iter().map(|ch| row(ch).to_vec()).collect();
-    super::markdown::grid(&HEADERS, &rows, out)?;
-    if !c.settings.is_empty() {
-        writeln!(
-            out,
-            "\n**warning:** the files were measured with different settings; figures may differ for that reason alone:\n"
-        )?;
-        for x in &c.settings {
-            writeln!(out, "- {}", md(x))?;
-        }
-    }
-    for x in &c.shifts {
-        writeln!(out, "\n**warning:** {}", md(x))?;
-    }
-    if !c.unmatched.is_empty() {
-        writeln!(out)?;
-        for u in &c.unmatched {
-            writeln!(
-                out,
-                "- unmatched: {}: {}",
-                md(&u.case.label()),
-                md(&u.reason)
-            )?;
-        }
-    }
-    writeln!(out, "\n{}", md(&c.method))
-}
-
-/// CSV header of [`export_csv`].
-pub(crate) const CSV_HEADER: &str = "resource,workload,params,metric,unit,baseline,against,n_a,mean_a,sd_a,n_b,mean_b,sd_b,diff,ci95_low,ci95_high,rel,rel_ci95_low,rel_ci95_high,df,significant,verdict";
-
-/// One CSV line per change, raw numbers; unmatched cases are not rows.
-pub(crate) fn export_csv(c: &Comparison, out: &mut super::CsvWriter) -> std::io::Result<()> {
-    out.record(&CSV_HEADER.split(',').collect::<Vec<_>>())?;
-    let base = c.files.first().map_or("", |s| s);
-    for ch in &c.changes {
-        let k = &ch.case;
-        let cells = [
-            k.resource.to_string(),
-            k.workload.clone(),
-            k.params.clone(),
-            k.metric.to_string(),
-            k.unit.to_string(),
-            base.to_string(),
-            ch.against.clone(),
-            ch.a.n.to_string(),
-            format!("{}", ch.a.mean),
-            format!("{}", ch.a.sd),
-            ch.b.n.to_string(),
-            format!("{}", ch.b.mean),
-            format!("{}", ch.b.sd),
-            format!("{}", ch.diff),
-            num(ch.ci95.map(|c| c.0)),
-            num(ch.ci95.map(|c| c.1)),
-            num(ch.rel),
-            num(ch.rel_ci95.map(|c| c.0)),
-            num(ch.rel_ci95.map(|c| c.1)),
-            num(ch.df),
-            ch.significant.map_or(String::new(), |s| s.to_string()),
-            ch.verdict.clone(),
-        ];
-        out.record(&cells)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -871,13 +564,7 @@ mod tests {
         assert!(c.unmatched.iter().any(|u| u.reason == "not in b"));
         assert!(c.unmatched.iter().any(|u| u.reason == "not in a"));
         use crate::report::{export, Format};
-        for f in [
-            Format::Table,
-            Format::Csv,
-            Format::Markdown,
-            Format::Json,
-            Format::Html,
-        ] {
+        for &f in Format::all() {
             let mut buf = Vec::new();
             export(&c, f, &mut buf).unwrap();
             let s = String::from_utf8(buf).unwrap();
@@ -943,13 +630,14 @@ mod tests {
             .settings
             .iter()
             .any(|x| x.starts_with("b: repeat 10 (baseline")));
+        use crate::report::view::{export_fit, markdown, table};
         let mut buf = Vec::new();
-        export_table(&c, Some(80), &mut buf).unwrap();
+        export_fit(&c, table::FORMAT, Some(80), &mut buf).unwrap();
         let s = String::from_utf8(buf).unwrap();
         assert!(s.contains("measured with different settings"), "{s}");
         assert!(s.lines().all(|l| l.chars().count() <= 80), "{s}");
         let mut buf = Vec::new();
-        export_markdown(&c, &mut buf).unwrap();
+        export_fit(&c, markdown::FORMAT, None, &mut buf).unwrap();
         let s = String::from_utf8(buf).unwrap();
         assert!(s.contains("measured with different settings"), "{s}");
         assert!(s.contains("- b: kernel 6.9.0 (baseline"), "{s}");

@@ -164,11 +164,11 @@ fn merge(notes: &[Parsed]) -> String {
 #[derive(Debug, PartialEq)]
 pub(crate) struct Condensed {
     /// 1-based row numbers, ascending, each once.
-    pub rows: Vec<usize>,
+    pub(crate) rows: Vec<usize>,
     /// The note, with a range where the merged notes' numbers differ.
-    pub text: String,
+    pub(crate) text: String,
     /// Whether it stands for more than one distinct note.
-    pub merged: bool,
+    pub(crate) merged: bool,
 }
 
 /// Merges the notes (each distinct text with its rows, in order of first appearance)

@@ -13,7 +13,7 @@
 
 use super::charts::{Axis, Chart, Marker, Scale, Series, Style, Ticks};
 use super::model::{is_size_param, BenchResult, Metric, Param, Report, Resource, Unit};
-use super::view;
+use super::view::cells;
 use crate::util::units::{format_si, format_size};
 use std::collections::BTreeMap;
 
@@ -24,9 +24,9 @@ pub(crate) const MAX_SERIES: usize = 10;
 #[derive(Debug, Clone)]
 pub(crate) struct Figure {
     /// The chart.
-    pub chart: Chart,
+    pub(crate) chart: Chart,
     /// Caption (plain text; escaped when written).
-    pub caption: String,
+    pub(crate) caption: String,
 }
 
 /// Parameters that can be an x axis (sizes among them: see
@@ -78,7 +78,7 @@ fn series_name(r: &BenchResult, without: &str) -> String {
         .params
         .iter()
         .filter(|(k, _)| k.as_str() != without && !FACETS.contains(&k.as_str()))
-        .map(|(k, v)| format!("{k}={}", view::param_value(k, v)))
+        .map(|(k, v)| format!("{k}={}", cells::param_value(k, v)))
         .collect();
     if rest.is_empty() {
         r.workload.clone()
@@ -251,7 +251,7 @@ pub(crate) fn latency(report: &Report, resource: Resource) -> Option<Figure> {
         .filter_map(|(i, r)| {
             let p = r.percentiles.as_ref()?;
             Some(Series {
-                name: format!("{} {}", r.workload, view::params(r)),
+                name: format!("{} {}", r.workload, cells::params(r)),
                 points: [p.p50, p.p90, p.p99, p.p99_9, p.max]
                     .iter()
                     .enumerate()
@@ -336,7 +336,7 @@ pub(crate) fn timeseries(report: &Report, resource: Resource) -> Vec<Figure> {
                         .take(MAX_SERIES)
                         .enumerate()
                         .map(|(i, r)| Series {
-                            name: format!("{} {}", r.workload, view::params(r)),
+                            name: format!("{} {}", r.workload, cells::params(r)),
                             points: r.timeseries.clone().unwrap_or_default(),
                             style: Style::Line,
                             color: i,
@@ -358,11 +358,11 @@ pub(crate) fn timeseries(report: &Report, resource: Resource) -> Vec<Figure> {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Ceiling {
     /// e.g. `cpu fp64` or `memory`.
-    pub name: String,
+    pub(crate) name: String,
     /// Best measured mean.
-    pub measured: f64,
+    pub(crate) measured: f64,
     /// Largest theoretical peak among the same results, when known.
-    pub theoretical: Option<f64>,
+    pub(crate) theoretical: Option<f64>,
 }
 
 fn ceilings(

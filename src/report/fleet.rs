@@ -27,6 +27,9 @@
 //!
 //! A file may hold one host (any run) or many (a gathered MPI run with `hosts[]`, each
 //! result tagged with its host); both are split into hosts here.
+//!
+//! This file computes the [`Fleet`]; its views are in [`super::view`], one module per
+//! format.
 
 use super::compare::CaseKey;
 use super::model::{BenchResult, Metric, Report, Status, Unit};
@@ -51,11 +54,11 @@ const K_MEANAD: f64 = 1.253314;
 
 /// The outlier rule's settings (`--threshold`, `--min-gap`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Rule {
+pub(crate) struct Rule {
     /// |z| above this makes an outlier (with `min_gap`).
-    pub threshold: f64,
+    pub(crate) threshold: f64,
     /// Smallest |x − median| / |median| that makes an outlier.
-    pub min_gap: f64,
+    pub(crate) min_gap: f64,
 }
 
 impl Default for Rule {
@@ -69,70 +72,70 @@ impl Default for Rule {
 
 /// One host's figure for a workload.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HostValue {
+pub(crate) struct HostValue {
     /// The host.
-    pub host: String,
+    pub(crate) host: String,
     /// Its figure (the result's mean), in the workload's unit.
-    pub value: f64,
+    pub(crate) value: f64,
     /// Modified z-score; `None` with fewer than [`MIN_HOSTS`] hosts.
-    pub z: Option<f64>,
+    pub(crate) z: Option<f64>,
     /// `(median − value) / median`: how far below the fleet median (negative: above).
-    pub below_median: Option<f64>,
+    pub(crate) below_median: Option<f64>,
     /// Whether the rule makes it an outlier.
-    pub outlier: bool,
+    pub(crate) outlier: bool,
     /// `slow` or `fast` for an outlier (by the metric's direction), `disturbed` for
     /// an outlier whose run was disturbed (the machine was shared while it measured:
     /// weaker evidence, never counted as slow), else `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub side: Option<&'static str>,
+    pub(crate) side: Option<&'static str>,
     /// Whether the host's result was disturbed ([`BenchResult::disturbed`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub disturbed: bool,
+    pub(crate) disturbed: bool,
 }
 
 /// A host whose result for the workload was not `ok`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NotOk {
+pub(crate) struct NotOk {
     /// The host.
-    pub host: String,
+    pub(crate) host: String,
     /// `skipped: …` or `failed: …`.
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// The fleet view of one case.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Workload {
+pub(crate) struct Workload {
     /// The case.
-    pub case: CaseKey,
+    pub(crate) case: CaseKey,
     /// The settings that set this row apart from other rows of the same case
     /// (`repeat=5`), when the case was run with differing settings.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub settings: Option<String>,
+    pub(crate) settings: Option<String>,
     /// Hosts with a figure.
-    pub n: usize,
+    pub(crate) n: usize,
     /// Fleet median.
-    pub median: f64,
+    pub(crate) median: f64,
     /// Median absolute deviation from the median (unscaled).
-    pub mad: f64,
+    pub(crate) mad: f64,
     /// First quartile (linear interpolation between order statistics).
-    pub q1: f64,
+    pub(crate) q1: f64,
     /// Third quartile.
-    pub q3: f64,
+    pub(crate) q3: f64,
     /// `q3 − q1`.
-    pub iqr: f64,
+    pub(crate) iqr: f64,
     /// Smallest figure.
-    pub min: f64,
+    pub(crate) min: f64,
     /// Largest figure.
-    pub max: f64,
+    pub(crate) max: f64,
     /// `mad / |median|` (a relative spread; `None` when the median is 0).
-    pub rel_mad: Option<f64>,
+    pub(crate) rel_mad: Option<f64>,
     /// What scaled the z-scores: `MAD`, `MeanAD` (MAD was 0), or why there are none.
-    pub scale: String,
+    pub(crate) scale: String,
     /// Every host's figure, by host name.
-    pub hosts: Vec<HostValue>,
+    pub(crate) hosts: Vec<HostValue>,
     /// Hosts where the case was not `ok`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub not_ok: Vec<NotOk>,
+    pub(crate) not_ok: Vec<NotOk>,
 }
 
 impl Workload {
@@ -152,43 +155,43 @@ impl Workload {
 
 /// One host across the fleet.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HostSummary {
+pub(crate) struct HostSummary {
     /// The host.
-    pub host: String,
+    pub(crate) host: String,
     /// The file it came from.
-    pub file: String,
+    pub(crate) file: String,
     /// Workloads with a figure from this host.
-    pub workloads: usize,
+    pub(crate) workloads: usize,
     /// Of those, where the host is a slow outlier.
-    pub slow: usize,
+    pub(crate) slow: usize,
     /// Where it is a fast outlier.
-    pub fast: usize,
+    pub(crate) fast: usize,
     /// Its largest `below_median` among rate workloads, or above-median among latencies
     /// (the worst shortfall, as a fraction), if any.
-    pub worst: Option<f64>,
+    pub(crate) worst: Option<f64>,
     /// The workload of `worst`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub worst_case: Option<String>,
+    pub(crate) worst_case: Option<String>,
 }
 
 /// The fleet report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Fleet {
     /// Always `peakbench-fleet/1`.
-    pub schema: String,
+    pub(crate) schema: String,
     /// The files merged, in the order given.
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// The outlier rule used.
-    pub rule: Rule,
+    pub(crate) rule: Rule,
     /// How the statistics and outliers are computed.
-    pub method: String,
+    pub(crate) method: String,
     /// Per host.
-    pub hosts: Vec<HostSummary>,
+    pub(crate) hosts: Vec<HostSummary>,
     /// Per workload (case and settings), in first-seen order.
-    pub workloads: Vec<Workload>,
+    pub(crate) workloads: Vec<Workload>,
     /// What the reader must know: settings that differ, hosts named twice, hosts a
     /// gathered file lists as failed.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// Median of sorted values (non-empty).
@@ -445,7 +448,7 @@ fn settings_label(this: &BTreeMap<String, String>, groups: &[&BTreeMap<String, S
 }
 
 /// Merges `reports` (labels in `names`) into the fleet report.
-pub fn fleet(names: &[String], reports: &[Report], rule: Rule) -> Fleet {
+pub(crate) fn fleet(names: &[String], reports: &[Report], rule: Rule) -> Fleet {
     let mut warnings = Vec::new();
     let srcs = sources(names, reports, &mut warnings);
     // Cases in first-seen order, and for each the distinct settings seen with it.

@@ -1,7 +1,7 @@
 //! Tests of the fleet merge and its outlier rule (`fleet.rs`) and of its views.
 
 use super::*;
-use crate::report::model::{HostRun, Resource};
+use crate::report::model::Resource;
 use crate::report::samples;
 use crate::report::{export, Format};
 
@@ -213,22 +213,10 @@ fn a_gathered_file_is_split_into_its_hosts() {
         results.push(r);
     }
     g.results = results;
-    g.hosts = ["n1", "n2", "n3", "n4", "n5"]
-        .iter()
-        .enumerate()
-        .map(|(i, n)| HostRun {
-            name: n.to_string(),
-            ranks: vec![i],
-            info: None,
-            status: if *n == "n5" {
-                Status::Failed {
-                    error: "rank 4 did not answer within 30 s".into(),
-                }
-            } else {
-                Status::Ok
-            },
-        })
-        .collect();
+    g.hosts = samples::host_runs(&["n1", "n2", "n3", "n4", "n5"]);
+    g.hosts[4].status = Status::Failed {
+        error: "rank 4 did not answer within 30 s".into(),
+    };
     // It round-trips through the loader (the schema stays peakbench/2).
     let bytes = serde_json::to_vec(&g).unwrap();
     let back = crate::report::load::parse("g.json", &bytes).unwrap();
@@ -259,25 +247,19 @@ fn every_format_renders_and_escapes() {
     ];
     reps.push(host("r5", 1e9, 1e-7, 5));
     let f = fleet(&names(5), &reps, Rule::default());
-    for fmt in [
-        Format::Table,
-        Format::Json,
-        Format::Csv,
-        Format::Markdown,
-        Format::Html,
-    ] {
+    for &fmt in Format::all() {
         let mut buf = Vec::new();
         export(&f, fmt, &mut buf).unwrap();
         let s = String::from_utf8(buf).unwrap();
         assert!(s.contains("fma_f64_avx512"), "{fmt:?}");
-        if fmt == Format::Html {
+        if fmt.name() == "html" {
             assert!(s.starts_with("<!DOCTYPE html>") && s.ends_with("</html>\n"));
             assert!(!s.contains("<script>"));
             assert!(s.contains("&lt;script&gt;"));
             assert!(!s.contains("NaN"));
         }
-        if fmt == Format::Csv {
-            assert!(s.starts_with(crate::report::fleet_view::CSV_HEADER));
+        if fmt.name() == "csv" {
+            assert!(s.starts_with(crate::report::view::csv::FLEET_HEADER));
             // One row per (workload, host): fma (4 + 1 rows) and chase (4 + 1).
             assert_eq!(s.lines().count(), 1 + 10, "{s}");
         }

@@ -20,11 +20,11 @@ pub(crate) const TRIAD_INTENSITY: f64 = 2.0 / 24.0;
 #[derive(Debug, Default)]
 pub(crate) struct Extra {
     /// Series to draw (after the ceilings).
-    pub series: Vec<Series>,
+    pub(crate) series: Vec<Series>,
     /// Sentences for the caption.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// Smallest and largest intensity drawn.
-    pub x: Option<(f64, f64)>,
+    pub(crate) x: Option<(f64, f64)>,
 }
 
 fn num(r: &BenchResult, key: &str) -> Option<f64> {

@@ -1,39 +1,33 @@
-//! The one results model and its views, and the live progress channel.
+//! The one results model, the documents computed from it (a comparison, a fleet, the
+//! matrix of a cluster run), their views, and the live progress channel.
 //!
-//! An exporter is pure: it formats a [`model::Report`] (or a comparison, or a plain
-//! grid) into a writer and never computes statistics. Every format goes through
-//! [`export::Exportable`] and the one dispatch [`export()`]; adding a format is one
-//! [`Format`] variant and one method (see [`export`](mod@export)).
+//! A view is pure: it formats a document into a writer and never computes statistics.
+//! The views are on one axis ([`view`]): every document is a [`Doc`], every format is
+//! one module that renders every document, and [`export()`] is the one dispatch.
+//! Adding a format is one file and one registry line ([`view`]'s `FORMATS`); adding a
+//! document is one [`Doc`] variant and one arm in each format.
 
 pub mod charts;
 pub mod compare;
 mod condense;
-pub mod csv;
-pub mod disturbance;
-pub mod export;
-pub mod figures;
+pub(crate) mod disturbance;
+pub(crate) mod figures;
 pub mod fleet;
-mod fleet_view;
-pub mod html;
-pub mod json;
 pub mod load;
-pub mod markdown;
-pub mod matrix;
+pub(crate) mod matrix;
 pub(crate) mod measured_roofline;
 pub mod model;
-pub mod physics;
-pub mod progress;
+pub(crate) mod physics;
+pub(crate) mod progress;
 mod provenance;
 #[cfg(test)]
 pub(crate) mod samples;
-pub mod table;
-mod view;
+pub(crate) mod view;
 
-pub use csv::CsvWriter;
-pub use export::{export, export_fit, Exportable, Format, Grid, TextDoc};
+pub use view::{export, export_fit, Doc, Format, Grid, Text, TextDoc};
 
 #[cfg(test)]
-pub mod fixtures {
+pub(crate) mod fixtures {
     //! A hand-made report shared by the exporter tests.
     use super::model::*;
     use crate::hw::peak::Peak;

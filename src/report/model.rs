@@ -85,7 +85,7 @@ macro_rules! names {
             pub const ALL: &'static [$name] = &[$($name::$v,)+];
 
             /// The name as written in JSON and shown in the views.
-            pub fn as_str(self) -> &'static str {
+            pub(crate) fn as_str(self) -> &'static str {
                 match self {
                     $($name::$v => $s,)+
                 }
@@ -212,7 +212,7 @@ impl From<NoteRepr> for Note {
 
 impl Note {
     /// A note of `kind`.
-    pub fn new(kind: NoteKind, text: impl Into<String>) -> Note {
+    pub(crate) fn new(kind: NoteKind, text: impl Into<String>) -> Note {
         Note {
             kind,
             text: text.into(),
@@ -498,7 +498,12 @@ pub(crate) const CV_WARN: f64 = 0.05;
 
 impl BenchResult {
     /// A new result with no samples yet (status ok until told otherwise).
-    pub fn new(resource: Resource, workload: &str, metric: Metric, unit: Unit) -> BenchResult {
+    pub(crate) fn new(
+        resource: Resource,
+        workload: &str,
+        metric: Metric,
+        unit: Unit,
+    ) -> BenchResult {
         BenchResult {
             resource,
             workload: workload.into(),

@@ -9,7 +9,7 @@
 use super::model::{BenchResult, Report};
 
 /// The largest figure accepted in any unit (1e18 B/s, FLOP/s, OP/s, IO/s or s).
-pub const MAX_VALUE: f64 = 1e18;
+pub(crate) const MAX_VALUE: f64 = 1e18;
 
 /// Why `x` (named `what`) cannot be a measured figure, if it cannot.
 fn bad(what: &str, x: f64, signed: bool) -> Option<String> {
@@ -27,7 +27,7 @@ fn bad(what: &str, x: f64, signed: bool) -> Option<String> {
 
 /// Checks every figure of one result; the error names the first impossible one with
 /// its workload and unit.
-pub fn check_result(r: &BenchResult) -> Result<(), String> {
+pub(crate) fn check_result(r: &BenchResult) -> Result<(), String> {
     let unit = r.unit.as_str();
     let mut checks: Vec<(String, f64, bool)> = Vec::new();
     for (i, x) in r.samples.iter().enumerate() {
@@ -84,7 +84,7 @@ pub fn check_result(r: &BenchResult) -> Result<(), String> {
 }
 
 /// Checks every result of a report (a file for `fleet`); the error names the result.
-pub fn check_report(report: &Report) -> Result<(), String> {
+pub(crate) fn check_report(report: &Report) -> Result<(), String> {
     for (i, r) in report.results.iter().enumerate() {
         check_result(r).map_err(|e| format!("result {}: {e}", i + 1))?;
     }
@@ -92,7 +92,7 @@ pub fn check_report(report: &Report) -> Result<(), String> {
 }
 
 /// `r` refused: a failed result keeping only what identifies the case, no figure of it.
-pub fn refused(r: &BenchResult, why: &str) -> BenchResult {
+pub(crate) fn refused(r: &BenchResult, why: &str) -> BenchResult {
     let mut out = BenchResult::new(r.resource, &r.workload, r.metric, r.unit);
     out.params = r.params.clone();
     out.host = r.host.clone();

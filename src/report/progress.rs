@@ -17,7 +17,7 @@ const TEMPLATE: &str = "{bar:30} {pos}/{len} {elapsed_precise} ~{eta} left  {wid
 
 impl Progress {
     /// A bar over `cases` cases; hidden when `quiet` or stderr is not a terminal.
-    pub fn new(cases: usize, quiet: bool) -> Progress {
+    pub(crate) fn new(cases: usize, quiet: bool) -> Progress {
         let show = !quiet && std::io::stderr().is_terminal();
         let bar = show.then(|| {
             let b = ProgressBar::new(cases as u64);

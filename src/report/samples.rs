@@ -360,9 +360,29 @@ fn compare(
 
 /// Baseline of the compare fixtures.
 #[rustfmt::skip]
+/// The hosts of a gathered report, one rank each, every one ok.
+pub(crate) fn host_runs(names: &[&str]) -> Vec<HostRun> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| HostRun {
+            name: n.to_string(),
+            ranks: vec![i],
+            info: None,
+            status: Status::Ok,
+        })
+        .collect()
+}
+
 pub(crate) fn compare_a() -> Report {
-    compare([100e9, 101e9, 99e9, 100e9, 100e9], [200e9, 190e9, 210e9], [100e-9, 101e-9, 99e-9],
-        380e9, ("dot_i8_avx512vnni", Unit::OpPerSec, [1e12, 1.01e12]), "2026-11-20T10:00:00Z")
+    compare(
+        [100e9, 101e9, 99e9, 100e9, 100e9],
+        [200e9, 190e9, 210e9],
+        [100e-9, 101e-9, 99e-9],
+        380e9,
+        ("dot_i8_avx512vnni", Unit::OpPerSec, [1e12, 1.01e12]),
+        "2026-11-20T10:00:00Z",
+    )
 }
 
 /// The compared file: fma threads=1 +10 % (significant), threads=2 unchanged within

@@ -1,14 +1,18 @@
-//! Formatting shared by the text exporters: turns model fields into cells. Formatting
-//! only; every number comes from the model. A report may come from any file, so every
-//! cell, note and reference line goes through the one sanitiser
-//! ([`crate::util::sanitize`]) here, before the table, Markdown or CSV sees it.
+//! Formatting shared by the views: turns model fields into cells. Formatting only;
+//! every number comes from the model. A report may come from any file, so every cell,
+//! note and reference line goes through the one sanitiser ([`crate::util::sanitize`])
+//! here, before the table, Markdown or CSV sees it. The cells of a comparison and of a
+//! fleet are in [`compare`] and [`fleet`].
 
-use super::model::{is_size_param, BenchResult, Param, Resource, Status};
+pub(crate) mod compare;
+pub(crate) mod fleet;
+
+use crate::report::model::{is_size_param, BenchResult, Param, Resource, Status};
 use crate::util::sanitize;
 use crate::util::units::{format_si, format_size_exact};
 
 /// One parameter's value as the views print it: a byte size (see
-/// [`super::model::SIZE_PARAMS`]) without a space in the units that state it exactly
+/// [`crate::report::model::SIZE_PARAMS`]) without a space in the units that state it exactly
 /// (`8KiB`, `8KB`: [`format_size_exact`]), anything else as it is.
 pub(crate) fn param_value(key: &str, v: &Param) -> String {
     match v {
@@ -127,7 +131,7 @@ fn raw_row(r: &BenchResult) -> [String; 10] {
 }
 
 /// Every note of every result as `resource workload: note`, in result order.
-pub(crate) fn notes(report: &super::model::Report) -> Vec<String> {
+pub(crate) fn notes(report: &crate::report::model::Report) -> Vec<String> {
     report
         .results
         .iter()
@@ -251,9 +255,9 @@ pub(crate) fn reference_lines_short(r: &BenchResult) -> Vec<String> {
 /// share, said once. The JSON and CSV keep every param.
 pub(crate) struct Params {
     /// Per result, in order: `block=4KiB depth=32`.
-    pub rows: Vec<String>,
+    pub(crate) rows: Vec<String>,
     /// Per resource with two results or more: the `k=v` all its results share.
-    pub common: Vec<(Resource, String)>,
+    pub(crate) common: Vec<(Resource, String)>,
 }
 
 impl Params {

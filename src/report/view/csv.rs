@@ -1,30 +1,55 @@
-//! CSV: one row per result, raw numbers in the model's units (no SI prefixes), so
-//! spreadsheets and scripts get full precision. After the fixed columns come one
+//! CSV: rows of raw numbers in the model's units (no SI prefixes), so spreadsheets and
+//! scripts get full precision, through the one CSV writer ([`CsvWriter`]).
+//!
+//! A report (and a matrix run): one row per result. After the fixed columns come one
 //! column per parameter (`param_<key>`, raw: sizes in bytes) and, per reference tool
 //! in the report, its figure, its efficiency against the same peak and peakbench's
-//! mean over it (`ref_<tool>`, `ref_<tool>_efficiency`, `ratio_<tool>`). The one CSV
-//! writer every document's CSV goes through ([`CsvWriter`]) lives here too.
+//! mean over it (`ref_<tool>`, `ref_<tool>_efficiency`, `ratio_<tool>`). A comparison:
+//! one row per change (unmatched cases are not rows). A fleet: one row per workload
+//! and host. A grid: its headers and rows. A text document: its terminal text.
 
-use super::model::{BenchResult, Report, Status};
-use super::view;
+use super::{cells, Doc, Format, Grid};
+use crate::report::compare::Comparison;
+use crate::report::fleet::Fleet;
+use crate::report::model::{BenchResult, Report, Status};
 use std::io::{self, Write};
+
+/// `--format csv`.
+pub(crate) const FORMAT: Format = Format {
+    name: "csv",
+    aliases: &[],
+    stdout: true,
+    write,
+};
+
+/// Writes `doc` as CSV.
+fn write(doc: Doc<'_>, _width: Option<usize>, out: &mut dyn Write) -> io::Result<()> {
+    let mut out = CsvWriter::new(out);
+    match doc {
+        Doc::Report(r) | Doc::Matrix(r) => export(r, &mut out),
+        Doc::Comparison(c) => comparison(c, &mut out),
+        Doc::Fleet(f) => fleet(f, &mut out),
+        Doc::Grid(g) => grid(g, &mut out),
+        Doc::Text(t) => t.text(None, out.text()),
+    }
+}
 
 /// The one CSV writer: every field is sanitised ([`crate::util::sanitize`]: a file's
 /// text may carry control characters) and quoted when it holds a comma or a quote
 /// (RFC 4180). Numbers and booleans pass unchanged.
-pub struct CsvWriter<'a> {
+pub(crate) struct CsvWriter<'a> {
     out: &'a mut dyn Write,
 }
 
 impl<'a> CsvWriter<'a> {
     /// A writer into `out`.
-    pub fn new(out: &'a mut dyn Write) -> CsvWriter<'a> {
+    pub(crate) fn new(out: &'a mut dyn Write) -> CsvWriter<'a> {
         CsvWriter { out }
     }
 
     /// The writer underneath, unsanitised: only for documents with no rows of their
     /// own ([`TextDoc`](super::TextDoc)), which print their terminal text in every format but JSON.
-    pub(crate) fn text(&mut self) -> &mut dyn Write {
+    fn text(&mut self) -> &mut dyn Write {
         self.out
     }
 
@@ -94,7 +119,7 @@ fn extra_cells(r: &BenchResult, params: &[String], tools: &[String]) -> Vec<Stri
 }
 
 /// Writes the header and one line per result.
-pub fn export(report: &Report, out: &mut CsvWriter) -> std::io::Result<()> {
+fn export(report: &Report, out: &mut CsvWriter) -> std::io::Result<()> {
     let (params, tools) = extra_keys(report);
     let mut header: Vec<String> = HEADER.split(',').map(str::to_string).collect();
     header.extend(params.iter().map(|k| format!("param_{k}")));
@@ -114,7 +139,7 @@ pub fn export(report: &Report, out: &mut CsvWriter) -> std::io::Result<()> {
         let cells = [
             r.resource.to_string(),
             r.workload.clone(),
-            view::params(r),
+            cells::params(r),
             r.metric.to_string(),
             r.unit.to_string(),
             s.map_or(String::new(), |s| s.n.to_string()),
@@ -137,6 +162,84 @@ pub fn export(report: &Report, out: &mut CsvWriter) -> std::io::Result<()> {
         let mut cells = cells.to_vec();
         cells.extend(extra_cells(r, &params, &tools));
         out.record(&cells)?;
+    }
+    Ok(())
+}
+
+/// CSV header of [`comparison`].
+const COMPARE_HEADER: &str = "resource,workload,params,metric,unit,baseline,against,n_a,mean_a,sd_a,n_b,mean_b,sd_b,diff,ci95_low,ci95_high,rel,rel_ci95_low,rel_ci95_high,df,significant,verdict";
+
+/// One CSV line per change, raw numbers; unmatched cases are not rows.
+fn comparison(c: &Comparison, out: &mut CsvWriter) -> std::io::Result<()> {
+    out.record(&COMPARE_HEADER.split(',').collect::<Vec<_>>())?;
+    let base = c.files.first().map_or("", |s| s);
+    for ch in &c.changes {
+        let k = &ch.case;
+        let cells = [
+            k.resource.to_string(),
+            k.workload.clone(),
+            k.params.clone(),
+            k.metric.to_string(),
+            k.unit.to_string(),
+            base.to_string(),
+            ch.against.clone(),
+            ch.a.n.to_string(),
+            format!("{}", ch.a.mean),
+            format!("{}", ch.a.sd),
+            ch.b.n.to_string(),
+            format!("{}", ch.b.mean),
+            format!("{}", ch.b.sd),
+            format!("{}", ch.diff),
+            opt_num(ch.ci95.map(|c| c.0)),
+            opt_num(ch.ci95.map(|c| c.1)),
+            opt_num(ch.rel),
+            opt_num(ch.rel_ci95.map(|c| c.0)),
+            opt_num(ch.rel_ci95.map(|c| c.1)),
+            opt_num(ch.df),
+            ch.significant.map_or(String::new(), |s| s.to_string()),
+            ch.verdict.clone(),
+        ];
+        out.record(&cells)?;
+    }
+    Ok(())
+}
+
+/// CSV header: one row per workload and host.
+pub(crate) const FLEET_HEADER: &str = "resource,workload,params,metric,unit,settings,host,value,median,mad,iqr,z,below_median,outlier,side";
+
+/// One line per workload and host.
+fn fleet(f: &Fleet, out: &mut CsvWriter) -> io::Result<()> {
+    out.record(&FLEET_HEADER.split(',').collect::<Vec<_>>())?;
+    for w in &f.workloads {
+        let k = &w.case;
+        for h in &w.hosts {
+            out.record(&[
+                k.resource.to_string(),
+                k.workload.clone(),
+                k.params.clone(),
+                k.metric.to_string(),
+                k.unit.to_string(),
+                w.settings.clone().unwrap_or_default(),
+                h.host.clone(),
+                format!("{}", h.value),
+                format!("{}", w.median),
+                format!("{}", w.mad),
+                format!("{}", w.iqr),
+                opt_num(h.z),
+                opt_num(h.below_median),
+                h.outlier.to_string(),
+                h.side.unwrap_or("").to_string(),
+            ])?;
+        }
+    }
+    Ok(())
+}
+
+/// The grid's headers, then its rows.
+fn grid(g: &Grid<'_>, out: &mut CsvWriter) -> io::Result<()> {
+    out.record(g.headers)?;
+    for r in &g.rows {
+        out.record(r)?;
     }
     Ok(())
 }

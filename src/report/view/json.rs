@@ -1,7 +1,28 @@
-//! JSON: a document exactly as it serialises (for a Report, the source of truth).
+//! JSON: a document exactly as it serialises (for a Report, the source of truth; a
+//! matrix run is its report; a grid and a text document give their own JSON form).
 
+use super::{Doc, Format};
 use serde::Serialize;
 use std::io::Write;
+
+/// `--format json`.
+pub(crate) const FORMAT: Format = Format {
+    name: "json",
+    aliases: &[],
+    stdout: true,
+    write: export,
+};
+
+/// Writes `doc` as JSON.
+fn export(doc: Doc<'_>, _width: Option<usize>, out: &mut dyn Write) -> std::io::Result<()> {
+    match doc {
+        Doc::Report(r) | Doc::Matrix(r) => write(r, out),
+        Doc::Comparison(c) => write(c, out),
+        Doc::Fleet(f) => write(f, out),
+        Doc::Grid(g) => write(&g.json, out),
+        Doc::Text(t) => t.json(out),
+    }
+}
 
 /// Writes `doc` pretty-printed, followed by a newline.
 pub(crate) fn write(doc: &impl Serialize, out: &mut dyn Write) -> std::io::Result<()> {

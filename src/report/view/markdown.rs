@@ -1,8 +1,33 @@
-//! Markdown: a GitHub-flavoured table with the same columns as the terminal table.
+//! Markdown: a heading and a GitHub-flavoured table per document (a report with the
+//! same columns as the terminal table; a comparison's changes; a fleet's workloads and
+//! hosts), then its notes and warnings as a list. A matrix run is its report; a text
+//! document is its terminal text.
 
-use super::model::Report;
-use super::view;
-use std::io::Write;
+use super::cells::{self, compare as compare_cells, fleet as fleet_cells};
+use super::{Doc, Format};
+use crate::report::compare::Comparison;
+use crate::report::fleet::Fleet;
+use crate::report::model::Report;
+use std::io::{self, Write};
+
+/// `--format markdown` (or `md`).
+pub(crate) const FORMAT: Format = Format {
+    name: "markdown",
+    aliases: &["md"],
+    stdout: true,
+    write,
+};
+
+/// Writes `doc` as Markdown.
+fn write(doc: Doc<'_>, _width: Option<usize>, out: &mut dyn Write) -> io::Result<()> {
+    match doc {
+        Doc::Report(r) | Doc::Matrix(r) => export(r, out),
+        Doc::Comparison(c) => comparison(c, out),
+        Doc::Fleet(f) => fleet(f, out),
+        Doc::Grid(g) => grid(g.headers, &g.rows, out),
+        Doc::Text(t) => t.text(None, out),
+    }
+}
 
 /// Sanitised (see [`crate::util::sanitize`]), with `|` escaped for the table and
 /// `&`, `<`, `>` as entities: Markdown renderers pass inline HTML through, so a
@@ -23,7 +48,7 @@ pub(crate) fn cell(s: &str) -> String {
 }
 
 /// Writes a heading with the host, the table, and the notes as a list.
-pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let h = &report.host;
     writeln!(
         out,
@@ -36,7 +61,7 @@ pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     // With reference figures: the tool's figure, its efficiency against the same
     // peak, and peakbench's mean over it, beside peakbench's own.
     let refs = report.results.iter().any(|r| r.reference.is_some());
-    let mut headers = view::HEADERS.to_vec();
+    let mut headers = cells::HEADERS.to_vec();
     if refs {
         headers.extend(["reference", "ref. efficiency", "peakbench / ref."]);
     }
@@ -44,15 +69,15 @@ pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         .results
         .iter()
         .map(|r| {
-            let mut row = view::row(r).to_vec();
+            let mut row = cells::row(r).to_vec();
             if refs {
-                row.extend(view::reference_cells(r));
+                row.extend(cells::reference_cells(r));
             }
             row
         })
         .collect();
     grid(&headers, &rows, out)?;
-    let notes: Vec<String> = view::notes(report)
+    let notes: Vec<String> = cells::notes(report)
         .iter()
         .map(|n| format!("- {}", cell(n)))
         .collect();
@@ -65,7 +90,7 @@ pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let refs: Vec<String> = report
         .results
         .iter()
-        .flat_map(view::reference_lines)
+        .flat_map(cells::reference_lines)
         .collect();
     if !refs.is_empty() {
         writeln!(out)?;
@@ -77,11 +102,7 @@ pub fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
 }
 
 /// A plain table of `headers` and `rows`, cells sanitised and `|` escaped.
-pub(crate) fn grid(
-    headers: &[&str],
-    rows: &[Vec<String>],
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
+fn grid(headers: &[&str], rows: &[Vec<String>], out: &mut dyn Write) -> std::io::Result<()> {
     let headers: Vec<String> = headers.iter().map(|h| cell(h)).collect();
     writeln!(out, "| {} |", headers.join(" | "))?;
     writeln!(out, "|{}", "---|".repeat(headers.len()))?;
@@ -90,6 +111,66 @@ pub(crate) fn grid(
         writeln!(out, "| {} |", cells.join(" | "))?;
     }
     Ok(())
+}
+
+/// A Markdown table, then the unmatched cases as a list.
+fn comparison(c: &Comparison, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "### peakbench compare (baseline {})\n",
+        cell(c.files.first().map_or("", |s| s))
+    )?;
+    let rows: Vec<Vec<String>> = c
+        .changes
+        .iter()
+        .map(|ch| compare_cells::row(ch).to_vec())
+        .collect();
+    grid(&compare_cells::HEADERS, &rows, out)?;
+    if !c.settings.is_empty() {
+        writeln!(
+            out,
+            "\n**warning:** the files were measured with different settings; figures may differ for that reason alone:\n"
+        )?;
+        for x in &c.settings {
+            writeln!(out, "- {}", cell(x))?;
+        }
+    }
+    for x in &c.shifts {
+        writeln!(out, "\n**warning:** {}", cell(x))?;
+    }
+    if !c.unmatched.is_empty() {
+        writeln!(out)?;
+        for u in &c.unmatched {
+            writeln!(
+                out,
+                "- unmatched: {}: {}",
+                cell(&u.case.label()),
+                cell(&u.reason)
+            )?;
+        }
+    }
+    writeln!(out, "\n{}", cell(&c.method))
+}
+
+/// The workloads, then the hosts (worst first), the warnings and the method.
+fn fleet(f: &Fleet, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "### peakbench fleet ({} hosts)\n", f.hosts.len())?;
+    let rows: Vec<Vec<String>> = f
+        .workloads
+        .iter()
+        .map(|w| fleet_cells::w_row(w).to_vec())
+        .collect();
+    grid(&fleet_cells::W_HEADERS, &rows, out)?;
+    writeln!(out)?;
+    let rows: Vec<Vec<String>> = fleet_cells::hosts_sorted(f)
+        .into_iter()
+        .map(|h| fleet_cells::h_row(h).to_vec())
+        .collect();
+    grid(&fleet_cells::H_HEADERS, &rows, out)?;
+    for w in &f.warnings {
+        writeln!(out, "\n- warning: {}", cell(w))?;
+    }
+    writeln!(out, "\n{}", cell(&f.method))
 }
 
 #[cfg(test)]

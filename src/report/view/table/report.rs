@@ -1,5 +1,5 @@
-//! The terminal table (comfy-table), laid out for the terminal's width, followed by the
-//! notes, grouped.
+//! The terminal table of a report (comfy-table), laid out for the terminal's width,
+//! followed by the notes, grouped.
 //!
 //! Fitting a width: the numbers never wrap; columns are dropped from the least needed
 //! (`min .. max`, `metric`, `peak`, …) until the rest fits at their narrowest, then the
@@ -13,9 +13,9 @@
 //! the CV warnings become one line listing their rows (marked `*` in the cv column);
 //! each line is wrapped to the width.
 
-use super::condense;
-use super::model::{BenchResult, NoteKind, Report, Status};
-use super::view;
+use crate::report::condense;
+use crate::report::model::{BenchResult, NoteKind, Report, Status};
+use crate::report::view::cells;
 use crate::util::sanitize;
 use crate::util::term::{self, MIN_WIDTH};
 use comfy_table::{ColumnConstraint, ContentArrangement, Table, Width};
@@ -101,9 +101,13 @@ const OPTIONAL: u8 = 75;
 
 /// Writes the host line, the results table and the notes, within `width` columns when
 /// given (no limit otherwise).
-pub fn export(report: &Report, width: Option<usize>, out: &mut dyn Write) -> std::io::Result<()> {
+pub(super) fn export(
+    report: &Report,
+    width: Option<usize>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let width = width.map(|w| w.max(MIN_WIDTH));
-    for l in term::wrap("", &view::host_line(&report.host), 2, width) {
+    for l in term::wrap("", &cells::host_line(&report.host), 2, width) {
         writeln!(out, "{l}")?;
     }
     if report.finished_at.is_none() {
@@ -117,7 +121,7 @@ pub fn export(report: &Report, width: Option<usize>, out: &mut dyn Write) -> std
             writeln!(out, "{l}")?;
         }
     }
-    let params = view::Params::of(&report.results.iter().collect::<Vec<_>>());
+    let params = cells::Params::of(&report.results.iter().collect::<Vec<_>>());
     let rows: Vec<[String; 11]> = report
         .results
         .iter()
@@ -229,11 +233,11 @@ fn cells(n: usize, r: &BenchResult, params: &str) -> [String; 11] {
         r.workload.clone(),
         r.metric.to_string(),
         params.to_string(),
-        view::mean(r),
-        format!("{}{}", view::cv(r), if high_cv { "*" } else { "" }),
-        view::range(r),
-        view::peak(r),
-        view::efficiency(r),
+        cells::mean(r),
+        format!("{}{}", cells::cv(r), if high_cv { "*" } else { "" }),
+        cells::range(r),
+        cells::peak(r),
+        cells::efficiency(r),
         status,
     ]
 }
@@ -275,7 +279,7 @@ fn whom(results: &[BenchResult], rows: &[usize]) -> String {
 
 /// The lines under the table: the params shared by all rows of a resource, the notes
 /// (each text once, with its rows), the warnings, then the reference figures.
-fn notes(report: &Report, params: &view::Params, width: Option<usize>) -> Vec<String> {
+fn notes(report: &Report, params: &cells::Params, width: Option<usize>) -> Vec<String> {
     let results = &report.results;
     // Text → (kind, rows), in order of first appearance.
     let mut order: Vec<(NoteKind, String)> = Vec::new();
@@ -365,14 +369,14 @@ fn notes(report: &Report, params: &view::Params, width: Option<usize>) -> Vec<St
             for (advice, rows) in &cv_rows {
                 let text = format!(
                     "CV above {:.0} % (marked * in the cv column): {advice}",
-                    super::model::CV_WARN * 100.0
+                    crate::report::model::CV_WARN * 100.0
                 );
                 emit(prefix, &whom(results, rows), &text);
             }
         }
     }
     for (i, r) in results.iter().enumerate() {
-        for l in view::reference_lines_short(r) {
+        for l in cells::reference_lines_short(r) {
             emit("reference ", &format!("#{}", i + 1), &l);
         }
     }
@@ -388,7 +392,7 @@ fn push_row(rows: &mut Vec<usize>, n: usize) {
 /// The warnings of a report, each once (grouped as under the table), for stderr when
 /// the table is not what went to stdout.
 pub(crate) fn warnings(report: &Report, width: Option<usize>) -> Vec<String> {
-    let params = view::Params::of(&report.results.iter().collect::<Vec<_>>());
+    let params = cells::Params::of(&report.results.iter().collect::<Vec<_>>());
     notes(report, &params, width.map(|w| w.max(MIN_WIDTH)))
         .into_iter()
         .skip_while(|l| !l.starts_with("warning "))
@@ -420,7 +424,7 @@ mod tests {
     /// A disk-like report: `cases` configurations of three results each, every
     /// configuration with the same engine note and a noisy CV, plus a CPU row.
     fn disk_report(cases: usize) -> Report {
-        use super::super::model::{Metric, Resource, Unit};
+        use crate::report::model::{Metric, Resource, Unit};
         let mut rep = crate::report::fixtures::report();
         for c in 0..cases {
             for (m, u) in [
@@ -519,7 +523,7 @@ mod tests {
             .iter()
             .any(|t| t.contains("3.21, 3.22, 3.15, 3.14 GHz; 3.196 GHz used")));
         let mut json = Vec::new();
-        crate::report::json::write(&rep, &mut json).unwrap();
+        crate::report::view::json::write(&rep, &mut json).unwrap();
         let json = String::from_utf8(json).unwrap();
         assert_eq!(json.matches("clock readings").count(), 12);
     }

@@ -1,4 +1,4 @@
-//! The HTML report: one self-contained file (inline CSS and SVG; no scripts, no network,
+//! The page of a report: one self-contained file (inline CSS and SVG; no scripts, no network,
 //! no external assets) with the host summary, the best result per workload against its
 //! peak, the roofline, per resource the charts and the results table with efficiency
 //! bars, and the cases that did not run with their reasons. Readable on a laptop screen
@@ -7,84 +7,19 @@
 //! Every piece of text from the report goes through [`esc`]: the JSON may come from
 //! anywhere. Numbers are model fields, formatted only.
 
-use super::charts::{esc, render};
-use super::compare::{change_cell, Comparison};
-use super::figures::{self, Figure};
-use super::model::{BenchResult, Metric, NoteKind, Report, Resource, Status};
-use super::view;
+use super::head;
+use crate::report::charts::{esc, render};
+use crate::report::figures::{self, Figure};
+use crate::report::model::{BenchResult, Metric, NoteKind, Report, Resource, Status};
+use crate::report::view::cells;
 use crate::util::units::{format_si, format_size};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-const CSS: &str = r#"
-:root{--fg:#1b1f24;--mut:#57606a;--bd:#d0d7de;--ok:#2da44e;--bad:#cf222e;--acc:#0072b2}
-*{box-sizing:border-box}
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:var(--fg);margin:0 auto;max-width:1280px;padding:16px 24px}
-h1{font-size:22px;margin:4px 0}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid var(--bd);padding-bottom:4px}
-h3{font-size:15px;margin:18px 0 6px}
-.meta{color:var(--mut)}
-table{border-collapse:collapse;width:100%;font-size:12.5px;margin:6px 0 12px}
-.tw{overflow-x:auto}
-td{overflow-wrap:break-word}
-td.notes{min-width:200px}
-td.src{font-size:12.5px;max-width:460px}
-ol.why{font-size:12.5px;color:var(--mut)}
-table.res td.notes{min-width:0;max-width:330px}
-details>summary{cursor:pointer;color:var(--mut)}
-.common{color:var(--mut);font-size:12.5px;margin:2px 0}
-td.hcv{color:var(--bad)}
-td.hcv::after{content:" *"}
-.top{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;align-items:start}
-@media (max-width:1000px){.top{grid-template-columns:1fr}}
-th,td{border-bottom:1px solid var(--bd);padding:3px 6px;text-align:left;vertical-align:top}
-th{background:#f6f8fa;font-weight:600}
-td.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
-table.kv td:first-child{width:180px;color:var(--mut)}
-.bar{display:inline-block;width:110px;height:10px;background:#eaeef2;border-radius:2px;vertical-align:middle;margin-right:6px;overflow:hidden}
-.bar>span{display:block;height:100%;background:var(--ok)}
-.over .bar>span{background:var(--bad)}
-.hbar{display:inline-block;width:180px;height:10px;background:#eaeef2;border-radius:2px;vertical-align:middle;margin-right:6px;overflow:hidden}
-.hbar>span{display:block;height:100%}
-.hbar.pb>span{background:var(--acc)}
-.hbar.rf>span{background:#e69f00}
-.over{color:var(--bad);font-weight:600}
-td.eff{white-space:nowrap}
-.flag{color:var(--bad);font-weight:700}
-.warn{border-left:4px solid var(--bad);padding:2px 12px;margin:12px 0;background:#fff8f8}
-.warn h2{margin-top:8px;border:0}
-.notes{color:var(--mut);font-size:12px}
-.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:12px}
-figure{margin:0;border:1px solid var(--bd);border-radius:6px;padding:8px}
-figcaption{color:var(--mut);font-size:12px;margin-top:4px}
-svg.chart{width:100%;height:auto;font-family:inherit}
-svg .ct{font-size:13px;font-weight:600;text-anchor:middle}
-svg .tx{font-size:10px;text-anchor:middle;fill:#444}
-svg .ty{font-size:10px;text-anchor:end;fill:#444}
-svg .ax{font-size:11px;text-anchor:middle;fill:#222}
-svg .mk{font-size:10px;fill:#b00}
-svg .lg{font-size:11px;fill:#222}
-.ci{position:relative;display:inline-block;width:160px;height:12px;background:#f6f8fa;vertical-align:middle}
-.ci .z{position:absolute;top:0;bottom:0;width:1px;background:#888}
-.ci .r{position:absolute;top:3px;height:6px;background:var(--acc)}
-.ci.ns .r{background:#aaa}
-footer{color:var(--mut);font-size:12px;margin:24px 0 8px}
-@media print{body{max-width:none;padding:0;font-size:10pt}.top{grid-template-columns:1fr}.grid{display:block}figure{break-inside:avoid;margin-bottom:8px}h2{break-after:avoid}tr{break-inside:avoid}.bar>span,.ci .r{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
-"#;
-
-/// The page's start: doctype, title, the one stylesheet, `<body>` (shared with the
-/// fleet page).
-pub(crate) fn head(out: &mut String, title: &str) {
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{}</title><style>{CSS}</style></head><body>\n",
-        esc(title)
-    );
-}
-
 /// Parameters as `key=value`, byte sizes in binary units (`size=16KiB`): the text
-/// views' formatting ([`view::params`]).
+/// views' formatting ([`cells::params`]).
 fn params(r: &BenchResult) -> String {
-    view::params(r)
+    cells::params(r)
 }
 
 fn efficiency_cell(r: &BenchResult) -> String {
@@ -243,14 +178,14 @@ fn peaks_section(out: &mut String, rep: &Report) {
     let mut reasons: Vec<String> = Vec::new();
     for r in rows {
         let full = r.peak.as_ref().map_or("", |p| p.source.as_str());
-        let src = match super::provenance::short(full) {
+        let src = match crate::report::provenance::short(full) {
             _ if full.is_empty() => String::new(),
-            super::provenance::Short::Known(s) => format!(
+            crate::report::provenance::Short::Known(s) => format!(
                 "<details><summary>{}</summary>{}</details>",
                 esc(&s),
                 esc(full)
             ),
-            super::provenance::Short::Unknown(why) => {
+            crate::report::provenance::Short::Unknown(why) => {
                 let n = match reasons.iter().position(|x| *x == why) {
                     Some(i) => i + 1,
                     None => {
@@ -267,8 +202,8 @@ fn peaks_section(out: &mut String, rep: &Report) {
             esc(r.resource.as_str()),
             esc(&r.workload),
             esc(&params(r)),
-            esc(&view::mean(r)),
-            esc(&view::peak(r)),
+            esc(&cells::mean(r)),
+            esc(&cells::peak(r)),
             efficiency_cell(r),
         );
     }
@@ -383,7 +318,7 @@ fn reference_bars(out: &mut String, rs: &[&BenchResult]) {
 /// (first line shown), so that the table fits 1280 px with the efficiency and the
 /// notes in view.
 fn results_table(out: &mut String, rs: &[&BenchResult]) {
-    let short = view::Params::of(rs);
+    let short = cells::Params::of(rs);
     for (_, p) in &short.common {
         let _ = write!(out, "<p class=\"common\">Every row: {}</p>", esc(p));
     }
@@ -453,12 +388,12 @@ fn results_table(out: &mut String, rs: &[&BenchResult]) {
             esc(p),
             esc(r.metric.as_str()),
             esc(&tip),
-            esc(&view::mean(r)),
+            esc(&cells::mean(r)),
             if high_cv.is_some() { " hcv" } else { "" },
             esc(high_cv.map_or("", |n| n.text.as_str())),
-            esc(&view::cv(r)),
-            esc(&view::range(r)),
-            esc(&view::peak(r)),
+            esc(&cells::cv(r)),
+            esc(&cells::range(r)),
+            esc(&cells::peak(r)),
             efficiency_cell(r),
             references(r),
             notes
@@ -520,7 +455,7 @@ fn not_run_section(out: &mut String, rep: &Report) {
 }
 
 /// The whole page as a string.
-pub(crate) fn render_report(rep: &Report) -> String {
+pub(super) fn page(rep: &Report) -> String {
     let mut out = String::with_capacity(64 * 1024);
     let title = format!("peakbench report: {}", rep.host.hostname);
     head(&mut out, &title);
@@ -577,117 +512,6 @@ pub(crate) fn render_report(rep: &Report) -> String {
     out
 }
 
-/// The comparison page: one row per change with its interval drawn on a common scale.
-pub(crate) fn render_comparison(c: &Comparison) -> String {
-    let mut out = String::with_capacity(16 * 1024);
-    head(&mut out, "peakbench compare");
-    let _ = write!(
-        out,
-        "<header><h1>peakbench compare</h1><div class=\"meta\">baseline: {} · compared: {}</div></header>",
-        esc(c.files.first().map_or("", |s| s)),
-        esc(&c.files.iter().skip(1).cloned().collect::<Vec<_>>().join(", "))
-    );
-    comparison_warnings(&mut out, c);
-    // Common scale of the interval bars: the widest relative bound, at least 5 %.
-    let range = c
-        .changes
-        .iter()
-        .filter_map(|ch| ch.rel_ci95)
-        .flat_map(|(a, b)| [a.abs(), b.abs()])
-        .filter(|v| v.is_finite())
-        .fold(0.05f64, f64::max);
-    let pos = |v: f64| (50.0 + 50.0 * v / range).clamp(0.0, 100.0);
-    out.push_str("<h2>Changes (95 % confidence intervals)</h2><table><tr><th>case</th><th>vs</th><th>baseline mean</th><th>mean</th><th>change [95 % CI]</th><th>interval</th><th>n</th><th>verdict</th></tr>");
-    for ch in &c.changes {
-        let bar = match ch.rel_ci95 {
-            Some((lo, hi)) if lo.is_finite() && hi.is_finite() => format!(
-                "<span class=\"ci{}\" title=\"±{:.0} % full scale\"><span class=\"z\" style=\"left:50%\"></span><span class=\"r\" style=\"left:{:.1}%;width:{:.1}%\"></span></span>",
-                if ch.significant == Some(true) { "" } else { " ns" },
-                range * 100.0,
-                pos(lo),
-                (pos(hi) - pos(lo)).max(0.8)
-            ),
-            _ => String::new(),
-        };
-        let cls = match ch.verdict.as_str() {
-            "worse" => " class=\"flag\"",
-            _ => "",
-        };
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{bar}</td><td class=\"n\">{}/{}</td><td{cls}>{}</td></tr>",
-            esc(&ch.case.label()),
-            esc(&ch.against),
-            esc(&format_si(ch.a.mean, ch.case.unit.as_str())),
-            esc(&format_si(ch.b.mean, ch.case.unit.as_str())),
-            esc(&change_cell(ch)),
-            ch.a.n,
-            ch.b.n,
-            esc(&ch.verdict)
-        );
-    }
-    out.push_str("</table>");
-    if !c.unmatched.is_empty() {
-        out.push_str("<h2>Not compared</h2><table><tr><th>case</th><th>reason</th></tr>");
-        for u in &c.unmatched {
-            let _ = write!(
-                out,
-                "<tr><td>{}</td><td>{}</td></tr>",
-                esc(&u.case.label()),
-                esc(&u.reason)
-            );
-        }
-        out.push_str("</table>");
-    }
-    let _ = write!(
-        out,
-        "<footer>Method: {}. Grey bars: not significant.</footer></body></html>",
-        esc(&c.method)
-    );
-    out
-}
-
-/// The warnings the terminal and JSON give, above the table so they are read first:
-/// settings that differ between the files, and resources whose cases all moved the
-/// same way (the machine's state, not the code, is the likelier cause).
-fn comparison_warnings(out: &mut String, c: &Comparison) {
-    if c.settings.is_empty() && c.shifts.is_empty() {
-        return;
-    }
-    out.push_str("<section class=\"warn\"><h2>Warnings</h2><ul>");
-    if !c.settings.is_empty() {
-        out.push_str("<li>The files were measured with different settings; figures may differ for that reason alone:<ul>");
-        for x in &c.settings {
-            let _ = write!(out, "<li>{}</li>", esc(x));
-        }
-        out.push_str("</ul></li>");
-    }
-    for x in &c.shifts {
-        let _ = write!(out, "<li>{}</li>", esc(x));
-    }
-    out.push_str("</ul></section>");
-}
-
-/// A page with one plain table (`headers`, `rows`) under `title`, every cell escaped.
-pub(crate) fn render_grid(title: &str, headers: &[&str], rows: &[Vec<String>]) -> String {
-    let mut out = String::with_capacity(4 * 1024);
-    head(&mut out, title);
-    let _ = write!(out, "<header><h1>{}</h1></header><table><tr>", esc(title));
-    for h in headers {
-        let _ = write!(out, "<th>{}</th>", esc(h));
-    }
-    out.push_str("</tr>");
-    for r in rows {
-        out.push_str("<tr>");
-        for c in r {
-            let _ = write!(out, "<td>{}</td>", esc(c));
-        }
-        out.push_str("</tr>");
-    }
-    out.push_str("</table></body></html>\n");
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -695,7 +519,7 @@ mod tests {
 
     #[test]
     fn mixed_report_has_every_chart_and_escapes_text() {
-        let h = render_report(&samples::mixed());
+        let h = page(&samples::mixed());
         // roofline 1; cpu 3 scaling (fp32, fp64, int32) + 1 time series; memory threads, size, latency-by-size
         // + percentiles; disk depth, block + percentiles; net msg + percentiles.
         assert_eq!(h.matches("<svg").count(), 14, "{h}");
@@ -717,7 +541,7 @@ mod tests {
     /// both efficiencies and the ratio.
     #[test]
     fn reference_tools_are_drawn_beside_peakbench() {
-        let h = render_report(&samples::mixed());
+        let h = page(&samples::mixed());
         assert_eq!(h.matches("Against the reference tools").count(), 1, "{h}");
         let at = h.find("Against the reference tools").unwrap();
         let section = &h[at..at + h[at..].find("</table>").unwrap()];
@@ -733,13 +557,13 @@ mod tests {
         assert!(section.contains("0.99x"), "{section}");
         assert!(section.contains("width:100.0%"), "{section}");
         // A report without reference figures has no such section.
-        let h = render_report(&crate::report::fixtures::report());
+        let h = page(&crate::report::fixtures::report());
         assert!(!h.contains("Against the reference tools"));
     }
 
     #[test]
     fn cpu_only_report_has_a_compute_only_roofline() {
-        let h = render_report(&crate::report::fixtures::report());
+        let h = page(&crate::report::fixtures::report());
         assert!(h.contains("Compute ceilings only"));
         assert!(h.contains("CPU lacks amx-bf16"));
     }
@@ -753,7 +577,7 @@ mod tests {
             "/tests/fixtures/quick_zen3_a.json"
         );
         let rep = crate::report::load::load(std::path::Path::new(path)).unwrap();
-        let h = render_report(&rep);
+        let h = page(&rep);
         assert!(
             h.contains("Every row: device=vda direct=true engine=uring file_size=256MiB jobs=1")
         );
@@ -769,59 +593,12 @@ mod tests {
     }
 
     #[test]
-    fn empty_and_unfinished_reports_render() {
+    fn empty_and_unfinished_reports_page() {
         let mut r = samples::compare_a();
         r.results.clear();
         r.finished_at = None;
-        let h = render_report(&r);
+        let h = page(&r);
         assert_eq!(h.matches("<svg").count(), 0);
         assert!(h.contains("(unfinished)"));
-    }
-
-    #[test]
-    fn comparison_page() {
-        let names = vec!["a.json".to_string(), "b.json".to_string()];
-        let c =
-            crate::report::compare::compare(&names, &[samples::compare_a(), samples::compare_b()]);
-        let h = render_comparison(&c);
-        assert!(h.contains("better") && h.contains("worse"));
-        assert!(h.contains("no significant change"));
-        assert!(h.contains("Not compared"));
-        assert!(!h.contains("http"));
-        // The same files, no settings differ: no warning section.
-        assert!(!h.contains("class=\"warn\""), "{h}");
-    }
-
-    /// The page says what the terminal and JSON say: settings that differ and shifts
-    /// of whole resources, escaped.
-    #[test]
-    fn comparison_page_warns_like_the_terminal() {
-        let a = samples::compare_a();
-        let mut b = a.clone();
-        b.config = serde_json::json!({"repeat": 10});
-        b.host.kernel = "6.9.0 <b>&".into();
-        // Every cpu case 30 % slower: a shift of the whole resource.
-        for r in b.results.iter_mut().filter(|r| r.resource == Resource::Cpu) {
-            for x in &mut r.samples {
-                *x *= 0.7;
-            }
-        }
-        let names = vec!["a.json".to_string(), "b.json".to_string()];
-        let c = crate::report::compare::compare(&names, &[a, b]);
-        assert!(!c.settings.is_empty() && !c.shifts.is_empty(), "{c:?}");
-        let h = render_comparison(&c);
-        let at = h.find("<section class=\"warn\">").expect("warning section");
-        let sec = &h[at..at + h[at..].find("</section>").unwrap()];
-        assert!(sec.contains("measured with different settings"), "{sec}");
-        assert!(
-            sec.contains("b.json: kernel 6.9.0 &lt;b&gt;&amp; (baseline"),
-            "{sec}"
-        );
-        assert!(sec.contains("b.json: repeat 10 (baseline"), "{sec}");
-        for x in c.settings.iter().chain(&c.shifts) {
-            assert!(sec.contains(&esc(x)), "{x} missing from {sec}");
-        }
-        assert!(sec.contains("moved the same way (worse"), "{sec}");
-        assert!(!h.contains("<b>&"));
     }
 }
