@@ -17,7 +17,6 @@ pub mod hw;
 pub mod measure;
 pub(crate) mod options;
 pub mod reference;
-#[allow(unreachable_pub)] // until src/report/ narrows its surface (#25)
 pub mod report;
 pub(crate) mod reporting;
 pub(crate) mod sysinfo;
