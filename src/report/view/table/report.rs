@@ -167,7 +167,7 @@ pub(super) fn export(
     for l in t.lines() {
         writeln!(out, "{}", l.trim_end())?;
     }
-    for l in notes(report, &params, width) {
+    for (_, l) in notes(report, &params, width) {
         writeln!(out, "{l}")?;
     }
     Ok(())
@@ -277,9 +277,24 @@ fn whom(results: &[BenchResult], rows: &[usize]) -> String {
     }
 }
 
-/// The lines under the table: the params shared by all rows of a resource, the notes
-/// (each text once, with its rows), the warnings, then the reference figures.
-fn notes(report: &Report, params: &cells::Params, width: Option<usize>) -> Vec<String> {
+/// Which group of the lines under the table a line belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Section {
+    /// The params shared by all rows of a resource.
+    Params,
+    /// The notes, each text once with its rows.
+    Note,
+    /// The warnings: skipped and failed rows, warnings, over-peak figures, a shared
+    /// machine, high CVs.
+    Warning,
+    /// The reference tools' figures.
+    Reference,
+}
+
+/// The lines under the table, each with its section: the params shared by all rows of a
+/// resource, the notes (each text once, with its rows), the warnings, then the reference
+/// figures.
+fn notes(report: &Report, params: &cells::Params, width: Option<usize>) -> Vec<(Section, String)> {
     let results = &report.results;
     // Text → (kind, rows), in order of first appearance.
     let mut order: Vec<(NoteKind, String)> = Vec::new();
@@ -325,19 +340,24 @@ fn notes(report: &Report, params: &cells::Params, width: Option<usize>) -> Vec<S
         }
     }
     let mut lines = Vec::new();
-    let mut emit = |prefix: &str, who: &str, text: &str| {
-        lines.extend(term::wrap("", &format!("{prefix}{who}: {text}"), 4, width));
+    let mut emit = |section: Section, prefix: &str, who: &str, text: &str| {
+        let wrapped = term::wrap("", &format!("{prefix}{who}: {text}"), 4, width);
+        lines.extend(wrapped.into_iter().map(|l| (section, l)));
     };
     for (res, text) in &params.common {
-        emit("params ", &format!("all {res} rows"), text);
+        emit(Section::Params, "params ", &format!("all {res} rows"), text);
     }
     let sections = [
-        ("note ", &[NoteKind::Info][..]),
-        ("warning ", &[NoteKind::Warning, NoteKind::OverPeak][..]),
-        ("reference ", &[NoteKind::Reference][..]),
+        (Section::Note, "note ", &[NoteKind::Info][..]),
+        (
+            Section::Warning,
+            "warning ",
+            &[NoteKind::Warning, NoteKind::OverPeak][..],
+        ),
+        (Section::Reference, "reference ", &[NoteKind::Reference][..]),
     ];
-    for (prefix, kinds) in sections {
-        if prefix == "note " {
+    for (section, prefix, kinds) in sections {
+        if section == Section::Note {
             // Notes that differ only in their numbers: one line with ranges.
             let info: Vec<(String, Vec<usize>)> = order
                 .iter()
@@ -346,10 +366,11 @@ fn notes(report: &Report, params: &cells::Params, width: Option<usize>) -> Vec<S
                 .collect();
             let condensed = condense::condense(&info);
             for c in &condensed {
-                emit(prefix, &whom(results, &c.rows), &c.text);
+                emit(section, prefix, &whom(results, &c.rows), &c.text);
             }
             if condensed.iter().any(|c| c.merged) {
                 emit(
+                    section,
                     "note",
                     "",
                     "a–b is the range over the rows named; the JSON keeps each row's own note",
@@ -359,25 +380,25 @@ fn notes(report: &Report, params: &cells::Params, width: Option<usize>) -> Vec<S
         }
         for (kind, text) in order.iter().filter(|(k, _)| kinds.contains(k)) {
             let rows = &rows_of[&(*kind as u8, text.clone())];
-            emit(prefix, &whom(results, rows), text);
+            emit(section, prefix, &whom(results, rows), text);
         }
-        if prefix == "warning " {
+        if section == Section::Warning {
             for c in condense::condense(&shared) {
                 let text = format!("{} (marked ~ in the efficiency column)", c.text);
-                emit(prefix, &whom(results, &c.rows), &text);
+                emit(section, prefix, &whom(results, &c.rows), &text);
             }
             for (advice, rows) in &cv_rows {
                 let text = format!(
                     "CV above {:.0} % (marked * in the cv column): {advice}",
                     crate::report::model::CV_WARN * 100.0
                 );
-                emit(prefix, &whom(results, rows), &text);
+                emit(section, prefix, &whom(results, rows), &text);
             }
         }
     }
     for (i, r) in results.iter().enumerate() {
         for l in cells::reference_lines_short(r) {
-            emit("reference ", &format!("#{}", i + 1), &l);
+            emit(Section::Reference, "reference ", &format!("#{}", i + 1), &l);
         }
     }
     lines
@@ -395,8 +416,8 @@ pub(crate) fn warnings(report: &Report, width: Option<usize>) -> Vec<String> {
     let params = cells::Params::of(&report.results.iter().collect::<Vec<_>>());
     notes(report, &params, width.map(|w| w.max(MIN_WIDTH)))
         .into_iter()
-        .skip_while(|l| !l.starts_with("warning "))
-        .take_while(|l| !l.starts_with("reference ") && !l.starts_with("note "))
+        .filter(|(section, _)| *section == Section::Warning)
+        .map(|(_, l)| l)
         .collect()
 }
 
