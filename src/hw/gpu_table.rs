@@ -737,42 +737,65 @@ mod tests {
     /// Rows as they were written in the Rust table before it moved to `gpus.json`.
     #[test]
     fn rows_keep_their_figures() {
-        let h100 = row("NVIDIA H100 SXM5 80GB");
-        assert_eq!(h100.family, "NVIDIA Hopper (cc 9.0)");
-        assert_eq!(h100.vendor_id, VENDOR_NVIDIA);
-        assert_eq!(h100.device_ids, [0x2330]);
-        assert_eq!(h100.name_match, ["h100", "80gb", "hbm3"]);
-        assert_eq!(
-            (h100.units, h100.fp32_lanes, h100.boost_mhz),
-            (132, 16896, 1980)
+        const NV: u32 = VENDOR_NVIDIA;
+        // Each row: (name, family, vendor, device ids, name match), then (units, lanes,
+        // MHz, B/s, rates fp32/fp16/fp64/int32/int8/int64, source and rate source openings).
+        type OldRow = (
+            &'static str,
+            &'static str,
+            u32,
+            &'static [u32],
+            &'static [&'static str],
         );
-        assert_eq!(h100.mem_bytes_per_s, 3.35e12);
-        assert_eq!(
-            h100.rate,
-            Rates {
-                fp32: 1.0,
-                fp16: 2.0,
-                fp64: 0.5,
-                int32: 0.5,
-                int8: 0.0,
-                int64: 0.0
-            }
-        );
-        assert!(h100
-            .source
-            .starts_with("NVIDIA H100 whitepaper and datasheet (SXM5): 132 SMs"));
-        assert!(h100
-            .rate_source
-            .starts_with("CUDA C++ Programming Guide throughput table, cc 9.0"));
-
+        type Figures = (u32, u32, u32, f64, [f64; 6], &'static str, &'static str);
+        #[rustfmt::skip]
+        let rows: [(OldRow, Figures); 7] = [
+            (("NVIDIA H100 SXM5 80GB", "NVIDIA Hopper (cc 9.0)", NV, &[0x2330], &["h100", "80gb", "hbm3"]),
+             (132, 16896, 1980, 3.35e12, [1.0, 2.0, 0.5, 0.5, 0.0, 0.0],
+              "NVIDIA H100 whitepaper and datasheet (SXM5): 132 SMs",
+              "CUDA C++ Programming Guide throughput table, cc 9.0")),
+            (("NVIDIA Tesla V100 SXM2", "NVIDIA Volta (cc 7.0)", NV, &[0x1db1, 0x1db5, 0x1df5], &["v100", "sxm2"]),
+             (80, 5120, 1530, 900e9, [1.0, 2.0, 0.5, 1.0, 0.0, 0.0],
+              "NVIDIA Tesla V100 datasheet and Volta (GV100) whitepaper",
+              "CUDA C++ Programming Guide throughput table, cc 7.0")),
+            (("NVIDIA Tesla T4", "NVIDIA Turing (cc 7.5)", NV, &[0x1eb8], &["t4"]),
+             (40, 2560, 1590, 320e9, [1.0, 2.0, 1.0 / 32.0, 1.0, 0.0, 0.0],
+              "NVIDIA T4 datasheet and Turing whitepaper",
+              "CUDA C++ Programming Guide throughput table, cc 7.5")),
+            (("NVIDIA GeForce RTX 4090", "NVIDIA Ada Lovelace (cc 8.9)", NV, &[0x2684], &["rtx 4090"]),
+             (128, 16384, 2520, 1008e9, [1.0, 1.0, 1.0 / 64.0, 0.5, 0.0, 0.0],
+              "NVIDIA Ada (AD102) whitepaper (RTX 4090)",
+              "NVIDIA Ada Lovelace (AD102) whitepaper (cc 8.9)")),
+            (("AMD Instinct MI250X (one GCD)", "AMD CDNA 2", VENDOR_AMD, &[0x7408], &["mi250x"]),
+             (110, 7040, 1700, 1.6384e12, [1.0, 2.0, 1.0, 0.0, 0.0, 0.0],
+              "AMD Instinct MI250X datasheet", "AMD Instinct MI200 datasheets")),
+            (("AMD Radeon RX 7900 XTX", "AMD RDNA 3", VENDOR_AMD, &[], &["7900 xtx"]),
+             (96, 12288, 2500, 960e9, [1.0, 2.0, 1.0 / 32.0, 0.0, 0.0, 0.0],
+              "AMD Radeon RX 7900 XTX specifications", "AMD Radeon RX 7900 XTX specifications")),
+            (("Intel Data Center GPU Max 1550", "Intel Xe-HPC", VENDOR_INTEL, &[0x0bd5, 0x0bd6], &["max 1550"]),
+             (128, 16384, 1600, 3.2768e12, [1.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+              "Intel Data Center GPU Max 1550 product brief",
+              "Intel Data Center GPU Max 1550 product brief")),
+        ];
+        for ((name, family, vendor, ids, words), (units, lanes, mhz, bw, rates, src, rsrc)) in rows
+        {
+            let g = row(name);
+            assert_eq!(g.family, family, "{name}");
+            assert_eq!(g.vendor_id, vendor, "{name}");
+            assert_eq!(g.device_ids, ids, "{name}");
+            assert_eq!(g.name_match, words, "{name}");
+            assert_eq!(
+                (g.units, g.fp32_lanes, g.boost_mhz),
+                (units, lanes, mhz),
+                "{name}"
+            );
+            assert_eq!(g.mem_bytes_per_s, bw, "{name}");
+            assert_eq!(GpuPrecision::ALL.map(|p| g.rate.get(p)), rates, "{name}");
+            assert!(g.source.starts_with(src), "{name}: {}", g.source);
+            assert!(g.rate_source.starts_with(rsrc), "{name}: {}", g.rate_source);
+        }
+        // Whole strings, joined from the old table's continued lines.
         let v100 = row("NVIDIA Tesla V100 SXM2");
-        assert_eq!(v100.device_ids, [0x1db1, 0x1db5, 0x1df5]);
-        assert_eq!(v100.name_match, ["v100", "sxm2"]);
-        assert_eq!(
-            (v100.units, v100.fp32_lanes, v100.boost_mhz),
-            (80, 5120, 1530)
-        );
-        assert_eq!(v100.mem_bytes_per_s, 900e9);
         assert_eq!(
             v100.source,
             "NVIDIA Tesla V100 datasheet and Volta (GV100) whitepaper: 80 SMs, 5120 FP32 \
@@ -782,69 +805,12 @@ mod tests {
             "emulated with several 32-bit IMADs ('multiple instructions' in the guide), so no \
              int64 peak"
         ));
-
-        let t4 = row("NVIDIA Tesla T4");
-        assert_eq!(t4.rate.fp64, 1.0 / 32.0);
-        assert_eq!(t4.mem_bytes_per_s, 320e9);
-
-        let rtx = row("NVIDIA GeForce RTX 4090");
-        assert_eq!(rtx.family, "NVIDIA Ada Lovelace (cc 8.9)");
-        assert_eq!(rtx.device_ids, [0x2684]);
-        assert_eq!(rtx.name_match, ["rtx 4090"]);
-        assert_eq!(
-            (rtx.units, rtx.fp32_lanes, rtx.boost_mhz),
-            (128, 16384, 2520)
-        );
-        assert_eq!(rtx.mem_bytes_per_s, 1008e9);
-        assert_eq!(
-            (rtx.rate.fp16, rtx.rate.fp64, rtx.rate.int32),
-            (1.0, 1.0 / 64.0, 0.5)
-        );
-
-        let xtx = row("AMD Radeon RX 7900 XTX");
-        assert_eq!(xtx.vendor_id, VENDOR_AMD);
-        assert!(xtx.device_ids.is_empty());
-        assert_eq!(xtx.name_match, ["7900 xtx"]);
-        assert_eq!(
-            (xtx.units, xtx.fp32_lanes, xtx.boost_mhz),
-            (96, 12288, 2500)
-        );
-        assert_eq!(xtx.mem_bytes_per_s, 960e9);
-        assert_eq!(
-            (xtx.rate.fp16, xtx.rate.fp64, xtx.rate.int32),
-            (2.0, 1.0 / 32.0, 0.0)
-        );
-
-        let mi250 = row("AMD Instinct MI250X (one GCD)");
-        assert_eq!(mi250.mem_bytes_per_s, 1.6384e12);
-        assert!(mi250
-            .rate_source
-            .starts_with("AMD Instinct MI200 datasheets"));
+        // The MI300X shares the CDNA rates, not their source.
         let mi300 = row("AMD Instinct MI300X");
-        assert_eq!(mi300.rate, mi250.rate);
+        assert_eq!(mi300.rate, row("AMD Instinct MI250X (one GCD)").rate);
         assert!(mi300
             .rate_source
             .starts_with("AMD Instinct MI300X datasheet"));
-
-        let max = row("Intel Data Center GPU Max 1550");
-        assert_eq!(max.vendor_id, VENDOR_INTEL);
-        assert_eq!(max.device_ids, [0x0bd5, 0x0bd6]);
-        assert_eq!(
-            (max.units, max.fp32_lanes, max.boost_mhz),
-            (128, 16384, 1600)
-        );
-        assert_eq!(max.mem_bytes_per_s, 3.2768e12);
-        assert_eq!(
-            max.rate,
-            Rates {
-                fp32: 1.0,
-                fp16: 0.0,
-                fp64: 1.0,
-                int32: 0.0,
-                int8: 0.0,
-                int64: 0.0
-            }
-        );
         // Lookup order is the file's: the first row and the last.
         assert_eq!(KNOWN_GPUS[0].name, "NVIDIA Tesla V100 SXM2");
         assert_eq!(KNOWN_GPUS[39].name, "Intel Data Center GPU Max 1550");
