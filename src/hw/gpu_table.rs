@@ -1,5 +1,8 @@
 //! Table of known GPUs with their datasheet figures, and the theoretical GPU peaks
-//! built from them (units × clock × ops/clock, each with its source).
+//! built from them (units × clock × ops/clock, each with its source). The rows live in
+//! `gpus.json` next to this file (one entry per architecture family: its vendor, rates
+//! and their source, then its GPU rows in lookup order), parsed once on first use; this
+//! file holds the types, the lookup and the peak arithmetic.
 //!
 //! The GPU benchmark runs WGSL compute shaders through wgpu/Vulkan, so every rate here
 //! is for the *vector* (non-tensor, non-matrix) path a shader compiler emits: FP32 FMA,
@@ -20,6 +23,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 /// PCI vendor id of NVIDIA.
@@ -120,7 +124,8 @@ impl fmt::Display for GpuPrecision {
 /// - `int64`: native 64-bit integer multiply-adds per lane per clock, 2 operations each.
 ///
 /// 0.0 means not supported or not published for the vector path: no peak is derived.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Rates {
     /// FP32 FMA (always 1.0: the reference).
     pub(crate) fp32: f64,
@@ -150,20 +155,24 @@ impl Rates {
     }
 }
 
-/// One GPU model with its datasheet figures.
-#[derive(Debug, Clone, Copy)]
+/// One GPU model with its datasheet figures (a row of `gpus.json` with its family's
+/// vendor and rates).
+#[derive(Debug, Clone)]
 pub(crate) struct KnownGpu {
     /// Marketing name, e.g. "NVIDIA H100 SXM5 80GB".
-    pub(crate) name: &'static str,
+    pub(crate) name: String,
+    /// Architecture the rates belong to, e.g. "NVIDIA Ada Lovelace (cc 8.9)".
+    #[cfg_attr(not(test), allow(dead_code))] // read by the tests
+    pub(crate) family: String,
     /// PCI vendor id (0x10de NVIDIA, 0x1002 AMD, 0x8086 Intel).
     pub(crate) vendor_id: u32,
     /// PCI device ids of this model (as Vulkan reports deviceID). May be empty when the
     /// id is shared with other models (then only the name identifies it).
-    pub(crate) device_ids: &'static [u32],
+    pub(crate) device_ids: Vec<u32>,
     /// Lower-case words that identify it in the adapter name when the id is not listed;
-    /// all must occur, each as whole words (e.g. `&["h100", "80gb", "hbm3"]`). Empty:
+    /// all must occur, each as whole words (e.g. `["h100", "80gb", "hbm3"]`). Empty:
     /// never matched by name.
-    pub(crate) name_match: &'static [&'static str],
+    pub(crate) name_match: Vec<String>,
     /// Streaming multiprocessors / compute units / Xe cores.
     #[cfg_attr(not(test), allow(dead_code))] // read by the tests
     pub(crate) units: u32,
@@ -177,10 +186,10 @@ pub(crate) struct KnownGpu {
     pub(crate) mem_bytes_per_s: f64,
     /// Where the lanes, clock and bandwidth come from (whitepaper / datasheet), with the
     /// datasheet FP32 figure they reproduce and any uncertainty.
-    pub(crate) source: &'static str,
+    pub(crate) source: String,
     /// Where the per-precision rates come from (CUDA Programming Guide throughput table
     /// row, whitepaper non-tensor figure, ISA), and why a rate is 0.
-    pub(crate) rate_source: &'static str,
+    pub(crate) rate_source: String,
 }
 
 impl KnownGpu {
@@ -247,7 +256,7 @@ impl KnownGpu {
             return None;
         }
         let mut pattern_words: Vec<&str> = Vec::new();
-        for pat in self.name_match {
+        for pat in &self.name_match {
             let pw = tokens(pat);
             if pw.is_empty() || !contains_seq(words, &pw) {
                 return None;
@@ -308,7 +317,7 @@ pub(crate) fn lookup(
     let lower = adapter_name.to_ascii_lowercase();
     let words = tokens(&lower);
     let mut best: Option<(usize, &'static KnownGpu)> = None;
-    for g in KNOWN_GPUS {
+    for g in KNOWN_GPUS.iter() {
         if vendor_id != 0 && g.vendor_id != vendor_id {
             continue;
         }
@@ -322,779 +331,86 @@ pub(crate) fn lookup(
 }
 
 // ---------------------------------------------------------------------------------------
-// Per-architecture rates and their provenance.
+// The table, read from `gpus.json` next to this file: a list of families (one rate table
+// and its provenance each), each with its GPU rows, in lookup order. Clock × lanes × 2
+// reproduces the datasheet FP32 TFLOPS quoted in a row's `source`.
 
-macro_rules! nv_no_dp4a_int64 {
-    () => {
-        "int8: NVIDIA publishes no DP4A throughput for compute capability 7.0 and later \
-         (no dp4a row in the CUDA Programming Guide throughput table; the whitepapers' \
-         INT8 figures are Tensor Core), so no int8 peak; int64: a 64-bit integer \
-         multiply-add is emulated with several 32-bit IMADs ('multiple instructions' in \
-         the guide), so no int64 peak"
-    };
+/// One family of `gpus.json`: the rates its rows share and their GPU rows.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Family {
+    /// Architecture, e.g. "NVIDIA Ada Lovelace (cc 8.9)".
+    family: String,
+    /// "nvidia", "amd" or "intel".
+    vendor: String,
+    /// Per-precision rates of every row (see [`Rates`]).
+    rates: Rates,
+    /// Where the rates come from, and why a rate is 0.
+    rate_source: String,
+    /// The GPU models, in lookup order.
+    gpus: Vec<Row>,
 }
 
-const VOLTA: Rates = Rates {
-    fp32: 1.0,
-    fp16: 2.0,
-    fp64: 0.5,
-    int32: 1.0,
-    int8: 0.0,
-    int64: 0.0,
-};
-const VOLTA_SRC: &str = concat!(
-    "CUDA C++ Programming Guide throughput table, cc 7.0 (results/clock/SM): 32-bit fp \
-     fma 64, 64-bit fp fma 32 (0.5), 16-bit half2 fma 128 (2.0), 32-bit integer \
-     multiply-add 64 (1.0; V100 whitepaper INT32 15.7 TOPS); ",
-    nv_no_dp4a_int64!()
-);
-
-const TURING: Rates = Rates {
-    fp32: 1.0,
-    fp16: 2.0,
-    fp64: 1.0 / 32.0,
-    int32: 1.0,
-    int8: 0.0,
-    int64: 0.0,
-};
-const TURING_SRC: &str = concat!(
-    "CUDA C++ Programming Guide throughput table, cc 7.5 (results/clock/SM): 32-bit fp \
-     fma 64, 64-bit fp fma 2 (1/32), 16-bit half2 fma 128 (2.0; Turing whitepaper \
-     non-tensor FP16 = 2x FP32), 32-bit integer multiply-add 64 (1.0); ",
-    nv_no_dp4a_int64!()
-);
-
-const GA100: Rates = Rates {
-    fp32: 1.0,
-    fp16: 4.0,
-    fp64: 0.5,
-    int32: 1.0,
-    int8: 0.0,
-    int64: 0.0,
-};
-const GA100_SRC: &str = concat!(
-    "CUDA C++ Programming Guide throughput table, cc 8.0 (results/clock/SM): 32-bit fp \
-     fma 64, 64-bit fp fma 32 (0.5), 16-bit half2 fma 256 (4.0), 32-bit integer \
-     multiply-add 64 (1.0); NVIDIA A100 whitepaper non-tensor peaks: FP64 9.7, FP32 \
-     19.5, FP16 78 TFLOPS, INT32 19.5 TOPS; ",
-    nv_no_dp4a_int64!()
-);
-
-const GA10X: Rates = Rates {
-    fp32: 1.0,
-    fp16: 1.0,
-    fp64: 1.0 / 64.0,
-    int32: 0.5,
-    int8: 0.0,
-    int64: 0.0,
-};
-const GA10X_SRC: &str = concat!(
-    "NVIDIA Ampere GA102 whitepaper (cc 8.6) non-tensor peaks: FP16 = FP32 (1.0; RTX \
-     3090 35.6 TFLOPS each), FP64 = FP32/64, INT32 = FP32/2 (RTX 3090 17.8 TOPS: 64 \
-     IMAD/SM/clk over 128 FP32 lanes); CUDA C++ Programming Guide throughput table cc \
-     8.6: 32-bit fp fma 128, 64-bit fp fma 2, 32-bit integer multiply-add 64; ",
-    nv_no_dp4a_int64!()
-);
-
-const ADA: Rates = Rates {
-    fp32: 1.0,
-    fp16: 1.0,
-    fp64: 1.0 / 64.0,
-    int32: 0.5,
-    int8: 0.0,
-    int64: 0.0,
-};
-const ADA_SRC: &str = concat!(
-    "NVIDIA Ada Lovelace (AD102) whitepaper (cc 8.9) non-tensor peaks: FP16 = FP32 (1.0; \
-     RTX 4090 82.6 TFLOPS each), FP64 = FP32/64, INT32 = FP32/2 (RTX 4090 41.3 TOPS); \
-     CUDA C++ Programming Guide throughput table cc 8.9: 32-bit fp fma 128, 64-bit fp fma \
-     2, 32-bit integer multiply-add 64; ",
-    nv_no_dp4a_int64!()
-);
-
-const HOPPER: Rates = Rates {
-    fp32: 1.0,
-    fp16: 2.0,
-    fp64: 0.5,
-    int32: 0.5,
-    int8: 0.0,
-    int64: 0.0,
-};
-const HOPPER_SRC: &str = concat!(
-    "CUDA C++ Programming Guide throughput table, cc 9.0 (results/clock/SM): 32-bit fp \
-     fma 128, 64-bit fp fma 64 (0.5), 16-bit half2 fma 256 (2.0), 32-bit integer \
-     multiply-add 64 (0.5); NVIDIA H100 whitepaper non-tensor peaks (SXM5): FP64 33.5, \
-     FP32 66.9, FP16 133.8 TFLOPS, INT32 33.5 TOPS; ",
-    nv_no_dp4a_int64!()
-);
-
-macro_rules! amd_no_int {
-    () => {
-        "int32/int8/int64: AMD publishes no vector (VALU) integer multiply-add or \
-         v_dot4 throughput for this part (datasheet INT8 figures are matrix-core), so no \
-         integer peaks"
-    };
+/// One GPU row of `gpus.json` (the fields of [`KnownGpu`] that are not the family's).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Row {
+    name: String,
+    /// Hexadecimal PCI device ids, e.g. "0x2330".
+    device_ids: Vec<String>,
+    name_match: Vec<String>,
+    units: u32,
+    fp32_lanes: u32,
+    boost_mhz: u32,
+    mem_bytes_per_s: f64,
+    source: String,
 }
 
-const CDNA: Rates = Rates {
-    fp32: 1.0,
-    fp16: 2.0,
-    fp64: 1.0,
-    int32: 0.0,
-    int8: 0.0,
-    int64: 0.0,
-};
-const CDNA2_SRC: &str = concat!(
-    "AMD Instinct MI200 datasheets: FP64 vector = FP32 vector (1.0); the datasheet's \
-     doubled 'packed FP32' figure needs v_pk_fma_f32, which a scalar shader FMA does not \
-     use, so fp32 counts one FMA per lane; fp16 2.0 is the packed-math rate \
-     (v_pk_fma_f16, two FP16 FMAs per lane per clock) - UNCERTAIN, the datasheets give \
-     only matrix FP16; ",
-    amd_no_int!()
-);
-const CDNA3_SRC: &str = concat!(
-    "AMD Instinct MI300X datasheet: FP64 vector 81.7 TFLOPS = 1 FMA per lane (1.0); its \
-     'FP32 vector' 163.4 TFLOPS counts packed FP32 (v_pk_fma_f32), which a scalar shader \
-     FMA does not use, so fp32 counts one FMA per lane; fp16 2.0 is the packed-math rate \
-     (v_pk_fma_f16) - UNCERTAIN, the datasheet gives only matrix FP16; ",
-    amd_no_int!()
-);
+/// Builds the rows of a table file: a family's vendor, rates and rate source go to
+/// each of its rows. Errors name the row and what is wrong with it.
+fn parse_table(json: &str) -> Result<Vec<KnownGpu>, String> {
+    let families: Vec<Family> = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for f in families {
+        let vendor_id = match f.vendor.as_str() {
+            "nvidia" => VENDOR_NVIDIA,
+            "amd" => VENDOR_AMD,
+            "intel" => VENDOR_INTEL,
+            v => return Err(format!("{}: unknown vendor {v:?}", f.family)),
+        };
+        for r in f.gpus {
+            let device_ids = r
+                .device_ids
+                .iter()
+                .map(|d| {
+                    d.strip_prefix("0x")
+                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                        .ok_or_else(|| format!("{}: device id {d:?} is not 0x<hex>", r.name))
+                })
+                .collect::<Result<Vec<u32>, String>>()?;
+            out.push(KnownGpu {
+                name: r.name,
+                family: f.family.clone(),
+                vendor_id,
+                device_ids,
+                name_match: r.name_match,
+                units: r.units,
+                fp32_lanes: r.fp32_lanes,
+                boost_mhz: r.boost_mhz,
+                rate: f.rates,
+                mem_bytes_per_s: r.mem_bytes_per_s,
+                source: r.source,
+                rate_source: f.rate_source.clone(),
+            });
+        }
+    }
+    Ok(out)
+}
 
-const RDNA3: Rates = Rates {
-    fp32: 1.0,
-    fp16: 2.0,
-    fp64: 1.0 / 32.0,
-    int32: 0.0,
-    int8: 0.0,
-    int64: 0.0,
-};
-const RDNA3_SRC: &str = concat!(
-    "AMD Radeon RX 7900 XTX specifications: FP16 122.8 TFLOPS = 2x FP32 (2.0); fp64 1/32 \
-     of the dual-issue FP32 rate (1.9 TFLOPS) is from the TechPowerUp GPU database, not \
-     an AMD document - UNCERTAIN; ",
-    amd_no_int!()
-);
-
-const XE_HPG: Rates = Rates {
-    fp32: 1.0,
-    fp16: 2.0,
-    fp64: 0.0,
-    int32: 0.0,
-    int8: 0.0,
-    int64: 0.0,
-};
-const XE_HPG_SRC: &str = "Intel Xe-HPG (Alchemist): each 256-bit vector engine does 8 FP32 or \
-     16 FP16 lanes, so fp16 2.0 - UNCERTAIN (TechPowerUp GPU database lists 2:1; not on \
-     Intel ARK); fp64: no native FP64 hardware (emulated), so no peak; int32/int8/int64: \
-     Intel publishes no vector integer multiply-add or DP4A rate, so no peaks";
-
-const XE_HPC: Rates = Rates {
-    fp32: 1.0,
-    fp16: 0.0,
-    fp64: 1.0,
-    int32: 0.0,
-    int8: 0.0,
-    int64: 0.0,
-};
-const XE_HPC_SRC: &str = "Intel Data Center GPU Max 1550 product brief: FP64 vector 52 TFLOPS = \
-     FP32 vector 52 TFLOPS (1.0); fp16: no vector (non-XMX) FP16 figure found, so no \
-     peak; int32/int8/int64: Intel publishes no vector integer multiply-add or DP4A \
-     rate, so no peaks";
-
-// ---------------------------------------------------------------------------------------
-// The table. Clock × lanes × 2 reproduces the datasheet FP32 TFLOPS quoted in `source`.
-
-/// Every known GPU model.
-pub(crate) const KNOWN_GPUS: &[KnownGpu] = &[
-    // ----- NVIDIA Volta (cc 7.0)
-    KnownGpu {
-        name: "NVIDIA Tesla V100 SXM2",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x1db1, 0x1db5, 0x1df5],
-        name_match: &["v100", "sxm2"],
-        units: 80,
-        fp32_lanes: 5120,
-        boost_mhz: 1530,
-        rate: VOLTA,
-        mem_bytes_per_s: 900e9,
-        source: "NVIDIA Tesla V100 datasheet and Volta (GV100) whitepaper: 80 SMs, 5120 \
-                 FP32 cores, 1530 MHz boost, FP32 15.7 / FP64 7.8 TFLOPS, 900 GB/s HBM2 \
-                 (16 and 32 GB)",
-        rate_source: VOLTA_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA Tesla V100 PCIe",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x1db4, 0x1db6],
-        name_match: &["v100", "pcie"],
-        units: 80,
-        fp32_lanes: 5120,
-        boost_mhz: 1380,
-        rate: VOLTA,
-        mem_bytes_per_s: 900e9,
-        source: "NVIDIA Tesla V100 datasheet: 80 SMs, 5120 FP32 cores, 1380 MHz boost, \
-                 FP32 14 / FP64 7 TFLOPS, 900 GB/s HBM2 (16 and 32 GB)",
-        rate_source: VOLTA_SRC,
-    },
-    // ----- NVIDIA Turing (cc 7.5)
-    KnownGpu {
-        name: "NVIDIA Tesla T4",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x1eb8],
-        name_match: &["t4"],
-        units: 40,
-        fp32_lanes: 2560,
-        boost_mhz: 1590,
-        rate: TURING,
-        mem_bytes_per_s: 320e9,
-        source: "NVIDIA T4 datasheet and Turing whitepaper: 40 SMs, 2560 FP32 cores, 1590 \
-                 MHz boost, FP32 8.1 TFLOPS, 320 GB/s GDDR6",
-        rate_source: TURING_SRC,
-    },
-    // ----- NVIDIA Ampere GA100 (cc 8.0)
-    KnownGpu {
-        name: "NVIDIA A100 SXM4 40GB",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x20b0],
-        name_match: &["a100", "sxm4", "40gb"],
-        units: 108,
-        fp32_lanes: 6912,
-        boost_mhz: 1410,
-        rate: GA100,
-        mem_bytes_per_s: 1555e9,
-        source: "NVIDIA A100 datasheet and whitepaper: 108 SMs, 6912 FP32 cores, 1410 MHz \
-                 boost, FP32 19.5 / FP64 9.7 TFLOPS, 1555 GB/s HBM2",
-        rate_source: GA100_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA A100 SXM4 80GB",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x20b2],
-        name_match: &["a100", "sxm4", "80gb"],
-        units: 108,
-        fp32_lanes: 6912,
-        boost_mhz: 1410,
-        rate: GA100,
-        mem_bytes_per_s: 2039e9,
-        source: "NVIDIA A100 80GB datasheet: 108 SMs, 6912 FP32 cores, 1410 MHz boost, \
-                 FP32 19.5 / FP64 9.7 TFLOPS, 2039 GB/s HBM2e",
-        rate_source: GA100_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA A100 PCIe 40GB",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x20b1, 0x20f1],
-        name_match: &["a100", "pcie", "40gb"],
-        units: 108,
-        fp32_lanes: 6912,
-        boost_mhz: 1410,
-        rate: GA100,
-        mem_bytes_per_s: 1555e9,
-        source: "NVIDIA A100 PCIe datasheet: 108 SMs, 6912 FP32 cores, 1410 MHz boost, \
-                 FP32 19.5 / FP64 9.7 TFLOPS, 1555 GB/s HBM2",
-        rate_source: GA100_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA A100 PCIe 80GB",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x20b5],
-        name_match: &["a100", "pcie", "80gb"],
-        units: 108,
-        fp32_lanes: 6912,
-        boost_mhz: 1410,
-        rate: GA100,
-        mem_bytes_per_s: 1935e9,
-        source: "NVIDIA A100 80GB datasheet (PCIe): 108 SMs, 6912 FP32 cores, 1410 MHz \
-                 boost, FP32 19.5 / FP64 9.7 TFLOPS, 1935 GB/s HBM2e",
-        rate_source: GA100_SRC,
-    },
-    // ----- NVIDIA Hopper (cc 9.0)
-    KnownGpu {
-        name: "NVIDIA H100 SXM5 80GB",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2330],
-        name_match: &["h100", "80gb", "hbm3"],
-        units: 132,
-        fp32_lanes: 16896,
-        boost_mhz: 1980,
-        rate: HOPPER,
-        mem_bytes_per_s: 3.35e12,
-        source: "NVIDIA H100 whitepaper and datasheet (SXM5): 132 SMs, 16896 FP32 cores, \
-                 1980 MHz boost, FP32 66.9 / FP64 33.5 TFLOPS, 3.35 TB/s HBM3",
-        rate_source: HOPPER_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA H100 PCIe",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2331],
-        name_match: &["h100", "pcie"],
-        units: 114,
-        fp32_lanes: 14592,
-        boost_mhz: 1755,
-        rate: HOPPER,
-        mem_bytes_per_s: 2.0e12,
-        source: "NVIDIA H100 whitepaper and datasheet (PCIe): 114 SMs, 14592 FP32 cores, \
-                 1755 MHz boost, FP32 51.2 / FP64 25.6 TFLOPS, 2.0 TB/s HBM2e",
-        rate_source: HOPPER_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA H100 NVL",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2321],
-        name_match: &["h100", "nvl"],
-        units: 132,
-        fp32_lanes: 16896,
-        boost_mhz: 1785,
-        rate: HOPPER,
-        mem_bytes_per_s: 3.9e12,
-        source: "NVIDIA H100 NVL datasheet: FP32 60 / FP64 30 TFLOPS, 94 GB HBM3 at 3.9 \
-                 TB/s; 132 SMs / 16896 cores and the 1785 MHz boost are from third-party \
-                 databases (consistent with 60 TFLOPS) - UNCERTAIN; pci.ids names 0x2321 \
-                 'H100L 94GB'",
-        rate_source: HOPPER_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA H200 SXM 141GB",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2335],
-        name_match: &["h200"],
-        units: 132,
-        fp32_lanes: 16896,
-        boost_mhz: 1980,
-        rate: HOPPER,
-        mem_bytes_per_s: 4.8e12,
-        source: "NVIDIA H200 datasheet (SXM): same GH100 compute as H100 SXM5 (132 SMs, \
-                 16896 FP32 cores, 1980 MHz, FP32 67 / FP64 34 TFLOPS), 141 GB HBM3e at \
-                 4.8 TB/s",
-        rate_source: HOPPER_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA H200 NVL",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x233b],
-        name_match: &["h200", "nvl"],
-        units: 132,
-        fp32_lanes: 16896,
-        boost_mhz: 1785,
-        rate: HOPPER,
-        mem_bytes_per_s: 4.8e12,
-        source: "NVIDIA H200 datasheet (NVL): FP32 60 / FP64 30 TFLOPS, 141 GB HBM3e at \
-                 4.8 TB/s; the 1785 MHz boost is inferred from 60 TFLOPS over 16896 cores \
-                 (as H100 NVL) - UNCERTAIN",
-        rate_source: HOPPER_SRC,
-    },
-    // ----- NVIDIA Ampere GA10x (cc 8.6)
-    KnownGpu {
-        name: "NVIDIA A10",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2236],
-        name_match: &["a10"],
-        units: 72,
-        fp32_lanes: 9216,
-        boost_mhz: 1695,
-        rate: GA10X,
-        mem_bytes_per_s: 600e9,
-        source: "NVIDIA A10 datasheet: 72 SMs, 9216 FP32 cores, 1695 MHz boost, FP32 31.2 \
-                 TFLOPS, 600 GB/s GDDR6",
-        rate_source: GA10X_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 3060",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2503, 0x2504, 0x2509],
-        name_match: &["rtx 3060"],
-        units: 28,
-        fp32_lanes: 3584,
-        boost_mhz: 1777,
-        rate: GA10X,
-        mem_bytes_per_s: 360e9,
-        source: "NVIDIA RTX 3060 specifications (12 GB, GA106): 28 SMs, 3584 CUDA cores, \
-                 1777 MHz boost, FP32 12.7 TFLOPS, 192-bit 15 Gbps GDDR6 = 360 GB/s (the \
-                 8 GB model has 240 GB/s)",
-        rate_source: GA10X_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 3060 Ti",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2486, 0x2489],
-        name_match: &["rtx 3060 ti"],
-        units: 38,
-        fp32_lanes: 4864,
-        boost_mhz: 1665,
-        rate: GA10X,
-        mem_bytes_per_s: 448e9,
-        source: "NVIDIA RTX 3060 Ti specifications (GA104): 38 SMs, 4864 CUDA cores, 1665 \
-                 MHz boost, FP32 16.2 TFLOPS, 256-bit 14 Gbps GDDR6 = 448 GB/s (the GDDR6X \
-                 model has 608 GB/s)",
-        rate_source: GA10X_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 3070",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2484, 0x2488],
-        name_match: &["rtx 3070"],
-        units: 46,
-        fp32_lanes: 5888,
-        boost_mhz: 1725,
-        rate: GA10X,
-        mem_bytes_per_s: 448e9,
-        source: "NVIDIA GA102 whitepaper / RTX 3070 specifications (GA104): 46 SMs, 5888 \
-                 CUDA cores, 1725 MHz boost, FP32 20.3 TFLOPS, 256-bit 14 Gbps GDDR6 = 448 \
-                 GB/s",
-        rate_source: GA10X_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 3070 Ti",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2482],
-        name_match: &["rtx 3070 ti"],
-        units: 48,
-        fp32_lanes: 6144,
-        boost_mhz: 1770,
-        rate: GA10X,
-        mem_bytes_per_s: 608e9,
-        source: "NVIDIA RTX 3070 Ti specifications (GA104): 48 SMs, 6144 CUDA cores, 1770 \
-                 MHz boost, FP32 21.7 TFLOPS, 256-bit 19 Gbps GDDR6X = 608 GB/s",
-        rate_source: GA10X_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 3080",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2206, 0x2216],
-        name_match: &["rtx 3080"],
-        units: 68,
-        fp32_lanes: 8704,
-        boost_mhz: 1710,
-        rate: GA10X,
-        mem_bytes_per_s: 760e9,
-        source: "NVIDIA GA102 whitepaper (RTX 3080 10 GB): 68 SMs, 8704 CUDA cores, 1710 \
-                 MHz boost, FP32 29.8 TFLOPS, 320-bit 19 Gbps GDDR6X = 760 GB/s",
-        rate_source: GA10X_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 3080 12GB",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x220a],
-        name_match: &["rtx 3080", "12gb"],
-        units: 70,
-        fp32_lanes: 8960,
-        boost_mhz: 1710,
-        rate: GA10X,
-        mem_bytes_per_s: 912e9,
-        source: "NVIDIA RTX 3080 12 GB specifications (GA102): 70 SMs, 8960 CUDA cores, \
-                 1710 MHz boost, FP32 30.6 TFLOPS, 384-bit 19 Gbps GDDR6X = 912 GB/s",
-        rate_source: GA10X_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 3080 Ti",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2208],
-        name_match: &["rtx 3080 ti"],
-        units: 80,
-        fp32_lanes: 10240,
-        boost_mhz: 1665,
-        rate: GA10X,
-        mem_bytes_per_s: 912e9,
-        source: "NVIDIA RTX 3080 Ti specifications (GA102): 80 SMs, 10240 CUDA cores, 1665 \
-                 MHz boost, FP32 34.1 TFLOPS, 384-bit 19 Gbps GDDR6X = 912 GB/s",
-        rate_source: GA10X_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 3090",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2204],
-        name_match: &["rtx 3090"],
-        units: 82,
-        fp32_lanes: 10496,
-        boost_mhz: 1695,
-        rate: GA10X,
-        mem_bytes_per_s: 936e9,
-        source: "NVIDIA GA102 whitepaper (RTX 3090): 82 SMs, 10496 CUDA cores, 1695 MHz \
-                 boost, FP32 35.6 TFLOPS, 384-bit 19.5 Gbps GDDR6X = 936 GB/s",
-        rate_source: GA10X_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 3090 Ti",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2203],
-        name_match: &["rtx 3090 ti"],
-        units: 84,
-        fp32_lanes: 10752,
-        boost_mhz: 1860,
-        rate: GA10X,
-        mem_bytes_per_s: 1008e9,
-        source: "NVIDIA RTX 3090 Ti specifications (GA102): 84 SMs, 10752 CUDA cores, 1860 \
-                 MHz boost, FP32 40.0 TFLOPS, 384-bit 21 Gbps GDDR6X = 1008 GB/s",
-        rate_source: GA10X_SRC,
-    },
-    // ----- NVIDIA Ada Lovelace (cc 8.9)
-    KnownGpu {
-        name: "NVIDIA L4",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x27b8],
-        name_match: &["l4"],
-        units: 58,
-        fp32_lanes: 7424,
-        boost_mhz: 2040,
-        rate: ADA,
-        mem_bytes_per_s: 300e9,
-        source: "NVIDIA L4 datasheet: FP32 30.3 TFLOPS, 300 GB/s GDDR6; 58 SMs / 7424 CUDA \
-                 cores at 2040 MHz boost (AD104) reproduce it",
-        rate_source: ADA_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA L40S",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x26b9],
-        name_match: &["l40s"],
-        units: 142,
-        fp32_lanes: 18176,
-        boost_mhz: 2520,
-        rate: ADA,
-        mem_bytes_per_s: 864e9,
-        source: "NVIDIA L40S datasheet: 18176 CUDA cores (142 SMs, AD102), FP32 91.6 \
-                 TFLOPS at 2520 MHz boost, 864 GB/s GDDR6",
-        rate_source: ADA_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA L40",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x26b5],
-        name_match: &["l40"],
-        units: 142,
-        fp32_lanes: 18176,
-        boost_mhz: 2490,
-        rate: ADA,
-        mem_bytes_per_s: 864e9,
-        source: "NVIDIA L40 datasheet: 18176 CUDA cores (142 SMs, AD102), FP32 90.5 TFLOPS \
-                 at 2490 MHz boost, 864 GB/s GDDR6",
-        rate_source: ADA_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 4060",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2882],
-        name_match: &["rtx 4060"],
-        units: 24,
-        fp32_lanes: 3072,
-        boost_mhz: 2460,
-        rate: ADA,
-        mem_bytes_per_s: 272e9,
-        source: "NVIDIA RTX 4060 specifications (AD107): 24 SMs, 3072 CUDA cores, 2460 MHz \
-                 boost, FP32 15.1 TFLOPS, 128-bit 17 Gbps GDDR6 = 272 GB/s",
-        rate_source: ADA_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 4060 Ti",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2803, 0x2805],
-        name_match: &["rtx 4060 ti"],
-        units: 34,
-        fp32_lanes: 4352,
-        boost_mhz: 2535,
-        rate: ADA,
-        mem_bytes_per_s: 288e9,
-        source: "NVIDIA RTX 4060 Ti specifications (AD106, 8 and 16 GB): 34 SMs, 4352 CUDA \
-                 cores, 2535 MHz boost, FP32 22.1 TFLOPS, 128-bit 18 Gbps GDDR6 = 288 GB/s",
-        rate_source: ADA_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 4070",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2786],
-        name_match: &["rtx 4070"],
-        units: 46,
-        fp32_lanes: 5888,
-        boost_mhz: 2475,
-        rate: ADA,
-        mem_bytes_per_s: 504e9,
-        source: "NVIDIA RTX 4070 specifications (AD104): 46 SMs, 5888 CUDA cores, 2475 MHz \
-                 boost, FP32 29.1 TFLOPS, 192-bit 21 Gbps GDDR6X = 504 GB/s (the later \
-                 GDDR6 model has 480 GB/s)",
-        rate_source: ADA_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 4070 SUPER",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2783],
-        name_match: &["rtx 4070 super"],
-        units: 56,
-        fp32_lanes: 7168,
-        boost_mhz: 2475,
-        rate: ADA,
-        mem_bytes_per_s: 504e9,
-        source: "NVIDIA RTX 4070 SUPER specifications (AD104): 56 SMs, 7168 CUDA cores, \
-                 2475 MHz boost, FP32 35.5 TFLOPS, 192-bit 21 Gbps GDDR6X = 504 GB/s",
-        rate_source: ADA_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 4070 Ti",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2782],
-        name_match: &["rtx 4070 ti"],
-        units: 60,
-        fp32_lanes: 7680,
-        boost_mhz: 2610,
-        rate: ADA,
-        mem_bytes_per_s: 504e9,
-        source: "NVIDIA RTX 4070 Ti specifications (AD104): 60 SMs, 7680 CUDA cores, 2610 \
-                 MHz boost, FP32 40.1 TFLOPS, 192-bit 21 Gbps GDDR6X = 504 GB/s",
-        rate_source: ADA_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 4070 Ti SUPER",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2705],
-        name_match: &["rtx 4070 ti super"],
-        units: 66,
-        fp32_lanes: 8448,
-        boost_mhz: 2610,
-        rate: ADA,
-        mem_bytes_per_s: 672e9,
-        source: "NVIDIA RTX 4070 Ti SUPER specifications (AD103): 66 SMs, 8448 CUDA cores, \
-                 2610 MHz boost, FP32 44.1 TFLOPS, 256-bit 21 Gbps GDDR6X = 672 GB/s",
-        rate_source: ADA_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 4080",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2704],
-        name_match: &["rtx 4080"],
-        units: 76,
-        fp32_lanes: 9728,
-        boost_mhz: 2505,
-        rate: ADA,
-        mem_bytes_per_s: 716.8e9,
-        source: "NVIDIA Ada whitepaper (RTX 4080 16 GB, AD103): 76 SMs, 9728 CUDA cores, \
-                 2505 MHz boost, FP32 48.7 TFLOPS, 256-bit 22.4 Gbps GDDR6X = 716.8 GB/s",
-        rate_source: ADA_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 4080 SUPER",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2702],
-        name_match: &["rtx 4080 super"],
-        units: 80,
-        fp32_lanes: 10240,
-        boost_mhz: 2550,
-        rate: ADA,
-        mem_bytes_per_s: 736e9,
-        source: "NVIDIA RTX 4080 SUPER specifications (AD103): 80 SMs, 10240 CUDA cores, \
-                 2550 MHz boost, FP32 52.2 TFLOPS, 256-bit 23 Gbps GDDR6X = 736 GB/s",
-        rate_source: ADA_SRC,
-    },
-    KnownGpu {
-        name: "NVIDIA GeForce RTX 4090",
-        vendor_id: VENDOR_NVIDIA,
-        device_ids: &[0x2684],
-        name_match: &["rtx 4090"],
-        units: 128,
-        fp32_lanes: 16384,
-        boost_mhz: 2520,
-        rate: ADA,
-        mem_bytes_per_s: 1008e9,
-        source: "NVIDIA Ada (AD102) whitepaper (RTX 4090): 128 SMs, 16384 CUDA cores, 2520 \
-                 MHz boost, FP32 82.6 TFLOPS, 384-bit 21 Gbps GDDR6X = 1008 GB/s",
-        rate_source: ADA_SRC,
-    },
-    // ----- AMD CDNA 2 / CDNA 3 / RDNA 3
-    KnownGpu {
-        name: "AMD Instinct MI210",
-        vendor_id: VENDOR_AMD,
-        device_ids: &[0x740f],
-        name_match: &["mi210"],
-        units: 104,
-        fp32_lanes: 6656,
-        boost_mhz: 1700,
-        rate: CDNA,
-        mem_bytes_per_s: 1.6384e12,
-        source: "AMD Instinct MI210 datasheet: 104 CUs, 6656 stream processors, 1700 MHz \
-                 peak engine clock, FP32 / FP64 vector 22.6 TFLOPS, 64 GB HBM2e at 1.6 \
-                 TB/s (1638.4 GB/s)",
-        rate_source: CDNA2_SRC,
-    },
-    KnownGpu {
-        name: "AMD Instinct MI250X (one GCD)",
-        vendor_id: VENDOR_AMD,
-        device_ids: &[0x7408],
-        name_match: &["mi250x"],
-        units: 110,
-        fp32_lanes: 7040,
-        boost_mhz: 1700,
-        rate: CDNA,
-        mem_bytes_per_s: 1.6384e12,
-        source: "AMD Instinct MI250X datasheet: 220 CUs, 14080 stream processors, 1700 MHz, \
-                 FP32 / FP64 vector 47.9 TFLOPS, 3.2 TB/s (3276.8 GB/s) for the two \
-                 graphics compute dies; each GCD is its own device, so this row is half: \
-                 110 CUs and 1638.4 GB/s (0x740c, shared with MI250, matches by name only)",
-        rate_source: CDNA2_SRC,
-    },
-    KnownGpu {
-        name: "AMD Instinct MI300X",
-        vendor_id: VENDOR_AMD,
-        device_ids: &[0x74a1, 0x74b5],
-        name_match: &["mi300x"],
-        units: 304,
-        fp32_lanes: 19456,
-        boost_mhz: 2100,
-        rate: CDNA,
-        mem_bytes_per_s: 5.3e12,
-        source: "AMD Instinct MI300X datasheet: 304 CUs, 19456 stream processors, 2100 MHz \
-                 peak engine clock, FP64 vector 81.7 TFLOPS, 192 GB HBM3 at 5.3 TB/s \
-                 (0x74b5 is its SR-IOV virtual function)",
-        rate_source: CDNA3_SRC,
-    },
-    KnownGpu {
-        name: "AMD Radeon RX 7900 XTX",
-        vendor_id: VENDOR_AMD,
-        device_ids: &[],
-        name_match: &["7900 xtx"],
-        units: 96,
-        fp32_lanes: 12288,
-        boost_mhz: 2500,
-        rate: RDNA3,
-        mem_bytes_per_s: 960e9,
-        source: "AMD Radeon RX 7900 XTX specifications: 96 CUs, 6144 stream processors, \
-                 2500 MHz boost, FP32 61.4 TFLOPS, 384-bit 20 Gbps GDDR6 = 960 GB/s; the \
-                 61.4 counts RDNA 3 dual issue, so lanes are 6144 x 2 = 12288 (single \
-                 issue reaches half); PCI id 0x744c is shared with 7900 XT/GRE, so name \
-                 only",
-        rate_source: RDNA3_SRC,
-    },
-    // ----- Intel Xe-HPG / Xe-HPC
-    KnownGpu {
-        name: "Intel Arc A770",
-        vendor_id: VENDOR_INTEL,
-        device_ids: &[0x56a0],
-        name_match: &["arc", "a770"],
-        units: 32,
-        fp32_lanes: 4096,
-        boost_mhz: 2100,
-        rate: XE_HPG,
-        mem_bytes_per_s: 560e9,
-        source: "Intel ARK, Arc A770 16GB: 32 Xe-cores (512 vector engines x 8 FP32 \
-                 lanes = 4096), 2100 MHz graphics clock (cards often run to 2400 MHz: pass \
-                 the measured clock), 256-bit 17.5 Gbps GDDR6 = 560 GB/s; the 8 GB model \
-                 (same PCI id) has 512 GB/s",
-        rate_source: XE_HPG_SRC,
-    },
-    KnownGpu {
-        name: "Intel Data Center GPU Max 1550",
-        vendor_id: VENDOR_INTEL,
-        device_ids: &[0x0bd5, 0x0bd6],
-        name_match: &["max 1550"],
-        units: 128,
-        fp32_lanes: 16384,
-        boost_mhz: 1600,
-        rate: XE_HPC,
-        mem_bytes_per_s: 3.2768e12,
-        source: "Intel Data Center GPU Max 1550 product brief: 128 Xe-cores (1024 vector \
-                 engines x 16 FP32 lanes = 16384), 1600 MHz max clock, FP32 / FP64 vector \
-                 52 TFLOPS, 128 GB HBM2e at 3.2 TB/s (3276.8 GB/s); both stacks counted as \
-                 one device",
-        rate_source: XE_HPC_SRC,
-    },
-];
+/// Every known GPU model, parsed once from `gpus.json` (the tests check that it parses).
+pub(crate) static KNOWN_GPUS: LazyLock<Vec<KnownGpu>> = LazyLock::new(|| {
+    parse_table(include_str!("gpus.json")).unwrap_or_else(|e| panic!("hw/gpus.json: {e}"))
+});
 
 // ---------------------------------------------------------------------------------------
 // nvidia-smi clocks.
@@ -1207,7 +523,7 @@ mod tests {
         ];
         for (vendor, id, name) in cases {
             assert_eq!(
-                lookup(vendor, id, "").map(|g| g.name),
+                lookup(vendor, id, "").map(|g| g.name.as_str()),
                 Some(name),
                 "{id:#x}"
             );
@@ -1225,7 +541,7 @@ mod tests {
 
     #[test]
     fn lookup_by_name() {
-        let by_name = |n: &str| lookup(VENDOR_NVIDIA, 0xffff, n).map(|g| g.name);
+        let by_name = |n: &str| lookup(VENDOR_NVIDIA, 0xffff, n).map(|g| g.name.as_str());
         // (what the driver reports, the row it must find)
         #[rustfmt::skip]
         let cases = [
@@ -1256,12 +572,13 @@ mod tests {
         assert_eq!(by_name("NVIDIA A10G"), None);
         assert_eq!(by_name("NVIDIA GH200 480GB"), None);
         assert_eq!(
-            lookup(VENDOR_AMD, 0x744c, "AMD Radeon RX 7900 XTX (RADV NAVI31)").map(|g| g.name),
+            lookup(VENDOR_AMD, 0x744c, "AMD Radeon RX 7900 XTX (RADV NAVI31)")
+                .map(|g| g.name.as_str()),
             Some("AMD Radeon RX 7900 XTX")
         );
         assert!(lookup(VENDOR_AMD, 0x744c, "AMD Radeon RX 7900 XT (RADV NAVI31)").is_none());
         assert_eq!(
-            lookup(0, 0, "Intel(R) Data Center GPU Max 1550").map(|g| g.name),
+            lookup(0, 0, "Intel(R) Data Center GPU Max 1550").map(|g| g.name.as_str()),
             Some("Intel Data Center GPU Max 1550")
         );
         // A name of another vendor's row is ignored when the vendor id is known.
@@ -1277,10 +594,10 @@ mod tests {
 
     #[test]
     fn each_rows_own_words_find_it() {
-        for g in KNOWN_GPUS {
+        for g in KNOWN_GPUS.iter() {
             let name = g.name_match.join(" ");
-            let found = lookup(g.vendor_id, 0xffff_ffff, &name).map(|f| f.name);
-            assert_eq!(found, Some(g.name), "name '{name}'");
+            let found = lookup(g.vendor_id, 0xffff_ffff, &name).map(|f| f.name.as_str());
+            assert_eq!(found, Some(g.name.as_str()), "name '{name}'");
         }
     }
 
@@ -1371,7 +688,7 @@ mod tests {
         assert!(v.is_none());
         assert!(why.contains("emulated"), "{why}");
         // The formula for a row with an int8 rate: 8 ops per instruction.
-        let mut custom = *g;
+        let mut custom = g.clone();
         custom.rate.int8 = 0.5;
         let (v, src) = custom.peak(GpuPrecision::Int8, None);
         assert!(close(v.unwrap(), 16896.0 * 1.98e9 * 8.0 * 0.5, 1e-12));
@@ -1379,8 +696,129 @@ mod tests {
     }
 
     #[test]
+    fn table_file_parses_and_rows_are_valid() {
+        let rows = parse_table(include_str!("gpus.json")).unwrap();
+        assert_eq!(rows.len(), 40);
+        assert_eq!(rows.len(), KNOWN_GPUS.len());
+        for g in &rows {
+            assert!(!g.name.trim().is_empty(), "{g:?}");
+            assert!(!g.family.trim().is_empty(), "{}", g.name);
+            assert!(
+                g.device_ids.iter().all(|&d| d != 0 && d <= 0xffff),
+                "{}",
+                g.name
+            );
+        }
+        // A row with no listed id is found by name only.
+        assert!(rows.iter().any(|g| g.device_ids.is_empty()));
+        // Errors name what is wrong.
+        let family = |vendor: &str, id: &str| {
+            format!(
+                r#"[{{"family": "F", "vendor": "{vendor}", "rate_source": "s",
+                  "rates": {{"fp32": 1, "fp16": 0, "fp64": 0, "int32": 0, "int8": 0, "int64": 0}},
+                  "gpus": [{{"name": "G", "device_ids": ["{id}"], "name_match": ["g"],
+                             "units": 1, "fp32_lanes": 64, "boost_mhz": 1000,
+                             "mem_bytes_per_s": 1e9, "source": "s"}}]}}]"#
+            )
+        };
+        assert_eq!(
+            parse_table(&family("amd", "0x1")).unwrap()[0].device_ids,
+            [1]
+        );
+        assert!(parse_table(&family("acme", "0x1"))
+            .unwrap_err()
+            .contains("acme"));
+        assert!(parse_table(&family("amd", "12"))
+            .unwrap_err()
+            .contains("\"12\""));
+        assert!(parse_table("[{\"family\": \"F\"}]").is_err());
+    }
+
+    /// Rows as they were written in the Rust table before it moved to `gpus.json`.
+    #[test]
+    fn rows_keep_their_figures() {
+        const NV: u32 = VENDOR_NVIDIA;
+        // Each row: (name, family, vendor, device ids, name match), then (units, lanes,
+        // MHz, B/s, rates fp32/fp16/fp64/int32/int8/int64, source and rate source openings).
+        type OldRow = (
+            &'static str,
+            &'static str,
+            u32,
+            &'static [u32],
+            &'static [&'static str],
+        );
+        type Figures = (u32, u32, u32, f64, [f64; 6], &'static str, &'static str);
+        #[rustfmt::skip]
+        let rows: [(OldRow, Figures); 7] = [
+            (("NVIDIA H100 SXM5 80GB", "NVIDIA Hopper (cc 9.0)", NV, &[0x2330], &["h100", "80gb", "hbm3"]),
+             (132, 16896, 1980, 3.35e12, [1.0, 2.0, 0.5, 0.5, 0.0, 0.0],
+              "NVIDIA H100 whitepaper and datasheet (SXM5): 132 SMs",
+              "CUDA C++ Programming Guide throughput table, cc 9.0")),
+            (("NVIDIA Tesla V100 SXM2", "NVIDIA Volta (cc 7.0)", NV, &[0x1db1, 0x1db5, 0x1df5], &["v100", "sxm2"]),
+             (80, 5120, 1530, 900e9, [1.0, 2.0, 0.5, 1.0, 0.0, 0.0],
+              "NVIDIA Tesla V100 datasheet and Volta (GV100) whitepaper",
+              "CUDA C++ Programming Guide throughput table, cc 7.0")),
+            (("NVIDIA Tesla T4", "NVIDIA Turing (cc 7.5)", NV, &[0x1eb8], &["t4"]),
+             (40, 2560, 1590, 320e9, [1.0, 2.0, 1.0 / 32.0, 1.0, 0.0, 0.0],
+              "NVIDIA T4 datasheet and Turing whitepaper",
+              "CUDA C++ Programming Guide throughput table, cc 7.5")),
+            (("NVIDIA GeForce RTX 4090", "NVIDIA Ada Lovelace (cc 8.9)", NV, &[0x2684], &["rtx 4090"]),
+             (128, 16384, 2520, 1008e9, [1.0, 1.0, 1.0 / 64.0, 0.5, 0.0, 0.0],
+              "NVIDIA Ada (AD102) whitepaper (RTX 4090)",
+              "NVIDIA Ada Lovelace (AD102) whitepaper (cc 8.9)")),
+            (("AMD Instinct MI250X (one GCD)", "AMD CDNA 2", VENDOR_AMD, &[0x7408], &["mi250x"]),
+             (110, 7040, 1700, 1.6384e12, [1.0, 2.0, 1.0, 0.0, 0.0, 0.0],
+              "AMD Instinct MI250X datasheet", "AMD Instinct MI200 datasheets")),
+            (("AMD Radeon RX 7900 XTX", "AMD RDNA 3", VENDOR_AMD, &[], &["7900 xtx"]),
+             (96, 12288, 2500, 960e9, [1.0, 2.0, 1.0 / 32.0, 0.0, 0.0, 0.0],
+              "AMD Radeon RX 7900 XTX specifications", "AMD Radeon RX 7900 XTX specifications")),
+            (("Intel Data Center GPU Max 1550", "Intel Xe-HPC", VENDOR_INTEL, &[0x0bd5, 0x0bd6], &["max 1550"]),
+             (128, 16384, 1600, 3.2768e12, [1.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+              "Intel Data Center GPU Max 1550 product brief",
+              "Intel Data Center GPU Max 1550 product brief")),
+        ];
+        for ((name, family, vendor, ids, words), (units, lanes, mhz, bw, rates, src, rsrc)) in rows
+        {
+            let g = row(name);
+            assert_eq!(g.family, family, "{name}");
+            assert_eq!(g.vendor_id, vendor, "{name}");
+            assert_eq!(g.device_ids, ids, "{name}");
+            assert_eq!(g.name_match, words, "{name}");
+            assert_eq!(
+                (g.units, g.fp32_lanes, g.boost_mhz),
+                (units, lanes, mhz),
+                "{name}"
+            );
+            assert_eq!(g.mem_bytes_per_s, bw, "{name}");
+            assert_eq!(GpuPrecision::ALL.map(|p| g.rate.get(p)), rates, "{name}");
+            assert!(g.source.starts_with(src), "{name}: {}", g.source);
+            assert!(g.rate_source.starts_with(rsrc), "{name}: {}", g.rate_source);
+        }
+        // Whole strings, joined from the old table's continued lines.
+        let v100 = row("NVIDIA Tesla V100 SXM2");
+        assert_eq!(
+            v100.source,
+            "NVIDIA Tesla V100 datasheet and Volta (GV100) whitepaper: 80 SMs, 5120 FP32 \
+             cores, 1530 MHz boost, FP32 15.7 / FP64 7.8 TFLOPS, 900 GB/s HBM2 (16 and 32 GB)"
+        );
+        assert!(v100.rate_source.ends_with(
+            "emulated with several 32-bit IMADs ('multiple instructions' in the guide), so no \
+             int64 peak"
+        ));
+        // The MI300X shares the CDNA rates, not their source.
+        let mi300 = row("AMD Instinct MI300X");
+        assert_eq!(mi300.rate, row("AMD Instinct MI250X (one GCD)").rate);
+        assert!(mi300
+            .rate_source
+            .starts_with("AMD Instinct MI300X datasheet"));
+        // Lookup order is the file's: the first row and the last.
+        assert_eq!(KNOWN_GPUS[0].name, "NVIDIA Tesla V100 SXM2");
+        assert_eq!(KNOWN_GPUS[39].name, "Intel Data Center GPU Max 1550");
+    }
+
+    #[test]
     fn table_rows_are_sane() {
-        for g in KNOWN_GPUS {
+        for g in KNOWN_GPUS.iter() {
             assert!(!g.source.trim().is_empty(), "{}", g.name);
             assert!(!g.rate_source.trim().is_empty(), "{}", g.name);
             assert!(!g.name_match.is_empty(), "{}", g.name);
@@ -1418,9 +856,9 @@ mod tests {
     fn no_duplicate_device_ids_or_names() {
         let mut seen = std::collections::HashSet::new();
         let mut names = std::collections::HashSet::new();
-        for g in KNOWN_GPUS {
-            assert!(names.insert(g.name), "duplicate row {}", g.name);
-            for id in g.device_ids {
+        for g in KNOWN_GPUS.iter() {
+            assert!(names.insert(&g.name), "duplicate row {}", g.name);
+            for id in &g.device_ids {
                 assert!(
                     seen.insert((g.vendor_id, *id)),
                     "duplicate id {:#06x} ({})",

@@ -403,20 +403,24 @@ impl Runner {
         } else {
             &[]
         };
+        // One run of k iterations on the CPUs in use, stamped with its time since t0.
+        let sample = || -> Result<Sample, RunError> {
+            let (work, secs, share) = Self::once(k, g, Some(cpus))?;
+            Ok(Sample {
+                work,
+                secs,
+                iters: k,
+                at: Tick::now().secs_since(t0),
+                share,
+            })
+        };
         match plan {
             Plan::Repeat if cfg.stable.is_some() => {
                 let stable = cfg.stable.expect("checked by the guard");
                 let n = cfg.repeat as usize;
                 let mut i = 0;
                 loop {
-                    let (work, secs, share) = Self::once(k, g, Some(cpus))?;
-                    out.push(Sample {
-                        work,
-                        secs,
-                        iters: k,
-                        at: Tick::now().secs_since(t0),
-                        share,
-                    });
+                    out.push(sample()?);
                     i += 1;
                     let done = stable_enough(&out, n, stable.target)
                         || Tick::now().secs_since(t0) >= stable.budget.as_secs_f64()
@@ -431,14 +435,7 @@ impl Runner {
             Plan::Repeat => {
                 let n = cfg.repeat as usize;
                 for i in 0..n {
-                    let (work, secs, share) = Self::once(k, g, Some(cpus))?;
-                    out.push(Sample {
-                        work,
-                        secs,
-                        iters: k,
-                        at: Tick::now().secs_since(t0),
-                        share,
-                    });
+                    out.push(sample()?);
                     on_sample(i + 1, n);
                 }
             }

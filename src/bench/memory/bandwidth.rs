@@ -166,7 +166,88 @@ impl<'a> BwWork<'a> {
         let d = self.array(self.geo.arrays - 1);
         (d, x, y)
     }
+}
 
+/// What the runner's loop ([`run_passes`]) keeps of a [`Passes`] workload besides its
+/// kernel and geometry; the element kernels and the byte blocks each hold one.
+pub(crate) struct PassRun<'a> {
+    /// The arrays' region (kept alive past the loop; its pages are reported).
+    pub(crate) region: Region,
+    /// Bytes one pass counts.
+    bytes_per_pass: f64,
+    /// Whether the first pass was checked; set once it is.
+    checked: bool,
+    /// Where a failed check is reported.
+    errors: &'a std::sync::Mutex<Vec<String>>,
+}
+
+impl<'a> PassRun<'a> {
+    /// Maps a region of `bytes` and first-touches it on the calling thread; the first
+    /// pass is not checked yet.
+    pub(crate) fn new(
+        bytes: usize,
+        pages: Pages,
+        bytes_per_pass: f64,
+        errors: &'a std::sync::Mutex<Vec<String>>,
+    ) -> Result<PassRun<'a>, String> {
+        let mut region = Region::new(bytes, pages)?;
+        region.touch();
+        Ok(PassRun {
+            region,
+            bytes_per_pass,
+            checked: false,
+            errors,
+        })
+    }
+}
+
+/// A bandwidth workload made of whole passes over its arrays: the element kernels
+/// ([`BwWork`]) and the byte blocks ([`super::bytes::ByteWork`]) share the runner's loop
+/// ([`run_passes`]) through it.
+pub(crate) trait Passes<'a> {
+    /// What a pass returns for the check (the read sum).
+    type Sum: Copy + Default;
+    /// One pass over every block.
+    fn pass(&mut self) -> Self::Sum;
+    /// Checks the arrays after the first pass, given its sum.
+    fn verify(&self, sum: Self::Sum) -> Result<(), String>;
+    /// Adds a pass's sum to the running one (kept only so no pass is optimised away).
+    fn add(total: Self::Sum, sum: Self::Sum) -> Self::Sum;
+    /// The region, the bytes per pass and the check's state ([`PassRun`]).
+    fn run_state(&mut self) -> &mut PassRun<'a>;
+}
+
+/// The runner's loop for a [`Passes`] workload: `iters` passes, the workload's first
+/// pass checked once (the first run is the runner's calibration, outside the timed
+/// samples), the sums and the region kept alive past the loop; returns the bytes moved.
+#[inline]
+fn run_passes<'a, W: Passes<'a>>(w: &mut W, iters: u64) -> f64 {
+    let mut sum = W::Sum::default();
+    for _ in 0..iters {
+        let s = w.pass();
+        if !w.run_state().checked {
+            w.run_state().checked = true;
+            if let Err(e) = w.verify(s) {
+                w.run_state().errors.lock().unwrap().push(e);
+            }
+        }
+        sum = W::add(sum, s);
+    }
+    std::hint::black_box(sum);
+    let run = w.run_state();
+    std::hint::black_box(run.region.as_ptr());
+    iters as f64 * run.bytes_per_pass
+}
+
+/// Every [`Passes`] workload runs through [`run_passes`].
+impl<'a, W: Passes<'a> + Send> Workload for W {
+    fn run(&mut self, iters: u64) -> f64 {
+        run_passes(self, iters)
+    }
+}
+
+impl<'a> Passes<'a> for BwWork<'a> {
+    type Sum = f64;
     /// One pass over every block; returns the checksum.
     fn pass(&mut self) -> f64 {
         let (d, x, y) = self.operands();
@@ -229,98 +310,11 @@ impl<'a> BwWork<'a> {
         }
         Ok(())
     }
-}
-
-/// What the runner's loop ([`run_passes`]) keeps of a [`Passes`] workload besides its
-/// kernel and geometry; the element kernels and the byte blocks each hold one.
-pub(crate) struct PassRun<'a> {
-    /// The arrays' region (kept alive past the loop; its pages are reported).
-    pub(crate) region: Region,
-    /// Bytes one pass counts.
-    bytes_per_pass: f64,
-    /// Whether the first pass was checked; set once it is.
-    checked: bool,
-    /// Where a failed check is reported.
-    errors: &'a std::sync::Mutex<Vec<String>>,
-}
-
-impl<'a> PassRun<'a> {
-    /// Maps a region of `bytes` and first-touches it on the calling thread; the first
-    /// pass is not checked yet.
-    pub(crate) fn new(
-        bytes: usize,
-        pages: Pages,
-        bytes_per_pass: f64,
-        errors: &'a std::sync::Mutex<Vec<String>>,
-    ) -> Result<PassRun<'a>, String> {
-        let mut region = Region::new(bytes, pages)?;
-        region.touch();
-        Ok(PassRun {
-            region,
-            bytes_per_pass,
-            checked: false,
-            errors,
-        })
-    }
-}
-
-/// A bandwidth workload made of whole passes over its arrays: the element kernels
-/// ([`BwWork`]) and the byte blocks ([`super::bytes::ByteWork`]) share the runner's loop
-/// ([`run_passes`]) through it.
-pub(crate) trait Passes<'a> {
-    /// What a pass returns for the check (the read sum).
-    type Sum: Copy + Default;
-    /// One pass over every block.
-    fn pass(&mut self) -> Self::Sum;
-    /// Checks the arrays after the first pass, given its sum.
-    fn verify(&self, sum: Self::Sum) -> Result<(), String>;
-    /// Adds a pass's sum to the running one (kept only so no pass is optimised away).
-    fn add(total: Self::Sum, sum: Self::Sum) -> Self::Sum;
-    /// The region, the bytes per pass and the check's state ([`PassRun`]).
-    fn run_state(&mut self) -> &mut PassRun<'a>;
-}
-
-/// The runner's loop for a [`Passes`] workload: `iters` passes, the workload's first
-/// pass checked once (the first run is the runner's calibration, outside the timed
-/// samples), the sums and the region kept alive past the loop; returns the bytes moved.
-#[inline]
-pub(crate) fn run_passes<'a, W: Passes<'a>>(w: &mut W, iters: u64) -> f64 {
-    let mut sum = W::Sum::default();
-    for _ in 0..iters {
-        let s = w.pass();
-        if !w.run_state().checked {
-            w.run_state().checked = true;
-            if let Err(e) = w.verify(s) {
-                w.run_state().errors.lock().unwrap().push(e);
-            }
-        }
-        sum = W::add(sum, s);
-    }
-    std::hint::black_box(sum);
-    let run = w.run_state();
-    std::hint::black_box(run.region.as_ptr());
-    iters as f64 * run.bytes_per_pass
-}
-
-impl<'a> Passes<'a> for BwWork<'a> {
-    type Sum = f64;
-    fn pass(&mut self) -> f64 {
-        BwWork::pass(self)
-    }
-    fn verify(&self, sum: f64) -> Result<(), String> {
-        BwWork::verify(self, sum)
-    }
     fn add(total: f64, sum: f64) -> f64 {
         total + sum
     }
     fn run_state(&mut self) -> &mut PassRun<'a> {
         &mut self.run
-    }
-}
-
-impl Workload for BwWork<'_> {
-    fn run(&mut self, iters: u64) -> f64 {
-        run_passes(self, iters)
     }
 }
 

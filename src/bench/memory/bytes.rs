@@ -12,13 +12,12 @@
 //! write-allocate unless `--count-write-allocate`), and the first pass is checked: the
 //! read sum, or every destination byte (sampled above 64 KiB) against its source.
 
-use super::bandwidth::{permute, run_passes, PassRun, Passes, ARRAY_PAD};
+use super::bandwidth::{permute, PassRun, Passes, ARRAY_PAD};
 use super::kernels::Op;
 use super::options::Pattern;
 use super::region::Pages;
 use super::{measure_passes, per_thread};
 use crate::bench::common::run_config;
-use crate::measure::runner::Workload;
 use crate::report::model::BenchResult;
 use std::sync::Mutex;
 
@@ -218,7 +217,10 @@ impl<'a> ByteWork<'a> {
             }
         }
     }
+}
 
+impl<'a> Passes<'a> for ByteWork<'a> {
+    type Sum = u64;
     /// One pass over every block; returns the read sum.
     fn pass(&mut self) -> u64 {
         let src = self.array(0) as *const u8;
@@ -279,16 +281,6 @@ impl<'a> ByteWork<'a> {
         }
         Ok(())
     }
-}
-
-impl<'a> Passes<'a> for ByteWork<'a> {
-    type Sum = u64;
-    fn pass(&mut self) -> u64 {
-        ByteWork::pass(self)
-    }
-    fn verify(&self, sum: u64) -> Result<(), String> {
-        ByteWork::verify(self, sum)
-    }
     fn add(total: u64, sum: u64) -> u64 {
         total.wrapping_add(sum)
     }
@@ -297,15 +289,10 @@ impl<'a> Passes<'a> for ByteWork<'a> {
     }
 }
 
-impl Workload for ByteWork<'_> {
-    fn run(&mut self, iters: u64) -> f64 {
-        run_passes(self, iters)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::runner::Workload;
 
     #[test]
     fn geometry_cuts_whole_byte_blocks() {
