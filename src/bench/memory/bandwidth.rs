@@ -105,6 +105,31 @@ pub(crate) fn permute(i: u64, key: u64, mask: u64, bits: u32) -> u64 {
     x
 }
 
+/// Calls `visit` with every block index of one pass, `0..nb`, each once: in address
+/// order (`seq`), or in a random order keyed by the pass number (`rand`: [`permute`] over
+/// the next power of two, indices past `nb` skipped). Inlined into each pass loop.
+#[inline(always)]
+pub(crate) fn for_each_block(pattern: Pattern, nb: usize, pass: u64, mut visit: impl FnMut(usize)) {
+    match pattern {
+        Pattern::Seq => {
+            for b in 0..nb {
+                visit(b);
+            }
+        }
+        Pattern::Rand => {
+            let bits = usize::BITS - (nb.max(2) - 1).leading_zeros();
+            let mask = (1u64 << bits) - 1;
+            let key = pass.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            for i in 0..=mask {
+                let b = permute(i, key, mask, bits) as usize;
+                if b < nb {
+                    visit(b);
+                }
+            }
+        }
+    }
+}
+
 /// One thread's bandwidth workload.
 pub(crate) struct BwWork<'a> {
     kernel: &'static Kernel,
@@ -257,26 +282,10 @@ impl<'a> Passes<'a> for BwWork<'a> {
         let mut sum = 0.0;
         // SAFETY (all calls): block b covers elements [b·be, (b+1)·be) < elems of every
         // array; the kernel's features were checked when the case was planned.
-        match self.pattern {
-            Pattern::Seq => {
-                for b in 0..nb {
-                    let o = b * be;
-                    sum += unsafe { f(d.add(o), x.add(o), y.add(o), SCALAR, be) };
-                }
-            }
-            Pattern::Rand => {
-                let bits = usize::BITS - (nb.max(2) - 1).leading_zeros();
-                let mask = (1u64 << bits) - 1;
-                let key = self.pass.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                for i in 0..=mask {
-                    let b = permute(i, key, mask, bits) as usize;
-                    if b < nb {
-                        let o = b * be;
-                        sum += unsafe { f(d.add(o), x.add(o), y.add(o), SCALAR, be) };
-                    }
-                }
-            }
-        }
+        for_each_block(self.pattern, nb, self.pass, |b| {
+            let o = b * be;
+            sum += unsafe { f(d.add(o), x.add(o), y.add(o), SCALAR, be) };
+        });
         self.pass += 1;
         sum
     }

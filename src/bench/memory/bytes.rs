@@ -12,7 +12,7 @@
 //! write-allocate unless `--count-write-allocate`), and the first pass is checked: the
 //! read sum, or every destination byte (sampled above 64 KiB) against its source.
 
-use super::bandwidth::{permute, PassRun, Passes, ARRAY_PAD};
+use super::bandwidth::{for_each_block, PassRun, Passes, ARRAY_PAD};
 use super::kernels::Op;
 use super::options::Pattern;
 use super::region::Pages;
@@ -228,24 +228,9 @@ impl<'a> Passes<'a> for ByteWork<'a> {
         let (bs, nb) = (self.geo.block, self.geo.blocks());
         let mut sum = 0u64;
         // SAFETY (all calls): block b covers bytes [b·bs, (b+1)·bs) < len of each array.
-        match self.pattern {
-            Pattern::Seq => {
-                for b in 0..nb {
-                    sum += unsafe { self.block(src, dst, b * bs) };
-                }
-            }
-            Pattern::Rand => {
-                let bits = usize::BITS - (nb.max(2) - 1).leading_zeros();
-                let mask = (1u64 << bits) - 1;
-                let key = self.pass.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                for i in 0..=mask {
-                    let b = permute(i, key, mask, bits) as usize;
-                    if b < nb {
-                        sum += unsafe { self.block(src, dst, b * bs) };
-                    }
-                }
-            }
-        }
+        for_each_block(self.pattern, nb, self.pass, |b| {
+            sum += unsafe { self.block(src, dst, b * bs) };
+        });
         self.pass += 1;
         sum
     }
