@@ -134,9 +134,7 @@ pub(crate) fn for_each_block(pattern: Pattern, nb: usize, pass: u64, mut visit: 
 pub(crate) struct BwWork<'a> {
     kernel: &'static Kernel,
     geo: Geometry,
-    pattern: Pattern,
     run: PassRun<'a>,
-    pass: u64,
 }
 
 /// Scalar the kernels use (`s` in STREAM).
@@ -151,23 +149,15 @@ impl<'a> BwWork<'a> {
     pub(crate) fn new(
         kernel: &'static Kernel,
         geo: Geometry,
-        pattern: Pattern,
-        count_write_allocate: bool,
-        pages: Pages,
-        errors: &'a std::sync::Mutex<Vec<String>>,
-    ) -> Result<BwWork<'a>, String> {
+        setup: PassSetup<'a>,
+    ) -> Result<Self, String> {
         let bytes = geo
             .checked_region_bytes()
             .ok_or_else(|| too_big((geo.elems as u64).saturating_mul(8)))?;
         let bytes_per_pass =
-            (geo.elems as u64 * kernel.bytes_per_elem(count_write_allocate)) as f64;
-        let w = BwWork {
-            kernel,
-            geo,
-            pattern,
-            run: PassRun::new(bytes, pages, bytes_per_pass, errors)?,
-            pass: 0,
-        };
+            (geo.elems as u64 * kernel.bytes_per_elem(setup.count_write_allocate)) as f64;
+        let run = PassRun::new(bytes, bytes_per_pass, setup)?;
+        let w = BwWork { kernel, geo, run };
         for (k, v) in [(0, X0), (1, Y0)] {
             if k < geo.arrays {
                 let a = w.array(k);
@@ -193,6 +183,37 @@ impl<'a> BwWork<'a> {
     }
 }
 
+/// What a case builds each thread's [`Passes`] workload with, besides its kernel (or
+/// byte operation) and geometry.
+#[derive(Clone, Copy)]
+pub(crate) struct PassSetup<'a> {
+    /// The order the blocks of a pass are visited in.
+    pub(crate) pattern: Pattern,
+    /// Whether stores count the write-allocate read (`--count-write-allocate`).
+    pub(crate) count_write_allocate: bool,
+    /// The page size the arrays' region asks for.
+    pub(crate) pages: Pages,
+    /// Where a failed check is reported.
+    pub(crate) errors: &'a std::sync::Mutex<Vec<String>>,
+}
+
+impl<'a> PassSetup<'a> {
+    /// A setup of every field.
+    pub(crate) fn new(
+        pattern: Pattern,
+        count_write_allocate: bool,
+        pages: Pages,
+        errors: &'a std::sync::Mutex<Vec<String>>,
+    ) -> Self {
+        PassSetup {
+            pattern,
+            count_write_allocate,
+            pages,
+            errors,
+        }
+    }
+}
+
 /// What the runner's loop ([`run_passes`]) keeps of a [`Passes`] workload besides its
 /// kernel and geometry; the element kernels and the byte blocks each hold one.
 pub(crate) struct PassRun<'a> {
@@ -200,6 +221,10 @@ pub(crate) struct PassRun<'a> {
     pub(crate) region: Region,
     /// Bytes one pass counts.
     bytes_per_pass: f64,
+    /// The order the blocks of a pass are visited in.
+    pattern: Pattern,
+    /// Passes done so far (the key of a random order).
+    pass: u64,
     /// Whether the first pass was checked; set once it is.
     checked: bool,
     /// Where a failed check is reported.
@@ -211,18 +236,25 @@ impl<'a> PassRun<'a> {
     /// pass is not checked yet.
     pub(crate) fn new(
         bytes: usize,
-        pages: Pages,
         bytes_per_pass: f64,
-        errors: &'a std::sync::Mutex<Vec<String>>,
+        setup: PassSetup<'a>,
     ) -> Result<PassRun<'a>, String> {
-        let mut region = Region::new(bytes, pages)?;
+        let mut region = Region::new(bytes, setup.pages)?;
         region.touch();
         Ok(PassRun {
             region,
             bytes_per_pass,
+            pattern: setup.pattern,
+            pass: 0,
             checked: false,
-            errors,
+            errors: setup.errors,
         })
+    }
+
+    /// The block order of the next pass and its number, counting it.
+    pub(crate) fn next_pass(&mut self) -> (Pattern, u64) {
+        self.pass += 1;
+        (self.pattern, self.pass - 1)
     }
 }
 
@@ -282,11 +314,11 @@ impl<'a> Passes<'a> for BwWork<'a> {
         let mut sum = 0.0;
         // SAFETY (all calls): block b covers elements [b·be, (b+1)·be) < elems of every
         // array; the kernel's features were checked when the case was planned.
-        for_each_block(self.pattern, nb, self.pass, |b| {
+        let (pattern, pass) = self.run.next_pass();
+        for_each_block(pattern, nb, pass, |b| {
             let o = b * be;
             sum += unsafe { f(d.add(o), x.add(o), y.add(o), SCALAR, be) };
         });
-        self.pass += 1;
         sum
     }
 
@@ -373,7 +405,12 @@ mod tests {
             for pattern in [Pattern::Seq, Pattern::Rand] {
                 for block in [Some(8), Some(72), Some(4096), None] {
                     let geo = Geometry::new(96 << 10, k.op.arrays(), block).unwrap();
-                    let mut w = BwWork::new(k, geo, pattern, false, Pages::Small, &errors).unwrap();
+                    let mut w = BwWork::new(
+                        k,
+                        geo,
+                        PassSetup::new(pattern, false, Pages::Small, &errors),
+                    )
+                    .unwrap();
                     let bytes = w.run(3);
                     assert_eq!(
                         bytes,
@@ -396,7 +433,12 @@ mod tests {
         );
         let (copy, _) = best(Op::Copy, false, &f).unwrap();
         let geo = Geometry::new(64 << 10, 2, None).unwrap();
-        let mut w = BwWork::new(copy, geo, Pattern::Seq, true, Pages::Small, &errors).unwrap();
+        let mut w = BwWork::new(
+            copy,
+            geo,
+            PassSetup::new(Pattern::Seq, true, Pages::Small, &errors),
+        )
+        .unwrap();
         assert_eq!(w.run(1), (geo.elems * 24) as f64, "write-allocate adds 8 B");
     }
 
@@ -405,7 +447,12 @@ mod tests {
         let errors = std::sync::Mutex::new(Vec::new());
         let copy = KERNELS.iter().find(|k| k.name == "copy_generic").unwrap();
         let geo = Geometry::new(64 << 10, 2, None).unwrap();
-        let w = BwWork::new(copy, geo, Pattern::Seq, false, Pages::Small, &errors).unwrap();
+        let w = BwWork::new(
+            copy,
+            geo,
+            PassSetup::new(Pattern::Seq, false, Pages::Small, &errors),
+        )
+        .unwrap();
         // No pass has run: the destination still holds zeros.
         assert!(w.verify(0.0).is_err());
     }

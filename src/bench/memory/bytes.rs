@@ -12,9 +12,8 @@
 //! write-allocate unless `--count-write-allocate`), and the first pass is checked: the
 //! read sum, or every destination byte (sampled above 64 KiB) against its source.
 
-use super::bandwidth::{for_each_block, PassRun, Passes, ARRAY_PAD};
+use super::bandwidth::{for_each_block, PassRun, PassSetup, Passes, ARRAY_PAD};
 use super::kernels::Op;
-use super::options::Pattern;
 use super::region::Pages;
 use super::{measure_passes, per_thread};
 use crate::bench::common::run_config;
@@ -77,8 +76,9 @@ pub(super) fn result(c: &super::BwCase, ctx: &crate::bench::Context, block: u64)
     ));
     let cfg = run_config(ctx, c.threads, &mut r.notes);
     let errors = Mutex::new(Vec::new());
+    let setup = PassSetup::new(c.pattern, c.count_wa, Pages::Huge, &errors);
     measure_passes(r, ctx, &cfg, level, &errors, || {
-        ByteWork::new(op, geo, c.pattern, c.count_wa, Pages::Huge, &errors)
+        ByteWork::new(op, geo, setup)
     })
 }
 
@@ -152,31 +152,17 @@ impl ByteGeometry {
 pub(crate) struct ByteWork<'a> {
     op: Op,
     geo: ByteGeometry,
-    pattern: Pattern,
     run: PassRun<'a>,
-    pass: u64,
 }
 
 impl<'a> ByteWork<'a> {
     /// Maps, first-touches and fills the arrays on the calling thread.
-    pub(crate) fn new(
-        op: Op,
-        geo: ByteGeometry,
-        pattern: Pattern,
-        count_write_allocate: bool,
-        pages: Pages,
-        errors: &'a std::sync::Mutex<Vec<String>>,
-    ) -> Result<ByteWork<'a>, String> {
+    pub(crate) fn new(op: Op, geo: ByteGeometry, setup: PassSetup<'a>) -> Result<Self, String> {
         supported(op)?;
         let bytes = geo.region_bytes().ok_or("working set does not fit")?;
-        let bytes_per_pass = geo.bytes_per_pass(op, count_write_allocate) as f64;
-        let w = ByteWork {
-            op,
-            geo,
-            pattern,
-            run: PassRun::new(bytes, pages, bytes_per_pass, errors)?,
-            pass: 0,
-        };
+        let bytes_per_pass = geo.bytes_per_pass(op, setup.count_write_allocate) as f64;
+        let run = PassRun::new(bytes, bytes_per_pass, setup)?;
+        let w = ByteWork { op, geo, run };
         if op.sources() > 0 {
             // SAFETY: array 0 lies inside the region (region_bytes covers it).
             let src = unsafe { std::slice::from_raw_parts_mut(w.array(0), geo.len) };
@@ -227,11 +213,11 @@ impl<'a> Passes<'a> for ByteWork<'a> {
         let dst = self.array(self.geo.arrays - 1);
         let (bs, nb) = (self.geo.block, self.geo.blocks());
         let mut sum = 0u64;
+        let (pattern, pass) = self.run.next_pass();
         // SAFETY (all calls): block b covers bytes [b·bs, (b+1)·bs) < len of each array.
-        for_each_block(self.pattern, nb, self.pass, |b| {
+        for_each_block(pattern, nb, pass, |b| {
             sum += unsafe { self.block(src, dst, b * bs) };
         });
-        self.pass += 1;
         sum
     }
 
@@ -276,6 +262,7 @@ impl<'a> Passes<'a> for ByteWork<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::options::Pattern;
     use super::*;
     use crate::measure::runner::Workload;
 
@@ -297,8 +284,12 @@ mod tests {
             for pattern in [Pattern::Seq, Pattern::Rand] {
                 for block in [1u64, 3, 100, 1001] {
                     let geo = ByteGeometry::new(40_000, op.arrays(), block).unwrap();
-                    let mut w =
-                        ByteWork::new(op, geo, pattern, false, Pages::Small, &errors).unwrap();
+                    let mut w = ByteWork::new(
+                        op,
+                        geo,
+                        PassSetup::new(pattern, false, Pages::Small, &errors),
+                    )
+                    .unwrap();
                     let s = w.pass();
                     // Every block visited once: the check passes on the first pass...
                     w.verify(s).unwrap_or_else(|e| panic!("{e}"));
@@ -315,7 +306,12 @@ mod tests {
     fn a_wrong_copy_is_caught() {
         let errors = std::sync::Mutex::new(Vec::new());
         let geo = ByteGeometry::new(4096, 2, 1).unwrap();
-        let w = ByteWork::new(Op::Copy, geo, Pattern::Seq, false, Pages::Small, &errors).unwrap();
+        let w = ByteWork::new(
+            Op::Copy,
+            geo,
+            PassSetup::new(Pattern::Seq, false, Pages::Small, &errors),
+        )
+        .unwrap();
         // No pass has run: the destination still holds zeros.
         assert!(w.verify(0).unwrap_err().contains("byte 0 is 0"));
     }

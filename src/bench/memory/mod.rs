@@ -31,7 +31,7 @@ use crate::hw::HostInfo;
 use crate::measure::{RunConfig, Runner, Sample, Scaling};
 use crate::report::model::{BenchResult, Metric, Resource, Unit};
 use crate::util::units::format_size;
-use bandwidth::{BwWork, Geometry};
+use bandwidth::{BwWork, Geometry, PassSetup};
 use chase::ChaseWork;
 use kernels::{Kernel, Op};
 pub use level::Level;
@@ -306,9 +306,8 @@ impl BwCase {
         }
         let cfg = run_config(ctx, self.threads, &mut r.notes);
         let errors = Mutex::new(Vec::new());
-        measure_passes(r, ctx, &cfg, level, &errors, || {
-            BwWork::new(k, geo, self.pattern, self.count_wa, Pages::Huge, &errors)
-        })
+        let setup = PassSetup::new(self.pattern, self.count_wa, Pages::Huge, &errors);
+        measure_passes(r, ctx, &cfg, level, &errors, || BwWork::new(k, geo, setup))
     }
 }
 
