@@ -53,11 +53,8 @@ impl NullCase {
         match Runner::run(&cfg, |_| Ok(Spin), &|_, _| {}) {
             Ok(samples) => {
                 let r = r.with_runner_samples(samples, o.until_stable.is_some(), |s| s.rate());
-                match o.peaks.find(&[crate::bench::peaks::PeakKey::Null]) {
-                    Some((_, v)) => r.with_peak(crate::hw::peak::Peak {
-                        value: Some(v),
-                        source: "user (--peak null=…)".into(),
-                    }),
+                match o.peaks.peak(&[crate::bench::peaks::PeakKey::Null]) {
+                    Some(p) => r.with_peak(p),
                     None => r,
                 }
             }

@@ -17,6 +17,7 @@ use super::cpu::kernels::{self, Isa, Precision};
 use super::gpu::options::MemKernel;
 use super::memory::level::Level;
 use crate::hw::gpu_table::GpuPrecision;
+use crate::hw::peak::Peak;
 use crate::hw::peak::{parse_override, PeakUnit};
 use crate::util::usage::UsageError;
 use serde::{Serialize, Serializer};
@@ -203,6 +204,15 @@ impl PeakOverrides {
     pub(crate) fn find(&self, keys: &[PeakKey]) -> Option<(PeakKey, f64)> {
         keys.iter()
             .find_map(|k| self.0.iter().find(|(x, _)| x == k).copied())
+    }
+
+    /// [`find`](Self::find) as the result's peak, its source naming the key the user
+    /// gave: `user (--peak KEY=…)`.
+    pub(crate) fn peak(&self, keys: &[PeakKey]) -> Option<Peak> {
+        self.find(keys).map(|(k, v)| Peak {
+            value: Some(v),
+            source: format!("user (--peak {k}=…)"),
+        })
     }
 }
 

@@ -389,21 +389,15 @@ fn results(plan: &RunPlan, c: Config, ctx: &Context, stats: &[JobStats]) -> Vec<
         notes.push(Note::info(steady_state(&thr)));
     }
     let peaks = &ctx.opts.peaks;
-    let thr_peak = match peaks.find(&[PeakKey::Disk(Some(DiskPeak::Throughput)), PeakKey::Disk(None)]) {
-        Some((k, v)) => Peak {
-            value: Some(v),
-            source: format!("user (--peak {k}=…)"),
-        },
+    let thr_peak = match peaks.peak(&[PeakKey::Disk(Some(DiskPeak::Throughput)), PeakKey::Disk(None)]) {
+        Some(p) => p,
         None => plan.device.as_ref().map_or_else(
             || Peak::unknown("unknown: the target is not on a block device (tmpfs, overlay or network filesystem)"),
             |d| d.peak.clone(),
         ),
     };
-    let iops_peak = match peaks.find(&[PeakKey::Disk(Some(DiskPeak::Iops))]) {
-        Some((k, v)) => Peak {
-            value: Some(v),
-            source: format!("user (--peak {k}=…)"),
-        },
+    let iops_peak = match peaks.peak(&[PeakKey::Disk(Some(DiskPeak::Iops))]) {
+        Some(p) => p,
         None => Peak::unknown("unknown: an interface gives no IOPS limit (use --peak disk.iops=…)"),
     };
     let with_notes = |mut r: BenchResult| {

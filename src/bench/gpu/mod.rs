@@ -282,11 +282,8 @@ fn adapter_note(info: &GpuInfo) -> String {
 
 /// The peak under `key` of the adapter, or a `--peak` override among `keys`.
 fn peak_for(info: &GpuInfo, key: &str, keys: &[PeakKey], ctx: &Context) -> Peak {
-    if let Some((k, v)) = ctx.opts.peaks.find(keys) {
-        return Peak {
-            value: Some(v),
-            source: format!("user (--peak {k}=…)"),
-        };
+    if let Some(p) = ctx.opts.peaks.peak(keys) {
+        return p;
     }
     info.peak(key)
         .cloned()

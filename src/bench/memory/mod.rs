@@ -134,11 +134,8 @@ pub(crate) fn quick_sweep_sizes(host: &HostInfo) -> Vec<u64> {
 /// (Σ populated DIMMs × MT/s × bus bytes), else unknown with the reason.
 pub(crate) fn dram_peak(host: &HostInfo, overrides: &PeakOverrides) -> Peak {
     let keys = [PeakKey::Memory(Some(Level::Dram)), PeakKey::Memory(None)];
-    if let Some((key, v)) = overrides.find(&keys) {
-        return Peak {
-            value: Some(v),
-            source: format!("user (--peak {key}=…)"),
-        };
+    if let Some(p) = overrides.peak(&keys) {
+        return p;
     }
     let d = &host.memory.dimms;
     if d.is_empty() {
@@ -171,12 +168,7 @@ fn level_peak(level: Level, host: &HostInfo, overrides: &PeakOverrides) -> Optio
     if level == Level::Dram {
         return Some(dram_peak(host, overrides));
     }
-    overrides
-        .find(&[PeakKey::Memory(Some(level))])
-        .map(|(k, v)| Peak {
-            value: Some(v),
-            source: format!("user (--peak {k}=…)"),
-        })
+    overrides.peak(&[PeakKey::Memory(Some(level))])
 }
 
 /// `256MiB`, `4KiB`, `8B`: a size `--size`/`--block` accept back, for case labels (the

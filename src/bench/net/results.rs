@@ -151,15 +151,9 @@ fn peak(o: &Outcome, spec: &TestSpec, ctx: &Context) -> Option<(Peak, Option<Str
         return None;
     }
     let link = crate::hw::net::link_of(o.local_addr.ip());
-    if let Some(v) = ctx.opts.peaks.find(&[crate::bench::peaks::PeakKey::Net]) {
-        return Some((
-            Peak {
-                // Already in B/s: bench::peaks converts a link speed in bit/s.
-                value: Some(v.1),
-                source: "user (--peak net=…)".into(),
-            },
-            None,
-        ));
+    // Already in B/s: bench::peaks converts a link speed in bit/s.
+    if let Some(p) = ctx.opts.peaks.peak(&[crate::bench::peaks::PeakKey::Net]) {
+        return Some((p, None));
     }
     let extra = o
         .local_addr
