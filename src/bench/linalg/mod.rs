@@ -39,7 +39,7 @@ use backend::{Backend, BlasChoice};
 use dense::{LuSolver, Real, THRESHOLD};
 use faer::{Mat, Par};
 use options::{LinalgOptions, Routine};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The linalg resource.
 pub(crate) struct LinalgBench;
@@ -126,6 +126,8 @@ struct LinalgCase {
     weak: bool,
     /// The library that runs it (`--blas`).
     backend: Backend,
+    /// With `--blas auto`: what auto picked and left out ([`backend::auto_summary`]).
+    auto: Option<Arc<str>>,
 }
 
 impl Case for LinalgCase {
@@ -168,11 +170,14 @@ impl Case for LinalgCase {
             r
         };
         // Only library rows carry `blas`, so faer's match earlier files.
-        let r = if self.backend.is_faer() {
+        let mut r = if self.backend.is_faer() {
             r
         } else {
             r.param("blas", self.backend.name())
         };
+        if let Some(a) = &self.auto {
+            r.info(a.to_string());
+        }
         if let Some(why) = unsupported(self.precision, ctx.host) {
             return vec![r.skipped(why)];
         }
@@ -587,6 +592,10 @@ impl Plan for LinalgBench {
         let threads = o.threads.clone().unwrap_or_else(|| default_threads(host));
         let max_t = *threads.iter().max().unwrap_or(&1);
         let backends = backend::resolve(&o.blas, host)?;
+        let auto: Option<Arc<str>> = o
+            .blas
+            .contains(&BlasChoice::Auto)
+            .then(|| backend::auto_summary(host).into());
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
         let avail = host.memory.available_bytes;
         if o.routines.contains(&Routine::Roofline) {
@@ -679,6 +688,7 @@ impl Plan for LinalgBench {
                                 threads: t,
                                 weak,
                                 backend: b.clone(),
+                                auto: auto.clone(),
                             }));
                         }
                     }
@@ -702,6 +712,7 @@ impl Benchmark for LinalgBench {
                 threads: ctx.host.cpu.cores.max(1),
                 weak: ctx.opts.scaling == Scaling::Weak,
                 backend,
+                auto: None,
             })
             .collect();
         vec![Box::new(quick::BestOf(cases))]
