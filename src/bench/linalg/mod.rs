@@ -33,7 +33,7 @@ use crate::hw::uarch::Pipe;
 use crate::hw::HostInfo;
 use crate::measure::clock::Tick;
 use crate::measure::{Runner, Scaling};
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, NoteKind, Resource, Unit};
 use crate::util::units::format_size;
 use backend::{Backend, BlasChoice};
 use dense::{LuSolver, Real, THRESHOLD};
@@ -353,7 +353,12 @@ impl LinalgCase {
             Routine::Gemm => "Freivalds check ‖C·v − A·(B·v)‖∞ / (n·ε·‖A‖∞‖B‖∞‖v‖∞)",
             _ => "HPL scaled residual ‖Ax−b‖∞ / (ε·(‖A‖∞‖x‖∞ + ‖b‖∞)·n)",
         };
-        if worst.is_nan() || worst >= THRESHOLD {
+        if worst.is_nan() {
+            return r.failed(format!(
+                "{check}: the result holds NaN or ±Inf: the result is wrong, no figure is reported"
+            ));
+        }
+        if worst >= THRESHOLD {
             return r.failed(format!(
                 "{check} = {worst:.3e} ≥ {THRESHOLD}: the result is wrong, no figure is reported"
             ));
@@ -372,7 +377,7 @@ impl LinalgCase {
         let samples: Vec<f64> = times.iter().map(|s| calls as f64 * flops / s).collect();
         let r = r.with_samples(samples);
         let peak = fma_peak(self.precision, host, t, clock, &o.peaks);
-        r.with_peak(peak)
+        beyond_peak(r.with_peak(peak))
     }
 
     /// The warm-up call, then `--repeat` samples of `calls` calls each, reading the
@@ -409,6 +414,37 @@ impl LinalgCase {
             read();
         }
         (times, calls, worst)
+    }
+}
+
+/// How far above its peak a linear-algebra figure may be and still be a figure: a
+/// routine at more than 1.5 × the FMA peak did not do the work it claims (a library
+/// that skips calls, or returns before its threads finish), since every FLOP counted is
+/// an FMA half and the peak is the measured clock × the probed FMA units; between 1 and
+/// 1.5 × the row stays a figure flagged OVER PEAK (a clock reading or a unit count off
+/// by a little), from 1.5 × on it is a failed check (#33).
+pub(crate) const OVER_PEAK_LIMIT: f64 = 1.5;
+
+/// `r` failed when its efficiency passes [`OVER_PEAK_LIMIT`], else `r` unchanged.
+/// The samples, summary and efficiency go: a failed check is never a number.
+fn beyond_peak(mut r: BenchResult) -> BenchResult {
+    match (r.efficiency, r.summary.as_ref(), r.peak.as_ref()) {
+        (Some(e), Some(s), Some(p)) if e > OVER_PEAK_LIMIT || e.is_nan() => {
+            let text = format!(
+                "{:.4e} FLOP/s is {:.1} × the peak of {:.4e} FLOP/s ({}), over the {OVER_PEAK_LIMIT} × a correct library can reach: the calls did not do the work they claim, no figure is reported",
+                s.mean,
+                e,
+                p.value.unwrap_or(f64::NAN),
+                p.source
+            );
+            r.samples.clear();
+            r.summary = None;
+            r.efficiency = None;
+            r.over_peak = false;
+            r.notes.retain(|n| n.kind != NoteKind::OverPeak);
+            r.failed(text)
+        }
+        _ => r,
     }
 }
 
