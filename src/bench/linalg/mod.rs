@@ -276,12 +276,15 @@ impl LinalgCase {
         let fma = fma_kernel(self.precision, host);
         let chain = fma.and_then(|k| k.clock);
         let mut readings = Vec::new();
+        // The canary on the case's CPUs around every sample (issue #31).
+        let watch = crate::hw::canary::Watch::new(&cpus);
         let mut read = || {
             // SAFETY: the chain is the FMA kernel's own, which `fma_kernel` only returns
             // when the CPU has its instructions.
             if let Some(hz) = chain.and_then(|c| unsafe { measure_on(&cpus, c, 0.002) }) {
                 readings.push(hz);
             }
+            watch.read();
         };
         // Weak scaling: every thread multiplies its own n×n matrices at once (a weak LU
         // never gets here: `run` skips it).
@@ -375,7 +378,21 @@ impl LinalgCase {
         ));
         let clock = clock_note(&mut r, fma, host, t, &readings);
         let samples: Vec<f64> = times.iter().map(|s| calls as f64 * flops / s).collect();
-        let r = r.with_samples(samples);
+        let canary = watch.judge(samples.len());
+        let mut r = r.with_samples(samples);
+        if canary.iter().any(|c| !c.is_empty()) {
+            // Only the canary per sample: the library's threads are not the runner's;
+            // the case's window (app) still gives steal, pressure and runnable tasks.
+            r = r.with_shares(
+                canary
+                    .into_iter()
+                    .map(|canary| crate::measure::SampleShare {
+                        canary,
+                        ..Default::default()
+                    })
+                    .collect(),
+            );
+        }
         let peak = fma_peak(self.precision, host, t, clock, &o.peaks);
         beyond_peak(r.with_peak(peak))
     }
@@ -538,12 +555,14 @@ impl Case for RooflineCase {
         let fma = fma_kernel(Precision::Fp64, host);
         let chain = fma.and_then(|k| k.clock);
         let readings = std::sync::Mutex::new(Vec::new());
+        let watch = crate::hw::canary::Watch::new(&cpus);
         let read = || {
             // SAFETY: the chain is the FMA kernel's own, which `fma_kernel` only returns
             // when the CPU has its instructions.
             if let Some(hz) = chain.and_then(|c| unsafe { measure_on(&cpus, c, 0.002) }) {
                 readings.lock().unwrap().push(hz);
             }
+            watch.read();
         };
         read();
         let (bytes, k) = (self.bytes, self.k);
@@ -554,10 +573,11 @@ impl Case for RooflineCase {
             },
             &|_, _| read(),
         );
-        let samples = match samples {
+        let mut samples = match samples {
             Ok(s) => s,
             Err(e) => return vec![r.failed(e.to_string())],
         };
+        watch.attach(&mut samples);
         let readings = readings.into_inner().unwrap();
         let clock = clock_note(&mut r, fma, host, t, &readings);
         r.info(format!(
