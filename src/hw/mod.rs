@@ -5,6 +5,7 @@
 //! datasheet figures the GPU peaks are built from.
 
 pub(crate) mod asm;
+pub(crate) mod canary;
 pub(crate) mod clock;
 pub mod cpu;
 pub mod cpudesc;

@@ -508,7 +508,13 @@ impl ChaseCase {
             }
             Ok(w)
         };
-        let samples = Runner::run(&cfg, make, &|_, _| {});
+        // The canary on the workers' CPUs around every sample (issue #31).
+        let watch = crate::hw::canary::Watch::new(&cfg.cpus);
+        watch.read();
+        let samples = Runner::run(&cfg, make, &|_, _| watch.read()).map(|mut s| {
+            watch.attach(&mut s);
+            s
+        });
         let threads = self.threads as f64;
         finish(
             r,
