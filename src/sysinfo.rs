@@ -56,7 +56,9 @@ pub(crate) fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
     let all_cpus: Vec<usize> = order.iter().take(all).copied().collect();
     kernels::all()
         .into_iter()
-        .filter(|k| k.supported_by(&host.cpu.features))
+        .filter(|k| {
+            k.supported_by(&host.cpu.features) && !kernels::superseded(k, &host.cpu.features)
+        })
         .map(|k| {
             let skipped = unavailable(k, host);
             let wide = matches!(k.width, Width::V512 | Width::Tile);
