@@ -336,6 +336,7 @@ mod server {
         assert!(matches!(read_frame(&mut c), Some(Msg::Attached {})));
         assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
         c.write_all(&encode(&Msg::Start {})).unwrap();
+        assert!(matches!(read_frame(&mut c), Some(Msg::Started {})));
         let chunk = vec![0x5au8; 65536];
         for _ in 0..16 {
             d.write_all(&chunk).unwrap();

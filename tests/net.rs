@@ -403,6 +403,8 @@ fn server_survives_hostile_clients() {
     assert!(busy.err().unwrap().message.contains("busy"));
     c.write_all(&encode(&Msg::Start {})).unwrap();
     let t = Instant::now();
+    // Protocol 2: the server says its streams run before the data flows.
+    assert!(matches!(read_frame(&mut c), Some(Msg::Started {})));
     match read_frame(&mut c) {
         Some(Msg::Error { message }) => assert!(message.contains("stall"), "{message}"),
         other => panic!("{other:?}"),
