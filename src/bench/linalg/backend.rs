@@ -198,6 +198,16 @@ pub(crate) fn resolve(choices: &[BlasChoice], host: &HostInfo) -> Result<Vec<Bac
                     );
                     continue;
                 }
+                // dlopen would wait for ever on a FIFO: only a regular file is loaded
+                // (issue #33 item 6).
+                if !soname {
+                    if let Err(e) = crate::util::regular::open(p) {
+                        return Err(UsageError::new(
+                            "--blas",
+                            format!("{}: {e}; give a BLAS library ({ACCEPTED})", p.display()),
+                        ));
+                    }
+                }
                 let core = coretype(host);
                 let lib = match load(p, core) {
                     Ok(lib) => lib,
@@ -663,6 +673,34 @@ mod tests {
         .unwrap();
         assert_eq!(b.len(), 2);
         assert!(matches!(&b[1], Backend::Missing { why, .. } if why.contains("no such file")));
+    }
+
+    /// Issue #33 item 6: `--blas FIFO` is refused at once (dlopen would wait for a
+    /// writer for ever), and so is a directory.
+    #[test]
+    fn issue_33_a_blas_path_that_is_not_a_regular_file_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("libblas.so");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let host = HostInfo::detect(false);
+        let e = resolve(&[BlasChoice::Path(fifo.clone())], &host)
+            .err()
+            .unwrap()
+            .0;
+        assert!(
+            e.starts_with(&format!(
+                "--blas: {}: is a named pipe (FIFO)",
+                fifo.display()
+            )),
+            "{e}"
+        );
+        let e = resolve(&[BlasChoice::Path(d.path().into())], &host)
+            .err()
+            .unwrap()
+            .0;
+        assert!(e.contains("is a directory"), "{e}");
     }
 
     #[test]
