@@ -167,6 +167,10 @@ fn measure(options: &Options, plan: Planner<'_>) -> anyhow::Result<ExitCode> {
             matches!(options.command, Command::Quick).then(|| path.with_extension("html"))
         })
     };
+    // --cpus: the process is confined first, so the host it detects is the chosen CPUs.
+    if let Some(cpus) = &opts.cpus {
+        crate::bench::common::confine_to(cpus).map_err(anyhow::Error::msg)?;
+    }
     let host = HostInfo::detect(true);
     let (report, path, html) = run_cases(options, &host, &host.hostname, html, plan, |_| {})?;
     let stdout = std::io::stdout();

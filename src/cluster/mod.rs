@@ -211,6 +211,10 @@ fn run_rank(
         Command::Net(n) if n.matrix => Some(n.clone()),
         _ => None,
     };
+    // --cpus: each rank confines itself before it detects its host, as a single run does.
+    if let Some(cpus) = &opts.cpus {
+        crate::bench::common::confine_to(cpus).map_err(anyhow::Error::msg)?;
+    }
     let host = HostInfo::detect(true);
     let ctx = Context { host: &host, opts };
     let specs = matrix
