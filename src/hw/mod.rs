@@ -6,6 +6,7 @@
 
 pub(crate) mod arm;
 pub(crate) mod asm;
+pub(crate) mod canary;
 pub(crate) mod clock;
 pub mod cpu;
 pub mod cpudesc;
@@ -15,6 +16,7 @@ pub(crate) mod gpu_table;
 pub(crate) mod memory;
 pub(crate) mod net;
 pub mod peak;
+pub(crate) mod precision;
 pub(crate) mod probe;
 #[cfg(target_arch = "x86_64")]
 mod probe_x86;
