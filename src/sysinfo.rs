@@ -2,9 +2,10 @@
 //! every CPU kernel this machine can run (one core and all cores), with provenance.
 
 use crate::bench::common::CommonOptions;
-use crate::bench::cpu::{kernels, peak_for, unavailable};
+use crate::bench::cpu::{kernels, peak_for, per_cycle_for, unavailable};
 use crate::hw::clock::measure_warm;
 use crate::hw::peak::Peak;
+use crate::hw::rates::trim_float;
 use crate::hw::uarch::Width;
 use crate::hw::HostInfo;
 use crate::report::{export_fit, TextDoc};
@@ -32,6 +33,9 @@ pub(crate) struct PeakRow {
     /// Why the kernel would be skipped here (e.g. AMX permission), if it would.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) skipped: Option<String>,
+    /// An emulated CPU (no clock): operations per cycle on one core and on all cores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) per_cycle: Option<(f64, f64)>,
 }
 
 /// What `sysinfo --format json` prints.
@@ -79,6 +83,11 @@ pub(crate) fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
                 one_core: peak_for(k, host, 1, one_hz, &opts.peaks),
                 all_cores: peak_for(k, host, all, all_hz, &opts.peaks),
                 skipped,
+                per_cycle: host
+                    .cpu
+                    .emulated
+                    .as_ref()
+                    .and_then(|_| Some((per_cycle_for(k, host, 1)?, per_cycle_for(k, host, all)?))),
             }
         })
         .collect()
@@ -205,17 +214,29 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
     ]);
     fit_table(&mut p, width);
     for r in &info.cpu_peaks {
-        let v = |x: &Peak| x.value.map_or("unknown".into(), |v| format_si(v, r.unit));
+        let v = |x: &Peak, cycle: Option<f64>| match (x.value, cycle) {
+            (Some(v), _) => format_si(v, r.unit),
+            // Emulated: the per-cycle peak of the emulated core, no rate.
+            (None, Some(c)) => format!("{} {}/cycle", trim_float(c), r.unit.trim_end_matches("/s")),
+            (None, None) => "unknown".into(),
+        };
         p.add_row(vec![
             r.kernel.to_string(),
             r.precision.to_string(),
             r.isa.to_string(),
-            v(&r.one_core),
-            v(&r.all_cores),
+            v(&r.one_core, r.per_cycle.map(|c| c.0)),
+            v(&r.all_cores, r.per_cycle.map(|c| c.1)),
             r.skipped.clone().unwrap_or_default(),
         ]);
     }
     writeln!(out, "Theoretical CPU peaks\n{p}")?;
+    if let Some(why) = &c.emulated {
+        let line = format!(
+            "{}: {why}; the peaks above are per cycle of the emulated core",
+            crate::hw::arm::EMULATED
+        );
+        write!(out, "{}", fit_text(&line, width))?;
+    }
     if let Some(r) = info
         .cpu_peaks
         .iter()
