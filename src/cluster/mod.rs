@@ -262,6 +262,7 @@ fn run_rank(
         config: serde_json::to_value(options)?,
         results: g.results,
         hosts: g.hosts,
+        run_quality: None,
     };
     write(&report, options, matrix.is_some())
 }

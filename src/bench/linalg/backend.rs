@@ -31,7 +31,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::Mutex;
 
-pub(crate) use super::choice::{BlasChoice, Known, ACCEPTED, KNOWN};
+pub(crate) use super::choice::{BlasChoice, Known, ACCEPTED, KNOWN, NOT_IN_AUTO};
 
 /// The library behind one set of rows.
 #[derive(Clone)]
@@ -164,7 +164,7 @@ pub(crate) fn resolve(choices: &[BlasChoice], host: &HostInfo) -> Result<Vec<Bac
             BlasChoice::Faer => push(Backend::Faer, &mut out),
             BlasChoice::Auto => {
                 push(Backend::Faer, &mut out);
-                for k in &KNOWN {
+                for k in KNOWN.iter().filter(|k| !left_out(k.name)) {
                     if let Ok(b) = find(k, host) {
                         push(b, &mut out);
                     }
@@ -234,6 +234,36 @@ pub(crate) fn resolve(choices: &[BlasChoice], host: &HostInfo) -> Result<Vec<Bac
         }
     }
     Ok(out)
+}
+
+/// Whether `auto` leaves family `name` out ([`NOT_IN_AUTO`]).
+fn left_out(name: &str) -> bool {
+    NOT_IN_AUTO.iter().any(|(n, _)| *n == name)
+}
+
+/// What `--blas auto` picked on this host and what it left out and why, one line
+/// (said on every row of a run that asked for `auto`).
+pub(crate) fn auto_summary(host: &HostInfo) -> String {
+    let picked = resolve(&[BlasChoice::Auto], host).unwrap_or_default();
+    let names: Vec<&str> = picked.iter().map(Backend::name).collect();
+    let mut s = format!("--blas auto ran {}", names.join(", "));
+    let absent: Vec<&str> = KNOWN
+        .iter()
+        .filter(|k| !left_out(k.name) && !names.contains(&k.name))
+        .map(|k| k.name)
+        .collect();
+    if !absent.is_empty() {
+        s.push_str(&format!("; not found: {}", absent.join(", ")));
+    }
+    for (name, why) in NOT_IN_AUTO {
+        let k = KNOWN.iter().find(|k| k.name == *name);
+        let found = k.is_some_and(|k| find(k, host).is_ok());
+        s.push_str(&format!(
+            "; left out: {name} ({}): {why}",
+            if found { "installed" } else { "not installed" }
+        ));
+    }
+    s
 }
 
 /// Sets a library's thread count for a case and notes on `r` what was set, what the
@@ -459,6 +489,31 @@ pub(super) fn in_own_process(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::choice::parse_choice;
+
+    /// Issue #32 item 6: `auto` never runs netlib's reference BLAS (minutes at large
+    /// n), says so with the way to run it, and naming it still runs it.
+    #[test]
+    fn auto_leaves_the_reference_blas_out_and_says_why() {
+        let host = HostInfo::detect(false);
+        let auto = resolve(&[BlasChoice::Auto], &host).unwrap();
+        assert!(
+            auto.iter().all(|b| b.name() != "reference"),
+            "{:?}",
+            auto.iter().map(Backend::name).collect::<Vec<_>>()
+        );
+        assert_eq!(auto[0].name(), "faer");
+        let s = auto_summary(&host);
+        assert!(s.starts_with("--blas auto ran faer"), "{s}");
+        assert!(s.contains("left out: reference"), "{s}");
+        assert!(s.contains("--blas reference"), "{s}");
+        let named = resolve(&[BlasChoice::Named("reference")], &host).unwrap();
+        assert_eq!(named.len(), 1);
+        assert_eq!(named[0].name(), "reference");
+        // Where it is installed, naming it loads it (no Missing row).
+        if Path::new("/usr/lib/x86_64-linux-gnu/blas/libblas.so.3").exists() {
+            assert!(matches!(named[0], Backend::Lib { .. }), "named: {s}");
+        }
+    }
     use super::super::dense::Real;
     use super::*;
 
