@@ -55,7 +55,7 @@ pub struct Report {
     /// How much of the run was the machine's own (`report::quality`), set when a
     /// measuring run finishes; absent from files written before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_quality: Option<super::quality::RunQuality>,
+    pub run_quality: Option<RunQuality>,
 }
 
 /// One host of a gathered run.
@@ -653,6 +653,25 @@ impl BenchResult {
     pub(crate) fn is_ok(&self) -> bool {
         self.status == Status::Ok
     }
+}
+
+/// The run's verdict (issue #31), computed by `report::quality` at the end of a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunQuality {
+    /// `own`: no row was disturbed; `shared`: some row was (inside the guest or by
+    /// host contention), and those rows are marked `~`.
+    pub verdict: String,
+    /// Rows measured (status ok).
+    pub rows: usize,
+    /// Rows disturbed inside the guest.
+    pub disturbed_in_guest: usize,
+    /// Rows touched by host contention (their canary fell).
+    pub host_contention: usize,
+    /// Probe figures kept from the table (the probe may not lower it on its readings),
+    /// and rows whose case outran a probe figure and went back to the table's.
+    pub probe_kept_table: usize,
+    /// The verdict in one sentence, as the views print it.
+    pub text: String,
 }
 
 #[cfg(test)]
