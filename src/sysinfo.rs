@@ -11,7 +11,7 @@ use crate::hw::HostInfo;
 use crate::report::{export_fit, TextDoc};
 use crate::util::term::{fit_table, fit_text};
 use crate::util::units::{format_si, format_size};
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use comfy_table::Table;
 use serde::Serialize;
 use std::io::Write;
 
@@ -122,7 +122,7 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
     let h = &info.host;
     let c = &h.cpu;
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
+    t.load_preset(crate::util::term::PRESET);
     fit_table(&mut t, width);
     let caches: Vec<String> = c
         .caches
@@ -194,7 +194,7 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
             h.gpus.note.clone().unwrap_or_else(|| "none".into()),
         ]);
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", crate::util::term::table_text(&t))?;
     write!(
         out,
         "{}",
@@ -204,7 +204,7 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
         print_gpus(&h.gpus, width, out)?;
     }
     let mut p = Table::new();
-    p.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
+    p.load_preset(crate::util::term::PRESET).set_header(vec![
         "kernel",
         "precision",
         "isa",
@@ -229,7 +229,11 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
             r.skipped.clone().unwrap_or_default(),
         ]);
     }
-    writeln!(out, "Theoretical CPU peaks\n{p}")?;
+    writeln!(
+        out,
+        "Theoretical CPU peaks\n{}",
+        crate::util::term::table_text(&p)
+    )?;
     if let Some(why) = &c.emulated {
         let line = format!(
             "{}: {why}; the peaks above are per cycle of the emulated core",
@@ -264,7 +268,7 @@ pub(crate) fn print_gpus(
         );
     }
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
+    t.load_preset(crate::util::term::PRESET).set_header(vec![
         "device", "name", "vendor", "type", "driver", "backend", "features", "limits",
     ]);
     fit_table(&mut t, width);
@@ -290,9 +294,13 @@ pub(crate) fn print_gpus(
             ),
         ]);
     }
-    writeln!(out, "GPU adapters (--device N)\n{t}")?;
+    writeln!(
+        out,
+        "GPU adapters (--device N)\n{}",
+        crate::util::term::table_text(&t)
+    )?;
     let mut p = Table::new();
-    p.load_preset(UTF8_FULL_CONDENSED)
+    p.load_preset(crate::util::term::PRESET)
         .set_header(vec!["device", "peak", "value", "source"]);
     fit_table(&mut p, width);
     for g in &det.adapters {
@@ -325,5 +333,9 @@ pub(crate) fn print_gpus(
             ]);
         }
     }
-    writeln!(out, "Theoretical GPU peaks\n{p}")
+    writeln!(
+        out,
+        "Theoretical GPU peaks\n{}",
+        crate::util::term::table_text(&p)
+    )
 }
