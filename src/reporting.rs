@@ -90,6 +90,8 @@ pub(crate) fn run_report(
     r: &ReportOptions,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
+    // An interrupt leaves no temporary file of an output behind (issue #33 item 9).
+    crate::util::atomic::discard_on_signal();
     let rep = load_report(&r.file)?;
     let mut wrote = Vec::new();
     if let Some(p) = &opts.html {
@@ -122,6 +124,8 @@ pub(crate) fn run_compare(
     files: &[PathBuf],
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
+    // An interrupt leaves no temporary file of an output behind (issue #33 item 9).
+    crate::util::atomic::discard_on_signal();
     let reports = load::load_all(files).map_err(|e| UsageError(e.to_string()))?;
     let names = labels(files);
     let c = compare::compare(&names, &reports);
@@ -320,6 +324,8 @@ pub(crate) fn run_fleet(
     f: &FleetOptions,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
+    // An interrupt leaves no temporary file of an output behind (issue #33 item 9).
+    crate::util::atomic::discard_on_signal();
     let reports = load::load_all(&f.files).map_err(|e| UsageError(e.to_string()))?;
     for (p, r) in f.files.iter().zip(&reports) {
         // A figure no machine could measure is refused, never averaged into the fleet.

@@ -20,6 +20,7 @@ pub mod model;
 pub(crate) mod physics;
 pub(crate) mod progress;
 mod provenance;
+pub mod quality;
 #[cfg(test)]
 pub(crate) mod samples;
 pub(crate) mod view;
@@ -69,6 +70,7 @@ pub(crate) mod fixtures {
             config: serde_json::json!({"repeat": 3}),
             results: vec![ok, over, skipped],
             hosts: Vec::new(),
+            run_quality: None,
         }
     }
 }

@@ -39,7 +39,7 @@ use backend::{Backend, BlasChoice};
 use dense::{LuSolver, Real, THRESHOLD};
 use faer::{Mat, Par};
 use options::{LinalgOptions, Routine};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The linalg resource.
 pub(crate) struct LinalgBench;
@@ -126,6 +126,8 @@ struct LinalgCase {
     weak: bool,
     /// The library that runs it (`--blas`).
     backend: Backend,
+    /// With `--blas auto`: what auto picked and left out ([`backend::auto_summary`]).
+    auto: Option<Arc<str>>,
 }
 
 impl Case for LinalgCase {
@@ -168,11 +170,14 @@ impl Case for LinalgCase {
             r
         };
         // Only library rows carry `blas`, so faer's match earlier files.
-        let r = if self.backend.is_faer() {
+        let mut r = if self.backend.is_faer() {
             r
         } else {
             r.param("blas", self.backend.name())
         };
+        if let Some(a) = &self.auto {
+            r.info(a.to_string());
+        }
         if let Some(why) = unsupported(self.precision, ctx.host) {
             return vec![r.skipped(why)];
         }
@@ -271,12 +276,15 @@ impl LinalgCase {
         let fma = fma_kernel(self.precision, host);
         let chain = fma.and_then(|k| k.clock);
         let mut readings = Vec::new();
+        // The canary on the case's CPUs around every sample (issue #31).
+        let watch = crate::hw::canary::Watch::new(&cpus);
         let mut read = || {
             // SAFETY: the chain is the FMA kernel's own, which `fma_kernel` only returns
             // when the CPU has its instructions.
             if let Some(hz) = chain.and_then(|c| unsafe { measure_on(&cpus, c, 0.002) }) {
                 readings.push(hz);
             }
+            watch.read();
         };
         // Weak scaling: every thread multiplies its own n×n matrices at once (a weak LU
         // never gets here: `run` skips it).
@@ -370,7 +378,21 @@ impl LinalgCase {
         ));
         let clock = clock_note(&mut r, fma, host, t, &readings);
         let samples: Vec<f64> = times.iter().map(|s| calls as f64 * flops / s).collect();
-        let r = r.with_samples(samples);
+        let canary = watch.judge(samples.len());
+        let mut r = r.with_samples(samples);
+        if canary.iter().any(|c| !c.is_empty()) {
+            // Only the canary per sample: the library's threads are not the runner's;
+            // the case's window (app) still gives steal, pressure and runnable tasks.
+            r = r.with_shares(
+                canary
+                    .into_iter()
+                    .map(|canary| crate::measure::SampleShare {
+                        canary,
+                        ..Default::default()
+                    })
+                    .collect(),
+            );
+        }
         let peak = fma_peak(self.precision, host, t, clock, &o.peaks);
         beyond_peak(r.with_peak(peak))
     }
@@ -533,12 +555,14 @@ impl Case for RooflineCase {
         let fma = fma_kernel(Precision::Fp64, host);
         let chain = fma.and_then(|k| k.clock);
         let readings = std::sync::Mutex::new(Vec::new());
+        let watch = crate::hw::canary::Watch::new(&cpus);
         let read = || {
             // SAFETY: the chain is the FMA kernel's own, which `fma_kernel` only returns
             // when the CPU has its instructions.
             if let Some(hz) = chain.and_then(|c| unsafe { measure_on(&cpus, c, 0.002) }) {
                 readings.lock().unwrap().push(hz);
             }
+            watch.read();
         };
         read();
         let (bytes, k) = (self.bytes, self.k);
@@ -549,10 +573,11 @@ impl Case for RooflineCase {
             },
             &|_, _| read(),
         );
-        let samples = match samples {
+        let mut samples = match samples {
             Ok(s) => s,
             Err(e) => return vec![r.failed(e.to_string())],
         };
+        watch.attach(&mut samples);
         let readings = readings.into_inner().unwrap();
         let clock = clock_note(&mut r, fma, host, t, &readings);
         r.info(format!(
@@ -623,6 +648,10 @@ impl Plan for LinalgBench {
         let threads = o.threads.clone().unwrap_or_else(|| default_threads(host));
         let max_t = *threads.iter().max().unwrap_or(&1);
         let backends = backend::resolve(&o.blas, host)?;
+        let auto: Option<Arc<str>> = o
+            .blas
+            .contains(&BlasChoice::Auto)
+            .then(|| backend::auto_summary(host).into());
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
         let avail = host.memory.available_bytes;
         if o.routines.contains(&Routine::Roofline) {
@@ -715,6 +744,7 @@ impl Plan for LinalgBench {
                                 threads: t,
                                 weak,
                                 backend: b.clone(),
+                                auto: auto.clone(),
                             }));
                         }
                     }
@@ -738,6 +768,7 @@ impl Benchmark for LinalgBench {
                 threads: ctx.host.cpu.cores.max(1),
                 weak: ctx.opts.scaling == Scaling::Weak,
                 backend,
+                auto: None,
             })
             .collect();
         vec![Box::new(quick::BestOf(cases))]

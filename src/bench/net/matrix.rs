@@ -100,10 +100,14 @@ pub(crate) fn measure(
                 .param("from", from)
                 .param("to", to)
                 .param("server", addr.to_string());
-            let r = match client::run(addr, Some(token), spec, &cpus, client::Timeouts::default()) {
-                Ok(o) => results::build(base, spec, o, ctx),
-                Err(e) => base.failed(format!("link {from} -> {to}: {}", e.message)),
-            };
+            let r = results::with_one_retry(|| {
+                match client::run(addr, Some(token), spec, &cpus, client::Timeouts::default()) {
+                    Ok(o) => results::build(base.clone(), spec, o, ctx),
+                    Err(e) => base
+                        .clone()
+                        .failed(format!("link {from} -> {to}: {}", e.message)),
+                }
+            });
             let mut r = r;
             r.host = Some(from.to_string());
             r
