@@ -102,6 +102,9 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let common = &opts.common;
     if let Some(plan) = planner(&opts.command) {
+        if common.dry_run {
+            return dry_run(&opts, plan);
+        }
         if let Some(l) = crate::cluster::launch()? {
             return crate::cluster::run(&opts, l, plan);
         }
@@ -113,6 +116,13 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
             .into());
         }
         return measure(&opts, plan);
+    }
+    if common.dry_run {
+        return Err(UsageError::new(
+            "--dry-run",
+            "only a measuring command (cpu, memory, disk, net, gpu, linalg, the quick suite) has a plan to print",
+        )
+        .into());
     }
     match &opts.command {
         Command::Sysinfo => {
@@ -156,6 +166,47 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
         // Every other command is in the planner's table (a test holds it to that).
         other => anyhow::bail!("internal error: no runner for {other:?}"),
     }
+}
+
+/// `--dry-run`: the plan of the run on this host, every case with its estimated
+/// length, on stdout; nothing is measured and no file is written (issue #32 D).
+fn dry_run(options: &Options, plan: Planner<'_>) -> anyhow::Result<ExitCode> {
+    let host = HostInfo::detect(false);
+    let ctx = Context {
+        host: &host,
+        opts: &options.common,
+    };
+    let cases = plan(&ctx)?;
+    let mut out = std::io::stdout().lock();
+    for l in crate::report::progress::plan_lines(&planned(&cases, &options.common), true) {
+        writeln!(out, "{l}")?;
+    }
+    if let Some(n) = quick_notice(options) {
+        writeln!(out, "{n}")?;
+    }
+    writeln!(out, "dry run: nothing was measured")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Each case's label and estimated length.
+fn planned(cases: &[Box<dyn Case>], opts: &CommonOptions) -> Vec<(String, std::time::Duration)> {
+    cases
+        .iter()
+        .map(|c| (c.label(), c.estimate(opts)))
+        .collect()
+}
+
+/// What the quick suite says before it starts: where its disk cases write.
+fn quick_notice(options: &Options) -> Option<String> {
+    matches!(options.command, Command::Quick).then(|| {
+        let here = std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_else(|_| ".".into());
+        format!(
+            "the disk cases write a {} file into the current directory, {here} (in a peakbench-disk-* directory, removed at the end); cd to another disk to measure it",
+            crate::util::units::format_size(crate::bench::disk::QUICK_FILE_SIZE)
+        )
+    })
 }
 
 /// A measuring run on this host alone: [`run_cases`], then the requested views.
@@ -250,7 +301,21 @@ pub(crate) fn run_cases(
     save(&report, &path)?;
     // Rewritten after every case too, so that an interrupted run leaves both.
     let html = html(&path);
-    let progress = Progress::new(cases.len(), opts.quiet);
+    // A long run (or the quick suite, which writes a disk file) says what it will do
+    // before it starts (issue #32 D, G).
+    let planned = planned(&cases, opts);
+    if !opts.quiet {
+        let total: std::time::Duration = planned.iter().map(|(_, d)| *d).sum();
+        if total > crate::report::progress::LONG_RUN || quick_notice(options).is_some() {
+            for l in crate::report::progress::plan_lines(&planned, false) {
+                eprintln!("{l}");
+            }
+        }
+        if let Some(n) = quick_notice(options) {
+            eprintln!("{n}");
+        }
+    }
+    let progress = Progress::new(planned.into_iter().map(|(_, d)| d).collect(), opts.quiet);
     let tools = if opts.reference {
         crate::reference::detect()
     } else {

@@ -72,6 +72,9 @@ pub struct CommonArgs {
     /// Most time --until-stable spends on one case's samples [default: 30s]
     #[arg(long, global = true, value_name = "DUR", allow_hyphen_values = true)]
     pub(crate) stable_budget: Option<String>,
+    /// Print the planned cases and their estimated length, then exit without measuring
+    #[arg(long, global = true)]
+    pub(crate) dry_run: bool,
 }
 
 /// Most threads accepted per case: far beyond any oversubscription worth measuring.
@@ -119,6 +122,9 @@ pub struct CommonOptions {
     /// (`None`: no limit). How it is shown, not what was measured: not in the report.
     #[serde(skip)]
     pub(crate) width: Option<usize>,
+    /// `--dry-run`: print the plan, measure nothing (a dry run writes no report).
+    #[serde(skip)]
+    pub(crate) dry_run: bool,
 }
 
 /// Validates the common options; `quick` (no subcommand) shortens the default
@@ -192,6 +198,7 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
         reference: c.reference,
         until_stable,
         width,
+        dry_run: c.dry_run,
     })
 }
 
