@@ -28,11 +28,9 @@ fn save(report: &Report, path: &Path) -> anyhow::Result<()> {
     .with_context(|| format!("cannot write {} (choose another --output)", path.display()))
 }
 
-/// Reserves `HOST-TIME.json` in `dir` with an exclusive create (`HOST-TIME-2.json`, …
-/// when another run took it in the same second).
-fn results_path(dir: &Path, host: &str, started: &str) -> anyhow::Result<PathBuf> {
-    let safe_host: String = host
-        .chars()
+/// `host` as it stands in file names: letters, digits, `-` and `.`, others `_`.
+fn file_host(host: &str) -> String {
+    host.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
                 c
@@ -40,7 +38,13 @@ fn results_path(dir: &Path, host: &str, started: &str) -> anyhow::Result<PathBuf
                 '_'
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Reserves `HOST-TIME.json` in `dir` with an exclusive create (`HOST-TIME-2.json`, …
+/// when another run took it in the same second).
+fn results_path(dir: &Path, host: &str, started: &str) -> anyhow::Result<PathBuf> {
+    let safe_host = file_host(host);
     let stem = format!("{safe_host}-{}", started.replace(':', "-"));
     crate::util::atomic::create_unique(dir, &stem, "json").with_context(|| {
         format!(
@@ -230,10 +234,25 @@ fn measure(options: &Options, plan: Planner<'_>) -> anyhow::Result<ExitCode> {
             eprintln!("{l}");
         }
     }
+    // The default folder keeps an index of its runs and each host's latest (#32 G).
+    let latest = (opts.output == Path::new("results"))
+        .then(|| {
+            crate::report::results_index::update(&opts.output, &file_host(&host.hostname), &path)
+        })
+        .and_then(Result::ok);
     if !opts.quiet {
         eprintln!("results: {}", path.display());
         if let Some(h) = &html {
             eprintln!("html: {}", h.display());
+        }
+        if let Some(l) = latest {
+            eprintln!(
+                "latest: {} (index of the runs: {})",
+                l.display(),
+                opts.output
+                    .join(crate::report::results_index::INDEX)
+                    .display()
+            );
         }
     }
     let failed = report

@@ -308,3 +308,48 @@ fn typos_and_every_problem_at_once() {
         "{lines:?}"
     );
 }
+
+/// G: `sysinfo` was silent for 12 s; it says what it is doing first (and the bar
+/// follows the kernels on a terminal); `--quiet` says nothing.
+#[test]
+fn sysinfo_says_what_it_measures() {
+    let out = pb().args(["sysinfo", "--format", "json"]).output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("sysinfo: detecting the hardware"), "{err}");
+    let out = pb()
+        .args(["sysinfo", "--format", "json", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// G: the quick suite says before it starts that its disk cases write a 256 MiB file
+/// into the current directory, and names it.
+#[test]
+fn the_quick_suite_names_its_disk_file_first() {
+    let here = tempfile::tempdir().unwrap();
+    let out = pb()
+        .arg("--dry-run")
+        .current_dir(here.path())
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let canon = here.path().canonicalize().unwrap();
+    assert!(
+        text.contains("write a 256 MiB file into the current directory")
+            && (text.contains(&*here.path().to_string_lossy())
+                || text.contains(&*canon.to_string_lossy())),
+        "{text}"
+    );
+}

@@ -20,6 +20,7 @@ pub mod model;
 pub(crate) mod physics;
 pub(crate) mod progress;
 mod provenance;
+pub(crate) mod results_index;
 #[cfg(test)]
 pub(crate) mod samples;
 pub(crate) mod view;
