@@ -296,6 +296,7 @@ pub(crate) fn run_cases(
         config: serde_json::to_value(options)?,
         results: Vec::new(),
         hosts: Vec::new(),
+        run_quality: None,
     };
     // Fail before measuring anything if the HTML page cannot be written.
     if let Some(h) = &opts.html {
@@ -381,7 +382,7 @@ pub(crate) fn run_cases(
             }
             // Resources without per-sample figures (disk, net, GPU, linalg's GEMM and
             // LU) get the host's figures over the whole case.
-            if r.share.is_empty() && r.is_ok() {
+            if r.share.iter().all(|s| s.threads.is_empty()) && r.is_ok() {
                 r = r.with_window(window.clone());
             }
             if opts.reference {
@@ -407,6 +408,7 @@ pub(crate) fn run_cases(
         html.as_deref(),
     ));
     report.finished_at = Some(now_rfc3339());
+    report.run_quality = Some(crate::report::quality::of(&report));
     save(&report, &path)?;
     progress.finish();
     if let Some(h) = &html {

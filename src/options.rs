@@ -143,6 +143,11 @@ fn refuse_unused(
             return Err(UsageError::new("--weak", why));
         }
     }
+    if c.until_stable.is_some() {
+        if let Some(why) = until_stable_unused(command) {
+            return Err(UsageError::new("--until-stable", why));
+        }
+    }
     if matches!(command, Command::Sysinfo) {
         let given = [
             ("--repeat", c.repeat.is_some()),
@@ -158,6 +163,24 @@ fn refuse_unused(
         }
     }
     Ok(())
+}
+
+/// Why `--until-stable` would do nothing for this command (issue #33 item 13): it
+/// repeats a case's runner samples and drops those whose threads lost their cores,
+/// which only the cpu (not `--sustain`), memory and linalg roofline cases take.
+fn until_stable_unused(command: &Command) -> Option<&'static str> {
+    use crate::bench::linalg::options::Routine;
+    Some(match command {
+        Command::Disk(_) => "disk cases run fixed --runtime windows, with no per-sample check of the threads; drop --until-stable and set --repeat",
+        Command::Net(_) => "net tests run for --time, with no per-sample check of the threads; drop --until-stable and set --repeat",
+        Command::Gpu(_) => "GPU kernels run on the device, with no per-sample check of CPU threads; drop --until-stable and set --repeat",
+        Command::Cpu(c) if c.sustain.is_some() => "--sustain keeps every interval's sample (a time series); drop one of the two",
+        Command::Linalg(l) if !l.routines.contains(&Routine::Roofline) => "applies to the linalg roofline only, not to gemm or lu; drop --until-stable or add --routine roofline",
+        Command::Sysinfo | Command::Serve(_) | Command::Report(_) | Command::Compare { .. } | Command::Fleet(_) | Command::Reference(_) => {
+            "applies only to the cpu, memory and linalg roofline measurements (and the quick suite); drop --until-stable"
+        }
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -242,6 +265,38 @@ mod tests {
         }
         let e = opts(&["disk", "--weak"]).unwrap_err().0;
         assert!(e.contains("own --file-size file"), "{e}");
+        // Issue #33 item 13: --until-stable did nothing on these, silently.
+        for a in [
+            &["disk"][..],
+            &["net"],
+            &["gpu"],
+            &["sysinfo"],
+            &["serve"],
+            &["report", "x.json"],
+            &["compare", "a.json", "b.json"],
+            &["fleet", "a.json"],
+            &["reference"],
+            &["cpu", "--sustain", "2s"],
+            &["linalg", "--routine", "gemm,lu"],
+            &["linalg"],
+        ] {
+            let mut v = a.to_vec();
+            v.extend(["--until-stable", "2%"]);
+            let e = opts(&v).unwrap_err().0;
+            assert!(e.starts_with("--until-stable: "), "{a:?}: {e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+        for ok in [
+            &[][..],
+            &["cpu"],
+            &["memory"],
+            &["linalg", "--routine", "roofline"],
+            &["linalg", "--routine", "gemm,roofline"],
+        ] {
+            let mut v = ok.to_vec();
+            v.extend(["--until-stable", "2%"]);
+            assert!(opts(&v).is_ok(), "{ok:?}: {:?}", opts(&v).err());
+        }
         for ok in [&["--weak"][..], &["cpu", "--weak"], &["memory", "--weak"]] {
             assert!(opts(ok).is_ok(), "{ok:?}");
         }

@@ -90,6 +90,8 @@ pub(crate) fn run_report(
     r: &ReportOptions,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
+    // An interrupt leaves no temporary file of an output behind (issue #33 item 9).
+    crate::util::atomic::discard_on_signal();
     let rep = load_report(&r.file)?;
     let mut wrote = Vec::new();
     if let Some(p) = &opts.html {
@@ -122,6 +124,8 @@ pub(crate) fn run_compare(
     files: &[PathBuf],
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
+    // An interrupt leaves no temporary file of an output behind (issue #33 item 9).
+    crate::util::atomic::discard_on_signal();
     let mut reports = Vec::new();
     for f in files {
         reports.push(load_report(f)?);
@@ -323,6 +327,8 @@ pub(crate) fn run_fleet(
     f: &FleetOptions,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
+    // An interrupt leaves no temporary file of an output behind (issue #33 item 9).
+    crate::util::atomic::discard_on_signal();
     let mut reports = Vec::new();
     for p in &f.files {
         let r = load_report(p)?;

@@ -215,6 +215,18 @@ fn ranks_on_one_host_share_one_runner() {
     );
 }
 
+/// Issue #33 item 15: `a` and `a ` named two hosts, so one machine ran the suite twice.
+#[test]
+fn host_ids_differing_in_white_space_name_one_host() {
+    let d = tempfile::tempdir().unwrap();
+    let kids = launch_named(d.path(), &["a", "a ", " b"], &["null"], 30);
+    let outs = wait(d.path(), kids, Duration::from_secs(60));
+    all_succeeded(&outs);
+    let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
+    assert_eq!(host_names(&v), ["a", "b"]);
+    assert_eq!(v["hosts"][0]["ranks"], serde_json::json!([0, 1]));
+}
+
 /// Issue #24: `mpirun -np 3` on one machine without `PEAKBENCH_HOST_ID` used to write a
 /// report of one host (or, for the matrix, of no link) and exit 0. Every rank now says
 /// why and how to fix it, exit 2, and no report is written.

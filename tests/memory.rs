@@ -31,6 +31,96 @@ fn results(out: &Path) -> Vec<Value> {
     report(out)["results"].as_array().unwrap().clone()
 }
 
+/// The rows that are not latency rows (bandwidth cases, and the skipped ones).
+fn throughput(rs: &[Value]) -> Vec<Value> {
+    rs.iter()
+        .filter(|r| r["metric"] != "latency")
+        .cloned()
+        .collect()
+}
+
+/// Issue #32 item 9: every small-block case (≤ 64 B: sequential and random read, write
+/// and read+write, element and byte blocks) gets a latency row beside its throughput
+/// row: the time per block operation per thread, `threads × bytes counted per block
+/// operation / throughput`, sample by sample; larger blocks get none, and the chase
+/// stays the load-to-use latency.
+#[test]
+fn small_blocks_get_a_latency_row_per_access_beside_the_throughput() {
+    let dir = tempfile::tempdir().unwrap();
+    peakbench(dir.path())
+        .args([
+            "memory",
+            "--kernel",
+            "read,write,copy,chase",
+            "--pattern",
+            "seq,rand",
+            "--block",
+            "1B,8B,64B,128B",
+            "--size",
+            "512KiB",
+            "--threads",
+            "1,2",
+            "--nt",
+            "off",
+        ])
+        .assert()
+        .success();
+    let rs = results(dir.path());
+    let key = |r: &Value| {
+        let p = &r["params"];
+        (
+            p["kernel"].as_str().unwrap().to_string(),
+            p["pattern"].as_str().unwrap().to_string(),
+            p["block"].as_u64().unwrap(),
+            p["threads"].as_u64().unwrap(),
+        )
+    };
+    let mut latency_rows = 0;
+    for tp in rs.iter().filter(|r| r["metric"] == "throughput") {
+        assert_eq!(tp["status"], "ok", "{tp}");
+        let (kernel, pattern, block, threads) = key(tp);
+        let lat: Vec<&Value> = rs
+            .iter()
+            .filter(|r| r["metric"] == "latency" && r["params"] == tp["params"])
+            .collect();
+        if block > 64 {
+            assert!(lat.is_empty(), "{kernel} {pattern} {block}: {lat:?}");
+            continue;
+        }
+        assert_eq!(lat.len(), 1, "{kernel} {pattern} {block} {threads}");
+        let lat = lat[0];
+        latency_rows += 1;
+        assert_eq!((&lat["unit"], &lat["status"]), (&"s".into(), &"ok".into()));
+        assert_eq!(lat["workload"], tp["workload"]);
+        // Bytes counted per block operation: copy reads and writes the block.
+        let per_op = block as f64 * if kernel == "copy" { 2.0 } else { 1.0 };
+        let samples = |r: &Value| -> Vec<f64> {
+            r["samples"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect()
+        };
+        let (t, l) = (samples(tp), samples(lat));
+        assert_eq!(t.len(), l.len());
+        for (rate, secs) in t.iter().zip(&l) {
+            let want = threads as f64 * per_op / rate;
+            assert!(((secs - want) / want).abs() < 1e-9, "{secs} vs {want}");
+            assert!(*secs > 0.0 && *secs < 1e-3, "{secs} s per access");
+        }
+        let notes = lat["notes"].to_string();
+        assert!(notes.contains("per thread = threads"), "{notes}");
+        assert!(notes.contains("not a load-to-use latency"), "{notes}");
+    }
+    // read, write, copy × seq, rand × 1B, 8B, 64B × 1, 2 threads.
+    assert_eq!(latency_rows, 3 * 2 * 3 * 2);
+    // The chase is still there, the load-to-use latency with its own block.
+    let chase: Vec<&Value> = rs.iter().filter(|r| r["workload"] == "chase").collect();
+    assert_eq!(chase.len(), 2);
+    assert!(chase.iter().all(|r| r["metric"] == "latency"));
+}
+
 #[test]
 fn bandwidth_and_latency_cases_run_and_declare_their_bytes() {
     let dir = tempfile::tempdir().unwrap();
@@ -98,7 +188,10 @@ fn patterns_blocks_and_write_allocate() {
         ])
         .assert()
         .success();
-    let rs = results(dir.path());
+    let all = results(dir.path());
+    // The 8 B blocks also get their latency rows (issue #32 item 9).
+    assert_eq!(all.len(), 6);
+    let rs = throughput(&all);
     assert_eq!(rs.len(), 4);
     for r in &rs {
         assert_eq!(r["status"], "ok", "{r}");
@@ -274,7 +367,7 @@ fn decimal_block_sizes_give_the_block_chart() {
         .arg(&html)
         .assert()
         .success();
-    let rs = results(dir.path());
+    let rs = throughput(&results(dir.path()));
     let blocks: Vec<u64> = rs
         .iter()
         .map(|r| r["params"]["block"].as_u64().unwrap())
@@ -311,7 +404,10 @@ fn one_byte_blocks_run_read_write_copy_and_skip_the_f64_kernels() {
         ])
         .assert()
         .success();
-    let rs = results(dir.path());
+    let all = results(dir.path());
+    // Plus a latency row for each 1 B case that ran (read, write, copy × seq, rand).
+    assert_eq!(all.len(), 4 * 2 * 2 + 3 * 2);
+    let rs = throughput(&all);
     assert_eq!(rs.len(), 4 * 2 * 2);
     for r in &rs {
         let (kernel, block) = (

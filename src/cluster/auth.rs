@@ -56,12 +56,20 @@ impl Secret {
         }
         if let Some(p) = std::env::var_os("PEAKBENCH_TOKEN_FILE").filter(|t| !t.is_empty()) {
             let p = std::path::PathBuf::from(p);
-            let text = read_small(&p).map_err(|e| {
+            let (text, open_to) = read_small(&p).map_err(|e| {
                 UsageError(format!(
                     "$PEAKBENCH_TOKEN_FILE: cannot read {} ({e}); give a file holding the cluster secret on its first line",
                     p.display()
                 ))
             })?;
+            if let Some(mode) = open_to {
+                // As ssh does for a private key, though only a warning: the secret is
+                // still used (issue #33 item 15).
+                eprintln!(
+                    "peakbench: warning: $PEAKBENCH_TOKEN_FILE {} is open to other users (mode {mode:04o}): anyone who can read it can join this launch; chmod 600 it",
+                    crate::util::sanitize::line(&p.display().to_string())
+                );
+            }
             let line = text.lines().next().unwrap_or("").trim_end();
             return Secret::new(line.as_bytes().to_vec()).ok_or_else(|| {
                 UsageError(format!(
@@ -76,12 +84,18 @@ impl Secret {
     }
 }
 
-/// The first 4 KiB of a file, as text (a secret file is one short line).
-fn read_small(p: &std::path::Path) -> std::io::Result<String> {
+/// The first 4 KiB of a file, as text (a secret file is one short line), and its
+/// permission bits when group or others have any access to it. Only a regular file is
+/// read: a FIFO or device is refused at once, never waited on (issue #33 item 6).
+fn read_small(p: &std::path::Path) -> std::io::Result<(String, Option<u32>)> {
     use std::io::Read;
+    use std::os::unix::fs::PermissionsExt;
+    let f = crate::util::regular::open(p)?;
+    let mode = f.metadata()?.permissions().mode() & 0o7777;
     let mut buf = Vec::new();
-    std::fs::File::open(p)?.take(4096).read_to_end(&mut buf)?;
-    String::from_utf8(buf).map_err(|_| std::io::Error::other("not UTF-8 text"))
+    f.take(4096).read_to_end(&mut buf)?;
+    let text = String::from_utf8(buf).map_err(|_| std::io::Error::other("not UTF-8 text"))?;
+    Ok((text, (mode & 0o077 != 0).then_some(mode)))
 }
 
 /// The rank, bound into both proofs: a proof for one rank is no proof for another.
@@ -226,6 +240,28 @@ pub(crate) fn join(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue #33 items 6 and 15: a secret file is read only when regular, never waited
+    /// on, and its mode is reported when others may read it.
+    #[test]
+    fn issue_33_a_secret_file_must_be_regular_and_its_mode_is_checked() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("token");
+        std::fs::write(&f, "s3cret\n").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert_eq!(read_small(&f).unwrap(), ("s3cret\n".to_string(), None));
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(read_small(&f).unwrap().1, Some(0o644));
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o640)).unwrap();
+        assert_eq!(read_small(&f).unwrap().1, Some(0o640));
+        let fifo = d.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = read_small(&fifo).unwrap_err().to_string();
+        assert!(e.contains("named pipe (FIFO)"), "{e}");
+    }
 
     fn pair() -> (Conn, Conn) {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

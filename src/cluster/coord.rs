@@ -189,7 +189,9 @@ fn join(listener: &TcpListener, size: usize, join: Duration, secret: &Secret) ->
                 }
                 Ok((rank, host, info)) => ranks.push(Rank {
                     rank,
-                    host: crate::util::sanitize::line_max(&host, 64),
+                    // Trimmed here too, whatever the rank sent: `a` and `a ` are
+                    // one host (one runner), never two.
+                    host: crate::util::sanitize::line_max(host.trim(), 64),
                     info: Some(info),
                     stream: Some(c),
                     lost: None,

@@ -88,9 +88,13 @@ fn env_secs(k: &str, default: u64) -> Result<Duration, UsageError> {
     ))
 }
 
-/// This host's name: `PEAKBENCH_HOST_ID`, else the hostname.
+/// This host's name: `PEAKBENCH_HOST_ID`, else the hostname, without the white space
+/// around it (`a` and `a ` are one host, issue #33 item 15).
 fn host_name() -> String {
-    env("PEAKBENCH_HOST_ID").unwrap_or_else(crate::hw::hostname)
+    env("PEAKBENCH_HOST_ID")
+        .unwrap_or_else(crate::hw::hostname)
+        .trim()
+        .to_string()
 }
 
 /// This rank's address: `PEAKBENCH_BIND`, else the hostname's first address.
@@ -258,6 +262,7 @@ fn run_rank(
         config: serde_json::to_value(options)?,
         results: g.results,
         hosts: g.hosts,
+        run_quality: None,
     };
     write(&report, options, matrix.is_some())
 }

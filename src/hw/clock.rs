@@ -294,7 +294,10 @@ fn on_cpus(cpus: &[usize], read: &(dyn Fn() -> f64 + Sync)) -> Option<f64> {
 
 /// Runs `read` on every listed CPU at once (each thread pinned) and returns every
 /// CPU's result (`None` when none came back); empty `cpus` → once on this thread.
-fn on_cpus_with<T: Send>(cpus: &[usize], read: &(dyn Fn() -> T + Sync)) -> Option<Vec<T>> {
+pub(crate) fn on_cpus_with<T: Send>(
+    cpus: &[usize],
+    read: &(dyn Fn() -> T + Sync),
+) -> Option<Vec<T>> {
     if cpus.is_empty() {
         return Some(vec![read()]);
     }

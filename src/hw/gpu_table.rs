@@ -74,15 +74,10 @@ impl GpuPrecision {
         }
     }
 
-    /// Parses the name (also the aliases `sp`, `hp`, `dp`), case-insensitive.
+    /// Parses the name, case-insensitive, or an alias of the one table every command
+    /// shares (`qp`, `hp`, `sp`, `dp`: [`super::precision`]).
     pub(crate) fn parse(s: &str) -> Option<GpuPrecision> {
-        let s = s.trim().to_ascii_lowercase();
-        match s.as_str() {
-            "sp" => return Some(GpuPrecision::Fp32),
-            "hp" => return Some(GpuPrecision::Fp16),
-            "dp" => return Some(GpuPrecision::Fp64),
-            _ => {}
-        }
+        let s = super::precision::canonical(s);
         GpuPrecision::ALL.into_iter().find(|p| p.name() == s)
     }
 

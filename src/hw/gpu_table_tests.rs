@@ -208,7 +208,7 @@ fn int8_counts_eight_ops_and_zero_rates_say_why() {
 #[test]
 fn table_file_parses_and_rows_are_valid() {
     let rows = parse_table(include_str!("gpus.json")).unwrap();
-    assert_eq!(rows.len(), 40);
+    assert_eq!(rows.len(), 45);
     assert_eq!(rows.len(), KNOWN_GPUS.len());
     for g in &rows {
         assert!(!g.name.trim().is_empty(), "{g:?}");
@@ -323,6 +323,96 @@ fn rows_keep_their_figures() {
     // Lookup order is the file's: the first row and the last.
     assert_eq!(KNOWN_GPUS[0].name, "NVIDIA Tesla V100 SXM2");
     assert_eq!(KNOWN_GPUS[39].name, "Intel Data Center GPU Max 1550");
+    assert_eq!(KNOWN_GPUS[44].name, "NVIDIA Tesla P100 PCIe 12GB");
+}
+
+/// Issue #32 item 12: the GPUs of the course reports (Tesla K80, M40, P100) have rows,
+/// found by PCI id and by the names their drivers report, whose peaks reproduce the
+/// datasheets' figures, and whose missing rates say why.
+#[test]
+fn the_course_gpus_k80_m40_p100_have_rows() {
+    for (id, reported, name) in [
+        (0x102d, "Tesla K80", "NVIDIA Tesla K80 (one GK210)"),
+        (0x17fd, "Tesla M40 24GB", "NVIDIA Tesla M40"),
+        (0x15f9, "Tesla P100-SXM2-16GB", "NVIDIA Tesla P100 SXM2"),
+        (
+            0x15f8,
+            "Tesla P100-PCIE-16GB",
+            "NVIDIA Tesla P100 PCIe 16GB",
+        ),
+        (
+            0x15f7,
+            "Tesla P100-PCIE-12GB",
+            "NVIDIA Tesla P100 PCIe 12GB",
+        ),
+    ] {
+        assert_eq!(
+            lookup(VENDOR_NVIDIA, id, "").map(|g| g.name.as_str()),
+            Some(name)
+        );
+        assert_eq!(
+            lookup(VENDOR_NVIDIA, 0xffff, reported).map(|g| g.name.as_str()),
+            Some(name),
+            "{reported}"
+        );
+    }
+    // K80: a board is two GK210 GPUs, each its own device; the datasheet's figures
+    // (with boost) are for the board: FP32 8.73, FP64 2.91 TFLOPS, 480 GB/s.
+    let k80 = row("NVIDIA Tesla K80 (one GK210)");
+    let board = |p| 2.0 * k80.peak(p, None).0.unwrap();
+    assert!(close(board(GpuPrecision::Fp32), 8.73e12, 0.005));
+    assert!(close(board(GpuPrecision::Fp64), 2.91e12, 0.005));
+    assert!(close(2.0 * k80.mem_peak().0, 480e9, 1e-9));
+    // M40: 3072 x 2 x 1.114 GHz = 6.84 TFLOPS (the datasheet rounds it to 7), FP64 0.2.
+    let m40 = row("NVIDIA Tesla M40");
+    assert_peak(m40, GpuPrecision::Fp32, 6.84e12, 0.005);
+    assert_peak(m40, GpuPrecision::Fp32, 7.0e12, 0.03);
+    assert_peak(m40, GpuPrecision::Fp64, 0.2e12, 0.08);
+    assert!(close(m40.mem_peak().0, 288e9, 1e-9));
+    // P100: FP64 / FP32 / FP16 TFLOPS of the SXM2 and PCIe datasheets.
+    let sxm2 = row("NVIDIA Tesla P100 SXM2");
+    assert_peak(sxm2, GpuPrecision::Fp64, 5.3e12, 0.005);
+    assert_peak(sxm2, GpuPrecision::Fp32, 10.6e12, 0.005);
+    assert_peak(sxm2, GpuPrecision::Fp16, 21.2e12, 0.005);
+    assert!(close(sxm2.mem_peak().0, 732e9, 1e-9));
+    for name in ["NVIDIA Tesla P100 PCIe 16GB", "NVIDIA Tesla P100 PCIe 12GB"] {
+        let g = row(name);
+        assert_peak(g, GpuPrecision::Fp64, 4.7e12, 0.01);
+        assert_peak(g, GpuPrecision::Fp32, 9.3e12, 0.005);
+        assert_peak(g, GpuPrecision::Fp16, 18.7e12, 0.005);
+    }
+    assert!(close(
+        row("NVIDIA Tesla P100 PCIe 12GB").mem_peak().0,
+        549e9,
+        1e-9
+    ));
+    // No vendor figure, no peak, and the reason is said.
+    for (g, p, why) in [
+        (
+            k80,
+            GpuPrecision::Fp16,
+            "no 16-bit floating-point arithmetic",
+        ),
+        (
+            m40,
+            GpuPrecision::Fp16,
+            "no 16-bit floating-point arithmetic",
+        ),
+        (m40, GpuPrecision::Int32, "multiple instructions"),
+        (sxm2, GpuPrecision::Int32, "multiple instructions"),
+        (sxm2, GpuPrecision::Int8, "no DP4A instruction on cc 6.0"),
+    ] {
+        let (v, src) = g.peak(p, None);
+        assert!(v.is_none(), "{} {p}", g.name);
+        assert!(src.contains(why), "{} {p}: {src}", g.name);
+    }
+    // Every figure names its source: the datasheets and the CUDA guide's table.
+    for g in [k80, m40, sxm2] {
+        assert!(g.source.contains("datasheet"), "{}", g.source);
+        assert!(g
+            .rate_source
+            .starts_with("CUDA C++ Programming Guide throughput table"));
+    }
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! datasheet figures the GPU peaks are built from.
 
 pub(crate) mod asm;
+pub(crate) mod canary;
 pub(crate) mod clock;
 pub mod cpu;
 pub mod cpudesc;
@@ -14,6 +15,7 @@ pub(crate) mod gpu_table;
 pub(crate) mod memory;
 pub(crate) mod net;
 pub mod peak;
+pub(crate) mod precision;
 pub(crate) mod probe;
 #[cfg(target_arch = "x86_64")]
 mod probe_x86;

@@ -266,11 +266,14 @@ mod tests {
 
     #[test]
     fn a_probe_shows_in_the_provenance() {
-        let rate = reconcile(
+        let rate = crate::hw::rates::reconcile_with(
             2.0,
+            &[1.0, 2.0],
             Some(&Probed {
                 per_cycle: 1.0,
                 evidence: "probe evidence".into(),
+                consistent: true,
+                ..Probed::default()
             }),
         );
         let p = cpu_peak(&CpuPeakInput {

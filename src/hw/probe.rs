@@ -4,26 +4,28 @@
 //! whole number of units (or a known fraction: 1/16 for AMX, 2/3 for vpmullq), never
 //! as a fraction of a measured rate. A peak built from it stays a peak.
 //!
-//! Method, per test, on one thread pinned to one CPU:
+//! Method (issue #31: a figure that a disturbed moment can never lower):
 //! - The loop (`probe_x86.rs`) runs one instruction class on enough independent
-//!   accumulators that only the number of units bounds it. It is timed for about 0.6 ms,
-//!   six times, after a 2 ms warm-up that also settles the frequency licence.
-//! - Before each timing the core clock is read with the clock chain of `hw::clock`
-//!   (dependent `add reg, reg`, one per cycle, so adds ÷ seconds = Hz), as long:
-//!   the plain chain for 128-bit tests, and for 256/512-bit and AMX tests the same
-//!   chain with one FMA of that width after every add, so the clock is read in the
-//!   licence dense vector code of that width runs in (Intel cores lower the clock for
-//!   it; see `hw::clock`). Cycles = seconds × Hz, back to back with the loop.
-//! - Stolen time (preemption, a descheduled vCPU) only ever lowers a loop's rate or a
-//!   clock reading, so, as `hw::clock` does, each half of the rounds gives one estimate
-//!   = (largest loop rate) ÷ (largest clock). [`decide`] snaps each estimate to the
-//!   nearest allowed unit count and accepts only when every estimate lies within
-//!   [`TOLERANCE`] of the same one; otherwise the test has no result and says why.
-//! - A test that does not settle (a shared core spoilt its readings) is run again, up
-//!   to `ATTEMPTS` times. A core whose SMT sibling (or, in a VM, the host's) keeps
-//!   the same units busy the whole time reads fewer units than it has: contention only
-//!   ever lowers a count, so a count above the table's is safe to believe, one below
-//!   it deserves a quiet rerun.
+//!   accumulators that only the number of units bounds it.
+//! - One *reading* = a warm-up run of the loop (it settles the frequency licence), a
+//!   clock reading with the clock chain of `hw::clock` (dependent `add reg, reg`, one
+//!   per cycle, so adds ÷ seconds = Hz) about 0.6 ms long — the plain chain for
+//!   128-bit tests, and for 256/512-bit and AMX tests the same chain with one FMA of
+//!   that width after every add, so the clock is read in the licence dense vector code
+//!   of that width runs in (see `hw::clock`) — and the loop timed for about 0.6 ms:
+//!   instructions per second ÷ Hz. The reading *kept its core* when the thread's CPU
+//!   time covered its wall time (`measure::share::MIN_SHARE`, the samples' own check).
+//! - Readings are taken in [`ROUNDS`] rounds spread over at least [`SPREAD_SECS`], each
+//!   round one reading of every test on each of the first [`PROBE_CPUS`] CPUs a run
+//!   pins to, so a moment of contention spoils a few readings, never all.
+//! - [`settle`], the decision rule, the same on every architecture: a disturbance (a
+//!   task on the core, an SMT sibling or the host, which the guest cannot see) only
+//!   ever lowers a throughput, so readings that lost their core are left out and the
+//!   figure is the *highest consistent* reading (corroborated by another within
+//!   [`CONSISTENT`]), snapped to an allowed count; whether every reading snapped to it
+//!   is recorded (`consistent`). A probe figure below the table lowers it only when
+//!   its readings agree and the table holds that count for the class on another row
+//!   (`hw::rates::reconcile_with`); otherwise the table stands and says why.
 //! - Where the instruction order changes how close a core comes to its pipes (mul+add
 //!   on Zen 3), two orders are timed in the same rounds and the faster counts.
 //! - 512-bit FMA units: on Intel the second 512-bit FMA unit sits on port 5, the only
@@ -34,8 +36,9 @@
 //!   on Intel, and only reports it elsewhere (AMD's pipes are laid out differently).
 //!
 //! A test runs only when the CPU (and OS) has its instructions; AMX also needs
-//! Linux's tile-data permission (`hw::cpu::request_amx_permission`). All tests
-//! take about 10–20 ms each: 0.1–0.2 s on an AVX2 core, 0.3–0.4 s with everything.
+//! Linux's tile-data permission (`hw::cpu::request_amx_permission`). One round takes
+//! about 2 ms per test and CPU; with the spreading the probe takes 0.5–0.6 s on an
+//! AVX2 guest with two CPUs, about 1.5 s with every test on four.
 //! The result is measured once per process ([`probe`]).
 
 use super::cpu::CpuInfo;
@@ -303,8 +306,10 @@ pub(crate) struct ProbeEntry {
 pub(crate) struct ProbeReport {
     /// One entry per test of [`TESTS`], in that order.
     pub(crate) entries: Vec<ProbeEntry>,
-    /// The CPU the probe ran on, when it could be pinned.
+    /// The first CPU the probe ran on, when it could be pinned.
     pub(crate) cpu: Option<usize>,
+    /// Every CPU it took readings on (empty when it could not pin).
+    pub(crate) cpus: Vec<usize>,
     /// Wall time the probe took, seconds.
     pub(crate) seconds: f64,
 }
@@ -316,6 +321,7 @@ impl ProbeReport {
     }
 
     /// The settled count of a test, or why there is none.
+    #[cfg(test)]
     pub(crate) fn result(&self, test: Test) -> Result<Probed, String> {
         match self.get(test) {
             Some(e) => e.result.clone().map_err(|e| e.to_string()),
@@ -327,6 +333,7 @@ impl ProbeReport {
     /// `ProbeReport::for_kernel`, test builds), vpmulld, vpmullq, vpdpbusd for `Dot`, FP16 FMA,
     /// tdpbf16ps for `Amx`. `Scalar` uses the 128-bit test. `None` when the probe did not
     /// settle it; [`ProbeReport::result`] gives the reason.
+    #[cfg(test)]
     pub(crate) fn per_cycle(&self, pipe: Pipe, width: Width) -> Option<Probed> {
         self.result(canonical_test(pipe, width)?).ok()
     }
@@ -386,16 +393,26 @@ impl ProbeReport {
         let mut out = Vec::new();
         for pipe in pipes {
             for width in [V128, V256, V512, Tile] {
-                if let Some(p) = self.per_cycle(pipe, width) {
-                    out.push(ProbedRate {
-                        pipe,
-                        width,
-                        probed: Probed {
-                            per_cycle: p.per_cycle,
-                            evidence: p.evidence.trim_start_matches("probe: ").to_string(),
-                        },
-                    });
-                }
+                let Some(test) = canonical_test(pipe, width) else {
+                    continue;
+                };
+                let probed = match self.get(test).map(|e| &e.result) {
+                    Some(Ok(p)) => Probed {
+                        evidence: p.evidence.trim_start_matches("probe: ").to_string(),
+                        ..p.clone()
+                    },
+                    // Ran but settled on nothing: the table stands and says why.
+                    Some(Err(ProbeError::Other(why))) => Probed {
+                        evidence: why.trim_start_matches("probe: ").to_string(),
+                        ..Probed::default()
+                    },
+                    _ => continue,
+                };
+                out.push(ProbedRate {
+                    pipe,
+                    width,
+                    probed,
+                });
             }
         }
         out
@@ -405,7 +422,17 @@ impl ProbeReport {
 impl fmt::Display for ProbeReport {
     /// One line per test that ran, then one line naming those the CPU lacks.
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        let on = self.cpu.map_or("unpinned".into(), |c| format!("cpu {c}"));
+        let on = match self.cpus.as_slice() {
+            [] => self.cpu.map_or("unpinned".into(), |c| format!("cpu {c}")),
+            [c] => format!("cpu {c}"),
+            cs => format!(
+                "cpus {}",
+                cs.iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
         writeln!(
             f,
             "execution probe ({on}, {:.2} s; instructions per core cycle):",
@@ -532,13 +559,228 @@ fn evidence(test: Test, c: f64, estimates: &[f64]) -> String {
     )
 }
 
-/// Settles an ordinary test from its estimates.
-pub(crate) fn decide_test(test: Test, estimates: &[f64]) -> Result<Probed, String> {
-    let (c, _) = decide_within(estimates, test.candidates(), test.tolerance())?;
-    Ok(Probed {
-        per_cycle: c,
-        evidence: evidence(test, c, estimates),
+/// One reading of a probe loop: instructions per cycle over one short timing (a clock
+/// reading and the loop, back to back) on one CPU, and whether the timing thread kept
+/// its core meanwhile (its CPU time at least `measure::share::MIN_SHARE` of the wall
+/// time). This is the interface an architecture's loops feed the decision rule
+/// ([`settle`]) with: x86 in [`measure_readings`], other architectures in their own
+/// files.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Reading {
+    /// The CPU it was taken on, when pinned.
+    pub(crate) cpu: Option<usize>,
+    /// Instructions per cycle.
+    pub(crate) per_cycle: f64,
+    /// Whether the thread kept its core during the reading.
+    pub(crate) kept_core: bool,
+}
+
+/// Fewest readings taken while their thread kept its core that settle a count.
+pub(crate) const MIN_READINGS: usize = 3;
+
+/// Two readings within this (relative) of each other corroborate each other.
+pub(crate) const CONSISTENT: f64 = 0.03;
+
+/// What a test's readings say, before the table is consulted.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Settled {
+    /// The allowed count the highest consistent reading snaps to.
+    pub(crate) count: f64,
+    /// The highest reading another reading corroborates (within [`CONSISTENT`]).
+    pub(crate) best: f64,
+    /// The readings taken while their thread kept its core, in order.
+    pub(crate) readings: Vec<f64>,
+    /// Readings left out: their thread lost its core, or they were not finite.
+    pub(crate) dropped: usize,
+    /// (largest − smallest) ÷ largest of `readings`.
+    pub(crate) spread: f64,
+    /// Whether every kept reading snaps to `count`: only then may it lower a table.
+    pub(crate) consistent: bool,
+    /// The CPUs the readings were taken on.
+    pub(crate) cpus: Vec<usize>,
+}
+
+/// The nearest candidate by ratio, when within `tolerance` (relative).
+fn snap(m: f64, candidates: &[f64], tolerance: f64) -> Option<f64> {
+    candidates
+        .iter()
+        .copied()
+        .min_by(|a, b| (m / a).ln().abs().total_cmp(&(m / b).ln().abs()))
+        .filter(|c| ((m - c) / c).abs() <= tolerance)
+}
+
+/// The decision rule of the probe, the same on every architecture. A disturbance (a
+/// task or another tenant on the core, the host) only ever lowers a throughput, so:
+/// readings whose thread lost its core are left out; the figure is the *highest
+/// consistent* reading (the highest one another reading lies within [`CONSISTENT`]
+/// of, so that one reading spoilt upwards, by a clock reading cut short, counts for
+/// nothing), snapped to an allowed count within `tolerance`. `consistent` says whether
+/// every reading snaps to that same count. `Err` with the readings when fewer than
+/// [`MIN_READINGS`] kept their core (disturbed), when no two agree (inconsistent), or
+/// when the highest consistent one lies between counts (ambiguous).
+pub(crate) fn settle(
+    readings: &[Reading],
+    candidates: &[f64],
+    tolerance: f64,
+) -> Result<Settled, String> {
+    let kept: Vec<f64> = readings
+        .iter()
+        .filter(|r| r.kept_core && r.per_cycle.is_finite() && r.per_cycle > 0.0)
+        .map(|r| r.per_cycle)
+        .collect();
+    let dropped = readings.len() - kept.len();
+    let mut cpus: Vec<usize> = readings.iter().filter_map(|r| r.cpu).collect();
+    cpus.sort_unstable();
+    cpus.dedup();
+    if kept.len() < MIN_READINGS {
+        return Err(format!(
+            "disturbed: only {} of {} readings kept their core{}",
+            kept.len(),
+            readings.len(),
+            if kept.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", fmt_measured(&kept))
+            }
+        ));
+    }
+    let (lo, hi) = kept
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(l, h), x| (l.min(*x), h.max(*x)));
+    let spread = (hi - lo) / hi;
+    let mut sorted = kept.clone();
+    sorted.sort_by(|a, b| b.total_cmp(a));
+    let best = sorted.iter().enumerate().find_map(|(i, x)| {
+        sorted
+            .iter()
+            .enumerate()
+            .any(|(j, y)| i != j && (x - y).abs() <= CONSISTENT * x)
+            .then_some(*x)
+    });
+    let Some(best) = best else {
+        return Err(format!(
+            "inconsistent: no two of {} readings within {:.0} % of each other ({}; spread {:.0} %)",
+            kept.len(),
+            CONSISTENT * 100.0,
+            fmt_measured(&kept),
+            spread * 100.0
+        ));
+    };
+    let Some(count) = snap(best, candidates, tolerance) else {
+        return Err(format!(
+            "ambiguous: highest consistent reading {} per cycle is not within {:.0} % of any of {} (readings {}; spread {:.0} %)",
+            fmt_measured(&[best]),
+            tolerance * 100.0,
+            candidates
+                .iter()
+                .map(|c| fmt_units(*c))
+                .collect::<Vec<_>>()
+                .join(", "),
+            fmt_measured(&kept),
+            spread * 100.0
+        ));
+    };
+    let consistent = kept
+        .iter()
+        .all(|x| snap(*x, candidates, tolerance) == Some(count));
+    Ok(Settled {
+        count,
+        best,
+        readings: kept,
+        dropped,
+        spread,
+        consistent,
+        cpus,
     })
+}
+
+impl Settled {
+    /// `highest consistent reading 1.99 of 12 on cpus 0, 1 (1.95-1.99, spread 2 %)`,
+    /// with the readings left out and whether they disagree.
+    fn words(&self) -> String {
+        let (lo, hi) = self
+            .readings
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(l, h), x| (l.min(*x), h.max(*x)));
+        let mut s = format!(
+            "highest consistent reading {} of {}{} ({}-{}, spread {:.0} %)",
+            fmt_measured(&[self.best]),
+            self.readings.len(),
+            match self.cpus.as_slice() {
+                [] => String::new(),
+                [c] => format!(" on cpu {c}"),
+                cs => format!(
+                    " on cpus {}",
+                    cs.iter()
+                        .map(|c| c.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            },
+            fmt_measured(&[lo]),
+            fmt_measured(&[hi]),
+            self.spread * 100.0
+        );
+        if self.dropped > 0 {
+            s.push_str(&format!(
+                ", {} left out (thread lost its core)",
+                self.dropped
+            ));
+        }
+        if !self.consistent {
+            s.push_str(", readings disagree");
+        }
+        s
+    }
+
+    /// The probe's answer from these readings, with `evidence`.
+    fn probed(&self, per_cycle: f64, evidence: String) -> Probed {
+        Probed {
+            per_cycle,
+            evidence,
+            readings: self
+                .readings
+                .iter()
+                .map(|x| (x * 1e4).round() / 1e4)
+                .collect(),
+            spread: Some((self.spread * 1e4).round() / 1e4),
+            dropped: self.dropped,
+            consistent: self.consistent,
+        }
+    }
+}
+
+/// Settles an ordinary test from its readings ([`settle`]).
+pub(crate) fn settle_test(test: Test, readings: &[Reading]) -> Result<Probed, String> {
+    let s = settle(readings, test.candidates(), test.tolerance())?;
+    Ok(s.probed(
+        s.count,
+        format!(
+            "probe: {} {}/cycle, {} ({})",
+            fmt_units(s.count),
+            test.unit_word(),
+            test.name(),
+            s.words()
+        ),
+    ))
+}
+
+/// Settles the 512-bit FMA count from the pure loop's and the shuffle mix's readings:
+/// each settled on its own ([`settle`]), then [`decide_fma512`] on their highest
+/// consistent readings.
+pub(crate) fn settle_fma512(
+    pure: &[Reading],
+    mix: &[Reading],
+    shuffle_shares_port5: bool,
+) -> Result<Probed, String> {
+    let p = settle(pure, FMA_UNITS, TOLERANCE)?;
+    let m = settle(mix, FMA_UNITS, WIDE_TOLERANCE)
+        .map_err(|e| format!("pure FMA loop settled, shuffle mix did not: {e}"))?;
+    let d = decide_fma512(&[p.best], &[m.best], shuffle_shares_port5)?;
+    Ok(p.probed(
+        d.per_cycle,
+        format!("{}; pure loop: {}", d.evidence, p.words()),
+    ))
 }
 
 /// Settles the 512-bit FMA count from the pure loop's estimates (FMA/cycle) and the
@@ -564,6 +806,7 @@ pub(crate) fn decide_fma512(
         return Ok(Probed {
             per_cycle: c,
             evidence: ev,
+            ..Probed::default()
         });
     }
     match mixed {
@@ -582,6 +825,7 @@ pub(crate) fn decide_fma512(
             Ok(Probed {
                 per_cycle: c,
                 evidence: ev,
+                ..Probed::default()
             })
         }
         Ok((units, _)) => Err(format!(
@@ -606,23 +850,33 @@ pub(crate) fn probe(cpu: &CpuInfo) -> &'static ProbeReport {
     REPORT.get_or_init(|| run_probe(cpu))
 }
 
-/// Runs every test the CPU has, on a thread pinned to the first CPU of `cpu.pin_order`
-/// (not cached; see [`probe`]).
+/// Most CPUs the probe takes readings on: the first of `CpuInfo::pin_order`, the CPUs a
+/// run's threads are pinned to first.
+pub(crate) const PROBE_CPUS: usize = 4;
+
+/// Runs every test the CPU has, on a thread pinned in turn to each of the first
+/// [`PROBE_CPUS`] CPUs of `cpu.pin_order` (not cached; see [`probe`]).
 pub(crate) fn run_probe(cpu: &CpuInfo) -> ProbeReport {
     let t0 = std::time::Instant::now();
-    let pin = cpu.pin_order.first().copied();
+    let want: Vec<usize> = cpu.pin_order.iter().copied().take(PROBE_CPUS).collect();
     let cpu_ref = cpu;
     let (entries, pinned) = std::thread::scope(|s| {
         s.spawn(move || {
-            let pinned = pin.filter(|&c| crate::measure::runner::pin_current_thread(c));
-            (run_tests(cpu_ref), pinned)
+            // The CPUs the OS lets this thread run on; unpinned when none.
+            let pinned: Vec<usize> = want
+                .iter()
+                .copied()
+                .filter(|&c| crate::measure::runner::pin_current_thread(c))
+                .collect();
+            (run_tests(cpu_ref, &pinned), pinned)
         })
         .join()
-        .unwrap_or_else(|_| (Vec::new(), None))
+        .unwrap_or_else(|_| (Vec::new(), Vec::new()))
     });
     ProbeReport {
         entries,
-        cpu: pinned,
+        cpu: pinned.first().copied(),
+        cpus: pinned,
         seconds: t0.elapsed().as_secs_f64(),
     }
 }
@@ -649,149 +903,197 @@ fn unavailable(test: Test, cpu: &CpuInfo) -> Option<ProbeError> {
     None
 }
 
-fn run_tests(cpu: &CpuInfo) -> Vec<ProbeEntry> {
+/// Runs the tests the CPU has, their readings interleaved in rounds spread over time
+/// on every CPU of `cpus` (see [`measure_readings`]), and settles each.
+fn run_tests(cpu: &CpuInfo, cpus: &[usize]) -> Vec<ProbeEntry> {
     super::clock::clean_vector_state();
     let intel = cpu.vendor == "GenuineIntel";
+    let runnable: Vec<Test> = TESTS
+        .iter()
+        .copied()
+        .filter(|t| unavailable(*t, cpu).is_none())
+        .collect();
+    let mut readings = readings_of(&runnable, cpus);
     TESTS
         .iter()
         .map(|&test| {
             let result = match unavailable(test, cpu) {
                 Some(why) => Err(why),
-                // `run_test`'s reasons are unprefixed; the entry says whose they are.
-                None => with_retries(|| {
-                    run_test(test, intel).map_err(|e| ProbeError::from(format!("probe: {e}")))
-                }),
+                None => {
+                    let r = readings
+                        .iter_mut()
+                        .find(|(t, _)| *t == test)
+                        .map(|(_, r)| std::mem::take(r))
+                        .unwrap_or_default();
+                    decide_readings(test, &r, intel)
+                        .map_err(|e| ProbeError::from(format!("probe: {e}")))
+                }
             };
             ProbeEntry { test, result }
         })
         .collect()
 }
 
-/// Attempts per test: a shared or throttled core can spoil one attempt's readings
-/// (they then disagree or fall between counts); a later attempt may find it quiet.
-const ATTEMPTS: usize = 3;
-
-/// Runs `attempt` until it settles a count, at most [`ATTEMPTS`] times; a count found
-/// after a failed attempt says so, and a final failure gives the last reason.
-fn with_retries(
-    mut attempt: impl FnMut() -> Result<Probed, ProbeError>,
-) -> Result<Probed, ProbeError> {
-    let mut failed = 0;
-    loop {
-        match attempt() {
-            Ok(mut p) => {
-                if failed > 0 {
-                    p.evidence
-                        .push_str(&format!(" (after {failed} unsettled attempt(s))"));
-                }
-                return Ok(p);
-            }
-            Err(e @ ProbeError::Lacks(_)) => return Err(e),
-            Err(e) if failed + 1 >= ATTEMPTS => {
-                return Err(if failed > 0 {
-                    format!("{e} ({} attempts)", failed + 1).into()
-                } else {
-                    e
-                })
-            }
-            Err(_) => failed += 1,
-        }
+/// A test's count from its readings per loop (the test's loop first, then its
+/// alternative order or, for 512-bit FMA, the shuffle mix).
+fn decide_readings(test: Test, loops: &[Vec<Reading>], intel: bool) -> Result<Probed, String> {
+    let Some(first) = loops.first() else {
+        return Err("no readings".into());
+    };
+    if test == Test::Fma(Width::V512) {
+        return settle_fma512(first, loops.get(1).map_or(&[][..], |v| v), intel);
     }
+    // The faster order per reading (both were timed in the same rounds).
+    let best: Vec<Reading> = (0..first.len())
+        .map(|i| {
+            let mut r = first[i];
+            for l in &loops[1..] {
+                if let Some(o) = l.get(i) {
+                    r.per_cycle = r.per_cycle.max(o.per_cycle);
+                }
+            }
+            r
+        })
+        .collect();
+    settle_test(test, &best)
 }
 
 #[cfg(target_arch = "x86_64")]
-fn run_test(test: Test, intel: bool) -> Result<Probed, String> {
+fn readings_of(tests: &[Test], cpus: &[usize]) -> Vec<(Test, Vec<Vec<Reading>>)> {
     use super::probe_x86 as x;
-    let (_, width) = test.pipe_width();
-    let chain: super::clock::ChainFn = match width {
-        Width::V512 | Width::Tile if std::is_x86_feature_detected!("avx512f") => x::zmm_clock_chain,
-        Width::V256 if std::is_x86_feature_detected!("fma") => x::ymm_clock_chain,
-        _ => super::clock::chain_fn(super::clock::ClockKind::Scalar).ok_or("no clock chain")?,
-    };
-    // SAFETY: `unavailable` checked the test's features (and AMX permission); the zmm
-    // and ymm chains are chosen only when the CPU has AVX-512F and FMA.
-    if test == Test::Fma(Width::V512) {
-        let est = unsafe {
-            measure(
-                &[x::loop_for(test), x::loop_for(Test::FmaShuffleMix)],
-                chain,
-            )
-        };
-        return decide_fma512(&est[0], &est[1], intel);
-    }
-    let mut loops = vec![x::loop_for(test)];
-    loops.extend(x::alternative_for(test));
-    let est = unsafe { measure(&loops, chain) };
-    // The faster order per estimate (both were timed in the same rounds).
-    let best: Vec<f64> = (0..est[0].len())
-        .map(|i| est.iter().map(|e| e[i]).fold(0.0, f64::max))
+    let jobs: Vec<Job> = tests
+        .iter()
+        .filter_map(|&test| {
+            let (_, width) = test.pipe_width();
+            let chain: super::clock::ChainFn = match width {
+                Width::V512 | Width::Tile if std::is_x86_feature_detected!("avx512f") => {
+                    x::zmm_clock_chain
+                }
+                Width::V256 if std::is_x86_feature_detected!("fma") => x::ymm_clock_chain,
+                _ => super::clock::chain_fn(super::clock::ClockKind::Scalar)?,
+            };
+            let mut loops = vec![x::loop_for(test)];
+            if test == Test::Fma(Width::V512) {
+                loops.push(x::loop_for(Test::FmaShuffleMix));
+            } else {
+                loops.extend(x::alternative_for(test));
+            }
+            Some(Job { test, loops, chain })
+        })
         .collect();
-    decide_test(test, &best)
+    // SAFETY: `run_tests` passes only tests whose instructions the CPU has (and AMX
+    // permission); the zmm and ymm chains are chosen only with AVX-512F and FMA.
+    let out = unsafe { measure_readings(&jobs, cpus) };
+    jobs.iter().map(|j| j.test).zip(out).collect()
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn run_test(_test: Test, _intel: bool) -> Result<Probed, String> {
-    Err("only x86-64 has probe loops".into())
+fn readings_of(_tests: &[Test], _cpus: &[usize]) -> Vec<(Test, Vec<Vec<Reading>>)> {
+    Vec::new()
 }
 
-/// Rounds per test; each half of them gives one estimate.
-const ROUNDS: usize = 6;
+/// One test's loops and its clock chain.
+#[cfg(target_arch = "x86_64")]
+struct Job {
+    test: Test,
+    loops: Vec<(super::probe_x86::LoopFn, u64)>,
+    chain: super::clock::ChainFn,
+}
+
+/// Rounds per CPU: each round takes one reading of every test's loops on each CPU.
+pub(crate) const ROUNDS: usize = 6;
 /// Length of one clock reading and of one timed loop run, seconds.
 const SLICE: f64 = 0.0006;
+/// The rounds are spread over at least this long, so that a moment of contention
+/// spoils a few readings, not all of them.
+pub(crate) const SPREAD_SECS: f64 = 0.5;
 
-/// Times each loop against the clock chain, `ROUNDS` times, and returns per loop two
-/// estimates of instructions per cycle (largest rate ÷ largest clock, per half).
+/// Takes [`ROUNDS`] rounds of readings, spread over [`SPREAD_SECS`]: in each round, on
+/// each CPU of `cpus` in turn (the calling thread is pinned there; unpinned when
+/// empty), for each job a warm-up run of its first loop, a clock reading with its
+/// chain, then each loop timed once; the reading is that loop's instructions per
+/// second ÷ the clock, and it kept its core when the thread's CPU time covered the
+/// chain and the loops. Returns per job, per loop, the readings in order.
 ///
 /// # Safety
-/// The CPU must have the instructions of the loops and the chain.
+/// The CPU must have the instructions of every job's loops and chain.
 #[cfg(target_arch = "x86_64")]
-unsafe fn measure(
-    loops: &[(super::probe_x86::LoopFn, u64)],
-    chain: super::clock::ChainFn,
-) -> Vec<Vec<f64>> {
+unsafe fn measure_readings(jobs: &[Job], cpus: &[usize]) -> Vec<Vec<Vec<Reading>>> {
     use crate::measure::clock::Tick;
+    use crate::measure::share::{ThreadMark, MIN_SHARE};
     let time = |f: super::probe_x86::LoopFn, n: u64| {
         let t0 = Tick::now();
         f(n);
         Tick::now().secs_since(t0)
     };
+    let on: Vec<Option<usize>> = if cpus.is_empty() {
+        vec![None]
+    } else {
+        cpus.iter().copied().map(Some).collect()
+    };
+    if let Some(Some(c)) = on.first() {
+        crate::measure::runner::pin_current_thread(*c);
+    }
     // Iterations for about SLICE seconds each, grown from a short first run.
-    let counts: Vec<u64> = loops
+    let counts: Vec<Vec<u64>> = jobs
         .iter()
-        .map(|&(f, _)| {
-            let mut n = 64u64;
-            loop {
-                let dt = time(f, n);
-                if dt >= SLICE / 8.0 || n > 1 << 34 {
-                    return ((n as f64 * SLICE / dt.max(1e-9)) as u64).max(1);
-                }
-                n *= 8;
-            }
+        .map(|j| {
+            j.loops
+                .iter()
+                .map(|&(f, _)| {
+                    let mut n = 64u64;
+                    loop {
+                        let dt = time(f, n);
+                        if dt >= SLICE / 8.0 || n > 1 << 34 {
+                            return ((n as f64 * SLICE / dt.max(1e-9)) as u64).max(1);
+                        }
+                        n *= 8;
+                    }
+                })
+                .collect()
         })
         .collect();
-    // Warm-up: settles the frequency licence and the caches.
-    for (&(f, _), &n) in loops.iter().zip(&counts) {
-        time(f, 2 * n);
-    }
-    let mut hz = [0.0f64; ROUNDS];
-    let mut rates = vec![[0.0f64; ROUNDS]; loops.len()];
-    for r in 0..ROUNDS {
-        hz[r] = super::clock::chain_hz(chain, SLICE);
-        for (i, (&(f, per_loop), &n)) in loops.iter().zip(&counts).enumerate() {
-            rates[i][r] = (n * per_loop) as f64 / time(f, n).max(1e-9);
+    let mut out: Vec<Vec<Vec<Reading>>> = jobs
+        .iter()
+        .map(|j| vec![Vec::new(); j.loops.len()])
+        .collect();
+    let t0 = Tick::now();
+    for round in 0..ROUNDS {
+        for &c in &on {
+            if let Some(c) = c {
+                crate::measure::runner::pin_current_thread(c);
+            }
+            for ((j, n), o) in jobs.iter().zip(&counts).zip(out.iter_mut()) {
+                // Warm-up: settles the frequency licence and the caches.
+                time(j.loops[0].0, 2 * n[0]);
+                let m0 = ThreadMark::now();
+                let w0 = Tick::now();
+                let hz = super::clock::chain_hz(j.chain, SLICE);
+                let rates: Vec<f64> = j
+                    .loops
+                    .iter()
+                    .zip(n)
+                    .map(|(&(f, per_loop), &k)| (k * per_loop) as f64 / time(f, k).max(1e-9))
+                    .collect();
+                let wall = Tick::now().secs_since(w0);
+                let kept = ThreadMark::now().since(m0, wall, 1, c).share >= MIN_SHARE;
+                for (i, rate) in rates.into_iter().enumerate() {
+                    o[i].push(Reading {
+                        cpu: c,
+                        per_cycle: rate / hz,
+                        kept_core: kept,
+                    });
+                }
+            }
+        }
+        // Spread the rounds in time: sleep until this round's share of SPREAD_SECS.
+        let due = SPREAD_SECS * (round + 1) as f64 / (ROUNDS - 1) as f64;
+        let left = due - Tick::now().secs_since(t0);
+        if left > 0.0 && round + 1 < ROUNDS {
+            std::thread::sleep(std::time::Duration::from_secs_f64(left));
         }
     }
-    let half = ROUNDS / 2;
-    let best = |x: &[f64]| x.iter().copied().fold(0.0, f64::max);
-    rates
-        .iter()
-        .map(|r| {
-            vec![
-                best(&r[..half]) / best(&hz[..half]),
-                best(&r[half..]) / best(&hz[half..]),
-            ]
-        })
-        .collect()
+    out
 }
 
 #[cfg(test)]

@@ -303,6 +303,21 @@ pub(crate) static UARCHES: &[Uarch] = &[
         note: "typical of Neoverse N1/N2 and Cortex-A7x; wider cores (V1/V2, Apple) have more" },
 ];
 
+/// The distinct rates the table holds for a (pipe, width) on the rows of one vendor,
+/// ascending (0, "absent", left out): the counts a probe may lower a table value to
+/// (`rates::reconcile_with`), as a one-FMA-unit SKU of a two-unit model.
+pub(crate) fn possible_rates(vendor: &str, pipe: Pipe, width: Width) -> Vec<f64> {
+    let mut v: Vec<f64> = UARCHES
+        .iter()
+        .filter(|u| u.vendor == vendor)
+        .map(|u| u.rate(pipe, width))
+        .filter(|r| *r > 0.0)
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v
+}
+
 /// Row used when nothing matches: every rate unknown, so peaks say `unknown`.
 pub(crate) static UNKNOWN: Uarch = Uarch {
     name: "unknown",

@@ -4,6 +4,7 @@
 //! This layer knows nothing of reports or peaks: it returns samples and a [`Summary`];
 //! `app.rs` turns them into `report::model` results.
 
+pub(crate) mod canary;
 pub mod clock;
 pub(crate) mod isolation;
 pub(crate) mod runner;

@@ -31,6 +31,7 @@
 //! Parsers of `/proc` text are pure functions ([`parse_stat`], [`parse_pressure`]),
 //! tested on recorded text.
 
+use super::canary::{cpu_name, CanaryShare};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
@@ -172,6 +173,10 @@ pub struct SampleShare {
     /// smaller of the readings before and after).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) runnable: Option<u32>,
+    /// The canary on each worker CPU around the sample (`measure::canary`): what it
+    /// issued per cycle against the best the run had seen. Empty where no canary ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) canary: Vec<CanaryShare>,
 }
 
 impl SampleShare {
@@ -180,15 +185,28 @@ impl SampleShare {
         self.threads.iter().filter(|t| t.share < MIN_SHARE)
     }
 
-    /// Whether a thread lost its core or the window saw steal above [`MAX_STEAL`].
-    pub(crate) fn disturbed(&self) -> bool {
+    /// Whether a thread lost its core or the window saw steal above [`MAX_STEAL`]
+    /// (disturbed inside the guest).
+    pub(crate) fn guest_disturbed(&self) -> bool {
         self.short_threads().next().is_some() || self.steal.is_some_and(|s| s > MAX_STEAL)
+    }
+
+    /// Whether a worker CPU's canary fell below the run's best (contention the guest
+    /// cannot see: an SMT sibling, another tenant, the host).
+    pub(crate) fn contended(&self) -> bool {
+        self.canary.iter().any(CanaryShare::fell)
+    }
+
+    /// Whether the sample was disturbed, inside the guest or by host contention: such
+    /// a sample is treated alike everywhere (`~`, compare, fleet, `--until-stable`).
+    pub(crate) fn disturbed(&self) -> bool {
+        self.guest_disturbed() || self.contended()
     }
 
     /// Why the sample is disturbed, in one phrase (`None` when it is not).
     pub(crate) fn why(&self) -> Option<String> {
-        if !self.disturbed() {
-            return None;
+        if !self.guest_disturbed() {
+            return self.contended().then(|| self.contention_words());
         }
         let mut parts: Vec<String> = self
             .short_threads()
@@ -203,7 +221,27 @@ impl SampleShare {
         if let Some(s) = self.steal.filter(|s| *s > MAX_STEAL) {
             parts.push(format!("{:.1} % stolen by the hypervisor", s * 100.0));
         }
+        if self.contended() {
+            parts.push(self.contention_words());
+        }
         Some(parts.join(", "))
+    }
+
+    /// `host contention: cpu 1 issued 78 % of its best rate`.
+    fn contention_words(&self) -> String {
+        let cpus: Vec<String> = self
+            .canary
+            .iter()
+            .filter(|c| c.fell())
+            .map(|c| {
+                format!(
+                    "{} issued {:.0} % of its best rate",
+                    cpu_name(c.cpu),
+                    c.ratio() * 100.0
+                )
+            })
+            .collect();
+        format!("host contention: {}", cpus.join(", "))
     }
 
     /// Combines consecutive windows that make one sample (a sustained series' chunks):
@@ -243,6 +281,17 @@ impl SampleShare {
         out.steal = weighted(|p| p.steal);
         out.pressure = weighted(|p| p.pressure);
         out.runnable = parts.iter().filter_map(|(p, _)| p.runnable).min();
+        // Per CPU the lowest canary of the windows: the merged sample is as disturbed
+        // as its worst window.
+        for (p, _) in parts {
+            for c in &p.canary {
+                match out.canary.iter_mut().find(|o| o.cpu == c.cpu) {
+                    Some(o) if c.ratio() < o.ratio() => *o = c.clone(),
+                    Some(_) => {}
+                    None => out.canary.push(c.clone()),
+                }
+            }
+        }
         out
     }
 }
@@ -252,7 +301,20 @@ impl SampleShare {
 /// summed), or more than [`MAX_STEAL`] of the windows was stolen on average. One sample
 /// that lost a few percent (a daemon woke up once) does not make the result disturbed;
 /// one sample that lost a third of its core in five does.
+#[cfg(test)]
 pub(crate) fn result_disturbed(shares: &[SampleShare]) -> bool {
+    guest_disturbed(shares) || !result_contended(shares).is_empty()
+}
+
+/// The worker CPUs whose canary fell over a result's samples, with the mean share of
+/// its best rate each issued (`measure::canary::contended`).
+pub(crate) fn result_contended(shares: &[SampleShare]) -> Vec<(Option<usize>, f64)> {
+    let per: Vec<&[CanaryShare]> = shares.iter().map(|s| s.canary.as_slice()).collect();
+    super::canary::contended(&per)
+}
+
+/// [`result_disturbed`] inside the guest only: a thread lost its core, or steal.
+fn guest_disturbed(shares: &[SampleShare]) -> bool {
     let mut per: Vec<(usize, f64, f64)> = Vec::new();
     for s in shares {
         for t in &s.threads {
@@ -285,10 +347,10 @@ pub(crate) fn thread_name(thread: usize, cpu: Option<usize>) -> String {
 /// Example: `shared machine: 3 of 3 samples disturbed: thread 2 (cpu 1) ran 50 % of
 /// the window: 1 other task runnable, CPU pressure 49 %`.
 pub(crate) fn warning(shares: &[SampleShare]) -> Option<String> {
-    if !result_disturbed(shares) {
+    if !guest_disturbed(shares) {
         return None;
     }
-    let bad: Vec<&SampleShare> = shares.iter().filter(|s| s.disturbed()).collect();
+    let bad: Vec<&SampleShare> = shares.iter().filter(|s| s.guest_disturbed()).collect();
     // Threads in order of first appearance, each with its shares over the bad samples.
     let mut per: Vec<(usize, Option<usize>, Vec<f64>)> = Vec::new();
     for s in &bad {
@@ -342,6 +404,33 @@ pub(crate) fn warning(shares: &[SampleShare]) -> Option<String> {
     }
     text.push_str("; the figure is not the machine's own");
     Some(text)
+}
+
+/// The warning a result carries when its canary fell on a worker CPU (contention the
+/// guest cannot see), `None` otherwise. Example: `host contention: 3 of 3 samples:
+/// cpu 1 issued 78 % of its best rate: another tenant on the core or the host was
+/// busy; the figure is not the machine's own`.
+pub(crate) fn contention_warning(shares: &[SampleShare]) -> Option<String> {
+    let cpus = result_contended(shares);
+    if cpus.is_empty() {
+        return None;
+    }
+    let bad = shares.iter().filter(|s| s.contended()).count();
+    let each: Vec<String> = cpus
+        .iter()
+        .map(|(c, m)| {
+            format!(
+                "{} issued {:.0} % of its best rate",
+                cpu_name(*c),
+                m * 100.0
+            )
+        })
+        .collect();
+    Some(format!(
+        "host contention: {bad} of {} samples: {}: another tenant on the core or the host was busy; the figure is not the machine's own",
+        shares.len(),
+        each.join(", ")
+    ))
 }
 
 /// Jiffies of one CPU (or of all, the `cpu` line) in `/proc/stat`.
@@ -467,6 +556,7 @@ impl HostMark {
             steal,
             pressure,
             runnable,
+            canary: Vec::new(),
         }
     }
 }
@@ -609,6 +699,7 @@ full avg10=0.00 avg60=0.00 avg300=0.00 total=0
             steal: Some(0.0),
             pressure: Some(0.0),
             runnable: Some(0),
+            canary: Vec::new(),
         }
     }
 

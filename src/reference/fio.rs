@@ -8,17 +8,18 @@
 //! run's `--dir`, with the engine the case actually used (its `engine` param: `uring`
 //! → io_uring, `sync` → psync; under `--engine auto` that is the engine auto chose),
 //! O_DIRECT unless the case was buffered (its `direct` param), for 3 s after a 1 s
-//! ramp, on a 256 MiB file that fio removes afterwards.
+//! ramp, on files of the case's `--file-size` (one per job, as peakbench's) that fio
+//! removes afterwards. fio runs once per configuration: the throughput, IOPS and
+//! latency rows of a configuration come from one peakbench I/O run, and their fio
+//! figures from one fio run, kept in the run's memo.
 
-use super::{version_line, Context, Invocation, Tool};
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use super::{capture, version_line, Context, Found, SharedFound, Tool};
+use crate::report::model::{BenchResult, Metric, Reference, Resource, Unit};
 use std::path::Path;
 use std::time::Duration;
 
 /// The fio adapter.
 pub(crate) struct Fio;
-
-type Parser = fn(&str) -> Result<f64, String>;
 
 /// The per-direction fields fio reports that peakbench uses.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -124,50 +125,109 @@ impl Tool for Fio {
             l.trim().strip_prefix("fio-").map(str::to_string)
         })
     }
-    fn invocation(&self, r: &BenchResult, ctx: &Context) -> Option<Invocation> {
-        if r.resource != Resource::Disk {
-            return None;
-        }
-        let (parse, unit): (Parser, Unit) = match r.metric {
-            Metric::Throughput => (parse_bw, Unit::BytePerSec),
-            Metric::Iops => (parse_iops, Unit::IoPerSec),
-            Metric::Latency => (parse_clat, Unit::Second),
+    fn shared(&self, r: &BenchResult, ctx: &Context, version: &str) -> SharedFound {
+        let (argv, timeout) = config_argv(r, ctx)?;
+        // One fio run per configuration, kept in the run's memo under its command:
+        // the throughput, IOPS and latency rows of one configuration (one I/O run of
+        // peakbench) share its figures (issue #32 item 2).
+        let key = format!("fio {}", argv.join(" "));
+        let run: Result<(FioSide, FioSide), String> = ctx.memo.get_or_insert_with(&key, || {
+            let (out, _) = capture(&argv, timeout)?;
+            parse_json(&out)
+        });
+        let (rd, wr) = match run {
+            Ok(x) => x,
+            Err(e) => return Some(Err(e)),
+        };
+        let (value, unit) = match r.metric {
+            Metric::Throughput => (rd.bw_bytes + wr.bw_bytes, Unit::BytePerSec),
+            Metric::Iops => (rd.iops + wr.iops, Unit::IoPerSec),
+            Metric::Latency => {
+                let n = rd.total_ios + wr.total_ios;
+                if n <= 0.0 {
+                    return Some(Err("fio completed no I/O".into()));
+                }
+                (
+                    (rd.clat_mean_ns * rd.total_ios + wr.clat_mean_ns * wr.total_ios) / n / 1e9,
+                    Unit::Second,
+                )
+            }
             Metric::Ops => return None,
         };
-        let dir = ctx.disk_dir?.to_str()?;
-        let rw = rw(r.param_str("pattern")?)?;
-        let engine = ioengine(r.param_str("engine")?)?;
-        let direct = r.param_bool("direct").unwrap_or(true);
-        let mut argv = vec![
-            "fio".to_string(),
-            "--name=peakbench-ref".into(),
-            format!("--directory={dir}"),
-            "--size=256M".into(),
-        ];
-        let mut parts = rw.split(' ');
-        argv.push(format!("--rw={}", parts.next()?));
-        argv.extend(parts.map(str::to_string));
-        argv.extend([
-            format!("--bs={}", r.param_u64("block").unwrap_or(4096)),
-            format!("--iodepth={}", r.param_u64("depth").unwrap_or(1)),
-            format!("--numjobs={}", r.param_u64("jobs").unwrap_or(1)),
-            format!("--ioengine={engine}"),
-            format!("--direct={}", u8::from(direct)),
-            "--ramp_time=1".into(),
-            "--runtime=3".into(),
-            "--time_based".into(),
-            "--group_reporting".into(),
-            "--unlink=1".into(),
-            "--output-format=json".into(),
-        ]);
-        Some(Invocation {
-            argv,
-            timeout: Duration::from_secs(60),
-            parse,
-            unit,
-            server: None,
-        })
+        Some(Ok(Found {
+            reference: Some(Reference {
+                tool: self.name().to_string(),
+                version: version.to_string(),
+                command: argv.join(" "),
+                value,
+                unit,
+            }),
+            notes: Vec::new(),
+        }))
     }
+}
+
+/// The fio command matching a disk configuration (pattern, block, depth, jobs, engine,
+/// O_DIRECT, file size) and its time limit; `None` for a row fio does not run.
+pub(crate) fn config_argv(r: &BenchResult, ctx: &Context) -> Option<(Vec<String>, Duration)> {
+    if r.resource != Resource::Disk || r.metric == Metric::Ops {
+        return None;
+    }
+    let dir = ctx.disk_dir?.to_str()?;
+    let rw = rw(r.param_str("pattern")?)?;
+    let engine = ioengine(r.param_str("engine")?)?;
+    let direct = r.param_bool("direct").unwrap_or(true);
+    let jobs = r.param_u64("jobs").unwrap_or(1).max(1);
+    // The case's own file size (per job, as peakbench's files); 256 MiB for results
+    // written before the size was recorded.
+    let size = r.param_u64("file_size").unwrap_or(256 << 20);
+    let block = r.param_u64("block").unwrap_or(4096).max(1);
+    let mut argv = vec![
+        "fio".to_string(),
+        "--name=peakbench-ref".into(),
+        format!("--directory={dir}"),
+    ];
+    if r.param_bool("shared_file") == Some(true) {
+        // `--shared-file`: one file, each job an equal contiguous part of it, as
+        // peakbench splits it (whole blocks).
+        let part = size / jobs - (size / jobs) % block;
+        argv.extend([
+            "--filename=peakbench-ref.shared".to_string(),
+            format!("--size={part}"),
+            format!("--offset_increment={part}"),
+        ]);
+    } else {
+        argv.push(format!("--size={size}"));
+    }
+    let mut parts = rw.split(' ');
+    argv.push(format!("--rw={}", parts.next()?));
+    argv.extend(parts.map(str::to_string));
+    argv.extend([
+        format!("--bs={block}"),
+        format!("--iodepth={}", r.param_u64("depth").unwrap_or(1)),
+        format!("--numjobs={jobs}"),
+        format!("--ioengine={engine}"),
+        format!("--direct={}", u8::from(direct)),
+        "--ramp_time=1".into(),
+        "--runtime=3".into(),
+        "--time_based".into(),
+        "--group_reporting".into(),
+        "--unlink=1".into(),
+        "--output-format=json".into(),
+    ]);
+    let laid_out = if r.param_bool("shared_file") == Some(true) {
+        size
+    } else {
+        size.saturating_mul(jobs)
+    };
+    Some((argv, timeout_for(laid_out)))
+}
+
+/// fio's time limit: 60 s for the run itself plus laying out `bytes` of files at a
+/// pessimistic 25 MB/s (a loaded virtual disk), so a large `--file-size` is not cut
+/// off by the limit of a 256 MiB file.
+fn timeout_for(bytes: u64) -> Duration {
+    Duration::from_secs(60 + bytes / 25_000_000)
 }
 
 #[cfg(test)]
@@ -192,7 +252,7 @@ mod tests {
             disk_dir: dir,
             ..Context::new(&host, &memo)
         };
-        Fio.invocation(r, &ctx).map(|i| i.argv)
+        config_argv(r, &ctx).map(|x| x.0)
     }
 
     #[test]
@@ -212,5 +272,35 @@ mod tests {
         // No --dir given, or an engine fio does not know: not run.
         assert!(argv(&case("uring", true), None).is_none());
         assert!(argv(&case("spdk", true), Some(dir)).is_none());
+    }
+
+    #[test]
+    fn fio_gets_the_cases_file_size_and_time_for_it() {
+        let dir = Path::new("/tmp");
+        let a = argv(&case("sync", true).size("file_size", 1 << 30), Some(dir)).unwrap();
+        assert!(a.contains(&"--size=1073741824".to_string()), "{a:?}");
+        assert!(!a.iter().any(|x| x == "--size=256M"), "{a:?}");
+        assert!(timeout_for(8 << 30) > timeout_for(256 << 20));
+        assert_eq!(timeout_for(0), Duration::from_secs(60));
+    }
+
+    /// Issue #32 item 10: a shared-file case gets fio's shared filename, each job the
+    /// same contiguous part peakbench gave it.
+    #[test]
+    fn a_shared_file_case_gets_fios_shared_filename() {
+        let r = case("uring", true)
+            .size("file_size", 3 << 20)
+            .param("shared_file", true)
+            .param("jobs", 2u32);
+        let a = argv(&r, Some(Path::new("/tmp"))).unwrap();
+        let part = (3u64 << 20) / 2;
+        for want in [
+            "--filename=peakbench-ref.shared".to_string(),
+            format!("--size={part}"),
+            format!("--offset_increment={part}"),
+            "--numjobs=2".into(),
+        ] {
+            assert!(a.contains(&want), "{want}: {a:?}");
+        }
     }
 }

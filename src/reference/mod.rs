@@ -22,7 +22,7 @@ pub mod sockperf;
 pub mod sysbench;
 
 use crate::hw::HostInfo;
-use crate::report::model::{BenchResult, Note, NoteKind, Reference, Unit};
+use crate::report::model::{BenchResult, Note, NoteKind, Reference, Resource, Unit};
 pub use crate::util::process::which;
 /// Running external programs lives in `util::process` (the one place that does);
 /// re-exported for the adapters.
@@ -162,6 +162,14 @@ pub(crate) trait Tool: Sync {
     fn shared(&self, r: &BenchResult, ctx: &Context, version: &str) -> SharedFound {
         let _ = (r, ctx, version);
         None
+    }
+    /// The resources whose rows the tool checks: those named in [`Tool::covers`]
+    /// (its line starts with them), so the line users read is the one source.
+    fn resources(&self) -> Vec<Resource> {
+        self.covers()
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter_map(Resource::parse)
+            .collect()
     }
 }
 
@@ -310,6 +318,48 @@ pub(crate) fn attach(r: &mut BenchResult, ctx: &Context, found: &[Detected]) {
     if !r.is_ok() {
         return;
     }
+    let before = (r.reference.as_ref().map_or(0, Vec::len), r.notes.len());
+    attach_each(r, ctx, found);
+    // Issue #32 item 4: a row of a resource that installed tools check, which none of
+    // them ran or explained, gets one line saying so (not silence).
+    if before == (r.reference.as_ref().map_or(0, Vec::len), r.notes.len()) {
+        let names: Vec<&str> = TOOLS
+            .iter()
+            .zip(found)
+            .filter(|(t, d)| d.installed && t.resources().contains(&r.resource))
+            .map(|(t, _)| t.name())
+            .collect();
+        if !names.is_empty() {
+            r.notes.push(Note::new(
+                NoteKind::Reference,
+                format!("reference: not run: {}", uncovered(r, ctx, &names)),
+            ));
+        }
+    }
+}
+
+/// Why none of the installed tools `names` (all of `r`'s resource) ran `r`: one line.
+fn uncovered(r: &BenchResult, ctx: &Context, names: &[&str]) -> String {
+    let list = names.join(", ");
+    if r.resource == Resource::Net && ctx.remote {
+        return format!(
+            "against a --server, {list} would measure loopback on this host, not the link to the server; run them between the two hosts by hand to compare"
+        );
+    }
+    if r.resource == Resource::Memory && r.param_str("pattern") == Some("rand") {
+        return format!(
+            "none of {list} runs {} in random order at this block (sysbench's rnd mode has read and write only; likwid-bench and mbw stream in order)",
+            r.param_str("kernel").unwrap_or("this kernel")
+        );
+    }
+    format!(
+        "none of the installed {} tools ({list}) runs this case with the same parameters",
+        r.resource
+    )
+}
+
+/// [`attach`]'s work: each installed tool's figure or note.
+fn attach_each(r: &mut BenchResult, ctx: &Context, found: &[Detected]) {
     for (t, d) in TOOLS.iter().zip(found) {
         if !d.installed {
             continue;
@@ -431,6 +481,79 @@ mod tests {
             for x in r.reference.iter().flatten() {
                 assert!(x.value > 0.0 && x.value.is_finite(), "{x:?}");
                 assert_eq!(x.unit, r.unit);
+            }
+        }
+    }
+
+    /// Issue #32 item 4: memory rows in random order and every row against a
+    /// `--server` used to get neither a figure nor a reason.
+    #[test]
+    fn rows_no_installed_tool_runs_get_one_reason() {
+        let host = crate::report::samples::host();
+        let memo = Memo::default();
+        // Every tool "installed": none of them matches these rows, so none runs.
+        let found: Vec<Detected> = TOOLS
+            .iter()
+            .map(|t| Detected {
+                tool: t.name(),
+                installed: true,
+                path: Some(PathBuf::from("/nonexistent")),
+                version: Some("1".into()),
+                package: t.package(),
+                covers: t.covers(),
+            })
+            .collect();
+        let mut rand = crate::report::samples::mem_seq("copy", 67108864, 1)
+            .param("pattern", "rand")
+            .with_samples(vec![1.0, 1.0]);
+        attach(&mut rand, &Context::new(&host, &memo), &found);
+        let reasons: Vec<&Note> = rand
+            .notes
+            .iter()
+            .filter(|n| n.kind == NoteKind::Reference)
+            .collect();
+        assert_eq!(reasons.len(), 1, "{:?}", rand.notes);
+        assert!(reasons[0].text.contains("random order"), "{reasons:?}");
+        let remote = Context {
+            remote: true,
+            ..Context::new(&host, &memo)
+        };
+        for metric in [Metric::Throughput, Metric::Latency] {
+            let unit = if metric == Metric::Latency {
+                Unit::Second
+            } else {
+                Unit::BytePerSec
+            };
+            let mut r = BenchResult::new(Resource::Net, "tcp", metric, unit)
+                .param("proto", "tcp")
+                .param("msg", 64)
+                .param("streams", 1)
+                .with_samples(vec![1.0, 1.0]);
+            attach(&mut r, &remote, &found);
+            let n: Vec<&Note> = r
+                .notes
+                .iter()
+                .filter(|n| n.kind == NoteKind::Reference)
+                .collect();
+            assert_eq!(n.len(), 1, "{:?}", r.notes);
+            assert!(n[0].text.contains("--server"), "{n:?}");
+            assert!(r.reference.is_none());
+        }
+    }
+
+    /// Issue #32 item 7: the README said hpcc checks "memory STREAM" while the adapter
+    /// matched only linalg rows. A README line that credits hpcc with STREAM needs the
+    /// adapter to cover memory rows.
+    #[test]
+    fn the_readme_credits_hpcc_only_with_what_it_covers() {
+        let readme = include_str!("../../README.md");
+        let covers_memory = hpcc::Hpcc.resources().contains(&Resource::Memory);
+        for line in readme.lines() {
+            if line.contains("hpcc") && line.contains("STREAM") {
+                assert!(
+                    covers_memory,
+                    "README claims what hpcc does not run: {line}"
+                );
             }
         }
     }

@@ -7,6 +7,10 @@ use super::model::{BenchResult, Dropped, Note, NoteKind};
 use crate::measure::runner::split_kept;
 use crate::measure::{Sample, SampleShare};
 
+/// Fraction of a case in which some task waited for a CPU (`/proc/pressure/cpu`) above
+/// which a case with other runnable tasks around it is marked shared.
+pub(crate) const WINDOW_PRESSURE: f64 = 0.10;
+
 impl BenchResult {
     /// Sets the samples from the runner: their figures (`value` of each), what the
     /// threads had of their cores, and the `shared machine:` warning when a sample was
@@ -34,7 +38,7 @@ impl BenchResult {
                 format!("--until-stable: none of {taken} samples was clean within the budget; all are kept and the figure is disturbed")
             } else {
                 format!(
-                    "--until-stable: {} of {taken} samples kept, {} dropped (a thread lost its core or the host stole time)",
+                    "--until-stable: {} of {taken} samples kept, {} dropped (a thread lost its core, the host stole time or its canary fell)",
                     kept.len(),
                     r.dropped.len()
                 )
@@ -50,15 +54,35 @@ impl BenchResult {
             self.disturbed = true;
             self.notes.push(Note::new(NoteKind::Shared, w));
         }
+        if let Some(w) = crate::measure::share::contention_warning(&shares) {
+            self.disturbed = true;
+            self.notes.push(Note::new(NoteKind::Shared, w));
+        }
         self.share = shares;
         self
     }
 
     /// Records the host's figures over the whole case, and marks the result disturbed
-    /// when the host stole more than `measure::share::MAX_STEAL` of the CPUs' time.
-    /// (Runnable tasks and pressure are recorded, not judged: a network or GPU case has
-    /// busy threads of its own.)
+    /// when the host stole more than `measure::share::MAX_STEAL` of the CPUs' time, or
+    /// when other tasks were runnable around the case and some task waited for a CPU
+    /// for at least [`WINDOW_PRESSURE`] of it (issue #31: linalg's library threads, a
+    /// software GPU, disk and net know when they were shared). Pressure alone is not
+    /// judged (a network or GPU case has busy threads of its own), nor are runnable
+    /// tasks alone (a task runnable at the two readings may have been idle between).
     pub(crate) fn with_window(mut self, w: SampleShare) -> BenchResult {
+        let others = w.runnable.filter(|r| *r > 0);
+        let pressure = w.pressure.filter(|p| *p >= WINDOW_PRESSURE);
+        if let (Some(n), Some(p), false) = (others, pressure, self.disturbed) {
+            self.disturbed = true;
+            self.notes.push(Note::new(
+                NoteKind::Shared,
+                format!(
+                    "shared machine: {n} other task{} runnable and CPU pressure {:.0} % during the case; the figure is not the machine's own",
+                    if n == 1 { "" } else { "s" },
+                    p * 100.0
+                ),
+            ));
+        }
         if let Some(s) = w.steal.filter(|s| *s > crate::measure::share::MAX_STEAL) {
             self.disturbed = true;
             self.notes.push(Note::new(
@@ -99,6 +123,7 @@ mod tests {
                 steal: Some(0.0),
                 pressure: Some(0.5),
                 runnable: Some(1),
+                canary: Vec::new(),
             },
         }
     }
@@ -166,7 +191,7 @@ mod tests {
             }]
         );
         assert!(r.notes.iter().any(|n| n.text
-            == "--until-stable: 2 of 3 samples kept, 1 dropped (a thread lost its core or the host stole time)"));
+            == "--until-stable: 2 of 3 samples kept, 1 dropped (a thread lost its core, the host stole time or its canary fell)"));
         // Nothing clean: all kept, disturbed, and said.
         let r = BenchResult::new(Resource::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
             .with_runner_samples(
@@ -178,6 +203,60 @@ mod tests {
         assert!(r.notes.iter().any(|n| n
             .text
             .starts_with("--until-stable: none of 2 samples was clean")));
+    }
+
+    #[test]
+    fn a_fallen_canary_marks_the_result_in_its_own_words_and_until_stable_drops_it() {
+        use crate::measure::canary::CanaryShare;
+        let with_canary = |rate: f64, per_cycle: f64| {
+            let mut s = sample(rate, 1.0);
+            s.share.canary = vec![CanaryShare {
+                cpu: Some(1),
+                per_cycle,
+                best: 2.0,
+            }];
+            s
+        };
+        let c = r().with_runner_samples(
+            vec![
+                with_canary(1.6, 1.56),
+                with_canary(1.6, 1.56),
+                with_canary(2.0, 1.99),
+            ],
+            false,
+            Sample::rate,
+        );
+        assert!(c.disturbed);
+        let n = shared_notes(&c);
+        assert_eq!(
+            n,
+            ["host contention: 2 of 3 samples: cpu 1 issued 85 % of its best rate: another tenant on the core or the host was busy; the figure is not the machine's own"]
+        );
+        let v = serde_json::to_value(&c).unwrap();
+        assert_eq!(v["share"][0]["canary"][0]["per_cycle"], 1.56);
+        // --until-stable drops the contended samples like disturbed ones.
+        let d = r().with_runner_samples(
+            vec![
+                with_canary(1.6, 1.56),
+                with_canary(2.0, 1.99),
+                with_canary(2.0, 1.98),
+            ],
+            true,
+            Sample::rate,
+        );
+        assert_eq!(d.samples, [2.0, 2.0]);
+        assert_eq!(
+            d.dropped[0].why,
+            "host contention: cpu 1 issued 78 % of its best rate"
+        );
+        assert!(!d.disturbed);
+        // A quiet canary marks nothing.
+        let q = r().with_runner_samples(
+            vec![with_canary(2.0, 1.97), with_canary(2.0, 1.99)],
+            false,
+            Sample::rate,
+        );
+        assert!(!q.disturbed && shared_notes(&q).is_empty());
     }
 
     #[test]
@@ -200,6 +279,28 @@ mod tests {
         });
         assert!(!r2.disturbed);
         assert_eq!(r2.window.unwrap().runnable, Some(3));
+        // Other tasks runnable and CPU pressure: a GEMM, a software GPU, a disk or a
+        // net case shared its CPUs (issue #31).
+        let r3 = r().with_samples(vec![1.0]).with_window(SampleShare {
+            steal: Some(0.0),
+            runnable: Some(1),
+            pressure: Some(0.45),
+            ..SampleShare::default()
+        });
+        assert!(r3.disturbed);
+        assert_eq!(
+            shared_notes(&r3),
+            ["shared machine: 1 other task runnable and CPU pressure 45 % during the case; the figure is not the machine's own"]
+        );
+        // Pressure of its own threads alone, or a low pressure: not marked.
+        for (runnable, pressure) in [(Some(0), Some(0.9)), (Some(2), Some(0.05))] {
+            let q = r().with_samples(vec![1.0]).with_window(SampleShare {
+                runnable,
+                pressure,
+                ..SampleShare::default()
+            });
+            assert!(!q.disturbed, "{runnable:?} {pressure:?}");
+        }
         // Files from before these fields load unchanged.
         let old: BenchResult = serde_json::from_str(
             r#"{"resource":"cpu","workload":"k","params":{},"metric":"ops","unit":"FLOP/s","samples":[1.0],"summary":null,"status":"ok"}"#,

@@ -389,7 +389,7 @@ fn sources<'a>(
         let set = settings(rep);
         if rep.hosts.is_empty() {
             out.push(Source {
-                host: rep.host.hostname.clone(),
+                host: rep.host.hostname.trim().to_string(),
                 file: file.clone(),
                 settings: set,
                 results: rep.results.iter().collect(),
@@ -407,7 +407,7 @@ fn sources<'a>(
                 .collect();
             if !results.is_empty() {
                 out.push(Source {
-                    host: h.name.clone(),
+                    host: h.name.trim().to_string(),
                     file: file.clone(),
                     settings: set.clone(),
                     results,
@@ -416,7 +416,8 @@ fn sources<'a>(
         }
     }
     // A host named twice (the same machine run twice, or two machines with one name)
-    // is told apart by its file, never merged.
+    // is told apart by its file, never merged. Names are compared without the white
+    // space around them (trimmed above): `a` and `a ` are one name (issue #33 item 15).
     let mut count: BTreeMap<String, usize> = BTreeMap::new();
     for s in &out {
         *count.entry(s.host.clone()).or_default() += 1;

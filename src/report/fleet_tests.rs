@@ -203,6 +203,19 @@ fn a_host_named_twice_is_told_apart_by_its_file() {
     assert!(f.warnings.iter().any(|w| w.contains("more than one file")));
 }
 
+/// Issue #33 item 15: `a` and `a ` are one host named twice, not two hosts.
+#[test]
+fn issue_33_host_names_differing_in_white_space_are_one_host() {
+    let reps = vec![host("a", 1e9, 1e-7, 3), host("a ", 2e9, 1e-7, 3)];
+    let f = fleet(&names(2), &reps, Rule::default());
+    let hs: Vec<&str> = f.hosts.iter().map(|h| h.host.as_str()).collect();
+    assert_eq!(hs, ["a (h0.json)", "a (h1.json)"]);
+    assert!(f
+        .warnings
+        .iter()
+        .any(|w| w.contains("host a appears in more than one file")));
+}
+
 #[test]
 fn a_gathered_file_is_split_into_its_hosts() {
     let mut g = host("rank0", 1e9, 1e-7, 3);

@@ -64,6 +64,9 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<Report, LoadError> {
         path: path.to_string(),
         msg: one_line(&msg),
     };
+    // A UTF-8 byte order mark, as some Windows editors write, is not JSON but says
+    // nothing either: skipped (issue #33 item 15).
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let schema = schema_of(bytes).map_err(malformed)?;
     let v1 = match schema.as_deref() {
         Some(SCHEMA) => false,
@@ -307,6 +310,24 @@ pub(crate) fn read_capped(r: impl std::io::Read, cap: u64) -> std::io::Result<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue #33 item 15: a results file saved with a UTF-8 BOM loads.
+    #[test]
+    fn issue_33_a_byte_order_mark_is_skipped() {
+        let json = serde_json::to_vec(&crate::report::fixtures::report()).unwrap();
+        let mut with_bom = b"\xef\xbb\xbf".to_vec();
+        with_bom.extend_from_slice(&json);
+        let a = parse("f.json", &json).unwrap();
+        let b = parse("bom.json", &with_bom).unwrap();
+        assert_eq!(
+            serde_json::to_value(&a).unwrap(),
+            serde_json::to_value(&b).unwrap()
+        );
+        // Only one mark, only at the start.
+        let mut two = b"\xef\xbb\xbf".to_vec();
+        two.extend_from_slice(&with_bom);
+        assert!(parse("two.json", &two).is_err());
+    }
 
     #[test]
     fn errors_are_one_line() {

@@ -20,6 +20,7 @@ pub mod model;
 pub(crate) mod physics;
 pub(crate) mod progress;
 mod provenance;
+pub mod quality;
 pub(crate) mod results_index;
 #[cfg(test)]
 pub(crate) mod samples;
@@ -70,6 +71,7 @@ pub(crate) mod fixtures {
             config: serde_json::json!({"repeat": 3}),
             results: vec![ok, over, skipped],
             hosts: Vec::new(),
+            run_quality: None,
         }
     }
 }

@@ -52,6 +52,10 @@ pub struct Report {
     /// and absent from its JSON (a file without it is a one-host run).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<HostRun>,
+    /// How much of the run was the machine's own (`report::quality`), set when a
+    /// measuring run finishes; absent from files written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_quality: Option<super::quality::RunQuality>,
 }
 
 /// One host of a gathered run.

@@ -76,6 +76,7 @@ fn report(results: Vec<BenchResult>, started: &str) -> Report {
         config: serde_json::json!({"repeat": 3, "command": {"command": "quick"}}),
         results,
         hosts: Vec::new(),
+        run_quality: None,
     }
 }
 

@@ -10,6 +10,12 @@
 //! [`catch_signals`] routes SIGINT/SIGTERM of a measuring run through that exit; the
 //! disk benchmark installs its own handler (to stop and remove its files first) and
 //! ends through [`exit_after_saves`] too.
+//!
+//! Every temporary file is in a registry from before it exists until it is renamed or
+//! removed. The commands that only write views of results files (`report`, `compare`,
+//! `fleet`) do not wait for a save on a signal: [`discard_on_signal`] removes the
+//! registered temporaries and exits at once (issue #33 item 9: an interrupted `report
+//! --html` left `.out.html.PID-0.tmp` behind).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -26,6 +32,40 @@ static CAUGHT: AtomicI32 = AtomicI32::new(0);
 /// What the exit on a signal says after "interrupted by SIG…", a line each
 /// ([`on_interrupt_say`]).
 static NOTE: Mutex<String> = Mutex::new(String::new());
+/// The temporary files that exist now (or are about to be created): a path is added
+/// before its exclusive create and removed after its rename or removal, each under
+/// this lock, so whoever holds it sees every temporary file of the process.
+static TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn temps() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    TEMPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Creates the temporary file `tmp` exclusively and registers it, in one step under the
+/// registry's lock.
+fn create_temp(tmp: &Path) -> io::Result<std::fs::File> {
+    let mut t = temps();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(tmp)?;
+    t.push(tmp.to_path_buf());
+    Ok(f)
+}
+
+/// Renames (`to` given) or removes the temporary file `tmp` and unregisters it, in one
+/// step under the registry's lock.
+fn settle_temp(tmp: &Path, to: Option<&Path>) -> io::Result<()> {
+    let mut t = temps();
+    let r = match to {
+        Some(to) => std::fs::rename(tmp, to),
+        None => std::fs::remove_file(tmp),
+    };
+    if r.is_ok() || to.is_none() {
+        t.retain(|p| p != tmp);
+    }
+    r
+}
 
 /// Sets what an exit on a signal says, one or more lines (what finished, where the
 /// results so far are).
@@ -55,10 +95,7 @@ pub(crate) fn write_atomic(
 ) -> io::Result<()> {
     let _saving = lock();
     let tmp = temp_path(path);
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)?;
+    let f = create_temp(&tmp)?;
     let r = (|| {
         let mut w = io::BufWriter::new(f);
         render(&mut w)?;
@@ -66,10 +103,10 @@ pub(crate) fn write_atomic(
         // Best effort: some filesystems (tmpfs, FUSE) do not sync.
         let _ = f.sync_all();
         drop(f);
-        std::fs::rename(&tmp, path)
+        settle_temp(&tmp, Some(path))
     })();
     if r.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        let _ = settle_temp(&tmp, None);
     }
     r
 }
@@ -84,11 +121,8 @@ pub(crate) fn check_writable(path: &Path) -> io::Result<()> {
         ));
     }
     let tmp = temp_path(path);
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)?;
-    std::fs::remove_file(&tmp)
+    create_temp(&tmp)?;
+    settle_temp(&tmp, None)
 }
 
 /// Creates `dir/STEM.EXT` exclusively, or `STEM-2.EXT`, `STEM-3.EXT`, … when taken, and
@@ -129,6 +163,7 @@ pub(crate) fn exit_after_saves(code: i32) -> ! {
         }
     }
     let _ = io::stderr().flush();
+    crate::util::foreign::exiting();
     std::process::exit(code)
 }
 
@@ -164,6 +199,58 @@ pub(crate) fn catch_signals() {
                 };
                 eprintln!("peakbench: interrupted by {name}");
                 exit_after_saves(128 + sig);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        });
+}
+
+/// Routes SIGINT/SIGTERM of a command that only writes views of results files
+/// (`report`, `compare`, `fleet`) to an exit that does not wait for the save in
+/// progress: a watcher thread sees the signal within 20 ms, takes the temporary-file
+/// registry for good (no temporary can be created or renamed after), removes every
+/// registered temporary file, says so and exits with 128 + the signal number. A file
+/// already renamed into place is whole; one not yet renamed was never there.
+pub(crate) fn discard_on_signal() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: a zeroed sigaction is valid; the handler only stores an atomic.
+        unsafe {
+            let mut act: libc::sigaction = std::mem::zeroed();
+            act.sa_sigaction = on_signal as *const () as usize;
+            libc::sigemptyset(&mut act.sa_mask);
+            libc::sigaction(sig, &act, std::ptr::null_mut());
+        }
+    }
+    let _ = std::thread::Builder::new()
+        .name("signal-discard".into())
+        .spawn(move || loop {
+            let sig = CAUGHT.load(Ordering::SeqCst);
+            if sig != 0 {
+                let mut t = temps();
+                let mut removed = Vec::new();
+                for p in t.drain(..) {
+                    if std::fs::remove_file(&p).is_ok() {
+                        removed.push(crate::util::sanitize::line(&p.display().to_string()));
+                    }
+                }
+                let name = if sig == libc::SIGINT {
+                    "SIGINT"
+                } else {
+                    "SIGTERM"
+                };
+                if removed.is_empty() {
+                    eprintln!("peakbench: interrupted by {name}");
+                } else {
+                    eprintln!(
+                        "peakbench: interrupted by {name}; removed the unfinished {}",
+                        removed.join(", ")
+                    );
+                }
+                let _ = io::stderr().flush();
+                // The registry stays locked: the writer thread can neither create
+                // nor rename a temporary file before the process is gone.
+                std::mem::forget(t);
+                crate::util::foreign::exiting();
+                std::process::exit(128 + sig);
             }
             std::thread::sleep(Duration::from_millis(20));
         });

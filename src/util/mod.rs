@@ -1,11 +1,13 @@
 //! Small helpers shared by every layer: unit parsing and printing, the usage error,
-//! the sanitiser for text from outside, the one atomic file write, running
-//! external programs, a small seedable generator, and (tests only) where tests write
-//! their scratch files.
+//! the sanitiser for text from outside, the one atomic file write, opening a user's file without blocking, running
+//! external programs, reporting a library that exits the process, a small seedable generator,
+//! and (tests only) where tests write their scratch files.
 
 pub(crate) mod atomic;
+pub(crate) mod foreign;
 pub mod frame;
 pub(crate) mod process;
+pub(crate) mod regular;
 pub(crate) mod rng;
 pub mod sanitize;
 #[cfg(test)]

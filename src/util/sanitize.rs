@@ -50,6 +50,39 @@ pub fn message(text: &str) -> String {
     text.lines().map(line).collect::<Vec<_>>().join("\n")
 }
 
+/// `bytes` (a file name or path, not necessarily UTF-8) as one argument for a POSIX
+/// shell command shown to the user: `'…'` when it is clean text, else bash's `$'…'`
+/// with every escaped character's bytes as `\xHH`, so the command still names the
+/// real file while no control character reaches the terminal (issue #33 item 12).
+pub(crate) fn shell_arg(bytes: &[u8]) -> String {
+    let clean = std::str::from_utf8(bytes).is_ok_and(is_clean);
+    if clean {
+        let s = String::from_utf8_lossy(bytes);
+        return format!("'{}'", s.replace('\'', "'\\''"));
+    }
+    let mut o = String::from("$'");
+    let hex = |o: &mut String, b: &[u8]| {
+        for x in b {
+            o.push_str(&format!("\\x{x:02x}"));
+        }
+    };
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => o.push_str("\\\\"),
+                '\'' => o.push_str("\\'"),
+                c if c == '\n' || c == '\r' || c == '\t' || needs_escape(c) => {
+                    hex(&mut o, c.encode_utf8(&mut [0; 4]).as_bytes())
+                }
+                c => o.push(c),
+            }
+        }
+        hex(&mut o, chunk.invalid());
+    }
+    o.push('\'');
+    o
+}
+
 /// Whether the text would be changed by [`line_max`] with no length cap.
 pub fn is_clean(text: &str) -> bool {
     !text
@@ -57,16 +90,35 @@ pub fn is_clean(text: &str) -> bool {
         .any(|c| c == '\n' || c == '\r' || c == '\t' || needs_escape(c))
 }
 
-/// Control characters (C0, DEL, C1) and the invisible format characters that reorder
-/// or hide text (bidi embeddings/overrides/isolates, zero-width marks, BOM).
+/// Whether `c` is written as a visible escape: by its Unicode general category, so the
+/// rule needs no list kept up to date by hand (issue #33 item 8: a list missed U+061C,
+/// U+2028/2029, the tag characters, U+00AD, U+180E, U+206A–206F, U+FFF9–FFFB):
+///
+/// - `Cc`: C0 controls, DEL, C1 controls (ESC, BEL, CSI act on a terminal);
+/// - `Cf`: format characters, every bidi control among them (U+061C, U+200E/F,
+///   U+202A–202E, U+2066–2069), zero-width marks, the soft hyphen, the BOM, the
+///   deprecated format characters U+206A–206F, the interlinear annotations
+///   U+FFF9–FFFB and the tag characters U+E0001, U+E0020–E007F;
+/// - `Zl`, `Zp`: U+2028 and U+2029, which many viewers take for line breaks;
+/// - `Cn`: unassigned code points and noncharacters (nothing can say how they show);
+/// - the blank letters and marks that are default-ignorable without being `Cf`
+///   (Hangul fillers U+115F, U+1160, U+3164, U+FFA0; U+034F, U+17B4, U+17B5): they show
+///   nothing, so a name of them looks empty or like another.
+///
+/// Private-use characters (icon fonts), variation selectors (emoji presentation) and
+/// spaces other than U+0020 are shown as they are.
 pub(crate) fn needs_escape(c: char) -> bool {
-    c.is_control()
-        || matches!(c,
-            '\u{200b}'..='\u{200f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{feff}')
+    use unicode_properties::{GeneralCategory as G, UnicodeGeneralCategory};
+    if c.is_ascii() {
+        return c.is_ascii_control();
+    }
+    matches!(
+        c.general_category(),
+        G::Control | G::Format | G::LineSeparator | G::ParagraphSeparator | G::Unassigned
+    ) || matches!(
+        c,
+        '\u{115f}' | '\u{1160}' | '\u{3164}' | '\u{ffa0}' | '\u{34f}' | '\u{17b4}' | '\u{17b5}'
+    )
 }
 
 #[cfg(test)]
@@ -82,6 +134,48 @@ mod tests {
         // Ordinary text, Unicode included, is untouched.
         assert_eq!(line("µs, 76.9 GFLOP/s | ok"), "µs, 76.9 GFLOP/s | ok");
         assert!(is_clean("µs ok") && !is_clean("a\nb") && !is_clean("\x1b"));
+    }
+
+    /// Issue #33 item 8: every character the list missed is escaped, by its category.
+    #[test]
+    fn issue_33_format_separator_and_blank_characters_are_escaped() {
+        let missed = [
+            '\u{61c}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{e0001}',
+            '\u{e0041}',
+            '\u{e007f}',
+            '\u{ad}',
+            '\u{180e}',
+            '\u{206a}',
+            '\u{206f}',
+            '\u{fff9}',
+            '\u{fffb}',
+            '\u{3164}',
+            '\u{115f}',
+            '\u{ffa0}',
+            '\u{fffe}',
+            '\u{10ffff}',
+        ];
+        for c in missed {
+            let s = line(&format!("a{c}b"));
+            assert!(!s.contains(c), "U+{:04X} written raw: {s:?}", c as u32);
+            assert!(s.starts_with("a\\") && s.ends_with('b'), "{s:?}");
+            assert!(!is_clean(&c.to_string()), "U+{:04X}", c as u32);
+        }
+        assert_eq!(line("x\u{2028}y"), "x\\u{2028}y");
+        assert_eq!(line("x\u{ad}y"), "x\\xady");
+        // Text in any script, symbols, emoji with their selectors, private-use icons
+        // and the no-break space stay as they are.
+        for ok in [
+            "Grüße, 東京, Ελλάδα, עברית, العربية, हिन्दी, 한국어",
+            "≤ ±5 % → 76.9 GB/s ✓ 🚀 ❤\u{fe0f}",
+            "\u{e0b0} nerd-font icon, 1\u{a0}000",
+        ] {
+            assert_eq!(line(ok), ok);
+            assert!(is_clean(ok), "{ok}");
+        }
     }
 
     #[test]

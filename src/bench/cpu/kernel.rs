@@ -60,20 +60,11 @@ impl Precision {
         }
     }
 
-    /// Parses a flag value, including the course aliases qp/hp/sp/dp.
+    /// Parses a flag value, including the course aliases qp/hp/sp/dp (the one table
+    /// `gpu --precision` uses too: `hw::precision`).
     pub(crate) fn parse(s: &str) -> Option<Precision> {
-        let s = s.to_ascii_lowercase();
-        Precision::ALL
-            .iter()
-            .copied()
-            .find(|p| p.name() == s)
-            .or(match s.as_str() {
-                "qp" => Some(Precision::Int8),
-                "hp" => Some(Precision::Fp16),
-                "sp" => Some(Precision::Fp32),
-                "dp" => Some(Precision::Fp64),
-                _ => None,
-            })
+        let s = crate::hw::precision::canonical(s);
+        Precision::ALL.iter().copied().find(|p| p.name() == s)
     }
 
     /// `FLOP/s` for floating point, `OP/s` for integers.

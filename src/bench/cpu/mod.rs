@@ -97,8 +97,23 @@ pub(crate) fn peak_for(
     };
     let rates = host.cpu.rates();
     let rate = rates.rate(pipe, k.width);
+    peak_at_rate(k, host, cores, clock_hz, &rate)
+}
+
+/// The peak of kernel `k` at a given (reconciled) rate of its pipe.
+fn peak_at_rate(
+    k: &Kernel,
+    host: &HostInfo,
+    cores: usize,
+    clock_hz: Option<f64>,
+    rate: &crate::hw::rates::Rate,
+) -> Peak {
+    let Some(pipe) = k.pipe else {
+        return Peak::unknown("unknown: generic kernel (use --peak)");
+    };
+    let rates = host.cpu.rates();
     cpu_peak(&CpuPeakInput {
-        rate: &rate,
+        rate,
         identified: &rates.identified,
         note: rates.uarch.note,
         pipe,
@@ -112,6 +127,38 @@ pub(crate) fn peak_for(
             (false, ClockKind::Scalar) => "measured, add chain",
         },
     })
+}
+
+/// When a case ran above a peak the probe had lowered from the table's (efficiency
+/// `eff` > 1), the probe was wrong (a disturbed reading it could not tell apart): the
+/// peak at the table's rate, whose provenance says so. `None` otherwise (the peak was
+/// the table's, a user's `--peak`, or the probe raised it).
+pub(crate) fn outrun_probe_peak(
+    k: &Kernel,
+    host: &HostInfo,
+    cores: usize,
+    clock_hz: Option<f64>,
+    overrides: &PeakOverrides,
+    eff: f64,
+) -> Option<Peak> {
+    let keys = [
+        PeakKey::Cpu(Some((k.precision, Some(k.isa)))),
+        PeakKey::Cpu(Some((k.precision, None))),
+        PeakKey::Cpu(None),
+    ];
+    if eff <= 1.0 || overrides.find(&keys).is_some() {
+        return None;
+    }
+    let rate = host.cpu.rates().rate(k.pipe?, k.width);
+    if !rate.lowered_by_probe() {
+        return None;
+    }
+    let back = rate.back_to_table(&format!(
+        "this case ran at {:.1} % of the peak its {} per cycle allowed",
+        eff * 100.0,
+        crate::hw::rates::trim_float(rate.per_cycle)
+    ));
+    Some(peak_at_rate(k, host, cores, clock_hz, &back))
 }
 
 /// The per-thread workload: runs the kernel and counts operations.
@@ -199,11 +246,17 @@ impl CpuCase {
         let chain = k.clock.or_else(|| chain_fn(clock_kind(k)));
         // The runner's per-sample hook is `Fn + Sync`, hence the Mutex.
         let readings = Mutex::new(Vec::new());
+        // The canary on the same cores around every sample (not in a sustained
+        // series, which has no pauses): contention the guest cannot see.
+        let watch = crate::hw::canary::Watch::new(&cpus);
         let read = || {
             // SAFETY: the kernel's own chain uses the kernel's instructions (checked
             // above by `unavailable`); chain_fn only returns chains the CPU has.
             if let Some(hz) = chain.and_then(|c| unsafe { measure_on(&cpus, c, 0.002) }) {
                 readings.lock().unwrap().push(hz);
+            }
+            if self.sustain.is_none() {
+                watch.read();
             }
         };
         read();
@@ -216,10 +269,11 @@ impl CpuCase {
                 s
             }
         };
-        let samples = match samples {
+        let mut samples = match samples {
             Ok(s) => s,
             Err(e) => return r.failed(e.to_string()),
         };
+        watch.attach(&mut samples);
         let readings = readings.into_inner().unwrap();
         let cores = self.threads.min(host.cpu.cores).max(1);
         let wide = clock_kind(k) == ClockKind::Avx512;
@@ -234,6 +288,19 @@ impl CpuCase {
         let mut r = r
             .with_runner_samples(samples, stable, |s| s.rate())
             .with_peak(peak);
+        // Faster than the probe allowed: the probe was wrong, the table's rate stands.
+        if let Some(p) = r
+            .efficiency
+            .and_then(|e| outrun_probe_peak(k, host, cores, clock, &o.peaks, e))
+        {
+            let over = crate::report::model::NoteKind::OverPeak;
+            r.notes.retain(|n| n.kind != over);
+            r.over_peak = false;
+            r = r.with_peak(p);
+            r.warn(
+                "probe was wrong: this case ran faster per cycle than the probe's figure allowed; the peak uses the table's rate (see the peak's source)",
+            );
+        }
         if r.over_peak {
             let hint = select::over_peak_hint(k, host, clock);
             let over = crate::report::model::NoteKind::OverPeak;

@@ -81,7 +81,8 @@ pub(crate) fn parse(a: &CpuArgs) -> Result<CpuOptions, UsageError> {
             parse_list(t, |s| {
                 Precision::parse(s).ok_or_else(|| {
                     crate::util::units::ParseError(format!(
-                        "unknown precision '{s}'; accepted: int8,int16,int32,int64,fp16,bf16,fp32,fp64 (or qp,hp,sp,dp)"
+                        "unknown precision '{s}'; accepted: int8,int16,int32,int64,fp16,bf16,fp32,fp64 (or {})",
+                        crate::hw::precision::alias_list()
                     ))
                 })
             })

@@ -112,6 +112,10 @@ fn base(plan: &RunPlan, c: Config, part: usize) -> BenchResult {
         .param("engine", plan.engine.name())
         .param("direct", !plan.opts.buffered)
         .size("file_size", plan.ws.file_size);
+    // Only shared-file rows carry it, so the others match earlier files.
+    if plan.opts.shared_file {
+        r = r.param("shared_file", true);
+    }
     if let Some(d) = &plan.device {
         r = r.param("device", d.name.clone());
     }
@@ -139,10 +143,15 @@ fn measure(plan: &RunPlan, c: Config, ctx: &Context) -> Vec<BenchResult> {
     }
     let direct = !plan.opts.buffered;
     let jobs = c.jobs as usize;
-    if let Err(e) = plan.ws.ensure_files(jobs, direct, plan.seed) {
+    let files = if plan.opts.shared_file { 1 } else { jobs };
+    if let Err(e) = plan.ws.ensure_files(files, direct, plan.seed) {
         let msg = format!("preparing the test files: {e}");
         return all_three(plan, c, |r| r.failed(msg.clone()));
     }
+    let regions = match regions(plan, c) {
+        Ok(r) => r,
+        Err(why) => return all_three(plan, c, |r| r.skipped(why.clone())),
+    };
     // --verify: take this case's generation and the files' expected generations.
     let mut gens: Option<Vec<Gens>> = None;
     let mut gen = 0u16;
@@ -164,14 +173,14 @@ fn measure(plan: &RunPlan, c: Config, ctx: &Context) -> Vec<BenchResult> {
             .map(|j| {
                 let barrier = &barrier;
                 let mut g = gens.as_ref().map(|v| v[j].clone());
-                let (path, base) = plan.ws.target(j);
+                let (path, base, size) = regions[j].clone();
                 s.spawn(move || {
                     let _busy = plan.ws.shared.busy();
                     let spec = JobSpec {
                         engine: plan.engine,
                         path: &path,
                         base,
-                        size: plan.ws.file_size,
+                        size,
                         file_id: j as u32,
                         pattern: c.pattern,
                         block: c.block,
@@ -250,6 +259,41 @@ fn measure(plan: &RunPlan, c: Config, ctx: &Context) -> Vec<BenchResult> {
         }
     }
     results(plan, c, ctx, &stats)
+}
+
+/// Where each job of configuration `c` does its I/O: (file, first byte, bytes). One
+/// file per job, whole; with `--shared-file`, one file shared by every job, each an
+/// equal contiguous part of it rounded down to whole blocks (fio's shared `filename`
+/// with `offset_increment`), so 1..N jobs split the same bytes (strong scaling).
+/// `Err`: the file is too small to give every job a block (two for `copy`).
+pub(crate) fn regions(
+    plan: &RunPlan,
+    c: Config,
+) -> Result<Vec<(std::path::PathBuf, u64, u64)>, String> {
+    let jobs = u64::from(c.jobs.max(1));
+    if !plan.opts.shared_file {
+        return Ok((0..c.jobs as usize)
+            .map(|j| {
+                let (path, base) = plan.ws.target(j);
+                (path, base, plan.ws.file_size)
+            })
+            .collect());
+    }
+    let part = plan.ws.file_size / jobs;
+    let part = part - part % c.block;
+    let least = if c.pattern == Pattern::Copy { 2 } else { 1 } * c.block;
+    if part < least {
+        return Err(format!(
+            "--shared-file: {} split among {jobs} jobs leaves less than {} of {} blocks per job; use a larger --file-size or fewer --jobs",
+            format_size_exact(plan.ws.file_size),
+            least / c.block,
+            format_size_exact(c.block)
+        ));
+    }
+    let (path, base) = plan.ws.target(0);
+    Ok((0..jobs)
+        .map(|j| (path.clone(), base + j * part, part))
+        .collect())
 }
 
 /// Reads job `j`'s whole region back and compares it with the expected generations.
@@ -336,6 +380,13 @@ fn results(plan: &RunPlan, c: Config, ctx: &Context, stats: &[JobStats]) -> Vec<
     ];
     if let Some(n) = &plan.engine_note {
         info.push(n.clone());
+    }
+    if plan.opts.shared_file {
+        info.push(format!(
+            "--shared-file: {} job(s) share one {} file, each a contiguous part of it",
+            c.jobs,
+            format_size_exact(plan.ws.file_size)
+        ));
     }
     info.extend(plan.opts.notes.iter().cloned());
     if let Some(d) = &plan.device {

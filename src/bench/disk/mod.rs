@@ -20,6 +20,8 @@ pub(crate) mod engine;
 pub(crate) mod engines;
 pub(crate) mod job;
 pub mod options;
+#[cfg(test)]
+mod shared_tests;
 mod stale;
 pub(crate) mod sync;
 #[cfg(test)]
@@ -244,7 +246,9 @@ pub(crate) fn prepare(
     let (engine, engine_note) = resolve_engine(o.engine)?;
     let max_jobs = *o.jobs.iter().max().unwrap_or(&1) as u64;
     let blocks: Vec<u64> = o.patterns.iter().flat_map(|p| o.blocks_for(*p)).collect();
-    let need = max_jobs.saturating_mul(o.file_size);
+    // Files on disk: one per job, or one shared by all (`--shared-file`).
+    let files = if o.shared_file { 1 } else { max_jobs };
+    let need = files.saturating_mul(o.file_size);
     // I/O buffers: jobs × depth × block at once; keep them within a quarter of RAM.
     let depth_max = if engine.caps().has(engine::Caps::SYNC) {
         1
@@ -295,7 +299,7 @@ pub(crate) fn prepare(
                     "--file-size",
                     format!(
                         "{} jobs × {} = {} exceeds the device's {}",
-                        max_jobs,
+                        files,
                         format_size(o.file_size),
                         format_size(need),
                         format_size(size)
@@ -341,7 +345,7 @@ pub(crate) fn prepare(
                     "--file-size",
                     format!(
                         "{} job file(s) × {} = {} do not fit in {}: {} free, and {} must stay free; use a smaller --file-size or fewer --jobs",
-                        max_jobs,
+                        files,
                         format_size(o.file_size),
                         format_size(need),
                         d.display(),

@@ -34,6 +34,9 @@ pub struct DiskArgs {
     /// Size of each job's file, a multiple of every block [default: 1GiB, rounded down to a multiple of the blocks]
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub(crate) file_size: Option<String>,
+    /// All jobs share one file of --file-size, each job an equal contiguous part of it (strong scaling over one file, as fio's shared filename with offset_increment)
+    #[arg(long)]
+    pub(crate) shared_file: bool,
     /// I/O engine: auto (io_uring when the kernel allows it, else sync), sync, uring [default: auto]
     #[arg(long, value_name = "ENGINE")]
     pub(crate) engine: Option<String>,
@@ -209,8 +212,11 @@ pub(crate) struct DiskOptions {
     pub(crate) depths: Vec<u32>,
     /// `--jobs`.
     pub(crate) jobs: Vec<u32>,
-    /// `--file-size`: bytes per job file.
+    /// `--file-size`: bytes per job file (with `--shared-file`: of the one file).
     pub(crate) file_size: u64,
+    /// `--shared-file`: every job in one file, each an equal contiguous part of it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) shared_file: bool,
     /// `--engine`.
     pub(crate) engine: EngineChoice,
     /// `--buffered`.
@@ -253,6 +259,7 @@ impl Default for DiskOptions {
             depths: vec![1, 32],
             jobs: vec![1],
             file_size: 1 << 30,
+            shared_file: false,
             engine: EngineChoice::Auto,
             buffered: false,
             runtime: None,
@@ -472,6 +479,13 @@ pub(crate) fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
     }
     o.buffered = a.buffered;
     o.verify = a.verify;
+    o.shared_file = a.shared_file;
+    if a.shared_file && a.verify {
+        return Err(UsageError::new(
+            "--shared-file",
+            "--verify tracks the data of each job's own file and does not run on a shared file; drop --verify or --shared-file",
+        ));
+    }
     o.allow_destructive = a.allow_destructive;
     if let Some(t) = &a.runtime {
         o.runtime = Some(parse_duration(t).map_err(|e| UsageError::new("--runtime", e))?);

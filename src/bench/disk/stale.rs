@@ -17,6 +17,7 @@
 //! `O_NOFOLLOW` (`fstatat`/`unlinkat`), so a link swapped in meanwhile is never
 //! followed.
 
+use crate::util::sanitize;
 use crate::util::units::format_size;
 use std::ffi::CString;
 use std::io;
@@ -177,7 +178,7 @@ fn reclaim_one(parent: &OwnedFd, name: &[u8], reused: bool) -> Verdict {
                 foreign.get_or_insert_with(|| {
                     format!(
                         "it holds '{}', which a run does not create",
-                        String::from_utf8_lossy(&n)
+                        sanitize::line_max(&String::from_utf8_lossy(&n), 200)
                     )
                 });
             }
@@ -269,19 +270,20 @@ pub(crate) fn reclaim(parent: &Path) -> Vec<String> {
         } else {
             false
         };
+        // The path as text with its control characters escaped (`--dir` is the user's,
+        // but may hold anything), and as a shell argument that still names it.
         let path = e.path();
+        let shown = sanitize::line(&path.display().to_string());
         match reclaim_one(&parent_fd, name.as_bytes(), reused) {
             Verdict::Removed(size) => lines.push(format!(
-                "removed {} ({}), left by a killed run (PID {pid} is gone)",
-                path.display(),
+                "removed {shown} ({}), left by a killed run (PID {pid} is gone)",
                 format_size(size)
             )),
             Verdict::Live => {}
             Verdict::Kept(why, size) => lines.push(format!(
-                "{} ({}) looks left by a killed run but was not removed: {why}; if it is yours and unused, remove it with: rm -r -- '{}'",
-                path.display(),
+                "{shown} ({}) looks left by a killed run but was not removed: {why}; if it is yours and unused, remove it with: rm -r -- {}",
                 format_size(size),
-                path.display().to_string().replace('\'', "'\\''")
+                sanitize::shell_arg(path.as_os_str().as_bytes())
             )),
         }
     }
@@ -372,5 +374,35 @@ mod tests {
         assert!(target_moved.join("job0.dat").exists() && link.exists());
         assert!(live.join("job0.dat").exists());
         assert!(other.exists());
+    }
+
+    /// Issue #33 item 12: names with ESC, BEL or a newline (a planted file, a `--dir`
+    /// of any name) reach the messages escaped, and the command shown still removes
+    /// the real directory.
+    #[test]
+    fn issue_33_names_in_the_messages_are_escaped() {
+        let top = crate::util::scratch::scratch_dir();
+        let p = top.path().join("dir\x1b]0;owned\x07 it's\nhere");
+        std::fs::create_dir(&p).unwrap();
+        let pid = dead_pid();
+        let kept = run_dir(&p, pid, 1, &["job0.dat", "x\x1b[2J\x07\ny"]);
+        let lines = reclaim(&p);
+        assert_eq!(lines.len(), 1, "{lines:#?}");
+        let l = &lines[0];
+        assert!(crate::util::sanitize::is_clean(l), "{l:?}");
+        assert!(l.contains("it holds 'x\\x1b[2J\\x07\\ny'"), "{l}");
+        assert!(l.contains("dir\\x1b]0;owned\\x07 it's\\nhere"), "{l}");
+        // The command's argument, read by a shell, is the directory itself.
+        let arg = l.rsplit("rm -r -- ").next().unwrap();
+        assert!(arg.starts_with("$'"), "{arg}");
+        if let Ok(out) = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!("printf %s {arg}"))
+            .output()
+        {
+            assert_eq!(out.stdout, kept.as_os_str().as_bytes(), "{arg}");
+        }
+        let clean = sanitize::shell_arg(b"/tmp/it's");
+        assert_eq!(clean, "'/tmp/it'\\''s'");
     }
 }

@@ -18,7 +18,7 @@ pub struct GpuArgs {
     /// Adapter index from --list [default: the first: discrete before integrated before software]
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub(crate) device: Option<String>,
-    /// Compute precisions: fp32,fp16,fp64,int32,int8,int64 or all [default: all, unless only --kernel is given]
+    /// Compute precisions: fp32,fp16,fp64,int32,int8,int64 (aliases qp,hp,sp,dp) or all [default: all, unless only --kernel is given]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub(crate) precision: Option<String>,
     /// Memory kernels: read,write,copy,h2d,d2h,dispatch or all [default: all, unless only --precision is given]
@@ -140,7 +140,8 @@ pub(crate) fn parse(a: &GpuArgs) -> Result<GpuOptions, UsageError> {
             dedup(parse_list(t, |s| {
                 GpuPrecision::parse(s).ok_or_else(|| {
                     ParseError(format!(
-                        "unknown precision '{s}'; accepted: fp32,fp16,fp64,int32,int8,int64 (or all)"
+                        "unknown precision '{s}'; accepted: fp32,fp16,fp64,int32,int8,int64 (aliases {}; or all)",
+                        crate::hw::precision::alias_list()
                     ))
                 })
             }))
@@ -261,6 +262,29 @@ mod tests {
         let o = p(&[("kernel", "copy,h2d")]).unwrap();
         assert!(o.compute().is_empty());
         assert_eq!(o.memory(), vec![MemKernel::Copy, MemKernel::H2d]);
+    }
+
+    /// Issue #32 item 11: `gpu` refused `qp`, which `cpu` accepts; both read one alias
+    /// table now, so every alias names the same data type in both commands.
+    #[test]
+    fn precision_aliases_are_the_cpus() {
+        let o = p(&[("precision", "qp,hp,sp,dp")]).unwrap();
+        assert_eq!(
+            o.compute(),
+            vec![
+                GpuPrecision::Int8,
+                GpuPrecision::Fp16,
+                GpuPrecision::Fp32,
+                GpuPrecision::Fp64
+            ]
+        );
+        for (alias, _) in crate::hw::precision::ALIASES {
+            let cpu = crate::bench::cpu::kernels::Precision::parse(alias).unwrap();
+            let gpu = GpuPrecision::parse(alias).unwrap();
+            assert_eq!(cpu.name(), gpu.name(), "{alias}");
+        }
+        let e = p(&[("precision", "fp8")]).unwrap_err().0;
+        assert!(e.contains("qp,hp,sp,dp"), "{e}");
     }
 
     #[test]

@@ -31,7 +31,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::Mutex;
 
-pub(crate) use super::choice::{BlasChoice, Known, ACCEPTED, KNOWN};
+pub(crate) use super::choice::{BlasChoice, Known, ACCEPTED, KNOWN, NOT_IN_AUTO};
 
 /// The library behind one set of rows.
 #[derive(Clone)]
@@ -164,7 +164,7 @@ pub(crate) fn resolve(choices: &[BlasChoice], host: &HostInfo) -> Result<Vec<Bac
             BlasChoice::Faer => push(Backend::Faer, &mut out),
             BlasChoice::Auto => {
                 push(Backend::Faer, &mut out);
-                for k in &KNOWN {
+                for k in KNOWN.iter().filter(|k| !left_out(k.name)) {
                     if let Ok(b) = find(k, host) {
                         push(b, &mut out);
                     }
@@ -198,6 +198,16 @@ pub(crate) fn resolve(choices: &[BlasChoice], host: &HostInfo) -> Result<Vec<Bac
                     );
                     continue;
                 }
+                // dlopen would wait for ever on a FIFO: only a regular file is loaded
+                // (issue #33 item 6).
+                if !soname {
+                    if let Err(e) = crate::util::regular::open(p) {
+                        return Err(UsageError::new(
+                            "--blas",
+                            format!("{}: {e}; give a BLAS library ({ACCEPTED})", p.display()),
+                        ));
+                    }
+                }
                 let core = coretype(host);
                 let lib = match load(p, core) {
                     Ok(lib) => lib,
@@ -224,6 +234,36 @@ pub(crate) fn resolve(choices: &[BlasChoice], host: &HostInfo) -> Result<Vec<Bac
         }
     }
     Ok(out)
+}
+
+/// Whether `auto` leaves family `name` out ([`NOT_IN_AUTO`]).
+fn left_out(name: &str) -> bool {
+    NOT_IN_AUTO.iter().any(|(n, _)| *n == name)
+}
+
+/// What `--blas auto` picked on this host and what it left out and why, one line
+/// (said on every row of a run that asked for `auto`).
+pub(crate) fn auto_summary(host: &HostInfo) -> String {
+    let picked = resolve(&[BlasChoice::Auto], host).unwrap_or_default();
+    let names: Vec<&str> = picked.iter().map(Backend::name).collect();
+    let mut s = format!("--blas auto ran {}", names.join(", "));
+    let absent: Vec<&str> = KNOWN
+        .iter()
+        .filter(|k| !left_out(k.name) && !names.contains(&k.name))
+        .map(|k| k.name)
+        .collect();
+    if !absent.is_empty() {
+        s.push_str(&format!("; not found: {}", absent.join(", ")));
+    }
+    for (name, why) in NOT_IN_AUTO {
+        let k = KNOWN.iter().find(|k| k.name == *name);
+        let found = k.is_some_and(|k| find(k, host).is_ok());
+        s.push_str(&format!(
+            "; left out: {name} ({}): {why}",
+            if found { "installed" } else { "not installed" }
+        ));
+    }
+    s
 }
 
 /// Sets a library's thread count for a case and notes on `r` what was set, what the
@@ -449,6 +489,31 @@ pub(super) fn in_own_process(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::choice::parse_choice;
+
+    /// Issue #32 item 6: `auto` never runs netlib's reference BLAS (minutes at large
+    /// n), says so with the way to run it, and naming it still runs it.
+    #[test]
+    fn auto_leaves_the_reference_blas_out_and_says_why() {
+        let host = HostInfo::detect(false);
+        let auto = resolve(&[BlasChoice::Auto], &host).unwrap();
+        assert!(
+            auto.iter().all(|b| b.name() != "reference"),
+            "{:?}",
+            auto.iter().map(Backend::name).collect::<Vec<_>>()
+        );
+        assert_eq!(auto[0].name(), "faer");
+        let s = auto_summary(&host);
+        assert!(s.starts_with("--blas auto ran faer"), "{s}");
+        assert!(s.contains("left out: reference"), "{s}");
+        assert!(s.contains("--blas reference"), "{s}");
+        let named = resolve(&[BlasChoice::Named("reference")], &host).unwrap();
+        assert_eq!(named.len(), 1);
+        assert_eq!(named[0].name(), "reference");
+        // Where it is installed, naming it loads it (no Missing row).
+        if Path::new("/usr/lib/x86_64-linux-gnu/blas/libblas.so.3").exists() {
+            assert!(matches!(named[0], Backend::Lib { .. }), "named: {s}");
+        }
+    }
     use super::super::dense::Real;
     use super::*;
 
@@ -608,6 +673,34 @@ mod tests {
         .unwrap();
         assert_eq!(b.len(), 2);
         assert!(matches!(&b[1], Backend::Missing { why, .. } if why.contains("no such file")));
+    }
+
+    /// Issue #33 item 6: `--blas FIFO` is refused at once (dlopen would wait for a
+    /// writer for ever), and so is a directory.
+    #[test]
+    fn issue_33_a_blas_path_that_is_not_a_regular_file_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("libblas.so");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let host = HostInfo::detect(false);
+        let e = resolve(&[BlasChoice::Path(fifo.clone())], &host)
+            .err()
+            .unwrap()
+            .0;
+        assert!(
+            e.starts_with(&format!(
+                "--blas: {}: is a named pipe (FIFO)",
+                fifo.display()
+            )),
+            "{e}"
+        );
+        let e = resolve(&[BlasChoice::Path(d.path().into())], &host)
+            .err()
+            .unwrap()
+            .0;
+        assert!(e.contains("is a directory"), "{e}");
     }
 
     #[test]

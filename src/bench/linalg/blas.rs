@@ -18,12 +18,17 @@
 //!
 //! A library stays loaded until the process ends: unloading OpenBLAS or an OpenMP
 //! runtime while their worker threads exist crashes the process.
+//!
+//! Every call into the library (its initialisers at `dlopen` too) is armed with
+//! [`crate::util::foreign::arm`]: a library that calls `exit()` inside it is reported,
+//! naming the routine and the file, and the exit status is 1, never the library's 0.
 
 use super::dense::Real;
 use faer::{MatMut, MatRef};
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// `?gemm_`: `C = alpha·op(A)·op(B) + beta·C`.
 type GemmFn<T> = unsafe extern "C" fn(
@@ -114,6 +119,8 @@ pub(crate) struct Library {
     pub file: PathBuf,
     /// Its version/configuration string(s), as the library reports them.
     pub version: String,
+    /// The file as the exit hook names it (sanitised).
+    label: Arc<str>,
     d: Fns<f64>,
     s: Fns<f32>,
     set_int: Option<(&'static str, SetIntFn)>,
@@ -126,18 +133,22 @@ pub(crate) struct Library {
 
 /// An element type with BLAS/LAPACK routines (`d` or `s` prefix).
 pub(crate) trait Elem: Real {
+    /// The names of this precision's GEMM, LU factorisation and solve.
+    const NAMES: [&'static str; 3];
     /// This precision's routines in `lib`.
     #[doc(hidden)]
     fn fns(lib: &Library) -> &Fns<Self>;
 }
 
 impl Elem for f64 {
+    const NAMES: [&'static str; 3] = ["dgemm_", "dgetrf_", "dgetrs_"];
     fn fns(lib: &Library) -> &Fns<f64> {
         &lib.d
     }
 }
 
 impl Elem for f32 {
+    const NAMES: [&'static str; 3] = ["sgemm_", "sgetrf_", "sgetrs_"];
     fn fns(lib: &Library) -> &Fns<f32> {
         &lib.s
     }
@@ -186,10 +197,14 @@ impl Library {
     /// Loads `name` (a soname searched like `dlopen` does, or a path). `Err` says why
     /// not: not found/loadable, or not a BLAS (no `dgemm_` nor `sgemm_`).
     pub(crate) fn load(name: &Path) -> Result<Library, LoadError> {
+        let asked: Arc<str> = Arc::from(crate::util::sanitize::line(&name.display().to_string()));
         // SAFETY: loading runs the library's initialisers; a BLAS's only start its
         // thread pool. Which file is loaded is the user's choice or a known BLAS name.
-        let lib = unsafe { libloading::Library::new(name.as_os_str()) }
-            .map_err(|e| LoadError::NotFound(e.to_string()))?;
+        let lib = {
+            let _armed = crate::util::foreign::arm("its initialisers (dlopen)", &asked);
+            unsafe { libloading::Library::new(name.as_os_str()) }
+        }
+        .map_err(|e| LoadError::NotFound(e.to_string()))?;
         // SAFETY (every `sym` below): each type is the symbol's documented C or Fortran
         // prototype (LP64: `int` is 32-bit), see the type aliases above.
         let d: Fns<f64> = unsafe {
@@ -229,6 +244,8 @@ impl Library {
         } else {
             Family::Other
         };
+        let label: Arc<str> = Arc::from(crate::util::sanitize::line(&file.display().to_string()));
+        let armed = crate::util::foreign::arm("its version calls", &label);
         // SAFETY: `family` was told by the library's own symbols just above.
         let mut version = unsafe { describe(&lib, family) };
         // LAPACK's own version, where the file has LAPACK.
@@ -240,6 +257,7 @@ impl Library {
             unsafe { f(&mut a, &mut b, &mut c) };
             version.push_str(&format!("; LAPACK {a}.{b}.{c}"));
         }
+        drop(armed);
         // SAFETY: the thread calls' prototypes, as above.
         let (set_int, get_int, set_dim, get_dim) = unsafe {
             match family {
@@ -277,6 +295,7 @@ impl Library {
             family,
             file,
             version,
+            label,
             d,
             s,
             set_int,
@@ -301,6 +320,7 @@ impl Library {
     /// Sets the library's thread count to `t` with its own call.
     pub(crate) fn set_threads(&self, t: usize) -> Threads {
         let t32 = c_int::try_from(t).unwrap_or(c_int::MAX);
+        let _armed = crate::util::foreign::arm("its thread-count call", &self.label);
         if let Some((call, f)) = self.set_int {
             // SAFETY: the library's `void f(int)` thread-count call.
             unsafe { f(t32) };
@@ -346,6 +366,7 @@ impl Library {
         );
         let (one, zero) = (T::of(1.0), T::of(0.0));
         let tr = b"N".as_ptr().cast::<c_char>();
+        let _armed = crate::util::foreign::arm(T::NAMES[0], &self.label);
         // SAFETY: the dimensions and leading dimensions describe the three matrices
         // exactly (checked above: unit row stride, column stride ≥ rows, all fitting in
         // `int`); `c` is borrowed mutably and distinct from `a` and `b`; the two hidden
@@ -392,13 +413,16 @@ impl Library {
         let ldb = ld(x.row_stride(), x.col_stride(), n)?;
         let mut info: c_int = 0;
         let ap = a.as_ptr_mut();
+        let armed = crate::util::foreign::arm(T::NAMES[1], &self.label);
         // SAFETY: `a` is n×n with leading dimension `lda` (checked), borrowed mutably;
         // `ipiv` holds at least n ints; getrf writes only these.
         unsafe { getrf(&ni, &ni, ap, &lda, ipiv.as_mut_ptr(), &mut info) };
+        drop(armed);
         if info != 0 {
             return Err(CallError::Info("getrf", info));
         }
         let tr = b"N".as_ptr().cast::<c_char>();
+        let _armed = crate::util::foreign::arm(T::NAMES[2], &self.label);
         // SAFETY: the factors and pivots getrf just wrote; `x` is n×nrhs with leading
         // dimension `ldb`, borrowed mutably; the hidden length is that of "N".
         unsafe {

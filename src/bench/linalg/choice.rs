@@ -9,7 +9,7 @@ use std::path::PathBuf;
 /// One `--blas` item, as parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum BlasChoice {
-    /// faer and every library found.
+    /// faer and every performance library found (not those in [`NOT_IN_AUTO`]).
     Auto,
     /// faer, built in.
     Faer,
@@ -105,6 +105,12 @@ pub(crate) const KNOWN: [Known; 6] = [
         install: "apt-get install libblas3 (Debian/Ubuntu), dnf install blas (RHEL)",
     },
 ];
+
+/// Families `auto` leaves out, each with why: they run when named (issue #32 item 6).
+pub(crate) const NOT_IN_AUTO: &[(&str, &str)] = &[(
+    "reference",
+    "netlib's reference BLAS is for correctness, not speed (plain loops on one thread: minutes at --n 4096); name it (--blas reference) to run it",
+)];
 
 /// The names `--blas` accepts.
 pub(crate) const ACCEPTED: &str =

@@ -17,6 +17,11 @@
 //!   multiply;
 //! - LU: HPL's scaled residual `‖A·x − b‖∞ / (ε · (‖A‖∞ ‖x‖∞ + ‖b‖∞) · n) < 16`,
 //!   computed in f64 with ε of the working precision.
+//!
+//! A result holding a non-finite element (NaN, ±Inf) fails either check whatever the
+//! rest holds: both return NaN then ([`NON_FINITE`]), and every maximum here keeps a
+//! NaN (`f64::max` drops it: a library writing NaN into all of C once passed Freivalds
+//! with 0.0, #33).
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::lu::partial_pivoting::{factor, solve};
@@ -25,6 +30,30 @@ use faer::{Accum, Mat, MatMut, MatRef, Par};
 
 /// HPL's threshold on the scaled residual (its default `16.0` in `HPL.dat`).
 pub(crate) const THRESHOLD: f64 = 16.0;
+
+/// What a check returns for a result holding NaN or ±Inf (callers treat NaN as failed).
+pub(crate) const NON_FINITE: f64 = f64::NAN;
+
+/// The largest of `xs` by absolute value, NaN as soon as one is NaN (`f64::max` would
+/// drop it); 0 for none.
+fn max_abs(xs: impl IntoIterator<Item = f64>) -> f64 {
+    let mut m = 0.0f64;
+    for x in xs {
+        let a = x.abs();
+        if a.is_nan() {
+            return f64::NAN;
+        }
+        if a > m {
+            m = a;
+        }
+    }
+    m
+}
+
+/// Whether every element of `m` is finite.
+fn all_finite<T: Real>(m: MatRef<'_, T>) -> bool {
+    (0..m.ncols()).all(|j| (0..m.nrows()).all(|i| m[(i, j)].f64().is_finite()))
+}
 
 /// A floating-point element type the routines run in (f64 or f32).
 pub(crate) trait Real: faer::traits::RealField + Copy + Send + Sync + 'static {
@@ -88,12 +117,12 @@ pub(crate) fn norm_inf<T: Real>(a: MatRef<'_, T>) -> f64 {
             *r += a[(i, j)].f64().abs();
         }
     }
-    rows.into_iter().fold(0.0, f64::max)
+    max_abs(rows)
 }
 
 /// `‖v‖∞`.
 fn vec_inf(v: &[f64]) -> f64 {
-    v.iter().fold(0.0, |m, x| m.max(x.abs()))
+    max_abs(v.iter().copied())
 }
 
 /// `A·v` in f64 (column by column, so the matrix is read in memory order).
@@ -114,13 +143,17 @@ pub(crate) fn gemm<T: Real>(c: MatMut<'_, T>, a: MatRef<'_, T>, b: MatRef<'_, T>
 }
 
 /// Freivalds' check of `C = A·B`: the scaled difference of `C·v` and `A·(B·v)` (see the
-/// module doc); below [`THRESHOLD`] when `C` is the product.
+/// module doc); below [`THRESHOLD`] when `C` is the product, [`NON_FINITE`] when `C`
+/// holds NaN or ±Inf.
 pub(crate) fn gemm_check<T: Real>(
     a: MatRef<'_, T>,
     b: MatRef<'_, T>,
     c: MatRef<'_, T>,
     seed: u64,
 ) -> f64 {
+    if !all_finite(c) {
+        return NON_FINITE;
+    }
     let n = a.ncols();
     let v: Vec<f64> = (0..b.ncols())
         .map(|i| uniform(seed ^ 0xF00D, i as u64))
@@ -196,17 +229,17 @@ impl<T: Real> LuSolver<T> {
     }
 }
 
-/// HPL's scaled residual of `x` as a solution of `A·x = b` (see the module doc).
+/// HPL's scaled residual of `x` as a solution of `A·x = b` (see the module doc);
+/// [`NON_FINITE`] when `x` holds NaN or ±Inf.
 pub(crate) fn lu_residual<T: Real>(a: MatRef<'_, T>, x: MatRef<'_, T>, b: MatRef<'_, T>) -> f64 {
+    if !all_finite(x) {
+        return NON_FINITE;
+    }
     let n = a.nrows();
     let xv: Vec<f64> = (0..n).map(|i| x[(i, 0)].f64()).collect();
     let bv: Vec<f64> = (0..n).map(|i| b[(i, 0)].f64()).collect();
     let ax = matvec(a, &xv);
-    let r = ax
-        .iter()
-        .zip(&bv)
-        .map(|(p, q)| (p - q).abs())
-        .fold(0.0, f64::max);
+    let r = max_abs(ax.iter().zip(&bv).map(|(p, q)| p - q));
     let scale = T::EPS * (norm_inf(a) * vec_inf(&xv) + vec_inf(&bv)) * n.max(1) as f64;
     if scale == 0.0 {
         return if r == 0.0 { 0.0 } else { f64::INFINITY };
@@ -310,6 +343,36 @@ mod tests {
         s.load(a.as_ref(), b.as_ref());
         s.solve(Par::Seq);
         assert!(lu_residual(a.as_ref(), s.x.as_ref(), b.as_ref()) < THRESHOLD);
+    }
+
+    #[test]
+    fn a_non_finite_element_fails_both_checks() {
+        let n = 40;
+        let a = random::<f64>(n, n, 1);
+        let b = random::<f64>(n, n, 2);
+        let mut c = Mat::<f64>::zeros(n, n);
+        gemm(c.as_mut(), a.as_ref(), b.as_ref(), Par::Seq);
+        assert!(gemm_check(a.as_ref(), b.as_ref(), c.as_ref(), 3) < THRESHOLD);
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let mut one = c.clone();
+            one[(3, 5)] = bad;
+            assert!(gemm_check(a.as_ref(), b.as_ref(), one.as_ref(), 3).is_nan());
+            let all = Mat::<f64>::from_fn(n, n, |_, _| bad);
+            assert!(gemm_check(a.as_ref(), b.as_ref(), all.as_ref(), 3).is_nan());
+        }
+        let rhs = random::<f64>(n, 1, 12);
+        let mut s = LuSolver::<f64>::new(n, Par::Seq);
+        s.load(a.as_ref(), rhs.as_ref());
+        s.solve(Par::Seq);
+        assert!(lu_residual(a.as_ref(), s.x.as_ref(), rhs.as_ref()) < THRESHOLD);
+        for bad in [f64::NAN, f64::INFINITY] {
+            let mut x = s.x.clone();
+            x[(7, 0)] = bad;
+            assert!(lu_residual(a.as_ref(), x.as_ref(), rhs.as_ref()).is_nan());
+        }
+        // NaN in a norm is kept, not dropped.
+        assert!(max_abs([1.0, f64::NAN, 2.0]).is_nan());
+        assert_eq!(max_abs([1.0, -3.0, 2.0]), 3.0);
     }
 
     #[test]

@@ -33,13 +33,13 @@ use crate::hw::uarch::Pipe;
 use crate::hw::HostInfo;
 use crate::measure::clock::Tick;
 use crate::measure::{Runner, Scaling};
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, NoteKind, Resource, Unit};
 use crate::util::units::format_size;
 use backend::{Backend, BlasChoice};
 use dense::{LuSolver, Real, THRESHOLD};
 use faer::{Mat, Par};
 use options::{LinalgOptions, Routine};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The linalg resource.
 pub(crate) struct LinalgBench;
@@ -126,6 +126,8 @@ struct LinalgCase {
     weak: bool,
     /// The library that runs it (`--blas`).
     backend: Backend,
+    /// With `--blas auto`: what auto picked and left out ([`backend::auto_summary`]).
+    auto: Option<Arc<str>>,
 }
 
 impl Case for LinalgCase {
@@ -168,11 +170,14 @@ impl Case for LinalgCase {
             r
         };
         // Only library rows carry `blas`, so faer's match earlier files.
-        let r = if self.backend.is_faer() {
+        let mut r = if self.backend.is_faer() {
             r
         } else {
             r.param("blas", self.backend.name())
         };
+        if let Some(a) = &self.auto {
+            r.info(a.to_string());
+        }
         if let Some(why) = unsupported(self.precision, ctx.host) {
             return vec![r.skipped(why)];
         }
@@ -271,12 +276,15 @@ impl LinalgCase {
         let fma = fma_kernel(self.precision, host);
         let chain = fma.and_then(|k| k.clock);
         let mut readings = Vec::new();
+        // The canary on the case's CPUs around every sample (issue #31).
+        let watch = crate::hw::canary::Watch::new(&cpus);
         let mut read = || {
             // SAFETY: the chain is the FMA kernel's own, which `fma_kernel` only returns
             // when the CPU has its instructions.
             if let Some(hz) = chain.and_then(|c| unsafe { measure_on(&cpus, c, 0.002) }) {
                 readings.push(hz);
             }
+            watch.read();
         };
         // Weak scaling: every thread multiplies its own n×n matrices at once (a weak LU
         // never gets here: `run` skips it).
@@ -348,7 +356,12 @@ impl LinalgCase {
             Routine::Gemm => "Freivalds check ‖C·v − A·(B·v)‖∞ / (n·ε·‖A‖∞‖B‖∞‖v‖∞)",
             _ => "HPL scaled residual ‖Ax−b‖∞ / (ε·(‖A‖∞‖x‖∞ + ‖b‖∞)·n)",
         };
-        if worst.is_nan() || worst >= THRESHOLD {
+        if worst.is_nan() {
+            return r.failed(format!(
+                "{check}: the result holds NaN or ±Inf: the result is wrong, no figure is reported"
+            ));
+        }
+        if worst >= THRESHOLD {
             return r.failed(format!(
                 "{check} = {worst:.3e} ≥ {THRESHOLD}: the result is wrong, no figure is reported"
             ));
@@ -365,9 +378,23 @@ impl LinalgCase {
         ));
         let clock = clock_note(&mut r, fma, host, t, &readings);
         let samples: Vec<f64> = times.iter().map(|s| calls as f64 * flops / s).collect();
-        let r = r.with_samples(samples);
+        let canary = watch.judge(samples.len());
+        let mut r = r.with_samples(samples);
+        if canary.iter().any(|c| !c.is_empty()) {
+            // Only the canary per sample: the library's threads are not the runner's;
+            // the case's window (app) still gives steal, pressure and runnable tasks.
+            r = r.with_shares(
+                canary
+                    .into_iter()
+                    .map(|canary| crate::measure::SampleShare {
+                        canary,
+                        ..Default::default()
+                    })
+                    .collect(),
+            );
+        }
         let peak = fma_peak(self.precision, host, t, clock, &o.peaks);
-        r.with_peak(peak)
+        beyond_peak(r.with_peak(peak))
     }
 
     /// The warm-up call, then `--repeat` samples of `calls` calls each, reading the
@@ -404,6 +431,37 @@ impl LinalgCase {
             read();
         }
         (times, calls, worst)
+    }
+}
+
+/// How far above its peak a linear-algebra figure may be and still be a figure: a
+/// routine at more than 1.5 × the FMA peak did not do the work it claims (a library
+/// that skips calls, or returns before its threads finish), since every FLOP counted is
+/// an FMA half and the peak is the measured clock × the probed FMA units; between 1 and
+/// 1.5 × the row stays a figure flagged OVER PEAK (a clock reading or a unit count off
+/// by a little), from 1.5 × on it is a failed check (#33).
+pub(crate) const OVER_PEAK_LIMIT: f64 = 1.5;
+
+/// `r` failed when its efficiency passes [`OVER_PEAK_LIMIT`], else `r` unchanged.
+/// The samples, summary and efficiency go: a failed check is never a number.
+fn beyond_peak(mut r: BenchResult) -> BenchResult {
+    match (r.efficiency, r.summary.as_ref(), r.peak.as_ref()) {
+        (Some(e), Some(s), Some(p)) if e > OVER_PEAK_LIMIT || e.is_nan() => {
+            let text = format!(
+                "{:.4e} FLOP/s is {:.1} × the peak of {:.4e} FLOP/s ({}), over the {OVER_PEAK_LIMIT} × a correct library can reach: the calls did not do the work they claim, no figure is reported",
+                s.mean,
+                e,
+                p.value.unwrap_or(f64::NAN),
+                p.source
+            );
+            r.samples.clear();
+            r.summary = None;
+            r.efficiency = None;
+            r.over_peak = false;
+            r.notes.retain(|n| n.kind != NoteKind::OverPeak);
+            r.failed(text)
+        }
+        _ => r,
     }
 }
 
@@ -497,12 +555,14 @@ impl Case for RooflineCase {
         let fma = fma_kernel(Precision::Fp64, host);
         let chain = fma.and_then(|k| k.clock);
         let readings = std::sync::Mutex::new(Vec::new());
+        let watch = crate::hw::canary::Watch::new(&cpus);
         let read = || {
             // SAFETY: the chain is the FMA kernel's own, which `fma_kernel` only returns
             // when the CPU has its instructions.
             if let Some(hz) = chain.and_then(|c| unsafe { measure_on(&cpus, c, 0.002) }) {
                 readings.lock().unwrap().push(hz);
             }
+            watch.read();
         };
         read();
         let (bytes, k) = (self.bytes, self.k);
@@ -513,10 +573,11 @@ impl Case for RooflineCase {
             },
             &|_, _| read(),
         );
-        let samples = match samples {
+        let mut samples = match samples {
             Ok(s) => s,
             Err(e) => return vec![r.failed(e.to_string())],
         };
+        watch.attach(&mut samples);
         let readings = readings.into_inner().unwrap();
         let clock = clock_note(&mut r, fma, host, t, &readings);
         r.info(format!(
@@ -587,6 +648,10 @@ impl Plan for LinalgBench {
         let threads = o.threads.clone().unwrap_or_else(|| default_threads(host));
         let max_t = *threads.iter().max().unwrap_or(&1);
         let backends = backend::resolve(&o.blas, host)?;
+        let auto: Option<Arc<str>> = o
+            .blas
+            .contains(&BlasChoice::Auto)
+            .then(|| backend::auto_summary(host).into());
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
         let avail = host.memory.available_bytes;
         if o.routines.contains(&Routine::Roofline) {
@@ -679,6 +744,7 @@ impl Plan for LinalgBench {
                                 threads: t,
                                 weak,
                                 backend: b.clone(),
+                                auto: auto.clone(),
                             }));
                         }
                     }
@@ -702,6 +768,7 @@ impl Benchmark for LinalgBench {
                 threads: ctx.host.cpu.cores.max(1),
                 weak: ctx.opts.scaling == Scaling::Weak,
                 backend,
+                auto: None,
             })
             .collect();
         vec![Box::new(quick::BestOf(cases))]

@@ -29,7 +29,7 @@ use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::peak::Peak;
 use crate::hw::HostInfo;
 use crate::measure::{RunConfig, Runner, Sample, Scaling};
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, NoteKind, Resource, Unit};
 use crate::util::units::format_size;
 use bandwidth::{BwWork, Geometry, PassSetup};
 use chase::ChaseWork;
@@ -226,11 +226,78 @@ impl Case for BwCase {
     }
 
     fn run(&self, ctx: &Context) -> Vec<BenchResult> {
-        vec![self.result(ctx)]
+        let r = self.result(ctx);
+        match self.block.filter(|&b| b <= LATENCY_BLOCK_MAX) {
+            Some(b) if r.is_ok() => {
+                let lat = latency_row(&r, self.threads, self.bytes_per_block_op(b));
+                vec![r, lat]
+            }
+            _ => vec![r],
+        }
     }
 }
 
+/// Largest block whose case gets a latency row beside its throughput row: the
+/// course's small accesses (1 B to one cache line).
+pub(crate) const LATENCY_BLOCK_MAX: u64 = 64;
+
+/// The latency row of a small-block bandwidth case, derived from the same samples as
+/// its throughput row `tp`: the time one thread spends per block operation (a block
+/// read, written, or read and written), `threads × bytes counted per block operation /
+/// throughput`. Each sample maps to one latency sample, so the spread, the shares and
+/// the disturbance are the throughput row's. Params are the throughput row's; the
+/// metric is `latency` in `s`.
+pub(crate) fn latency_row(tp: &BenchResult, threads: usize, bytes_per_op: f64) -> BenchResult {
+    let per = |rate: f64| threads as f64 * bytes_per_op / rate;
+    let mut r = BenchResult::new(
+        Resource::Memory,
+        &tp.workload,
+        Metric::Latency,
+        Unit::Second,
+    );
+    r.params = tp.params.clone();
+    r.info(format!(
+        "latency per access: time per {} block operation per thread = threads ({threads}) × bytes counted per block operation ({bytes_per_op} B) / throughput, from the throughput row's samples; accesses overlap, so this is the issue rate of one thread, not a load-to-use latency (the chase kernel measures that)",
+        size_param(tp.param_u64("block").unwrap_or(0))
+    ));
+    for n in &tp.notes {
+        if matches!(n.kind, NoteKind::Shared | NoteKind::Warning) {
+            r.notes.push(n.clone());
+        }
+    }
+    let mut r = r.with_samples(tp.samples.iter().map(|&v| per(v)).collect());
+    r.share = tp.share.clone();
+    r.disturbed = tp.disturbed;
+    r.window = tp.window.clone();
+    r.dropped = tp
+        .dropped
+        .iter()
+        .map(|d| crate::report::model::Dropped {
+            value: per(d.value),
+            why: d.why.clone(),
+        })
+        .collect();
+    r
+}
+
 impl BwCase {
+    /// Bytes the throughput row counts for one block operation of `block` bytes: the
+    /// kernel's bytes per element times the elements of a block, or for byte blocks
+    /// one (read, write) or two (copy) bytes per byte, each with the write-allocate
+    /// read when `--count-write-allocate` counts it.
+    fn bytes_per_block_op(&self, block: u64) -> f64 {
+        let op = self.kernel.op;
+        if !block.is_multiple_of(8) {
+            let per = match op {
+                Op::Read | Op::Write => 1,
+                _ => 2,
+            } + u64::from(self.count_wa && op.stores());
+            (block * per) as f64
+        } else {
+            (block / 8 * self.kernel.bytes_per_elem(self.count_wa)) as f64
+        }
+    }
+
     /// The result before it is measured, as the element and byte paths both start it:
     /// `workload`, the case's params with the kernel's `isa` and `nt` (non-temporal
     /// stores), and whether the bytes count the write-allocate read (`wa_counted`); and
@@ -441,7 +508,13 @@ impl ChaseCase {
             }
             Ok(w)
         };
-        let samples = Runner::run(&cfg, make, &|_, _| {});
+        // The canary on the workers' CPUs around every sample (issue #31).
+        let watch = crate::hw::canary::Watch::new(&cfg.cpus);
+        watch.read();
+        let samples = Runner::run(&cfg, make, &|_, _| watch.read()).map(|mut s| {
+            watch.attach(&mut s);
+            s
+        });
         let threads = self.threads as f64;
         finish(
             r,

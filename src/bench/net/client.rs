@@ -3,8 +3,9 @@
 
 use super::engine::{kind, DataSock, Engine, Finished};
 use super::proto::{
-    data_hello, hex, parse_data_hello, prove, random_bytes, unhex, verify, Control, EndReport, Msg,
-    Proto, ProtoError, Side, TestSpec, ACK_MAGIC, COOKIE_LEN, NONCE_LEN, VERSION,
+    data_hello, hex, parse_data_hello, prove, random_bytes, unhex, verify, Control, Direction,
+    EndReport, Msg, Proto, ProtoError, Side, TestKind, TestSpec, ACK_MAGIC, COOKIE_LEN, NONCE_LEN,
+    VERSION,
 };
 use std::io::Write;
 use std::net::{SocketAddr, TcpStream, UdpSocket};
@@ -272,8 +273,30 @@ pub(crate) fn run_test(
             )))
         }
     }
+    // The receiving end starts first (issue #32 item 1): a client that only receives
+    // starts its streams, then says Start; otherwise it says Start and starts its
+    // streams once the server's are running (Started), so no sender gets a head start
+    // of a control round trip, which on a loaded machine can be most of a second.
+    let receives_only = spec.test == TestKind::Throughput && spec.direction == Direction::Down;
+    let mut t0 = None;
+    if receives_only {
+        t0 = Some(engine.release());
+    }
     ctrl.send(&Msg::Start {}, "start").map_err(pe)?;
-    let t0 = engine.release();
+    match ctrl.recv(t.handshake, "waiting for the server's streams to start") {
+        Ok(Msg::Started {}) => {}
+        Ok(other) => {
+            return Err(test_err(format!(
+                "protocol error: expected started, got {}",
+                kind(&other)
+            )))
+        }
+        Err(e) => return Err(pe(e)),
+    }
+    let t0 = match t0 {
+        Some(t0) => t0,
+        None => engine.release(),
+    };
     let iv = engine.sample(t0);
     let fin = engine.finish(ctrl, t0, iv).map_err(test_err)?;
     let wait = 2 * t.idle + Duration::from_secs(2);

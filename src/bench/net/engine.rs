@@ -84,6 +84,23 @@ impl Pacer {
     pub(crate) fn done(&self, t: Tick) -> bool {
         t.secs_since(self.t0) >= self.total_s
     }
+    /// The same timeline, starting at `t0` instead: a pinger restarts it at its first
+    /// answered ping, so that the warm-up and the timed intervals begin once the peer
+    /// is known to answer (a peer released late, or a first reply held up by the
+    /// scheduler on a loaded machine, then costs no timed interval).
+    pub(crate) fn restarted(&self, t0: Tick) -> Pacer {
+        Pacer { t0, ..*self }
+    }
+    /// The timeline of a sender: one warm-up longer than the receiver counts, so that
+    /// the receiver's window, which opens at its first byte (see
+    /// [`Engine::sample_watching`]), ends before the sender stops even when the
+    /// receiver began reading up to one warm-up after the sender began sending.
+    pub(crate) fn with_tail(&self) -> Pacer {
+        Pacer {
+            total_s: self.total_s + self.omit_s,
+            ..*self
+        }
+    }
     /// The timed interval `t` falls in (`None` during the warm-up and after the end).
     pub(crate) fn slot(&self, t: Tick) -> Option<usize> {
         let e = t.secs_since(self.t0) - self.omit_s;
@@ -158,6 +175,9 @@ pub(crate) struct StreamIo<'a> {
     pub(crate) zerocopy: bool,
     /// Pacing of a UDP sender, bits per second (`None`: as fast as it goes).
     pub(crate) rate_bps: Option<u64>,
+    /// Longest silence from the peer before the stream fails (a pinger waiting for its
+    /// first answer gives up after it).
+    pub(crate) idle: Duration,
 }
 
 /// One transport's data side: how a connected socket of it is set up and how it runs
@@ -403,6 +423,11 @@ impl Engine {
                         return out;
                     }
                     let pacer = Pacer::new(t0, &spec2);
+                    let pacer = if action == Action::Send {
+                        pacer.with_tail()
+                    } else {
+                        pacer
+                    };
                     let cpu0 = thread_cpu_s();
                     let msg = spec2.msg as usize;
                     let io = StreamIo {
@@ -414,6 +439,7 @@ impl Engine {
                         spin,
                         zerocopy,
                         rate_bps: spec2.rate_bps,
+                        idle,
                     };
                     let r: io::Result<()> = match action {
                         Action::Send => sock.send(&io).map(|(b, m)| {
@@ -477,14 +503,49 @@ impl Engine {
 
     /// [`Engine::sample`], checking `gone` at least every `tick`: `None` (and every
     /// stream told to stop) as soon as it says the peer has vanished.
+    ///
+    /// An end that receives opens its window at the first payload byte it counts, not
+    /// at its release (issue #32 item 1): the two ends are released one control message
+    /// apart, and on a loaded machine that can be most of a second, which used to fall
+    /// on the receiver's timed intervals (zero bytes, reported as a rate of 0 B/s).
+    /// The sender sends one warm-up longer ([`Pacer::with_tail`]) to cover the window.
+    /// An end whose peer sends nothing within the idle deadline returns no intervals
+    /// (its receivers fail on their own read deadline).
+    ///
+    /// A sampler woken late (past the next boundary, or less than half an interval
+    /// after its last sample) skips that boundary: its interval merges with the next,
+    /// so every interval is one of real elapsed time, never the few microseconds
+    /// between two samples taken back to back after a stall.
     pub(crate) fn sample_watching(
         &self,
         t0: Tick,
         tick: Duration,
         gone: &dyn Fn() -> bool,
     ) -> Option<Intervals> {
-        let p = Pacer::new(t0, &self.spec);
         let total = |v: &Vec<Padded>| v.iter().map(|c| c.0.load(Ordering::Relaxed)).sum::<u64>();
+        let t0 = if self.actions.contains(&Action::Recv) {
+            let give_up = Instant::now() + self.idle + Duration::from_secs(1);
+            let mut watched = Instant::now();
+            loop {
+                if total(&self.recv) > 0 {
+                    break Tick::now();
+                }
+                if self.stop.is_set() || Instant::now() >= give_up {
+                    return Some(Intervals::default());
+                }
+                if watched.elapsed() >= tick {
+                    watched = Instant::now();
+                    if gone() {
+                        self.stop.set();
+                        return None;
+                    }
+                }
+                std::thread::sleep(Duration::from_micros(500));
+            }
+        } else {
+            t0
+        };
+        let p = Pacer::new(t0, &self.spec);
         let mut recv_iv = Vec::new();
         let mut sent_iv = Vec::new();
         let mut last: Option<(Tick, u64, u64)> = None;
@@ -505,6 +566,14 @@ impl Engine {
                 break;
             }
             let now = Tick::now();
+            if let Some((t, _, _)) = last {
+                let next = p.omit_s + p.iv_s * (k + 1) as f64;
+                let short = now.secs_since(t) < p.iv_s / 2.0;
+                let passed_next = k < p.intervals && now.secs_since(t0) >= next;
+                if short || passed_next {
+                    continue;
+                }
+            }
             let (r, s) = (total(&self.recv), total(&self.sent));
             if let Some((t, r0, s0)) = last {
                 let dt = now.secs_since(t);
@@ -694,6 +763,7 @@ pub(crate) fn kind(m: &Msg) -> &'static str {
         Msg::Ready { .. } => "ready",
         Msg::Attached {} => "attached",
         Msg::Start {} => "start",
+        Msg::Started {} => "started",
         Msg::SenderDone { .. } => "sender_done",
         Msg::Results { .. } => "results",
         Msg::Bye {} => "bye",

@@ -105,12 +105,14 @@ pub(crate) fn measure(
                 .param("server", addr.to_string());
             let r = match &token {
                 None => base.failed("malformed token from the cluster coordinator"),
-                Some(t) => {
+                Some(t) => results::with_one_retry(|| {
                     match client::run(addr, Some(t), spec, &cpus, client::Timeouts::default()) {
-                        Ok(o) => results::build(base, spec, o, ctx),
-                        Err(e) => base.failed(format!("link {from} -> {to}: {}", e.message)),
+                        Ok(o) => results::build(base.clone(), spec, o, ctx),
+                        Err(e) => base
+                            .clone()
+                            .failed(format!("link {from} -> {to}: {}", e.message)),
                     }
-                }
+                }),
             };
             let mut r = r;
             r.host = Some(from.to_string());

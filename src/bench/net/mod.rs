@@ -122,8 +122,13 @@ impl Case for NetCase {
 }
 
 impl Session {
-    /// Runs one test of the session to its result.
+    /// Runs one test of the session to its result, once more if a window stalled.
     fn run(&self, spec: &TestSpec, ctx: &Context) -> BenchResult {
+        results::with_one_retry(|| self.run_once(spec, ctx))
+    }
+
+    /// One try of [`Session::run`].
+    fn run_once(&self, spec: &TestSpec, ctx: &Context) -> BenchResult {
         let base = results::base(spec);
         if let Some(why) = self.fatal.lock().ok().and_then(|f| f.clone()) {
             return base.skipped(format!("not run: {why}"));
@@ -342,3 +347,6 @@ impl Benchmark for NetBench {
         all
     }
 }
+
+#[cfg(test)]
+mod stall_tests;

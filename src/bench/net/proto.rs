@@ -21,7 +21,8 @@
 //! C→S Test{spec}                         S validates, opens data ports
 //! S→C Ready{cookie, ports}               C connects data streams presenting the cookie
 //! S→C Attached                           every stream is there (receivers exist first)
-//! C→S Start
+//! C→S Start                            (a client that only receives starts first)
+//! S→C Started                          S's streams run; C starts its senders now
 //! ... data ...                           each end that sends says SenderDone
 //! S→C Results{report}                    the server's own view; C adds its view
 //! C→S Bye
@@ -36,7 +37,7 @@ use std::io::Read;
 use std::time::{Duration, Instant};
 
 /// Protocol version; bumped whenever a message changes. A mismatch is refused.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Largest frame accepted, in bytes (the length prefix excluded). A report with a
 /// HostInfo is a few KiB; anything near this cap is an attack or a bug.
 pub(crate) const MAX_FRAME: usize = 256 * 1024;
@@ -347,6 +348,10 @@ pub enum Msg {
     Attached {},
     /// C→S: go.
     Start {},
+    /// S→C: the server's streams are released (since protocol 2). A client whose
+    /// streams send starts them only now, so the server's receivers are running
+    /// before the first byte is counted against a timed interval (issue #32 item 1).
+    Started {},
     /// Either way: this end has stopped sending; its counts (for UDP loss).
     SenderDone {
         /// Per stream.

@@ -46,6 +46,7 @@ fn samples() -> Vec<Msg> {
         },
         Msg::Attached {},
         Msg::Start {},
+        Msg::Started {},
         Msg::SenderDone {
             sent: vec![SentCount {
                 id: 0,

@@ -50,6 +50,60 @@ fn rates(iv: &[(f64, u64)]) -> Vec<f64> {
         .collect()
 }
 
+/// The failures of a case whose stream stalled within a window (a thread the scheduler
+/// held up, a paused process or VM): the case is worth one more try, unlike a peer
+/// that is gone or refuses.
+const STALLS: [&str; 3] = [
+    "moved no payload",
+    "no timed interval was measured",
+    "no round trip completed after the warm-up",
+];
+
+/// The error of `r` when it failed because a window stalled ([`STALLS`]).
+pub(crate) fn stall(r: &BenchResult) -> Option<String> {
+    match &r.status {
+        crate::report::model::Status::Failed { error }
+            if STALLS.iter().any(|s| error.contains(s)) =>
+        {
+            Some(error.clone())
+        }
+        _ => None,
+    }
+}
+
+/// Runs a case (`once`) and, when it failed on a stalled window, once more, saying so
+/// on the result (issue #32 item 1: a window that moved nothing is never ok; it is
+/// failed with its reason, or retried).
+pub(crate) fn with_one_retry(once: impl Fn() -> BenchResult) -> BenchResult {
+    let r = once();
+    match stall(&r) {
+        None => r,
+        Some(why) => {
+            let mut again = once();
+            again.warn(format!("retried once: the first try stalled ({why})"));
+            again
+        }
+    }
+}
+
+/// Why the receiver's timed intervals `iv` cannot stand as a figure: none measured,
+/// or one that moved no payload (issue #32 item 1: a window that moved no bytes is
+/// never a rate of 0 B/s with status ok). `None` when every interval moved bytes.
+fn stalled(iv: &[(f64, u64)], label: &str) -> Option<String> {
+    if iv.is_empty() {
+        return Some(format!(
+            "no timed interval was measured {label}: the receiver counted no payload"
+        ));
+    }
+    let empty = iv.iter().filter(|(_, b)| *b == 0).count();
+    (empty > 0).then(|| {
+        format!(
+            "{empty} of {} timed intervals moved no payload {label}: the stream stalled (a peer held up by a loaded machine?)",
+            iv.len()
+        )
+    })
+}
+
 fn gbit(bps: f64) -> String {
     format!("{:.2} Gbit/s", bps * 8.0 / 1e9)
 }
@@ -277,6 +331,21 @@ pub(crate) fn build(mut r: BenchResult, spec: &TestSpec, o: Outcome, ctx: &Conte
             ));
         }
     }
+    if let Some(why) = stalled(&recv.recv_intervals, label) {
+        return r.failed(why);
+    }
+    if spec.direction == Direction::Bidir {
+        if let Some(why) = stalled(&o.local.report.recv_intervals, "server→client") {
+            return r.failed(why);
+        }
+    }
+    if samples.len() < spec.intervals as usize {
+        r.warn(format!(
+            "{} timed intervals measured instead of {}: the receiver's sampler woke late (a loaded machine) and merged intervals",
+            samples.len(),
+            spec.intervals
+        ));
+    }
     if spec.proto == Proto::Tcp && recv_bytes != sent_bytes {
         return r.failed(format!(
             "TCP byte counts disagree: sent {sent_bytes} B, received {recv_bytes} B"
@@ -315,5 +384,126 @@ impl Outcome {
                 bytes: s.sent_bytes,
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::common::{self, CommonArgs};
+    use crate::bench::net::engine::Finished;
+    use crate::bench::net::proto::StreamStats;
+
+    fn spec() -> TestSpec {
+        TestSpec {
+            proto: Proto::Tcp,
+            test: TestKind::Throughput,
+            msg: 131072,
+            streams: 1,
+            direction: Direction::Up,
+            omit_ms: 500,
+            interval_ms: 333,
+            intervals: 3,
+            rate_bps: None,
+            zerocopy: false,
+        }
+    }
+
+    /// The 0.000 B/s "ok" of issue #32 item 1: 579 MB crossed, all of it outside the
+    /// receiver's timed intervals.
+    fn outcome(recv_iv: Vec<(f64, u64)>) -> Outcome {
+        let bytes = 579_000_000;
+        let local = EndReport {
+            streams: vec![StreamStats {
+                sent_bytes: bytes,
+                ..Default::default()
+            }],
+            sent_intervals: vec![(0.333, 0); 3],
+            wall_s: 1.5,
+            cpu_s: 1.0,
+            ..Default::default()
+        };
+        let remote = EndReport {
+            streams: vec![StreamStats {
+                recv_bytes: bytes,
+                ..Default::default()
+            }],
+            recv_intervals: recv_iv,
+            wall_s: 1.5,
+            cpu_s: 1.0,
+            ..Default::default()
+        };
+        Outcome {
+            local: Finished {
+                report: local,
+                latency: None,
+                peer_sent: Vec::new(),
+            },
+            remote,
+            remote_host: serde_json::Value::Null,
+            local_addr: ([127, 0, 0, 1], 1).into(),
+        }
+    }
+
+    #[test]
+    fn a_window_that_moved_no_bytes_is_never_ok() {
+        let host = crate::report::samples::host();
+        let opts = common::parse(&CommonArgs::default(), false).unwrap();
+        let ctx = Context {
+            host: &host,
+            opts: &opts,
+        };
+        let s = spec();
+        let zero = build(base(&s), &s, outcome(vec![(0.333, 0); 3]), &ctx);
+        assert!(!zero.is_ok(), "{:?}", zero.status);
+        assert!(
+            stall(&zero).unwrap().contains("3 of 3"),
+            "{:?}",
+            zero.status
+        );
+        // One empty interval among moving ones fails too; none measured fails.
+        let one = build(
+            base(&s),
+            &s,
+            outcome(vec![(0.333, 1 << 20), (0.333, 0), (0.333, 1 << 20)]),
+            &ctx,
+        );
+        assert!(stall(&one).is_some(), "{:?}", one.status);
+        let none = build(base(&s), &s, outcome(Vec::new()), &ctx);
+        assert!(stall(&none).is_some(), "{:?}", none.status);
+        // Intervals that all moved bytes stand (merged ones are said).
+        let fine = build(
+            base(&s),
+            &s,
+            outcome(vec![(0.333, 193_000_000), (0.666, 386_000_000)]),
+            &ctx,
+        );
+        assert!(fine.is_ok(), "{:?}", fine.status);
+        assert!(fine.notes.iter().any(|n| n.text.contains("merged")));
+    }
+
+    #[test]
+    fn a_stalled_case_is_tried_once_more_and_says_so() {
+        let s = spec();
+        let calls = std::cell::Cell::new(0);
+        let r = with_one_retry(|| {
+            calls.set(calls.get() + 1);
+            if calls.get() == 1 {
+                base(&s).failed("no round trip completed after the warm-up")
+            } else {
+                base(&s).with_samples(vec![1.0])
+            }
+        });
+        assert_eq!(calls.get(), 2);
+        assert!(r.is_ok());
+        assert!(r.notes.iter().any(|n| n.text.starts_with("retried once")));
+        // Other failures (a peer gone) are not retried.
+        calls.set(0);
+        let r = with_one_retry(|| {
+            calls.set(calls.get() + 1);
+            base(&s).failed("cannot connect")
+        });
+        assert_eq!(calls.get(), 1);
+        assert!(!r.is_ok());
     }
 }

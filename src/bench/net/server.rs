@@ -75,6 +75,9 @@ pub struct ServerConfig {
     /// Budget of stream-buffer bytes in flight, per test and over all tests
     /// ([`test_buffer_bytes`](super::budget::test_buffer_bytes)); `serve --max-memory`.
     pub(crate) memory: u64,
+    /// Pause between the client's Start and the release of the streams: zero, except
+    /// in tests standing in for a server the scheduler holds up on a loaded machine.
+    pub(crate) start_delay: Duration,
 }
 
 impl ServerConfig {
@@ -92,6 +95,7 @@ impl ServerConfig {
             cpus,
             log: true,
             memory: DEFAULT_MEMORY_CAP,
+            start_delay: Duration::ZERO,
         }
     }
 }
@@ -681,7 +685,10 @@ fn run_test(
         }
         Err(e) => return Err(e.to_string()),
     }
+    std::thread::sleep(cfg.start_delay);
     let t0 = engine.release();
+    ctrl.send(&Msg::Started {}, "started")
+        .map_err(|e| e.to_string())?;
     // Watch the control connection while the test runs: a client that vanished (closed
     // or reset) ends the test now, freeing the server, instead of at its full duration.
     let sock = ctrl.get_ref();

@@ -189,7 +189,9 @@ fn read_msg(sock: &mut &TcpStream, buf: &mut [u8], spin: bool) -> io::Result<boo
 }
 
 /// Client side of ping-pong: send a message, wait for it to come back, until the
-/// test's end. Round trips starting after the warm-up are recorded.
+/// test's end. Round trips starting after the warm-up are recorded. The timeline
+/// starts at the first answered ping ([`Pacer::restarted`]): a peer that is released
+/// late, or whose first reply the scheduler holds up, costs no timed interval.
 pub(crate) fn ping(
     mut sock: &TcpStream,
     msg: usize,
@@ -200,9 +202,11 @@ pub(crate) fn ping(
     let out_buf = payload(msg);
     let mut in_buf = vec![0u8; msg];
     let mut out = LatencyOut::new(pacer.intervals);
+    let mut pacer = *pacer;
+    let mut answered = false;
     while !stop.is_set() {
         let t = Tick::now();
-        if pacer.done(t) {
+        if answered && pacer.done(t) {
             break;
         }
         sock.write_all(&out_buf)?;
@@ -214,7 +218,12 @@ pub(crate) fn ping(
         }
         let done = Tick::now();
         out.sent += 1;
-        out.record(pacer, t, done);
+        if !answered {
+            answered = true;
+            pacer = pacer.restarted(done);
+            continue;
+        }
+        out.record(&pacer, t, done);
     }
     let _ = sock.shutdown(std::net::Shutdown::Write);
     Ok(out)

@@ -242,22 +242,28 @@ pub fn recv(
 }
 
 /// Client side of UDP ping-pong. A reply that does not come back within 200 ms is
-/// counted lost (UDP has no retransmission) and the next ping goes out.
+/// counted lost (UDP has no retransmission) and the next ping goes out. The timeline
+/// starts at the first answered ping ([`Pacer::restarted`]); pings before it are not
+/// counted (the peer may not be reading yet), and no answer within `idle` fails.
 pub(crate) fn ping(
     sock: &UdpSocket,
     msg: usize,
     pacer: &Pacer,
     stop: &Interrupt,
     spin: bool,
+    idle: Duration,
 ) -> io::Result<LatencyOut> {
     let _ = sock.set_read_timeout(Some(Duration::from_millis(200)));
     let mut out_buf = super::tcp::payload(msg);
     let mut in_buf = vec![0u8; 65_536];
     let mut out = LatencyOut::new(pacer.intervals);
+    let mut pacer = *pacer;
+    let mut answered = false;
+    let began = std::time::Instant::now();
     let mut seq = 0u64;
     while !stop.is_set() {
         let t = Tick::now();
-        if pacer.done(t) {
+        if answered && pacer.done(t) {
             break;
         }
         // Messages of 8 bytes or more carry a sequence number, so a late reply to a
@@ -281,7 +287,14 @@ pub(crate) fn ping(
                     if msg >= 8 && (n < 8 || in_buf[..8] != out_buf[..8]) {
                         continue;
                     }
-                    out.record(pacer, t, Tick::now());
+                    let done = Tick::now();
+                    if answered {
+                        out.record(&pacer, t, done);
+                    } else {
+                        answered = true;
+                        out.sent = 1;
+                        pacer = pacer.restarted(done);
+                    }
                     break;
                 }
                 Err(e)
@@ -290,7 +303,14 @@ pub(crate) fn ping(
                         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
                     ) =>
                 {
-                    out.lost += 1;
+                    if answered {
+                        out.lost += 1;
+                    } else if began.elapsed() >= idle {
+                        return Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            "no ping was answered",
+                        ));
+                    }
                     break;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -362,7 +382,7 @@ impl Transport for UdpSocket {
         Ok(())
     }
     fn ping(&self, io: &StreamIo) -> io::Result<LatencyOut> {
-        ping(self, io.msg, io.pacer, io.stop, io.spin)
+        ping(self, io.msg, io.pacer, io.stop, io.spin, io.idle)
     }
     fn echo(&self, io: &StreamIo) -> io::Result<(u64, u64)> {
         echo(self, io.stop, io.spin)

@@ -65,11 +65,30 @@ pub(crate) fn opt_num(x: Option<f64>) -> String {
     x.map_or(String::new(), |v| format!("{v}"))
 }
 
-/// One CSV field: sanitised, then quoted when it holds a comma or quote.
+/// One CSV field: sanitised, defused when a spreadsheet would take it for a formula,
+/// then quoted when it holds a comma or quote.
 fn field(s: &str) -> String {
-    let s = crate::util::sanitize::line(s);
+    let s = defuse(crate::util::sanitize::line(s));
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
+    }
+}
+
+/// A text cell that starts with `=`, `+`, `-` or `@` gets a `'` in front (the OWASP
+/// rule against CSV injection, issue #33 item 7): a spreadsheet would otherwise run a
+/// host name or note of `=HYPERLINK(…)` as a formula. Numbers (`-1.5`, `+3e-9`) stay
+/// numbers. Tab and carriage return, the rule's other two starters, never reach here:
+/// the sanitiser writes them as `\t` and `\r`.
+fn defuse(s: String) -> String {
+    let numeric = |s: &str| {
+        s.bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+            && s.parse::<f64>().is_ok()
+    };
+    if s.starts_with(['=', '+', '-', '@']) && !numeric(&s) {
+        format!("'{s}")
     } else {
         s
     }
@@ -310,5 +329,38 @@ mod tests {
         let mut buf = Vec::new();
         CsvWriter::new(&mut buf).record(&["a", "b,c", ""]).unwrap();
         assert_eq!(buf, b"a,\"b,c\",\n");
+    }
+
+    /// Issue #33 item 7: a cell a spreadsheet would run as a formula is text.
+    #[test]
+    fn issue_33_formula_cells_are_defused_and_numbers_stay_numbers() {
+        assert_eq!(
+            field("=HYPERLINK(\"http://x\",\"y\")"),
+            "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""
+        );
+        assert_eq!(field("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(field("+cmd|' /C calc'!A0"), "'+cmd|' /C calc'!A0");
+        assert_eq!(field("-2+3"), "'-2+3");
+        assert_eq!(field("-"), "'-");
+        assert_eq!(field("-inf"), "'-inf");
+        for n in ["-1.5", "+3e-9", "-0", "-1E+300", "12", "0.25"] {
+            assert_eq!(field(n), n);
+        }
+        // Only the start counts: a formula sign inside a cell is plain text.
+        assert_eq!(field("a=b"), "a=b");
+        let mut r = crate::report::fixtures::report();
+        r.host.hostname = "=1+1".into();
+        r.results[0].workload = "=HYPERLINK(\"http://x\")".into();
+        let mut buf = Vec::new();
+        export(&r, &mut CsvWriter::new(&mut buf)).unwrap();
+        let s = String::from_utf8(buf).unwrap();
+        let row = s.lines().nth(1).unwrap();
+        assert!(row.starts_with("cpu,\"'=HYPERLINK("), "{row}");
+        assert!(
+            s.lines().all(|l| l
+                .split(',')
+                .all(|c| !c.starts_with('=') && !c.starts_with("\"="))),
+            "{s}"
+        );
     }
 }

@@ -29,9 +29,12 @@ fn write(doc: Doc<'_>, _width: Option<usize>, out: &mut dyn Write) -> io::Result
     }
 }
 
-/// Sanitised (see [`crate::util::sanitize`]), with `|` escaped for the table and
-/// `&`, `<`, `>` as entities: Markdown renderers pass inline HTML through, so a
-/// `<script>` from a results file must not arrive as a tag.
+/// Sanitised (see [`crate::util::sanitize`]), with `|` escaped for the table,
+/// `&`, `<`, `>` as entities (Markdown renderers pass inline HTML through, so a
+/// `<script>` from a results file must not arrive as a tag), and `[`, `]` and `\\`
+/// escaped with a backslash: a host name or note of `![x](http://…)` would otherwise
+/// be an image the reader's viewer fetches, and `[click](javascript:…)` a link (issue
+/// #33 item 7). Every other character, `_` and `*` included, is written as it is.
 pub(crate) fn cell(s: &str) -> String {
     let s = crate::util::sanitize::line(s);
     let mut o = String::with_capacity(s.len());
@@ -41,6 +44,10 @@ pub(crate) fn cell(s: &str) -> String {
             '&' => o.push_str("&amp;"),
             '<' => o.push_str("&lt;"),
             '>' => o.push_str("&gt;"),
+            '[' | ']' | '\\' => {
+                o.push('\\');
+                o.push(c);
+            }
             c => o.push(c),
         }
     }
@@ -205,5 +212,33 @@ mod tests {
             s.contains("&lt;img src=x onerror=alert(1)&gt;\\|&amp;"),
             "{s}"
         );
+    }
+
+    /// Issue #33 item 7: link and image syntax from a results file is text.
+    #[test]
+    fn issue_33_links_and_images_in_a_result_are_written_as_text() {
+        let mut r = crate::report::fixtures::report();
+        r.host.hostname = "![x](http://example.invalid/pixel.png)".into();
+        r.results[0].workload = "[click](javascript:alert(1))".into();
+        r.results[0]
+            .notes
+            .push(crate::report::model::Note::info("see [here][1]\\"));
+        let mut buf = Vec::new();
+        export(&r, &mut buf).unwrap();
+        let s = String::from_utf8(buf).unwrap();
+        assert!(
+            s.contains("### peakbench on !\\[x\\](http://example.invalid/pixel.png)"),
+            "{s}"
+        );
+        assert!(s.contains("| \\[click\\](javascript:alert(1)) |"), "{s}");
+        assert!(s.contains("see \\[here\\]\\[1\\]\\\\"), "{s}");
+        // No bracket is left unescaped: nothing can open a link or an image.
+        let b = s.as_bytes();
+        for (i, &c) in b.iter().enumerate() {
+            if c == b'[' || c == b']' {
+                let slashes = b[..i].iter().rev().take_while(|&&x| x == b'\\').count();
+                assert!(slashes % 2 == 1, "unescaped bracket at {i} in {s}");
+            }
+        }
     }
 }

@@ -455,6 +455,13 @@ fn not_run_section(out: &mut String, rep: &Report) {
 }
 
 /// The whole page as a string.
+/// The run's verdict (`report::quality`) under the header, when the report has one.
+fn verdict(out: &mut String, rep: &Report) {
+    for l in crate::report::quality::footer_lines(rep) {
+        let _ = write!(out, "<p class=\"verdict\">{}</p>", esc(&l));
+    }
+}
+
 pub(super) fn page(rep: &Report) -> String {
     let mut out = String::with_capacity(64 * 1024);
     let title = format!("peakbench report: {}", rep.host.hostname);
@@ -475,6 +482,7 @@ pub(super) fn page(rep: &Report) -> String {
             String::new()
         }
     );
+    verdict(&mut out, rep);
     out.push_str("<div class=\"top\"><div>");
     host_section(&mut out, rep);
     out.push_str("</div>");

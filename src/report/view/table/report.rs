@@ -170,6 +170,16 @@ pub(super) fn export(
     for (_, l) in notes(report, &params, width) {
         writeln!(out, "{l}")?;
     }
+    verdict(report, width, out)
+}
+
+/// The run's verdict under the notes (`report::quality`), wrapped to the width.
+fn verdict(report: &Report, width: Option<usize>, out: &mut dyn Write) -> std::io::Result<()> {
+    for line in crate::report::quality::footer_lines(report) {
+        for l in term::wrap("", &sanitize::line(&line), 2, width) {
+            writeln!(out, "{l}")?;
+        }
+    }
     Ok(())
 }
 

@@ -1,0 +1,138 @@
+//! Reference tools replaced by fakes on `PATH` that print a captured output from
+//! `tests/fixtures/tools/` and log each invocation, so that what peakbench runs (how
+//! often, with which arguments) is checked without the real tools or their time.
+
+mod common;
+
+use serde_json::Value;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn scratch() -> tempfile::TempDir {
+    common::scratch_dir()
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/tools")
+        .join(name)
+}
+
+/// Writes an executable `name` into `bin` that answers `--version` with `version`
+/// and otherwise logs its arguments to `log` (one line per run) and prints `output`.
+fn fake_tool(bin: &Path, name: &str, version: &str, output: &Path, log: &Path) {
+    let script = format!(
+        "#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo '{version}'; exit 0; fi\necho \"$*\" >> '{}'\ncat '{}'\n",
+        log.display(),
+        output.display()
+    );
+    let p = bin.join(name);
+    std::fs::write(&p, script).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn path_with(bin: &Path) -> String {
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+fn logged(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Issue #32 item 2: fio runs once per disk configuration, with the case's file size,
+/// and the configuration's throughput, IOPS and latency rows share that run's figures.
+#[test]
+fn fio_runs_once_per_configuration_with_the_cases_file_size() {
+    let bin = scratch();
+    let dir = scratch();
+    let out = scratch();
+    let log = bin.path().join("fio.log");
+    fake_tool(
+        bin.path(),
+        "fio",
+        "fio-3.33",
+        &fixture("fio_randread.json"),
+        &log,
+    );
+    let o = common::pb()
+        .env("PATH", path_with(bin.path()))
+        .args(["disk", "--dir"])
+        .arg(dir.path())
+        .arg("--output")
+        .arg(out.path())
+        .args([
+            "--quiet",
+            "--reference",
+            "--engine",
+            "sync",
+            "--file-size",
+            "4MiB",
+            "--pattern",
+            "rand-read",
+            "--block",
+            "4KiB",
+            "--depth",
+            "1",
+            "--jobs",
+            "1,2",
+            "--runtime",
+            "100ms",
+            "--ramp",
+            "0",
+            "--repeat",
+            "1",
+            "--format",
+            "json",
+        ])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let runs = logged(&log);
+    assert_eq!(runs.len(), 2, "one fio run per configuration: {runs:?}");
+    for (run, jobs) in runs.iter().zip(["1", "2"]) {
+        assert!(run.contains("--size=4194304"), "{run}");
+        assert!(!run.contains("--size=256M"), "{run}");
+        assert!(run.contains(&format!("--numjobs={jobs}")), "{run}");
+    }
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = report["results"].as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    // The fixture: 77828091 B/s, 19000.999 IO/s, clat mean 51709.18 ns (read only).
+    for r in rows {
+        let refs = r["reference"]
+            .as_array()
+            .expect("a fio figure on every row");
+        assert_eq!(refs.len(), 1, "{r}");
+        let (v, want) = (
+            refs[0]["value"].as_f64().unwrap(),
+            match r["metric"].as_str().unwrap() {
+                "throughput" => 77_828_091.0,
+                "iops" => 19_000.999_001,
+                "latency" => 51_709.175_657e-9,
+                m => panic!("{m}"),
+            },
+        );
+        assert!((v - want).abs() <= want * 1e-9, "{v} vs {want}: {r}");
+    }
+    // The three rows of a configuration name the same fio command.
+    for cfg in rows.chunks(3) {
+        let cmd = |i: usize| {
+            cfg[i]["reference"][0]["command"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(cmd(0), cmd(1));
+        assert_eq!(cmd(1), cmd(2));
+    }
+}
