@@ -58,10 +58,19 @@ pub(crate) fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
     let all = host.cpu.cores.max(1);
     let one_cpu: Vec<usize> = order.iter().take(1).copied().collect();
     let all_cpus: Vec<usize> = order.iter().take(all).copied().collect();
-    kernels::all()
+    let supported: Vec<_> = kernels::all()
         .into_iter()
         .filter(|k| k.supported_by(&host.cpu.features))
+        .collect();
+    // A bar over the kernels on a terminal (issue #32 G: sysinfo was silent for 12 s).
+    let progress = crate::report::progress::Progress::new(
+        vec![std::time::Duration::from_millis(100); supported.len()],
+        opts.quiet,
+    );
+    let rows = supported
+        .into_iter()
         .map(|k| {
+            progress.start(&format!("clock of {} on 1 and {all} cores", k.name));
             let skipped = unavailable(k, host);
             let wide = matches!(k.width, Width::V512 | Width::Tile);
             let own = |cpus: &[usize]| {
@@ -75,22 +84,25 @@ pub(crate) fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
                 Some(one) => (Some(one), own(&all_cpus).or(Some(one))),
                 None => (host.clock.for_peak(wide, 1), host.clock.for_peak(wide, all)),
             };
-            PeakRow {
-                kernel: k.name,
-                precision: k.precision.name(),
-                isa: k.isa.name(),
-                unit: k.precision.unit().as_str(),
-                one_core: peak_for(k, host, 1, one_hz, &opts.peaks),
-                all_cores: peak_for(k, host, all, all_hz, &opts.peaks),
-                skipped,
-                per_cycle: host
-                    .cpu
-                    .emulated
-                    .as_ref()
-                    .and_then(|_| Some((per_cycle_for(k, host, 1)?, per_cycle_for(k, host, all)?))),
-            }
+            let row =
+                PeakRow {
+                    kernel: k.name,
+                    precision: k.precision.name(),
+                    isa: k.isa.name(),
+                    unit: k.precision.unit().as_str(),
+                    one_core: peak_for(k, host, 1, one_hz, &opts.peaks),
+                    all_cores: peak_for(k, host, all, all_hz, &opts.peaks),
+                    skipped,
+                    per_cycle: host.cpu.emulated.as_ref().and_then(|_| {
+                        Some((per_cycle_for(k, host, 1)?, per_cycle_for(k, host, all)?))
+                    }),
+                };
+            progress.done();
+            row
         })
-        .collect()
+        .collect();
+    progress.finish();
+    rows
 }
 
 /// Warm-up of each kernel's chain before its readings: the host's clock measurement
@@ -99,6 +111,12 @@ const KERNEL_WARMUP_SECS: f64 = 0.02;
 
 /// Prints sysinfo in the requested format.
 pub(crate) fn run(opts: &CommonOptions, out: &mut dyn Write) -> std::io::Result<()> {
+    if !opts.quiet {
+        // Detection (GPU adapters included) and the clock of every kernel take seconds.
+        eprintln!(
+            "sysinfo: detecting the hardware, then measuring each CPU kernel's clock on one and all cores (seconds; --quiet hides this)"
+        );
+    }
     let host = HostInfo::detect(true);
     let info = SysInfo {
         schema: crate::report::model::SCHEMA,

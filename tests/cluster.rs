@@ -40,7 +40,7 @@ const SECRET: &str = "cluster-test-secret";
 
 /// Starts one rank running `args`, its stdout and stderr in files under `out`.
 fn spawn(out: &Path, args: &[&str], r: Rank) -> Child {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_peakbench"));
+    let mut c = common::pb_std();
     c.args(args)
         .args(["--quiet", "--format", "json", "--output"])
         .arg(out)
@@ -164,7 +164,7 @@ fn three_ranks_gather_one_report_with_three_hosts() {
     let back: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
     assert_eq!(back["hosts"].as_array().unwrap().len(), 3);
     // The gathered file is a fleet input like any other.
-    let fleet = Command::new(env!("CARGO_BIN_EXE_peakbench"))
+    let fleet = common::pb_std()
         .args(["fleet", "--format", "json"])
         .arg(&file)
         .output()
@@ -354,7 +354,7 @@ fn a_rank_that_never_comes_gives_a_partial_report_naming_it() {
 
 #[test]
 fn matrix_without_a_launch_is_a_usage_error() {
-    let out = Command::new(env!("CARGO_BIN_EXE_peakbench"))
+    let out = common::pb_std()
         .args(["net", "--matrix"])
         .env_remove("PEAKBENCH_RANK")
         .env_remove("OMPI_COMM_WORLD_SIZE")

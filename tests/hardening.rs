@@ -452,7 +452,7 @@ fn report_reads_are_bounded() {
 
 fn null_run(out: &std::path::Path, cases: usize) -> std::process::Command {
     let threads = vec!["1"; cases].join(",");
-    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("peakbench"));
+    let mut c = common::pb_std();
     c.args([
         "null",
         "--quiet",

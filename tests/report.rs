@@ -7,12 +7,14 @@
 //!
 //! Golden files: `PEAKBENCH_BLESS=1 cargo test --release --test report` rewrites them.
 
+mod common;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn pb() -> Command {
-    Command::cargo_bin("peakbench").unwrap()
+    common::pb()
 }
 
 fn fixture(name: &str) -> PathBuf {

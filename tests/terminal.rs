@@ -7,9 +7,7 @@ mod common;
 use assert_cmd::Command;
 
 fn pb() -> Command {
-    let mut c = Command::cargo_bin("peakbench").unwrap();
-    c.env_remove("COLUMNS");
-    c
+    common::pb()
 }
 
 /// A quick suite recorded on the 2-vCPU AMD EPYC (Zen 3) guest: 50 results, notes,
@@ -108,7 +106,7 @@ fn interrupted_run_says_what_it_kept() {
     let dir = tempfile::tempdir().unwrap();
     let html = dir.path().join("r.html");
     let threads = vec!["1"; 3000].join(",");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("peakbench"))
+    let child = common::pb_std()
         .args(["null", "--quiet", "--format", "json", "--min-time", "1ms"])
         .args(["--repeat", "1", "--threads", &threads, "--output"])
         .arg(dir.path())

@@ -415,7 +415,7 @@ mod tests {
 
     #[test]
     fn creates_fills_and_removes_only_its_own() {
-        let parent = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let parent = crate::util::scratch::scratch_dir();
         let keep = parent.path().join("not-ours.txt");
         std::fs::write(&keep, b"keep me").unwrap();
         let ws = Workspace::in_dir(parent.path(), 1 << 20).unwrap();
@@ -436,7 +436,7 @@ mod tests {
 
     #[test]
     fn a_foreign_file_in_the_run_dir_is_never_removed() {
-        let parent = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let parent = crate::util::scratch::scratch_dir();
         let ws = Workspace::in_dir(parent.path(), 1 << 20).unwrap();
         let dir = ws.dir.clone().unwrap();
         // Someone plants the files the run is about to create.
