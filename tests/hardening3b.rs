@@ -14,7 +14,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_peakbench"))
+    common::pb_std()
 }
 
 /// Waits for `child` at most `limit` (then kills it and fails: nothing here may hang).
@@ -81,8 +81,8 @@ mod disk {
     }
 
     fn interrupt(sig: i32, at: At) {
-        let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-        let out = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let dir = common::scratch_dir();
+        let out = common::scratch_dir();
         // Four 32 MiB files, filled one after the other, then two patterns: the run
         // lives long enough to be hit at every stage, on a fast or a slow disk.
         let child = bin()
