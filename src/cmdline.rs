@@ -32,7 +32,7 @@ pub const HELP_WIDTH: usize = 80;
 
 /// The clap command with the help's width set (module doc).
 fn command() -> clap::Command {
-    let w = crate::util::term::stdout_width()
+    let w = crate::util::term::stdout_columns()
         .unwrap_or(HELP_WIDTH)
         .max(crate::util::term::MIN_WIDTH);
     Cli::command().term_width(w).max_term_width(w)

@@ -82,7 +82,9 @@ fn a_cpu_run_records_the_probe_readings_the_canary_and_one_verdict() {
                         c["per_cycle"].as_f64().unwrap(),
                         c["best"].as_f64().unwrap(),
                     );
-                    assert!(x > 0.0 && best >= x * 0.999, "{c}");
+                    // The best is the highest burst another one corroborates (a
+                    // lone high burst is not it), so a sample's own may lie above.
+                    assert!(x > 0.0 && best > 0.0, "{c}");
                 }
             }
         }

@@ -22,6 +22,13 @@ pub(crate) const PRESET: &str = "     ─┼ │          ";
 /// The width for text on stdout: `COLUMNS` when it is a positive number, else the
 /// terminal's when stdout is one, else [`PIPE_WIDTH`] (a file or a pipe).
 pub(crate) fn stdout_width() -> Option<usize> {
+    stdout_columns().or(Some(PIPE_WIDTH))
+}
+
+/// The columns stdout is known to have: `COLUMNS` when it is a positive number, else
+/// the terminal's when stdout is one; `None` for a file or a pipe (the help then keeps
+/// its own default, 80).
+pub(crate) fn stdout_columns() -> Option<usize> {
     if let Some(c) = std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.trim().parse::<usize>().ok())
@@ -30,9 +37,9 @@ pub(crate) fn stdout_width() -> Option<usize> {
         return Some(c);
     }
     if !std::io::stdout().is_terminal() {
-        return Some(PIPE_WIDTH);
+        return None;
     }
-    terminal_columns(libc::STDOUT_FILENO).or(Some(PIPE_WIDTH))
+    terminal_columns(libc::STDOUT_FILENO)
 }
 
 /// The width for lines on stderr: `COLUMNS`, else the terminal's when stderr is one,
