@@ -2,15 +2,16 @@
 //! every CPU kernel this machine can run (one core and all cores), with provenance.
 
 use crate::bench::common::CommonOptions;
-use crate::bench::cpu::{kernels, peak_for, unavailable};
+use crate::bench::cpu::{kernels, peak_for, per_cycle_for, unavailable};
 use crate::hw::clock::measure_warm;
 use crate::hw::peak::Peak;
+use crate::hw::rates::trim_float;
 use crate::hw::uarch::Width;
 use crate::hw::HostInfo;
 use crate::report::{export_fit, TextDoc};
 use crate::util::term::{fit_table, fit_text};
 use crate::util::units::{format_si, format_size};
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use comfy_table::Table;
 use serde::Serialize;
 use std::io::Write;
 
@@ -32,6 +33,9 @@ pub(crate) struct PeakRow {
     /// Why the kernel would be skipped here (e.g. AMX permission), if it would.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) skipped: Option<String>,
+    /// An emulated CPU (no clock): operations per cycle on one core and on all cores.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) per_cycle: Option<(f64, f64)>,
 }
 
 /// What `sysinfo --format json` prints.
@@ -54,12 +58,21 @@ pub(crate) fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
     let all = host.cpu.cores.max(1);
     let one_cpu: Vec<usize> = order.iter().take(1).copied().collect();
     let all_cpus: Vec<usize> = order.iter().take(all).copied().collect();
-    kernels::all()
+    let supported: Vec<_> = kernels::all()
         .into_iter()
         .filter(|k| {
             k.supported_by(&host.cpu.features) && !kernels::superseded(k, &host.cpu.features)
         })
+        .collect();
+    // A bar over the kernels on a terminal (issue #32 G: sysinfo was silent for 12 s).
+    let progress = crate::report::progress::Progress::new(
+        vec![std::time::Duration::from_millis(100); supported.len()],
+        opts.quiet,
+    );
+    let rows = supported
+        .into_iter()
         .map(|k| {
+            progress.start(&format!("clock of {} on 1 and {all} cores", k.name));
             let skipped = unavailable(k, host);
             let wide = matches!(k.width, Width::V512 | Width::Tile);
             let own = |cpus: &[usize]| {
@@ -73,17 +86,25 @@ pub(crate) fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
                 Some(one) => (Some(one), own(&all_cpus).or(Some(one))),
                 None => (host.clock.for_peak(wide, 1), host.clock.for_peak(wide, all)),
             };
-            PeakRow {
-                kernel: k.name,
-                precision: k.precision.name(),
-                isa: k.isa.name(),
-                unit: k.precision.unit().as_str(),
-                one_core: peak_for(k, host, 1, one_hz, &opts.peaks),
-                all_cores: peak_for(k, host, all, all_hz, &opts.peaks),
-                skipped,
-            }
+            let row =
+                PeakRow {
+                    kernel: k.name,
+                    precision: k.precision.name(),
+                    isa: k.isa.name(),
+                    unit: k.precision.unit().as_str(),
+                    one_core: peak_for(k, host, 1, one_hz, &opts.peaks),
+                    all_cores: peak_for(k, host, all, all_hz, &opts.peaks),
+                    skipped,
+                    per_cycle: host.cpu.emulated.as_ref().and_then(|_| {
+                        Some((per_cycle_for(k, host, 1)?, per_cycle_for(k, host, all)?))
+                    }),
+                };
+            progress.done();
+            row
         })
-        .collect()
+        .collect();
+    progress.finish();
+    rows
 }
 
 /// Warm-up of each kernel's chain before its readings: the host's clock measurement
@@ -92,6 +113,12 @@ const KERNEL_WARMUP_SECS: f64 = 0.02;
 
 /// Prints sysinfo in the requested format.
 pub(crate) fn run(opts: &CommonOptions, out: &mut dyn Write) -> std::io::Result<()> {
+    if !opts.quiet {
+        // Detection (GPU adapters included) and the clock of every kernel take seconds.
+        eprintln!(
+            "sysinfo: detecting the hardware, then measuring each CPU kernel's clock on one and all cores (seconds; --quiet hides this)"
+        );
+    }
     let host = HostInfo::detect(true);
     let info = SysInfo {
         schema: crate::report::model::SCHEMA,
@@ -115,7 +142,7 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
     let h = &info.host;
     let c = &h.cpu;
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
+    t.load_preset(crate::util::term::PRESET);
     fit_table(&mut t, width);
     let caches: Vec<String> = c
         .caches
@@ -187,7 +214,7 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
             h.gpus.note.clone().unwrap_or_else(|| "none".into()),
         ]);
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", crate::util::term::table_text(&t))?;
     write!(
         out,
         "{}",
@@ -197,7 +224,7 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
         print_gpus(&h.gpus, width, out)?;
     }
     let mut p = Table::new();
-    p.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
+    p.load_preset(crate::util::term::PRESET).set_header(vec![
         "kernel",
         "precision",
         "isa",
@@ -207,17 +234,33 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
     ]);
     fit_table(&mut p, width);
     for r in &info.cpu_peaks {
-        let v = |x: &Peak| x.value.map_or("unknown".into(), |v| format_si(v, r.unit));
+        let v = |x: &Peak, cycle: Option<f64>| match (x.value, cycle) {
+            (Some(v), _) => format_si(v, r.unit),
+            // Emulated: the per-cycle peak of the emulated core, no rate.
+            (None, Some(c)) => format!("{} {}/cycle", trim_float(c), r.unit.trim_end_matches("/s")),
+            (None, None) => "unknown".into(),
+        };
         p.add_row(vec![
             r.kernel.to_string(),
             r.precision.to_string(),
             r.isa.to_string(),
-            v(&r.one_core),
-            v(&r.all_cores),
+            v(&r.one_core, r.per_cycle.map(|c| c.0)),
+            v(&r.all_cores, r.per_cycle.map(|c| c.1)),
             r.skipped.clone().unwrap_or_default(),
         ]);
     }
-    writeln!(out, "Theoretical CPU peaks\n{p}")?;
+    writeln!(
+        out,
+        "Theoretical CPU peaks\n{}",
+        crate::util::term::table_text(&p)
+    )?;
+    if let Some(why) = &c.emulated {
+        let line = format!(
+            "{}: {why}; the peaks above are per cycle of the emulated core",
+            crate::hw::arm::EMULATED
+        );
+        write!(out, "{}", fit_text(&line, width))?;
+    }
     if let Some(r) = info
         .cpu_peaks
         .iter()
@@ -245,7 +288,7 @@ pub(crate) fn print_gpus(
         );
     }
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
+    t.load_preset(crate::util::term::PRESET).set_header(vec![
         "device", "name", "vendor", "type", "driver", "backend", "features", "limits",
     ]);
     fit_table(&mut t, width);
@@ -271,9 +314,13 @@ pub(crate) fn print_gpus(
             ),
         ]);
     }
-    writeln!(out, "GPU adapters (--device N)\n{t}")?;
+    writeln!(
+        out,
+        "GPU adapters (--device N)\n{}",
+        crate::util::term::table_text(&t)
+    )?;
     let mut p = Table::new();
-    p.load_preset(UTF8_FULL_CONDENSED)
+    p.load_preset(crate::util::term::PRESET)
         .set_header(vec!["device", "peak", "value", "source"]);
     fit_table(&mut p, width);
     for g in &det.adapters {
@@ -306,5 +353,9 @@ pub(crate) fn print_gpus(
             ]);
         }
     }
-    writeln!(out, "Theoretical GPU peaks\n{p}")
+    writeln!(
+        out,
+        "Theoretical GPU peaks\n{}",
+        crate::util::term::table_text(&p)
+    )
 }

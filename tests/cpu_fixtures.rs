@@ -26,6 +26,13 @@ struct Expect {
     muladd_per_cycle_256: f64,
     amx_per_cycle: f64,
     fp16_per_cycle: f64,
+    /// aarch64 big.LITTLE: the row of each kind of core (`cpu.parts`), in order.
+    #[serde(default)]
+    parts: Vec<String>,
+    /// aarch64 big.LITTLE: 128-bit FMA instructions per cycle of the whole machine,
+    /// the sum over its cores.
+    #[serde(default)]
+    machine_fma_per_cycle_128: Option<f64>,
 }
 
 fn fixtures() -> Vec<(PathBuf, Fixture)> {
@@ -100,6 +107,19 @@ fn every_recorded_cpu_identifies_as_expected() {
         check("AMX", amx == e.amx_per_cycle, format!("{amx}"));
         let fp16 = u.rate(Pipe::Fp16, Width::V512);
         check("FP16", fp16 == e.fp16_per_cycle, format!("{fp16}"));
+        let cpus: usize = 1;
+        let parts = peakbench::hw::uarch::identify_parts(&f.cpu, cpus);
+        if !e.parts.is_empty() {
+            let rows: Vec<String> = parts.iter().map(|(id, _)| id.row.clone()).collect();
+            check("parts", rows == e.parts, format!("{rows:?}"));
+        }
+        if let Some(want) = e.machine_fma_per_cycle_128 {
+            let sum: f64 = parts
+                .iter()
+                .map(|(id, n)| *n as f64 * id.uarch().rate(Pipe::Fma, Width::V128))
+                .sum();
+            check("machine FMA per cycle", sum == want, format!("{sum}"));
+        }
         // The evidence is always said, and an overruled model is named in it.
         check("evidence", !id.evidence.is_empty(), id.evidence.clone());
         if let Some(o) = &id.model_overruled {

@@ -75,6 +75,9 @@ pub struct CommonArgs {
     /// Logical CPUs to run on, e.g. 0,2-3 (cpu, memory, linalg, gpu): threads are pinned to these only [default: every CPU this process may use]
     #[arg(long, global = true, value_name = "LIST", allow_hyphen_values = true)]
     pub(crate) cpus: Option<String>,
+    /// Print the planned cases and their estimated length, then exit without measuring
+    #[arg(long, global = true)]
+    pub(crate) dry_run: bool,
 }
 
 /// Most threads accepted per case: far beyond any oversubscription worth measuring.
@@ -126,6 +129,9 @@ pub struct CommonOptions {
     /// process may use. Recorded in the report's `config`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) cpus: Option<Vec<usize>>,
+    /// `--dry-run`: print the plan, measure nothing (a dry run writes no report).
+    #[serde(skip)]
+    pub(crate) dry_run: bool,
 }
 
 /// Validates the common options; `quick` (no subcommand) shortens the default
@@ -205,6 +211,7 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
         until_stable,
         width,
         cpus,
+        dry_run: c.dry_run,
     })
 }
 

@@ -101,7 +101,9 @@ impl ClockInfo {
             scalar_all_hz,
             avx512_all_hz,
             label_hz,
-            method: if kinds_ok {
+            method: if let Some(why) = &cpu.emulated {
+                format!("{} ({why})", super::arm::EMULATED)
+            } else if kinds_ok {
                 format!(
                     "dependent add reg,reg chain (1 add/cycle), pinned, after a {:.0} ms warm-up: largest of {READINGS} readings of {:.0} ms per core, as in every benchmark case",
                     WARMUP_SECS * 1e3,
@@ -174,7 +176,12 @@ pub(crate) fn chain_fn(kind: ClockKind) -> Option<ChainFn> {
 /// Whether the chain exists for this build and CPU.
 pub(crate) fn chain_available(kind: ClockKind) -> bool {
     match kind {
-        ClockKind::Scalar => cfg!(target_arch = "x86_64"),
+        // aarch64: `add x, x, y` runs one per cycle on every Arm core too; under an
+        // emulator a chain counts the emulator's speed, not cycles.
+        ClockKind::Scalar => {
+            cfg!(target_arch = "x86_64")
+                || (cfg!(target_arch = "aarch64") && super::arm::emulated().is_none())
+        }
         ClockKind::Avx512 => {
             #[cfg(target_arch = "x86_64")]
             {
@@ -522,7 +529,36 @@ unsafe fn scalar_chain(loops: u64) -> u64 {
     loops * 192
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+/// aarch64: 192 dependent `add x, x, y` per loop iteration (one per cycle on every
+/// Arm core: single-cycle integer ALUs); subs/b.ne run beside them.
+#[cfg(target_arch = "aarch64")]
+macro_rules! add_chain {
+    ($loops:expr, [$($setup:literal),*], [$($body:literal),+], [$($tail:literal),*], $($clobber:tt)*) => {
+        std::arch::asm!(
+            $($setup,)*
+            "2:",
+            $($body,)+
+            "subs {n}, {n}, #1",
+            "b.ne 2b",
+            $($tail,)*
+            n = inout(reg) $loops => _,
+            a = inout(reg) 1u64 => _,
+            b = in(reg) std::hint::black_box(3u64),
+            $($clobber)*
+            options(nomem, nostack),
+        )
+    };
+}
+#[cfg(target_arch = "aarch64")]
+pub(crate) use add_chain;
+
+#[cfg(target_arch = "aarch64")]
+unsafe fn scalar_chain(loops: u64) -> u64 {
+    add_chain!(loops, [], [".rept 192", "add {a}, {a}, {b}", ".endr"], [],);
+    loops * 192
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 unsafe fn scalar_chain(loops: u64) -> u64 {
     loops
 }

@@ -48,6 +48,10 @@ pub struct CpuInfo {
     pub(crate) hypervisor: Option<String>,
     /// Logical CPUs in pinning order: one per physical core first, then SMT siblings.
     pub(crate) pin_order: Vec<usize>,
+    /// aarch64 under an emulator (qemu-user): why it is taken for one. Its timings are
+    /// the emulator's, so no clock is measured and no peak or efficiency is claimed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) emulated: Option<String>,
 }
 
 /// Reports written before identification existed carry no description; they are
@@ -78,9 +82,14 @@ impl CpuInfo {
         info.pin_order = pin_order;
         info.caches = caches();
         info.features = detect_features();
+        #[cfg(target_arch = "aarch64")]
+        identify_arm(&mut info);
         info.description = info.live_description();
         info.identification = uarch::identify(&info.description);
         info.microarch = info.identification.row.clone();
+        if info.description.arch == "aarch64" {
+            info.model_name = arm_model_name(&info.description, info.threads);
+        }
         info
     }
 
@@ -88,11 +97,20 @@ impl CpuInfo {
     /// flags from /proc/cpuinfo (the kernel's view of what the CPU exposes) or, where that
     /// is unreadable, the detected features under their Linux names.
     pub(crate) fn live_description(&self) -> CpuDescription {
-        let key = if cfg!(target_arch = "aarch64") {
-            "Features"
-        } else {
-            "flags"
-        };
+        if cfg!(target_arch = "aarch64") {
+            // Flags from HWCAP/HWCAP2 and every CPU's MIDR (hw::arm), never the
+            // /proc/cpuinfo of an emulator's host.
+            let mut cpus = self.pin_order.clone();
+            cpus.sort_unstable();
+            let live = super::arm::live(&cpus);
+            let mut d = self.description_of_fields();
+            d.flags = live.flags;
+            if live.parts.len() > 1 {
+                d.parts = live.parts;
+            }
+            return d;
+        }
+        let key = "flags";
         let flags = std::fs::read_to_string("/proc/cpuinfo")
             .ok()
             .and_then(|t| cpuinfo_field(&t, key))
@@ -101,18 +119,6 @@ impl CpuInfo {
         let mut d = self.description_of_fields();
         if let Some(f) = flags {
             d.flags = f;
-        }
-        #[cfg(target_arch = "aarch64")]
-        if let Ok(t) = std::fs::read_to_string("/proc/cpuinfo") {
-            let num = |k: &str| {
-                cpuinfo_field(&t, k).and_then(|v| {
-                    u32::from_str_radix(v.trim_start_matches("0x"), 16)
-                        .ok()
-                        .or_else(|| v.parse().ok())
-                })
-            };
-            d.model = num("CPU part").unwrap_or(0);
-            d.stepping = num("CPU variant").unwrap_or(0);
         }
         d
     }
@@ -130,6 +136,7 @@ impl CpuInfo {
             flags: self.features.iter().map(|f| linux_flag(f)).collect(),
             caches: self.caches.clone(),
             hypervisor: self.hypervisor.clone(),
+            parts: Vec::new(),
         }
     }
 
@@ -208,15 +215,44 @@ fn identify(info: &mut CpuInfo) {
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn identify(info: &mut CpuInfo) {
-    if let Some(imp) = proc_cpuinfo_field("CPU implementer") {
-        info.vendor = match imp.as_str() {
-            "0x41" => "ARM".to_string(),
-            "0x61" => "Apple".to_string(),
-            "0xc0" => "Ampere".to_string(),
-            other => other.to_string(),
-        };
+fn identify(_info: &mut CpuInfo) {}
+
+/// aarch64: implementer, part and variant of the first CPU's MIDR (every kind of core
+/// goes into the description), HWCAP features, and whether the CPU is emulated.
+#[cfg(target_arch = "aarch64")]
+fn identify_arm(info: &mut CpuInfo) {
+    let mut cpus = info.pin_order.clone();
+    cpus.sort_unstable();
+    let live = super::arm::live(&cpus);
+    if let Some(p) = live.parts.first() {
+        info.vendor = p.vendor.clone();
+        info.model = p.model;
+        info.stepping = p.stepping;
     }
+    info.features = super::arm::features_of(&live.flags);
+    info.emulated = live.emulated;
+}
+
+/// The aarch64 model name: the identified core(s), e.g. `Neoverse N1`, `4 x Cortex-A55
+/// + 4 x Cortex-A76`, or the implementer and part when the table lacks it.
+fn arm_model_name(d: &CpuDescription, cpus: usize) -> String {
+    let parts = uarch::identify_parts(d, cpus);
+    let name = |id: &Identification, vendor: &str, part: u32| {
+        if id.by == "model" {
+            id.row.clone()
+        } else {
+            format!("{vendor} part 0x{part:03x}")
+        }
+    };
+    if d.parts.len() < 2 {
+        return name(&parts[0].0, &d.vendor, d.model);
+    }
+    parts
+        .iter()
+        .zip(&d.parts)
+        .map(|((id, n), p)| format!("{n} x {}", name(id, &p.vendor, p.model)))
+        .collect::<Vec<_>>()
+        .join(" + ")
 }
 
 /// (sockets, cores, pin order) over the CPUs in our affinity mask.
@@ -387,16 +423,10 @@ fn detect_features() -> Vec<String> {
     f
 }
 
+/// aarch64: from HWCAP/HWCAP2, in `identify_arm`.
 #[cfg(target_arch = "aarch64")]
 fn detect_features() -> Vec<String> {
-    let mut f = vec!["neon".to_string()];
-    if std::arch::is_aarch64_feature_detected!("sve") {
-        f.push("sve".to_string());
-    }
-    if std::arch::is_aarch64_feature_detected!("dotprod") {
-        f.push("dotprod".to_string());
-    }
-    f
+    Vec::new()
 }
 
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
@@ -404,7 +434,9 @@ fn detect_features() -> Vec<String> {
     Vec::new()
 }
 
+#[cfg(target_arch = "x86_64")]
 const ARCH_REQ_XCOMP_PERM: libc::c_long = 0x1023;
+#[cfg(target_arch = "x86_64")]
 const XFEATURE_XTILEDATA: libc::c_long = 18;
 
 /// Asks Linux for the AMX tile-data permission once; `Err` carries the reason.
@@ -412,7 +444,7 @@ pub(crate) fn request_amx_permission() -> Result<(), String> {
     static RESULT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     RESULT
         .get_or_init(|| {
-            #[cfg(target_os = "linux")]
+            #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
             {
                 // SAFETY: arch_prctl with ARCH_REQ_XCOMP_PERM only changes this process's
                 // permitted xstate features; it takes no pointers.
@@ -428,9 +460,9 @@ pub(crate) fn request_amx_permission() -> Result<(), String> {
                     ))
                 }
             }
-            #[cfg(not(target_os = "linux"))]
+            #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
             {
-                Err("AMX needs Linux's ARCH_REQ_XCOMP_PERM".to_string())
+                Err("AMX needs Linux's ARCH_REQ_XCOMP_PERM on x86-64".to_string())
             }
         })
         .clone()

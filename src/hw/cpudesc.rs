@@ -48,6 +48,10 @@ pub struct CpuDescription {
     /// Hypervisor vendor when running under one (`kvm`, `hyper-v`…).
     #[serde(default)]
     pub(crate) hypervisor: Option<String>,
+    /// aarch64: every kind of core with its logical CPUs, from each CPU's MIDR, when
+    /// the machine has more than one (big.LITTLE); empty otherwise and on x86.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) parts: Vec<super::arm::CorePart>,
 }
 
 impl CpuDescription {
@@ -67,6 +71,9 @@ impl CpuDescription {
     /// The peakbench feature names (as `CpuInfo::features` and kernel `requires` use
     /// them) this description's flags stand for.
     pub fn peakbench_features(&self) -> Vec<String> {
+        if self.arch == "aarch64" {
+            return super::arm::features_of(&self.flags);
+        }
         PEAKBENCH_TO_LINUX
             .iter()
             .filter(|(_, linux)| self.has(linux))
@@ -102,6 +109,7 @@ const PEAKBENCH_TO_LINUX: &[(&str, &str)] = &[
 pub(crate) fn linux_flag(peakbench: &str) -> String {
     PEAKBENCH_TO_LINUX
         .iter()
+        .chain(super::arm::FEATURES)
         .find(|(pb, _)| *pb == peakbench)
         .map_or(peakbench, |(_, l)| l)
         .to_string()

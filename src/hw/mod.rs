@@ -4,6 +4,7 @@
 //! theoretical peaks with their provenance; `gpu_table.rs` holds the known GPUs'
 //! datasheet figures the GPU peaks are built from.
 
+pub(crate) mod arm;
 pub(crate) mod asm;
 pub(crate) mod canary;
 pub(crate) mod clock;
@@ -21,6 +22,7 @@ pub(crate) mod probe;
 mod probe_x86;
 pub(crate) mod rates;
 pub mod uarch;
+pub(crate) mod uarch_arm;
 
 use serde::{Deserialize, Serialize};
 
@@ -112,6 +114,9 @@ fn uname_release() -> String {
 fn virtualization(cpu: &cpu::CpuInfo) -> String {
     if let Some(h) = &cpu.hypervisor {
         return h.clone();
+    }
+    if cpu.emulated.is_some() {
+        return "emulated CPU (user-mode emulation, e.g. qemu-user)".to_string();
     }
     if std::path::Path::new("/.dockerenv").exists() {
         return "container (docker)".to_string();

@@ -54,6 +54,36 @@ pub(crate) struct CpuPeakInput<'a> {
     pub(crate) clock_what: &'a str,
 }
 
+/// Operations per cycle on `i.cores` cores (`None` when the rate is unknown): what an
+/// emulated CPU still has, with no clock to turn it into a rate.
+pub(crate) fn per_cycle(i: &CpuPeakInput) -> Option<f64> {
+    (i.rate.per_cycle > 0.0).then_some(i.cores as f64 * i.rate.per_cycle * i.ops_per_instr)
+}
+
+/// The peak of an emulated CPU: no value (the emulator has no clock worth the name),
+/// the reason, and the per-cycle peak of the emulated core with its inputs.
+pub(crate) fn emulated_peak(i: &CpuPeakInput, why: &str) -> Peak {
+    let per = match per_cycle(i) {
+        Some(v) => format!(
+            "{} op/cycle on {} core{} = {} instr/cycle ({:?} {:?}: {}; {}) x {} op/instr",
+            trim_float(v),
+            i.cores,
+            if i.cores == 1 { "" } else { "s" },
+            trim_float(i.rate.per_cycle),
+            i.pipe,
+            i.width,
+            i.rate.provenance,
+            i.identified,
+            trim_float(i.ops_per_instr)
+        ),
+        None => format!(
+            "no {:?} {:?} rate ({}; {})",
+            i.pipe, i.width, i.rate.provenance, i.identified
+        ),
+    };
+    Peak::unknown(format!("{why}; per cycle: {per}"))
+}
+
 /// Derives a CPU peak in operations per second.
 pub(crate) fn cpu_peak(i: &CpuPeakInput) -> Peak {
     let Some(hz) = i.clock_hz else {

@@ -284,23 +284,6 @@ pub(crate) static UARCHES: &[Uarch] = &[
         needs: &[], lacks: &["avx512f", "vaes", "clwb"], brands: &[],
         fma: [2.0, 1.0, 0.0], muladd: [4.0, 2.0, 0.0], alu: [3.0, 1.5, 0.0], mul32: [1.0, 0.5, 0.0], mul64: Z,
         dot: Z, dot_bf16: Z, fp16: 0.0, amx: 0.0, note: "128-bit pipes: 256-bit instructions issue as two halves" },
-    Uarch { name: "Neoverse V2 (Graviton4, Grace)", vendor: ARM, family: 0, models: &[(0xd4f, 0xd4f)],
-        needs: &[], lacks: &[], brands: &[],
-        fma: [4.0, 0.0, 0.0], muladd: [4.0, 0.0, 0.0], alu: [4.0, 0.0, 0.0], mul32: [2.0, 0.0, 0.0], mul64: Z,
-        dot: [4.0, 0.0, 0.0], dot_bf16: Z, fp16: 0.0, amx: 0.0, note: "four 128-bit NEON/SVE2 pipes" },
-    Uarch { name: "Neoverse V1 (Graviton3)", vendor: ARM, family: 0, models: &[(0xd40, 0xd40)],
-        needs: &[], lacks: &[], brands: &[],
-        fma: [4.0, 2.0, 0.0], muladd: [4.0, 2.0, 0.0], alu: [4.0, 2.0, 0.0], mul32: [2.0, 1.0, 0.0], mul64: Z,
-        dot: [4.0, 2.0, 0.0], dot_bf16: Z, fp16: 0.0, amx: 0.0, note: "four 128-bit NEON pipes, two 256-bit SVE pipes" },
-    Uarch { name: "Neoverse N1/N2 (Graviton2, Ampere Altra)", vendor: ARM, family: 0, models: &[(0xd0c, 0xd0c), (0xd49, 0xd49)],
-        needs: &[], lacks: &[], brands: &[],
-        fma: [2.0, 0.0, 0.0], muladd: [2.0, 0.0, 0.0], alu: [2.0, 0.0, 0.0], mul32: [1.0, 0.0, 0.0], mul64: Z,
-        dot: [2.0, 0.0, 0.0], dot_bf16: Z, fp16: 0.0, amx: 0.0, note: "two 128-bit NEON pipes" },
-    Uarch { name: "generic aarch64 (2 x 128-bit FMA)", vendor: ARM, family: 0, models: &[],
-        needs: &[], lacks: &[], brands: &[],
-        fma: [2.0, 0.0, 0.0], muladd: [2.0, 0.0, 0.0], alu: [2.0, 0.0, 0.0], mul32: [1.0, 0.0, 0.0], mul64: Z,
-        dot: [2.0, 0.0, 0.0], dot_bf16: Z, fp16: 0.0, amx: 0.0,
-        note: "typical of Neoverse N1/N2 and Cortex-A7x; wider cores (V1/V2, Apple) have more" },
 ];
 
 /// The distinct rates the table holds for a (pipe, width) on the rows of one vendor,
@@ -373,15 +356,35 @@ impl Identification {
 
 /// The row with this exact name.
 pub(crate) fn by_name(name: &str) -> Option<&'static Uarch> {
-    UARCHES.iter().find(|u| u.name == name)
+    UARCHES
+        .iter()
+        .find(|u| u.name == name)
+        .or_else(|| super::uarch_arm::by_name(name).map(|c| &c.uarch))
 }
 
 fn flag_list(flags: &[&str]) -> String {
     flags.join(", ")
 }
 
+/// Every kind of core of a description with its row and its number of logical CPUs:
+/// one entry per `parts` entry (aarch64 big.LITTLE), else the description's own row
+/// for `cpus` CPUs.
+pub fn identify_parts(d: &CpuDescription, cpus: usize) -> Vec<(Identification, usize)> {
+    if d.parts.len() < 2 {
+        return vec![(identify(d), cpus)];
+    }
+    d.parts
+        .iter()
+        .map(|p| (super::uarch_arm::identify(&p.vendor, p.model), p.cpus.len()))
+        .collect()
+}
+
 /// Identifies the microarchitecture row of a recorded CPU (see the module docs).
 pub fn identify(d: &CpuDescription) -> Identification {
+    if d.arch == "aarch64" {
+        // By implementer and part (MIDR): the Arm table (`uarch_arm`).
+        return super::uarch_arm::identify(&d.vendor, d.model);
+    }
     let model_rows: Vec<&'static Uarch> = UARCHES.iter().filter(|u| u.model_matches(d)).collect();
     let id_words = if d.arch == "aarch64" {
         format!("part 0x{:x}", d.model)
@@ -450,7 +453,7 @@ pub(crate) fn infer(d: &CpuDescription) -> Option<(&'static Uarch, String)> {
     let l2 = d.cache_bytes(2).unwrap_or(0);
     if d.arch == "aarch64" {
         return row(
-            "generic aarch64 (2 x 128-bit FMA)",
+            super::uarch_arm::GENERIC,
             format!("aarch64 part 0x{:x} is not in the table", d.model),
         );
     }
@@ -631,10 +634,7 @@ mod tests {
         assert_eq!(identify(&desc(INTEL, 6, 1, "sse2")).by, "none");
         let mut arm = desc("ARM", 0, 0xd0c, "fp asimd");
         arm.arch = "aarch64".into();
-        assert_eq!(
-            identify(&arm).row,
-            "Neoverse N1/N2 (Graviton2, Ampere Altra)"
-        );
+        assert_eq!(identify(&arm).row, "Neoverse N1");
         arm.model = 0xfff;
         assert_eq!(identify(&arm).row, "generic aarch64 (2 x 128-bit FMA)");
     }

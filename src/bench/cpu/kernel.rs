@@ -107,11 +107,29 @@ pub enum Isa {
     Avx512Fp16,
     /// AMX tiles.
     Amx,
+    /// Arm NEON (ASIMD), 128-bit.
+    Neon,
+    /// NEON half-precision arithmetic (FEAT_FP16).
+    NeonFp16,
+    /// NEON SDOT/UDOT (FEAT_DotProd).
+    NeonDotprod,
+    /// NEON BFDOT/BFMMLA (FEAT_BF16).
+    NeonBf16,
+    /// NEON SMMLA/UMMLA (FEAT_I8MM).
+    NeonI8mm,
+    /// SVE at the core's vector length.
+    Sve,
+    /// SVE BFDOT/BFMMLA (FEAT_BF16 with SVE).
+    SveBf16,
+    /// SVE SMMLA (FEAT_I8MM with SVE).
+    SveI8mm,
+    /// SVE2.
+    Sve2,
 }
 
 impl Isa {
     /// Every ISA, weakest first.
-    pub(crate) const ALL: [Isa; 12] = [
+    pub(crate) const ALL: [Isa; 21] = [
         Isa::Generic,
         Isa::Scalar,
         Isa::Sse2,
@@ -124,6 +142,15 @@ impl Isa {
         Isa::Avx512Bf16,
         Isa::Avx512Fp16,
         Isa::Amx,
+        Isa::Neon,
+        Isa::NeonFp16,
+        Isa::NeonDotprod,
+        Isa::NeonBf16,
+        Isa::NeonI8mm,
+        Isa::Sve,
+        Isa::SveBf16,
+        Isa::SveI8mm,
+        Isa::Sve2,
     ];
 
     /// The flag value.
@@ -141,6 +168,15 @@ impl Isa {
             Isa::Avx512Bf16 => "avx512-bf16",
             Isa::Avx512Fp16 => "avx512-fp16",
             Isa::Amx => "amx",
+            Isa::Neon => "neon",
+            Isa::NeonFp16 => "neon-fp16",
+            Isa::NeonDotprod => "neon-dotprod",
+            Isa::NeonBf16 => "neon-bf16",
+            Isa::NeonI8mm => "neon-i8mm",
+            Isa::Sve => "sve",
+            Isa::SveBf16 => "sve-bf16",
+            Isa::SveI8mm => "sve-i8mm",
+            Isa::Sve2 => "sve2",
         }
     }
 
@@ -283,12 +319,52 @@ pub struct Kernel {
     // Read only by the kernels' tests.
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) reference: fn(u64) -> f64,
+    /// Vector-length agnostic (SVE): `width`, `ops_per_instr` and `layout` are stated
+    /// for 128 bits and scaled by the vector length read at run time.
+    pub(crate) vla: bool,
 }
 
 impl Kernel {
     /// Operations per loop iteration.
     pub(crate) fn ops_per_iter(&self) -> u64 {
-        self.instrs_per_iter * self.ops_per_instr
+        self.instrs_per_iter * self.instr_ops()
+    }
+
+    /// 128-bit blocks per vector: the SVE vector length ÷ 128 for vector-length
+    /// agnostic kernels, 1 for every other.
+    pub(crate) fn vector_scale(&self) -> u64 {
+        if self.vla {
+            crate::hw::arm::sve_vector_bytes().map_or(1, |b| (b / 16).max(1) as u64)
+        } else {
+            1
+        }
+    }
+
+    /// Operations per counted instruction at this machine's vector length.
+    pub(crate) fn instr_ops(&self) -> u64 {
+        self.ops_per_instr * self.vector_scale()
+    }
+
+    /// The vector width the kernel runs at here (SVE: from the vector length; lengths
+    /// above 512 bits take the 512-bit rates).
+    pub(crate) fn vector_width(&self) -> Width {
+        match (self.vla, self.vector_scale()) {
+            (false, _) => self.width,
+            (true, 1) => Width::V128,
+            (true, 2) => Width::V256,
+            (true, _) => Width::V512,
+        }
+    }
+
+    /// The accumulator layout at this machine's vector length.
+    #[cfg(test)]
+    pub(crate) fn layout_now(&self) -> Layout {
+        let s = self.vector_scale() as usize;
+        Layout {
+            reg_bytes: self.layout.reg_bytes * s,
+            lanes: self.layout.lanes * s,
+            ..self.layout
+        }
     }
 
     /// The operands this kernel runs on.
@@ -358,13 +434,14 @@ impl Kernel {
     /// Bytes of `out` the kernel writes.
     #[cfg(test)]
     pub(crate) fn out_bytes(&self) -> usize {
-        self.layout.regs * self.layout.reg_bytes
+        let l = self.layout_now();
+        l.regs * l.reg_bytes
     }
 
     /// Decodes every meaningful accumulator lane from `out`.
     #[cfg(test)]
     pub(crate) fn lanes(&self, out: &[u8]) -> Vec<f64> {
-        let l = self.layout;
+        let l = self.layout_now();
         let mut v = Vec::with_capacity(l.regs * l.lanes);
         for r in 0..l.regs {
             for i in 0..l.lanes {

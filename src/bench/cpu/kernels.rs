@@ -100,6 +100,62 @@ fn ref_lcg_i64(n: u64) -> f64 {
     (0..n).fold(0i64, |acc, _| acc.wrapping_mul(3).wrapping_add(7)) as f64
 }
 
+// Arm: FMLA accumulates a × b (exact in every format) with one rounding per step.
+#[cfg(target_arch = "aarch64")]
+fn ref_fmla_f64(n: u64) -> f64 {
+    let (a, b) = (1.0 - CONVERGE_B, CONVERGE_B);
+    (0..n).fold(0.0f64, |acc, _| a.mul_add(b, acc))
+}
+#[cfg(target_arch = "aarch64")]
+fn ref_fmla_f32(n: u64) -> f64 {
+    let (a, b) = ((1.0 - CONVERGE_B) as f32, CONVERGE_B as f32);
+    f64::from((0..n).fold(0.0f32, |acc, _| a.mul_add(b, acc)))
+}
+#[cfg(target_arch = "aarch64")]
+fn ref_fmla_f16(n: u64) -> f64 {
+    let p = (1.0 - CONVERGE_B) * CONVERGE_B;
+    (0..n)
+        .fold(half::f16::ZERO, |acc, _| {
+            half::f16::from_f64(acc.to_f64() + p)
+        })
+        .to_f64()
+}
+#[cfg(target_arch = "aarch64")]
+fn ref_mmla_bf16(n: u64) -> f64 {
+    // Four products of 1.0 × 2⁻¹⁰ per lane per BFMMLA.
+    let p = CONVERGE_B as f32;
+    f64::from((0..n).fold(0.0f32, |acc, _| acc + 4.0 * p))
+}
+#[cfg(target_arch = "aarch64")]
+fn ref_udot_i8(n: u64) -> f64 {
+    // UDOT reads b = −2 as the byte 254.
+    f64::from((0..n).fold(0i32, |acc, _| acc.wrapping_add(4 * 3 * 254)))
+}
+#[cfg(target_arch = "aarch64")]
+fn ref_smmla_i8(n: u64) -> f64 {
+    f64::from((0..n).fold(0i32, |acc, _| acc.wrapping_add(8 * (3 * -2))))
+}
+#[cfg(target_arch = "aarch64")]
+fn ref_ummla_i8(n: u64) -> f64 {
+    f64::from((0..n).fold(0i32, |acc, _| acc.wrapping_add(8 * 3 * 254)))
+}
+#[cfg(target_arch = "aarch64")]
+fn ref_add_i8(n: u64) -> f64 {
+    f64::from((0..n).fold(0i8, |acc, _| acc.wrapping_add(7)))
+}
+#[cfg(target_arch = "aarch64")]
+fn ref_add_i16(n: u64) -> f64 {
+    f64::from((0..n).fold(0i16, |acc, _| acc.wrapping_add(7)))
+}
+#[cfg(target_arch = "aarch64")]
+fn ref_mul_i8(n: u64) -> f64 {
+    f64::from((0..n).fold(1i8, |acc, _| acc.wrapping_mul(3)))
+}
+#[cfg(target_arch = "aarch64")]
+fn ref_mul_i16(n: u64) -> f64 {
+    f64::from((0..n).fold(1i16, |acc, _| acc.wrapping_mul(3)))
+}
+
 const fn lay(regs: usize, reg_bytes: usize, lanes: usize, elem: Elem) -> Layout {
     Layout {
         regs,
@@ -139,6 +195,44 @@ const fn row(
         run,
         clock,
         reference,
+        vla: false,
+    }
+}
+
+/// An Arm row (no kernel-specific clock chain: the add chain counts cycles there).
+#[allow(clippy::too_many_arguments)]
+#[cfg(target_arch = "aarch64")]
+const fn arm(
+    name: &'static str,
+    isa: Isa,
+    precision: Precision,
+    requires: &'static [&'static str],
+    pipe: Pipe,
+    instrs_per_iter: u64,
+    ops_per_instr: u64,
+    layout: Layout,
+    values: Values,
+    run: KernelFn,
+    reference: fn(u64) -> f64,
+) -> Kernel {
+    let vla = matches!(isa, Isa::Sve | Isa::SveBf16 | Isa::SveI8mm | Isa::Sve2);
+    Kernel {
+        vla,
+        ..row(
+            name,
+            isa,
+            precision,
+            requires,
+            Some(pipe),
+            Width::V128,
+            instrs_per_iter,
+            ops_per_instr,
+            layout,
+            values,
+            run,
+            None,
+            reference,
+        )
     }
 }
 
@@ -210,11 +304,65 @@ pub(crate) static X86: &[Kernel] = &[
     row("fma_f64_avx512", I::Avx512, P::Fp64, &["avx512f"], Some(Fma), V512, 24, 16, lay(24, 64, 8, F64), V::Converge, x::fma_f64_avx512, Some(x::fma_f64_avx512_clock), ref_fma_f64),
 ];
 
+#[cfg(target_arch = "aarch64")]
+use super::arm as r;
+
+/// Arm kernels, weakest first within each precision. Layouts and operation counts are
+/// per 128 bits; SVE rows scale them by the vector length (`Kernel::vector_scale`).
+/// SMMLA/UMMLA and BFMMLA are taken on the dot-product pipes (see `hw::uarch_arm`).
+#[cfg(target_arch = "aarch64")]
+#[rustfmt::skip]
+pub(crate) static ARM: &[Kernel] = &[
+    // int8
+    arm("add_i8_neon", I::Neon, P::Int8, &["neon"], Alu, 24, 16, lay(24, 16, 16, I8), V::IntAdd, r::add_i8_neon, ref_add_i8),
+    arm("mul_i8_neon", I::Neon, P::Int8, &["neon"], Mul32, 24, 16, lay(24, 16, 16, I8), V::IntMul, r::mul_i8_neon, ref_mul_i8),
+    arm("sdot_i8_neon", I::NeonDotprod, P::Int8, &["neon", "dotprod"], Dot, 24, 32, lay(24, 16, 4, I32), V::I8Dot, r::sdot_i8_neon, ref_dot_i8),
+    arm("udot_i8_neon", I::NeonDotprod, P::Int8, &["neon", "dotprod"], Dot, 24, 32, lay(24, 16, 4, I32), V::I8Dot, r::udot_i8_neon, ref_udot_i8),
+    arm("smmla_i8_neon", I::NeonI8mm, P::Int8, &["neon", "i8mm"], Dot, 24, 64, lay(24, 16, 4, I32), V::I8Dot, r::smmla_i8_neon, ref_smmla_i8),
+    arm("ummla_i8_neon", I::NeonI8mm, P::Int8, &["neon", "i8mm"], Dot, 24, 64, lay(24, 16, 4, I32), V::I8Dot, r::ummla_i8_neon, ref_ummla_i8),
+    arm("sdot_i8_sve", I::Sve, P::Int8, &["sve"], Dot, 24, 32, lay(24, 16, 4, I32), V::I8Dot, r::sdot_i8_sve, ref_dot_i8),
+    arm("udot_i8_sve", I::Sve, P::Int8, &["sve"], Dot, 24, 32, lay(24, 16, 4, I32), V::I8Dot, r::udot_i8_sve, ref_udot_i8),
+    arm("smmla_i8_sve", I::SveI8mm, P::Int8, &["sve", "sve-i8mm"], Dot, 24, 64, lay(24, 16, 4, I32), V::I8Dot, r::smmla_i8_sve, ref_smmla_i8),
+    // int16
+    arm("add_i16_neon", I::Neon, P::Int16, &["neon"], Alu, 24, 8, lay(24, 16, 8, I16), V::IntAdd, r::add_i16_neon, ref_add_i16),
+    arm("mul_i16_neon", I::Neon, P::Int16, &["neon"], Mul32, 24, 8, lay(24, 16, 8, I16), V::IntMul, r::mul_i16_neon, ref_mul_i16),
+    // int32
+    arm("add_i32_neon", I::Neon, P::Int32, &["neon"], Alu, 24, 4, lay(24, 16, 4, I32), V::IntAdd, r::add_i32_neon, ref_add_i32),
+    arm("mul_i32_neon", I::Neon, P::Int32, &["neon"], Mul32, 24, 4, lay(24, 16, 4, I32), V::IntMul, r::mul_i32_neon, ref_mul_i32),
+    arm("add_i32_sve", I::Sve, P::Int32, &["sve"], Alu, 24, 4, lay(24, 16, 4, I32), V::IntAdd, r::add_i32_sve, ref_add_i32),
+    arm("mul_i32_sve", I::Sve, P::Int32, &["sve"], Mul32, 24, 4, lay(24, 16, 4, I32), V::IntMul, r::mul_i32_sve, ref_mul_i32),
+    // int64
+    arm("add_i64_neon", I::Neon, P::Int64, &["neon"], Alu, 24, 2, lay(24, 16, 2, I64), V::IntAdd, r::add_i64_neon, ref_add_i64),
+    arm("add_i64_sve", I::Sve, P::Int64, &["sve"], Alu, 24, 2, lay(24, 16, 2, I64), V::IntAdd, r::add_i64_sve, ref_add_i64),
+    arm("mul_i64_sve", I::Sve, P::Int64, &["sve"], Mul64, 24, 2, lay(24, 16, 2, I64), V::IntMul, r::mul_i64_sve, ref_mul_i64),
+    arm("mul_i64_sve2", I::Sve2, P::Int64, &["sve", "sve2"], Mul64, 24, 2, lay(24, 16, 2, I64), V::IntMul, r::mul_i64_sve2, ref_mul_i64),
+    // fp16 (FP16 FMLA runs on the FMA pipes)
+    arm("fma_f16_neon", I::NeonFp16, P::Fp16, &["neon", "fp16"], Fma, 24, 16, lay(24, 16, 8, F16), V::Converge, r::fma_f16_neon, ref_fmla_f16),
+    arm("fma_f16_sve", I::Sve, P::Fp16, &["sve"], Fma, 24, 16, lay(24, 16, 8, F16), V::Converge, r::fma_f16_sve, ref_fmla_f16),
+    // bf16
+    arm("bfdot_bf16_neon", I::NeonBf16, P::Bf16, &["neon", "bf16"], DotBf16, 24, 16, lay(24, 16, 4, F32), V::Bf16Dot, r::bfdot_bf16_neon, ref_dot_bf16),
+    arm("bfmmla_bf16_neon", I::NeonBf16, P::Bf16, &["neon", "bf16"], DotBf16, 24, 32, lay(24, 16, 4, F32), V::Bf16Dot, r::bfmmla_bf16_neon, ref_mmla_bf16),
+    arm("bfdot_bf16_sve", I::SveBf16, P::Bf16, &["sve", "sve-bf16"], DotBf16, 24, 16, lay(24, 16, 4, F32), V::Bf16Dot, r::bfdot_bf16_sve, ref_dot_bf16),
+    arm("bfmmla_bf16_sve", I::SveBf16, P::Bf16, &["sve", "sve-bf16"], DotBf16, 24, 32, lay(24, 16, 4, F32), V::Bf16Dot, r::bfmmla_bf16_sve, ref_mmla_bf16),
+    // fp32
+    arm("muladd_f32_neon", I::Neon, P::Fp32, &["neon"], MulAdd, 48, 4, lay(24, 16, 4, F32), V::Converge, r::muladd_f32_neon, ref_muladd_f32),
+    arm("fma_f32_neon", I::Neon, P::Fp32, &["neon"], Fma, 24, 8, lay(24, 16, 4, F32), V::Converge, r::fma_f32_neon, ref_fmla_f32),
+    arm("muladd_f32_sve", I::Sve, P::Fp32, &["sve"], MulAdd, 48, 4, lay(24, 16, 4, F32), V::Converge, r::muladd_f32_sve, ref_muladd_f32),
+    arm("fma_f32_sve", I::Sve, P::Fp32, &["sve"], Fma, 24, 8, lay(24, 16, 4, F32), V::Converge, r::fma_f32_sve, ref_fmla_f32),
+    // fp64
+    arm("muladd_f64_neon", I::Neon, P::Fp64, &["neon"], MulAdd, 48, 2, lay(24, 16, 2, F64), V::Converge, r::muladd_f64_neon, ref_muladd_f64),
+    arm("fma_f64_neon", I::Neon, P::Fp64, &["neon"], Fma, 24, 4, lay(24, 16, 2, F64), V::Converge, r::fma_f64_neon, ref_fmla_f64),
+    arm("muladd_f64_sve", I::Sve, P::Fp64, &["sve"], MulAdd, 48, 2, lay(24, 16, 2, F64), V::Converge, r::muladd_f64_sve, ref_muladd_f64),
+    arm("fma_f64_sve", I::Sve, P::Fp64, &["sve"], Fma, 24, 4, lay(24, 16, 2, F64), V::Converge, r::fma_f64_sve, ref_fmla_f64),
+];
+
 /// Every kernel this build has: the generic ones, then the architecture's own.
 pub fn all() -> Vec<&'static Kernel> {
     let mut v: Vec<&'static Kernel> = GENERIC.iter().collect();
     #[cfg(target_arch = "x86_64")]
     v.extend(X86.iter());
+    #[cfg(target_arch = "aarch64")]
+    v.extend(ARM.iter());
     v
 }
 
@@ -245,8 +393,8 @@ pub(crate) const F16C_PEAK: &str = "unknown: fp16 through F16C conversion, the a
 /// The note on every F16C fp16 row.
 pub(crate) const F16C_NOTE: &str = "fp16 through F16C: each step widens the fp16 values to fp32 (vcvtph2ps), does one fp32 FMA and rounds the result back to fp16 (vcvtps2ph), so the values are fp16 but the arithmetic is fp32 after conversion; the CPU has no native fp16 arithmetic, and the fp32 FMA rate is the bound";
 
-/// Largest `out` buffer any kernel needs.
-pub(crate) const OUT_BYTES: usize = 4096;
+/// Largest `out` buffer any kernel needs (24 SVE accumulators of 2048 bits: 6 KiB).
+pub(crate) const OUT_BYTES: usize = 8192;
 
 #[cfg(test)]
 mod tests {
@@ -294,6 +442,12 @@ mod tests {
                 // AMX: 2·M·N·K with M = N = 16 and K = 64 bytes / element size.
                 ("tdp", Precision::Int8) => 2 * 16 * 16 * 64,
                 ("tdp", _) => 2 * 16 * 16 * 32,
+                // Arm SDOT/UDOT: 4 products + 4 adds per i32 lane; BFDOT 2 + 2.
+                ("sdot" | "udot", _) => 8 * lanes,
+                ("bfdot", _) => 4 * lanes,
+                // SMMLA/UMMLA: 8 products + 8 adds per i32 lane; BFMMLA 4 + 4.
+                ("smmla" | "ummla", _) => 16 * lanes,
+                ("bfmmla", _) => 8 * lanes,
                 (other, _) => panic!("unexpected kernel family {other}"),
             };
             assert_eq!(k.ops_per_instr, expect, "{}", k.name);
@@ -380,7 +534,9 @@ mod tests {
         assert_eq!(Precision::parse("sp"), Some(Precision::Fp32));
         assert_eq!(Precision::parse("fp8"), None);
         assert_eq!(Isa::parse("avx512_vnni"), Some(Isa::Avx512Vnni));
-        assert_eq!(Isa::parse("neon"), None);
+        assert_eq!(Isa::parse("neon"), Some(Isa::Neon));
+        assert_eq!(Isa::parse("SVE_BF16"), Some(Isa::SveBf16));
+        assert_eq!(Isa::parse("altivec"), None);
         assert_eq!(Isa::parse("F16C"), Some(Isa::F16c));
     }
 }

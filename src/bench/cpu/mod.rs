@@ -15,6 +15,8 @@
 //! series has no gaps.
 
 pub(crate) mod amx;
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod arm;
 pub(crate) mod generic;
 pub(crate) mod kernel;
 pub mod kernels;
@@ -27,7 +29,7 @@ use super::common::{default_threads, record_clock, run_config};
 use super::peaks::{PeakKey, PeakOverrides};
 use super::{Benchmark, Case, Context, Plan, UsageError};
 use crate::hw::clock::{self as clock, chain_fn, measure_on, ClockKind};
-use crate::hw::peak::{cpu_peak, CpuPeakInput, Peak};
+use crate::hw::peak::{cpu_peak, emulated_peak, CpuPeakInput, Peak};
 use crate::hw::uarch::Width;
 use crate::hw::HostInfo;
 use crate::measure::runner::Workload;
@@ -99,11 +101,13 @@ pub(crate) fn peak_for(
         );
     };
     let rates = host.cpu.rates();
-    let rate = rates.rate(pipe, k.width);
+    let rate = mixed_cores_rate(host, pipe, k.vector_width(), cores)
+        .unwrap_or_else(|| rates.rate(pipe, k.vector_width()));
     peak_at_rate(k, host, cores, clock_hz, &rate)
 }
 
-/// The peak of kernel `k` at a given (reconciled) rate of its pipe.
+/// The peak of kernel `k` at a given (reconciled) rate of its pipe; an emulated CPU's
+/// is its per-cycle peak only (`hw::peak::emulated_peak`).
 fn peak_at_rate(
     k: &Kernel,
     host: &HostInfo,
@@ -115,13 +119,13 @@ fn peak_at_rate(
         return Peak::unknown("unknown: generic kernel (use --peak)");
     };
     let rates = host.cpu.rates();
-    cpu_peak(&CpuPeakInput {
+    let input = CpuPeakInput {
         rate,
         identified: &rates.identified,
         note: rates.uarch.note,
         pipe,
-        width: k.width,
-        ops_per_instr: k.ops_per_instr as f64,
+        width: k.vector_width(),
+        ops_per_instr: k.instr_ops() as f64,
         cores,
         clock_hz,
         clock_what: match (k.clock.is_some(), clock_kind(k)) {
@@ -129,7 +133,62 @@ fn peak_at_rate(
             (false, ClockKind::Avx512) => "measured, AVX-512 chain",
             (false, ClockKind::Scalar) => "measured, add chain",
         },
+    };
+    match &host.cpu.emulated {
+        Some(_) => emulated_peak(&input, crate::hw::arm::EMULATED),
+        None => cpu_peak(&input),
+    }
+}
+
+/// On a machine with several kinds of core (Arm big.LITTLE, `description.parts`): the
+/// mean rate per core over the first `cores` CPUs of the pinning order (the ones a run
+/// of that many threads uses), each core at its own row's rate, so the peak is the sum
+/// over the cores; `None` on a machine with one kind of core.
+fn mixed_cores_rate(
+    host: &HostInfo,
+    pipe: crate::hw::uarch::Pipe,
+    width: Width,
+    cores: usize,
+) -> Option<crate::hw::rates::Rate> {
+    let d = &host.cpu.description;
+    if d.parts.len() < 2 {
+        return None;
+    }
+    let used: Vec<usize> = host.cpu.pin_order.iter().take(cores).copied().collect();
+    let ids = crate::hw::uarch::identify_parts(d, host.cpu.threads);
+    let mut sum = 0.0;
+    let mut terms = Vec::new();
+    for (p, (id, _)) in d.parts.iter().zip(&ids) {
+        let n = used.iter().filter(|c| p.cpus.contains(c)).count();
+        if n == 0 {
+            continue;
+        }
+        let r = id.uarch().rate(pipe, width);
+        sum += n as f64 * r;
+        terms.push(format!(
+            "{n} x {} ({})",
+            crate::hw::rates::trim_float(r),
+            id.row
+        ));
+    }
+    Some(crate::hw::rates::Rate {
+        per_cycle: sum / cores.max(1) as f64,
+        provenance: format!(
+            "table, mean over mixed cores: ({}) / {cores}; one clock for all of them",
+            terms.join(" + ")
+        ),
+        table: sum / cores.max(1) as f64,
+        ..Default::default()
     })
+}
+
+/// Operations per cycle of kernel `k` on `cores` cores from the table (and probe), when
+/// known: shown for an emulated CPU, whose peak has no clock.
+pub(crate) fn per_cycle_for(k: &Kernel, host: &HostInfo, cores: usize) -> Option<f64> {
+    let (pipe, width) = (k.pipe?, k.vector_width());
+    let rate = mixed_cores_rate(host, pipe, width, cores)
+        .unwrap_or_else(|| host.cpu.rates().rate(pipe, width));
+    (rate.per_cycle > 0.0).then(|| cores as f64 * rate.per_cycle * k.instr_ops() as f64)
 }
 
 /// When a case ran above a peak the probe had lowered from the table's (efficiency
@@ -152,7 +211,7 @@ pub(crate) fn outrun_probe_peak(
     if eff <= 1.0 || overrides.find(&keys).is_some() {
         return None;
     }
-    let rate = host.cpu.rates().rate(k.pipe?, k.width);
+    let rate = host.cpu.rates().rate(k.pipe?, k.vector_width());
     if !rate.lowered_by_probe() {
         return None;
     }
@@ -211,6 +270,14 @@ impl Case for CpuCase {
     fn run(&self, ctx: &Context) -> Vec<BenchResult> {
         vec![self.result(ctx)]
     }
+
+    fn estimate(&self, opts: &crate::bench::common::CommonOptions) -> std::time::Duration {
+        match self.sustain {
+            // The warm-up, then the series of --sustain.
+            Some((_, total)) => total + opts.min_time,
+            None => crate::bench::default_estimate(opts),
+        }
+    }
 }
 
 impl CpuCase {
@@ -228,6 +295,9 @@ impl CpuCase {
         }
         if k.isa == Isa::F16c {
             r.info(kernels::F16C_NOTE);
+        }
+        if let Some(why) = &host.cpu.emulated {
+            r.warn(format!("{} ({why})", crate::hw::arm::EMULATED));
         }
         let cfg = run_config(ctx, self.threads, &mut r.notes);
         let cpus = cfg.cpus.clone();
@@ -396,6 +466,10 @@ impl Case for SkippedCase {
     fn run(&self, ctx: &Context) -> Vec<BenchResult> {
         vec![self.result(ctx)]
     }
+
+    fn estimate(&self, _opts: &crate::bench::common::CommonOptions) -> std::time::Duration {
+        std::time::Duration::ZERO
+    }
 }
 
 impl SkippedCase {
@@ -528,6 +602,10 @@ mod tests {
     fn probe_every_pipe_kernel_maps_to_a_test_of_its_pipe_and_width() {
         for k in kernels::all() {
             let Some(pipe) = k.pipe else { continue };
+            // The probe's tests are x86 instructions; Arm kernels have none yet.
+            if k.isa >= Isa::Neon {
+                continue;
+            }
             if pipe == crate::hw::uarch::Pipe::Alu {
                 assert!(
                     crate::hw::probe::Test::for_kernel(k.name).is_none(),
@@ -567,7 +645,7 @@ mod tests {
             for iters in [1u64, 7, 1000] {
                 let lanes = run_once(k, iters);
                 let want = (k.reference)(iters);
-                assert_eq!(lanes.len(), k.layout.regs * k.layout.lanes);
+                assert_eq!(lanes.len(), k.layout_now().regs * k.layout_now().lanes);
                 for (i, got) in lanes.iter().enumerate() {
                     assert_eq!(*got, want, "{} lane {i} after {iters} iterations", k.name);
                 }
@@ -645,6 +723,86 @@ mod tests {
             "{}",
             p.source
         );
+    }
+
+    /// A 128-bit fp64 FMA row (4 FLOP per instruction) on any architecture.
+    fn fmla_f64_like() -> Kernel {
+        Kernel {
+            pipe: Some(crate::hw::uarch::Pipe::Fma),
+            width: Width::V128,
+            ops_per_instr: 4,
+            ..kernels::GENERIC[5]
+        }
+    }
+
+    fn arm_host(part: u32) -> HostInfo {
+        let mut host = crate::report::samples::host();
+        host.cpu.description = crate::hw::cpudesc::CpuDescription {
+            arch: "aarch64".into(),
+            vendor: "ARM".into(),
+            model: part,
+            flags: vec!["fp".into(), "asimd".into()],
+            ..Default::default()
+        };
+        host.cpu.identification = Default::default();
+        host.cpu.probed.clear();
+        host
+    }
+
+    #[test]
+    fn an_emulated_cpu_has_a_per_cycle_peak_and_no_rate() {
+        let mut host = arm_host(0xd0c);
+        host.cpu.emulated = Some("the kernel is x86_64".into());
+        let k = fmla_f64_like();
+        let p = peak_for(&k, &host, 1, None, &PeakOverrides::default());
+        assert_eq!(p.value, None);
+        assert!(
+            p.source.starts_with("emulated CPU: figures are the emulator's, no clock, no efficiency; per cycle: 8 op/cycle on 1 core = 2 instr/cycle"),
+            "{}",
+            p.source
+        );
+        assert!(p.source.contains("row 'Neoverse N1'"), "{}", p.source);
+        assert_eq!(per_cycle_for(&k, &host, 2), Some(16.0));
+        // Not emulated: the same CPU with a clock has a rate.
+        host.cpu.emulated = None;
+        let p = peak_for(&k, &host, 1, Some(2e9), &PeakOverrides::default());
+        assert_eq!(p.value, Some(2e9 * 8.0));
+    }
+
+    #[test]
+    fn a_big_little_peak_is_the_sum_over_its_cores() {
+        // 4 x Cortex-A55 (1 FMLA/cycle) + 4 x Cortex-A76 (2 FMLA/cycle).
+        let mut host = arm_host(0xd05);
+        host.cpu.description.parts = vec![
+            crate::hw::arm::CorePart {
+                vendor: "ARM".into(),
+                model: 0xd05,
+                stepping: 2,
+                cpus: vec![0, 1, 2, 3],
+            },
+            crate::hw::arm::CorePart {
+                vendor: "ARM".into(),
+                model: 0xd0b,
+                stepping: 1,
+                cpus: vec![4, 5, 6, 7],
+            },
+        ];
+        host.cpu.pin_order = (0..8).collect();
+        host.cpu.cores = 8;
+        host.cpu.threads = 8;
+        let k = fmla_f64_like();
+        let p = peak_for(&k, &host, 8, Some(2e9), &PeakOverrides::default());
+        // (4 x 1 + 4 x 2) FMLA/cycle x 4 FLOP x 2 GHz.
+        assert_eq!(p.value, Some(12.0 * 4.0 * 2e9));
+        assert!(
+            p.source
+                .contains("(4 x 1 (Cortex-A55) + 4 x 2 (Cortex-A76)) / 8"),
+            "{}",
+            p.source
+        );
+        // Two threads run on the first two (little) cores.
+        let p = peak_for(&k, &host, 2, Some(2e9), &PeakOverrides::default());
+        assert_eq!(p.value, Some(2.0 * 4.0 * 2e9));
     }
 
     #[test]

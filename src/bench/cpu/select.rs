@@ -106,7 +106,7 @@ pub(crate) fn best_kernels(
                 .map(|k| Candidate {
                     kernel: k,
                     peak_per_cycle: k.pipe.map_or(0.0, |pipe| {
-                        rates.rate(pipe, k.width).per_cycle * k.ops_per_instr as f64
+                        rates.rate(pipe, k.vector_width()).per_cycle * k.instr_ops() as f64
                     }),
                 })
                 .collect();
