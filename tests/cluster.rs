@@ -576,16 +576,16 @@ fn an_authenticated_rank_cannot_forge_hosts_or_impossible_figures() {
 /// closed and rank 1 exited with "connection closed (the rank exited or died)".
 #[test]
 fn a_burst_of_silent_connections_does_not_lock_a_rank_out() {
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::Arc;
     let d = tempfile::tempdir().unwrap();
     let (r0, coord) = rank0(d.path(), 40);
     let stop = Arc::new(AtomicBool::new(false));
+    let opened = Arc::new(AtomicUsize::new(0));
     let burst = {
-        let (stop, coord) = (stop.clone(), coord.clone());
+        let (stop, coord, opened) = (stop.clone(), coord.clone(), opened.clone());
         std::thread::spawn(move || {
             let mut held: Vec<std::net::TcpStream> = Vec::new();
-            let mut opened = 0usize;
             while !stop.load(Ordering::Relaxed) {
                 // Drop the connections rank 0 closed, then fill up to 64 again.
                 held.retain(|s| {
@@ -604,21 +604,32 @@ fn a_burst_of_silent_connections_does_not_lock_a_rank_out() {
                     match std::net::TcpStream::connect(&coord) {
                         Ok(s) => {
                             held.push(s);
-                            opened += 1;
+                            opened.fetch_add(1, Ordering::Relaxed);
                         }
                         Err(_) => break,
                     }
                 }
-                std::thread::sleep(Duration::from_millis(500));
+                std::thread::sleep(Duration::from_millis(
+                    if opened.load(Ordering::Relaxed) < 64 {
+                        50
+                    } else {
+                        500
+                    },
+                ));
             }
-            opened
         })
     };
-    std::thread::sleep(Duration::from_millis(1500));
+    // Rank 1 comes once the burst holds every pending slot (rank 0's start, with its
+    // hardware probe, takes seconds on a loaded machine: a fixed wait raced it).
+    let t = std::time::Instant::now();
+    while opened.load(Ordering::Relaxed) < 64 && t.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let r1 = rank1(d.path(), &coord, SECRET);
     let outs = wait(d.path(), vec![r0, r1], Duration::from_secs(120));
     stop.store(true, Ordering::Relaxed);
-    let opened = burst.join().unwrap();
+    burst.join().unwrap();
+    let opened = opened.load(Ordering::Relaxed);
     assert!(opened >= 64, "the burst opened {opened}");
     all_succeeded(&outs);
     let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
