@@ -72,6 +72,11 @@ mod tests {
 
     #[test]
     fn until_stable_stops_within_its_budget_and_keeps_only_clean_samples() {
+        if let Some(why) = crate::hw::arm::emulated() {
+            // Samples per 60 ms budget is the emulator's speed, not the rule's.
+            println!("skipped: emulated CPU, its timing says nothing ({why})");
+            return;
+        }
         let mut c = cfg(1);
         // An unreachable precision: it stops at the budget.
         c.stable = Some(Stable {
