@@ -28,11 +28,9 @@ fn save(report: &Report, path: &Path) -> anyhow::Result<()> {
     .with_context(|| format!("cannot write {} (choose another --output)", path.display()))
 }
 
-/// Reserves `HOST-TIME.json` in `dir` with an exclusive create (`HOST-TIME-2.json`, …
-/// when another run took it in the same second).
-fn results_path(dir: &Path, host: &str, started: &str) -> anyhow::Result<PathBuf> {
-    let safe_host: String = host
-        .chars()
+/// `host` as it stands in file names: letters, digits, `-` and `.`, others `_`.
+fn file_host(host: &str) -> String {
+    host.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
                 c
@@ -40,7 +38,13 @@ fn results_path(dir: &Path, host: &str, started: &str) -> anyhow::Result<PathBuf
                 '_'
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Reserves `HOST-TIME.json` in `dir` with an exclusive create (`HOST-TIME-2.json`, …
+/// when another run took it in the same second).
+fn results_path(dir: &Path, host: &str, started: &str) -> anyhow::Result<PathBuf> {
+    let safe_host = file_host(host);
     let stem = format!("{safe_host}-{}", started.replace(':', "-"));
     crate::util::atomic::create_unique(dir, &stem, "json").with_context(|| {
         format!(
@@ -102,6 +106,9 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let common = &opts.common;
     if let Some(plan) = planner(&opts.command) {
+        if common.dry_run {
+            return dry_run(&opts, plan);
+        }
         if let Some(l) = crate::cluster::launch()? {
             return crate::cluster::run(&opts, l, plan);
         }
@@ -113,6 +120,13 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
             .into());
         }
         return measure(&opts, plan);
+    }
+    if common.dry_run {
+        return Err(UsageError::new(
+            "--dry-run",
+            "only a measuring command (cpu, memory, disk, net, gpu, linalg, the quick suite) has a plan to print",
+        )
+        .into());
     }
     match &opts.command {
         Command::Sysinfo => {
@@ -158,6 +172,47 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// `--dry-run`: the plan of the run on this host, every case with its estimated
+/// length, on stdout; nothing is measured and no file is written (issue #32 D).
+fn dry_run(options: &Options, plan: Planner<'_>) -> anyhow::Result<ExitCode> {
+    let host = HostInfo::detect(false);
+    let ctx = Context {
+        host: &host,
+        opts: &options.common,
+    };
+    let cases = plan(&ctx)?;
+    let mut out = std::io::stdout().lock();
+    for l in crate::report::progress::plan_lines(&planned(&cases, &options.common), true) {
+        writeln!(out, "{l}")?;
+    }
+    if let Some(n) = quick_notice(options) {
+        writeln!(out, "{n}")?;
+    }
+    writeln!(out, "dry run: nothing was measured")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Each case's label and estimated length.
+fn planned(cases: &[Box<dyn Case>], opts: &CommonOptions) -> Vec<(String, std::time::Duration)> {
+    cases
+        .iter()
+        .map(|c| (c.label(), c.estimate(opts)))
+        .collect()
+}
+
+/// What the quick suite says before it starts: where its disk cases write.
+fn quick_notice(options: &Options) -> Option<String> {
+    matches!(options.command, Command::Quick).then(|| {
+        let here = std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_else(|_| ".".into());
+        format!(
+            "the disk cases write a {} file into the current directory, {here} (in a peakbench-disk-* directory, removed at the end); cd to another disk to measure it",
+            crate::util::units::format_size(crate::bench::disk::QUICK_FILE_SIZE)
+        )
+    })
+}
+
 /// A measuring run on this host alone: [`run_cases`], then the requested views.
 fn measure(options: &Options, plan: Planner<'_>) -> anyhow::Result<ExitCode> {
     let opts = &options.common;
@@ -167,6 +222,10 @@ fn measure(options: &Options, plan: Planner<'_>) -> anyhow::Result<ExitCode> {
             matches!(options.command, Command::Quick).then(|| path.with_extension("html"))
         })
     };
+    // --cpus: the process is confined first, so the host it detects is the chosen CPUs.
+    if let Some(cpus) = &opts.cpus {
+        crate::bench::common::confine_to(cpus).map_err(anyhow::Error::msg)?;
+    }
     let host = HostInfo::detect(true);
     let (report, path, html) = run_cases(options, &host, &host.hostname, html, plan, |_| {})?;
     let stdout = std::io::stdout();
@@ -179,10 +238,25 @@ fn measure(options: &Options, plan: Planner<'_>) -> anyhow::Result<ExitCode> {
             eprintln!("{l}");
         }
     }
+    // The default folder keeps an index of its runs and each host's latest (#32 G).
+    let latest = (opts.output == Path::new("results"))
+        .then(|| {
+            crate::report::results_index::update(&opts.output, &file_host(&host.hostname), &path)
+        })
+        .and_then(Result::ok);
     if !opts.quiet {
         eprintln!("results: {}", path.display());
         if let Some(h) = &html {
             eprintln!("html: {}", h.display());
+        }
+        if let Some(l) = latest {
+            eprintln!(
+                "latest: {} (index of the runs: {})",
+                l.display(),
+                opts.output
+                    .join(crate::report::results_index::INDEX)
+                    .display()
+            );
         }
     }
     let failed = report
@@ -251,7 +325,21 @@ pub(crate) fn run_cases(
     save(&report, &path)?;
     // Rewritten after every case too, so that an interrupted run leaves both.
     let html = html(&path);
-    let progress = Progress::new(cases.len(), opts.quiet);
+    // A long run (or the quick suite, which writes a disk file) says what it will do
+    // before it starts (issue #32 D, G).
+    let planned = planned(&cases, opts);
+    if !opts.quiet {
+        let total: std::time::Duration = planned.iter().map(|(_, d)| *d).sum();
+        if total > crate::report::progress::LONG_RUN || quick_notice(options).is_some() {
+            for l in crate::report::progress::plan_lines(&planned, false) {
+                eprintln!("{l}");
+            }
+        }
+        if let Some(n) = quick_notice(options) {
+            eprintln!("{n}");
+        }
+    }
+    let progress = Progress::new(planned.into_iter().map(|(_, d)| d).collect(), opts.quiet);
     let tools = if opts.reference {
         crate::reference::detect()
     } else {

@@ -13,6 +13,7 @@ pub mod app;
 pub mod bench;
 pub mod cli;
 pub mod cluster;
+pub mod cmdline;
 pub mod hw;
 pub mod measure;
 pub(crate) mod options;

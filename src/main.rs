@@ -3,8 +3,7 @@
 //! Every refusal and error is printed through `sanitize::message`, here in one place,
 //! since they quote values from the command line and from files.
 
-use clap::error::ErrorKind;
-use clap::Parser;
+use peakbench::cmdline::Refusal;
 use peakbench::util::sanitize::message;
 use std::process::ExitCode;
 
@@ -15,34 +14,18 @@ fn main() -> ExitCode {
     if std::env::var_os("NODEVICE_SELECT").is_none() {
         std::env::set_var("NODEVICE_SELECT", "1");
     }
-    let cli = match peakbench::cli::Cli::try_parse() {
+    // Every problem of the command line at once, one line each (cmdline).
+    let cli = match peakbench::cmdline::parse_env() {
         Ok(c) => c,
-        Err(e) => {
-            return match e.kind() {
-                ErrorKind::DisplayHelp
-                | ErrorKind::DisplayVersion
-                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-                    let _ = e.print();
-                    ExitCode::SUCCESS
-                }
-                _ => {
-                    // One line: clap's first line, without its usage block.
-                    let text = e.to_string();
-                    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-                    let first = lines.next().unwrap_or("invalid arguments");
-                    let first = first.trim_start_matches("error: ");
-                    // "required arguments were not provided:" names them on the next line.
-                    let what = match lines.next() {
-                        Some(next) if first.ends_with(':') => format!(" {}", next.trim()),
-                        _ => String::new(),
-                    };
-                    eprintln!(
-                        "error: {} (see peakbench --help)",
-                        message(&format!("{first}{what}"))
-                    );
-                    ExitCode::from(2)
-                }
-            };
+        Err(Refusal::Shown(e)) => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(Refusal::Usage(lines)) => {
+            for l in lines {
+                eprintln!("error: {}", message(&l));
+            }
+            return ExitCode::from(2);
         }
     };
     match peakbench::app::run(cli) {

@@ -126,10 +126,7 @@ pub(crate) fn run_compare(
 ) -> anyhow::Result<()> {
     // An interrupt leaves no temporary file of an output behind (issue #33 item 9).
     crate::util::atomic::discard_on_signal();
-    let mut reports = Vec::new();
-    for f in files {
-        reports.push(load_report(f)?);
-    }
+    let reports = load::load_all(files).map_err(|e| UsageError(e.to_string()))?;
     let names = labels(files);
     let c = compare::compare(&names, &reports);
     if c.changes.is_empty() {
@@ -329,17 +326,15 @@ pub(crate) fn run_fleet(
 ) -> anyhow::Result<()> {
     // An interrupt leaves no temporary file of an output behind (issue #33 item 9).
     crate::util::atomic::discard_on_signal();
-    let mut reports = Vec::new();
-    for p in &f.files {
-        let r = load_report(p)?;
+    let reports = load::load_all(&f.files).map_err(|e| UsageError(e.to_string()))?;
+    for (p, r) in f.files.iter().zip(&reports) {
         // A figure no machine could measure is refused, never averaged into the fleet.
-        crate::report::physics::check_report(&r).map_err(|e| {
+        crate::report::physics::check_report(r).map_err(|e| {
             UsageError(format!(
                 "{}: {e}; such a figure is not a measurement (a corrupted or edited file): remove the file or the result",
                 p.display()
             ))
         })?;
-        reports.push(r);
     }
     let names = labels(&f.files);
     let fleet = crate::report::fleet::fleet(&names, &reports, f.rule);

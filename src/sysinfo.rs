@@ -11,7 +11,7 @@ use crate::hw::HostInfo;
 use crate::report::{export_fit, TextDoc};
 use crate::util::term::{fit_table, fit_text};
 use crate::util::units::{format_si, format_size};
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use comfy_table::Table;
 use serde::Serialize;
 use std::io::Write;
 
@@ -58,10 +58,19 @@ pub(crate) fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
     let all = host.cpu.cores.max(1);
     let one_cpu: Vec<usize> = order.iter().take(1).copied().collect();
     let all_cpus: Vec<usize> = order.iter().take(all).copied().collect();
-    kernels::all()
+    let supported: Vec<_> = kernels::all()
         .into_iter()
         .filter(|k| k.supported_by(&host.cpu.features))
+        .collect();
+    // A bar over the kernels on a terminal (issue #32 G: sysinfo was silent for 12 s).
+    let progress = crate::report::progress::Progress::new(
+        vec![std::time::Duration::from_millis(100); supported.len()],
+        opts.quiet,
+    );
+    let rows = supported
+        .into_iter()
         .map(|k| {
+            progress.start(&format!("clock of {} on 1 and {all} cores", k.name));
             let skipped = unavailable(k, host);
             let wide = matches!(k.width, Width::V512 | Width::Tile);
             let own = |cpus: &[usize]| {
@@ -75,22 +84,25 @@ pub(crate) fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
                 Some(one) => (Some(one), own(&all_cpus).or(Some(one))),
                 None => (host.clock.for_peak(wide, 1), host.clock.for_peak(wide, all)),
             };
-            PeakRow {
-                kernel: k.name,
-                precision: k.precision.name(),
-                isa: k.isa.name(),
-                unit: k.precision.unit().as_str(),
-                one_core: peak_for(k, host, 1, one_hz, &opts.peaks),
-                all_cores: peak_for(k, host, all, all_hz, &opts.peaks),
-                skipped,
-                per_cycle: host
-                    .cpu
-                    .emulated
-                    .as_ref()
-                    .and_then(|_| Some((per_cycle_for(k, host, 1)?, per_cycle_for(k, host, all)?))),
-            }
+            let row =
+                PeakRow {
+                    kernel: k.name,
+                    precision: k.precision.name(),
+                    isa: k.isa.name(),
+                    unit: k.precision.unit().as_str(),
+                    one_core: peak_for(k, host, 1, one_hz, &opts.peaks),
+                    all_cores: peak_for(k, host, all, all_hz, &opts.peaks),
+                    skipped,
+                    per_cycle: host.cpu.emulated.as_ref().and_then(|_| {
+                        Some((per_cycle_for(k, host, 1)?, per_cycle_for(k, host, all)?))
+                    }),
+                };
+            progress.done();
+            row
         })
-        .collect()
+        .collect();
+    progress.finish();
+    rows
 }
 
 /// Warm-up of each kernel's chain before its readings: the host's clock measurement
@@ -99,6 +111,12 @@ const KERNEL_WARMUP_SECS: f64 = 0.02;
 
 /// Prints sysinfo in the requested format.
 pub(crate) fn run(opts: &CommonOptions, out: &mut dyn Write) -> std::io::Result<()> {
+    if !opts.quiet {
+        // Detection (GPU adapters included) and the clock of every kernel take seconds.
+        eprintln!(
+            "sysinfo: detecting the hardware, then measuring each CPU kernel's clock on one and all cores (seconds; --quiet hides this)"
+        );
+    }
     let host = HostInfo::detect(true);
     let info = SysInfo {
         schema: crate::report::model::SCHEMA,
@@ -122,7 +140,7 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
     let h = &info.host;
     let c = &h.cpu;
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
+    t.load_preset(crate::util::term::PRESET);
     fit_table(&mut t, width);
     let caches: Vec<String> = c
         .caches
@@ -194,7 +212,7 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
             h.gpus.note.clone().unwrap_or_else(|| "none".into()),
         ]);
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", crate::util::term::table_text(&t))?;
     write!(
         out,
         "{}",
@@ -204,7 +222,7 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
         print_gpus(&h.gpus, width, out)?;
     }
     let mut p = Table::new();
-    p.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
+    p.load_preset(crate::util::term::PRESET).set_header(vec![
         "kernel",
         "precision",
         "isa",
@@ -229,7 +247,11 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
             r.skipped.clone().unwrap_or_default(),
         ]);
     }
-    writeln!(out, "Theoretical CPU peaks\n{p}")?;
+    writeln!(
+        out,
+        "Theoretical CPU peaks\n{}",
+        crate::util::term::table_text(&p)
+    )?;
     if let Some(why) = &c.emulated {
         let line = format!(
             "{}: {why}; the peaks above are per cycle of the emulated core",
@@ -264,7 +286,7 @@ pub(crate) fn print_gpus(
         );
     }
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED).set_header(vec![
+    t.load_preset(crate::util::term::PRESET).set_header(vec![
         "device", "name", "vendor", "type", "driver", "backend", "features", "limits",
     ]);
     fit_table(&mut t, width);
@@ -290,9 +312,13 @@ pub(crate) fn print_gpus(
             ),
         ]);
     }
-    writeln!(out, "GPU adapters (--device N)\n{t}")?;
+    writeln!(
+        out,
+        "GPU adapters (--device N)\n{}",
+        crate::util::term::table_text(&t)
+    )?;
     let mut p = Table::new();
-    p.load_preset(UTF8_FULL_CONDENSED)
+    p.load_preset(crate::util::term::PRESET)
         .set_header(vec!["device", "peak", "value", "source"]);
     fit_table(&mut p, width);
     for g in &det.adapters {
@@ -325,5 +351,9 @@ pub(crate) fn print_gpus(
             ]);
         }
     }
-    writeln!(out, "Theoretical GPU peaks\n{p}")
+    writeln!(
+        out,
+        "Theoretical GPU peaks\n{}",
+        crate::util::term::table_text(&p)
+    )
 }

@@ -35,8 +35,8 @@ fn usage_error(args: &[&str], needle: &str) {
 fn bad_input_is_one_line_and_exit_2() {
     usage_error(&["cpu", "--precision", "fp8"], "--precision: unknown precision 'fp8'; accepted: int8,int16,int32,int64,fp16,bf16,fp32,fp64");
     usage_error(
-        &["cpu", "--isa", "neon"],
-        "--isa: unknown instruction set 'neon'",
+        &["cpu", "--isa", "mmx9"],
+        "--isa: unknown instruction set 'mmx9'",
     );
     usage_error(&["cpu", "--threads", "0"], "--threads: '0' is out of range");
     usage_error(&["cpu", "--threads", "1,,2"], "--threads:");

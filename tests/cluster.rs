@@ -40,7 +40,7 @@ const SECRET: &str = "cluster-test-secret";
 
 /// Starts one rank running `args`, its stdout and stderr in files under `out`.
 fn spawn(out: &Path, args: &[&str], r: Rank) -> Child {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_peakbench"));
+    let mut c = common::pb_std();
     c.args(args)
         .args(["--quiet", "--format", "json", "--output"])
         .arg(out)
@@ -164,7 +164,7 @@ fn three_ranks_gather_one_report_with_three_hosts() {
     let back: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
     assert_eq!(back["hosts"].as_array().unwrap().len(), 3);
     // The gathered file is a fleet input like any other.
-    let fleet = Command::new(env!("CARGO_BIN_EXE_peakbench"))
+    let fleet = common::pb_std()
         .args(["fleet", "--format", "json"])
         .arg(&file)
         .output()
@@ -354,7 +354,7 @@ fn a_rank_that_never_comes_gives_a_partial_report_naming_it() {
 
 #[test]
 fn matrix_without_a_launch_is_a_usage_error() {
-    let out = Command::new(env!("CARGO_BIN_EXE_peakbench"))
+    let out = common::pb_std()
         .args(["net", "--matrix"])
         .env_remove("PEAKBENCH_RANK")
         .env_remove("OMPI_COMM_WORLD_SIZE")
@@ -436,27 +436,37 @@ use peakbench::cluster::wire::{Conn, Msg};
 /// Rank 0 of a 2-rank launch (`h0`, 127.0.0.1) running `null`; its coordinator address.
 fn rank0(out: &Path, join_s: u64) -> (Child, String) {
     let coord = format!("127.0.0.1:{}", free_port());
+    (rank0_at(out, &coord, join_s, &["null"]), coord)
+}
+
+/// Rank 0 of a 2-rank launch (`h0`, 127.0.0.1) running `args`, listening on `coord`.
+fn rank0_at(out: &Path, coord: &str, join_s: u64, args: &[&str]) -> Child {
     let r = Rank {
         rank: 0,
         size: 2,
-        coord: &coord,
+        coord,
         host: "h0".into(),
         bind: "127.0.0.1".into(),
         join_s: Some(join_s),
         token: SECRET,
     };
-    (spawn(out, &["null"], r), coord)
+    spawn(out, args, r)
 }
 
 /// Rank 1 (`h1`, 127.0.0.2) of the launch at `coord`, with `token`.
 fn rank1(out: &Path, coord: &str, token: &str) -> Child {
+    rank1_for(out, coord, token, 30)
+}
+
+/// Rank 1 as [`rank1`], with a join deadline of `join_s`.
+fn rank1_for(out: &Path, coord: &str, token: &str, join_s: u64) -> Child {
     let r = Rank {
         rank: 1,
         size: 2,
         coord,
         host: "h1".into(),
         bind: "127.0.0.2".into(),
-        join_s: Some(30),
+        join_s: Some(join_s),
         token,
     };
     spawn(out, &["null"], r)
@@ -494,18 +504,26 @@ fn forged_ranks_wrong_secrets_replays_and_oversized_frames_are_refused() {
     }
 }
 
-/// A real rank given the wrong secret is refused: it says so, and rank 0 reports the
-/// rank as not having joined (a partial report), within the join deadline.
+/// A real rank given the wrong secret is refused: it says so (and, since a refusal
+/// before the coordinator proved the secret may come from an impostor, tries again
+/// until its join deadline), and rank 0 reports the rank as not having joined (a
+/// partial report), within the join deadline.
 #[test]
 fn a_rank_with_the_wrong_secret_is_refused_and_named() {
     let d = tempfile::tempdir().unwrap();
     let (r0, coord) = rank0(d.path(), 4);
-    let r1 = rank1(d.path(), &coord, "not-the-secret");
+    let r1 = rank1_for(d.path(), &coord, "not-the-secret", 6);
     let outs = wait(d.path(), vec![r0, r1], Duration::from_secs(60));
     let e1 = String::from_utf8_lossy(&outs[1].stderr);
     assert!(!outs[1].status.success(), "{e1}");
     assert!(
-        e1.contains("rank 1: the coordinator refused this rank: authentication failed"),
+        e1.contains("rank 1: joining the coordinator at")
+            && e1.contains("the coordinator refused this rank (unauthenticated")
+            && e1.contains("authentication failed"),
+        "{e1}"
+    );
+    assert!(
+        e1.contains("rank 1: could not join the coordinator"),
         "{e1}"
     );
     assert_eq!(outs[0].status.code(), Some(1));
@@ -549,4 +567,173 @@ fn an_authenticated_rank_cannot_forge_hosts_or_impossible_figures() {
     );
     assert!(r["samples"].as_array().unwrap().is_empty(), "{r}");
     assert!(!String::from_utf8_lossy(&outs[0].stdout).contains("forged-host"));
+}
+
+/// #33 item 2: 64 silent connections held open at join time (each re-opened within
+/// half a second when rank 0 closes it, from the ranks' own address) do not lock the
+/// real rank 1 out: rank 0 keeps room and closes the oldest silent ones, saying so, and
+/// a rank whose connection was closed tries again. Before, the 65th connection was
+/// closed and rank 1 exited with "connection closed (the rank exited or died)".
+#[test]
+fn a_burst_of_silent_connections_does_not_lock_a_rank_out() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let d = tempfile::tempdir().unwrap();
+    let (r0, coord) = rank0(d.path(), 40);
+    let stop = Arc::new(AtomicBool::new(false));
+    let burst = {
+        let (stop, coord) = (stop.clone(), coord.clone());
+        std::thread::spawn(move || {
+            let mut held: Vec<std::net::TcpStream> = Vec::new();
+            let mut opened = 0usize;
+            while !stop.load(Ordering::Relaxed) {
+                // Drop the connections rank 0 closed, then fill up to 64 again.
+                held.retain(|s| {
+                    let _ = s.set_nonblocking(true);
+                    let mut b = [0u8; 256];
+                    loop {
+                        match std::io::Read::read(&mut &*s, &mut b) {
+                            Ok(0) => return false,
+                            Ok(_) => continue,
+                            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return true,
+                            Err(_) => return false,
+                        }
+                    }
+                });
+                while held.len() < 64 {
+                    match std::net::TcpStream::connect(&coord) {
+                        Ok(s) => {
+                            held.push(s);
+                            opened += 1;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(500));
+            }
+            opened
+        })
+    };
+    std::thread::sleep(Duration::from_millis(1500));
+    let r1 = rank1(d.path(), &coord, SECRET);
+    let outs = wait(d.path(), vec![r0, r1], Duration::from_secs(120));
+    stop.store(true, Ordering::Relaxed);
+    let opened = burst.join().unwrap();
+    assert!(opened >= 64, "the burst opened {opened}");
+    all_succeeded(&outs);
+    let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
+    assert_eq!(host_names(&v), ["h0", "h1"]);
+    let log = String::from_utf8_lossy(&outs[0].stderr);
+    assert!(
+        log.contains("rank 0 closed the connection from 127.0.0.1")
+            && log.contains("before it proved the secret"),
+        "{log}"
+    );
+}
+
+/// #33 item 2: a `Refused` from whoever answered at the coordinator's address before
+/// proving the secret (here an impostor that got the port first) does not end a rank:
+/// it tries again, and joins the real coordinator once it listens.
+#[test]
+fn an_impostors_refusal_does_not_end_a_rank() {
+    let d = tempfile::tempdir().unwrap();
+    let coord = format!("127.0.0.1:{}", free_port());
+    let impostor = std::net::TcpListener::bind(&coord).unwrap();
+    let r1 = rank1(d.path(), &coord, SECRET);
+    let (s, _) = impostor.accept().unwrap();
+    let mut c = Conn::new(s);
+    c.send(
+        &Msg::Refused {
+            reason: "go away".into(),
+        },
+        STEP,
+    )
+    .unwrap();
+    drop(c);
+    drop(impostor);
+    let r0 = rank0_at(d.path(), &coord, 30, &["null"]);
+    let outs = wait(d.path(), vec![r0, r1], Duration::from_secs(90));
+    all_succeeded(&outs);
+    let e1 = String::from_utf8_lossy(&outs[1].stderr);
+    assert!(
+        e1.contains("refused this rank (unauthenticated") && e1.contains("go away"),
+        "{e1}"
+    );
+    let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
+    assert_eq!(host_names(&v), ["h0", "h1"]);
+}
+
+/// #33 item 11: in a matrix run, an authenticated rank (here the test, as rank 1) that
+/// names a serving address on another host is not relayed: the link fails naming why
+/// and rank 0 never connects there; one that names its own host but whose server does
+/// not prove the link's token (derived from the run's secret, never sent: here a server
+/// without a token, which lets anyone in) gets a failed link too.
+#[test]
+fn a_matrix_rank_cannot_send_the_others_elsewhere() {
+    use peakbench::bench::net::server::{Server, ServerConfig};
+    for case in ["other-host", "impostor"] {
+        let d = tempfile::tempdir().unwrap();
+        let coord = format!("127.0.0.1:{}", free_port());
+        let args = ["net", "--matrix", "--time", "300ms", "--repeat", "1"];
+        let r0 = rank0_at(d.path(), &coord, 30, &args);
+        // Where the lie points: a listener on 127.0.0.2 (not the address rank 1's
+        // connection comes from), or a server on 127.0.0.1 with a token of its own.
+        let elsewhere = std::net::TcpListener::bind("127.0.0.2:0").unwrap();
+        elsewhere.set_nonblocking(true).unwrap();
+        // A server that lets anyone in and proves nothing (it knows no secret).
+        let mut cfg = ServerConfig::new(serde_json::json!({"hostname": "impostor"}), vec![]);
+        cfg.token = None;
+        let srv = Server::bind("127.0.0.1:0".parse().unwrap(), cfg).unwrap();
+        let srv_addr = srv.local_addr().unwrap();
+        let stopper = srv.stopper();
+        let srv_thread = std::thread::spawn(move || srv.serve());
+        let lie = match case {
+            "other-host" => elsewhere.local_addr().unwrap().to_string(),
+            _ => srv_addr.to_string(),
+        };
+        let mut c = Conn::new(reach(&coord));
+        let n = challenge(&mut c);
+        c.send(&join_msg(SECRET, &n, 1), STEP).unwrap();
+        assert!(matches!(c.recv(STEP).unwrap(), Msg::Welcome { .. }));
+        let info = serde_json::to_value(peakbench::hw::HostInfo::detect(false)).unwrap();
+        let hello = serde_json::json!({"msg": "hello", "host": "h1", "info": info});
+        c.send(&serde_json::from_value(hello).unwrap(), STEP)
+            .unwrap();
+        assert!(matches!(c.recv(STEP).unwrap(), Msg::Go { runner: true }));
+        let long = Duration::from_secs(60);
+        loop {
+            match c.recv(long) {
+                Ok(Msg::Serve { .. }) => c.send(&Msg::Serving { addr: lie.clone() }, STEP).unwrap(),
+                Ok(Msg::Measure { .. }) => c.send(&Msg::Pair { results: vec![] }, STEP).unwrap(),
+                Ok(Msg::Stop {}) => c.send(&Msg::Stopped {}, STEP).unwrap(),
+                Ok(Msg::Bye {}) | Err(_) => break,
+                Ok(m) => panic!("{case}: unexpected {m:?}"),
+            }
+        }
+        let outs = wait(d.path(), vec![r0], Duration::from_secs(90));
+        stopper.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = srv_thread.join();
+        assert!(
+            elsewhere.accept().is_err(),
+            "{case}: rank 0 connected to the address the rank named"
+        );
+        let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
+        let to_h1: Vec<&Value> = v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["params"]["to"] == "h1")
+            .collect();
+        assert!(!to_h1.is_empty(), "{case}: {v:#}");
+        for r in to_h1 {
+            let e = r["status"]["failed"]["error"].as_str().unwrap_or_else(|| {
+                panic!("{case}: the link to h1 was measured: {r:#}");
+            });
+            let want = match case {
+                "other-host" => "not on the address 127.0.0.1 it connected from",
+                _ => "did not prove the token",
+            };
+            assert!(e.contains(want), "{case}: {e}");
+        }
+    }
 }

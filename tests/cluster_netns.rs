@@ -88,8 +88,8 @@ impl Drop for Hosts {
 
 /// Rank `r` of 3 in its host's namespace, with its own hostname `host{r}`.
 fn spawn(h: &Hosts, r: usize, coord: &str, out: &std::path::Path, args: &[&str]) -> Child {
-    let bin = assert_cmd::cargo::cargo_bin("peakbench");
-    Command::new("ip")
+    let bin = common::bin();
+    common::clean_env(&mut Command::new("ip"))
         .args(["netns", "exec", &h.ns[r], "unshare", "--uts", "sh", "-c"])
         .arg("hostname \"$0\" && exec \"$@\"")
         .arg(format!("host{r}"))

@@ -1,7 +1,7 @@
 //! `peakbench disk` through the binary: bad input is one line with exit code 2 and no
 //! side effects; a short verified run leaves nothing behind; SIGINT/SIGTERM mid-run
-//! stop the I/O, remove the files and exit 130/143. Test files live under `CARGO_TARGET_TMPDIR`
-//! (a real filesystem; `/tmp` may be tmpfs). Speed is never checked.
+//! stop the I/O, remove the files and exit 130/143. Test files live under the
+//! checkout's `target/test-scratch/` (a real filesystem; `/tmp` may be tmpfs). Speed is never checked.
 
 mod common;
 
@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+    common::scratch_dir()
 }
 
 fn entries(dir: &Path) -> Vec<String> {
@@ -209,7 +209,7 @@ fn sigterm_mid_run_removes_the_files() {
 fn signal_mid_run_removes_the_files(sig: i32, name: &str) {
     let dir = scratch();
     let out = scratch();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("peakbench"))
+    let mut child = common::pb_std()
         .args(["disk", "--quiet", "--dir"])
         .arg(dir.path())
         .arg("--output")

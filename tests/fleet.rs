@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn pb() -> Command {
-    Command::cargo_bin("peakbench").unwrap()
+    common::pb()
 }
 
 /// `report_compare_a.json` as host `name`, every figure times `factor`, with

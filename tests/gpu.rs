@@ -4,12 +4,14 @@
 //! tests check that every kernel ran and was verified, what it counted, that a machine
 //! without an adapter gets `skipped` results (exit 0), and that bad input is refused.
 
+mod common;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::Path;
 
 fn peakbench(out: &Path) -> Command {
-    let mut c = Command::cargo_bin("peakbench").unwrap();
+    let mut c = common::pb();
     c.args(["--quiet", "--min-time", "20ms", "--repeat", "2", "--output"])
         .arg(out);
     c
@@ -29,8 +31,7 @@ fn results(out: &Path) -> Vec<Value> {
 
 /// The adapters `gpu --list --format json` reports.
 fn adapters() -> Vec<Value> {
-    let out = Command::cargo_bin("peakbench")
-        .unwrap()
+    let out = common::pb()
         .args(["gpu", "--list", "--format", "json"])
         .output()
         .unwrap();
@@ -158,7 +159,7 @@ fn no_adapter_gives_skipped_results_and_exit_0() {
         assert!(reason.contains("no GPU adapter"), "{reason}");
     }
     // The adapter list says the same, and sysinfo goes on.
-    let out = without_adapters(&mut Command::cargo_bin("peakbench").unwrap())
+    let out = without_adapters(&mut common::pb())
         .args(["gpu", "--list"])
         .output()
         .unwrap();

@@ -41,7 +41,7 @@ mod serve {
     }
 
     fn serve(budget: u64) -> Serve {
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("peakbench"))
+        let mut child = crate::common::pb_std()
             .args(["serve", "--bind", "127.0.0.1:0", "--max-memory"])
             .arg(format!("{}B", budget))
             .stdin(Stdio::null())

@@ -30,6 +30,7 @@ const TOP: &[&str] = &[
     "app",
     "cli",
     "cluster",
+    "cmdline",
     "options",
     "reporting",
     "sysinfo",

@@ -181,10 +181,10 @@ fn html_peak_sources_are_short_and_reasons_said_once() {
 /// process is gone, nobody holds its lock, it holds only a run's files) and says so.
 #[test]
 fn a_killed_disk_runs_directory_is_reclaimed_by_the_next_run() {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let dir = common::scratch_dir();
     let out = tempfile::tempdir().unwrap();
     let disk = |runtime: &str| {
-        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("peakbench"));
+        let mut c = common::pb_std();
         c.args(["disk", "--quiet", "--dir"])
             .arg(dir.path())
             .arg("--output")

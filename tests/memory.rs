@@ -3,12 +3,14 @@
 //! checks speed, only that the right cases run, say what they counted, and that bad
 //! input is refused before anything runs.
 
+mod common;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::Path;
 
 fn peakbench(out: &Path) -> Command {
-    let mut c = Command::cargo_bin("peakbench").unwrap();
+    let mut c = common::pb();
     c.args(["--quiet", "--min-time", "5ms", "--repeat", "2", "--output"])
         .arg(out);
     c

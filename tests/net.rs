@@ -4,6 +4,8 @@
 //! wrong tokens and version mismatches — and keeps serving. Everything runs on
 //! loopback with short tests; nothing checks speed.
 
+mod common;
+
 use assert_cmd::Command;
 use peakbench::bench::net::proto::{
     self, data_hello, encode, hex, prove, unhex, Direction, Msg, Proto, Side, TestKind, TestSpec,
@@ -17,7 +19,7 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 fn bin() -> Command {
-    Command::cargo_bin("peakbench").unwrap()
+    common::pb()
 }
 
 /// `peakbench serve --bind 127.0.0.1:0 ARGS`, killed on drop; the bound address is
@@ -29,7 +31,7 @@ struct Serve {
 
 impl Serve {
     fn start(args: &[&str]) -> Serve {
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("peakbench"))
+        let mut child = common::pb_std()
             .args(["serve", "--bind", "127.0.0.1:0"])
             .args(args)
             .env_remove("PEAKBENCH_TOKEN")
@@ -403,6 +405,8 @@ fn server_survives_hostile_clients() {
     assert!(busy.err().unwrap().message.contains("busy"));
     c.write_all(&encode(&Msg::Start {})).unwrap();
     let t = Instant::now();
+    // Protocol 2: the server says its streams run before the data flows.
+    assert!(matches!(read_frame(&mut c), Some(Msg::Started {})));
     match read_frame(&mut c) {
         Some(Msg::Error { message }) => assert!(message.contains("stall"), "{message}"),
         other => panic!("{other:?}"),

@@ -62,8 +62,8 @@ fn two_namespaces_over_veth() {
             return;
         }
     };
-    let bin = assert_cmd::cargo::cargo_bin("peakbench");
-    let mut server = Command::new("ip")
+    let bin = common::bin();
+    let mut server = common::clean_env(&mut Command::new("ip"))
         .args(["netns", "exec", &ns.a])
         .arg(&bin)
         .args([
@@ -84,7 +84,9 @@ fn two_namespaces_over_veth() {
         .unwrap();
     assert!(line.contains("listening on 10.213.7.1:5211"), "{line}");
     let dir = tempfile::tempdir().unwrap();
-    let out = assert_cmd::Command::new("ip")
+    let mut client = Command::new("ip");
+    common::clean_env(&mut client);
+    let out = assert_cmd::Command::from_std(client)
         .args(["netns", "exec", &ns.b])
         .arg(&bin)
         .args([

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+    common::scratch_dir()
 }
 
 fn fixture(name: &str) -> PathBuf {
@@ -107,7 +107,7 @@ fn fio_runs_once_per_configuration_with_the_cases_file_size() {
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();
     let rows = report["results"].as_array().unwrap();
     assert_eq!(rows.len(), 6);
-    // The fixture: 77828091 B/s, 19000.999 IO/s, clat mean 51709.18 ns (read only).
+    // The fixture: 77828091 B/s, 19000.999 IO/s, clat mean 51626.99 ns (read only).
     for r in rows {
         let refs = r["reference"]
             .as_array()
@@ -118,7 +118,7 @@ fn fio_runs_once_per_configuration_with_the_cases_file_size() {
             match r["metric"].as_str().unwrap() {
                 "throughput" => 77_828_091.0,
                 "iops" => 19_000.999_001,
-                "latency" => 51_709.175_657e-9,
+                "latency" => 51_626.988_749e-9,
                 m => panic!("{m}"),
             },
         );

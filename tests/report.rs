@@ -7,12 +7,14 @@
 //!
 //! Golden files: `PEAKBENCH_BLESS=1 cargo test --release --test report` rewrites them.
 
+mod common;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn pb() -> Command {
-    Command::cargo_bin("peakbench").unwrap()
+    common::pb()
 }
 
 fn fixture(name: &str) -> PathBuf {
@@ -282,7 +284,7 @@ fn reference_lists_every_tool_with_its_package() {
     let table = stdout(&["reference"]);
     assert!(table.contains("likwid-bench"));
     if tools.iter().any(|t| t["installed"] == false) {
-        assert!(table.contains("not installed (apt-get install"));
+        assert!(table.contains("not installed (apt-get"));
     }
 }
 

@@ -7,9 +7,7 @@ mod common;
 use assert_cmd::Command;
 
 fn pb() -> Command {
-    let mut c = Command::cargo_bin("peakbench").unwrap();
-    c.env_remove("COLUMNS");
-    c
+    common::pb()
 }
 
 /// A quick suite recorded on the 2-vCPU AMD EPYC (Zen 3) guest: 50 results, notes,
@@ -77,12 +75,17 @@ fn notes_and_warnings_are_printed_once() {
         1,
         "{s}"
     );
-    // Notes that differ only in their numbers are one line: the clock readings of the
-    // 12 CPU rows, the latency percentiles of the 8 disk configurations.
+    // Notes that differ only in their numbers, and agree, are one line: the clock
+    // readings of the 12 CPU rows. Issue #32 F: the latency percentiles of the 8 disk
+    // configurations (26 µs to 19 ms) disagree: one line each, and each p99 in the
+    // table.
     assert_eq!(s.matches("clock readings").count(), 1, "{s}");
-    assert_eq!(s.matches("clat p50").count(), 1, "{s}");
+    assert_eq!(s.matches("clat p50").count(), 8, "{s}");
+    for p99 in ["64.95 ms", "32.70 ms", "3.895 ms", "81.60 µs", "121.0 µs"] {
+        assert!(s.contains(&format!("│ {p99}")), "{p99}:\n{s}");
+    }
     let notes = s.lines().filter(|l| l.starts_with("note")).count();
-    assert!(notes < 20, "{notes} note lines:\n{s}");
+    assert!(notes < 40, "{notes} note lines:\n{s}");
 }
 
 #[test]
@@ -103,7 +106,7 @@ fn interrupted_run_says_what_it_kept() {
     let dir = tempfile::tempdir().unwrap();
     let html = dir.path().join("r.html");
     let threads = vec!["1"; 3000].join(",");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("peakbench"))
+    let child = common::pb_std()
         .args(["null", "--quiet", "--format", "json", "--min-time", "1ms"])
         .args(["--repeat", "1", "--threads", &threads, "--output"])
         .arg(dir.path())
@@ -237,4 +240,59 @@ fn compare_of_two_noisy_runs_of_one_machine_does_not_cry_wolf() {
         s.contains("the machine's state differed between the runs"),
         "{s}"
     );
+}
+
+/// Issue #32 C: a table piped to a file was 323 columns wide; without `COLUMNS` it
+/// is now laid out for 120, and `COLUMNS` still sets the width.
+#[test]
+fn a_piped_table_has_a_readable_width() {
+    let s = report(&[], None);
+    assert!(
+        widest(&s) <= 120 && widest(&s) > 100,
+        "{}:\n{s}",
+        widest(&s)
+    );
+    let s = report(&[], Some(("COLUMNS", "90")));
+    assert!(widest(&s) <= 90, "{}", widest(&s));
+}
+
+/// Issue #32 G: every table of the tool has the results table's frame (a rule under
+/// the header, `│` between columns, no box around): `sysinfo`, `gpu --list`,
+/// `reference` and `fleet` were boxed.
+#[test]
+fn every_table_has_the_results_tables_frame() {
+    let b = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/quick_zen3_b.json"
+    );
+    let cases: [&[&str]; 6] = [
+        &["sysinfo"],
+        &["reference"],
+        &["gpu", "--list"],
+        &["fleet", QUICK, b],
+        &["report", QUICK],
+        &["compare", QUICK, b],
+    ];
+    for args in cases {
+        let out = pb().args(args).args(["--width", "120"]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let s = String::from_utf8(out.stdout).unwrap();
+        for boxed in ['┌', '┐', '└', '┘', '├', '┤', '┬', '┴', '╞', '═', '╭'] {
+            assert!(
+                !s.contains(boxed),
+                "{args:?}: a boxed table ({boxed}):\n{s}"
+            );
+        }
+        if s.contains('│') {
+            assert!(s.contains("─┼─"), "{args:?}: no header rule:\n{s}");
+            assert!(
+                s.lines().all(|l| !l.starts_with('│') && !l.ends_with(' ')),
+                "{args:?}: an outer border or trailing spaces:\n{s}"
+            );
+        }
+    }
 }

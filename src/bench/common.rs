@@ -72,6 +72,12 @@ pub struct CommonArgs {
     /// Most time --until-stable spends on one case's samples [default: 30s]
     #[arg(long, global = true, value_name = "DUR", allow_hyphen_values = true)]
     pub(crate) stable_budget: Option<String>,
+    /// Logical CPUs to run on, e.g. 0,2-3 (cpu, memory, linalg, gpu): threads are pinned to these only [default: every CPU this process may use]
+    #[arg(long, global = true, value_name = "LIST", allow_hyphen_values = true)]
+    pub(crate) cpus: Option<String>,
+    /// Print the planned cases and their estimated length, then exit without measuring
+    #[arg(long, global = true)]
+    pub(crate) dry_run: bool,
 }
 
 /// Most threads accepted per case: far beyond any oversubscription worth measuring.
@@ -119,6 +125,13 @@ pub struct CommonOptions {
     /// (`None`: no limit). How it is shown, not what was measured: not in the report.
     #[serde(skip)]
     pub(crate) width: Option<usize>,
+    /// `--cpus`: the logical CPUs the run is confined to (ascending), `None` = all the
+    /// process may use. Recorded in the report's `config`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cpus: Option<Vec<usize>>,
+    /// `--dry-run`: print the plan, measure nothing (a dry run writes no report).
+    #[serde(skip)]
+    pub(crate) dry_run: bool,
 }
 
 /// Validates the common options; `quick` (no subcommand) shortens the default
@@ -176,6 +189,11 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
         },
     };
     let until_stable = parse_stable(c)?;
+    let cpus = c
+        .cpus
+        .as_deref()
+        .map(|t| parse_cpus(t, &crate::hw::cpu::allowed_cpus()))
+        .transpose()?;
     Ok(CommonOptions {
         repeat,
         min_time,
@@ -192,7 +210,107 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
         reference: c.reference,
         until_stable,
         width,
+        cpus,
+        dry_run: c.dry_run,
     })
+}
+
+/// `0,2-3` → the CPUs listed, ascending. Single numbers and inclusive ranges,
+/// comma-separated; each CPU once; every one among `allowed` (the CPUs this process may
+/// run on, `sched_getaffinity`). Errors are one line naming what is wrong.
+pub(crate) fn parse_cpus(text: &str, allowed: &[usize]) -> Result<Vec<usize>, UsageError> {
+    let err = |m: String| UsageError::new("--cpus", m);
+    let form = "give logical CPU numbers and ranges like 0,2-3";
+    let num = |s: &str| -> Result<usize, UsageError> {
+        s.trim()
+            .parse::<usize>()
+            .map_err(|_| err(format!("'{}' is not a CPU number; {form}", s.trim())))
+    };
+    let mut cpus = Vec::new();
+    for part in text.split(',') {
+        let part = part.trim();
+        if part.is_empty() {
+            return Err(err(format!("empty entry in '{}'; {form}", text.trim())));
+        }
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (num(a)?, num(b)?),
+            None => (num(part)?, num(part)?),
+        };
+        if lo > hi {
+            return Err(err(format!("range '{part}' runs backwards; {form}")));
+        }
+        for c in lo..=hi {
+            if cpus.contains(&c) {
+                return Err(err(format!(
+                    "CPU {c} is listed twice in '{}'; list each CPU once",
+                    text.trim()
+                )));
+            }
+            if !allowed.contains(&c) {
+                return Err(err(format!(
+                    "CPU {c} is not one this process may run on ({}); choose among those",
+                    cpu_list(allowed)
+                )));
+            }
+            cpus.push(c);
+        }
+    }
+    cpus.sort_unstable();
+    Ok(cpus)
+}
+
+/// `[0, 1, 2, 5]` → `0-2,5`.
+pub(crate) fn cpu_list(cpus: &[usize]) -> String {
+    let mut v = cpus.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j {
+            v[i].to_string()
+        } else {
+            format!("{}-{}", v[i], v[j])
+        });
+        i = j + 1;
+    }
+    out.join(",")
+}
+
+/// Confines this process to `cpus` (`--cpus`) before the host is detected, as
+/// `taskset -c` would: every thread started after it (workers, BLAS pools, GPU driver
+/// threads, reference tools) inherits the mask, so the host's topology, its measured
+/// clock, the default thread counts, the pinning and the peaks (cores in use) all follow
+/// the chosen CPUs.
+pub(crate) fn confine_to(cpus: &[usize]) -> Result<(), String> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: cpu_set_t is plain data; CPU_SET only writes inside it for numbers
+        // below CPU_SETSIZE, which parse_cpus guarantees (they were in the affinity mask).
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for &c in cpus {
+                libc::CPU_SET(c, &mut set);
+            }
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(format!(
+                    "--cpus {}: sched_setaffinity failed: {}",
+                    cpu_list(cpus),
+                    std::io::Error::last_os_error()
+                ));
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = cpus;
+        Err("--cpus needs Linux (sched_setaffinity)".into())
+    }
 }
 
 /// `--until-stable PCT` (a percentage above 0 and at most 50) and `--stable-budget DUR`
@@ -344,4 +462,28 @@ pub(crate) fn args_from<A: clap::Args + clap::FromArgMatches>(argv: &[&str]) -> 
         .try_get_matches_from(std::iter::once("test").chain(argv.iter().copied()))
         .unwrap();
     A::from_arg_matches(&m).unwrap()
+}
+
+#[cfg(test)]
+mod cpus_tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists_parse_ranges_and_refuse_what_is_not_allowed() {
+        let allowed = [0, 1, 2, 3, 6];
+        assert_eq!(parse_cpus("0,2-3", &allowed).unwrap(), [0, 2, 3]);
+        assert_eq!(parse_cpus(" 6 , 1 ", &allowed).unwrap(), [1, 6]);
+        for (bad, why) in [
+            ("4", "CPU 4 is not one this process may run on (0-3,6)"),
+            ("3-1", "runs backwards"),
+            ("1,0-2", "CPU 1 is listed twice"),
+            ("a", "'a' is not a CPU number"),
+            ("", "empty entry"),
+            ("0,,1", "empty entry"),
+        ] {
+            let e = parse_cpus(bad, &allowed).unwrap_err().0;
+            assert!(e.starts_with("--cpus: ") && e.contains(why), "{bad}: {e}");
+        }
+        assert_eq!(cpu_list(&[5, 0, 1, 2, 7, 8]), "0-2,5,7-8");
+    }
 }

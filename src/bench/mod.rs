@@ -71,6 +71,22 @@ pub(crate) trait Case: Send {
     /// Runs the measurement to its complete results (each ok, skipped or failed), in
     /// the order they are reported; never empty.
     fn run(&self, ctx: &Context) -> Vec<BenchResult>;
+    /// About how long the case runs, for the plan a long run prints first, `--dry-run`
+    /// and the progress bar's estimate before any case has finished: by default
+    /// [`default_estimate`]. Cases that run for durations of their own (`--time`,
+    /// `--runtime`, `--sustain`) say so; cases that only report a reason say zero.
+    fn estimate(&self, opts: &CommonOptions) -> std::time::Duration {
+        default_estimate(opts)
+    }
+}
+
+/// A warm-up and `--repeat` timed runs of at least `--min-time` each; with
+/// `--until-stable`, its budget and the warm-up.
+pub(crate) fn default_estimate(opts: &CommonOptions) -> std::time::Duration {
+    match &opts.until_stable {
+        Some(s) => s.budget + opts.min_time,
+        None => opts.min_time * (opts.repeat + 1),
+    }
 }
 
 /// One resource.

@@ -8,6 +8,7 @@
 use super::wire::{Conn, Msg, VERSION};
 use crate::bench::net::proto::{hex, prove, random_bytes, unhex, verify, Side, NONCE_LEN};
 use crate::util::usage::UsageError;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// The run's shared secret (never printed).
@@ -98,6 +99,19 @@ fn read_small(p: &std::path::Path) -> std::io::Result<(String, Option<u32>)> {
     Ok((text, (mode & 0o077 != 0).then_some(mode)))
 }
 
+/// The `serve` token of the matrix link named by `link` (a nonce the coordinator drew):
+/// HMAC-SHA256 of the run's secret over a label of its own and the nonce. Both ends of
+/// the link derive it, so it never travels, and a server that proves it holds the
+/// run's secret (#33 item 11).
+pub(crate) fn link_token(secret: &Secret, link: &[u8]) -> Vec<u8> {
+    use hmac::{Hmac, Mac};
+    let mut m = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&secret.0)
+        .expect("HMAC takes a key of any length");
+    m.update(b"peakbench-cluster/2 link token");
+    m.update(link);
+    m.finalize().into_bytes().to_vec()
+}
+
 /// The rank, bound into both proofs: a proof for one rank is no proof for another.
 fn tagged(nonce: &[u8], rank: usize) -> Vec<u8> {
     let mut v = nonce.to_vec();
@@ -107,13 +121,15 @@ fn tagged(nonce: &[u8], rank: usize) -> Vec<u8> {
 
 /// The coordinator's side: challenge, check the rank's proof, prove itself, read its
 /// hello. `Ok((rank, host, info))` once the rank proved the secret; `Err` is one line
-/// for the log (the peer was told why when it could be).
+/// for the log (the peer was told why when it could be). `proven` is set as soon as the
+/// peer's proof checks out (the coordinator never turns such a connection away).
 pub(crate) fn accept(
     c: &mut Conn,
     secret: &Secret,
     size: usize,
     preauth: Duration,
     step: Duration,
+    proven: &AtomicBool,
 ) -> Result<(usize, String, crate::hw::HostInfo), String> {
     let nonce = random_bytes(NONCE_LEN).map_err(|e| format!("no random source: {e}"))?;
     c.send(
@@ -157,6 +173,7 @@ pub(crate) fn accept(
             format!("rank {rank} is not below the launch's size {size}"),
         ));
     }
+    proven.store(true, Ordering::Release);
     c.authenticated();
     c.send(
         &Msg::Welcome {
@@ -186,7 +203,9 @@ fn refuse(c: &mut Conn, reason: String) -> String {
     reason
 }
 
-/// A rank's side: answer the challenge, check the coordinator's proof, say hello.
+/// A rank's side: answer the challenge, check the coordinator's proof, say hello. Every
+/// error is one line; nothing before the coordinator's proof is trusted (a `Refused`
+/// may come from an impostor), so the caller retries on any of them.
 pub(crate) fn join(
     c: &mut Conn,
     secret: &Secret,
@@ -194,13 +213,21 @@ pub(crate) fn join(
     hello: &Msg,
     t: Duration,
 ) -> Result<(), String> {
-    let what = |e: std::io::Error| super::wire::why(&e, t);
-    let m = c.recv(t).map_err(what)?;
-    let Msg::Challenge { version, nonce } = m else {
-        return Err(format!(
-            "expected the coordinator's challenge, got {}",
-            m.kind()
-        ));
+    let what = |e: std::io::Error| super::wire::why_coord(&e, t);
+    let (version, nonce) = match c.recv(t).map_err(what)? {
+        Msg::Challenge { version, nonce } => (version, nonce),
+        Msg::Refused { reason } => {
+            return Err(format!(
+                "the coordinator refused this rank (unauthenticated: it had not proven the secret yet): {}",
+                crate::util::sanitize::line_max(&reason, 200)
+            ))
+        }
+        m => {
+            return Err(format!(
+                "expected the coordinator's challenge, got {}",
+                m.kind()
+            ))
+        }
     };
     if version != VERSION {
         return Err(format!(
@@ -227,7 +254,7 @@ pub(crate) fn join(
         }
         Msg::Refused { reason } => {
             return Err(format!(
-                "the coordinator refused this rank: {}",
+                "the coordinator refused this rank (unauthenticated: it had not proven the secret yet): {}",
                 crate::util::sanitize::line_max(&reason, 200)
             ))
         }
@@ -287,7 +314,9 @@ mod tests {
         let t = Duration::from_secs(5);
         let h = std::thread::spawn(move || join(&mut r, &rs, rank, &hello(), t));
         let cs = Secret::new(coord_secret.to_vec()).unwrap();
-        let got = accept(&mut c, &cs, 3, t, t).map(|(r, _, _)| r);
+        let proven = AtomicBool::new(false);
+        let got = accept(&mut c, &cs, 3, t, t, &proven).map(|(r, _, _)| r);
+        assert_eq!(proven.load(Ordering::Acquire), got.is_ok());
         drop(c);
         (h.join().unwrap(), got)
     }
@@ -300,7 +329,7 @@ mod tests {
         assert!(c.unwrap_err().contains("wrong secret"));
         assert!(r
             .unwrap_err()
-            .contains("refused this rank: authentication failed"));
+            .contains("refused this rank (unauthenticated: it had not proven the secret yet): authentication failed"));
         let (_, c) = handshake(b"s3cret", b"s3cret", 3);
         assert!(c.unwrap_err().contains("not below"));
     }

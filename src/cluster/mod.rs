@@ -164,26 +164,145 @@ pub(crate) fn launch() -> Result<Option<Launch>, UsageError> {
     }
 }
 
-/// Connects to the coordinator, retrying until the join deadline (rank 0 may not be
-/// listening yet).
-fn connect(l: &Launch) -> anyhow::Result<TcpStream> {
+/// A TCP connection to `to` from the address `from` (port chosen by the kernel),
+/// within `t` (Linux bounds `connect` by the send timeout).
+fn connect_from(from: IpAddr, to: SocketAddr, t: Duration) -> std::io::Result<TcpStream> {
+    use std::os::fd::FromRawFd;
+    fn raw(a: SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
+        // SAFETY: all-zero bytes are a valid sockaddr_storage.
+        let mut ss: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+        let len = match a {
+            SocketAddr::V4(v4) => {
+                // SAFETY: sockaddr_storage is large and aligned enough for any sockaddr.
+                let sin = unsafe { &mut *(&mut ss as *mut _ as *mut libc::sockaddr_in) };
+                sin.sin_family = libc::AF_INET as libc::sa_family_t;
+                sin.sin_port = v4.port().to_be();
+                sin.sin_addr.s_addr = u32::from_ne_bytes(v4.ip().octets());
+                std::mem::size_of::<libc::sockaddr_in>()
+            }
+            SocketAddr::V6(v6) => {
+                // SAFETY: as above.
+                let sin6 = unsafe { &mut *(&mut ss as *mut _ as *mut libc::sockaddr_in6) };
+                sin6.sin6_family = libc::AF_INET6 as libc::sa_family_t;
+                sin6.sin6_port = v6.port().to_be();
+                sin6.sin6_addr.s6_addr = v6.ip().octets();
+                sin6.sin6_scope_id = v6.scope_id();
+                std::mem::size_of::<libc::sockaddr_in6>()
+            }
+        };
+        (ss, len as libc::socklen_t)
+    }
+    let domain = if to.is_ipv4() {
+        libc::AF_INET
+    } else {
+        libc::AF_INET6
+    };
+    // SAFETY: a plain socket call; the descriptor is owned by the TcpStream at once.
+    let fd = unsafe { libc::socket(domain, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` is a fresh socket no one else owns.
+    let s = unsafe { TcpStream::from_raw_fd(fd) };
+    s.set_write_timeout(Some(t.max(Duration::from_millis(1))))?;
+    let (src, len) = raw(SocketAddr::new(from, 0));
+    // SAFETY: `src` is a valid sockaddr of `len` bytes.
+    if unsafe { libc::bind(fd, &src as *const _ as *const libc::sockaddr, len) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let (dst, len) = raw(to);
+    // SAFETY: as above.
+    if unsafe { libc::connect(fd, &dst as *const _ as *const libc::sockaddr, len) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(if e.raw_os_error() == Some(libc::EINPROGRESS) {
+            std::io::ErrorKind::TimedOut.into()
+        } else {
+            e
+        });
+    }
+    s.set_write_timeout(None)?;
+    Ok(s)
+}
+
+/// One connection to the coordinator. In a matrix run it comes from this rank's own
+/// address (`PEAKBENCH_BIND`), the one it serves on: the coordinator relays only a
+/// serving address on the host a rank connected from (unless that address is loopback
+/// and the coordinator is not, where it could not be reached from).
+fn connect_once(l: &Launch, matrix: bool) -> std::io::Result<TcpStream> {
+    let t = Duration::from_secs(2);
+    let own = matrix
+        && !l.bind.is_unspecified()
+        && l.bind.is_ipv4() == l.coord.is_ipv4()
+        && (!l.bind.is_loopback() || l.coord.ip().is_loopback());
+    let s = if own {
+        connect_from(l.bind, l.coord, t)?
+    } else {
+        TcpStream::connect_timeout(&l.coord, t)?
+    };
+    let _ = s.set_nodelay(true);
+    Ok(s)
+}
+
+/// Connects to the coordinator and proves the secret, trying again until the join
+/// deadline on any failure: rank 0 may not be listening yet, may have closed the
+/// connection to make room during a burst of connections, and anything said before the
+/// coordinator proved the secret (a `Refused` included) may come from an impostor. Waits
+/// 0.1 s after a connection that could not be made, and 0.1 s doubling to 2 s after a
+/// handshake that failed; says each such failure (the first three in full).
+fn join_coordinator(l: &Launch, hello: &Msg, matrix: bool) -> anyhow::Result<Conn> {
     let end = Instant::now() + l.join;
+    let step = Duration::from_secs(15);
+    let mut backoff = Duration::from_millis(100);
+    let (mut tries, mut said) = (0u32, 0u32);
+    let mut handshake: Option<String> = None;
     loop {
-        match TcpStream::connect_timeout(&l.coord, Duration::from_secs(2)) {
+        tries += 1;
+        let left = end.saturating_duration_since(Instant::now());
+        let (why, wait) = match connect_once(l, matrix) {
+            Err(e) => (
+                format!("cannot reach the coordinator at {}: {e}", l.coord),
+                Duration::from_millis(100),
+            ),
             Ok(s) => {
-                let _ = s.set_nodelay(true);
-                return Ok(s);
+                let mut c = Conn::new(s);
+                let t = step.min(left).max(Duration::from_secs(1));
+                match auth::join(&mut c, &l.secret, l.rank, hello, t) {
+                    Ok(()) => return Ok(c),
+                    Err(e) => {
+                        let w = backoff;
+                        backoff = (backoff * 2).min(Duration::from_secs(2));
+                        if said < 3 {
+                            said += 1;
+                            eprintln!(
+                                "rank {}: joining the coordinator at {}: {}; trying again until the join deadline",
+                                l.rank,
+                                l.coord,
+                                crate::util::sanitize::line_max(&e, 300)
+                            );
+                        }
+                        handshake = Some(e.clone());
+                        (e, w)
+                    }
+                }
             }
-            Err(e) if Instant::now() >= end => {
-                anyhow::bail!(
-                    "rank {}: cannot reach the coordinator at {} within {:.0} s: {e}",
-                    l.rank,
-                    l.coord,
-                    l.join.as_secs_f64()
-                )
-            }
-            Err(_) => std::thread::sleep(Duration::from_millis(100)),
+        };
+        if Instant::now() + wait >= end {
+            let earlier = match &handshake {
+                Some(h) if *h != why => format!(
+                    "; the last handshake: {}",
+                    crate::util::sanitize::line_max(h, 300)
+                ),
+                _ => String::new(),
+            };
+            anyhow::bail!(
+                "rank {}: could not join the coordinator at {} within {:.0} s ($PEAKBENCH_JOIN_TIMEOUT; {tries} attempts); the last: {}{earlier}",
+                l.rank,
+                l.coord,
+                l.join.as_secs_f64(),
+                crate::util::sanitize::line_max(&why, 300)
+            );
         }
+        std::thread::sleep(wait);
     }
 }
 
@@ -211,6 +330,10 @@ fn run_rank(
         Command::Net(n) if n.matrix => Some(n.clone()),
         _ => None,
     };
+    // --cpus: each rank confines itself before it detects its host, as a single run does.
+    if let Some(cpus) = &opts.cpus {
+        crate::bench::common::confine_to(cpus).map_err(anyhow::Error::msg)?;
+    }
     let host = HostInfo::detect(true);
     let ctx = Context { host: &host, opts };
     let specs = matrix
@@ -236,8 +359,12 @@ fn run_rank(
         None
     };
     // Every rank, rank 0 included, is a worker with one connection to the coordinator.
-    let worker = connect(&l)
-        .and_then(|s| work(options, &mut Conn::new(s), &l, &ctx, specs.as_deref(), plan));
+    let hello = Msg::Hello {
+        host: l.host.clone(),
+        info: Box::new(ctx.host.clone()),
+    };
+    let worker = join_coordinator(&l, &hello, matrix.is_some())
+        .and_then(|mut c| work(options, &mut c, &l, &ctx, specs.as_deref(), plan));
     let Some(c) = coordinator else {
         worker?;
         return Ok(ExitCode::SUCCESS);
@@ -267,7 +394,7 @@ fn run_rank(
     write(&report, options, matrix.is_some())
 }
 
-/// One rank's side: the handshake, hello, the barrier, then its work.
+/// One rank's side after the handshake and hello: the barrier, then its work.
 fn work(
     options: &Options,
     s: &mut Conn,
@@ -277,12 +404,6 @@ fn work(
     plan: crate::app::Planner<'_>,
 ) -> anyhow::Result<()> {
     let step = Duration::from_secs(15);
-    let hello = Msg::Hello {
-        host: l.host.clone(),
-        info: Box::new(ctx.host.clone()),
-    };
-    auth::join(s, &l.secret, l.rank, &hello, step)
-        .map_err(|e| anyhow::anyhow!("rank {}: {e}", l.rank))?;
     // The barrier: released when every rank joined (or the join deadline passed).
     let runner = match s.recv(l.join + step) {
         Ok(Msg::Go { runner }) => runner,
@@ -293,7 +414,7 @@ fn work(
         Err(e) => anyhow::bail!(
             "rank {}: waiting at the barrier: {}",
             l.rank,
-            wire::why(&e, l.join)
+            wire::why_coord(&e, l.join)
         ),
     };
     let Some(specs) = specs else {
@@ -322,16 +443,19 @@ fn work(
             Err(e) => anyhow::bail!(
                 "rank {}: lost the coordinator: {}",
                 l.rank,
-                wire::why(&e, idle)
+                wire::why_coord(&e, idle)
             ),
         };
         match m {
-            Msg::Serve {} => {
-                let reply = match crate::bench::net::matrix::Serving::start(l.bind, ctx) {
+            Msg::Serve { link } => {
+                let Some(link) = crate::bench::net::proto::unhex(&link, 32) else {
+                    anyhow::bail!("rank {}: malformed link nonce from the coordinator", l.rank);
+                };
+                let token = auth::link_token(&l.secret, &link);
+                let reply = match crate::bench::net::matrix::Serving::start(l.bind, ctx, token) {
                     Ok(sv) => {
                         let r = Msg::Serving {
                             addr: sv.addr.to_string(),
-                            token: sv.token.clone(),
                         };
                         serving = Some(sv);
                         r
@@ -342,11 +466,17 @@ fn work(
             }
             Msg::Measure {
                 addr,
-                token,
+                link,
                 from,
                 to,
             } => {
                 let addr: SocketAddr = addr.parse().context("bad address from the coordinator")?;
+                let Some(link) = crate::bench::net::proto::unhex(&link, 32) else {
+                    anyhow::bail!("rank {}: malformed link nonce from the coordinator", l.rank);
+                };
+                // The server must prove this token, which only a holder of the run's
+                // secret can derive.
+                let token = auth::link_token(&l.secret, &link);
                 let results =
                     crate::bench::net::matrix::measure(addr, &token, &from, &to, specs, ctx);
                 s.send(&Msg::Pair { results }, step)?;

@@ -8,7 +8,11 @@
 //! secret, a frame is at most [`MAX_PREAUTH`] bytes (so nobody can make rank 0 allocate
 //! more than that), and after it each connection has a budget of [`PEER_BUDGET`] bytes
 //! in all, frames at most [`MAX_FRAME`]. Messages are strictly typed
-//! (`deny_unknown_fields`).
+//! (`deny_unknown_fields`). Bytes alone do not bound memory (a 64 MiB frame of tiny
+//! arrays once took 3.4 GiB decoded, #33): every authenticated frame's JSON values are
+//! counted as the results reader counts them ([`crate::report::load::count_values`])
+//! before it is decoded, against a [`Budget`] that rank 0 shares among all its ranks
+//! (so everything gathered stays within what `peakbench report` reads back).
 //!
 //! Conversation (coordinator C, rank R):
 //! ```text
@@ -17,28 +21,86 @@
 //! C→R Welcome{proof}                        R checks C's proof (a fake coordinator fails)
 //! R→C Hello{host, info}                     (authenticated from here on)
 //! C→R Go{runner} | Refused{reason}          the barrier's release
-//! ...  Results | Serve/Serving/Measure/Pair/Stop/Stopped ...
+//! ...  Results | Serve{link}/Serving{addr}/Measure{addr, link}/Pair/Stop/Stopped ...
 //! C→R Bye
 //! ```
 //! The proofs are `serve`'s HMAC-SHA256 over both fresh nonces (and the rank), with the
 //! cluster's own domain labels ([`crate::bench::net::proto::Side`]): a recorded
-//! handshake replayed later meets a new nonce and fails.
+//! handshake replayed later meets a new nonce and fails. A matrix link's `serve` token
+//! is never sent: both ends derive it from the run's secret and the coordinator's
+//! fresh `link` nonce ([`super::auth::link_token`]), so the measuring rank talks only
+//! to a server that proves the run's secret.
 
 use crate::hw::HostInfo;
 use crate::report::model::BenchResult;
 use crate::util::frame::{self, FrameError, Timed};
 use serde::{Deserialize, Serialize};
 use std::net::TcpStream;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Protocol version; bumped whenever a message changes. A mismatch is refused.
-pub const VERSION: u32 = 1;
+/// 2: the link token is derived, not sent (`Serve{link}`, `Serving{addr}`).
+pub const VERSION: u32 = 2;
 /// Largest frame before the peer proved the secret (a `Join` is about 250 bytes).
 pub const MAX_PREAUTH: usize = 4 * 1024;
 /// Largest frame after the handshake (a host's gathered suite is a few MiB).
 pub(crate) const MAX_FRAME: usize = 64 << 20;
 /// Most bytes one authenticated connection may send over the whole run.
 pub(crate) const PEER_BUDGET: u64 = 256 << 20;
+/// Most JSON values (counted like the results reader: an object counts
+/// [`crate::report::load::OBJECT_WEIGHT`]) all the ranks of a run together may send
+/// rank 0 after their handshakes: the reader's own cap on one file.
+pub(crate) const GATHER_VALUES: u64 = crate::report::load::MAX_VALUES as u64;
+/// Most bytes of frames all the ranks of a run together may send rank 0 after their
+/// handshakes: the reader's cap on one file, halved (the gathered file is written
+/// pretty-printed, which adds indentation).
+pub(crate) const GATHER_BYTES: u64 = crate::report::load::MAX_BYTES / 2;
+
+/// What all the authenticated connections of one side may still send it, shared by
+/// them: JSON values and bytes ([`GATHER_VALUES`], [`GATHER_BYTES`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Budget {
+    values: Arc<AtomicU64>,
+    bytes: Arc<AtomicU64>,
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget::new(GATHER_VALUES, GATHER_BYTES)
+    }
+}
+
+impl Budget {
+    /// A budget of `values` JSON values and `bytes` bytes.
+    pub(crate) fn new(values: u64, bytes: u64) -> Budget {
+        Budget {
+            values: Arc::new(AtomicU64::new(values)),
+            bytes: Arc::new(AtomicU64::new(bytes)),
+        }
+    }
+
+    /// Takes `values` and `bytes` from the budget, or says what is left and takes
+    /// nothing.
+    fn take(&self, values: u64, bytes: u64) -> Result<(), String> {
+        let take = |a: &AtomicU64, n: u64| {
+            a.fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| v.checked_sub(n))
+        };
+        if let Err(left) = take(&self.values, values) {
+            return Err(format!(
+                "a frame of {values} JSON values, over the {left} left of rank 0's budget of {GATHER_VALUES} for the whole run (the results reader's cap)"
+            ));
+        }
+        if let Err(left) = take(&self.bytes, bytes) {
+            self.values.fetch_add(values, Ordering::AcqRel);
+            return Err(format!(
+                "a frame of {bytes} bytes, over the {left} left of rank 0's budget of {GATHER_BYTES} bytes for the whole run"
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// A message of the cluster protocol.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -91,21 +153,25 @@ pub enum Msg {
         /// The results, tagged with the host.
         results: Vec<BenchResult>,
     },
-    /// Coordinator → rank: serve one link of the matrix.
-    Serve {},
-    /// Rank → coordinator: serving at `addr` with `token` (hex).
+    /// Coordinator → rank: serve one link of the matrix, with the token derived from
+    /// the run's secret and `link`.
+    Serve {
+        /// Hex of a fresh random nonce naming the link.
+        link: String,
+    },
+    /// Rank → coordinator: serving at `addr` (relayed only when it is on the address
+    /// the rank connected from).
     Serving {
         /// `ip:port`.
         addr: String,
-        /// The server's token.
-        token: String,
     },
-    /// Coordinator → rank: measure the link to the server at `addr`.
+    /// Coordinator → rank: measure the link to the server at `addr`, whose token is
+    /// derived from the run's secret and `link`.
     Measure {
         /// `ip:port`.
         addr: String,
-        /// The server's token.
-        token: String,
+        /// Hex of the link's nonce (the one its server was given).
+        link: String,
         /// This host.
         from: String,
         /// The serving host.
@@ -135,7 +201,7 @@ impl Msg {
             Msg::Hello { .. } => "hello",
             Msg::Go { .. } => "go",
             Msg::Results { .. } => "results",
-            Msg::Serve {} => "serve",
+            Msg::Serve { .. } => "serve",
             Msg::Serving { .. } => "serving",
             Msg::Measure { .. } => "measure",
             Msg::Pair { .. } => "pair",
@@ -187,6 +253,7 @@ pub struct Conn {
     stream: TcpStream,
     max: usize,
     budget: u64,
+    gather: Budget,
 }
 
 impl Conn {
@@ -197,7 +264,13 @@ impl Conn {
             stream,
             max: MAX_PREAUTH,
             budget: PEER_BUDGET,
+            gather: Budget::default(),
         }
+    }
+
+    /// Draws this connection's authenticated frames from `b`, shared with others.
+    pub(crate) fn share(&mut self, b: &Budget) {
+        self.gather = b.clone();
     }
 
     /// The peer proved the secret: full-size frames from now on.
@@ -226,17 +299,41 @@ impl Conn {
         }
         let body = frame::read(&mut self.stream, max, Instant::now() + t, "cluster").map_err(io)?;
         self.budget = self.budget.saturating_sub(4 + body.len() as u64);
+        if self.max > MAX_PREAUTH {
+            // Counted before anything is built from it: what the frame would cost.
+            let values = crate::report::load::count_values(&body) as u64;
+            self.gather
+                .take(values, 4 + body.len() as u64)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        }
         decode(&body)
     }
 }
 
-/// One line for an I/O error of the protocol: a timeout says so.
+/// One line for an I/O error of the protocol on the coordinator's side (the peer is a
+/// rank): a timeout says so.
 pub(crate) fn why(e: &std::io::Error, t: Duration) -> String {
+    why_from(e, t, "the rank closed the connection (it exited or died)")
+}
+
+/// The same on a rank's side (the peer is the coordinator).
+pub(crate) fn why_coord(e: &std::io::Error, t: Duration) -> String {
+    why_from(
+        e,
+        t,
+        "the coordinator closed the connection (it exited, or turned the connection away)",
+    )
+}
+
+fn why_from(e: &std::io::Error, t: Duration, closed: &str) -> String {
     match e.kind() {
         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
             format!("no answer within {:.0} s", t.as_secs_f64())
         }
-        std::io::ErrorKind::UnexpectedEof => "connection closed (the rank exited or died)".into(),
+        std::io::ErrorKind::UnexpectedEof
+        | std::io::ErrorKind::ConnectionReset
+        | std::io::ErrorKind::ConnectionAborted
+        | std::io::ErrorKind::BrokenPipe => closed.into(),
         _ => crate::util::sanitize::line_max(&e.to_string(), 200),
     }
 }
@@ -283,5 +380,43 @@ mod tests {
         assert!(matches!(b.recv(t).unwrap(), Msg::Refused { .. }));
         let e = decode(br#"{"msg":"go","runner":true,"extra":1}"#).unwrap_err();
         assert!(e.to_string().contains("unknown field"), "{e}");
+    }
+
+    /// #33 item 4: a results frame of millions of tiny arrays in a free-form field is
+    /// refused by its count of values before it is decoded, and the budget is shared by
+    /// every rank's connection.
+    #[test]
+    fn an_authenticated_frame_is_counted_against_the_shared_budget_before_decoding() {
+        let t = Duration::from_secs(10);
+        let result = |ends: &str| {
+            format!(
+                r#"{{"resource":"null","workload":"x","params":{{}},"metric":"ops","unit":"OP/s","samples":[],"status":"ok","ends":{ends}}}"#
+            )
+        };
+        let arrays = format!("[{}[]]", "[],".repeat(2_000_000));
+        let body = format!(r#"{{"msg":"results","results":[{}]}}"#, result(&arrays));
+        let (mut a, mut b) = pair();
+        b.authenticated();
+        a.stream.set_write_timeout(Some(t)).unwrap();
+        let writer = std::thread::spawn(move || frame::write(&mut a.stream, body.as_bytes()));
+        // Within the byte caps (6 MB), far over the budget of values: refused unread.
+        b.share(&Budget::new(1_000_000, GATHER_BYTES));
+        let e = b.recv(t).unwrap_err();
+        assert!(e.to_string().contains("JSON values, over the"), "{e}");
+        writer.join().unwrap().unwrap();
+        // Two ranks share one budget: what the first took, the second cannot.
+        let small = format!(r#"{{"msg":"results","results":[{}]}}"#, result("[1,2]"));
+        let n = crate::report::load::count_values(small.as_bytes()) as u64;
+        let shared = Budget::new(n + n / 2, GATHER_BYTES);
+        let ((mut a1, mut b1), (mut a2, mut b2)) = (pair(), pair());
+        for c in [&mut b1, &mut b2] {
+            c.authenticated();
+            c.share(&shared);
+        }
+        frame::write(&mut a1.stream, small.as_bytes()).unwrap();
+        frame::write(&mut a2.stream, small.as_bytes()).unwrap();
+        assert!(matches!(b1.recv(t).unwrap(), Msg::Results { .. }));
+        let e = b2.recv(t).unwrap_err();
+        assert!(e.to_string().contains("left of rank 0's budget"), "{e}");
     }
 }

@@ -17,4 +17,4 @@ mod testing;
 
 pub(crate) use runner::{RunConfig, Runner, Sample, Scaling, Stable};
 pub(crate) use share::SampleShare;
-pub(crate) use stats::{Percentiles, Summary};
+pub(crate) use stats::{CiCaveat, Percentiles, Summary};

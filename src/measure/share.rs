@@ -194,7 +194,17 @@ impl SampleShare {
     /// Whether a worker CPU's canary fell below the run's best (contention the guest
     /// cannot see: an SMT sibling, another tenant, the host).
     pub(crate) fn contended(&self) -> bool {
-        self.canary.iter().any(CanaryShare::fell)
+        self.host_canaries().any(CanaryShare::fell)
+    }
+
+    /// The canaries that can speak for contention the guest cannot see: those on CPUs
+    /// whose worker kept its core. A worker that lost its core to another task of the
+    /// guest shared the CPU with its canary too, and the in-guest check already names
+    /// that; its canary's fall is no second, host-side cause.
+    pub(crate) fn host_canaries(&self) -> impl Iterator<Item = &CanaryShare> {
+        self.canary
+            .iter()
+            .filter(move |c| !self.short_threads().any(|t| t.cpu == c.cpu))
     }
 
     /// Whether the sample was disturbed, inside the guest or by host contention: such
@@ -230,8 +240,7 @@ impl SampleShare {
     /// `host contention: cpu 1 issued 78 % of its best rate`.
     fn contention_words(&self) -> String {
         let cpus: Vec<String> = self
-            .canary
-            .iter()
+            .host_canaries()
             .filter(|c| c.fell())
             .map(|c| {
                 format!(
@@ -309,7 +318,11 @@ pub(crate) fn result_disturbed(shares: &[SampleShare]) -> bool {
 /// The worker CPUs whose canary fell over a result's samples, with the mean share of
 /// its best rate each issued (`measure::canary::contended`).
 pub(crate) fn result_contended(shares: &[SampleShare]) -> Vec<(Option<usize>, f64)> {
-    let per: Vec<&[CanaryShare]> = shares.iter().map(|s| s.canary.as_slice()).collect();
+    let host: Vec<Vec<CanaryShare>> = shares
+        .iter()
+        .map(|s| s.host_canaries().cloned().collect())
+        .collect();
+    let per: Vec<&[CanaryShare]> = host.iter().map(Vec::as_slice).collect();
     super::canary::contended(&per)
 }
 
@@ -701,6 +714,28 @@ full avg10=0.00 avg60=0.00 avg300=0.00 total=0
             runnable: Some(0),
             canary: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_canary_on_a_cpu_shared_inside_the_guest_is_no_host_contention() {
+        use crate::measure::canary::CanaryShare;
+        let canary = |cpu, per_cycle| CanaryShare {
+            cpu: Some(cpu),
+            per_cycle,
+            best: 2.0,
+        };
+        // A busy task of the guest on cpu 1: its worker ran half its window, and the
+        // canary there fell with it. That is the in-guest note's, not the host's.
+        let mut s = sample(&[1.0, 0.5]);
+        s.canary = vec![canary(0, 2.0), canary(1, 1.6)];
+        assert!(s.guest_disturbed());
+        assert!(!s.contended());
+        assert_eq!(s.why().unwrap(), "thread 2 (cpu 1) ran 50 % of its window");
+        assert!(result_contended(&[s.clone(), s.clone()]).is_empty());
+        // A canary that fell on a CPU whose worker kept its core is.
+        s.canary[0].per_cycle = 1.6;
+        assert!(s.contended());
+        assert_eq!(result_contended(&[s.clone(), s]), vec![(Some(0), 0.8)]);
     }
 
     #[test]

@@ -37,6 +37,24 @@ pub struct Summary {
     pub(crate) ci95_high: f64,
     /// Samples whose modified z-score exceeds 3.5.
     pub(crate) outliers: usize,
+    /// Why the 95 % interval states nothing certain, when it does not; absent
+    /// otherwise (and from files written before it: [`Summary::caveat`] reads those).
+    /// The figures above are kept as computed either way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) ci95_caveat: Option<CiCaveat>,
+}
+
+/// Why a 95 % interval is no statement about the mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum CiCaveat {
+    /// One sample: no spread is known; `sd` and `cv` are 0 and the interval is the
+    /// mean only because nothing else can be written there.
+    OneSample,
+    /// The samples are all at or above 0 but the interval reaches below 0, which no
+    /// rate or duration can be: too few samples for their spread (a normal
+    /// approximation at a high CV).
+    BelowZero,
 }
 
 /// Why a summary could not be computed.
@@ -130,7 +148,26 @@ impl Summary {
             ci95_low: mean - half,
             ci95_high: mean + half,
             outliers,
+            ci95_caveat: caveat(n, s[0], mean - half),
         })
+    }
+
+    /// [`Summary::ci95_caveat`], or for a summary read from a file written before that
+    /// field, the same rule applied to its figures.
+    pub(crate) fn caveat(&self) -> Option<CiCaveat> {
+        self.ci95_caveat
+            .or_else(|| caveat(self.n, self.min, self.ci95_low))
+    }
+}
+
+/// The caveat of an interval over `n` samples whose smallest is `min`.
+fn caveat(n: usize, min: f64, ci95_low: f64) -> Option<CiCaveat> {
+    if n < 2 {
+        Some(CiCaveat::OneSample)
+    } else if min >= 0.0 && ci95_low < 0.0 {
+        Some(CiCaveat::BelowZero)
+    } else {
+        None
     }
 }
 
@@ -197,6 +234,30 @@ mod tests {
         assert_eq!((s.mean, s.sd, s.median, s.cv), (3.0, 0.0, 3.0, 0.0));
         assert_eq!(Summary::of(&[]), Err(StatsError::Empty));
         assert_eq!(Summary::of(&[1.0, f64::NAN]), Err(StatsError::NonFinite));
+    }
+
+    /// Issue #32 item 3: one sample is no certainty, and an interval below zero over
+    /// figures that cannot be is said to be one; the figures stay as computed.
+    #[test]
+    fn caveats_of_one_sample_and_of_an_interval_below_zero() {
+        let one = Summary::of(&[13.93]).unwrap();
+        assert_eq!(one.ci95_caveat, Some(CiCaveat::OneSample));
+        assert_eq!((one.ci95_low, one.ci95_high), (13.93, 13.93));
+        // CV 62 % over three samples: mean 10, the interval reaches below 0.
+        let noisy = Summary::of(&[3.0, 10.0, 17.0]).unwrap();
+        assert!(noisy.ci95_low < 0.0, "{noisy:?}");
+        assert_eq!(noisy.ci95_caveat, Some(CiCaveat::BelowZero));
+        let calm = Summary::of(&[9.9, 10.0, 10.1]).unwrap();
+        assert_eq!(calm.ci95_caveat, None);
+        // JSON: absent when there is none; old files (without it) get it from the rule.
+        let v = serde_json::to_value(&calm).unwrap();
+        assert!(v.get("ci95_caveat").is_none(), "{v}");
+        let mut v = serde_json::to_value(&one).unwrap();
+        assert_eq!(v["ci95_caveat"], "one_sample");
+        v.as_object_mut().unwrap().remove("ci95_caveat");
+        let old: Summary = serde_json::from_value(v).unwrap();
+        assert_eq!(old.ci95_caveat, None);
+        assert_eq!(old.caveat(), Some(CiCaveat::OneSample));
     }
 
     #[test]

@@ -444,20 +444,43 @@ pub(crate) fn render(c: &Chart) -> String {
             );
         }
     }
-    for sr in &c.series {
+    // Each series' points inside the axes, and in pixels.
+    let drawn: Vec<Vec<(f64, f64)>> = c
+        .series
+        .iter()
+        .map(|sr| {
+            sr.points
+                .iter()
+                .copied()
+                .filter(|(x, y)| in_x(*x) && in_y(*y))
+                .collect()
+        })
+        .collect();
+    let pixels: Vec<Vec<(f64, f64)>> = drawn
+        .iter()
+        .map(|pts| pts.iter().map(|(x, y)| (px(*x), py(*y))).collect())
+        .collect();
+    // Lines that run along one another (the roofline's slopes over one bandwidth)
+    // would hide all but the last drawn: each is drawn wider by the number of later
+    // lines on top of it, so every one shows as a band of its own colour.
+    let widths: Vec<f64> = (0..pixels.len())
+        .map(|i| {
+            let under = (i + 1..pixels.len())
+                .filter(|&j| overlap(&pixels[i], &pixels[j]))
+                .count();
+            2.0 + 2.5 * under as f64
+        })
+        .collect();
+    for (k, sr) in c.series.iter().enumerate() {
         let color = PALETTE[sr.color % PALETTE.len()];
-        let pts: Vec<(f64, f64)> = sr
-            .points
-            .iter()
-            .copied()
-            .filter(|(x, y)| in_x(*x) && in_y(*y))
-            .collect();
+        let pts = &drawn[k];
+        let sw = widths[k];
         if pts.is_empty() {
             continue;
         }
-        let path: Vec<String> = pts
+        let path: Vec<String> = pixels[k]
             .iter()
-            .map(|(x, y)| format!("{:.1},{:.1}", px(*x), py(*y)))
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
             .collect();
         let dash = if sr.style == Style::Dashed {
             r#" stroke-dasharray="7 4""#
@@ -466,11 +489,11 @@ pub(crate) fn render(c: &Chart) -> String {
         };
         let _ = write!(
             s,
-            r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="2"{dash}/>"#,
+            r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="{sw}"{dash}/>"#,
             path.join(" ")
         );
         if sr.style == Style::Line {
-            for (x, y) in &pts {
+            for (x, y) in pts {
                 let _ = write!(
                     s,
                     r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{color}"><title>{}: {}, {}</title></circle>"#,
@@ -494,8 +517,9 @@ pub(crate) fn render(c: &Chart) -> String {
         };
         let _ = write!(
             s,
-            r#"<line x1="{x:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{color}" stroke-width="2"{dash}/><text x="{:.1}" y="{:.1}" class="lg">{}</text>"#,
+            r#"<line x1="{x:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{color}" stroke-width="{}"{dash}/><text x="{:.1}" y="{:.1}" class="lg">{}</text>"#,
             x + 18.0,
+            widths[i].min(6.0),
             x + 22.0,
             y + 4.0,
             esc(&truncate(&sr.name, if long { 92 } else { 44 }))
@@ -503,6 +527,31 @@ pub(crate) fn render(c: &Chart) -> String {
     }
     s.push_str("</svg>");
     s
+}
+
+/// Whether two polylines (in pixels) run along one another: some segment of each on
+/// the same line (within a pixel) as one of the other, over more than 2 pixels.
+fn overlap(a: &[(f64, f64)], b: &[(f64, f64)]) -> bool {
+    let segs = |p: &[(f64, f64)]| -> Vec<((f64, f64), (f64, f64))> {
+        p.windows(2).map(|w| (w[0], w[1])).collect()
+    };
+    segs(a).iter().any(|&(a1, a2)| {
+        let (dx, dy) = (a2.0 - a1.0, a2.1 - a1.1);
+        let len = (dx * dx + dy * dy).sqrt();
+        if len < 1e-9 {
+            return false;
+        }
+        // Distance of a point from a's line, and its position along a.
+        let off = |p: (f64, f64)| ((p.0 - a1.0) * dy - (p.1 - a1.1) * dx).abs() / len;
+        let at = |p: (f64, f64)| ((p.0 - a1.0) * dx + (p.1 - a1.1) * dy) / len;
+        segs(b).iter().any(|&(b1, b2)| {
+            if off(b1) > 1.0 || off(b2) > 1.0 {
+                return false;
+            }
+            let (lo, hi) = (at(b1).min(at(b2)), at(b1).max(at(b2)));
+            hi.min(len) - lo.max(0.0) > 2.0
+        })
+    })
 }
 
 /// The ticks of an axis of `scale` over `values` (the y axis when `zero`), each with
@@ -710,5 +759,41 @@ mod tests {
         assert_eq!(nice_step(0.3), 0.5);
         assert_eq!(nice_step(17.0), 20.0);
         assert_eq!(nice_step(f64::NAN), 1.0);
+    }
+
+    /// Issue #32 H: two lines along one another are both visible: the one drawn first
+    /// is wider, so it shows as a band around the one on top.
+    #[test]
+    fn overlapping_lines_stay_visible() {
+        let mut c = chart(Scale::Linear, vec![(0.0, 0.0), (1.0, 1.0), (2.0, 1.0)]);
+        c.series.push(Series {
+            name: "second".into(),
+            points: vec![(0.0, 0.0), (1.5, 1.5), (2.0, 1.5)],
+            style: Style::Solid,
+            color: 1,
+        });
+        let s = render(&c);
+        let widths: Vec<&str> = s
+            .split("<polyline")
+            .skip(1)
+            .map(|p| {
+                let at = p.find("stroke-width=\"").unwrap() + 14;
+                &p[at..at + p[at..].find('"').unwrap()]
+            })
+            .collect();
+        assert_eq!(widths, ["4.5", "2"], "{s}");
+        assert!(overlap(
+            &[(0.0, 0.0), (10.0, 10.0)],
+            &[(5.0, 5.0), (20.0, 20.0)]
+        ));
+        assert!(!overlap(
+            &[(0.0, 0.0), (10.0, 10.0)],
+            &[(0.0, 5.0), (10.0, 15.0)]
+        ));
+        // Touching at one point is no overlap.
+        assert!(!overlap(
+            &[(0.0, 0.0), (10.0, 0.0)],
+            &[(10.0, 0.0), (10.0, 10.0)]
+        ));
     }
 }

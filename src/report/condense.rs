@@ -174,11 +174,18 @@ pub(crate) struct Condensed {
 /// Merges the notes (each distinct text with its rows, in order of first appearance)
 /// that differ only in their numbers; the result keeps the order of first appearance.
 pub(crate) fn condense(notes: &[(String, Vec<usize>)]) -> Vec<Condensed> {
-    /// Notes of one skeleton: the first text as written, all of them parsed, their rows.
+    condense_within(notes, f64::INFINITY)
+}
+
+/// [`condense`], but notes of one skeleton merge only when, slot by slot, their numbers
+/// agree: the largest at most `(1 + tol)` times the smallest. Notes whose numbers
+/// differ more stay one line each (with their rows), so a range never hides what one
+/// row measured (`p99 121 µs–64.95 ms` tells no row's tail).
+pub(crate) fn condense_within(notes: &[(String, Vec<usize>)], tol: f64) -> Vec<Condensed> {
+    /// Notes of one skeleton: each text with its rows, all of them parsed.
     struct Group {
-        first: String,
+        members: Vec<(String, Vec<usize>)>,
         parsed: Vec<Parsed>,
-        rows: Vec<usize>,
     }
     let mut groups: Vec<Group> = Vec::new();
     for (text, rows) in notes {
@@ -186,28 +193,56 @@ pub(crate) fn condense(notes: &[(String, Vec<usize>)]) -> Vec<Condensed> {
         match groups.iter_mut().find(|g| g.parsed[0].parts == p.parts) {
             Some(g) => {
                 g.parsed.push(p);
-                g.rows.extend(rows);
+                g.members.push((text.clone(), rows.clone()));
             }
             None => groups.push(Group {
-                first: text.clone(),
+                members: vec![(text.clone(), rows.clone())],
                 parsed: vec![p],
-                rows: rows.clone(),
             }),
         }
     }
-    groups
-        .into_iter()
-        .map(|mut g| {
-            g.rows.sort_unstable();
-            g.rows.dedup();
-            let merged = g.parsed.len() > 1;
-            Condensed {
-                rows: g.rows,
-                text: if merged { merge(&g.parsed) } else { g.first },
-                merged,
-            }
-        })
-        .collect()
+    let mut out = Vec::new();
+    for g in groups {
+        let merged = g.parsed.len() > 1;
+        if merged && !agree(&g.parsed, tol) {
+            out.extend(g.members.into_iter().map(|(text, rows)| Condensed {
+                rows,
+                text,
+                merged: false,
+            }));
+            continue;
+        }
+        let mut rows: Vec<usize> = g.members.iter().flat_map(|(_, r)| r.clone()).collect();
+        rows.sort_unstable();
+        rows.dedup();
+        out.push(Condensed {
+            rows,
+            text: if merged {
+                merge(&g.parsed)
+            } else {
+                g.members[0].0.clone()
+            },
+            merged,
+        });
+    }
+    out
+}
+
+/// Whether every slot's numbers, over all `notes`, lie within a factor `1 + tol`.
+fn agree(notes: &[Parsed], tol: f64) -> bool {
+    if tol.is_infinite() {
+        return true;
+    }
+    let slots = notes[0].slots.len();
+    (0..slots).all(|i| {
+        let vs = notes
+            .iter()
+            .flat_map(|n| n.slots[i].iter().map(|v| v.value));
+        let (lo, hi) = vs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+        lo == hi || (lo > 0.0 && hi <= lo * (1.0 + tol))
+    })
 }
 
 #[cfg(test)]
@@ -327,5 +362,31 @@ mod tests {
         let c = condense(&[one("no numbers here", &[2]), one("", &[1])]);
         assert_eq!(c[0].text, "no numbers here");
         assert_eq!(c[1].text, "");
+    }
+
+    /// Issue #32 F: a range over rows that disagree hides each row's figure; only rows
+    /// that agree (within the tolerance) are merged.
+    #[test]
+    fn only_agreeing_rows_merge_into_ranges() {
+        let notes = vec![
+            one("clat p50 18.87 ms p99 64.95 ms (1823 I/Os)", &[24]),
+            one("clat p50 26.56 µs p99 121.0 µs (21032 I/Os)", &[45]),
+            one("clock 3.21 GHz", &[3]),
+            one("clock 3.15 GHz", &[4]),
+        ];
+        let c = condense_within(&notes, 0.10);
+        assert_eq!(c.len(), 3, "{c:?}");
+        assert_eq!(c[0].text, "clat p50 18.87 ms p99 64.95 ms (1823 I/Os)");
+        assert_eq!(c[0].rows, vec![24]);
+        assert_eq!(c[1].text, "clat p50 26.56 µs p99 121.0 µs (21032 I/Os)");
+        assert!(!c[0].merged && !c[1].merged);
+        assert_eq!(c[2].text, "clock 3.15–3.21 GHz");
+        assert_eq!(c[2].rows, vec![3, 4]);
+        assert!(c[2].merged);
+        // Zeros agree with zeros only.
+        let c = condense_within(&[one("lost 0 of 5", &[1]), one("lost 0 of 5", &[2])], 0.1);
+        assert_eq!(c.len(), 1);
+        let c = condense_within(&[one("lost 0 of 5", &[1]), one("lost 2 of 5", &[2])], 0.1);
+        assert_eq!(c.len(), 2);
     }
 }

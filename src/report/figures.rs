@@ -150,9 +150,13 @@ pub(crate) fn sweeps(report: &Report, resource: Resource) -> Vec<Figure> {
         for p in X_PARAMS {
             let bytes = is_size_param(p);
             let mut series: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+            // Per series, each point's theoretical peak where known.
+            let mut peaks: BTreeMap<String, Vec<(f64, Option<f64>)>> = BTreeMap::new();
             for r in &rs {
                 if let (Some(x), Some(y)) = (r.params.get(p).and_then(param_num), mean(r)) {
                     series.entry(series_name(r, p)).or_default().push((x, y));
+                    let peak = r.peak.as_ref().and_then(|k| k.value).filter(|v| *v > 0.0);
+                    peaks.entry(series_name(r, p)).or_default().push((x, peak));
                 }
             }
             series.retain(|_, pts| {
@@ -184,8 +188,34 @@ pub(crate) fn sweeps(report: &Report, resource: Resource) -> Vec<Figure> {
             } else {
                 format!("{what} by {p} ({unit})")
             };
+            let mut lines: Vec<Series> = series
+                .iter()
+                .take(MAX_SERIES)
+                .enumerate()
+                .map(|(i, (name, points))| Series {
+                    name: name.clone(),
+                    points: points.clone(),
+                    style: Style::Line,
+                    color: i,
+                })
+                .collect();
+            let scaling = if p == "threads" && !metric.lower_is_better() {
+                scaling_lines(&lines, &peaks)
+            } else {
+                Vec::new()
+            };
+            let scaling_note = match (
+                scaling.iter().any(|s| s.name.ends_with(" peak")),
+                scaling.iter().any(|s| s.name.ends_with(" ideal")),
+            ) {
+                (true, true) => " Dashed: the theoretical peak at each thread count, or where it is unknown the ideal (the fewest threads' figure times the thread ratio).",
+                (true, false) => " Dashed: the theoretical peak at each thread count.",
+                (false, true) => " Dashed: ideal linear scaling (the fewest threads' figure times the thread ratio).",
+                (false, false) => "",
+            };
+            lines.extend(scaling);
             let caption = format!(
-                "Mean of each case; x = {p}{}.{}{}",
+                "Mean of each case; x = {p}{}.{}{scaling_note}{}",
                 if x_scale == Scale::Log2 {
                     " (log scale)"
                 } else {
@@ -211,17 +241,7 @@ pub(crate) fn sweeps(report: &Report, resource: Resource) -> Vec<Figure> {
                         scale: y_scale(&ys),
                         ticks: Ticks::Si(unit.to_string()),
                     },
-                    series: series
-                        .into_iter()
-                        .take(MAX_SERIES)
-                        .enumerate()
-                        .map(|(i, (name, points))| Series {
-                            name,
-                            points,
-                            style: Style::Line,
-                            color: i,
-                        })
-                        .collect(),
+                    series: lines,
                     vmarks,
                     hmarks: Vec::new(),
                 },
@@ -230,6 +250,44 @@ pub(crate) fn sweeps(report: &Report, resource: Resource) -> Vec<Figure> {
         }
     }
     out
+}
+
+/// The reference line of each series of a thread-scaling chart (issue #32 H), in its
+/// colour, dashed: the theoretical peak at each of its thread counts when every one is
+/// known, else the ideal linear scaling from its fewest threads (`y₀ · x / x₀`). For the
+/// first [`MAX_SERIES`]` / 2` series, so that a chart keeps a readable legend.
+fn scaling_lines(
+    series: &[Series],
+    peaks: &BTreeMap<String, Vec<(f64, Option<f64>)>>,
+) -> Vec<Series> {
+    series
+        .iter()
+        .take(MAX_SERIES / 2)
+        .filter_map(|s| {
+            let &(x0, y0) = s.points.first()?;
+            let known: Option<Vec<(f64, f64)>> = peaks.get(&s.name).and_then(|v| {
+                let mut v: Vec<(f64, Option<f64>)> = v.clone();
+                v.sort_by(|a, b| a.0.total_cmp(&b.0));
+                v.dedup_by(|a, b| a.0 == b.0);
+                v.into_iter().map(|(x, p)| p.map(|p| (x, p))).collect()
+            });
+            match known {
+                Some(points) if points.len() >= 2 => Some(Series {
+                    name: format!("{} peak", s.name),
+                    points,
+                    style: Style::Dashed,
+                    color: s.color,
+                }),
+                _ if x0 > 0.0 && y0 > 0.0 => Some(Series {
+                    name: format!("{} ideal", s.name),
+                    points: s.points.iter().map(|&(x, _)| (x, y0 * x / x0)).collect(),
+                    style: Style::Dashed,
+                    color: s.color,
+                }),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// Latency percentile chart of one resource (p50 … max, log y), if any result has them.
@@ -554,7 +612,7 @@ pub(crate) fn roofline(report: &Report) -> Option<Figure> {
         "Compute ceilings only: no memory bandwidth was measured (run `peakbench memory`). Solid: best measured mean; dashed: theoretical peak.".to_string()
     } else {
         format!(
-            "Attainable FLOP/s = min(compute ceiling, intensity × bandwidth). Solid: best measured means; dashed: theoretical peaks where known. {}.",
+            "Attainable FLOP/s = min(compute ceiling, intensity × bandwidth). Solid: best measured means; dashed: theoretical peaks where known; where lines run along one another (one bandwidth's slope under several ceilings) the one first in the legend is drawn widest, beneath. {}.",
             notes.join("; ")
         )
     };

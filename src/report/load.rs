@@ -10,14 +10,23 @@ use std::path::Path;
 
 /// Largest results file accepted (a sustained hour of samples is a few MiB).
 pub(crate) const MAX_BYTES: u64 = 256 << 20;
-/// Most JSON values one file may hold, an object counting as [`OBJECT_WEIGHT`]: what
-/// bounds the memory of the model it becomes (a value costs up to about 35 bytes
-/// parsed, against 2 bytes of text; an object with members about 20 times that, for
-/// its map). Real files hold far fewer: a result of the quick suite counts about 130
-/// (67 values, 9 of them objects), so the cap is some 30 000 results.
+/// Most JSON values one file may hold, an object counting as [`OBJECT_WEIGHT`] and an
+/// array as [`ARRAY_WEIGHT`]: what bounds the memory of the model it becomes (a value
+/// costs up to about 35 bytes parsed, against 2 bytes of text; an object with members
+/// about 20 times that, for its map; an array its slot and a buffer of at least 4
+/// slots, about 176 bytes). Real files hold far fewer: a result of the quick suite
+/// counts about 150 (67 values, 9 of them objects, 4 arrays), so the cap is some
+/// 25 000 results.
 pub(crate) const MAX_VALUES: usize = 4_000_000;
 /// What one object counts for against [`MAX_VALUES`].
 pub(crate) const OBJECT_WEIGHT: usize = 8;
+/// What one array counts for against [`MAX_VALUES`]. At 1, 121 000 towers of 32 nested
+/// one-element arrays (an 8 MB file, 3.9 M values) took 562 MiB to read (#33 item 5).
+pub(crate) const ARRAY_WEIGHT: usize = 4;
+/// Most JSON values (counted as for [`MAX_VALUES`]) the files of one `compare` or
+/// `fleet` may hold together: two files at the cap (the models of all the files are
+/// held at once).
+pub(crate) const MAX_TOTAL_VALUES: usize = 2 * MAX_VALUES;
 
 /// Why a results file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -60,6 +69,13 @@ fn one_line(s: &str) -> String {
 /// file deserialised, straight into the typed model (`peakbench/1` files through a
 /// generic tree, for [`upgrade`]).
 pub fn parse(path: &str, bytes: &[u8]) -> Result<Report, LoadError> {
+    parse_counted(path, bytes, MAX_VALUES).map(|(r, _)| r)
+}
+
+/// [`parse`], also returning the file's count of values; a file of more than `left`
+/// values (what the files before it left of [`MAX_TOTAL_VALUES`], when less than
+/// [`MAX_VALUES`]) is refused before anything is built from it.
+fn parse_counted(path: &str, bytes: &[u8], left: usize) -> Result<(Report, usize), LoadError> {
     let malformed = |msg: String| LoadError::Malformed {
         path: path.to_string(),
         msg: one_line(&msg),
@@ -79,19 +95,27 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<Report, LoadError> {
         }
         None => return Err(malformed("no \"schema\" field".into())),
     };
-    if count_values(bytes) > MAX_VALUES {
+    let count = count_values(bytes);
+    if count > MAX_VALUES {
         return Err(malformed(format!(
-            "holds more than {MAX_VALUES} JSON values (an object counting {OBJECT_WEIGHT}), the reader's cap; a results file holds about 130 per result"
+            "holds more than {MAX_VALUES} JSON values (an object counting {OBJECT_WEIGHT}, an array {ARRAY_WEIGHT}), the reader's cap; a results file holds about 150 per result"
         )));
     }
-    if v1 {
+    if count > left {
+        return Err(malformed(format!(
+            "holds {count} JSON values (an object counting {OBJECT_WEIGHT}, an array {ARRAY_WEIGHT}) and the files before it {}: more than {MAX_TOTAL_VALUES} together, the cap on the files of one compare or fleet; give fewer or smaller files",
+            MAX_TOTAL_VALUES - left
+        )));
+    }
+    let report = if v1 {
         let mut v: serde_json::Value =
             serde_json::from_slice(bytes).map_err(|e| malformed(e.to_string()))?;
         upgrade(&mut v);
         serde_json::from_value(v).map_err(|e| malformed(e.to_string()))
     } else {
         serde_json::from_slice(bytes).map_err(|e| malformed(e.to_string()))
-    }
+    }?;
+    Ok((report, count))
 }
 
 /// The top-level `schema` of a JSON document, checking the whole document's syntax on
@@ -180,10 +204,10 @@ impl<'de> serde::Deserialize<'de> for Text {
     }
 }
 
-/// Counts the values of (well-formed) JSON text without parsing it: one per array,
-/// [`OBJECT_WEIGHT`] per object, one per comma and one for the first value; strings
-/// are skipped. An upper bound (an empty `[]` counts twice), which is all the cap
-/// needs.
+/// Counts the values of (well-formed) JSON text without parsing it: [`ARRAY_WEIGHT`]
+/// per array, [`OBJECT_WEIGHT`] per object, one per comma and one for the first value;
+/// strings are skipped. An upper bound (an empty `[]` counts as an array and a value),
+/// which is all the cap needs.
 pub(crate) fn count_values(bytes: &[u8]) -> usize {
     let (mut n, mut in_str, mut escaped) = (1usize, false, false);
     for &b in bytes {
@@ -199,7 +223,8 @@ pub(crate) fn count_values(bytes: &[u8]) -> usize {
         }
         match b {
             b'"' => in_str = true,
-            b',' | b'[' => n += 1,
+            b',' => n += 1,
+            b'[' => n += ARRAY_WEIGHT,
             b'{' => n += OBJECT_WEIGHT,
             _ => {}
         }
@@ -243,6 +268,26 @@ pub(crate) fn upgrade(v: &mut serde_json::Value) {
 
 /// Reads and parses a results file.
 pub(crate) fn load(path: &Path) -> Result<Report, LoadError> {
+    load_counted(path, MAX_VALUES).map(|(r, _)| r)
+}
+
+/// Reads and parses the results files of one `compare` or `fleet`, one at a time,
+/// refusing (counted before its model is built) the file that brings their values
+/// together over [`MAX_TOTAL_VALUES`]: the models of all of them are held at once.
+pub(crate) fn load_all(paths: &[std::path::PathBuf]) -> Result<Vec<Report>, LoadError> {
+    let mut left = MAX_TOTAL_VALUES;
+    let mut out = Vec::with_capacity(paths.len());
+    for p in paths {
+        let (r, n) = load_counted(p, left.min(MAX_VALUES))?;
+        left -= n;
+        out.push(r);
+    }
+    Ok(out)
+}
+
+/// [`load`], also returning the file's count of values (at most `left`, see
+/// [`parse_counted`]).
+fn load_counted(path: &Path, left: usize) -> Result<(Report, usize), LoadError> {
     let name = path.display().to_string();
     let io = |err| LoadError::Io {
         path: name.clone(),
@@ -276,7 +321,7 @@ pub(crate) fn load(path: &Path) -> Result<Report, LoadError> {
             msg: format!("larger than {} MiB", MAX_BYTES >> 20),
         });
     }
-    parse(&name, &bytes)
+    parse_counted(&name, &bytes, left)
 }
 
 /// Why a file of this type is refused, or `None` for a regular file: only regular files
@@ -358,12 +403,12 @@ mod tests {
             Some("s".into())
         );
         assert_eq!(schema_of(br#"{"schema":[1,2]}"#).unwrap(), None);
-        assert_eq!(count_values(b"[0,0,0]"), 4);
+        assert_eq!(count_values(b"[0,0,0]"), 3 + ARRAY_WEIGHT);
         assert_eq!(
             count_values(br#"{"a":"x,[{","b":[1,2]}"#),
-            4 + OBJECT_WEIGHT
+            3 + ARRAY_WEIGHT + OBJECT_WEIGHT
         );
-        assert_eq!(count_values(br#"["\",",1]"#), 3);
+        assert_eq!(count_values(br#"["\",",1]"#), 2 + ARRAY_WEIGHT);
         let mut big = br#"{"schema":"peakbench/2","config":["#.to_vec();
         for _ in 0..MAX_VALUES {
             big.extend_from_slice(b"0,");

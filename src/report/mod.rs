@@ -21,6 +21,7 @@ pub(crate) mod physics;
 pub(crate) mod progress;
 mod provenance;
 pub mod quality;
+pub(crate) mod results_index;
 #[cfg(test)]
 pub(crate) mod samples;
 pub(crate) mod view;

@@ -55,7 +55,7 @@ pub struct Report {
     /// How much of the run was the machine's own (`report::quality`), set when a
     /// measuring run finishes; absent from files written before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_quality: Option<super::quality::RunQuality>,
+    pub run_quality: Option<RunQuality>,
 }
 
 /// One host of a gathered run.
@@ -429,6 +429,11 @@ pub struct BenchResult {
     /// Latency percentiles, for latency metrics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub percentiles: Option<Percentiles>,
+    /// UDP datagrams lost of those sent (network UDP throughput), counted as iperf3
+    /// counts them. Absent elsewhere and from files written before it existed (see
+    /// [`BenchResult::udp_loss`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<Loss>,
     /// `(seconds since start, value)` for sustained runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeseries: Option<Vec<(f64, f64)>>,
@@ -488,6 +493,26 @@ pub struct BenchResult {
     pub sustained_hz: Option<f64>,
 }
 
+/// Datagrams lost in a UDP test: sent by the sender, not received by the receiver.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Loss {
+    /// Datagrams sent and never received.
+    pub lost: u64,
+    /// Datagrams sent.
+    pub sent: u64,
+}
+
+impl Loss {
+    /// The share lost, 0 to 1 (0 when nothing was sent).
+    pub(crate) fn fraction(&self) -> f64 {
+        if self.sent == 0 {
+            0.0
+        } else {
+            self.lost as f64 / self.sent as f64
+        }
+    }
+}
+
 /// A sample `--until-stable` left out.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Dropped {
@@ -501,6 +526,23 @@ pub struct Dropped {
 pub(crate) const CV_WARN: f64 = 0.05;
 
 impl BenchResult {
+    /// The UDP loss of this result: its `loss`, or for a file written before that
+    /// field existed, the counts of its `UDP: N of M datagrams lost` note.
+    pub(crate) fn udp_loss(&self) -> Option<Loss> {
+        if self.loss.is_some() {
+            return self.loss;
+        }
+        self.notes.iter().find_map(|n| {
+            let rest = n.text.strip_prefix("UDP: ")?;
+            let (lost, rest) = rest.split_once(" of ")?;
+            let (sent, _) = rest.split_once(" datagrams lost")?;
+            Some(Loss {
+                lost: lost.trim().parse().ok()?,
+                sent: sent.trim().parse().ok()?,
+            })
+        })
+    }
+
     /// A new result with no samples yet (status ok until told otherwise).
     pub(crate) fn new(
         resource: Resource,
@@ -517,6 +559,7 @@ impl BenchResult {
             samples: Vec::new(),
             summary: None,
             percentiles: None,
+            loss: None,
             timeseries: None,
             peak: None,
             efficiency: None,
@@ -653,6 +696,25 @@ impl BenchResult {
     pub(crate) fn is_ok(&self) -> bool {
         self.status == Status::Ok
     }
+}
+
+/// The run's verdict (issue #31), computed by `report::quality` at the end of a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunQuality {
+    /// `own`: no row was disturbed; `shared`: some row was (inside the guest or by
+    /// host contention), and those rows are marked `~`.
+    pub verdict: String,
+    /// Rows measured (status ok).
+    pub rows: usize,
+    /// Rows disturbed inside the guest.
+    pub disturbed_in_guest: usize,
+    /// Rows touched by host contention (their canary fell).
+    pub host_contention: usize,
+    /// Probe figures kept from the table (the probe may not lower it on its readings),
+    /// and rows whose case outran a probe figure and went back to the table's.
+    pub probe_kept_table: usize,
+    /// The verdict in one sentence, as the views print it.
+    pub text: String,
 }
 
 #[cfg(test)]

@@ -5,8 +5,15 @@
 //! measurement: it is refused with the reason, before it reaches a merge or an average.
 //! Called where results arrive from elsewhere: the coordinator on each rank's results,
 //! and `fleet` on each file it loads.
+//!
+//! What a rank sends is also made consistent before it is checked ([`on_receipt`]): the
+//! summary is recomputed from the samples and the efficiency from the summary and the
+//! peak, so a summary that disagrees with its samples (samples [1, 1, 1], mean 9e17) or
+//! an efficiency of 5e17 with `over_peak` false never reaches the report; a unit that is
+//! not its metric's, and a count parameter that is not a whole number, are refused.
 
-use super::model::{BenchResult, Report};
+use super::model::{BenchResult, Metric, Note, NoteKind, Param, Report, Unit};
+use crate::measure::stats::Summary;
 
 /// The largest figure accepted in any unit (1e18 B/s, FLOP/s, OP/s, IO/s or s).
 pub(crate) const MAX_VALUE: f64 = 1e18;
@@ -91,6 +98,89 @@ pub(crate) fn check_report(report: &Report) -> Result<(), String> {
     Ok(())
 }
 
+/// Parameters that count something (threads, streams, jobs, queue depth, matrix order,
+/// repeats): whole numbers, never negative.
+const COUNT_PARAMS: [&str; 7] = ["threads", "streams", "jobs", "depth", "n", "repeat", "cpus"];
+
+/// Whether `unit` is a unit of `metric`.
+fn unit_of(metric: Metric, unit: Unit) -> bool {
+    matches!(
+        (metric, unit),
+        (Metric::Ops, Unit::OpPerSec | Unit::FlopPerSec)
+            | (Metric::Throughput, Unit::BytePerSec)
+            | (Metric::Iops, Unit::IoPerSec)
+            | (Metric::Latency, Unit::Second)
+    )
+}
+
+/// A result received from another host (a rank's results, a matrix link), made
+/// consistent and checked: the unit must be its metric's, count and size parameters
+/// whole numbers; the summary is recomputed from the samples (a summary without
+/// samples is dropped), the efficiency and `over_peak` from that summary and the peak
+/// (an over-peak note added where the sender left it out), the percentiles must be in
+/// order; then every figure goes through [`check_result`]. `Err` names what is wrong.
+pub(crate) fn on_receipt(mut r: BenchResult) -> Result<BenchResult, String> {
+    let w = r.workload.clone();
+    if !unit_of(r.metric, r.unit) {
+        return Err(format!(
+            "{w}: a {} figure in {}, not a unit of its metric",
+            r.metric, r.unit
+        ));
+    }
+    for (k, v) in &r.params {
+        let counted = COUNT_PARAMS.contains(&k.as_str()) || super::model::is_size_param(k);
+        match v {
+            Param::Float(x) if counted => {
+                return Err(format!(
+                    "{w}: parameter {k} is {x}, not a whole number of at least 0"
+                ))
+            }
+            Param::Bool(_) if counted => return Err(format!("{w}: parameter {k} is not a number")),
+            _ => {}
+        }
+    }
+    r.summary = if r.samples.is_empty() {
+        None
+    } else {
+        Some(Summary::of(&r.samples).map_err(|e| format!("{w}: samples: {e}"))?)
+    };
+    let peak = r.peak.as_ref().and_then(|p| p.value).filter(|p| *p > 0.0);
+    match (&r.summary, peak) {
+        (Some(s), Some(p)) => {
+            let e = s.mean / p;
+            r.efficiency = Some(e);
+            r.over_peak = e > 1.0;
+        }
+        _ => {
+            r.efficiency = None;
+            r.over_peak = false;
+        }
+    }
+    if r.over_peak && !r.notes.iter().any(|n| n.kind == NoteKind::OverPeak) {
+        r.notes.push(Note::new(
+            NoteKind::OverPeak,
+            format!(
+                "OVER PEAK: {:.1} % of the theoretical peak (recomputed on receipt)",
+                r.efficiency.unwrap_or(0.0) * 100.0
+            ),
+        ));
+    }
+    if !r.over_peak {
+        r.notes.retain(|n| n.kind != NoteKind::OverPeak);
+    }
+    if let Some(p) = &r.percentiles {
+        let q = [p.p50, p.p90, p.p99, p.p99_9, p.max];
+        if q.windows(2).any(|w| w[0] > w[1]) {
+            return Err(format!(
+                "{w}: percentiles out of order (p50 {:.3e}, p90 {:.3e}, p99 {:.3e}, p99.9 {:.3e}, max {:.3e})",
+                p.p50, p.p90, p.p99, p.p99_9, p.max
+            ));
+        }
+    }
+    check_result(&r)?;
+    Ok(r)
+}
+
 /// `r` refused: a failed result keeping only what identifies the case, no figure of it.
 pub(crate) fn refused(r: &BenchResult, why: &str) -> BenchResult {
     let mut out = BenchResult::new(r.resource, &r.workload, r.metric, r.unit);
@@ -112,6 +202,59 @@ mod tests {
             Unit::BytePerSec,
         )
         .with_samples(samples)
+    }
+
+    /// #33 item 10: what an authenticated rank sends is recomputed and checked.
+    #[test]
+    fn figures_are_recomputed_and_units_and_counts_checked_on_receipt() {
+        use crate::hw::peak::Peak;
+        let peak = |v: f64| Peak {
+            value: Some(v),
+            source: "test".into(),
+        };
+        // Samples [1, 1, 1] with a summary of 9e17 and an efficiency of 5e17 that does
+        // not say over peak: the summary and the efficiency are the samples'.
+        let mut r = result(vec![1.0, 1.0, 1.0]).with_peak(peak(2.0));
+        let s = r.summary.as_mut().unwrap();
+        (s.mean, s.max, s.median) = (9e17, 9e17, 9e17);
+        r.efficiency = Some(5e17);
+        r.over_peak = false;
+        let got = on_receipt(r).unwrap();
+        assert_eq!(got.summary.as_ref().unwrap().mean, 1.0);
+        assert_eq!(got.efficiency, Some(0.5));
+        assert!(!got.over_peak);
+        // Over its peak: flagged, with the note, whatever the sender said.
+        let mut r = result(vec![4.0, 4.0]).with_peak(peak(2.0));
+        r.over_peak = false;
+        r.notes.clear();
+        let got = on_receipt(r).unwrap();
+        assert!(got.over_peak && got.efficiency == Some(2.0));
+        assert!(got.notes.iter().any(|n| n.kind == NoteKind::OverPeak));
+        // A summary without samples is not a figure.
+        let mut r = result(vec![1.0]);
+        r.samples.clear();
+        assert!(on_receipt(r).unwrap().summary.is_none());
+        // A throughput in seconds, threads −7, percentiles out of order.
+        let mut r = result(vec![1.0]);
+        r.unit = Unit::Second;
+        let e = on_receipt(r).unwrap_err();
+        assert!(e.contains("a throughput figure in s"), "{e}");
+        let mut r = result(vec![1.0]);
+        r.params.insert("threads".into(), Param::Float(-7.0));
+        let e = on_receipt(r).unwrap_err();
+        assert!(e.contains("parameter threads is -7"), "{e}");
+        let mut r = result(vec![1.0]);
+        r.percentiles = Some(crate::measure::stats::Percentiles {
+            p50: 2.0,
+            p90: 1.0,
+            p99: 3.0,
+            p99_9: 4.0,
+            max: 5.0,
+        });
+        assert!(on_receipt(r).unwrap_err().contains("out of order"));
+        // An honest result goes through unchanged.
+        let r = result(vec![1e9, 1.1e9]).with_peak(peak(1e10));
+        assert_eq!(on_receipt(r.clone()).unwrap(), r);
     }
 
     #[test]

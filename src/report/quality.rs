@@ -8,27 +8,7 @@
 //! HTML print its `text`. The exit status does not change: a run that measured what it
 //! was asked is no failure, and a script that wants a quiet machine reads the field.
 
-use super::model::{BenchResult, NoteKind, Report};
-use serde::{Deserialize, Serialize};
-
-/// The run's verdict.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RunQuality {
-    /// `own`: no row was disturbed; `shared`: some row was (inside the guest or by
-    /// host contention), and those rows are marked `~`.
-    pub verdict: String,
-    /// Rows measured (status ok).
-    pub rows: usize,
-    /// Rows disturbed inside the guest.
-    pub disturbed_in_guest: usize,
-    /// Rows touched by host contention (their canary fell).
-    pub host_contention: usize,
-    /// Probe figures kept from the table (the probe may not lower it on its readings),
-    /// and rows whose case outran a probe figure and went back to the table's.
-    pub probe_kept_table: usize,
-    /// The verdict in one sentence, as the views print it.
-    pub text: String,
-}
+use super::model::{BenchResult, NoteKind, Report, RunQuality};
 
 /// Whether a note says host contention (`measure::share::contention_warning`).
 fn contention_note(text: &str) -> bool {

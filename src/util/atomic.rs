@@ -7,9 +7,11 @@
 //! [`exit_after_saves`], which takes that lock first: an interrupted run never leaves a
 //! temporary file or half a save behind.
 //!
-//! [`catch_signals`] routes SIGINT/SIGTERM of a measuring run through that exit; the
-//! disk benchmark installs its own handler (to stop and remove its files first) and
-//! ends through [`exit_after_saves`] too.
+//! [`catch_signals`] routes SIGINT/SIGTERM of a measuring run through that exit. Whoever
+//! must undo something on such an exit (the disk benchmark: stop its I/O, remove its
+//! files) registers it with [`on_signal_exit`] *before* doing it: the exit runs every
+//! registered hook first, and holds their registry until the process is gone, so
+//! nothing can be registered (and so created) after the hooks ran (issue #33 item 3).
 //!
 //! Every temporary file is in a registry from before it exists until it is renamed or
 //! removed. The commands that only write views of results files (`report`, `compare`,
@@ -25,6 +27,11 @@ use std::time::Duration;
 
 /// Held while a save is in progress and by an exit in progress.
 static SAVING: Mutex<()> = Mutex::new(());
+/// What an exit on a signal must undo first ([`on_signal_exit`]), by id.
+type Hook = std::sync::Arc<dyn Fn() -> Vec<String> + Send + Sync>;
+static HOOKS: Mutex<Vec<(u64, Hook)>> = Mutex::new(Vec::new());
+/// Installs [`catch_signals`]'s handler and watcher once.
+static CATCH: std::sync::Once = std::sync::Once::new();
 /// Per-process counter for temporary names.
 static SEQ: AtomicU64 = AtomicU64::new(0);
 /// The last SIGINT/SIGTERM caught by [`catch_signals`] (0 = none).
@@ -151,10 +158,41 @@ pub(crate) fn create_unique(dir: &Path, stem: &str, ext: &str) -> io::Result<Pat
     ))
 }
 
+/// Registers `hook` to run (once) on an exit on a signal, before anything else; its
+/// lines are printed. Returns an id for [`forget_on_signal_exit`]. Blocks for ever when
+/// such an exit is under way (the process is about to end): register before creating
+/// what the hook removes, and it is never left behind.
+pub(crate) fn on_signal_exit(hook: Hook) -> u64 {
+    let id = SEQ.fetch_add(1, Ordering::Relaxed);
+    HOOKS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((id, hook));
+    id
+}
+
+/// Unregisters hook `id` (what it would undo is gone).
+pub(crate) fn forget_on_signal_exit(id: u64) {
+    HOOKS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|(i, _)| *i != id);
+}
+
 /// Exits with `code` once no save is in progress (and none can start); an exit on a
-/// signal (`code` > 128) first prints [`on_interrupt_say`]'s lines, whichever handler
-/// caught it.
+/// signal (`code` > 128) first runs the [`on_signal_exit`] hooks, printing their lines,
+/// then prints [`on_interrupt_say`]'s lines, whichever handler caught it.
 pub(crate) fn exit_after_saves(code: i32) -> ! {
+    if code > 128 {
+        // Held until the process is gone: no hook is added after these ran.
+        let hooks = HOOKS.lock().unwrap_or_else(|e| e.into_inner());
+        for (_, h) in hooks.iter() {
+            for l in h() {
+                eprintln!("peakbench: {l}");
+            }
+        }
+        std::mem::forget(hooks);
+    }
     let _saving = lock();
     if code > 128 {
         let note = std::mem::take(&mut *NOTE.lock().unwrap_or_else(|e| e.into_inner()));
@@ -174,10 +212,14 @@ extern "C" fn on_signal(sig: libc::c_int) {
 
 /// Routes SIGINT/SIGTERM through [`exit_after_saves`] for the rest of the process: a
 /// watcher thread sees the signal within 20 ms, says so (with [`on_interrupt_say`]'s
-/// note), and exits with 128 + the signal number (as a shell expects) after any save in
-/// progress. Install it before handlers that chain to the previous one (the disk
-/// workspace saves and restores it).
+/// note), and exits with 128 + the signal number (as a shell expects) after the
+/// [`on_signal_exit`] hooks and any save in progress. Installed once: later calls do
+/// nothing.
 pub(crate) fn catch_signals() {
+    CATCH.call_once(install_catch);
+}
+
+fn install_catch() {
     for sig in [libc::SIGINT, libc::SIGTERM] {
         // SAFETY: a zeroed sigaction is valid; the handler only stores an atomic.
         unsafe {

@@ -1,6 +1,7 @@
 //! Small helpers shared by every layer: unit parsing and printing, the usage error,
 //! the sanitiser for text from outside, the one atomic file write, opening a user's file without blocking, running
-//! external programs, reporting a library that exits the process, and a small seedable generator.
+//! external programs, reporting a library that exits the process, a small seedable generator,
+//! and (tests only) where tests write their scratch files.
 
 pub(crate) mod atomic;
 pub(crate) mod foreign;
@@ -9,6 +10,10 @@ pub(crate) mod process;
 pub(crate) mod regular;
 pub(crate) mod rng;
 pub mod sanitize;
+#[cfg(test)]
+pub(crate) mod scratch;
+#[cfg(test)]
+mod scratch_tests;
 pub(crate) mod term;
 pub mod units;
 pub mod usage;

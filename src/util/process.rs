@@ -35,6 +35,10 @@ pub(crate) fn capture_in(
     if let Some(d) = dir {
         cmd.current_dir(d);
     }
+    // The C locale: the parsers read the tools' numbers and words as the tools print
+    // them there (a German LANG makes lscpu say "Architektur" and some tools print
+    // decimal commas), whatever the user's shell exports.
+    cmd.env("LC_ALL", "C");
     cmd.envs(env.iter().map(|(k, v)| (k, v)));
     let mut child = cmd
         .args(args)
@@ -88,6 +92,7 @@ pub(crate) fn capture_in(
 pub(crate) fn output_any(argv: &[String]) -> Option<(String, String)> {
     let (prog, args) = argv.split_first()?;
     let o = Command::new(prog)
+        .env("LC_ALL", "C")
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -109,4 +114,22 @@ pub(crate) fn spawn_quiet(argv: &[String]) -> Result<Child, String> {
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start {prog}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue #32 A: a tool's output does not depend on the user's locale.
+    #[test]
+    fn tools_run_in_the_c_locale() {
+        let argv: Vec<String> = ["sh", "-c", "echo \"$LC_ALL\""]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let (out, _) = capture(&argv, Duration::from_secs(10)).unwrap();
+        assert_eq!(out.trim(), "C");
+        let (out, _) = output_any(&argv).unwrap();
+        assert_eq!(out.trim(), "C");
+    }
 }

@@ -2,16 +2,33 @@
 //!
 //! The width comes from `--width` (tests, scripts), else `COLUMNS` (set by shells and
 //! by `tmux`), else the size of the terminal on stdout; output that goes to a file or a
-//! pipe has no width limit unless one of the first two says so.
+//! pipe is [`PIPE_WIDTH`] wide unless one of the first two says otherwise.
 
 use std::io::IsTerminal;
 
 /// Narrowest width the views lay out for; below it they keep this width.
 pub(crate) const MIN_WIDTH: usize = 40;
 
+/// The width of text on stdout when it goes to a file or a pipe and `COLUMNS` is not
+/// set: wide enough for the results table's main columns, narrow enough to read in
+/// a pager or a diff (`--width` sets any other).
+pub(crate) const PIPE_WIDTH: usize = 120;
+
+/// The one frame of every terminal table (comfy-table preset): a line under the
+/// header, vertical lines between columns, no outer border, so 3 characters between
+/// columns.
+pub(crate) const PRESET: &str = "     ─┼ │          ";
+
 /// The width for text on stdout: `COLUMNS` when it is a positive number, else the
-/// terminal's when stdout is one, else `None` (no limit).
+/// terminal's when stdout is one, else [`PIPE_WIDTH`] (a file or a pipe).
 pub(crate) fn stdout_width() -> Option<usize> {
+    stdout_columns().or(Some(PIPE_WIDTH))
+}
+
+/// The columns stdout is known to have: `COLUMNS` when it is a positive number, else
+/// the terminal's when stdout is one; `None` for a file or a pipe (the help then keeps
+/// its own default, 80).
+pub(crate) fn stdout_columns() -> Option<usize> {
     if let Some(c) = std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.trim().parse::<usize>().ok())
@@ -111,6 +128,15 @@ pub(crate) fn fit_table(t: &mut comfy_table::Table, width: Option<usize>) {
         t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic)
             .set_width(u16::try_from(w.max(MIN_WIDTH)).unwrap_or(u16::MAX));
     }
+}
+
+/// A table's text in the one frame ([`PRESET`]): its lines with no trailing spaces
+/// (the frame pads the last column), joined with newlines (none at the end).
+pub(crate) fn table_text(t: &comfy_table::Table) -> String {
+    t.lines()
+        .map(|l| l.trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `text` with every line ended by a newline and every line longer than `width`

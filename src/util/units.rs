@@ -82,7 +82,9 @@ fn size_bytes(text: &str) -> Result<f64, ParseError> {
     Ok(bytes)
 }
 
-/// Parses a duration such as `500ms`, `2s`, `1.5s`, `10m`, `1h`; a bare number is seconds.
+/// Parses a duration such as `500ms`, `2s`, `1.5s`, `10m`, `1h`. A bare number is refused
+/// (issue #32 D): `--min-time 100`, meant as 100 ms, was taken as 100 s and silently
+/// started hours of measuring; the unit is what says which was meant.
 pub fn parse_duration(text: &str) -> Result<Duration, ParseError> {
     let bad = || {
         ParseError(format!(
@@ -91,9 +93,15 @@ pub fn parse_duration(text: &str) -> Result<Duration, ParseError> {
     };
     let (value, suffix) = number_and_suffix(text).ok_or_else(bad)?;
     let secs = match suffix.as_str() {
+        "" => {
+            return Err(ParseError(format!(
+                "'{text}' has no unit; give one of us, ms, s, m or h, e.g. {t}ms or {t}s",
+                t = text.trim()
+            )))
+        }
         "ms" => value / 1e3,
         "us" | "µs" => value / 1e6,
-        "" | "s" => value,
+        "s" => value,
         "m" | "min" => value * 60.0,
         "h" => value * 3600.0,
         _ => return Err(bad()),
@@ -274,7 +282,14 @@ mod tests {
     #[test]
     fn durations() {
         assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(2));
+        // Issue #32 D: a bare number is refused with the accepted forms.
+        let e = parse_duration("2").unwrap_err().0;
+        assert!(
+            e.contains("'2' has no unit") && e.contains("2ms or 2s"),
+            "{e}"
+        );
+        assert!(parse_duration("100").is_err());
+        assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
         assert_eq!(parse_duration("10m").unwrap(), Duration::from_secs(600));
         assert!(parse_duration("0s").is_err());
         assert!(parse_duration("-1s").is_err());

@@ -1,15 +1,84 @@
 //! Helpers shared by the integration tests (each test file has `mod common;`): the
-//! binary under test, the check that bad input is refused cleanly, and the check of a
-//! JSON report whose every result ran. Not every file uses every helper.
+//! binary under test in a clean environment, where tests write their scratch files, the
+//! check that bad input is refused cleanly, and the check of a JSON report whose every
+//! result ran. Not every file uses every helper.
+//!
+//! Every test that starts the binary starts it through [`pb`], [`pb_std`] or
+//! [`clean_env`] (a test in `tests/cli.rs` holds them to it): the user's shell must not
+//! change what the tests see (issue #32 A: `COLUMNS=120` exported made three tests of
+//! `tests/report.rs` fail, since the table fits `COLUMNS`).
 #![allow(dead_code)]
 
 use assert_cmd::Command;
 use serde_json::Value;
 use std::process::Output;
 
-/// The `peakbench` binary built for these tests.
+#[path = "../../src/util/scratch.rs"]
+mod scratch;
+#[allow(unused_imports)]
+pub(crate) use scratch::{scratch_dir, scratch_root};
+
+/// Variables of an ordinary shell that change what the binary prints or does: the
+/// terminal's size and colours, the locale (of the reference tools it runs), and
+/// peakbench's own (a token, a cluster launch). Removed for every test; a test that is
+/// about one of them sets it again on its command.
+pub const SHELL_VARS: &[&str] = &[
+    "COLUMNS",
+    "LINES",
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_NUMERIC",
+    "LC_MESSAGES",
+    "PEAKBENCH_TOKEN",
+    "PEAKBENCH_TOKEN_FILE",
+    "PEAKBENCH_RANK",
+    "PEAKBENCH_SIZE",
+    "PEAKBENCH_COORD",
+    "PEAKBENCH_HOST_ID",
+    "PEAKBENCH_BIND",
+    "PEAKBENCH_JOIN_TIMEOUT",
+    "PEAKBENCH_SUITE_TIMEOUT",
+    "OMPI_COMM_WORLD_SIZE",
+    "PMIX_RANK",
+];
+
+/// Gives `c` the clean environment of the tests: [`SHELL_VARS`] removed, then
+/// `LC_ALL=C`. For commands that start the binary through another program (`ip netns
+/// exec`, `timeout`), which passes its environment on.
+pub fn clean_env(c: &mut std::process::Command) -> &mut std::process::Command {
+    for v in SHELL_VARS {
+        c.env_remove(v);
+    }
+    c.env("LC_ALL", "C")
+}
+
+/// The path of the `peakbench` binary built for these tests.
+pub fn bin() -> std::path::PathBuf {
+    assert_cmd::cargo::cargo_bin("peakbench")
+}
+
+/// The `peakbench` binary built for these tests, in the clean environment.
 pub fn pb() -> Command {
-    Command::cargo_bin("peakbench").unwrap()
+    let mut c = Command::cargo_bin("peakbench").unwrap();
+    for v in SHELL_VARS {
+        c.env_remove(v);
+    }
+    c.env("LC_ALL", "C");
+    c
+}
+
+/// [`pb`] as a `std::process::Command`, for tests that spawn it and signal it.
+pub fn pb_std() -> std::process::Command {
+    let mut c = std::process::Command::new(bin());
+    clean_env(&mut c);
+    c
 }
 
 /// Asserts a refusal of bad input: exit code 2 and exactly one line on stderr, holding

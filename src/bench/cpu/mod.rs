@@ -267,6 +267,14 @@ impl Case for CpuCase {
     fn run(&self, ctx: &Context) -> Vec<BenchResult> {
         vec![self.result(ctx)]
     }
+
+    fn estimate(&self, opts: &crate::bench::common::CommonOptions) -> std::time::Duration {
+        match self.sustain {
+            // The warm-up, then the series of --sustain.
+            Some((_, total)) => total + opts.min_time,
+            None => crate::bench::default_estimate(opts),
+        }
+    }
 }
 
 impl CpuCase {
@@ -406,6 +414,10 @@ impl Case for SkippedCase {
 
     fn run(&self, ctx: &Context) -> Vec<BenchResult> {
         vec![self.result(ctx)]
+    }
+
+    fn estimate(&self, _opts: &crate::bench::common::CommonOptions) -> std::time::Duration {
+        std::time::Duration::ZERO
     }
 }
 

@@ -48,6 +48,10 @@ impl Case for Skipped {
                 .skipped(self.0.clone()),
         ]
     }
+
+    fn estimate(&self, _opts: &crate::bench::common::CommonOptions) -> std::time::Duration {
+        std::time::Duration::ZERO
+    }
 }
 
 /// One configuration: one I/O run, three results.
@@ -89,6 +93,11 @@ impl Case for DiskCase {
 
     fn run(&self, ctx: &Context) -> Vec<BenchResult> {
         measure(&self.plan, self.cfg, ctx)
+    }
+
+    /// The ramp and the measured windows (filling the files is not counted).
+    fn estimate(&self, _opts: &crate::bench::common::CommonOptions) -> std::time::Duration {
+        self.plan.ramp + self.plan.window * self.plan.windows as u32
     }
 }
 

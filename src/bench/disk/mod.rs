@@ -437,6 +437,9 @@ impl Plan for DiskBench {
     }
 }
 
+/// The size of the file the quick suite's disk cases write (the suite says so first).
+pub(crate) const QUICK_FILE_SIZE: u64 = 256 << 20;
+
 impl Benchmark for DiskBench {
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
         // seq 1 MiB and rand 4 KiB, read and write, at depth 32 and 1: 8 configurations
@@ -449,7 +452,7 @@ impl Benchmark for DiskBench {
                 Pattern::RandWrite,
             ],
             depths: vec![32, 1],
-            file_size: 256 << 20,
+            file_size: QUICK_FILE_SIZE,
             ramp: Duration::from_millis(200),
             ..DiskOptions::default()
         };

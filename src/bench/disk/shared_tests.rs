@@ -54,7 +54,7 @@ fn cfg(pattern: Pattern, jobs: u32) -> Config {
 
 #[test]
 fn jobs_split_one_file_into_equal_parts_with_exact_byte_counts() {
-    let dir = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+    let dir = crate::util::scratch::scratch_dir();
     let host = HostInfo::detect(false);
     let Some(p) = plan(dir.path(), &host) else {
         return;

@@ -333,7 +333,7 @@ mod tests {
     /// names it with its size and the command to remove it.
     #[test]
     fn a_dead_runs_directory_is_reclaimed_and_nothing_else() {
-        let parent = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let parent = crate::util::scratch::scratch_dir();
         let p = parent.path();
         let pid = dead_pid();
         let dead = run_dir(p, pid, 1, &["job0.dat", "job1.dat", "probe"]);
@@ -381,7 +381,7 @@ mod tests {
     /// the real directory.
     #[test]
     fn issue_33_names_in_the_messages_are_escaped() {
-        let top = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let top = crate::util::scratch::scratch_dir();
         let p = top.path().join("dir\x1b]0;owned\x07 it's\nhere");
         std::fs::create_dir(&p).unwrap();
         let pid = dead_pid();

@@ -1,5 +1,5 @@
-//! Tests of the disk pipeline on real files (in `target/`, which is on a real
-//! filesystem; `/tmp` may be tmpfs): exact I/O and byte counts per engine, data read
+//! Tests of the disk pipeline on real files (under `target/test-scratch/` of the
+//! checkout, a real filesystem where `/tmp` may be tmpfs: `util::scratch`): exact I/O and byte counts per engine, data read
 //! back identical with `--verify`, and a corrupted byte detected. Speed is never checked.
 
 use super::case::{self, Config};
@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 fn scratch() -> tempfile::TempDir {
-    tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap()
+    crate::util::scratch::scratch_dir()
 }
 
 fn engines() -> Vec<&'static dyn IoEngine> {

@@ -8,11 +8,16 @@
 //! under an `flock` while the run lives, so the next run can tell a directory left by a
 //! killed run (SIGKILL: no handler runs) from a live one ([`super::stale`]).
 //!
-//! Signals: while a workspace exists, SIGINT and SIGTERM set a process-wide flag (the
-//! one piece of global state here: a signal handler can only reach statics). A watcher
-//! thread sees it, tells the job threads to stop, waits for them (≤ 5 s), removes the
-//! files and exits with 128 + the signal number, as a shell expects. The previous
-//! handlers are restored when the workspace is dropped.
+//! Signals: a workspace registers its cleanup with the process's exit on a signal
+//! ([`crate::util::atomic::on_signal_exit`], the SIGINT/SIGTERM handler of
+//! [`crate::util::atomic::catch_signals`]) *before* it creates anything. That exit
+//! tells the job threads and the fill to stop, waits for them (≤ 5 s), removes the
+//! files and the directory, and exits with 128 + the signal number, as a shell
+//! expects. The cleanup also closes the workspace: a file is created and recorded in
+//! one step under the lock the cleanup takes, and never once it has run, so a job file
+//! created by the next case as the signal arrives cannot outlive it (issue #33 item 3:
+//! the fill stopped, its case failed at once, the next case created `job0.dat` again
+//! while the cleanup ran, and the directory stayed, "Directory not empty").
 
 use super::data;
 use super::engine::{Buffers, ALIGN};
@@ -21,26 +26,20 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// The last SIGINT/SIGTERM received while a workspace existed (0 = none).
-static SIGNAL: AtomicI32 = AtomicI32::new(0);
-
-extern "C" fn on_signal(sig: libc::c_int) {
-    // Async-signal-safe: one atomic store.
-    SIGNAL.store(sig, Ordering::SeqCst);
-}
 
 /// What the workspace created, so cleanup removes exactly that.
 #[derive(Default)]
 struct Created {
     files: Vec<PathBuf>,
     dir: Option<PathBuf>,
+    /// Set by the cleanup: nothing more may be created.
+    closed: bool,
 }
 
-/// State shared with the watcher thread and the job threads.
+/// State shared with the exit on a signal and the job threads.
 pub(crate) struct Shared {
     /// Set on a signal: jobs and the fill stop at their next I/O.
     pub stop: AtomicBool,
@@ -50,13 +49,28 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    fn new() -> Arc<Shared> {
+        Arc::new(Shared {
+            stop: AtomicBool::new(false),
+            busy: AtomicUsize::new(0),
+            created: Mutex::new(Created::default()),
+        })
+    }
+
+    fn created(&self) -> std::sync::MutexGuard<'_, Created> {
+        self.created.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Removes what was created and closes the workspace; returns the problems.
     fn cleanup(&self) -> Vec<String> {
         let mut problems = Vec::new();
-        let mut c = self.created.lock().unwrap_or_else(|e| e.into_inner());
+        let mut c = self.created();
+        c.closed = true;
+        let shown = |p: &Path| crate::util::sanitize::line(&p.display().to_string());
         for f in c.files.drain(..) {
             if let Err(e) = std::fs::remove_file(&f) {
                 if e.kind() != io::ErrorKind::NotFound {
-                    problems.push(format!("cannot remove {}: {e}", f.display()));
+                    problems.push(format!("cannot remove {}: {e}", shown(&f)));
                 }
             }
         }
@@ -64,11 +78,43 @@ impl Shared {
             // remove_dir, not remove_dir_all: anything we did not create stays.
             if let Err(e) = std::fs::remove_dir(&d) {
                 if e.kind() != io::ErrorKind::NotFound {
-                    problems.push(format!("cannot remove {}: {e}", d.display()));
+                    problems.push(format!("cannot remove {}: {e}", shown(&d)));
                 }
             }
         }
         problems
+    }
+
+    /// The exit on a signal: stop the I/O, wait for it (≤ 5 s), remove the files.
+    fn on_signal(&self) -> Vec<String> {
+        self.stop.store(true, Ordering::SeqCst);
+        let t = Instant::now();
+        while self.busy.load(Ordering::SeqCst) > 0 && t.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let had_files = {
+            let c = self.created();
+            !c.files.is_empty() || c.dir.is_some()
+        };
+        let mut lines = self.cleanup();
+        if had_files {
+            lines.insert(0, "stopped the I/O and removed the test files".into());
+        }
+        lines
+    }
+
+    /// Creates `p` exclusively (see [`open`]) and records it, in one step under the
+    /// lock the cleanup takes; refused once the workspace is closed.
+    fn create(&self, p: &Path, direct: bool) -> io::Result<OwnedFd> {
+        let mut c = self.created();
+        if c.closed || self.stop.load(Ordering::SeqCst) {
+            return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
+        }
+        // Recorded only once the exclusive create succeeded: a file someone else put
+        // there is never on the cleanup list.
+        let fd = open(p, direct, true)?;
+        c.files.push(p.to_path_buf());
+        Ok(fd)
     }
 
     /// Marks a thread busy with I/O until the guard drops.
@@ -87,82 +133,12 @@ impl Drop for BusyGuard<'_> {
     }
 }
 
-struct SignalGuard {
-    old: Vec<(libc::c_int, libc::sigaction)>,
-    quit: Arc<AtomicBool>,
-    watcher: Option<std::thread::JoinHandle<()>>,
-}
-
-impl SignalGuard {
-    fn install(shared: Arc<Shared>) -> SignalGuard {
-        SIGNAL.store(0, Ordering::SeqCst);
-        let mut old = Vec::new();
-        for sig in [libc::SIGINT, libc::SIGTERM] {
-            // SAFETY: a zeroed sigaction is valid; the handler only stores an atomic.
-            unsafe {
-                let mut act: libc::sigaction = std::mem::zeroed();
-                act.sa_sigaction = on_signal as *const () as usize;
-                libc::sigemptyset(&mut act.sa_mask);
-                let mut prev: libc::sigaction = std::mem::zeroed();
-                if libc::sigaction(sig, &act, &mut prev) == 0 {
-                    old.push((sig, prev));
-                }
-            }
-        }
-        let quit = Arc::new(AtomicBool::new(false));
-        let q = quit.clone();
-        let watcher = std::thread::Builder::new()
-            .name("disk-signal".into())
-            .spawn(move || watch(shared, q))
-            .ok();
-        SignalGuard { old, quit, watcher }
-    }
-}
-
-fn watch(shared: Arc<Shared>, quit: Arc<AtomicBool>) {
-    while !quit.load(Ordering::SeqCst) {
-        let sig = SIGNAL.load(Ordering::SeqCst);
-        if sig != 0 {
-            shared.stop.store(true, Ordering::SeqCst);
-            let t = Instant::now();
-            while shared.busy.load(Ordering::SeqCst) > 0 && t.elapsed() < Duration::from_secs(5) {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            let problems = shared.cleanup();
-            let name = if sig == libc::SIGINT {
-                "SIGINT"
-            } else {
-                "SIGTERM"
-            };
-            eprintln!(
-                "peakbench: interrupted by {name}; stopped the I/O and removed the test files"
-            );
-            for p in problems {
-                eprintln!("peakbench: {p}");
-            }
-            crate::util::atomic::exit_after_saves(128 + sig);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-impl Drop for SignalGuard {
-    fn drop(&mut self) {
-        self.quit.store(true, Ordering::SeqCst);
-        if let Some(w) = self.watcher.take() {
-            let _ = w.join();
-        }
-        for (sig, prev) in &self.old {
-            // SAFETY: restores the action saved at install.
-            unsafe { libc::sigaction(*sig, prev, std::ptr::null_mut()) };
-        }
-        let sig = SIGNAL.swap(0, Ordering::SeqCst);
-        if sig != 0 {
-            // The signal arrived as the workspace was going away: honour it now that
-            // the files are gone (the workspace cleans up before dropping this guard).
-            crate::util::atomic::exit_after_saves(128 + sig);
-        }
-    }
+/// Registers `shared`'s cleanup with the exit on a signal (installing that exit's
+/// handler if the command has not); returns the registration's id.
+fn register(shared: &Arc<Shared>) -> u64 {
+    crate::util::atomic::catch_signals();
+    let s = shared.clone();
+    crate::util::atomic::on_signal_exit(Arc::new(move || s.on_signal()))
 }
 
 /// The files of one run: job `i` uses `files[i]` from byte `bases[i]` on.
@@ -177,7 +153,8 @@ pub(crate) struct Workspace {
     pub file_size: u64,
     /// Files (job `i` → `files[i]`), created and filled on demand.
     files: Mutex<Vec<PathBuf>>,
-    guard: Option<SignalGuard>,
+    /// The registration of the cleanup with the exit on a signal.
+    hook: u64,
     /// The directory's run lock, held until the workspace is gone.
     _lock: Option<OwnedFd>,
 }
@@ -216,50 +193,45 @@ impl Workspace {
             super::stale::PREFIX,
             std::process::id()
         ));
-        // create_dir fails if it exists: we never adopt someone else's directory.
-        std::fs::create_dir(&dir)?;
-        let lock = match super::stale::lock_own(&dir) {
-            Ok(l) => l,
-            Err(e) => {
-                let _ = std::fs::remove_dir(&dir);
-                return Err(e);
+        // Registered before anything exists, and the directory created and recorded
+        // in one step: a signal at any moment finds all there is to remove.
+        let shared = Shared::new();
+        let hook = register(&shared);
+        let made = {
+            let mut c = shared.created();
+            if c.closed || shared.stop.load(Ordering::SeqCst) {
+                Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"))
+            } else {
+                // create_dir fails if it exists: we never adopt someone else's directory.
+                std::fs::create_dir(&dir).map(|()| c.dir = Some(dir.clone()))
             }
         };
-        let shared = Arc::new(Shared {
-            stop: AtomicBool::new(false),
-            busy: AtomicUsize::new(0),
-            created: Mutex::new(Created {
-                files: Vec::new(),
-                dir: Some(dir.clone()),
-            }),
-        });
-        let guard = Some(SignalGuard::install(shared.clone()));
-        Ok(Workspace {
+        let mut ws = Workspace {
             shared,
-            dir: Some(dir),
+            dir: Some(dir.clone()),
             device: None,
             file_size,
             files: Mutex::new(Vec::new()),
-            guard,
-            _lock: Some(lock),
-        })
+            hook,
+            _lock: None,
+        };
+        // On an error `ws` is dropped, which removes what was made.
+        made?;
+        ws._lock = Some(super::stale::lock_own(&dir)?);
+        Ok(ws)
     }
 
     /// A block device as the target: job `i` uses bytes `[i·size, (i+1)·size)`.
     pub(crate) fn on_device(dev: &Path, file_size: u64) -> Workspace {
-        let shared = Arc::new(Shared {
-            stop: AtomicBool::new(false),
-            busy: AtomicUsize::new(0),
-            created: Mutex::new(Created::default()),
-        });
-        let guard = Some(SignalGuard::install(shared.clone()));
+        let shared = Shared::new();
+        let hook = register(&shared);
         Workspace {
             shared,
             dir: None,
             device: Some(dev.to_path_buf()),
             file_size,
             files: Mutex::new(Vec::new()),
-            guard,
+            hook,
             _lock: None,
         }
     }
@@ -289,8 +261,7 @@ impl Workspace {
         let p = dir.join("probe");
         let r = (|| {
             // Exclusive create; only a file we created is tracked and removed.
-            let fd = open(&p, true, true)?;
-            self.track(&p);
+            let fd = self.shared.create(&p, true)?;
             let b = Buffers::new(ALIGN, 1)?;
             // SAFETY: one aligned 4 KiB buffer, written at offset 0.
             let n = unsafe { libc::pwrite(fd.as_raw_fd(), b.ptr(0) as *const _, ALIGN, 0) };
@@ -324,15 +295,6 @@ impl Workspace {
         c.files.retain(|f| f != p);
     }
 
-    fn track(&self, p: &Path) {
-        let mut c = self
-            .shared
-            .created
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        c.files.push(p.to_path_buf());
-    }
-
     /// Makes sure files `0..n` exist, preallocated and filled with incompressible data
     /// (generation 0 of [`data::fill`]), so reads measure the disk and not holes or
     /// compression. On a block device (`--allow-destructive`) the job regions are
@@ -345,10 +307,7 @@ impl Workspace {
             let (p, fd, base) = match (&self.dir, &self.device) {
                 (Some(dir), _) => {
                     let p = dir.join(format!("job{i}.dat"));
-                    // Tracked only once the exclusive create succeeded: a file someone
-                    // else put there is never on the cleanup list.
-                    let fd = open(&p, direct, true)?;
-                    self.track(&p);
+                    let fd = self.shared.create(&p, direct)?;
                     (p, fd, None)
                 }
                 (None, Some(dev)) => {
@@ -382,7 +341,7 @@ impl Drop for Workspace {
         for p in self.cleanup() {
             eprintln!("peakbench: {p}");
         }
-        drop(self.guard.take());
+        crate::util::atomic::forget_on_signal_exit(self.hook);
     }
 }
 
@@ -456,7 +415,7 @@ mod tests {
 
     #[test]
     fn creates_fills_and_removes_only_its_own() {
-        let parent = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let parent = crate::util::scratch::scratch_dir();
         let keep = parent.path().join("not-ours.txt");
         std::fs::write(&keep, b"keep me").unwrap();
         let ws = Workspace::in_dir(parent.path(), 1 << 20).unwrap();
@@ -477,7 +436,7 @@ mod tests {
 
     #[test]
     fn a_foreign_file_in_the_run_dir_is_never_removed() {
-        let parent = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+        let parent = crate::util::scratch::scratch_dir();
         let ws = Workspace::in_dir(parent.path(), 1 << 20).unwrap();
         let dir = ws.dir.clone().unwrap();
         // Someone plants the files the run is about to create.

@@ -7,7 +7,7 @@
 //! ([`super::rounds`]) and carries addresses and tokens between the hosts.
 
 use super::options::{default_msg, NetOptions};
-use super::proto::{hex, random_bytes, unhex, Direction, Proto, TestKind, TestSpec};
+use super::proto::{Direction, Proto, TestKind, TestSpec};
 use super::{client, results, server, OMIT};
 use crate::bench::Context;
 use crate::report::model::BenchResult;
@@ -20,21 +20,19 @@ use std::thread::JoinHandle;
 pub(crate) struct Serving {
     /// Where it listens.
     pub(crate) addr: SocketAddr,
-    /// Its token, hex (sent to the sender only through the cluster's own connection).
-    pub(crate) token: String,
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<Result<(), String>>>,
 }
 
 impl Serving {
-    /// Starts a server on `ip` (port 0) for the links of one round.
-    pub(crate) fn start(ip: IpAddr, ctx: &Context) -> Result<Serving, String> {
-        let token = random_bytes(32).map_err(|e| e.to_string())?;
+    /// Starts a server on `ip` (port 0) for the links of one round, requiring `token`
+    /// (derived from the run's secret, never sent: `cluster::auth::link_token`).
+    pub(crate) fn start(ip: IpAddr, ctx: &Context, token: Vec<u8>) -> Result<Serving, String> {
         let mut cfg = server::ServerConfig::new(
             serde_json::to_value(ctx.host).unwrap_or(serde_json::Value::Null),
             ctx.host.cpu.pin_order.clone(),
         );
-        cfg.token = Some(token.clone());
+        cfg.token = Some(token);
         cfg.log = false;
         let srv = server::Server::bind(SocketAddr::new(ip, 0), cfg)
             .map_err(|e| format!("cannot serve on {ip}: {e}"))?;
@@ -46,7 +44,6 @@ impl Serving {
             .map_err(|e| e.to_string())?;
         Ok(Serving {
             addr,
-            token: hex(&token),
             stop,
             handle: Some(handle),
         })
@@ -84,17 +81,17 @@ pub(crate) fn specs(o: &NetOptions, repeat: u32) -> Vec<TestSpec> {
         .collect()
 }
 
-/// Runs the link `from` → `to` against `addr` (token hex), one result per spec, each
-/// tagged with `from` and `to`; a test that fails is a failed result naming the link.
+/// Runs the link `from` → `to` against `addr` (whose server must prove `token`), one
+/// result per spec, each tagged with `from` and `to`; a test that fails is a failed
+/// result naming the link.
 pub(crate) fn measure(
     addr: SocketAddr,
-    token: &str,
+    token: &[u8],
     from: &str,
     to: &str,
     specs: &[TestSpec],
     ctx: &Context,
 ) -> Vec<BenchResult> {
-    let token = unhex(token, 32);
     let cpus = ctx.host.cpu.pin_order.clone();
     specs
         .iter()
@@ -103,17 +100,14 @@ pub(crate) fn measure(
                 .param("from", from)
                 .param("to", to)
                 .param("server", addr.to_string());
-            let r = match &token {
-                None => base.failed("malformed token from the cluster coordinator"),
-                Some(t) => results::with_one_retry(|| {
-                    match client::run(addr, Some(t), spec, &cpus, client::Timeouts::default()) {
-                        Ok(o) => results::build(base.clone(), spec, o, ctx),
-                        Err(e) => base
-                            .clone()
-                            .failed(format!("link {from} -> {to}: {}", e.message)),
-                    }
-                }),
-            };
+            let r = results::with_one_retry(|| {
+                match client::run(addr, Some(token), spec, &cpus, client::Timeouts::default()) {
+                    Ok(o) => results::build(base.clone(), spec, o, ctx),
+                    Err(e) => base
+                        .clone()
+                        .failed(format!("link {from} -> {to}: {}", e.message)),
+                }
+            });
             let mut r = r;
             r.host = Some(from.to_string());
             r

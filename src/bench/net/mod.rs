@@ -111,6 +111,14 @@ impl Case for NetCase {
         }
         vec![self.session.run(&self.spec, ctx)]
     }
+
+    /// The test's warm-up and timed intervals.
+    fn estimate(&self, _opts: &crate::bench::common::CommonOptions) -> std::time::Duration {
+        match self.unsupported {
+            Some(_) => std::time::Duration::ZERO,
+            None => self.spec.total(),
+        }
+    }
 }
 
 impl Session {

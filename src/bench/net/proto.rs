@@ -285,6 +285,44 @@ impl EndReport {
         if !times_ok {
             return Err("peer reported an impossible time".into());
         }
+        // Each interval is a sampler's sleep from one boundary to the next: never far
+        // shorter than the interval asked for (a later boundary can follow a late one
+        // by less, hence the 1/20), nor longer than the whole test and a minute. A 1 ns
+        // interval made 1.355e18 B/s from a hostile server (#33 item 10).
+        let iv = spec.interval_ms as f64 / 1e3;
+        let (lo, hi) = (iv / 20.0, spec.total().as_secs_f64() + 60.0);
+        for (t, _) in self.recv_intervals.iter().chain(&self.sent_intervals) {
+            if *t < lo || *t > hi {
+                return Err(format!(
+                    "peer reported an interval of {t:.3e} s for intervals of {iv} s (accepted: {lo:.3e} to {hi:.0} s)"
+                ));
+            }
+        }
+        // The intervals count bytes the streams counted: never more than their totals.
+        let total = |f: fn(&StreamStats) -> u64| {
+            self.streams
+                .iter()
+                .fold(0u64, |a, s| a.saturating_add(f(s)))
+        };
+        let in_intervals = |v: &[(f64, u64)]| v.iter().fold(0u64, |a, (_, b)| a.saturating_add(*b));
+        for (what, iv_bytes, streams) in [
+            (
+                "received",
+                in_intervals(&self.recv_intervals),
+                total(|s| s.recv_bytes),
+            ),
+            (
+                "sent",
+                in_intervals(&self.sent_intervals),
+                total(|s| s.sent_bytes),
+            ),
+        ] {
+            if iv_bytes > streams {
+                return Err(format!(
+                    "peer reported {iv_bytes} B {what} in its intervals but {streams} B {what} by its streams"
+                ));
+            }
+        }
         Ok(())
     }
 }

@@ -188,10 +188,34 @@ fn spec_validation() {
 fn report_validation() {
     let s = spec();
     let good = EndReport {
+        streams: vec![StreamStats {
+            recv_bytes: 3,
+            ..Default::default()
+        }],
         recv_intervals: vec![(1.0, 1); 3],
         ..Default::default()
     };
     assert!(good.validate(&s).is_ok());
+    // #33 item 10: a 1 ns interval (1.355e18 B/s once), an interval longer than the
+    // test, and intervals holding more bytes than the streams counted are refused.
+    for (iv, want) in [
+        (
+            vec![(1e-9, 1_355_000_000), (1.0, 1)],
+            "an interval of 1.000e-9 s",
+        ),
+        (vec![(1.0, 1), (4000.0, 1)], "an interval of 4.000e3 s"),
+        (
+            vec![(1.0, 1), (1.0, 5)],
+            "6 B received in its intervals but 3 B",
+        ),
+    ] {
+        let bad = EndReport {
+            recv_intervals: iv,
+            ..good.clone()
+        };
+        let e = bad.validate(&s).unwrap_err();
+        assert!(e.contains(want), "{e}");
+    }
     let too_many = EndReport {
         recv_intervals: vec![(1.0, 1); 4],
         ..Default::default()

@@ -352,8 +352,9 @@ pub(crate) fn build(mut r: BenchResult, spec: &TestSpec, o: Outcome, ctx: &Conte
         ));
     }
     if spec.proto == Proto::Udp {
-        let (note, _, _) = udp_note(recv, sent_counts, &ids);
+        let (note, lost, sent) = udp_note(recv, sent_counts, &ids);
         r.info(note);
+        r.loss = Some(crate::report::model::Loss { lost, sent });
     }
     r.info(cpu_note(&o));
     if spec.zerocopy && o.local_addr.ip().is_loopback() {

@@ -7,7 +7,8 @@
 pub(crate) mod compare;
 pub(crate) mod fleet;
 
-use crate::report::model::{is_size_param, BenchResult, Param, Resource, Status};
+use crate::measure::CiCaveat;
+use crate::report::model::{is_size_param, BenchResult, Metric, Param, Resource, Status};
 use crate::util::sanitize;
 use crate::util::units::{format_si, format_size_exact};
 
@@ -38,22 +39,106 @@ pub(crate) fn mean(r: &BenchResult) -> String {
         .map_or(String::new(), |s| format_si(s.mean, r.unit.as_str()))
 }
 
-/// Coefficient of variation in percent.
+/// Coefficient of variation in percent; `n=1` for one sample, whose spread is not
+/// known (its CV of 0 is no measurement).
 pub(crate) fn cv(r: &BenchResult) -> String {
-    r.summary
-        .as_ref()
-        .map_or(String::new(), |s| format!("{:.1} %", s.cv * 100.0))
+    r.summary.as_ref().map_or(String::new(), |s| {
+        if s.caveat() == Some(CiCaveat::OneSample) {
+            format!("n={}", s.n)
+        } else {
+            format!("{:.1} %", s.cv * 100.0)
+        }
+    })
 }
 
-/// `min .. max`.
+/// `min .. max`; `—` for one sample (no range was measured).
 pub(crate) fn range(r: &BenchResult) -> String {
     r.summary.as_ref().map_or(String::new(), |s| {
+        if s.caveat() == Some(CiCaveat::OneSample) {
+            return "—".to_string();
+        }
         format!(
             "{} .. {}",
             format_si(s.min, r.unit.as_str()),
             format_si(s.max, r.unit.as_str())
         )
     })
+}
+
+/// The 95 % confidence interval of the mean as the views say it: `95 % CI a .. b;
+/// n = 3`; for one sample that no spread is known; for an interval reaching below 0
+/// (which no rate or duration can be) that it is not meaningful, with the CV and the
+/// interval clipped at 0 for reading. The JSON keeps the interval as computed.
+pub(crate) fn ci(r: &BenchResult) -> String {
+    let Some(s) = r.summary.as_ref() else {
+        return String::new();
+    };
+    let u = r.unit.as_str();
+    match s.caveat() {
+        Some(CiCaveat::OneSample) => {
+            format!("95 % CI: not known, one sample (n = {}): no spread was measured", s.n)
+        }
+        Some(CiCaveat::BelowZero) => format!(
+            "95 % CI not meaningful (CV {:.0} %, n = {}): its lower end, {}, is below 0, which no {} can be; clipped: 0 .. {}",
+            s.cv * 100.0,
+            s.n,
+            format_si(s.ci95_low, u),
+            r.metric,
+            format_si(s.ci95_high, u)
+        ),
+        None => format!(
+            "95 % CI {} .. {}; n = {}",
+            format_si(s.ci95_low, u),
+            format_si(s.ci95_high, u),
+            s.n
+        ),
+    }
+}
+
+/// The per-row tail figure, as fio and iperf3 print it per job and per test: the p99
+/// of a row with latency percentiles (`64.95 ms`), the UDP loss of a UDP row
+/// (`25.09 % lost`); else empty.
+pub(crate) fn tail(r: &BenchResult) -> String {
+    if let Some(p) = &r.percentiles {
+        return format_si(p.p99, r.unit.as_str());
+    }
+    match r.udp_loss() {
+        Some(l) => format!("{:.2} % lost", l.fraction() * 100.0),
+        None => String::new(),
+    }
+}
+
+/// For a row whose peak is shown as `unknown`: `unknown: why; set it with --peak
+/// KEY=…` (the reason from the peak's source; the `--peak` hint unless the reason
+/// already gives one).
+pub(crate) fn peak_unknown(r: &BenchResult) -> Option<String> {
+    let p = r.peak.as_ref().filter(|p| p.value.is_none())?;
+    let why = p.source.trim();
+    let why = why.strip_prefix("unknown:").map_or(why, str::trim);
+    if why.contains("--peak") {
+        return Some(format!("unknown: {why}"));
+    }
+    let precision = r.param_str("precision");
+    let key = match (r.resource, r.metric) {
+        (Resource::Cpu | Resource::Linalg, _) => {
+            precision.map_or("cpu".to_string(), |p| format!("cpu.{p}"))
+        }
+        (Resource::Memory, _) => "memory".into(),
+        (Resource::Disk, Metric::Iops) => "disk.iops".into(),
+        (Resource::Disk, _) => "disk".into(),
+        (Resource::Net, _) => "net".into(),
+        (Resource::Gpu, Metric::Ops) => {
+            precision.map_or("gpu.fp32".to_string(), |p| format!("gpu.{p}"))
+        }
+        (Resource::Gpu, _) => "gpu.memory".into(),
+        (Resource::Null, _) => return Some(format!("unknown: {why}")),
+    };
+    let why = if why.is_empty() {
+        "no source given"
+    } else {
+        why
+    };
+    Some(format!("unknown: {why}; set it with --peak {key}=…"))
 }
 
 /// The peak value, `unknown`, or empty.

@@ -29,7 +29,15 @@ pub(super) fn page(c: &Comparison) -> String {
         .filter(|v| v.is_finite())
         .fold(0.05f64, f64::max);
     let pos = |v: f64| (50.0 + 50.0 * v / range).clamp(0.0, 100.0);
-    out.push_str("<h2>Changes (95 % confidence intervals)</h2><table><tr><th>case</th><th>vs</th><th>baseline mean</th><th>mean</th><th>change [95 % CI]</th><th>interval</th><th>n</th><th>verdict</th></tr>");
+    // The interval column's axis: the common scale's ends and 0, under its header.
+    let axis = format!(
+        "<span class=\"ci axis\"><span class=\"t l\" style=\"left:0\">−{0:.0} %</span><span class=\"t\" style=\"left:50%\">0</span><span class=\"t r\" style=\"left:100%\">+{0:.0} %</span></span>",
+        range * 100.0
+    );
+    let _ = write!(
+        out,
+        "<h2>Changes (95 % confidence intervals)</h2><table><tr><th>case</th><th>vs</th><th>baseline mean</th><th>mean</th><th>change [95 % CI]</th><th>interval<br>{axis}</th><th>n</th><th>verdict</th></tr>"
+    );
     for ch in &c.changes {
         let bar = match ch.rel_ci95 {
             Some((lo, hi)) if lo.is_finite() && hi.is_finite() => format!(
@@ -73,7 +81,7 @@ pub(super) fn page(c: &Comparison) -> String {
     }
     let _ = write!(
         out,
-        "<footer>Method: {}. Grey bars: not significant.</footer></body></html>",
+        "<footer>Method: {}. Interval bars: the change's 95 % interval on the scale under the column's header (0 = no change). Grey bars: not significant.</footer></body></html>",
         esc(&c.method)
     );
     out
@@ -116,6 +124,15 @@ mod tests {
         assert!(h.contains("no significant change"));
         assert!(h.contains("Not compared"));
         assert!(!h.contains("http"));
+        // Issue #32 H: the interval column has an axis: both ends of its scale and 0.
+        let head = &h[h.find("<th>interval").unwrap()..];
+        let head = &head[..head.find("</th>").unwrap()];
+        assert!(head.contains("class=\"ci axis\""), "{head}");
+        assert!(head.contains(">0</span>"), "{head}");
+        assert!(
+            head.contains("−") && head.contains("+") && head.contains(" %</span>"),
+            "{head}"
+        );
         // The same files, no settings differ: no warning section.
         assert!(!h.contains("class=\"warn\""), "{h}");
     }

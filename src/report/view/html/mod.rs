@@ -66,6 +66,8 @@ table.kv td:first-child{width:180px;color:var(--mut)}
 .bar{display:inline-block;width:110px;height:10px;background:#eaeef2;border-radius:2px;vertical-align:middle;margin-right:6px;overflow:hidden}
 .bar>span{display:block;height:100%;background:var(--ok)}
 .over .bar>span{background:var(--bad)}
+.bar.dist>span{background:#e69f00}
+.legend{color:var(--mut);font-size:12px;margin:2px 0 12px}
 .hbar{display:inline-block;width:180px;height:10px;background:#eaeef2;border-radius:2px;vertical-align:middle;margin-right:6px;overflow:hidden}
 .hbar>span{display:block;height:100%}
 .hbar.pb>span{background:var(--acc)}
@@ -90,6 +92,9 @@ svg .lg{font-size:11px;fill:#222}
 .ci .z{position:absolute;top:0;bottom:0;width:1px;background:#888}
 .ci .r{position:absolute;top:3px;height:6px;background:var(--acc)}
 .ci.ns .r{background:#aaa}
+.ci.axis{background:none;height:14px;font-size:10px;font-weight:400;color:var(--mut);border-top:1px solid #888}
+.ci.axis .t{position:absolute;top:1px;transform:translateX(-50%);white-space:nowrap}
+.ci.axis .t.l{transform:none}.ci.axis .t.r{transform:translateX(-100%)}
 footer{color:var(--mut);font-size:12px;margin:24px 0 8px}
 @media print{body{max-width:none;padding:0;font-size:10pt}.top{grid-template-columns:1fr}.grid{display:block}figure{break-inside:avoid;margin-bottom:8px}h2{break-after:avoid}tr{break-inside:avoid}.bar>span,.ci .r{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
 "#;

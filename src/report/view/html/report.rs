@@ -8,6 +8,7 @@
 //! anywhere. Numbers are model fields, formatted only.
 
 use super::head;
+use crate::measure::CiCaveat;
 use crate::report::charts::{esc, render};
 use crate::report::figures::{self, Figure};
 use crate::report::model::{BenchResult, Metric, NoteKind, Report, Resource, Status};
@@ -31,19 +32,58 @@ fn efficiency_cell(r: &BenchResult) -> String {
             } else {
                 ("", "")
             };
-            // `~`: the machine was shared while it measured (the row's note says how).
-            let mark = if r.disturbed {
-                "<span class=\"flag\" title=\"disturbed: the machine was shared\">~</span>"
+            // `~`: the machine was shared while it measured (the row's note says how);
+            // its bar is drawn in another colour than a clean row's.
+            let (mark, bar) = if r.disturbed {
+                (
+                    "<span class=\"flag\" title=\"disturbed: the machine was shared\">~</span>",
+                    "bar dist",
+                )
             } else {
-                ""
+                ("", "bar")
             };
             format!(
-                "<span{cls}><span class=\"bar\"><span style=\"width:{w:.1}%\"></span></span>{mark}{:.1} %{flag}</span>",
+                "<span{cls}><span class=\"{bar}\"><span style=\"width:{w:.1}%\"></span></span>{mark}{:.1} %{flag}</span>",
                 e * 100.0
             )
         }
         _ => String::new(),
     }
+}
+
+/// The visible key of the marks a table uses (issue #32 H): `~` for a disturbed row,
+/// `*` for a high CV; empty when the table has neither.
+fn legend(rs: &[&BenchResult]) -> String {
+    let mut keys = Vec::new();
+    if rs.iter().any(|r| r.disturbed && r.efficiency.is_some()) {
+        keys.push(
+            "<span class=\"flag\">~</span> and an orange bar: the machine was shared while the row measured (disturbed: weaker evidence; its note says which thread lost how much)"
+                .to_string(),
+        );
+    }
+    if rs
+        .iter()
+        .any(|r| r.notes.iter().any(|n| n.kind == NoteKind::HighCv))
+    {
+        keys.push(format!(
+            "<span class=\"flag\">*</span> after the CV: above {:.0} %, the samples spread (the cell's tooltip has the advice)",
+            crate::report::model::CV_WARN * 100.0
+        ));
+    }
+    let caveat = |c: CiCaveat| {
+        rs.iter()
+            .any(|r| r.summary.as_ref().is_some_and(|s| s.caveat() == Some(c)))
+    };
+    if caveat(CiCaveat::OneSample) {
+        keys.push("n=1 in the CV: one sample, so no spread is known".to_string());
+    }
+    if caveat(CiCaveat::BelowZero) {
+        keys.push("a mean's tooltip gives its 95 % interval, and says where it is not meaningful (its lower end below 0 at a high CV)".to_string());
+    }
+    if keys.is_empty() {
+        return String::new();
+    }
+    format!("<p class=\"legend\">{}</p>", keys.join(" · "))
 }
 
 fn host_section(out: &mut String, rep: &Report) {
@@ -172,7 +212,8 @@ fn peaks_section(out: &mut String, rep: &Report) {
     if rows.is_empty() {
         return;
     }
-    out.push_str("<h2 id=\"peaks\">Best result per workload against its theoretical peak</h2><table><tr><th>resource</th><th>workload</th><th>params</th><th>mean</th><th>theoretical peak</th><th>efficiency</th><th>peak source</th></tr>");
+    let key = legend(&rows);
+    out.push_str("<h2 id=\"peaks\">Best result per workload against its theoretical peak</h2><table><tr><th>resource</th><th>workload</th><th>metric</th><th>params</th><th>mean</th><th>theoretical peak</th><th>efficiency</th><th>peak source</th></tr>");
     // One short source per row, the whole derivation one click away; each reason for
     // an unknown peak once, under the table.
     let mut reasons: Vec<String> = Vec::new();
@@ -198,9 +239,10 @@ fn peaks_section(out: &mut String, rep: &Report) {
         };
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"eff\">{}</td><td class=\"src\">{src}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"eff\">{}</td><td class=\"src\">{src}</td></tr>",
             esc(r.resource.as_str()),
             esc(&r.workload),
+            esc(r.metric.as_str()),
             esc(&params(r)),
             esc(&cells::mean(r)),
             esc(&cells::peak(r)),
@@ -208,6 +250,7 @@ fn peaks_section(out: &mut String, rep: &Report) {
         );
     }
     out.push_str("</table>\n");
+    out.push_str(&key);
     if !reasons.is_empty() {
         out.push_str("<ol class=\"why\">");
         for (i, why) in reasons.iter().enumerate() {
@@ -337,14 +380,7 @@ fn results_table(out: &mut String, rs: &[&BenchResult]) {
     }
     out.push_str("<div class=\"tw\"><table class=\"res\"><tr><th>workload</th><th>params</th><th>metric</th><th>mean</th><th>CV</th><th>min .. max</th><th>peak</th><th>efficiency</th><th>reference tools</th><th>notes</th></tr>");
     for (r, p) in rs.iter().zip(&short.rows) {
-        let tip = r.summary.as_ref().map_or(String::new(), |s| {
-            format!(
-                "95 % CI {} .. {}; n = {}",
-                format_si(s.ci95_low, r.unit.as_str()),
-                format_si(s.ci95_high, r.unit.as_str()),
-                s.n
-            )
-        });
+        let tip = cells::ci(r);
         let high_cv = r.notes.iter().find(|n| n.kind == NoteKind::HighCv);
         let notes: Vec<String> = r
             .notes
@@ -400,6 +436,7 @@ fn results_table(out: &mut String, rs: &[&BenchResult]) {
         );
     }
     out.push_str("</table></div>\n");
+    out.push_str(&legend(rs));
 }
 
 /// The first `n` characters of `s` (on a word boundary when there is one), with `…`
@@ -608,5 +645,85 @@ mod tests {
         let h = page(&r);
         assert_eq!(h.matches("<svg").count(), 0);
         assert!(h.contains("(unfinished)"));
+    }
+
+    /// Issue #32 H: the `~` and `*` marks have a visible key (not a tooltip only), a
+    /// disturbed row's bar is another colour, and the best results name their metric.
+    #[test]
+    fn marks_have_a_key_and_disturbed_bars_their_colour() {
+        let mut rep = crate::report::fixtures::report();
+        let h = page(&rep);
+        assert!(!h.contains("class=\"legend\""), "no marks, no key");
+        assert!(!h.contains("bar dist"));
+        rep.results[0].disturbed = true;
+        rep.results[0].notes.push(crate::report::model::Note::new(
+            NoteKind::HighCv,
+            "CV 9.0 % > 5 %: consider --repeat",
+        ));
+        let h = page(&rep);
+        assert!(h.contains("<span class=\"bar dist\">"), "{h}");
+        assert!(h.contains(".bar.dist>span{background:#e69f00}"));
+        let key = &h[h.find("<p class=\"legend\">").expect("a key")..];
+        let key = &key[..key.find("</p>").unwrap()];
+        assert!(
+            key.contains("~</span> and an orange bar: the machine was shared"),
+            "{key}"
+        );
+        assert!(key.contains("*</span> after the CV: above 5 %"), "{key}");
+        // The best-result table has a metric column (disk rows of one workload differ
+        // only in it).
+        let h = page(&samples::mixed());
+        let best = &h[h.find("id=\"peaks\"").unwrap()..];
+        let best = &best[..best.find("</table>").unwrap()];
+        assert!(best.contains("<th>metric</th>"), "{best}");
+        assert!(best.contains("<td>rand-read</td><td>iops</td>"), "{best}");
+        assert!(
+            best.contains("<td>rand-read</td><td>latency</td>"),
+            "{best}"
+        );
+    }
+
+    /// Issue #32 H: a thread-scaling chart of two points draws the peak at each thread
+    /// count (or, with no peak, the ideal linear scaling) beside the measured line.
+    #[test]
+    fn thread_scaling_charts_have_their_peak_or_ideal_line() {
+        let h = page(&samples::mixed());
+        let at = h
+            .find("cpu fp64 ops scaling with threads")
+            .expect("fp64 chart");
+        let fig = &h[at..at + h[at..].find("</figure>").unwrap()];
+        assert!(fig.contains("fma_f64_avx512 isa=avx512 peak"), "{fig}");
+        assert!(fig.contains("stroke-dasharray"), "{fig}");
+        assert!(fig.contains("Dashed: the theoretical peak at each thread count"));
+        // Without peaks: the ideal line from the fewest threads.
+        let mut rep = samples::mixed();
+        for r in &mut rep.results {
+            r.peak = None;
+        }
+        let h = page(&rep);
+        let at = h.find("cpu fp64 ops scaling with threads").unwrap();
+        let fig = &h[at..at + h[at..].find("</figure>").unwrap()];
+        assert!(fig.contains("fma_f64_avx512 isa=avx512 ideal"), "{fig}");
+        assert!(fig.contains("ideal linear scaling"), "{fig}");
+    }
+
+    /// Issue #32 item 3: one sample is shown as n=1 with no interval, an interval below
+    /// zero as not meaningful, never as a figure no machine produces.
+    #[test]
+    fn one_sample_and_a_negative_interval_are_not_shown_as_certain() {
+        let mut rep = crate::report::fixtures::report();
+        rep.results[0] = samples::fma(1, vec![13.93e9]);
+        rep.results[1] = samples::fma(2, vec![3e9, 10e9, 17e9]);
+        let h = page(&rep);
+        assert!(!h.contains("95 % CI 13.93 GFLOP/s .. 13.93 GFLOP/s"), "{h}");
+        assert!(h.contains("95 % CI: not known, one sample (n = 1)"), "{h}");
+        assert!(h.contains(">n=1</td>"), "{h}");
+        assert!(!h.contains(">0.0 %</td>"), "{h}");
+        assert!(h.contains("95 % CI not meaningful (CV 70 %, n = 3)"), "{h}");
+        assert!(h.contains("clipped: 0 .. 27.39 GFLOP/s"), "{h}");
+        assert!(h.contains("n=1 in the CV: one sample"), "{h}");
+        // The JSON keeps the interval as computed.
+        let s = rep.results[1].summary.as_ref().unwrap();
+        assert!(s.ci95_low < 0.0);
     }
 }

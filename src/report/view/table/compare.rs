@@ -55,7 +55,7 @@ pub(super) fn export(
         })
         .collect();
     let mut t = Table::new();
-    t.load_preset("     ─┼ │          ")
+    t.load_preset(term::PRESET)
         .set_header(headers)
         .set_content_arrangement(ContentArrangement::Disabled);
     for r in &rows {

@@ -18,12 +18,20 @@ pub(super) fn export(f: &Fleet, width: Option<usize>, out: &mut dyn Write) -> io
         f.files.len()
     )?;
     let rows = f.workloads.iter().map(|w| w_row(w).to_vec()).collect();
-    writeln!(out, "{}", text_table(&W_HEADERS, rows, width))?;
+    writeln!(
+        out,
+        "{}",
+        term::table_text(&text_table(&W_HEADERS, rows, width))
+    )?;
     let rows = hosts_sorted(f)
         .into_iter()
         .map(|h| h_row(h).to_vec())
         .collect();
-    writeln!(out, "{}", text_table(&H_HEADERS, rows, width))?;
+    writeln!(
+        out,
+        "{}",
+        term::table_text(&text_table(&H_HEADERS, rows, width))
+    )?;
     for w in &f.warnings {
         for l in term::wrap("warning: ", &sanitize::line(w), 4, width) {
             writeln!(out, "{l}")?;
@@ -41,9 +49,9 @@ fn text_table(
     rows: Vec<Vec<String>>,
     width: Option<usize>,
 ) -> comfy_table::Table {
-    use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+    use comfy_table::{ContentArrangement, Table};
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED).set_header(headers);
+    t.load_preset(crate::util::term::PRESET).set_header(headers);
     if let Some(w) = width {
         t.set_content_arrangement(ContentArrangement::Dynamic)
             .set_width(u16::try_from(w).unwrap_or(u16::MAX));

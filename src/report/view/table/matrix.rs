@@ -8,12 +8,12 @@ use std::io::{self, Write};
 
 /// The grids as text, for the terminal after the results table.
 pub(super) fn export(rep: &Report, out: &mut dyn Write) -> io::Result<()> {
-    use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+    use comfy_table::Table;
     for g in grids(rep) {
         let mut t = Table::new();
         let mut head = vec![format!("{} (from \\ to)", g.workload)];
         head.extend(g.hosts.iter().cloned());
-        t.load_preset(UTF8_FULL_CONDENSED).set_header(head);
+        t.load_preset(crate::util::term::PRESET).set_header(head);
         for (i, row) in g.cells.iter().enumerate() {
             let mut cells = vec![g.hosts[i].clone()];
             for (j, c) in row.iter().enumerate() {
@@ -32,7 +32,7 @@ pub(super) fn export(rep: &Report, out: &mut dyn Write) -> io::Result<()> {
             }
             t.add_row(cells.iter().map(|c| crate::util::sanitize::line(c)));
         }
-        writeln!(out, "{t}")?;
+        writeln!(out, "{}", crate::util::term::table_text(&t))?;
     }
     Ok(())
 }

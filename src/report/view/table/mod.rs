@@ -5,6 +5,7 @@
 
 mod compare;
 mod fleet;
+mod layout;
 mod matrix;
 mod report;
 
@@ -37,16 +38,18 @@ fn export(doc: Doc<'_>, width: Option<usize>, out: &mut dyn Write) -> io::Result
     }
 }
 
-/// A plain grid in a frame, the footer under it.
+/// A plain grid in the frame of every table ([`crate::util::term::PRESET`]), the
+/// footer under it.
 fn grid(g: &Grid<'_>, width: Option<usize>, out: &mut dyn Write) -> io::Result<()> {
-    use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+    use comfy_table::Table;
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED).set_header(g.headers);
+    t.load_preset(crate::util::term::PRESET)
+        .set_header(g.headers);
     crate::util::term::fit_table(&mut t, width);
     for r in &g.rows {
         t.add_row(r.iter().map(|c| crate::util::sanitize::line(c)));
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", crate::util::term::table_text(&t))?;
     if let Some(f) = g.footer {
         write!(out, "{}", crate::util::term::fit_text(f, width))?;
     }

@@ -13,91 +13,100 @@
 //! the CV warnings become one line listing their rows (marked `*` in the cv column);
 //! each line is wrapped to the width.
 
+use super::layout::{self, Col};
 use crate::report::condense;
 use crate::report::model::{BenchResult, NoteKind, Report, Status};
 use crate::report::view::cells;
 use crate::util::sanitize;
 use crate::util::term::{self, MIN_WIDTH};
-use comfy_table::{ColumnConstraint, ContentArrangement, Table, Width};
+use comfy_table::{ColumnConstraint, ContentArrangement, Table};
 use std::collections::BTreeMap;
 use std::io::Write;
 
 /// Header line, vertical lines between columns, no outer border: the lightest frame
-/// that keeps columns apart (3 characters between columns).
-const PRESET: &str = "     ─┼ │          ";
+/// that keeps columns apart (3 characters between columns). Every table of the tool
+/// uses it ([`term::PRESET`]).
+const PRESET: &str = term::PRESET;
 
-/// One column of the table: its header, how much it is wanted when space is short
-/// (higher stays longer) and, for columns of words, the narrowest it may wrap to and
-/// the width it reads comfortably at.
-struct Col {
-    header: &'static str,
-    keep: u8,
-    wrap: Option<(usize, usize)>,
-}
-
-const COLS: [Col; 11] = [
+/// The columns, in order; how much each is wanted is raised per report (see
+/// [`export`]): the resource when rows of several resources share the table, the cv
+/// when a warning points at its `*`.
+const COLS: [Col; 12] = [
     Col {
         header: "#",
-        keep: 92,
-        wrap: None,
+        keep: 96,
+        comfy: None,
     },
     Col {
         header: "resource",
-        keep: 75,
-        wrap: None,
+        keep: 45,
+        comfy: None,
     },
     Col {
         header: "workload",
         keep: 95,
-        wrap: Some((10, 24)),
+        comfy: Some(24),
     },
     Col {
         header: "metric",
         keep: 30,
-        wrap: None,
+        comfy: None,
     },
     Col {
         header: "params",
         keep: 85,
-        wrap: Some((12, 32)),
+        comfy: Some(32),
     },
     Col {
         header: "mean",
         keep: 100,
-        wrap: None,
+        comfy: None,
     },
     Col {
         header: "cv",
-        keep: 70,
-        wrap: None,
+        keep: 50,
+        comfy: None,
+    },
+    Col {
+        header: "p99 / loss",
+        keep: 84,
+        comfy: Some(13),
     },
     Col {
         header: "min .. max",
         keep: 20,
-        wrap: None,
+        comfy: None,
     },
     Col {
         header: "peak",
         keep: 40,
-        wrap: None,
+        comfy: None,
     },
     Col {
         header: "efficiency",
         keep: 90,
-        wrap: Some((10, 17)),
+        comfy: Some(17),
     },
     Col {
         header: "status",
         keep: 80,
-        wrap: None,
+        comfy: None,
     },
 ];
-/// Index of the status column (left out when every row is `ok`).
-const STATUS: usize = 10;
+const RESOURCE: usize = 1;
+const CV: usize = 6;
+const EFFICIENCY: usize = 10;
 /// The order in which spare width goes to the columns that wrap.
-const GROW: [usize; 3] = [9, 2, 4];
-/// Columns below this `keep` make way for the wrapping columns' comfortable widths.
-const OPTIONAL: u8 = 75;
+const GROW: [usize; 4] = [EFFICIENCY, 7, 2, 4];
+
+/// Which marks the table shows, so that a warning points only at a mark one can see.
+#[derive(Debug, Clone, Copy)]
+struct Shown {
+    /// The cv column, with its `*`.
+    cv: bool,
+    /// The efficiency column, with its `~`.
+    efficiency: bool,
+}
 
 /// Writes the host line, the results table and the notes, within `width` columns when
 /// given (no limit otherwise).
@@ -122,52 +131,81 @@ pub(super) fn export(
         }
     }
     let params = cells::Params::of(&report.results.iter().collect::<Vec<_>>());
-    let rows: Vec<[String; 11]> = report
+    let rows: Vec<[String; 12]> = report
         .results
         .iter()
         .enumerate()
-        .map(|(i, r)| cells(i + 1, r, &params.rows[i]))
+        .map(|(i, r)| cells(i + 1, r, &params.rows[i]).map(|c| sanitize::line(&c)))
         .collect();
-    let mut visible = [true; 11];
-    visible[STATUS] = report.results.iter().any(|r| r.status != Status::Ok);
-    let natural: Vec<usize> = (0..COLS.len())
-        .map(|c| {
-            rows.iter()
-                .flat_map(|r| r[c].lines().map(term::len))
-                .chain(std::iter::once(term::len(COLS[c].header)))
-                .max()
-                .unwrap_or(0)
+    let mut cols = COLS;
+    let mut resources: Vec<_> = report.results.iter().map(|r| r.resource).collect();
+    resources.dedup();
+    if resources.iter().any(|r| *r != resources[0]) {
+        cols[RESOURCE].keep = 93;
+    }
+    if rows.iter().any(|r| r[CV].ends_with('*')) {
+        cols[CV].keep = 88;
+    }
+    // A column empty in every row says nothing.
+    let mut visible: Vec<bool> = (0..cols.len())
+        .map(|c| c == 0 || rows.iter().any(|r| !r[c].is_empty()))
+        .collect();
+    let cell_widths = |f: fn(&str) -> usize, c: usize| {
+        rows.iter()
+            .map(|r| f(&r[c]))
+            .chain(std::iter::once(f(cols[c].header)))
+            .max()
+            .unwrap_or(0)
+    };
+    let natural: Vec<usize> = (0..cols.len())
+        .map(|c| cell_widths(layout::widest, c))
+        .collect();
+    let least: Vec<usize> = (0..cols.len())
+        .map(|c| match cols[c].comfy {
+            Some(_) => cell_widths(layout::narrowest, c),
+            None => natural[c],
         })
         .collect();
-    let widths = width.map(|w| fit(w, &natural, &mut visible));
+    let wrapped = |c: usize, w: usize| {
+        rows.iter()
+            .map(|r| layout::widest(&layout::wrap(&r[c], w)))
+            .chain(std::iter::once(layout::widest(&layout::wrap(
+                cols[c].header,
+                w,
+            ))))
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<Option<usize>> = match width {
+        Some(w) => layout::fit(&cols, w, &natural, &least, &mut visible, &GROW, &wrapped),
+        None => (0..cols.len())
+            .map(|c| visible[c].then_some(natural[c]))
+            .collect(),
+    };
+    let fitted = |c: usize, text: &str| match widths[c] {
+        Some(w) if width.is_some() && cols[c].comfy.is_some() => layout::wrap(text, w),
+        _ => text.to_string(),
+    };
     let mut t = Table::new();
     t.load_preset(PRESET)
-        .set_header(COLS.iter().map(|c| c.header))
+        .set_header((0..cols.len()).map(|c| fitted(c, cols[c].header)))
         .set_content_arrangement(ContentArrangement::Disabled);
     for r in &rows {
-        t.add_row(r.iter().map(|c| sanitize::line(c)));
+        t.add_row((0..cols.len()).map(|c| fitted(c, &r[c])));
     }
-    if let (Some(w), Some(widths)) = (width, &widths) {
-        t.set_content_arrangement(ContentArrangement::Dynamic)
-            .set_width(u16::try_from(w).unwrap_or(u16::MAX));
-        for (c, col) in t.column_iter_mut().enumerate() {
-            col.set_constraint(match widths[c] {
-                // Content plus the padding of one space on each side.
-                Some(cw) => ColumnConstraint::Absolute(Width::Fixed((cw + 2) as u16)),
-                None => ColumnConstraint::Hidden,
-            });
-        }
-    } else {
-        for (c, col) in t.column_iter_mut().enumerate() {
-            if !visible[c] {
-                col.set_constraint(ColumnConstraint::Hidden);
-            }
+    for (c, col) in t.column_iter_mut().enumerate() {
+        if widths[c].is_none() {
+            col.set_constraint(ColumnConstraint::Hidden);
         }
     }
     for l in t.lines() {
         writeln!(out, "{}", l.trim_end())?;
     }
-    for (_, l) in notes(report, &params, width) {
+    let shown = Shown {
+        cv: widths[CV].is_some(),
+        efficiency: widths[EFFICIENCY].is_some(),
+    };
+    for (_, l) in notes(report, &params, width, Some(shown)) {
         writeln!(out, "{l}")?;
     }
     verdict(report, width, out)
@@ -183,53 +221,8 @@ fn verdict(report: &Report, width: Option<usize>, out: &mut dyn Write) -> std::i
     Ok(())
 }
 
-/// The width of each column's content (`None`: hidden) for a table of at most `width`
-/// characters: the optional columns make way until the columns of words fit at a
-/// comfortable width, then any column but the workload and the mean until they fit
-/// at their narrowest; what is left widens the columns of words.
-fn fit(width: usize, natural: &[usize], visible: &mut [bool; 11]) -> Vec<Option<usize>> {
-    let at = |c: usize, comfortable: bool| match COLS[c].wrap {
-        Some((min, comfy)) => {
-            let w = if comfortable { comfy } else { min };
-            natural[c].min(w.max(term::len(COLS[c].header)))
-        }
-        None => natural[c],
-    };
-    let total = |visible: &[bool; 11], w: &dyn Fn(usize) -> usize| {
-        let shown: Vec<usize> = (0..COLS.len()).filter(|&c| visible[c]).collect();
-        shown.iter().map(|&c| w(c)).sum::<usize>() + 3 * shown.len() - 1
-    };
-    for (comfortable, below) in [(true, OPTIONAL), (false, 95)] {
-        while total(visible, &|c| at(c, comfortable)) > width {
-            let drop = (0..COLS.len())
-                .filter(|&c| visible[c] && COLS[c].keep < below)
-                .min_by_key(|&c| COLS[c].keep);
-            match drop {
-                Some(c) => visible[c] = false,
-                None => break, // keep the workload and the mean, even too wide
-            }
-        }
-    }
-    let mut w: Vec<usize> = (0..COLS.len()).map(|c| at(c, false)).collect();
-    let mut spare = width.saturating_sub(total(visible, &|c| w[c]));
-    // Up to the comfortable width first, then up to the natural width.
-    for comfortable in [true, false] {
-        for c in GROW {
-            if visible[c] {
-                let goal = if comfortable { at(c, true) } else { natural[c] };
-                let more = goal.saturating_sub(w[c]).min(spare);
-                w[c] += more;
-                spare -= more;
-            }
-        }
-    }
-    (0..COLS.len())
-        .map(|c| visible[c].then_some(w[c]))
-        .collect()
-}
-
 /// One row of cells in [`COLS`] order (before sanitising).
-fn cells(n: usize, r: &BenchResult, params: &str) -> [String; 11] {
+fn cells(n: usize, r: &BenchResult, params: &str) -> [String; 12] {
     let high_cv = r.notes.iter().any(|n| n.kind == NoteKind::HighCv);
     // The reason is under the table, with the notes.
     let status = match r.status {
@@ -245,6 +238,7 @@ fn cells(n: usize, r: &BenchResult, params: &str) -> [String; 11] {
         params.to_string(),
         cells::mean(r),
         format!("{}{}", cells::cv(r), if high_cv { "*" } else { "" }),
+        cells::tail(r),
         cells::range(r),
         cells::peak(r),
         cells::efficiency(r),
@@ -301,10 +295,22 @@ enum Section {
     Reference,
 }
 
+/// How far apart the numbers of notes may be and still be merged into one line with
+/// ranges: rows whose figures differ more keep a line each (issue #32 F), so that no
+/// row's own figure hides inside a range spanning the others.
+const AGREE: f64 = 0.10;
+
 /// The lines under the table, each with its section: the params shared by all rows of a
-/// resource, the notes (each text once, with its rows), the warnings, then the reference
-/// figures.
-fn notes(report: &Report, params: &cells::Params, width: Option<usize>) -> Vec<(Section, String)> {
+/// resource, the unknown peaks (each reason once, with the `--peak` that sets it), the
+/// notes (each text once, with its rows), the warnings, then the reference figures. A
+/// warning points at a mark (`*`, `~`) only where `shown` says the table shows it
+/// (`None`: no table).
+fn notes(
+    report: &Report,
+    params: &cells::Params,
+    width: Option<usize>,
+    shown: Option<Shown>,
+) -> Vec<(Section, String)> {
     let results = &report.results;
     // Text → (kind, rows), in order of first appearance.
     let mut order: Vec<(NoteKind, String)> = Vec::new();
@@ -357,6 +363,20 @@ fn notes(report: &Report, params: &cells::Params, width: Option<usize>) -> Vec<(
     for (res, text) in &params.common {
         emit(Section::Params, "params ", &format!("all {res} rows"), text);
     }
+    // A bare `unknown` in the peak column: why, and how to give it, once per reason.
+    let mut unknown: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, r) in results.iter().enumerate() {
+        if let Some(text) = cells::peak_unknown(r) {
+            let text = sanitize::line(&text);
+            match unknown.iter_mut().find(|(t, _)| *t == text) {
+                Some((_, rows)) => push_row(rows, i + 1),
+                None => unknown.push((text, vec![i + 1])),
+            }
+        }
+    }
+    for (text, rows) in &unknown {
+        emit(Section::Note, "peak ", &whom(results, rows), text);
+    }
     let sections = [
         (Section::Note, "note ", &[NoteKind::Info][..]),
         (
@@ -368,13 +388,14 @@ fn notes(report: &Report, params: &cells::Params, width: Option<usize>) -> Vec<(
     ];
     for (section, prefix, kinds) in sections {
         if section == Section::Note {
-            // Notes that differ only in their numbers: one line with ranges.
+            // Notes that differ only in their numbers, and only a little: one line with
+            // ranges.
             let info: Vec<(String, Vec<usize>)> = order
                 .iter()
                 .filter(|(k, _)| kinds.contains(k))
                 .map(|(k, t)| (t.clone(), rows_of[&(*k as u8, t.clone())].clone()))
                 .collect();
-            let condensed = condense::condense(&info);
+            let condensed = condense::condense_within(&info, AGREE);
             for c in &condensed {
                 emit(section, prefix, &whom(results, &c.rows), &c.text);
             }
@@ -394,12 +415,35 @@ fn notes(report: &Report, params: &cells::Params, width: Option<usize>) -> Vec<(
         }
         if section == Section::Warning {
             for c in condense::condense(&shared) {
-                let text = format!("{} (marked ~ in the efficiency column)", c.text);
+                // `~` stands in the efficiency cells that have a figure, and only
+                // when the column is shown.
+                let marked: Vec<usize> = c
+                    .rows
+                    .iter()
+                    .copied()
+                    .filter(|&n| results[n - 1].efficiency.is_some())
+                    .collect();
+                let text = match shown {
+                    Some(s) if s.efficiency && marked == c.rows => {
+                        format!("{} (marked ~ in the efficiency column)", c.text)
+                    }
+                    Some(s) if s.efficiency && !marked.is_empty() => format!(
+                        "{} (marked ~ in the efficiency column of {})",
+                        c.text,
+                        row_refs(&marked)
+                    ),
+                    _ => c.text.clone(),
+                };
                 emit(section, prefix, &whom(results, &c.rows), &text);
             }
             for (advice, rows) in &cv_rows {
+                let mark = if shown.is_some_and(|s| s.cv) {
+                    " (marked * in the cv column)"
+                } else {
+                    ""
+                };
                 let text = format!(
-                    "CV above {:.0} % (marked * in the cv column): {advice}",
+                    "CV above {:.0} %{mark}: {advice}",
                     crate::report::model::CV_WARN * 100.0
                 );
                 emit(section, prefix, &whom(results, rows), &text);
@@ -424,12 +468,15 @@ fn push_row(rows: &mut Vec<usize>, n: usize) {
 /// the table is not what went to stdout.
 pub(crate) fn warnings(report: &Report, width: Option<usize>) -> Vec<String> {
     let params = cells::Params::of(&report.results.iter().collect::<Vec<_>>());
-    notes(report, &params, width.map(|w| w.max(MIN_WIDTH)))
+    notes(report, &params, width.map(|w| w.max(MIN_WIDTH)), None)
         .into_iter()
         .filter(|(section, _)| *section == Section::Warning)
         .map(|(_, l)| l)
         .collect()
 }
+
+#[cfg(test)]
+mod widths;
 
 #[cfg(test)]
 mod tests {
@@ -519,8 +566,10 @@ mod tests {
     }
 
     /// Issue 15: a real quick suite's notes that differ only in their numbers are one
-    /// line each on the terminal (the clock readings of 12 CPU rows, the latency
-    /// percentiles of 8 disk rows), while the JSON keeps every row's own note.
+    /// line each on the terminal where the rows agree (the clock readings of 12 CPU
+    /// rows), while the JSON keeps every row's own note. Issue #32 F: where the rows'
+    /// figures disagree (the latency percentiles of 8 disk rows, from 26 µs to 19 ms)
+    /// each row keeps its own line, and its p99 is in the table.
     #[test]
     fn notes_differing_only_in_numbers_are_merged_on_the_terminal() {
         let path = concat!(
@@ -530,14 +579,19 @@ mod tests {
         let rep = crate::report::load::load(std::path::Path::new(path)).unwrap();
         let s = render(&rep, Some(120));
         let notes: Vec<&str> = s.lines().filter(|l| l.starts_with("note")).collect();
-        assert!(notes.len() < 20, "{} notes:\n{s}", notes.len());
+        assert!(notes.len() < 40, "{} notes:\n{s}", notes.len());
         assert_eq!(s.matches("clock readings").count(), 1, "{s}");
         assert!(
             s.contains("note #3-#14: clock readings before the samples and after each: 3.14–3.22 GHz; 3.196–3.220 GHz used"),
             "{s}"
         );
-        assert_eq!(s.matches("clat p50").count(), 1, "{s}");
-        assert!(s.contains("(954–91718 I/Os)"), "{s}");
+        assert_eq!(s.matches("clat p50").count(), 8, "{s}");
+        assert!(!s.contains("(954–91718 I/Os)"), "{s}");
+        assert!(
+            s.contains("note #45: clat p50 26.56 µs p90 37.44 µs p99 121.0 µs"),
+            "{s}"
+        );
+        assert!(s.contains("│ 121.0 µs"), "{s}");
         assert!(s.contains("the JSON keeps each row's own note"), "{s}");
         // Nothing else is lost: a note with no sibling is printed whole.
         assert!(s.contains("note #48: round trip (sockperf prints RTT/2): 52476 round trips"));

@@ -1,0 +1,383 @@
+//! From the argument vector to a parsed [`Cli`], or what a refused command line prints
+//! (issue #32 C and E):
+//!
+//! - help wraps to the terminal (`COLUMNS`, else the terminal on stdout), and to 80
+//!   columns when there is none, never wider;
+//! - a typo gets clap's did-you-mean (`memroy` → `memory`, `--precisoin` →
+//!   `--precision`), and the hint points at the subcommand's help (`peakbench memory
+//!   --help`), not the top-level one;
+//! - a flag another resource has under another name says so (`disk --threads`: disk
+//!   calls it `--jobs`);
+//! - every problem of the command line is reported at once, one line each: after a
+//!   problem with a flag, the flag (and its value) is taken out and the line parsed and
+//!   validated again, until it passes or a problem leaves nothing to take out.
+
+use crate::cli::Cli;
+use crate::options::Options;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{CommandFactory, FromArgMatches};
+use std::ffi::{OsStr, OsString};
+
+/// Why the command line does not run.
+#[derive(Debug)]
+pub enum Refusal {
+    /// Help or the version was asked for: print it (exit 0).
+    Shown(clap::Error),
+    /// Bad usage: one line per problem, without the `error: ` prefix (exit 2).
+    Usage(Vec<String>),
+}
+
+/// Width of the help when stdout is no terminal and `COLUMNS` is unset.
+pub const HELP_WIDTH: usize = 80;
+
+/// The clap command with the help's width set (module doc).
+fn command() -> clap::Command {
+    let w = crate::util::term::stdout_columns()
+        .unwrap_or(HELP_WIDTH)
+        .max(crate::util::term::MIN_WIDTH);
+    Cli::command().term_width(w).max_term_width(w)
+}
+
+/// Parses `argv` (program name first) like clap, and validates it ([`Options`]); on a
+/// problem, collects every problem of the line (module doc).
+pub fn parse(argv: &[OsString]) -> Result<Cli, Refusal> {
+    let mut args: Vec<OsString> = argv.to_vec();
+    let mut problems: Vec<String> = Vec::new();
+    // The value left behind when an unknown flag was taken out: clap then calls it an
+    // unexpected argument, which is not a problem of its own.
+    let mut orphan: Option<OsString> = None;
+    for _ in 0..=argv.len() {
+        let taken: Option<Vec<usize>> = match command().try_get_matches_from(&args) {
+            Err(e) => match e.kind() {
+                ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    return Err(Refusal::Shown(e))
+                }
+                _ => {
+                    let bad = invalid_arg(&e);
+                    let is_orphan = e.kind() == ErrorKind::UnknownArgument
+                        && orphan.is_some()
+                        && bad.as_deref().map(OsStr::new) == orphan.as_deref();
+                    if !is_orphan {
+                        problems.push(clap_line(&e, &args));
+                    }
+                    orphan = None;
+                    match (e.kind(), bad) {
+                        (ErrorKind::UnknownArgument, Some(bad)) => {
+                            let i = args.iter().skip(1).position(|a| *a == *bad).map(|i| i + 1);
+                            if let Some(i) = i {
+                                let next = args.get(i + 1);
+                                if bad.starts_with("--")
+                                    && !bad.contains('=')
+                                    && next.is_some_and(|n| !n.to_string_lossy().starts_with('-'))
+                                {
+                                    orphan = next.cloned();
+                                }
+                            }
+                            i.map(|i| vec![i])
+                        }
+                        _ => None,
+                    }
+                }
+            },
+            Ok(mut m) => {
+                let cli = match Cli::from_arg_matches_mut(&mut m) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        problems.push(clap_line(&e, &args));
+                        break;
+                    }
+                };
+                match Options::from_cli(cli) {
+                    Ok(_) => None,
+                    Err(u) => {
+                        let line = u.0;
+                        let flag = line
+                            .split(':')
+                            .next()
+                            .filter(|f| f.starts_with("--") && !f.contains(' '))
+                            .map(str::to_string);
+                        let repeated = problems.contains(&line);
+                        if !repeated {
+                            problems.push(line);
+                        }
+                        match flag {
+                            Some(f) if !repeated => flag_position(&args, &f),
+                            _ => None,
+                        }
+                    }
+                }
+            }
+        };
+        match taken {
+            Some(idx) if !idx.is_empty() => {
+                for i in idx.into_iter().rev() {
+                    args.remove(i);
+                }
+            }
+            _ => break,
+        }
+    }
+    if problems.is_empty() {
+        // Parsed and validated as given: the matches of the whole line.
+        let mut m = command()
+            .try_get_matches_from(argv)
+            .map_err(|e| Refusal::Usage(vec![clap_line(&e, argv)]))?;
+        return Cli::from_arg_matches_mut(&mut m)
+            .map_err(|e| Refusal::Usage(vec![clap_line(&e, argv)]));
+    }
+    Err(Refusal::Usage(problems))
+}
+
+/// Where `--flag` (and its value) stands in `args`: `--flag=V` is one index, `--flag V`
+/// two when the flag takes a value. `None` when it is not there.
+fn flag_position(args: &[OsString], flag: &str) -> Option<Vec<usize>> {
+    let with_eq = format!("{flag}=");
+    let i = args.iter().enumerate().skip(1).find_map(|(i, a)| {
+        let a = a.to_string_lossy();
+        (a == flag || a.starts_with(&with_eq)).then_some(i)
+    })?;
+    let joined = args[i].to_string_lossy().contains('=');
+    if !joined && takes_value(flag) && i + 1 < args.len() {
+        Some(vec![i, i + 1])
+    } else {
+        Some(vec![i])
+    }
+}
+
+/// Whether `--flag` takes a value in any subcommand (or globally).
+fn takes_value(flag: &str) -> bool {
+    let name = flag.trim_start_matches('-');
+    let top = Cli::command();
+    let found = std::iter::once(&top)
+        .chain(top.get_subcommands())
+        .flat_map(|c| c.get_arguments())
+        .filter(|a| a.get_long() == Some(name))
+        .any(|a| a.get_action().takes_values());
+    found
+}
+
+/// The argument clap's error is about (`--threads`, `memroy`), if it names one.
+fn invalid_arg(e: &clap::Error) -> Option<String> {
+    match e
+        .get(ContextKind::InvalidArg)
+        .or_else(|| e.get(ContextKind::InvalidSubcommand))?
+    {
+        ContextValue::String(s) => Some(s.split('=').next().unwrap_or(s).to_string()),
+        _ => None,
+    }
+}
+
+/// The subcommand `args` names (the first word that is one), if any.
+fn subcommand_of(args: &[OsString]) -> Option<String> {
+    let cmd = Cli::command();
+    args.iter().skip(1).find_map(|a| {
+        let a = a.to_string_lossy();
+        cmd.get_subcommands()
+            .find(|s| s.get_name() == a && !s.is_hide_set())
+            .map(|s| s.get_name().to_string())
+    })
+}
+
+/// Names of a flag in one resource and another: (command, flag given, the command's
+/// own flag, what it is there). Checked when clap does not know the flag.
+const ALIASES: &[(&str, &str, &str, &str)] = &[
+    (
+        "disk",
+        "--threads",
+        "--jobs",
+        "parallel jobs, each with its own file",
+    ),
+    (
+        "disk",
+        "--streams",
+        "--jobs",
+        "parallel jobs, each with its own file",
+    ),
+    (
+        "disk",
+        "--size",
+        "--file-size",
+        "the size of each job's file",
+    ),
+    ("disk", "--msg", "--block", "the size of each I/O"),
+    ("disk", "--time", "--runtime", "how long each case runs"),
+    ("disk", "--kernel", "--pattern", "seq-read, rand-write, …"),
+    ("net", "--threads", "--streams", "parallel connections"),
+    ("net", "--jobs", "--streams", "parallel connections"),
+    ("net", "--block", "--msg", "the size of each message"),
+    ("net", "--size", "--msg", "the size of each message"),
+    ("net", "--runtime", "--time", "how long each case sends"),
+    ("memory", "--jobs", "--threads", "threads"),
+    ("memory", "--streams", "--threads", "threads"),
+    ("memory", "--msg", "--block", "the working set per thread"),
+    ("memory", "--file-size", "--size", "the working set"),
+    ("cpu", "--jobs", "--threads", "threads"),
+    ("cpu", "--streams", "--threads", "threads"),
+    (
+        "cpu",
+        "--kernel",
+        "--precision",
+        "the kernels are chosen by --precision and --isa",
+    ),
+    (
+        "cpu",
+        "--time",
+        "--min-time",
+        "how long each timed run lasts at least",
+    ),
+    (
+        "memory",
+        "--time",
+        "--min-time",
+        "how long each timed run lasts at least",
+    ),
+    ("linalg", "--jobs", "--threads", "threads"),
+    ("linalg", "--streams", "--threads", "threads"),
+    ("linalg", "--size", "--n", "the matrix order"),
+    ("linalg", "--kernel", "--routine", "gemm, lu"),
+];
+
+/// One line for clap's error: its first line, the did-you-mean or the other resource's
+/// name for the flag, and where the help is.
+fn clap_line(e: &clap::Error, args: &[OsString]) -> String {
+    let text = e.to_string();
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let first = lines.next().unwrap_or("invalid arguments");
+    let first = first.trim_start_matches("error: ").to_string();
+    // "required arguments were not provided:" names them on the next line.
+    let what = match lines.next() {
+        Some(next) if first.ends_with(':') => format!(" {}", next.trim()),
+        _ => String::new(),
+    };
+    let sub = subcommand_of(args);
+    let help = match &sub {
+        Some(s) => format!("see peakbench {s} --help"),
+        None => "see peakbench --help".to_string(),
+    };
+    let bad = invalid_arg(e);
+    if let (Some(s), Some(b)) = (&sub, &bad) {
+        if let Some((_, _, theirs, why)) = ALIASES.iter().find(|(c, f, _, _)| c == s && f == b) {
+            return format!("{s} has no {b}; {s} calls it {theirs} ({why}) ({help})");
+        }
+    }
+    let suggestion = [ContextKind::SuggestedSubcommand, ContextKind::SuggestedArg]
+        .into_iter()
+        .find_map(|k| match e.get(k) {
+            Some(ContextValue::String(s)) => Some(s.clone()),
+            Some(ContextValue::Strings(v)) if !v.is_empty() => Some(v.join("' or '")),
+            _ => None,
+        });
+    let mean = match suggestion {
+        Some(s) => format!("; did you mean '{s}'?"),
+        None => String::new(),
+    };
+    format!("{first}{what}{mean} ({help})")
+}
+
+/// What `main` does with `argv` (program name first): the parsed command line, or
+/// [`Refusal`]. Validation runs again in [`crate::app::run`]; it has no side effects.
+pub fn parse_env() -> Result<Cli, Refusal> {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    parse(&argv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(args: &[&str]) -> Vec<String> {
+        let argv: Vec<OsString> = std::iter::once("peakbench")
+            .chain(args.iter().copied())
+            .map(OsString::from)
+            .collect();
+        match parse(&argv) {
+            Err(Refusal::Usage(l)) => l,
+            Err(Refusal::Shown(e)) => panic!("{args:?}: help shown: {e}"),
+            Ok(_) => panic!("{args:?}: accepted"),
+        }
+    }
+
+    /// Issue #32 E: clap's did-you-mean, and the subcommand's help.
+    #[test]
+    fn typos_get_a_did_you_mean_and_the_subcommands_help() {
+        let l = refused(&["memroy"]);
+        assert_eq!(l.len(), 1, "{l:?}");
+        assert!(l[0].contains("did you mean 'memory'?"), "{l:?}");
+        assert!(l[0].ends_with("(see peakbench --help)"), "{l:?}");
+        let l = refused(&["cpu", "--precisoin", "fp64"]);
+        assert_eq!(l.len(), 1, "{l:?}");
+        assert!(l[0].contains("'--precisoin'"), "{l:?}");
+        assert!(l[0].contains("did you mean '--precision'?"), "{l:?}");
+        assert!(l[0].ends_with("(see peakbench cpu --help)"), "{l:?}");
+    }
+
+    /// Issue #32 E: `disk --threads` says disk calls it `--jobs`, `net --threads` that
+    /// net calls it `--streams`.
+    #[test]
+    fn another_resources_flag_names_this_ones() {
+        let l = refused(&["disk", "--threads", "4"]);
+        assert_eq!(l.len(), 1, "{l:?}");
+        assert!(
+            l[0].starts_with("disk has no --threads; disk calls it --jobs"),
+            "{l:?}"
+        );
+        assert!(l[0].ends_with("(see peakbench disk --help)"), "{l:?}");
+        let l = refused(&["net", "--threads=2"]);
+        assert!(
+            l[0].starts_with("net has no --threads; net calls it --streams"),
+            "{l:?}"
+        );
+        // Every alias names a flag its command has and one it has not.
+        let top = Cli::command();
+        for (c, given, theirs, _) in ALIASES {
+            let sub = top.find_subcommand(c).unwrap();
+            let has = |f: &str| {
+                sub.get_arguments()
+                    .chain(top.get_arguments())
+                    .any(|a| a.get_long() == Some(f.trim_start_matches('-')))
+            };
+            assert!(has(theirs), "{c} {theirs}");
+            assert!(!has(given), "{c} {given}");
+        }
+    }
+
+    /// Issue #32 E: the course's disk command needed three refusals in a row; every
+    /// problem is reported at once, each on its own line.
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let l = refused(&[
+            "disk",
+            "--threads",
+            "4",
+            "--block",
+            "4X",
+            "--min-time",
+            "100",
+            "--depth",
+            "zero",
+        ]);
+        assert_eq!(l.len(), 4, "{l:?}");
+        assert!(l[0].starts_with("disk has no --threads"), "{l:?}");
+        assert!(l.iter().any(|x| x.starts_with("--block:")), "{l:?}");
+        assert!(l.iter().any(|x| x.starts_with("--min-time:")), "{l:?}");
+        assert!(l.iter().any(|x| x.starts_with("--depth:")), "{l:?}");
+        // One problem stays one line.
+        assert_eq!(refused(&["cpu", "--precision", "fp8"]).len(), 1);
+    }
+
+    #[test]
+    fn a_good_line_parses_and_help_is_shown() {
+        let argv: Vec<OsString> = ["peakbench", "cpu", "--threads", "1"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        assert!(parse(&argv).is_ok());
+        let argv: Vec<OsString> = ["peakbench", "cpu", "--help"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        assert!(matches!(parse(&argv), Err(Refusal::Shown(_))));
+    }
+}
