@@ -280,6 +280,7 @@ pub fn parse_peak(text: &str) -> Result<(PeakKey, f64), UsageError> {
 mod tests {
     use super::*;
 
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn ok(t: &str) -> (String, f64) {
         parse_peak(t)
             .map(|(k, v)| (k.to_string(), v))
