@@ -5,8 +5,10 @@
 //! as a fraction of a measured rate. A peak built from it stays a peak.
 //!
 //! Method (issue #31: a figure that a disturbed moment can never lower):
-//! - The loop (`probe_x86.rs`) runs one instruction class on enough independent
-//!   accumulators that only the number of units bounds it.
+//! - The loop (`probe_x86.rs`; on aarch64 `probe_arm.rs`: NEON FMLA and SDOT, each
+//!   kind of core of a big.LITTLE machine apart, nothing under emulation) runs one
+//!   instruction class on enough independent accumulators that only the number of units
+//!   bounds it.
 //! - One *reading* = a warm-up run of the loop (it settles the frequency licence), a
 //!   clock reading with the clock chain of `hw::clock` (dependent `add reg, reg`, one
 //!   per cycle, so adds ÷ seconds = Hz) about 0.6 ms long — the plain chain for

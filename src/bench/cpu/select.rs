@@ -136,6 +136,7 @@ mod tests {
         kernels::all().into_iter().find(|k| k.name == name).unwrap()
     }
 
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn cand(name: &str, peak_per_cycle: f64) -> Candidate {
         Candidate {
             kernel: k(name),
