@@ -60,7 +60,9 @@ pub(crate) fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
     let all_cpus: Vec<usize> = order.iter().take(all).copied().collect();
     let supported: Vec<_> = kernels::all()
         .into_iter()
-        .filter(|k| k.supported_by(&host.cpu.features))
+        .filter(|k| {
+            k.supported_by(&host.cpu.features) && !kernels::superseded(k, &host.cpu.features)
+        })
         .collect();
     // A bar over the kernels on a terminal (issue #32 G: sysinfo was silent for 12 s).
     let progress = crate::report::progress::Progress::new(

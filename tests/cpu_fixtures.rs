@@ -163,6 +163,31 @@ fn every_kernel_a_recorded_cpu_can_run_gets_a_rate() {
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
 
+/// Issue #32 item 11: a CPU without AVX512-FP16 but with F16C (Zen 3) gets an fp16 row
+/// through F16C; one with AVX512-FP16 keeps its native kernel and no F16C row.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn fp16_runs_through_f16c_only_without_avx512_fp16() {
+    use peakbench::bench::cpu::kernels;
+    let fp16 = |file: &str| -> Vec<&'static str> {
+        let (_, f) = fixtures()
+            .into_iter()
+            .find(|(p, _)| p.ends_with(file))
+            .unwrap_or_else(|| panic!("{file}"));
+        kernels::default_kernels(&f.cpu.peakbench_features())
+            .into_iter()
+            .map(|k| k.name)
+            .filter(|n| n.contains("_f16_"))
+            .collect()
+    };
+    assert_eq!(fp16("amd-zen3-epyc-7763.json"), ["fma_f16_f16c"]);
+    assert_eq!(fp16("intel-haswell-i7-4770.json"), ["fma_f16_f16c"]);
+    assert_eq!(
+        fp16("intel-sapphirerapids-platinum-8480.json"),
+        ["fma_f16_avx512fp16"]
+    );
+}
+
 #[test]
 fn the_live_machine_dumps_a_replayable_description() {
     let info = peakbench::hw::cpu::CpuInfo::detect();

@@ -393,6 +393,7 @@ fn detect_features() -> Vec<String> {
         "avx",
         "fma",
         "avx2",
+        "f16c",
         "avx512f",
         "avx512dq",
         "avx512bw",

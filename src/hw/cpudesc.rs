@@ -89,6 +89,7 @@ const PEAKBENCH_TO_LINUX: &[(&str, &str)] = &[
     ("avx", "avx"),
     ("fma", "fma"),
     ("avx2", "avx2"),
+    ("f16c", "f16c"),
     ("avx512f", "avx512f"),
     ("avx512dq", "avx512dq"),
     ("avx512bw", "avx512bw"),

@@ -1,5 +1,6 @@
 //! hpcc (Debian `hpcc`, HPC Challenge 1.5): HPL and DGEMM beside `peakbench linalg`'s
-//! fp64 LU and GEMM cases, at the same order and thread count.
+//! fp64 LU and GEMM cases, at the same order and thread count, and STREAM beside
+//! `peakbench memory`'s DRAM copy/scale/add/triad rows, at the same threads and bytes.
 //!
 //! One hpcc run measures every HPC Challenge test (HPL, DGEMM, STREAM, PTRANS,
 //! RandomAccess, FFT) and takes tens of seconds, so it runs once per (N, threads) and
@@ -23,6 +24,14 @@
 //! | --- | --- | --- |
 //! | `linalg lu fp64 n=N threads=T` | HPL `N` | `HPL_Tflops` × 10¹² (HPL counts 2/3 N³ + 2 N², as peakbench) |
 //! | `linalg gemm fp64 n=n threads=T` | HPL `N` = n·√(3T), so hpcc's own DGEMM order (`DGEMM_N` = √(N²/(3T))) ≈ n | T = 1: `SingleDGEMM_Gflops`; T > 1 with `--weak`: `StarDGEMM_Gflops` × T (every rank runs its own DGEMM at once, as every `--weak` thread does; hpcc prints the mean per rank); T > 1 strong: none (hpcc has no threaded DGEMM), a note says so |
+//! | `memory copy/scale/add/triad seq size=S threads=T` at DRAM, whole arrays | HPL `N` = ⌈√(3·T·E)⌉ with E = bytes per thread / 24, so hpcc's `STREAM_VectorSize` (N²/(3T)) ≥ E: STREAM's 3 arrays per rank hold the case's bytes per thread | T = 1: `SingleSTREAM_<Kernel>`; T > 1: `StarSTREAM_<Kernel>` × T (each rank streams its own arrays at once; hpcc prints the mean per rank); GB/s of 10⁹ B, best of 10 passes, copy counted as 2 × 8 B per element like peakbench |
+//!
+//! STREAM cannot be run alone or sized apart from HPL (hpcc runs every test and derives
+//! every size from the largest HPL order), so the STREAM figure of a DRAM working set
+//! costs an HPL run at N ≈ √(working set / 8 B): seconds with OpenBLAS, many minutes
+//! with the netlib reference BLAS. One run serves every kernel of a (threads, size)
+//! and any linalg row of the same N and threads. Memory rows STREAM does not run alike
+//! (random pattern, blocks, caches, write-allocate bytes) get a one-line reason.
 //!
 //! hpcc's figures are only as good as the BLAS it links: the note says which BLAS and
 //! LAPACK files `ldd hpcc` resolves (Debian's alternatives pick `libblas.so.3`; the
@@ -60,7 +69,29 @@ pub(crate) struct Figures {
     pub(crate) single_dgemm: f64,
     /// `CommWorldProcs`: the MPI ranks.
     pub(crate) procs: u64,
+    /// STREAM's figures.
+    pub(crate) stream: Stream,
 }
+
+/// hpcc's STREAM figures (its summary's `STREAM_*`, `StarSTREAM_*`, `SingleSTREAM_*`),
+/// in B/s (hpcc prints GB/s of 10⁹ B), in the order copy, scale, add, triad.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Stream {
+    /// `STREAM_VectorSize`: elements per array per rank (3 arrays of f64).
+    pub(crate) vector_size: u64,
+    /// `StarSTREAM_*`: every rank at once, the mean over ranks of each rank's rate.
+    pub(crate) star: [f64; 4],
+    /// `SingleSTREAM_*`: one rank alone.
+    pub(crate) single: [f64; 4],
+}
+
+/// STREAM's kernels, in the order of [`Stream::star`], by their `memory --kernel` names.
+pub(crate) const STREAM_KERNELS: [(&str, &str); 4] = [
+    ("copy", "Copy"),
+    ("scale", "Scale"),
+    ("add", "Add"),
+    ("triad", "Triad"),
+];
 
 /// The `KEY=value` lines of the last summary section of `hpccoutf.txt` (hpcc appends
 /// to an existing file, so the last section is the latest run).
@@ -87,6 +118,13 @@ pub(crate) fn parse(text: &str) -> Result<Figures, String> {
             .filter(|v| v.is_finite())
             .ok_or_else(|| format!("{k} in hpcc's summary is not a number"))
     };
+    let stream_figures = |prefix: &str| -> Result<[f64; 4], String> {
+        let mut v = [0.0; 4];
+        for (x, (_, name)) in v.iter_mut().zip(STREAM_KERNELS) {
+            *x = num(&format!("{prefix}_{name}"))? * 1e9;
+        }
+        Ok(v)
+    };
     if s.get("Success").map(String::as_str) == Some("0") {
         return Err("hpcc reports Success=0 (a test failed its check)".into());
     }
@@ -97,6 +135,11 @@ pub(crate) fn parse(text: &str) -> Result<Figures, String> {
         star_dgemm: num("StarDGEMM_Gflops")? * 1e9,
         single_dgemm: num("SingleDGEMM_Gflops")? * 1e9,
         procs: num("CommWorldProcs")? as u64,
+        stream: Stream {
+            vector_size: num("STREAM_VectorSize")? as u64,
+            star: stream_figures("StarSTREAM")?,
+            single: stream_figures("SingleSTREAM")?,
+        },
     })
 }
 
@@ -114,6 +157,21 @@ pub(crate) fn grid(t: usize) -> (usize, usize) {
 /// √(N² / (3t)), so N = n·√(3t) gives a DGEMM of order ≈ n.
 pub(crate) fn hpl_n_for_gemm(n: u64, t: usize) -> u64 {
     (n as f64 * (3.0 * t.max(1) as f64).sqrt()).round() as u64
+}
+
+/// HPL's order that makes hpcc's STREAM arrays at least `e` elements per rank on `t`
+/// ranks: hpcc sizes STREAM from HPL's largest matrix, `STREAM_VectorSize` =
+/// N²·8 B / (P·Q) / 3 arrays / 8 B = N² / (3t), so N = ⌈√(3·t·e)⌉. There is no other
+/// way to size it: hpcc reads only `hpccinf.txt` (its `hpccmemf.txt` sizes N when that
+/// file is absent) and runs every test, so a STREAM at a DRAM working set costs an HPL
+/// at N ≈ √(working set / 8 B).
+pub(crate) fn hpl_n_for_stream(e: u64, t: usize) -> u64 {
+    let t = t.max(1) as u64;
+    let mut n = ((3 * t * e) as f64).sqrt().ceil() as u64;
+    while n * n / (3 * t) < e {
+        n += 1;
+    }
+    n
 }
 
 /// `hpccinf.txt` for one HPL order, block size and grid (the rest as hpcc's sample).
@@ -309,12 +367,28 @@ impl Tool for Hpcc {
         "hpcc"
     }
     fn covers(&self) -> &'static str {
-        "linalg fp64 LU (HPL) and GEMM (DGEMM) at the same N and threads (mpirun, tens of seconds per run)"
+        "linalg fp64 LU (HPL) and GEMM (DGEMM) at the same N and threads; memory copy/scale/add/triad at DRAM sizes (STREAM, same threads and bytes per thread); mpirun, seconds to minutes per run"
     }
     fn version(&self, _path: &Path) -> Option<String> {
         super::dpkg_version("hpcc")
     }
     fn shared(&self, r: &BenchResult, ctx: &Context, version: &str) -> SharedFound {
+        if r.resource == Resource::Memory {
+            let m = match stream_match(r)? {
+                Ok(m) => m,
+                Err(why) => {
+                    return Some(Ok(Found {
+                        reference: None,
+                        notes: vec![format!("no STREAM figure: {why}")],
+                    }))
+                }
+            };
+            let key = format!("hpcc:{}:{}", m.hpl_n, m.threads);
+            let got: Result<Run, String> = ctx
+                .memo
+                .get_or_insert_with(&key, || run(m.hpl_n, m.threads, ctx));
+            return Some(got.and_then(|run| stream_found(&m, version, &run)));
+        }
         if r.resource != Resource::Linalg || r.param_str("precision") != Some("fp64") {
             return None;
         }
@@ -353,6 +427,130 @@ impl Tool for Hpcc {
             f
         }))
     }
+}
+
+/// How a memory row is matched by hpcc's STREAM.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct StreamMatch {
+    /// Index into [`STREAM_KERNELS`].
+    kernel: usize,
+    /// Threads of the case = MPI ranks.
+    threads: usize,
+    /// Elements per array per thread of the case, and its arrays.
+    case_elems: u64,
+    arrays: u64,
+    /// STREAM's elements per array per rank wanted: the case's bytes per thread / 24 B.
+    stream_elems: u64,
+    /// HPL's order that sizes STREAM so.
+    hpl_n: u64,
+}
+
+/// Whether hpcc's STREAM runs the same work as memory row `r`: `None` when the row is
+/// not one of STREAM's kernels in order at all, `Some(Err)` with the one-line reason
+/// when it is but runs differently (blocks, a cache level, write-allocate bytes),
+/// else how to run hpcc for it. STREAM's 3 arrays per rank hold as many bytes as the
+/// case's arrays per thread, so one hpcc run serves every kernel of a (threads, size).
+pub(crate) fn stream_match(r: &BenchResult) -> Option<Result<StreamMatch, String>> {
+    use crate::report::model::Metric;
+    if r.resource != Resource::Memory
+        || r.metric != Metric::Throughput
+        || r.unit != Unit::BytePerSec
+    {
+        return None;
+    }
+    let name = r.param_str("kernel")?;
+    let kernel = STREAM_KERNELS.iter().position(|(k, _)| *k == name)?;
+    let arrays: u64 = if kernel < 2 { 2 } else { 3 };
+    // A random order is no STREAM case at all: the row's one line comes from
+    // `reference::uncovered`, which names every tool that streams in order.
+    if r.param_str("pattern").is_some_and(|p| p != "seq") {
+        return None;
+    }
+    if let Some(level) = r
+        .param_str("level")
+        .filter(|l| !l.eq_ignore_ascii_case("dram"))
+    {
+        return Some(Err(format!(
+            "hpcc is run for DRAM working sets only (this case is in {level}): it sizes STREAM from HPL's matrix, so every STREAM size costs an HPL run"
+        )));
+    }
+    if r.param_str("bytes")
+        .is_some_and(|b| b.contains("write-allocate"))
+    {
+        return Some(Err(
+            "this case counts write-allocate reads (--count-write-allocate); STREAM counts only the streamed bytes".into(),
+        ));
+    }
+    let threads = r.param_u64("threads")?.max(1) as usize;
+    let size = r.param_u64("size")?;
+    let block = r.param_u64("block")?;
+    // The default block is each thread's whole array (strong scaling: the size shared
+    // by the threads; weak: the size per thread).
+    let whole = |per_thread: u64| per_thread / arrays / 8 * 8;
+    if block != whole(size / threads as u64) && block != whole(size) {
+        return Some(Err(format!(
+            "STREAM streams whole arrays; this case moves blocks of {}",
+            crate::util::units::format_size(block)
+        )));
+    }
+    let case_elems = block / 8;
+    let stream_elems = case_elems * arrays / 3;
+    Some(Ok(StreamMatch {
+        kernel,
+        threads,
+        case_elems,
+        arrays,
+        stream_elems,
+        hpl_n: hpl_n_for_stream(stream_elems, threads),
+    }))
+}
+
+/// The figure and notes for one memory row from one hpcc run: `SingleSTREAM_<k>` for
+/// one thread, `StarSTREAM_<k>` × ranks for several (hpcc prints the mean per rank).
+fn stream_found(m: &StreamMatch, version: &str, run: &Run) -> Result<Found, String> {
+    let st = &run.figures.stream;
+    if run.figures.procs != m.threads as u64 {
+        return Err(format!(
+            "hpcc ran on {} MPI ranks, not the case's {} threads",
+            run.figures.procs, m.threads
+        ));
+    }
+    let (kname, name) = STREAM_KERNELS[m.kernel];
+    let (value, what) = if m.threads == 1 {
+        (st.single[m.kernel], format!("SingleSTREAM_{name}"))
+    } else {
+        (
+            st.star[m.kernel] * m.threads as f64,
+            format!(
+                "StarSTREAM_{name} × {} ranks (each rank its own arrays at once; hpcc prints the mean per rank)",
+                m.threads
+            ),
+        )
+    };
+    let arrays_note = if m.arrays == 3 {
+        "the same array length as this case".to_string()
+    } else {
+        format!(
+            "the same bytes per thread as this case's {} arrays of {} elements",
+            m.arrays, m.case_elems
+        )
+    };
+    Ok(Found {
+        reference: Some(Reference {
+            tool: "hpcc".into(),
+            version: version.into(),
+            command: run.command.clone(),
+            value,
+            unit: Unit::BytePerSec,
+        }),
+        notes: vec![format!(
+            "{what} at STREAM_VectorSize={} (3 arrays of f64 per rank; {} wanted: {arrays_note}); STREAM reports the best of 10 passes and counts {kname} as peakbench does ({} B per element), peakbench's figure is the mean of its samples; hpcc ran HPL at N={} to size STREAM (it sizes every test from HPL's matrix)",
+            st.vector_size,
+            m.stream_elems,
+            if m.arrays == 3 { 24 } else { 16 },
+            run.figures.hpl_n
+        )],
+    })
 }
 
 /// The figure and notes for one case from one hpcc run.
@@ -441,6 +639,117 @@ mod tests {
         assert_eq!(lines[11].split_whitespace().next(), Some("2"));
         assert!(lines[31].starts_with("#####"), "{}", lines[31]);
         assert_eq!(lines.len(), 36);
+    }
+
+    fn mem_row(kernel: &str, size: u64, threads: u64, block: u64) -> BenchResult {
+        use crate::report::model::Metric;
+        BenchResult::new(
+            Resource::Memory,
+            kernel,
+            Metric::Throughput,
+            Unit::BytePerSec,
+        )
+        .param("kernel", kernel)
+        .param("pattern", "seq")
+        .size("size", size)
+        .param("threads", threads)
+        .param("level", "DRAM")
+        .param("bytes", "stream")
+        .size("block", block)
+    }
+
+    /// Issue #32 item 8: STREAM's figures, read from the recorded output (N = 2000 on
+    /// 2 ranks: STREAM_VectorSize = 2000² / 6).
+    #[test]
+    fn parses_stream_and_sizes_hpl_for_a_stream_array() {
+        let st = parse(FIXTURE).unwrap().stream;
+        assert_eq!(st.vector_size, 666_666);
+        assert_eq!(st.vector_size, 2000 * 2000 / (3 * 2));
+        assert!((st.star[0] - 12.4326e9).abs() < 1.0);
+        assert!((st.star[3] - 15.4588e9).abs() < 1.0);
+        assert!((st.single[1] - 31.5064e9).abs() < 1.0);
+        assert!((st.single[2] - 37.5349e9).abs() < 1.0);
+        let no_stream = FIXTURE.replace("StarSTREAM_Add=", "StarSTREAM_Gone=");
+        assert!(parse(&no_stream).unwrap_err().contains("StarSTREAM_Add"));
+        for (e, t) in [(666_666u64, 2usize), (1 << 20, 1), (5_592_405, 2), (1, 4)] {
+            let n = hpl_n_for_stream(e, t);
+            assert!(n * n / (3 * t as u64) >= e, "{e} {t}");
+            assert!(
+                (n - 1) * (n - 1) / (3 * t as u64) < e,
+                "{e} {t}: {n} not the least"
+            );
+        }
+        assert_eq!(hpl_n_for_stream(666_666, 2), 2000);
+    }
+
+    /// Issue #32 item 8: which memory rows STREAM matches, with what array size, and a
+    /// reason for those it runs differently.
+    #[test]
+    fn memory_rows_match_stream_at_the_same_bytes_per_thread() {
+        let gib = 1u64 << 30;
+        // triad, 1 GiB shared by 2 threads: 3 arrays of 512 MiB / 24 B per thread.
+        let e3 = gib / 2 / 3 / 8;
+        let m = stream_match(&mem_row("triad", gib, 2, e3 * 8))
+            .unwrap()
+            .unwrap();
+        assert_eq!((m.kernel, m.threads, m.stream_elems), (3, 2, e3));
+        assert_eq!(m.hpl_n, hpl_n_for_stream(e3, 2));
+        // copy at the same size: 2 arrays, the same bytes per thread, the same hpcc run.
+        let e2 = gib / 2 / 2 / 8;
+        let c = stream_match(&mem_row("copy", gib, 2, e2 * 8))
+            .unwrap()
+            .unwrap();
+        assert_eq!((c.kernel, c.hpl_n), (0, m.hpl_n));
+        // --weak: the size is per thread.
+        let w = stream_match(&mem_row("add", gib, 2, gib / 3 / 8 * 8))
+            .unwrap()
+            .unwrap();
+        assert_eq!(w.stream_elems, gib / 3 / 8);
+        // Not STREAM's kind: nothing. STREAM's kind run differently: one line why.
+        assert!(stream_match(&mem_row("read", gib, 2, e3 * 8)).is_none());
+        let why = |r: BenchResult| stream_match(&r).unwrap().unwrap_err();
+        assert!(why(mem_row("triad", gib, 2, 4096)).contains("blocks of 4 KiB"));
+        assert!(stream_match(&mem_row("triad", gib, 2, e3 * 8).param("pattern", "rand")).is_none());
+        assert!(why(mem_row("triad", gib, 2, e3 * 8).param("level", "L2")).contains("DRAM"));
+        let wa = mem_row("copy", gib, 2, e2 * 8).param("bytes", "stream+write-allocate");
+        assert!(why(wa).contains("write-allocate"));
+    }
+
+    #[test]
+    fn stream_figures_are_single_for_one_thread_and_star_times_ranks_for_more() {
+        let mut run = Run {
+            figures: parse(FIXTURE).unwrap(),
+            command: "mpirun …".into(),
+            blas: String::new(),
+            blas_files: Vec::new(),
+        };
+        let gib = 1u64 << 30;
+        let m2 = stream_match(&mem_row("triad", gib, 2, gib / 2 / 3 / 8 * 8))
+            .unwrap()
+            .unwrap();
+        let f = stream_found(&m2, "1.5.0", &run).unwrap();
+        let x = f.reference.unwrap();
+        assert!((x.value - 2.0 * 15.4588e9).abs() < 10.0);
+        assert_eq!(x.unit, Unit::BytePerSec);
+        assert!(
+            f.notes[0].contains("StarSTREAM_Triad × 2 ranks"),
+            "{:?}",
+            f.notes
+        );
+        assert!(f.notes[0].contains("best of 10"), "{:?}", f.notes);
+        assert!(f.notes[0].contains("mean"), "{:?}", f.notes);
+        // One thread: SingleSTREAM, from a run on one rank; a run on other ranks is refused.
+        let m1 = stream_match(&mem_row("copy", gib, 1, gib / 2 / 8 * 8))
+            .unwrap()
+            .unwrap();
+        assert!(stream_found(&m1, "1.5.0", &run)
+            .unwrap_err()
+            .contains("2 MPI ranks"));
+        run.figures.procs = 1;
+        let f = stream_found(&m1, "1.5.0", &run).unwrap();
+        assert!((f.reference.unwrap().value - 36.3603e9).abs() < 1.0);
+        assert!(f.notes[0].contains("SingleSTREAM_Copy"), "{:?}", f.notes);
+        assert!(f.notes[0].contains("16 B per element"), "{:?}", f.notes);
     }
 
     #[test]

@@ -348,7 +348,7 @@ fn uncovered(r: &BenchResult, ctx: &Context, names: &[&str]) -> String {
     }
     if r.resource == Resource::Memory && r.param_str("pattern") == Some("rand") {
         return format!(
-            "none of {list} runs {} in random order at this block (sysbench's rnd mode has read and write only; likwid-bench and mbw stream in order)",
+            "none of {list} runs {} in random order at this block (sysbench's rnd mode has read and write only; likwid-bench, mbw and hpcc's STREAM stream in order)",
             r.param_str("kernel").unwrap_or("this kernel")
         );
     }

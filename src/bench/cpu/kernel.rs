@@ -91,6 +91,10 @@ pub enum Isa {
     Avx,
     /// 256-bit AVX2 and FMA3.
     Avx2,
+    /// fp16 through F16C conversions (`vcvtph2ps`/`vcvtps2ph`) around fp32 FMA3: the
+    /// arithmetic is fp32, each result rounded back to fp16. A stand-in where the CPU has
+    /// no native fp16 arithmetic (see `kernels::superseded`).
+    F16c,
     /// 256-bit AVX-VNNI.
     AvxVnni,
     /// 512-bit AVX-512 (F, DQ).
@@ -125,12 +129,13 @@ pub enum Isa {
 
 impl Isa {
     /// Every ISA, weakest first.
-    pub(crate) const ALL: [Isa; 20] = [
+    pub(crate) const ALL: [Isa; 21] = [
         Isa::Generic,
         Isa::Scalar,
         Isa::Sse2,
         Isa::Avx,
         Isa::Avx2,
+        Isa::F16c,
         Isa::AvxVnni,
         Isa::Avx512,
         Isa::Avx512Vnni,
@@ -156,6 +161,7 @@ impl Isa {
             Isa::Sse2 => "sse2",
             Isa::Avx => "avx",
             Isa::Avx2 => "avx2",
+            Isa::F16c => "f16c",
             Isa::AvxVnni => "avx-vnni",
             Isa::Avx512 => "avx512",
             Isa::Avx512Vnni => "avx512-vnni",

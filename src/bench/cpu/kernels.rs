@@ -46,6 +46,16 @@ fn ref_fma_f16(n: u64) -> f64 {
         })
         .to_f64()
 }
+fn ref_fma_f16_f16c(n: u64) -> f64 {
+    // The F16C kernel's step: widen the fp16 accumulator to f32, one fused f32 FMA, round
+    // to fp16 (nearest even), as `half` does.
+    let (a, b) = ((1.0 - CONVERGE_B) as f32, CONVERGE_B as f32);
+    (0..n)
+        .fold(half::f16::ZERO, |acc, _| {
+            half::f16::from_f32(acc.to_f32().mul_add(a, b))
+        })
+        .to_f64()
+}
 fn ref_dot_bf16(n: u64) -> f64 {
     // Two products of 1.0 × 2⁻¹⁰ per lane per step, added in f32.
     let p = CONVERGE_B as f32;
@@ -273,6 +283,9 @@ pub(crate) static X86: &[Kernel] = &[
     row("add_i64_avx512", I::Avx512, P::Int64, &["avx512f"], Some(Alu), V512, 24, 8, lay(24, 64, 8, I64), V::IntAdd, x::add_i64_avx512, Some(x::add_i64_avx512_clock), ref_add_i64),
     row("mul_i64_avx512", I::Avx512, P::Int64, &["avx512f", "avx512dq"], Some(Mul64), V512, 24, 8, lay(24, 64, 8, I64), V::IntMul, x::mul_i64_avx512dq, Some(x::mul_i64_avx512dq_clock), ref_mul_i64),
     // fp16
+    // No pipe: the rate is bounded by the conversions around an fp32 FMA, and no fp16
+    // peak is claimed (see `F16C_PEAK`).
+    row("fma_f16_f16c", I::F16c, P::Fp16, &["avx", "fma", "f16c"], None, V256, 12, 16, lay(12, 32, 8, F16), V::Converge, x::fma_f16_f16c, None, ref_fma_f16_f16c),
     row("fma_f16_avx512fp16", I::Avx512Fp16, P::Fp16, &["avx512f", "avx512fp16"], Some(Fp16), V512, 24, 64, lay(24, 64, 32, F16), V::Converge, x::fma_f16_avx512fp16, Some(x::fma_f16_avx512fp16_clock), ref_fma_f16),
     // bf16
     row("dp_bf16_avx512bf16", I::Avx512Bf16, P::Bf16, &["avx512f", "avx512bf16"], Some(DotBf16), V512, 24, 64, lay(24, 64, 16, F32), V::Bf16Dot, x::dp_bf16_avx512bf16, Some(x::dp_bf16_avx512bf16_clock), ref_dot_bf16),
@@ -353,6 +366,33 @@ pub fn all() -> Vec<&'static Kernel> {
     v
 }
 
+/// Whether kernel `k` is a stand-in that a CPU with `features` does not need: the F16C
+/// fp16 kernel (fp32 arithmetic between conversions) when a kernel with native fp16
+/// arithmetic runs there. A superseded kernel is planned only when `--isa` names it, so
+/// the rows of a CPU with AVX512-FP16 stay what they were.
+pub(crate) fn superseded(k: &Kernel, features: &[String]) -> bool {
+    k.isa == Isa::F16c
+        && all()
+            .iter()
+            .any(|o| o.precision == k.precision && o.isa != Isa::F16c && o.supported_by(features))
+}
+
+/// The kernels a `cpu` run without `--isa` plans on a CPU with `features` (peakbench
+/// feature names, see `hw::cpudesc::CpuDescription::peakbench_features`): every kernel
+/// the CPU can run but the superseded stand-ins.
+pub fn default_kernels(features: &[String]) -> Vec<&'static Kernel> {
+    all()
+        .into_iter()
+        .filter(|k| k.supported_by(features) && !superseded(k, features))
+        .collect()
+}
+
+/// The peak provenance of the F16C fp16 kernel: none is claimed.
+pub(crate) const F16C_PEAK: &str = "unknown: fp16 through F16C conversion, the arithmetic is fp32 FMA (vcvtph2ps, vfmadd132ps, vcvtps2ph); no fp16 peak is claimed, the fp32 FMA peak (fma_f32_avx2) bounds it from above (use --peak)";
+
+/// The note on every F16C fp16 row.
+pub(crate) const F16C_NOTE: &str = "fp16 through F16C: each step widens the fp16 values to fp32 (vcvtph2ps), does one fp32 FMA and rounds the result back to fp16 (vcvtps2ph), so the values are fp16 but the arithmetic is fp32 after conversion; the CPU has no native fp16 arithmetic, and the fp32 FMA rate is the bound";
+
 /// Largest `out` buffer any kernel needs (24 SVE accumulators of 2048 bits: 6 KiB).
 pub(crate) const OUT_BYTES: usize = 8192;
 
@@ -414,6 +454,78 @@ mod tests {
         }
     }
 
+    fn features(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Issue #32 item 11: fp16 through F16C, its checksum against the `half` model of
+    /// widen → fused f32 FMA → round to fp16.
+    #[test]
+    fn the_f16c_fp16_kernel_matches_its_half_model() {
+        let k = all()
+            .into_iter()
+            .find(|k| k.name == "fma_f16_f16c")
+            .unwrap();
+        assert_eq!(
+            (k.isa, k.precision, k.pipe),
+            (Isa::F16c, Precision::Fp16, None)
+        );
+        // The model rises from 2⁻¹⁰ by fp16 steps (and stalls where the step rounds
+        // away, as fp16 does): every value an fp16 number in (0, 1].
+        assert_eq!(ref_fma_f16_f16c(1), CONVERGE_B);
+        let (a, b) = (ref_fma_f16_f16c(250), ref_fma_f16_f16c(5000));
+        assert!(a > CONVERGE_B && b >= a && b <= 1.0, "{a} {b}");
+        assert_eq!(half::f16::from_f64(b).to_f64(), b);
+        if !std::arch::is_x86_feature_detected!("f16c")
+            || !std::arch::is_x86_feature_detected!("fma")
+        {
+            eprintln!("skipped: this CPU lacks F16C or FMA");
+            return;
+        }
+        for iters in [1u64, 3, 250, 5000] {
+            let lanes = super::super::run_once(k, iters);
+            assert_eq!(lanes.len(), 12 * 8);
+            let checksum: f64 = lanes.iter().sum();
+            let model = ref_fma_f16_f16c(iters);
+            assert_eq!(checksum, 96.0 * model, "after {iters} iterations");
+            assert!(
+                lanes.iter().all(|&l| l == model),
+                "after {iters} iterations"
+            );
+        }
+    }
+
+    /// The F16C stand-in is planned only where no native fp16 kernel runs.
+    #[test]
+    fn f16c_stands_in_only_without_native_fp16() {
+        let k = all()
+            .into_iter()
+            .find(|k| k.name == "fma_f16_f16c")
+            .unwrap();
+        let zen3 = features(&["sse2", "avx", "fma", "avx2", "f16c"]);
+        let spr = features(&[
+            "sse2",
+            "avx",
+            "fma",
+            "avx2",
+            "f16c",
+            "avx512f",
+            "avx512fp16",
+        ]);
+        assert!(!superseded(k, &zen3));
+        assert!(superseded(k, &spr));
+        let names = |f: &[String]| -> Vec<&str> {
+            default_kernels(f)
+                .into_iter()
+                .filter(|k| k.precision == Precision::Fp16)
+                .map(|k| k.name)
+                .collect()
+        };
+        assert_eq!(names(&zen3), ["fma_f16_f16c"]);
+        assert_eq!(names(&spr), ["fma_f16_avx512fp16"]);
+        assert!(names(&features(&["sse2", "avx", "fma", "avx2"])).is_empty());
+    }
+
     #[test]
     fn precision_and_isa_parsing() {
         assert_eq!(Precision::parse("dp"), Some(Precision::Fp64));
@@ -425,5 +537,6 @@ mod tests {
         assert_eq!(Isa::parse("neon"), Some(Isa::Neon));
         assert_eq!(Isa::parse("SVE_BF16"), Some(Isa::SveBf16));
         assert_eq!(Isa::parse("altivec"), None);
+        assert_eq!(Isa::parse("F16C"), Some(Isa::F16c));
     }
 }

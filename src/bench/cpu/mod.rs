@@ -92,6 +92,9 @@ pub(crate) fn peak_for(
             source: format!("user (--peak {key}=…, given for {all} cores, scaled to {cores})"),
         };
     }
+    if k.isa == Isa::F16c {
+        return Peak::unknown(kernels::F16C_PEAK);
+    }
     let Some(pipe) = k.pipe else {
         return Peak::unknown(
             "unknown: generic kernel, the compiler chooses the instructions (use --peak)",
@@ -290,6 +293,9 @@ impl CpuCase {
         if let Some(why) = unavailable(k, host) {
             return r.skipped(why);
         }
+        if k.isa == Isa::F16c {
+            r.info(kernels::F16C_NOTE);
+        }
         if let Some(why) = &host.cpu.emulated {
             r.warn(format!("{} ({why})", crate::hw::arm::EMULATED));
         }
@@ -376,8 +382,10 @@ impl CpuCase {
 }
 
 /// The skipped row for a precision no kernel can run here, with the reason: the OS's
-/// refusal when a kernel exists but is refused (AMX), else the features needed.
-fn skipped_precision(p: Precision, host: &HostInfo) -> SkippedCase {
+/// refusal when a kernel exists but is refused (AMX), else the features needed; for a
+/// 16-bit float precision also the 16-bit kernels of this run (`ran`) that measure
+/// instead, or those the CPU has when the run has none.
+fn skipped_precision(p: Precision, host: &HostInfo, ran: &[&'static Kernel]) -> SkippedCase {
     let all = kernels::all();
     let refused = all
         .iter()
@@ -395,9 +403,52 @@ fn skipped_precision(p: Precision, host: &HostInfo) -> SkippedCase {
             needs.join(", ")
         )
     });
+    let reason = match p {
+        Precision::Fp16 | Precision::Bf16 => {
+            format!("{reason}; {}", sixteen_bit_instead(p, host, ran))
+        }
+        _ => reason,
+    };
     SkippedCase {
         precision: p,
         reason,
+    }
+}
+
+/// Which 16-bit kernels stand in for the 16-bit float precision `p` no kernel here runs:
+/// those of this run (`ran`), else those the CPU has and how to ask for them.
+fn sixteen_bit_instead(p: Precision, host: &HostInfo, ran: &[&'static Kernel]) -> String {
+    let sixteen = |k: &&'static Kernel| {
+        k.precision != p
+            && matches!(
+                k.precision,
+                Precision::Fp16 | Precision::Bf16 | Precision::Int16
+            )
+    };
+    let list = |ks: Vec<&'static Kernel>| {
+        ks.iter()
+            .map(|k| format!("{} ({})", k.name, k.precision.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let in_run: Vec<&'static Kernel> = ran.iter().copied().filter(sixteen).collect();
+    if !in_run.is_empty() {
+        return format!("16-bit kernels measured instead: {}", list(in_run));
+    }
+    let here: Vec<&'static Kernel> = kernels::default_kernels(&host.cpu.features)
+        .into_iter()
+        .filter(|k| sixteen(k) && unavailable(k, host).is_none())
+        .collect();
+    if here.is_empty() {
+        "no other 16-bit kernel runs here either".to_string()
+    } else {
+        let mut ps: Vec<&str> = here.iter().map(|k| k.precision.name()).collect();
+        ps.dedup();
+        format!(
+            "16-bit kernels this CPU runs: {} (--precision {})",
+            list(here),
+            ps.join(",")
+        )
     }
 }
 
@@ -475,9 +526,13 @@ impl Plan for CpuBench {
             })
             .filter(|k| match &c.isas {
                 Some(isas) => isas.contains(&k.isa),
-                // By default every kernel the CPU has; AMX refused by the OS still shows
-                // up, as skipped with the reason.
-                None => k.supported_by(&host.cpu.features),
+                // By default every kernel the CPU has but the stand-ins it does not
+                // need (F16C beside AVX512-FP16); AMX refused by the OS still shows up,
+                // as skipped with the reason.
+                None => {
+                    k.supported_by(&host.cpu.features)
+                        && !kernels::superseded(k, &host.cpu.features)
+                }
             })
             .collect();
         let sustain = c.sustain.map(|d| (c.interval, d));
@@ -487,7 +542,7 @@ impl Plan for CpuBench {
         if c.isas.is_none() {
             for p in c.precisions.iter().flatten() {
                 if !chosen.iter().any(|k| k.precision == *p) {
-                    cases.push(Box::new(skipped_precision(*p, host)));
+                    cases.push(Box::new(skipped_precision(*p, host, &chosen)));
                 }
             }
         }
@@ -523,7 +578,7 @@ impl Benchmark for CpuBench {
         let best = select::best_kernels(ctx.host, &|k| select::quick_rate(k, 0.01));
         for p in Precision::ALL {
             if !best.iter().any(|k| k.precision == p) {
-                cases.push(Box::new(skipped_precision(p, ctx.host)));
+                cases.push(Box::new(skipped_precision(p, ctx.host, &best)));
             }
         }
         for k in best {
@@ -611,6 +666,63 @@ mod tests {
             // not dependent would read far more.
             assert!(hz > 3e8 && hz < 7e9, "{}: {hz} Hz", k.name);
         }
+    }
+
+    fn host_with(features: &[&str]) -> HostInfo {
+        let mut host = crate::report::samples::host();
+        host.cpu.features = features.iter().map(|s| s.to_string()).collect();
+        host
+    }
+
+    /// Issue #32 item 11: with no fp16 kernel, the skipped row names the 16-bit kernels
+    /// that measure instead (of the run, else of the CPU).
+    #[test]
+    fn a_skipped_fp16_row_names_the_16_bit_kernels_instead() {
+        let host = host_with(&[
+            "sse2",
+            "avx",
+            "fma",
+            "avx2",
+            "avx512f",
+            "avx512vnni",
+            "avx512bf16",
+        ]);
+        let k = |n: &str| kernels::all().into_iter().find(|k| k.name == n).unwrap();
+        let ran = [
+            k("dp_bf16_avx512bf16"),
+            k("dp_i16_avx512vnni"),
+            k("fma_f64_avx512"),
+        ];
+        let r = skipped_precision(Precision::Fp16, &host, &ran).reason;
+        assert!(
+            r.contains(
+                "no fp16 kernel runs on this CPU (needs one of: avx+fma+f16c, avx512f+avx512fp16)"
+            ),
+            "{r}"
+        );
+        assert!(r.contains("16-bit kernels measured instead: dp_bf16_avx512bf16 (bf16), dp_i16_avx512vnni (int16)"), "{r}");
+        // `--precision fp16` alone: what the CPU has, and how to ask for it.
+        let r = skipped_precision(Precision::Fp16, &host, &[]).reason;
+        assert!(r.contains("16-bit kernels this CPU runs: "), "{r}");
+        assert!(
+            r.contains("dp_bf16_avx512bf16 (bf16)") && r.contains("muladd_i16_generic (int16)"),
+            "{r}"
+        );
+        assert!(r.contains("--precision "), "{r}");
+        // The F16C kernel's peak is not claimed, and says what bounds it.
+        let host = host_with(&["sse2", "avx", "fma", "avx2", "f16c"]);
+        let p = peak_for(
+            k("fma_f16_f16c"),
+            &host,
+            1,
+            Some(3e9),
+            &PeakOverrides::default(),
+        );
+        assert!(
+            p.value.is_none() && p.source.contains("fp32 FMA peak"),
+            "{}",
+            p.source
+        );
     }
 
     /// A 128-bit fp64 FMA row (4 FLOP per instruction) on any architecture.

@@ -17,7 +17,7 @@ pub struct CpuArgs {
     /// Precisions: int8,int16,int32,int64,fp16,bf16,fp32,fp64 (aliases qp,hp,sp,dp) [default: all]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub(crate) precision: Option<String>,
-    /// Instruction sets, comma-separated: generic, scalar, sse2, avx, avx2, avx-vnni, avx512,
+    /// Instruction sets, comma-separated: generic, scalar, sse2, avx, avx2, f16c, avx-vnni, avx512,
     /// avx512-vnni, avx512-bf16, avx512-fp16, amx [default: all the CPU has]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub(crate) isa: Option<String>,

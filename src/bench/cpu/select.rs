@@ -98,7 +98,11 @@ pub(crate) fn best_kernels(
         .filter_map(|p| {
             let cands: Vec<Candidate> = all
                 .iter()
-                .filter(|k| k.precision == *p && unavailable(k, host).is_none())
+                .filter(|k| {
+                    k.precision == *p
+                        && unavailable(k, host).is_none()
+                        && !kernels::superseded(k, &host.cpu.features)
+                })
                 .map(|k| Candidate {
                     kernel: k,
                     peak_per_cycle: k.pipe.map_or(0.0, |pipe| {

@@ -303,3 +303,37 @@ zmm_kernel!(
     "avx512f,avx512dq",
     "vpmullq zmm\\r, zmm\\r, zmm30"
 );
+
+/// fp16 arithmetic on a CPU without native fp16 (F16C): 12 fp16 accumulators of 8 lanes
+/// in xmm0–11, each step widened to fp32 (`vcvtph2ps`), one fp32 FMA acc·a + b, and the
+/// result rounded back to fp16 (`vcvtps2ph`, round to nearest even), so every result is
+/// an fp16 value as native fp16 arithmetic would keep it. The operands a and b are fp16
+/// in memory, widened once to fp32 in ymm14/15. Only the FMA counts as operations (2 per
+/// lane); the two conversions per step are the price of fp16 here, and the chain
+/// convert → FMA → convert is what bounds the rate, not the FMA pipes.
+#[target_feature(enable = "avx,fma,f16c")]
+pub(super) unsafe fn fma_f16_f16c(iters: u64, p: &Operands, out: *mut u8) {
+    std::arch::asm!(
+        "vcvtph2ps ymm14, xmmword ptr [{a}]",
+        "vcvtph2ps ymm15, xmmword ptr [{b}]",
+        irp12!(), "vmovdqu xmm\\r, xmmword ptr [{c}]", ".endr",
+        ".p2align 5",
+        "2:",
+        irp12!(), "vcvtph2ps ymm\\r, xmm\\r", ".endr",
+        irp12!(), "vfmadd132ps ymm\\r, ymm15, ymm14", ".endr",
+        irp12!(), "vcvtps2ph xmm\\r, ymm\\r, 0", ".endr",
+        "dec {n}",
+        "jnz 2b",
+        irp12!(), "vmovdqu ymmword ptr [{o} + 32*\\r], ymm\\r", ".endr",
+        "vzeroupper",
+        n = inout(reg) iters => _,
+        a = in(reg) p.a.as_ptr(),
+        b = in(reg) p.b.as_ptr(),
+        c = in(reg) p.init.as_ptr(),
+        o = in(reg) out,
+        out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _,
+        out("ymm6") _, out("ymm7") _, out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
+        out("ymm14") _, out("ymm15") _,
+        options(nostack),
+    );
+}
