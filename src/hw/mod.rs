@@ -18,6 +18,7 @@ pub(crate) mod net;
 pub mod peak;
 pub(crate) mod precision;
 pub(crate) mod probe;
+pub(crate) mod probe_arm;
 #[cfg(target_arch = "x86_64")]
 mod probe_x86;
 pub(crate) mod rates;

@@ -5,8 +5,10 @@
 //! as a fraction of a measured rate. A peak built from it stays a peak.
 //!
 //! Method (issue #31: a figure that a disturbed moment can never lower):
-//! - The loop (`probe_x86.rs`) runs one instruction class on enough independent
-//!   accumulators that only the number of units bounds it.
+//! - The loop (`probe_x86.rs`; on aarch64 `probe_arm.rs`: NEON FMLA and SDOT, each
+//!   kind of core of a big.LITTLE machine apart, nothing under emulation) runs one
+//!   instruction class on enough independent accumulators that only the number of units
+//!   bounds it.
 //! - One *reading* = a warm-up run of the loop (it settles the frequency licence), a
 //!   clock reading with the clock chain of `hw::clock` (dependent `add reg, reg`, one
 //!   per cycle, so adds ÷ seconds = Hz) about 0.6 ms long — the plain chain for
@@ -85,6 +87,10 @@ pub(crate) enum Test {
     AmxBf16,
     /// AMX `tdpbssd`.
     AmxInt8,
+    /// aarch64: 128-bit NEON `fmla v.2d` (`probe_arm.rs`).
+    Fmla,
+    /// aarch64: 128-bit NEON `sdot v.4s` (DotProd).
+    Sdot,
 }
 
 /// Allowed FMA and mul+add instructions per cycle.
@@ -125,6 +131,18 @@ pub(crate) const TESTS: &[Test] = &[
     Test::AmxInt8,
 ];
 
+/// The tests of an aarch64 core, in report order (`probe_arm.rs`): FMLA, SDOT.
+pub(crate) const ARM_TESTS: &[Test] = &[Test::Fmla, Test::Sdot];
+
+/// The tests this build has loops for: [`ARM_TESTS`] on aarch64, [`TESTS`] elsewhere.
+pub(crate) fn tests_here() -> &'static [Test] {
+    if cfg!(target_arch = "aarch64") {
+        ARM_TESTS
+    } else {
+        TESTS
+    }
+}
+
 fn reg(w: Width) -> &'static str {
     match w {
         Width::V512 => "zmm",
@@ -151,6 +169,8 @@ impl Test {
             Test::Fp16Fma => "vfmadd231ph zmm".into(),
             Test::AmxBf16 => "tdpbf16ps".into(),
             Test::AmxInt8 => "tdpbssd".into(),
+            Test::Fmla => "fmla v.2d".into(),
+            Test::Sdot => "sdot v.4s".into(),
         }
     }
 
@@ -166,6 +186,8 @@ impl Test {
             Test::Vdpbf16ps => (Pipe::DotBf16, Width::V512),
             Test::Fp16Fma => (Pipe::Fp16, Width::V512),
             Test::AmxBf16 | Test::AmxInt8 => (Pipe::Amx, Width::Tile),
+            Test::Fmla => (Pipe::Fma, Width::V128),
+            Test::Sdot => (Pipe::Dot, Width::V128),
         }
     }
 
@@ -191,18 +213,22 @@ impl Test {
             Test::Fp16Fma => &["avx512f", "avx512fp16"],
             Test::AmxBf16 => &["amx-tile", "amx-bf16"],
             Test::AmxInt8 => &["amx-tile", "amx-int8"],
+            Test::Fmla => &["neon"],
+            Test::Sdot => &["neon", "dotprod"],
         }
     }
 
     /// The unit counts a measurement may snap to.
     pub(crate) fn candidates(self) -> &'static [f64] {
         match self {
-            Test::Fma(_) | Test::MulAdd(_) => FMA_UNITS,
+            Test::Fma(_) | Test::MulAdd(_) | Test::Fmla => FMA_UNITS,
             Test::FmaShuffleMix => MIX_UNITS,
             Test::Vpmulld(_) | Test::Vpmullq => MUL_UNITS,
-            Test::Vpmaddwd(_) | Test::Vpdpbusd(_) | Test::Vpdpwssd(_) | Test::Vdpbf16ps => {
-                DOT_UNITS
-            }
+            Test::Vpmaddwd(_)
+            | Test::Vpdpbusd(_)
+            | Test::Vpdpwssd(_)
+            | Test::Vdpbf16ps
+            | Test::Sdot => DOT_UNITS,
             Test::Fp16Fma => FP16_UNITS,
             Test::AmxBf16 | Test::AmxInt8 => AMX_UNITS,
         }
@@ -230,6 +256,8 @@ impl Test {
             Test::Fp16Fma => "FP16 FMA",
             Test::AmxBf16 => "tdpbf16ps",
             Test::AmxInt8 => "tdpbssd",
+            Test::Fmla => "FMLA",
+            Test::Sdot => "SDOT",
         }
     }
 
@@ -256,6 +284,8 @@ impl Test {
             "fma_f16_avx512fp16" => Test::Fp16Fma,
             "tdp_bf16_amx" => Test::AmxBf16,
             "tdp_i8_amx" => Test::AmxInt8,
+            "fma_f64_neon" | "fma_f32_neon" => Test::Fmla,
+            "sdot_i8_neon" | "udot_i8_neon" => Test::Sdot,
             _ => return None,
         })
     }
@@ -301,11 +331,26 @@ pub(crate) struct ProbeEntry {
     pub(crate) result: Result<Probed, ProbeError>,
 }
 
+/// The probe of one further kind of core of an aarch64 machine.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct KindProbe {
+    /// The kind: implementer and part, e.g. `ARM part 0xd05`.
+    pub(crate) kind: String,
+    /// The CPUs its readings were taken on.
+    pub(crate) cpus: Vec<usize>,
+    /// One entry per test of [`ARM_TESTS`].
+    pub(crate) entries: Vec<ProbeEntry>,
+}
+
 /// Everything the probe found on one core.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct ProbeReport {
-    /// One entry per test of [`TESTS`], in that order.
+    /// One entry per test of [`tests_here`], in that order (on aarch64 those of the
+    /// first kind of core, the one the CPU is identified by).
     pub(crate) entries: Vec<ProbeEntry>,
+    /// aarch64 machines with several kinds of core (big.LITTLE): each further kind's
+    /// entries, probed on its own CPUs (`hw::arm::CorePart`).
+    pub(crate) other_kinds: Vec<KindProbe>,
     /// The first CPU the probe ran on, when it could be pinned.
     pub(crate) cpu: Option<usize>,
     /// Every CPU it took readings on (empty when it could not pin).
@@ -360,6 +405,9 @@ fn canonical_test(pipe: Pipe, width: Width) -> Option<Test> {
         Scalar => V128,
         w => w,
     };
+    if cfg!(target_arch = "aarch64") {
+        return arm_canonical_test(pipe, w);
+    }
     Some(match (pipe, w) {
         (Pipe::Amx, Tile) => Test::AmxBf16,
         (_, Tile) | (Pipe::Alu, _) => return None,
@@ -372,6 +420,16 @@ fn canonical_test(pipe: Pipe, width: Width) -> Option<Test> {
         (Pipe::Fp16, V512) => Test::Fp16Fma,
         _ => return None,
     })
+}
+
+/// aarch64's [`canonical_test`]: the 128-bit FMA and dot-product pipes (NEON FMLA,
+/// SDOT); SVE widths and the other classes are not probed.
+fn arm_canonical_test(pipe: Pipe, width: Width) -> Option<Test> {
+    match (pipe, width) {
+        (Pipe::Fma, Width::V128) => Some(Test::Fmla),
+        (Pipe::Dot, Width::V128) => Some(Test::Sdot),
+        _ => None,
+    }
 }
 
 impl ProbeReport {
@@ -438,24 +496,47 @@ impl fmt::Display for ProbeReport {
             "execution probe ({on}, {:.2} s; instructions per core cycle):",
             self.seconds
         )?;
-        let mut lacking = Vec::new();
-        for e in &self.entries {
-            match &e.result {
-                Ok(p) => writeln!(f, "  {}", p.evidence.trim_start_matches("probe: "))?,
-                Err(ProbeError::Lacks(_)) => lacking.push(e.test.name()),
-                Err(r) => writeln!(
-                    f,
-                    "  {}: none, {}",
-                    e.test.name(),
-                    r.to_string().trim_start_matches("probe: ")
-                )?,
-            }
-        }
-        if !lacking.is_empty() {
-            writeln!(f, "  not run (CPU lacks them): {}", lacking.join(", "))?;
+        write_entries(f, &self.entries, "  ")?;
+        for k in &self.other_kinds {
+            writeln!(
+                f,
+                "  {} (cpus {}):",
+                k.kind,
+                k.cpus
+                    .iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )?;
+            write_entries(f, &k.entries, "    ")?;
         }
         Ok(())
     }
+}
+
+/// One line per entry that ran, then one naming those the CPU lacks.
+fn write_entries(f: &mut fmt::Formatter, entries: &[ProbeEntry], indent: &str) -> fmt::Result {
+    let mut lacking = Vec::new();
+    for e in entries {
+        match &e.result {
+            Ok(p) => writeln!(f, "{indent}{}", p.evidence.trim_start_matches("probe: "))?,
+            Err(ProbeError::Lacks(_)) => lacking.push(e.test.name()),
+            Err(r) => writeln!(
+                f,
+                "{indent}{}: none, {}",
+                e.test.name(),
+                r.to_string().trim_start_matches("probe: ")
+            )?,
+        }
+    }
+    if !lacking.is_empty() {
+        writeln!(
+            f,
+            "{indent}not run (CPU lacks them): {}",
+            lacking.join(", ")
+        )?;
+    }
+    Ok(())
 }
 
 /// Formats a unit count: `2`, `2/3`, `1/16`.
@@ -858,6 +939,9 @@ pub(crate) const PROBE_CPUS: usize = 4;
 /// [`PROBE_CPUS`] CPUs of `cpu.pin_order` (not cached; see [`probe`]).
 pub(crate) fn run_probe(cpu: &CpuInfo) -> ProbeReport {
     let t0 = std::time::Instant::now();
+    if cfg!(target_arch = "aarch64") {
+        return super::probe_arm::run_probe(cpu, t0);
+    }
     let want: Vec<usize> = cpu.pin_order.iter().copied().take(PROBE_CPUS).collect();
     let cpu_ref = cpu;
     let (entries, pinned) = std::thread::scope(|s| {
@@ -875,6 +959,7 @@ pub(crate) fn run_probe(cpu: &CpuInfo) -> ProbeReport {
     });
     ProbeReport {
         entries,
+        other_kinds: Vec::new(),
         cpu: pinned.first().copied(),
         cpus: pinned,
         seconds: t0.elapsed().as_secs_f64(),
@@ -883,8 +968,19 @@ pub(crate) fn run_probe(cpu: &CpuInfo) -> ProbeReport {
 
 /// Why a test cannot run on this CPU, or `None`.
 fn unavailable(test: Test, cpu: &CpuInfo) -> Option<ProbeError> {
-    if !cfg!(target_arch = "x86_64") {
-        return Some("probe: only x86-64 has probe loops".into());
+    if cfg!(target_arch = "aarch64") {
+        if let Some(why) = super::arm::emulated() {
+            // No clock under an emulator: a rate per cycle would be the emulator's.
+            return Some(
+                format!(
+                    "probe: {}, no rates per cycle ({why})",
+                    super::arm::EMULATED
+                )
+                .into(),
+            );
+        }
+    } else if !cfg!(target_arch = "x86_64") {
+        return Some("probe: only x86-64 and aarch64 have probe loops".into());
     }
     let missing: Vec<String> = test
         .requires()
@@ -905,16 +1001,16 @@ fn unavailable(test: Test, cpu: &CpuInfo) -> Option<ProbeError> {
 
 /// Runs the tests the CPU has, their readings interleaved in rounds spread over time
 /// on every CPU of `cpus` (see [`measure_readings`]), and settles each.
-fn run_tests(cpu: &CpuInfo, cpus: &[usize]) -> Vec<ProbeEntry> {
+pub(crate) fn run_tests(cpu: &CpuInfo, cpus: &[usize]) -> Vec<ProbeEntry> {
     super::clock::clean_vector_state();
     let intel = cpu.vendor == "GenuineIntel";
-    let runnable: Vec<Test> = TESTS
+    let runnable: Vec<Test> = tests_here()
         .iter()
         .copied()
         .filter(|t| unavailable(*t, cpu).is_none())
         .collect();
     let mut readings = readings_of(&runnable, cpus);
-    TESTS
+    tests_here()
         .iter()
         .map(|&test| {
             let result = match unavailable(test, cpu) {
@@ -987,16 +1083,41 @@ fn readings_of(tests: &[Test], cpus: &[usize]) -> Vec<(Test, Vec<Vec<Reading>>)>
     jobs.iter().map(|j| j.test).zip(out).collect()
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(target_arch = "aarch64")]
+fn readings_of(tests: &[Test], cpus: &[usize]) -> Vec<(Test, Vec<Vec<Reading>>)> {
+    // The plain add chain: exists only on a native core (`clock::chain_available`).
+    let Some(chain) = super::clock::chain_fn(super::clock::ClockKind::Scalar) else {
+        return Vec::new();
+    };
+    let jobs: Vec<Job> = tests
+        .iter()
+        .filter_map(|&test| {
+            Some(Job {
+                test,
+                loops: vec![super::probe_arm::loop_for(test)?],
+                chain,
+            })
+        })
+        .collect();
+    // SAFETY: `run_tests` passes only tests whose instructions the CPU has; the add
+    // chain is plain A64.
+    let out = unsafe { measure_readings(&jobs, cpus) };
+    jobs.iter().map(|j| j.test).zip(out).collect()
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 fn readings_of(_tests: &[Test], _cpus: &[usize]) -> Vec<(Test, Vec<Vec<Reading>>)> {
     Vec::new()
 }
 
-/// One test's loops and its clock chain.
-#[cfg(target_arch = "x86_64")]
+/// A probe loop: runs `loops` iterations (`probe_x86.rs`, `probe_arm.rs`).
+pub(crate) type LoopFn = unsafe fn(u64);
+
+/// One test's loops (each with its instructions per iteration) and its clock chain.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 struct Job {
     test: Test,
-    loops: Vec<(super::probe_x86::LoopFn, u64)>,
+    loops: Vec<(LoopFn, u64)>,
     chain: super::clock::ChainFn,
 }
 
@@ -1017,11 +1138,11 @@ pub(crate) const SPREAD_SECS: f64 = 0.5;
 ///
 /// # Safety
 /// The CPU must have the instructions of every job's loops and chain.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 unsafe fn measure_readings(jobs: &[Job], cpus: &[usize]) -> Vec<Vec<Vec<Reading>>> {
     use crate::measure::clock::Tick;
     use crate::measure::share::{ThreadMark, MIN_SHARE};
-    let time = |f: super::probe_x86::LoopFn, n: u64| {
+    let time = |f: LoopFn, n: u64| {
         let t0 = Tick::now();
         f(n);
         Tick::now().secs_since(t0)
