@@ -326,7 +326,7 @@ pub(crate) fn result_contended(shares: &[SampleShare]) -> Vec<(Option<usize>, f6
     super::canary::contended(&per)
 }
 
-/// [`result_disturbed`] inside the guest only: a thread lost its core, or steal.
+/// `result_disturbed` inside the guest only: a thread lost its core, or steal.
 fn guest_disturbed(shares: &[SampleShare]) -> bool {
     let mut per: Vec<(usize, f64, f64)> = Vec::new();
     for s in shares {
