@@ -497,7 +497,8 @@ mod tests {
         }
     }
 
-    /// The F16C stand-in is planned only where no native fp16 kernel runs.
+    /// The F16C stand-in is planned only where no native fp16 kernel runs (x86 kernels).
+    #[cfg(target_arch = "x86_64")]
     #[test]
     fn f16c_stands_in_only_without_native_fp16() {
         let k = all()

@@ -668,6 +668,7 @@ mod tests {
         }
     }
 
+    #[cfg(target_arch = "x86_64")]
     fn host_with(features: &[&str]) -> HostInfo {
         let mut host = crate::report::samples::host();
         host.cpu.features = features.iter().map(|s| s.to_string()).collect();
@@ -675,7 +676,8 @@ mod tests {
     }
 
     /// Issue #32 item 11: with no fp16 kernel, the skipped row names the 16-bit kernels
-    /// that measure instead (of the run, else of the CPU).
+    /// that measure instead (of the run, else of the CPU). x86 kernels and features.
+    #[cfg(target_arch = "x86_64")]
     #[test]
     fn a_skipped_fp16_row_names_the_16_bit_kernels_instead() {
         let host = host_with(&[
