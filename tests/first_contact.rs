@@ -22,6 +22,49 @@ fn test_sources() -> Vec<(String, String)> {
     out
 }
 
+/// B: the README's second command reuses the first's build: both use the release
+/// profile, which therefore has no fat LTO (that made every test binary a whole-program
+/// link, so the tests had their own profile and compiled everything twice); the README
+/// says how long both take, and `.ci/run` runs exactly that command.
+#[test]
+fn the_test_command_reuses_the_release_build_and_says_how_long() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let first = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .unwrap();
+    let commands: Vec<&str> = first
+        .lines()
+        .map(|l| l.split('#').next().unwrap().trim())
+        .collect();
+    assert_eq!(commands, ["cargo run --release", "cargo test --release"]);
+    let after = &readme[readme.find(first).unwrap() + first.len()..];
+    let said = &after[..after.len().min(700)];
+    assert!(
+        said.contains("minutes") && said.contains("reuses that build"),
+        "the README's first lines say how long the build and the tests take: {said}"
+    );
+    let ci = std::fs::read_to_string(root.join(".ci/run")).unwrap();
+    assert!(
+        ci.lines().any(|l| l.trim() == "cargo test --release"),
+        ".ci/run runs the README's test command"
+    );
+    let toml = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let release = toml
+        .split("[profile.release]")
+        .nth(1)
+        .and_then(|r| r.split("\n[").next())
+        .unwrap();
+    for key in ["lto", "codegen-units"] {
+        assert!(
+            !release.lines().any(|l| l.trim_start().starts_with(key)),
+            "the release profile sets {key}: the tests would not share its build"
+        );
+    }
+}
+
 /// A: `COLUMNS=120` exported made three tests of tests/report.rs fail (their
 /// `pb()` kept the shell's environment). Every test starts the binary through
 /// `common` (clean environment); no file builds its own command of the binary.
