@@ -227,12 +227,7 @@ fn dry_run_prints_the_plan_and_measures_nothing() {
         .timeout(std::time::Duration::from_secs(60))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = common::success_text(&out, "null --dry-run");
     // 3 cases × (warm-up + 4 runs) × 2 s.
     assert!(text.starts_with("plan: 3 cases, about 30s"), "{text}");
     assert_eq!(
@@ -382,12 +377,7 @@ fn the_quick_suite_names_its_disk_file_first() {
         .timeout(std::time::Duration::from_secs(120))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = common::success_text(&out, "peakbench --dry-run");
     let canon = here.path().canonicalize().unwrap();
     assert!(
         text.contains("write a 256 MiB file into the current directory")

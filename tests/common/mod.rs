@@ -125,15 +125,25 @@ pub fn ok_results(stdout: &[u8], n: usize, what: &str) -> Vec<Value> {
     results
 }
 
-/// The JSON a successful run printed: asserts the exit status is success (naming
-/// `what` and stderr otherwise) and parses stdout.
-pub fn success_json(out: &Output, what: &str) -> Value {
+/// Asserts a run's exit status is success, naming `what` and its stderr otherwise.
+pub fn assert_success(out: &Output, what: &str) {
     assert!(
         out.status.success(),
         "{what}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The JSON a successful run printed: [`assert_success`], then stdout parsed.
+pub fn success_json(out: &Output, what: &str) -> Value {
+    assert_success(out, what);
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The text a successful run printed: [`assert_success`], then stdout (lossy UTF-8).
+pub fn success_text(out: &Output, what: &str) -> String {
+    assert_success(out, what);
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Runs `ip ARGS…` (iproute2) for the tests that build network namespaces; the error
