@@ -2,7 +2,7 @@
 //! (`--width`, else `COLUMNS`), notes shared by several rows and the CV warnings are
 //! printed once, and an interrupted run says what it kept. Nothing here checks speed.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 

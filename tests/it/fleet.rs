@@ -3,7 +3,7 @@
 //! differing settings are labelled, or refused with `--strict`; bad flags and bad files
 //! are one line with exit code 2. Nothing here checks speed.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;

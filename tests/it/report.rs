@@ -7,7 +7,7 @@
 //!
 //! Golden files: `PEAKBENCH_BLESS=1 cargo test --release --test report` rewrites them.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;

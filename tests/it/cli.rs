@@ -2,7 +2,7 @@
 //! driving the whole pipeline, every output format, `sysinfo --format json`, and a
 //! short real CPU run. Nothing here checks speed.
 
-mod common;
+use crate::common;
 
 use common::pb;
 use predicates::prelude::*;

@@ -2,7 +2,7 @@
 //! `tests/fixtures/tools/` and log each invocation, so that what peakbench runs (how
 //! often, with which arguments) is checked without the real tools or their time.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;

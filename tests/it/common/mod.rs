@@ -1,19 +1,22 @@
-//! Helpers shared by the integration tests (each test file has `mod common;`): the
+//! Helpers shared by the integration tests (`tests/it/main.rs` declares `mod common;`
+//! once; each module uses `crate::common`): the
 //! binary under test in a clean environment, where tests write their scratch files, the
 //! check that bad input is refused cleanly, and the check of a JSON report whose every
 //! result ran. Not every file uses every helper.
 //!
 //! Every test that starts the binary starts it through [`pb`], [`pb_std`] or
-//! [`clean_env`] (a test in `tests/cli.rs` holds them to it): the user's shell must not
+//! [`clean_env`] (a test in `tests/it/first_contact.rs` holds them to it): the user's shell must not
 //! change what the tests see (issue #32 A: `COLUMNS=120` exported made three tests of
-//! `tests/report.rs` fail, since the table fits `COLUMNS`).
+//! `tests/report.rs` (now `tests/it/report.rs`) fail, since the table fits `COLUMNS`).
 #![allow(dead_code)]
 
 use assert_cmd::Command;
 use serde_json::Value;
 use std::process::Output;
 
-#[path = "../../src/util/scratch.rs"]
+pub mod cluster;
+
+#[path = "../../../src/util/scratch.rs"]
 mod scratch;
 #[allow(unused_imports)]
 pub(crate) use scratch::{scratch_dir, scratch_root};

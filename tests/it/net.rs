@@ -4,7 +4,7 @@
 //! wrong tokens and version mismatches — and keeps serving. Everything runs on
 //! loopback with short tests; nothing checks speed.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use peakbench::bench::net::proto::{

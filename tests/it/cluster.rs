@@ -6,7 +6,7 @@
 //! the join deadline, never a hang). CI runs the same through `mpirun` with the `mpi`
 //! feature. Nothing here checks speed.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::Path;
@@ -428,8 +428,7 @@ fn mpirun_three_ranks_matrix_and_gathered_suite() {
 
 // ---- Authentication (issue #24): attackers that reach rank 0's port. ----
 
-#[path = "common/cluster.rs"]
-mod attack;
+use crate::common::cluster as attack;
 use attack::{challenge, join_msg, reach, STEP};
 use peakbench::cluster::wire::{Conn, Msg};
 

@@ -4,7 +4,7 @@
 //! tests check that every kernel ran and was verified, what it counted, that a machine
 //! without an adapter gets `skipped` results (exit 0), and that bad input is refused.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;

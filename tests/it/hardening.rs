@@ -2,7 +2,7 @@
 //! binary (or on loopback) and asserts the clean outcome: exit code, one clear line, no
 //! crash, no hang, and a server that keeps serving legitimate clients.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! checks speed, only that the right cases run, say what they counted, and that bad
 //! input is refused before anything runs.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! a new user or an attacker met through the binary and asserts the fixed behaviour
 //! with its exact message.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! no figure; an honest library built the same way passes (#33 item 1). Skips with a
 //! printed reason when no C compiler is installed. Nothing here checks speed.
 
-mod common;
+use crate::common;
 
 use common::pb;
 use serde_json::Value;

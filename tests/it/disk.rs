@@ -3,7 +3,7 @@
 //! stop the I/O, remove the files and exit 130/143. Test files live under the
 //! checkout's `target/test-scratch/` (a real filesystem; `/tmp` may be tmpfs). Speed is never checked.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

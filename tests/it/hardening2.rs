@@ -4,7 +4,7 @@
 //! `fleet --width`, and refusals that quote a flag's value. Every file a test needs is
 //! generated here, in a temporary directory removed afterwards.
 
-mod common;
+use crate::common;
 
 use common::pb;
 use std::time::{Duration, Instant};

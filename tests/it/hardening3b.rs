@@ -6,7 +6,7 @@
 //! Every file a test needs is made here, in temporary directories removed afterwards;
 //! the C libraries are compiled by the test (it skips, saying so, without `cc`).
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
