@@ -186,3 +186,18 @@ fn bad_input_is_one_line_and_exit_2() {
     // Nothing was run, so no results file.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+// ---- Regressions of the hardening rounds and the loose ends (#16, #26, #27, #33). ----
+
+/// #27 item 8: `gpu --size` past any GPU's memory is refused before anything runs.
+#[test]
+fn gpu_sizes_past_any_memory_are_refused() {
+    for size in ["9223372036854775808", "2TiB"] {
+        let out = common::pb()
+            .args(["gpu", "--kernel", "read", "--size", size])
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        common::assert_refused(&out, &size, &["--size:", "1TiB"]);
+    }
+}
