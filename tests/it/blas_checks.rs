@@ -103,11 +103,7 @@ fn build(dir: &Path, mode: &str) -> Option<PathBuf> {
             return None;
         }
     };
-    assert!(
-        out.status.success(),
-        "cc: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out, "cc");
     Some(lib)
 }
 

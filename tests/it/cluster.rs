@@ -85,11 +85,7 @@ fn launch(out: &Path, size: usize, ranks: &[usize], args: &[&str], join_s: u64) 
 /// Asserts every rank exited 0, naming the first that did not with its stderr.
 fn all_succeeded(outs: &[std::process::Output]) {
     for (i, o) in outs.iter().enumerate() {
-        assert!(
-            o.status.success(),
-            "rank {i}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        common::assert_success(o, &format!("rank {i}"));
     }
 }
 
@@ -169,11 +165,7 @@ fn three_ranks_gather_one_report_with_three_hosts() {
         .arg(&file)
         .output()
         .unwrap();
-    assert!(
-        fleet.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fleet.stderr)
-    );
+    common::assert_success(&fleet, "fleet");
     let f: Value = serde_json::from_slice(&fleet.stdout).unwrap();
     assert_eq!(f["workloads"][0]["n"], 3);
     assert!(gathered(d.path(), "html").exists());

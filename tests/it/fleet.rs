@@ -211,11 +211,7 @@ fn fleet_fits_the_width() {
         .timeout(std::time::Duration::from_secs(60))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out, "out");
     let text = String::from_utf8(out.stdout).unwrap();
     for l in text.lines() {
         assert!(

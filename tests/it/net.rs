@@ -6,14 +6,15 @@
 
 use crate::common;
 
+use common::frames::{authenticate, raw, read_frame};
+
 use assert_cmd::Command;
 use peakbench::bench::net::proto::{
-    self, data_hello, encode, hex, prove, unhex, Direction, Msg, Proto, Side, TestKind, TestSpec,
-    NONCE_LEN, VERSION,
+    data_hello, encode, hex, unhex, Direction, Msg, Proto, TestKind, TestSpec, NONCE_LEN, VERSION,
 };
 use peakbench::bench::net::server::{Server, ServerConfig};
 use peakbench::bench::net::{client, udp};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
@@ -100,7 +101,7 @@ fn loopback_counts_agree_at_both_ends() {
         "--repeat",
         "2",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    common::assert_success(&out, "net");
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 4);
     for r in results {
@@ -153,7 +154,7 @@ fn udp_datagrams_below_the_header_are_skipped_not_refused() {
         "--repeat",
         "1",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    common::assert_success(&out, "net");
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 3);
     for r in &results[..2] {
@@ -179,7 +180,7 @@ fn reverse_and_bidir_count_both_ways() {
             "1",
             flag,
         ]);
-        assert!(out.status.success(), "{flag}: {}", stderr(&out));
+        common::assert_success(&out, flag);
         let r = &v["results"][0];
         assert_eq!(r["status"], "ok", "{r}");
         let (local, remote) = (&r["ends"]["local"], &r["ends"]["remote"]);
@@ -254,24 +255,9 @@ fn serve_once_with_token_and_wrong_tokens() {
     let (v, out) = json_run(&[
         "--server", &a, "--time", "100ms", "--repeat", "1", "--proto", "tcp", "--token", "s3cret",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    common::assert_success(&out, "net");
     assert_eq!(v["results"][0]["status"], "ok");
     assert_eq!(v["results"][0]["params"]["server"], a);
-}
-
-fn raw(addr: SocketAddr) -> TcpStream {
-    let s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s
-}
-
-/// Reads one frame (or None on close).
-fn read_frame(s: &mut TcpStream) -> Option<Msg> {
-    let mut h = [0u8; 4];
-    s.read_exact(&mut h).ok()?;
-    let mut b = vec![0u8; proto::frame_len(h).ok()?];
-    s.read_exact(&mut b).ok()?;
-    proto::decode(&b).ok()
 }
 
 fn test_server(
@@ -318,24 +304,6 @@ fn good_run(addr: SocketAddr, token: Option<&str>) {
     let got: u64 = o.remote.streams.iter().map(|s| s.recv_bytes).sum();
     assert!(sent > 0);
     assert_eq!(sent, got);
-}
-
-/// Authenticates by hand; returns the control stream after Welcome.
-fn authenticate(addr: SocketAddr, token: &str) -> TcpStream {
-    let mut s = raw(addr);
-    let Some(Msg::Greeting { nonce, .. }) = read_frame(&mut s) else {
-        panic!("no greeting")
-    };
-    let sn = unhex(&nonce, NONCE_LEN).unwrap();
-    let cn = [9u8; NONCE_LEN];
-    let hello = Msg::Hello {
-        version: VERSION,
-        nonce: hex(&cn),
-        proof: Some(prove(token.as_bytes(), Side::Client, &sn, &cn)),
-    };
-    s.write_all(&encode(&hello)).unwrap();
-    assert!(matches!(read_frame(&mut s), Some(Msg::Welcome { .. })));
-    s
 }
 
 #[test]
@@ -517,13 +485,13 @@ fn udp_loss_and_reordering_are_counted() {
 mod server {
     //! #16 items 2, 3, 9 and 11 (server side), on loopback against the in-process server.
 
+    use crate::common::frames::{authenticate, raw, read_frame};
     use peakbench::bench::net::client;
     use peakbench::bench::net::proto::{
-        self, data_hello, encode, hex, prove, unhex, Direction, Msg, Proto, SentCount, Side,
-        TestKind, TestSpec, NONCE_LEN, VERSION,
+        data_hello, encode, unhex, Direction, Msg, Proto, SentCount, TestKind, TestSpec,
     };
     use peakbench::bench::net::server::{Server, ServerConfig, MAX_PENDING_PER_ADDR};
-    use std::io::{Read, Write};
+    use std::io::Write;
     use std::net::{SocketAddr, TcpStream};
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
@@ -567,37 +535,6 @@ mod server {
         }
     }
 
-    fn raw(addr: SocketAddr) -> TcpStream {
-        let s = TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        s
-    }
-
-    fn read_frame(s: &mut TcpStream) -> Option<Msg> {
-        let mut h = [0u8; 4];
-        s.read_exact(&mut h).ok()?;
-        let mut b = vec![0u8; proto::frame_len(h).ok()?];
-        s.read_exact(&mut b).ok()?;
-        proto::decode(&b).ok()
-    }
-
-    fn authenticate(addr: SocketAddr) -> TcpStream {
-        let mut s = raw(addr);
-        let Some(Msg::Greeting { nonce, .. }) = read_frame(&mut s) else {
-            panic!("no greeting")
-        };
-        let sn = unhex(&nonce, NONCE_LEN).unwrap();
-        let cn = [7u8; NONCE_LEN];
-        let hello = Msg::Hello {
-            version: VERSION,
-            nonce: hex(&cn),
-            proof: Some(prove(b"tok", Side::Client, &sn, &cn)),
-        };
-        s.write_all(&encode(&hello)).unwrap();
-        assert!(matches!(read_frame(&mut s), Some(Msg::Welcome { .. })));
-        s
-    }
-
     /// A legitimate client gets a full, counted test (retrying while the server says it
     /// is busy, for at most `within`).
     fn served_within(addr: SocketAddr, within: Duration) -> Duration {
@@ -633,7 +570,7 @@ mod server {
     #[test]
     fn a_vanished_client_frees_the_server() {
         let srv = server();
-        let mut c = authenticate(srv.addr);
+        let mut c = authenticate(srv.addr, "tok");
         c.write_all(&encode(&Msg::Test { spec: spec(6000) }))
             .unwrap();
         let Some(Msg::Ready { cookie, ports }) = read_frame(&mut c) else {
@@ -726,7 +663,7 @@ mod server {
     #[test]
     fn a_silent_data_connection_does_not_abort_the_test() {
         let srv = server();
-        let mut c = authenticate(srv.addr);
+        let mut c = authenticate(srv.addr, "tok");
         c.write_all(&encode(&Msg::Test { spec: spec(2) })).unwrap();
         let Some(Msg::Ready { cookie, ports }) = read_frame(&mut c) else {
             panic!("no ready")
@@ -766,7 +703,7 @@ mod server {
     #[test]
     fn malformed_frames_after_auth_get_an_error_reply() {
         let srv = server();
-        let mut c = authenticate(srv.addr);
+        let mut c = authenticate(srv.addr, "tok");
         let body = b"{\"type\":\"test\",\"spec\":\"\x1b]0;pwned\x07\"}";
         let mut f = (body.len() as u32).to_be_bytes().to_vec();
         f.extend_from_slice(body);
@@ -788,8 +725,9 @@ mod server {
 mod serve_memory {
     //! #27 items 1 and 2 against the real `peakbench serve` binary on 127.0.0.1.
 
+    use crate::common::frames::read_frame;
     use peakbench::bench::net::proto::{
-        self, data_hello, encode, hex, unhex, Direction, Msg, Proto, TestKind, TestSpec, NONCE_LEN,
+        data_hello, encode, hex, unhex, Direction, Msg, Proto, TestKind, TestSpec, NONCE_LEN,
         VERSION,
     };
     use std::io::{BufRead, BufReader, Read, Write};
@@ -856,14 +794,6 @@ mod serve_memory {
                 * 1024
         };
         (field("VmRSS:"), field("VmHWM:"))
-    }
-
-    fn read_frame(s: &mut TcpStream) -> Option<Msg> {
-        let mut h = [0u8; 4];
-        s.read_exact(&mut h).ok()?;
-        let mut b = vec![0u8; proto::frame_len(h).ok()?];
-        s.read_exact(&mut b).ok()?;
-        proto::decode(&b).ok()
     }
 
     fn spec(streams: u32, msg: u32) -> TestSpec {

@@ -5,7 +5,7 @@
 //! captured outputs, and the HTML rendered by headless Chromium when it is installed.
 //! Nothing here checks speed.
 //!
-//! Golden files: `PEAKBENCH_BLESS=1 cargo test --release --test report` rewrites them.
+//! Golden files: `PEAKBENCH_BLESS=1 cargo test --release --test it report::` rewrites them.
 
 use crate::common;
 
@@ -25,11 +25,7 @@ fn fixture(name: &str) -> PathBuf {
 
 fn stdout(args: &[&str]) -> String {
     let out = pb().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out, &format!("{args:?}"));
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -44,7 +40,7 @@ fn golden(name: &str, got: &str) {
     let want = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         want == got,
-        "{name} differs from its golden file; if the change is intended, rewrite with PEAKBENCH_BLESS=1 cargo test --release --test report\n--- got:\n{got}"
+        "{name} differs from its golden file; if the change is intended, rewrite with PEAKBENCH_BLESS=1 cargo test --release --test it report::\n--- got:\n{got}"
     );
 }
 
@@ -392,11 +388,7 @@ fn chromium_renders_the_charts() {
     };
     // The DOM after parsing: every chart is an <svg> element with its lines.
     let dom = base(&["--dump-dom".into()]).output().unwrap();
-    assert!(
-        dom.status.success(),
-        "{}",
-        String::from_utf8_lossy(&dom.stderr)
-    );
+    common::assert_success(&dom, "dom");
     let dom = String::from_utf8_lossy(&dom.stdout);
     assert_eq!(dom.matches("<svg").count(), 14, "{dom}");
     assert!(dom.matches("<polyline").count() >= 13);
@@ -408,11 +400,7 @@ fn chromium_renders_the_charts() {
     ])
     .output()
     .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out, "out");
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&png).unwrap()));
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size()];
@@ -554,11 +542,7 @@ fn report_text_from_a_file_is_sanitised() {
             .args(["report", f.to_str().unwrap(), "--format", format])
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{format}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_success(&out, format);
         let s = String::from_utf8(out.stdout).unwrap();
         assert!(
             !s.chars()
@@ -711,11 +695,7 @@ fn extreme_values_render_in_bounded_time() {
         .timeout(std::time::Duration::from_secs(60))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out, "out");
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("<svg") && !page.contains("NaN"));
     let out = common::pb()
@@ -910,11 +890,7 @@ fn decimal_sizes_show_in_decimal_units() {
         .arg(&file)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out, "out");
     let table = String::from_utf8(out.stdout).unwrap();
     let csv = dir.path().join("r.csv");
     let out = common::pb_bounded()
@@ -924,11 +900,7 @@ fn decimal_sizes_show_in_decimal_units() {
         .arg(&csv)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out, "out");
     let csv = std::fs::read_to_string(&csv).unwrap();
     for (what, text) in [("table", &table), ("csv", &csv)] {
         assert!(text.contains("block=8KB"), "{what}:\n{text}");
@@ -951,11 +923,7 @@ fn html_peak_sources_are_short_and_reasons_said_once() {
         .arg(&html)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out, "out");
     let page = std::fs::read_to_string(&html).unwrap();
     let peaks = &page[page.find("id=\"peaks\"").unwrap()..];
     let peaks = &peaks[..peaks.find("</ol>").unwrap()];

@@ -44,7 +44,7 @@ fn simultaneous_runs_keep_every_result() {
         .collect();
     for k in kids {
         let o = k.wait_with_output().unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        common::assert_success(&o, "o");
     }
     let files = names(dir.path());
     assert_eq!(files.len(), 4, "{files:?}");

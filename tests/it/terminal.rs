@@ -24,11 +24,7 @@ fn report(args: &[&str], env: Option<(&str, &str)>) -> String {
         c.env(k, v);
     }
     let out = c.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out, "out");
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -275,11 +271,7 @@ fn every_table_has_the_results_tables_frame() {
     ];
     for args in cases {
         let out = pb().args(args).args(["--width", "120"]).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_success(&out, &format!("{args:?}"));
         let s = String::from_utf8(out.stdout).unwrap();
         for boxed in ['┌', '┐', '└', '┘', '├', '┤', '┬', '┴', '╞', '═', '╭'] {
             assert!(
@@ -325,11 +317,7 @@ fn every_table_printing_subcommand_fits_120_columns() {
                 c.env("COLUMNS", "120");
             }
             let out = c.output().unwrap();
-            assert!(
-                out.status.success(),
-                "{args:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            common::assert_success(&out, &format!("{args:?}"));
             let s = String::from_utf8(out.stdout).unwrap();
             assert!(
                 widest(&s) <= 120,

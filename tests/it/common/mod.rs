@@ -17,6 +17,7 @@ use std::process::{Child, Output};
 use std::time::{Duration, Instant};
 
 pub mod cluster;
+pub mod frames;
 
 #[path = "../../../src/util/scratch.rs"]
 mod scratch;
