@@ -46,6 +46,8 @@ pub mod linalg;
 pub mod memory;
 pub mod net;
 pub(crate) mod null;
+#[cfg(test)]
+mod options_golden;
 pub mod peaks;
 
 use crate::hw::HostInfo;
