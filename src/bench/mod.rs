@@ -41,6 +41,7 @@
 pub mod common;
 pub mod cpu;
 pub mod disk;
+pub(crate) mod flags;
 pub mod gpu;
 pub mod linalg;
 pub mod memory;
