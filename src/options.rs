@@ -228,7 +228,10 @@ mod tests {
     fn opts(args: &[&str]) -> Result<Options, UsageError> {
         let mut v = vec!["peakbench"];
         v.extend_from_slice(args);
-        Options::from_cli(Cli::try_parse_from(v).unwrap())
+        // A typed flag's bad value is refused by clap, with the line cmdline prints.
+        let cli = Cli::try_parse_from(v)
+            .map_err(|e| UsageError::from_clap(&e).unwrap_or_else(|| panic!("{e}")))?;
+        Options::from_cli(cli)
     }
 
     #[test]
