@@ -727,16 +727,23 @@ fn a_matrix_rank_cannot_send_the_others_elsewhere() {
             .filter(|r| r["params"]["to"] == "h1")
             .collect();
         assert!(!to_h1.is_empty(), "{case}: {v:#}");
+        let want = match case {
+            "other-host" => "not on the address 127.0.0.1 it connected from",
+            _ => "did not prove the token",
+        };
+        let mut proved = 0;
         for r in to_h1 {
             let e = r["status"]["failed"]["error"].as_str().unwrap_or_else(|| {
                 panic!("{case}: the link to h1 was measured: {r:#}");
             });
-            let want = match case {
-                "other-host" => "not on the address 127.0.0.1 it connected from",
-                _ => "did not prove the token",
-            };
-            assert!(e.contains(want), "{case}: {e}");
+            // The impostor (a plain server, one test at a time) may still hold its busy
+            // slot from the previous refused attempt when the next link reaches it on a
+            // loaded machine: refused before any test too.
+            let busy = case == "impostor" && e.contains("server busy");
+            assert!(e.contains(want) || busy, "{case}: {e}");
+            proved += usize::from(e.contains(want));
         }
+        assert!(proved > 0, "{case}: no link said {want:?}: {v:#}");
     }
 }
 
