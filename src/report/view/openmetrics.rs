@@ -25,7 +25,7 @@
 //!
 //! Only a report (and a gathered matrix run, which is one) has figures: a comparison,
 //! a fleet, a grid or a text document is refused (`options` refuses the flag before
-//! anything runs; [`write`] says the same if it is ever reached).
+//! anything runs; [`write()`] says the same if it is ever reached).
 
 use super::{Doc, Format};
 use crate::report::model::{BenchResult, Param, Report, Status, Unit};
