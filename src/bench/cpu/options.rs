@@ -25,8 +25,8 @@ pub struct CpuArgs {
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub(crate) threads: Option<String>,
     /// Sustained mode: sample for this long, e.g. 10m (a time series per case)
-    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
-    pub(crate) sustain: Option<String>,
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true, value_parser = parse_duration)]
+    pub(crate) sustain: Option<Duration>,
     /// Sample interval in sustained mode [default: 1s]
     #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
     pub(crate) interval: Option<String>,
@@ -106,12 +106,7 @@ pub(crate) fn parse(a: &CpuArgs) -> Result<CpuOptions, UsageError> {
         .transpose()
         .map_err(|e| UsageError::new("--isa", e))?;
     let threads = a.threads.as_deref().map(parse_threads).transpose()?;
-    let sustain = a
-        .sustain
-        .as_deref()
-        .map(parse_duration)
-        .transpose()
-        .map_err(|e| UsageError::new("--sustain", e))?;
+    let sustain = a.sustain;
     let interval = a
         .interval
         .as_deref()
