@@ -4,9 +4,7 @@
 //! `prometheus-node-exporter` from its textfile directory on a loopback port. A test
 //! whose program is missing says so and skips, as `.ci/run` installs both.
 
-mod common;
-
-use common::{assert_refused, pb, refused};
+use crate::common::{self, assert_refused, pb, refused};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
