@@ -49,7 +49,7 @@ fn bad_input_is_one_line_and_exit_2() {
     usage_error(&["--repeat", "many"], "--repeat:");
     usage_error(
         &["--format", "xml"],
-        "--format: unknown format 'xml'; accepted: table,json,csv,markdown",
+        "--format: unknown format 'xml'; accepted: table,json,csv,markdown,openmetrics",
     );
     usage_error(&["--peak", "cpu.fp64"], "--peak:");
     usage_error(

@@ -26,6 +26,7 @@ mod memory;
 mod neighbours;
 mod net;
 mod netns;
+mod prom;
 mod reader_memory;
 mod reference_fakes;
 mod report;
