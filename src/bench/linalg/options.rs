@@ -26,8 +26,8 @@ pub struct LinalgArgs {
     /// Thread counts (pinned; the library's parallelism set to the same count) [default: 1,2,4,… up to the core count]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub(crate) threads: Option<String>,
-    /// Libraries: faer (built in), auto (faer and every BLAS found), openblas, blis, mkl, flexiblas, atlas, reference, or a path to a BLAS .so; loaded at run time, one set of rows each [default: faer]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    // Help: the libraries listed from the table (choice::help).
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, help = choice::help())]
     pub(crate) blas: Option<String>,
 }
 
