@@ -99,9 +99,10 @@ pub(crate) struct LinalgOptions {
     /// Thread counts (pinned; the library's parallelism set to the same count) [default: 1,2,4,… up to the core count]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = threads)]
     pub(crate) threads: Option<List<usize>>,
-    /// Libraries: faer (built in), auto (faer and every BLAS found), a BLAS by name, or a path to a BLAS .so; loaded at run time, one set of rows each [default: faer]
+    // Help: the libraries listed from the table (choice::help).
     #[arg(
         long,
+        help = choice::help(),
         value_name = "LIST",
         allow_hyphen_values = true,
         default_value = "faer",
@@ -276,7 +277,7 @@ mod tests {
             e,
             format!(
                 "--blas: unknown BLAS 'eigen'; accepted: {}",
-                choice::ACCEPTED
+                choice::accepted()
             )
         );
     }
