@@ -18,6 +18,7 @@ pub(crate) mod gate;
 pub mod hw;
 pub mod measure;
 pub(crate) mod options;
+pub(crate) mod pipeline;
 pub mod reference;
 pub mod report;
 pub(crate) mod reporting;

@@ -6,7 +6,7 @@
 //! code 2 and write nothing. Fixture reports make the verdicts exact; the hidden `null`
 //! command runs the whole pipeline end to end. Nothing here checks speed.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;

@@ -33,6 +33,7 @@ const TOP: &[&str] = &[
     "cluster",
     "cmdline",
     "options",
+    "pipeline",
     "reporting",
     "sysinfo",
 ];
