@@ -51,7 +51,9 @@ pub(crate) fn planner(command: &Command) -> Option<Planner<'_>> {
         | Command::Report(_)
         | Command::Compare { .. }
         | Command::Reference(_)
-        | Command::Fleet(_) => return None,
+        | Command::Fleet(_)
+        | Command::Baseline(_)
+        | Command::Check(_) => return None,
     })
 }
 
@@ -101,6 +103,11 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
             crate::reporting::run_fleet(common, f, &mut stdout.lock())?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Baseline(b) => {
+            crate::gate::run_baseline(&gate_output(common), b, &mut stdout.lock())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Check(c) => crate::gate::run_check(&gate_output(common), c, &mut stdout.lock()),
         Command::Reference(r) if !r.run => {
             crate::reporting::run_reference(common, &mut stdout.lock())?;
             Ok(ExitCode::SUCCESS)
@@ -124,6 +131,16 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
         }
         // Every other command is in the planner's table (a test holds it to that).
         other => anyhow::bail!("internal error: no runner for {other:?}"),
+    }
+}
+
+/// What `baseline` and `check` take of the common options.
+fn gate_output(common: &CommonOptions) -> crate::gate::Output {
+    crate::gate::Output {
+        format: common.format,
+        width: common.width,
+        quiet: common.quiet,
+        dir: common.output.clone(),
     }
 }
 
@@ -223,6 +240,8 @@ mod tests {
         &["compare", "a.json", "b.json"],
         &["reference"],
         &["fleet", "a.json"],
+        &["baseline", "--from", "a.json"],
+        &["check", "--baseline", "b.toml"],
         &["gpu", "--list"],
     ];
 

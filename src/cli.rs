@@ -62,6 +62,10 @@ pub(crate) enum Cmd {
     Reference(ReferenceArgs),
     /// Merge many hosts' results files: per workload the fleet median, spread and outlier hosts
     Fleet(FleetArgs),
+    /// Write a baseline (per case the median and a tolerance) from known-good results files
+    Baseline(crate::gate::BaselineArgs),
+    /// Check a run against a baseline: pass, regressed, improved, inconclusive or missing per case; exit 1 on a regression
+    Check(crate::gate::CheckArgs),
     /// Does nothing; drives the whole pipeline in tests
     #[command(hide = true)]
     Null {

@@ -44,6 +44,10 @@ pub(crate) enum Command {
     Reference(ReferenceOptions),
     /// `peakbench fleet FILE…` (measures nothing).
     Fleet(crate::reporting::FleetOptions),
+    /// `peakbench baseline --from FILE…` (measures nothing).
+    Baseline(crate::gate::options::BaselineOptions),
+    /// `peakbench check --baseline FILE [RESULTS.json]` (measures nothing).
+    Check(crate::gate::options::CheckOptions),
     /// Hidden `peakbench null`.
     Null {
         /// `--threads`.
@@ -91,6 +95,11 @@ impl Options {
                 threads: a.threads.as_deref().map(parse_threads).transpose()?,
             }),
             Some(Cmd::Fleet(a)) => Command::Fleet(crate::reporting::parse_fleet(a)?),
+            Some(Cmd::Baseline(a)) => Command::Baseline(crate::gate::options::parse_baseline(
+                a,
+                c.output.as_deref(),
+            )?),
+            Some(Cmd::Check(a)) => Command::Check(crate::gate::options::parse_check(a)?),
             Some(Cmd::Null { threads }) => Command::Null {
                 threads: threads
                     .as_deref()
@@ -122,7 +131,15 @@ impl Options {
                     "empty path; give a file name like report.html",
                 ))
             }
-            Some(_) if matches!(command, Command::Sysinfo | Command::Reference(_)) => {
+            Some(_)
+                if matches!(
+                    command,
+                    Command::Sysinfo
+                        | Command::Reference(_)
+                        | Command::Baseline(_)
+                        | Command::Check(_)
+                ) =>
+            {
                 return Err(UsageError::new(
                     "--html",
                     "only applies to measuring runs, report and compare",
@@ -151,7 +168,7 @@ fn refuse_unused(
             Command::Disk(_) => Some("disk jobs each have their own --file-size file already (weak scaling by construction); drop --weak and set --jobs and --file-size"),
             Command::Net(_) => Some("net streams each send for --time with no shared problem to divide; drop --weak and set --streams"),
             Command::Gpu(_) => Some("the GPU kernels run on one device with no thread count to scale; drop --weak"),
-            Command::Sysinfo | Command::Serve(_) | Command::Report(_) | Command::Compare { .. } => {
+            Command::Sysinfo | Command::Serve(_) | Command::Report(_) | Command::Compare { .. } | Command::Baseline(_) | Command::Check(_) => {
                 Some("applies only to the cpu, memory and linalg measurements (and the quick suite); drop --weak")
             }
             _ => None,
@@ -252,7 +269,7 @@ fn until_stable_unused(command: &Command) -> Option<&'static str> {
         Command::Gpu(_) => "GPU kernels run on the device, with no per-sample check of CPU threads; drop --until-stable and set --repeat",
         Command::Cpu(c) if c.sustain.is_some() => "--sustain keeps every interval's sample (a time series); drop one of the two",
         Command::Linalg(l) if !l.routines.contains(&Routine::Roofline) => "applies to the linalg roofline only, not to gemm or lu; drop --until-stable or add --routine roofline",
-        Command::Sysinfo | Command::Serve(_) | Command::Report(_) | Command::Compare { .. } | Command::Fleet(_) | Command::Reference(_) => {
+        Command::Sysinfo | Command::Serve(_) | Command::Report(_) | Command::Compare { .. } | Command::Fleet(_) | Command::Reference(_) | Command::Baseline(_) | Command::Check(_) => {
             "applies only to the cpu, memory and linalg roofline measurements (and the quick suite); drop --until-stable"
         }
         _ => return None,

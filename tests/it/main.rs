@@ -19,6 +19,7 @@ mod cpus;
 mod disk;
 mod first_contact;
 mod fleet;
+mod gate;
 mod gpu;
 mod layers;
 mod linalg;
