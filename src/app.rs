@@ -162,6 +162,7 @@ fn measure(options: &Options, plan: Planner<'_>) -> anyhow::Result<ExitCode> {
     }
     let host = HostInfo::detect(true);
     let (report, path, html) = run_cases(options, &host, &host.hostname, html, plan, |_| {})?;
+    crate::report::view::openmetrics::save(&report, opts.prom_file.as_deref())?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     crate::report::export_fit(&report, opts.format, opts.width, &mut out)?;
