@@ -5,9 +5,13 @@
 //! (`serialize_with = "crate::…"`) and in `#[cfg(test)]` code. Comments are ignored.
 //!
 //! The layers, lowest first. Each may use itself and the layers listed beside it; the
-//! top of the crate (`main`, `app`, `cli`, `cluster`, `options`, `reporting`,
-//! `sysinfo`) may use everything and is not scanned for direction. Every file of every
-//! folder, the top's included, is scanned for import circles within its folder.
+//! top of the crate (`main`, `app`, `pipeline`, `cli`, `cluster`, `options`,
+//! `reporting`, `sysinfo`) may use everything and is not scanned for direction.
+//!
+//! And no import cycle between any files of the crate, of any length, across folders:
+//! the module tree is read from `src/lib.rs`, every path a file names is resolved to the
+//! file that defines its item, and a cycle fails the test naming its files and one way
+//! round it with line numbers.
 
 use std::path::{Path, PathBuf};
 
@@ -90,7 +94,12 @@ fn strip_comments(src: &str) -> String {
 fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
     match b[i] {
         b'"' => Some(skip_string(b, i, 0)),
-        b'r' if matches!(b.get(i + 1), Some(b'"' | b'#')) && (i == 0 || !is_ident(b[i - 1])) => {
+        // `r"…"`, `r#"…"#`, and the byte and C forms `br#"…"#`, `cr"…"`.
+        b'r' if matches!(b.get(i + 1), Some(b'"' | b'#'))
+            && (i == 0
+                || !is_ident(b[i - 1])
+                || matches!(b[i - 1], b'b' | b'c') && (i == 1 || !is_ident(b[i - 2]))) =>
+        {
             let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
             (b.get(i + 1 + hashes) == Some(&b'"')).then(|| skip_string(b, i + 1 + hashes, hashes))
         }
@@ -435,14 +444,203 @@ fn the_scanner_sees_every_form() {
     assert_eq!(module_of(Path::new("util/units.rs")), m("util::units"));
 }
 
+/// A file of the crate and the module it is: `bench/disk/mod.rs` is `bench::disk`,
+/// `bench/net/proto_tests.rs` (declared `#[path = "proto_tests.rs"] mod tests;` in
+/// proto.rs) is `bench::net::proto::tests`.
+struct Unit {
+    rel: PathBuf,
+    module: Vec<String>,
+}
+
+/// The `mod NAME;` declarations of a file (not inline `mod NAME { … }`), each with the
+/// file a `#[path = "…"]` attribute just before it names.
+fn mod_decls(code: &str) -> Vec<(String, Option<String>)> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if let Some(j) = skip_literal(b, i) {
+            i = j;
+            continue;
+        }
+        if !(b[i..].starts_with(b"mod") && (i == 0 || !is_ident(b[i - 1]))) {
+            i += 1;
+            continue;
+        }
+        let (kw, end) = ident_at(b, i);
+        let (name, after) = ident_at(b, end);
+        let mut j = after;
+        while j < b.len() && b[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        if kw == "mod" && !name.is_empty() && b.get(j) == Some(&b';') {
+            // The attributes of this item: back to the end of the previous one.
+            let start = code[..i].rfind([';', '}', '{']).map_or(0, |k| k + 1);
+            let attrs = &code[start..i];
+            let path = attrs.find("path").and_then(|p| {
+                let q = attrs[p..].find('"')? + p + 1;
+                let e = attrs[q..].find('"')? + q;
+                Some(attrs[q..e].to_string())
+            });
+            out.push((name, path));
+        }
+        i = end;
+    }
+    out
+}
+
+/// The crate's module tree from `src/lib.rs`, following every `mod` declaration
+/// (`#[cfg(…)]` ones included, `#[path]` honoured). Fails on a file under `src/` that no
+/// declaration reaches (`main.rs`, the binary's root, aside).
+fn module_tree(src: &Path) -> Vec<Unit> {
+    let mut units = vec![Unit {
+        rel: PathBuf::from("lib.rs"),
+        module: Vec::new(),
+    }];
+    let mut k = 0;
+    while k < units.len() {
+        let rel = units[k].rel.clone();
+        let text = std::fs::read_to_string(src.join(&rel))
+            .unwrap_or_else(|e| panic!("src/{}: {e}", rel.display()));
+        let here = rel.parent().unwrap_or(Path::new("")).to_path_buf();
+        let stem = rel.file_stem().unwrap().to_string_lossy().into_owned();
+        // `a/b.rs` declares its children in `a/b/`; `mod.rs` and `lib.rs` beside them.
+        let dir = if stem == "mod" || stem == "lib" {
+            here.clone()
+        } else {
+            here.join(&stem)
+        };
+        for (name, path) in mod_decls(&strip_comments(&text)) {
+            let child = match path {
+                Some(p) => here.join(p),
+                None if src.join(dir.join(format!("{name}.rs"))).is_file() => {
+                    dir.join(format!("{name}.rs"))
+                }
+                None => dir.join(&name).join("mod.rs"),
+            };
+            assert!(
+                src.join(&child).is_file(),
+                "src/{}: `mod {name};` names no file ({})",
+                rel.display(),
+                child.display()
+            );
+            let mut module = units[k].module.clone();
+            module.push(name);
+            units.push(Unit { rel: child, module });
+        }
+        k += 1;
+    }
+    let mut all = Vec::new();
+    rust_files(src, &mut all);
+    let lost: Vec<String> = all
+        .iter()
+        .map(|f| f.strip_prefix(src).unwrap().to_path_buf())
+        .filter(|r| r != Path::new("main.rs") && !units.iter().any(|u| &u.rel == r))
+        .map(|r| format!("src/{}", r.display()))
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "files no `mod` declaration reaches: {lost:?}"
+    );
+    units
+}
+
+/// Turns the path a file spells at a byte offset into an absolute module path.
+type Resolve<'a> = dyn Fn(usize, &[String]) -> Option<Vec<String>> + 'a;
+
+/// The crate-local names a file's `use` items bring into scope: `use crate::bench;`
+/// binds `bench`, `use super::proto::{self, Side as S}` binds `proto` and `S`, each to
+/// its absolute path. `resolve` turns a path's first segments into absolute ones
+/// (`None` for another crate's).
+fn use_names(b: &[u8], resolve: &Resolve) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if let Some(j) = skip_literal(b, i) {
+            i = j;
+            continue;
+        }
+        let word_start = i == 0 || !(is_ident(b[i - 1]) || b[i - 1] == b'$');
+        if !(word_start && b[i..].starts_with(b"use") && !is_ident(*b.get(i + 3).unwrap_or(&b' ')))
+        {
+            i += 1;
+            continue;
+        }
+        let mut raw = Vec::new();
+        use_tree(b, i + 3, Vec::new(), &mut raw);
+        for (path, name) in raw {
+            if let Some(abs) = resolve(i, &path) {
+                out.push((name, abs));
+            }
+        }
+        i += 3;
+    }
+    out
+}
+
+/// The leaves of a use tree at `i` under `prefix`: each path with the name it binds.
+fn use_tree(b: &[u8], mut i: usize, prefix: Vec<String>, out: &mut Vec<(Vec<String>, String)>) {
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    if b.get(i) == Some(&b'{') {
+        let mut depth = 0;
+        let mut item = i + 1;
+        for j in i + 1..b.len() {
+            match b[j] {
+                b'{' => depth += 1,
+                b'}' if depth == 0 => {
+                    use_tree(b, item, prefix.clone(), out);
+                    return;
+                }
+                b'}' => depth -= 1,
+                b',' if depth == 0 => {
+                    use_tree(b, item, prefix.clone(), out);
+                    item = j + 1;
+                }
+                _ => {}
+            }
+        }
+        return;
+    }
+    let (id, end) = ident_at(b, i);
+    if id.is_empty() {
+        return; // `*`, or an empty group item
+    }
+    if let Some(k) = after_colons(b, end) {
+        let mut p = prefix;
+        p.push(id);
+        return use_tree(b, k, p, out);
+    }
+    let (kw, e) = ident_at(b, end);
+    let (alias, _) = ident_at(b, e);
+    let path = if id == "self" {
+        prefix
+    } else {
+        let mut p = prefix;
+        p.push(id);
+        p
+    };
+    let name = if kw == "as" {
+        alias
+    } else {
+        path.last().cloned().unwrap_or_default()
+    };
+    if name != "_" && !name.is_empty() {
+        out.push((path, name));
+    }
+}
+
 /// Every path `src` (the file of module `module`) names from the crate root, through
-/// `super`/`self`, or from one of its own child modules (`is_module` tells which module
-/// paths are files), resolved to absolute segments, with its line number. A `{…}` group
-/// gives one path per item.
+/// `super`/`self`, from one of its own child modules (`is_module` tells which module
+/// paths are files) or through a name its `use` items bound (`names`), resolved to
+/// absolute segments, with its line number; `#[cfg(test)]` code and attributes'
+/// strings included. A `{…}` group gives one path per item.
 fn paths(
     src: &str,
     module: &[String],
     is_module: &dyn Fn(&[String]) -> bool,
+    names: &[(String, Vec<String>)],
 ) -> Vec<(usize, Vec<String>)> {
     let code = strip_comments(src);
     let b = code.as_bytes();
@@ -451,6 +649,10 @@ fn paths(
     let mut found = Vec::new();
     let mut i = 0;
     while i < b.len() {
+        if let Some(j) = skip_literal(b, i).filter(|_| b[i] != b'"') {
+            i = j; // a char literal or a raw string; plain strings are read (attributes)
+            continue;
+        }
         let word_start = i == 0 || !(is_ident(b[i - 1]) || b[i - 1] == b'$');
         if !word_start || !is_ident(b[i]) {
             i += 1;
@@ -472,19 +674,6 @@ fn paths(
             continue;
         }
         let inline = mods.iter().filter(|&&(s, e)| s < i && i < e).count();
-        // Unit tests (`#[cfg(test)] mod …`) are not part of the built module tree: a
-        // test may exercise its file through a sibling.
-        let in_test = mods.iter().any(|&(s, e)| {
-            s < i
-                && i < e
-                && b[s.saturating_sub(80)..s]
-                    .windows(9)
-                    .any(|w| w == b"cfg(test)")
-        });
-        if in_test {
-            i = end;
-            continue;
-        }
         let (base, from) = match id.as_str() {
             "crate" => (Vec::new(), j),
             "self" => (module.to_vec(), j),
@@ -507,11 +696,14 @@ fn paths(
             _ => {
                 let mut child = module.to_vec();
                 child.push(id.clone());
-                if !is_module(&child) {
+                if is_module(&child) {
+                    (child, j)
+                } else if let Some((_, p)) = names.iter().find(|(n, _)| *n == id) {
+                    (p.clone(), j)
+                } else {
                     i = end;
                     continue;
                 }
-                (child, j)
             }
         };
         for p in tree_at(b, from, base) {
@@ -562,107 +754,374 @@ fn tree_at(b: &[u8], mut i: usize, base: Vec<String>) -> Vec<Vec<String>> {
     }
 }
 
-/// Circles between files of one top-level folder of `src/`: groups of files each of
-/// which reaches every other by imports (`use`, paths in code and attributes).
-fn circles(src: &Path) -> Vec<Vec<String>> {
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
-    let rel: Vec<PathBuf> = files
+/// One import: file `from` names file `to` at `line` of `from`.
+#[derive(Clone, Debug, PartialEq)]
+struct Import {
+    from: usize,
+    to: usize,
+    line: usize,
+}
+
+/// The crate's files and the imports between them: every path a file names (`use`,
+/// paths in code, in attributes, in `#[cfg(test)]` code) lands in the file that
+/// defines its item, through re-exports (`pub use x::Y` forwards `Y` to `x`). A `mod x;`
+/// declaration is not an import.
+fn imports(src: &Path) -> (Vec<Unit>, Vec<Import>) {
+    let units = module_tree(src);
+    let texts: Vec<String> = units
         .iter()
-        .map(|f| f.strip_prefix(src).unwrap().to_path_buf())
+        .map(|u| std::fs::read_to_string(src.join(&u.rel)).unwrap())
         .collect();
-    let modules: Vec<Vec<String>> = rel.iter().map(|r| module_of(r)).collect();
-    let is_module = |m: &[String]| modules.iter().any(|x| x == m);
-    // The file a path lands in: the longest module prefix that is a file.
-    let file_of = |p: &[String]| {
-        (0..=p.len())
-            .rev()
-            .find_map(|n| modules.iter().position(|m| m == &p[..n]))
+    let is_module = |m: &[String]| units.iter().any(|u| u.module == m);
+    // Each file's `use` names, resolved the way `paths` resolves a path's start.
+    let names: Vec<Vec<(String, Vec<String>)>> = units
+        .iter()
+        .zip(&texts)
+        .map(|(u, text)| {
+            let code = strip_comments(text);
+            let b = code.as_bytes();
+            let mods = inline_mods(b);
+            let resolve = |at: usize, p: &[String]| -> Option<Vec<String>> {
+                let inline = mods.iter().filter(|&&(s, e)| s < at && at < e).count();
+                let first = p.first()?;
+                let (mut base, rest) = match first.as_str() {
+                    "crate" => (Vec::new(), &p[1..]),
+                    "self" => (u.module.clone(), &p[1..]),
+                    "super" => {
+                        let n = p.iter().take_while(|s| *s == "super").count();
+                        let up = n.saturating_sub(inline);
+                        let keep = u.module.len().saturating_sub(up);
+                        (u.module[..keep].to_vec(), &p[n..])
+                    }
+                    _ => {
+                        let mut child = u.module.clone();
+                        child.push(first.clone());
+                        if !is_module(&child) {
+                            return None;
+                        }
+                        (child, &p[1..])
+                    }
+                };
+                base.extend(rest.iter().cloned());
+                Some(base)
+            };
+            use_names(b, &resolve)
+        })
+        .collect();
+    // The file whose item a path names, following re-exports.
+    let file_of = |p: &[String]| -> Option<usize> {
+        let mut p = p.to_vec();
+        for _ in 0..16 {
+            let (n, t) = (0..=p.len()).rev().find_map(|n| {
+                units
+                    .iter()
+                    .position(|u| u.module == p[..n])
+                    .map(|t| (n, t))
+            })?;
+            let forward = p
+                .get(n)
+                .and_then(|item| names[t].iter().find(|(name, _)| name == item));
+            match forward {
+                Some((_, to)) if to[..] != p[..n + 1] => {
+                    let mut next = to.clone();
+                    next.extend(p[n + 1..].iter().cloned());
+                    p = next;
+                }
+                _ => return Some(t),
+            }
+        }
+        None
     };
-    let n = files.len();
-    let mut reach = vec![vec![false; n]; n];
-    for (a, f) in files.iter().enumerate() {
-        let text = std::fs::read_to_string(f).unwrap();
-        for (_, p) in paths(&text, &modules[a], &is_module) {
+    let mut out = Vec::new();
+    for (a, u) in units.iter().enumerate() {
+        for (line, p) in paths(&texts[a], &u.module, &is_module, &names[a]) {
             if let Some(t) = file_of(&p) {
-                let same_folder =
-                    rel[a].components().count() > 1 && rel[a].iter().next() == rel[t].iter().next();
-                // A child naming an item of its own parent module (`super::Benchmark`, the
-                // seam a folder's mod.rs defines for its files) is the module tree itself,
-                // not an import that can close a circle.
-                let to_ancestor =
-                    modules[a].starts_with(&modules[t]) && modules[t].len() < modules[a].len();
-                if t != a && same_folder && !to_ancestor {
-                    reach[a][t] = true;
+                let imp = Import {
+                    from: a,
+                    to: t,
+                    line,
+                };
+                if t != a && !out.iter().any(|o: &Import| o.from == a && o.to == t) {
+                    out.push(imp);
                 }
             }
         }
     }
-    // Transitive closure (Floyd–Warshall over booleans).
-    for k in 0..n {
-        let via = reach[k].clone();
-        for row in reach.iter_mut().filter(|row| row[k]) {
-            for (t, &r) in via.iter().enumerate() {
-                row[t] |= r;
+    (units, out)
+}
+
+/// Whether `to` reaches `from` over `edges` (so `from → to` closes a cycle), and the
+/// way: the imports from `to` back to `from`.
+fn way_back(n: usize, edges: &[&Import], from: usize, to: usize) -> Option<Vec<Import>> {
+    let mut prev: Vec<Option<&Import>> = vec![None; n];
+    let mut seen = vec![false; n];
+    let mut queue = std::collections::VecDeque::from([to]);
+    seen[to] = true;
+    while let Some(x) = queue.pop_front() {
+        if x == from {
+            let mut way = Vec::new();
+            let mut at = from;
+            while at != to {
+                let e = prev[at].unwrap();
+                way.push(e.clone());
+                at = e.from;
             }
+            way.reverse();
+            return Some(way);
+        }
+        for e in edges.iter().filter(|e| e.from == x) {
+            if seen[e.to] {
+                continue;
+            }
+            seen[e.to] = true;
+            prev[e.to] = Some(e);
+            queue.push_back(e.to);
         }
     }
+    None
+}
+
+/// The import cycles among `edges`: each group of files that reach one another, with
+/// one cycle through its first file written out (`src/a.rs:3 → src/b.rs:9 → src/a.rs`).
+fn cycles(units: &[Unit], edges: &[&Import]) -> Vec<(Vec<String>, String)> {
+    let n = units.len();
+    let name = |t: usize| format!("src/{}", units[t].rel.display());
+    // What each file reaches, by a walk from it.
+    let reach: Vec<Vec<bool>> = (0..n)
+        .map(|a| {
+            let mut seen = vec![false; n];
+            let mut stack = vec![a];
+            while let Some(x) = stack.pop() {
+                for e in edges.iter().filter(|e| e.from == x) {
+                    if seen[e.to] {
+                        continue;
+                    }
+                    seen[e.to] = true;
+                    stack.push(e.to);
+                }
+            }
+            seen
+        })
+        .collect();
     let mut seen = vec![false; n];
     let mut out = Vec::new();
     for a in 0..n {
-        if seen[a] || !reach[a][a] {
+        if seen[a] {
             continue;
         }
-        let group: Vec<usize> = (0..n).filter(|&t| reach[a][t] && reach[t][a]).collect();
+        let group: Vec<usize> = (0..n)
+            .filter(|&t| t == a || reach[a][t] && reach[t][a])
+            .collect();
+        if group.len() < 2 {
+            continue;
+        }
         for &t in &group {
             seen[t] = true;
         }
-        out.push(
-            group
-                .iter()
-                .map(|&t| format!("src/{}", rel[t].display()))
-                .collect(),
-        );
+        let first = edges
+            .iter()
+            .find(|e| e.from == a && group.contains(&e.to))
+            .unwrap();
+        let mut way = vec![(*first).clone()];
+        way.extend(way_back(n, edges, a, first.to).unwrap());
+        let mut text: Vec<String> = way
+            .iter()
+            .map(|e| format!("{}:{}", name(e.from), e.line))
+            .collect();
+        text.push(name(a));
+        let mut files: Vec<String> = group.iter().map(|&t| name(t)).collect();
+        files.sort();
+        out.push((files, text.join(" → ")));
     }
     out
 }
 
-/// No two files of one folder import each other, directly or round a circle: a type
-/// both need lives in a file of its own (docs/ARCHITECTURE.md). A file's use of its own
-/// parent module (the seam a folder's mod.rs defines) is not counted, nor are the
-/// paths of unit tests (`#[cfg(test)] mod tests`), which are not part of the build. The exceptions are
-/// the platform split of the execution probe: `hw/probe.rs` holds the portable part and
-/// the tests, `hw/probe_x86.rs` the x86 loops and `hw/probe_arm.rs` the aarch64 ones,
-/// and each names the portable part and is named by it; and the same split of the core
-/// table, `hw/uarch.rs` (the types, identification, x86 rows) and `hw/uarch_arm.rs` (the
-/// Arm rows, built from uarch's types and looked up by its identification).
+/// Imports that close a cycle today and stay allowed, each `(from, to)` with why. An
+/// entry that no longer closes a cycle (or names an import that is gone) fails the
+/// test, so the list cannot go stale.
+const ALLOWED: &[(&str, &str, &str)] = &[
+    // The platform split of the execution probe: `hw/probe.rs` holds the portable
+    // part (and, through `probe_tests.rs`, the tests), `hw/probe_x86.rs` the x86 loops
+    // and `hw/probe_arm.rs` the aarch64 ones; each names the portable part and is
+    // named by it.
+    (
+        "src/hw/probe.rs",
+        "src/hw/probe_x86.rs",
+        "the probe's platform split",
+    ),
+    (
+        "src/hw/probe_x86.rs",
+        "src/hw/probe.rs",
+        "the probe's platform split",
+    ),
+    (
+        "src/hw/probe.rs",
+        "src/hw/probe_arm.rs",
+        "the probe's platform split",
+    ),
+    (
+        "src/hw/probe_arm.rs",
+        "src/hw/probe.rs",
+        "the probe's platform split",
+    ),
+];
+
+/// Removed when the Resource registry lands (#34 item 1): the seam between `bench`'s
+/// shared part and the resources, which that work redraws. The lead empties this list
+/// at that merge; an entry that no longer closes a cycle fails the test.
+const ALLOWED_UNTIL_REGISTRY: &[(&str, &str)] = &[
+    ("src/bench/mod.rs", "src/bench/common.rs"),
+    ("src/bench/mod.rs", "src/bench/cpu/mod.rs"),
+    ("src/bench/mod.rs", "src/bench/memory/mod.rs"),
+    ("src/bench/mod.rs", "src/bench/disk/mod.rs"),
+    ("src/bench/mod.rs", "src/bench/net/mod.rs"),
+    ("src/bench/mod.rs", "src/bench/gpu/mod.rs"),
+    ("src/bench/mod.rs", "src/bench/linalg/mod.rs"),
+    ("src/bench/common.rs", "src/bench/peaks.rs"),
+    ("src/bench/common.rs", "src/bench/mod.rs"),
+    ("src/bench/cpu/mod.rs", "src/bench/common.rs"),
+    ("src/bench/cpu/mod.rs", "src/bench/peaks.rs"),
+    ("src/bench/cpu/mod.rs", "src/bench/mod.rs"),
+    ("src/bench/disk/mod.rs", "src/bench/mod.rs"),
+    ("src/bench/gpu/mod.rs", "src/bench/common.rs"),
+    ("src/bench/gpu/mod.rs", "src/bench/peaks.rs"),
+    ("src/bench/gpu/mod.rs", "src/bench/mod.rs"),
+    ("src/bench/linalg/mod.rs", "src/bench/common.rs"),
+    ("src/bench/linalg/mod.rs", "src/bench/mod.rs"),
+    ("src/bench/linalg/mod.rs", "src/bench/peaks.rs"),
+    ("src/bench/memory/mod.rs", "src/bench/common.rs"),
+    ("src/bench/memory/mod.rs", "src/bench/peaks.rs"),
+    ("src/bench/memory/mod.rs", "src/bench/mod.rs"),
+    ("src/bench/net/mod.rs", "src/bench/mod.rs"),
+    ("src/bench/net/mod.rs", "src/bench/common.rs"),
+    ("src/bench/peaks.rs", "src/bench/cpu/kernels.rs"),
+    ("src/bench/cpu/options.rs", "src/bench/common.rs"),
+    ("src/bench/disk/case.rs", "src/bench/peaks.rs"),
+    ("src/bench/disk/case.rs", "src/bench/mod.rs"),
+    ("src/bench/disk/case.rs", "src/bench/common.rs"),
+    ("src/bench/disk/options.rs", "src/bench/common.rs"),
+    ("src/bench/linalg/backend.rs", "src/bench/mod.rs"),
+    ("src/bench/linalg/quick.rs", "src/bench/mod.rs"),
+    ("src/bench/linalg/quick.rs", "src/bench/common.rs"),
+    ("src/bench/memory/bytes.rs", "src/bench/common.rs"),
+    ("src/bench/memory/bytes.rs", "src/bench/mod.rs"),
+    ("src/bench/net/options.rs", "src/bench/common.rs"),
+    ("src/bench/net/results.rs", "src/bench/mod.rs"),
+    ("src/bench/net/results.rs", "src/bench/peaks.rs"),
+    ("src/bench/net/results.rs", "src/bench/common.rs"),
+];
+
+/// Cycles the whole-crate check found and that are not fixed yet (#34 item 3): mostly a
+/// child importing its folder's `mod.rs` (the trait or the helpers of the folder's
+/// registry: `reference::Tool`, `report::view::Doc`, the HTML page helpers) while that
+/// `mod.rs` lists the child, and unit tests reaching a sibling that imports them back.
+/// Fixing one moves the shared item into a file below both; an entry that no longer
+/// closes a cycle fails the test, so this list only shrinks.
+const NOT_YET_FIXED: &[(&str, &str)] = &[
+    ("src/cluster/mpi.rs", "src/cluster/mod.rs"),
+    ("src/reference/clpeak.rs", "src/reference/mod.rs"),
+    ("src/reference/fio.rs", "src/reference/mod.rs"),
+    ("src/reference/hpcc.rs", "src/reference/mod.rs"),
+    ("src/reference/iperf3.rs", "src/reference/mod.rs"),
+    ("src/reference/likwid.rs", "src/reference/mod.rs"),
+    ("src/reference/mbw.rs", "src/reference/mod.rs"),
+    ("src/reference/sockperf.rs", "src/reference/mod.rs"),
+    ("src/reference/sysbench.rs", "src/reference/mod.rs"),
+    ("src/bench/cpu/kernels.rs", "src/bench/cpu/mod.rs"),
+    ("src/bench/cpu/select.rs", "src/bench/cpu/mod.rs"),
+    ("src/bench/disk/case.rs", "src/bench/disk/mod.rs"),
+    ("src/bench/linalg/backend.rs", "src/bench/linalg/mod.rs"),
+    ("src/bench/linalg/quick.rs", "src/bench/linalg/mod.rs"),
+    ("src/bench/memory/bytes.rs", "src/bench/memory/mod.rs"),
+    ("src/report/view/csv.rs", "src/report/view/mod.rs"),
+    ("src/report/view/html/mod.rs", "src/report/view/mod.rs"),
+    ("src/report/view/json.rs", "src/report/view/mod.rs"),
+    ("src/report/view/markdown.rs", "src/report/view/mod.rs"),
+    ("src/report/view/table/mod.rs", "src/report/view/mod.rs"),
+    (
+        "src/report/view/html/compare.rs",
+        "src/report/view/html/mod.rs",
+    ),
+    (
+        "src/report/view/html/fleet.rs",
+        "src/report/view/html/mod.rs",
+    ),
+    (
+        "src/report/view/html/matrix.rs",
+        "src/report/view/html/mod.rs",
+    ),
+    (
+        "src/report/view/html/report.rs",
+        "src/report/view/html/mod.rs",
+    ),
+    ("src/hw/uarch_arm.rs", "src/hw/uarch.rs"),
+    ("src/measure/stable.rs", "src/measure/runner.rs"),
+    ("src/measure/testing.rs", "src/measure/runner.rs"),
+    ("src/report/samples.rs", "src/report/load.rs"),
+    ("src/report/compare.rs", "src/report/view/mod.rs"),
+    ("src/report/compare.rs", "src/report/view/markdown.rs"),
+    ("src/report/compare.rs", "src/report/view/table/mod.rs"),
+    ("src/report/matrix.rs", "src/report/view/mod.rs"),
+    ("src/report/matrix.rs", "src/report/view/html/mod.rs"),
+    ("src/report/matrix.rs", "src/report/view/table/mod.rs"),
+    ("src/report/compare/quick.rs", "src/report/compare.rs"),
+];
+
+/// The allowed imports `(from, to)` that are gone or close no cycle any more.
+fn stale(units: &[Unit], edges: &[Import], allowed: &[(&str, &str)]) -> Vec<String> {
+    let name = |t: usize| format!("src/{}", units[t].rel.display());
+    let all: Vec<&Import> = edges.iter().collect();
+    let mut stale = Vec::new();
+    for &(a, b) in allowed {
+        let e = edges.iter().find(|e| name(e.from) == a && name(e.to) == b);
+        match e {
+            None => stale.push(format!("{a} → {b}: no such import any more")),
+            Some(e) if way_back(units.len(), &all, e.from, e.to).is_none() => {
+                stale.push(format!("{a} → {b}: closes no cycle any more"))
+            }
+            Some(_) => {}
+        }
+    }
+    stale
+}
+
+/// No import cycle between any files of the crate, of any length, across folders
+/// (docs/ARCHITECTURE.md): a type two files both need lives in a file below both. A
+/// child importing its folder's `mod.rs` counts like any import, and so does the code
+/// of unit tests; a `mod x;` declaration does not. The exceptions are [`ALLOWED`],
+/// [`ALLOWED_UNTIL_REGISTRY`] and [`NOT_YET_FIXED`].
 #[test]
-fn no_circles_between_files_of_one_folder() {
+fn no_import_cycles_in_the_crate() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let allowed: &[&[&str]] = &[
-        &[
-            "src/hw/probe.rs",
-            "src/hw/probe_arm.rs",
-            "src/hw/probe_x86.rs",
-        ],
-        &["src/hw/uarch.rs", "src/hw/uarch_arm.rs"],
-    ];
-    let found = circles(&src);
-    let bad: Vec<String> = found
+    let (units, edges) = imports(&src);
+    assert!(
+        units.len() > 100,
+        "only {} files; is src/ there?",
+        units.len()
+    );
+    let name = |t: usize| format!("src/{}", units[t].rel.display());
+    let allowed: Vec<(&str, &str)> = ALLOWED
         .iter()
-        .filter(|c| {
-            !allowed
-                .iter()
-                .any(|a| a.iter().copied().eq(c.iter().map(|s| s.as_str())))
-        })
-        .map(|c| c.join(" <-> "))
+        .map(|&(a, b, _)| (a, b))
+        .chain(ALLOWED_UNTIL_REGISTRY.iter().copied())
+        .chain(NOT_YET_FIXED.iter().copied())
         .collect();
-    assert!(bad.is_empty(), "import circles:\n{}", bad.join("\n"));
-    // The scan finds the documented split (every folder is covered: see
-    // `the_circle_check_covers_every_folder`).
-    assert!(found
+    let stale = stale(&units, &edges, &allowed);
+    assert!(
+        stale.is_empty(),
+        "allowed imports no longer needed (remove them from the list):\n{}",
+        stale.join("\n")
+    );
+    let kept: Vec<&Import> = edges
         .iter()
-        .any(|c| c.len() == 3 && c[0] == "src/hw/probe.rs"));
+        .filter(|e| !allowed.contains(&(name(e.from).as_str(), name(e.to).as_str())))
+        .collect();
+    let found = cycles(&units, &kept);
+    let text: Vec<String> = found
+        .iter()
+        .map(|(files, way)| format!("{}\n    e.g. {way}", files.join(" <-> ")))
+        .collect();
+    assert!(found.is_empty(), "import cycles:\n{}", text.join("\n"));
 }
 
 /// Every file and folder directly under `src/` is a layer or part of the top, so a new
@@ -687,86 +1146,223 @@ fn every_module_has_a_place() {
     assert!(unplaced.is_empty(), "modules in no layer: {unplaced:?}");
 }
 
-/// The circle check reads every folder, at any depth, the top's `cluster/` included: a
-/// circle planted in a copy of each folder's layout is found, and nothing else is.
+/// Writes `files` (path under `src/`, text) into a fresh `src/` and returns the cycles
+/// the check finds there, each as its files.
+fn cycles_in(files: &[(&str, &str)]) -> Vec<Vec<String>> {
+    let tmp = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let p = tmp.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let (units, edges) = imports(tmp.path());
+    cycles(&units, &edges.iter().collect::<Vec<_>>())
+        .into_iter()
+        .map(|(files, _)| files)
+        .collect()
+}
+
+/// The cycle check sees every form of import, across folders and at any length, and
+/// nothing that is not one.
 #[test]
-fn the_circle_check_covers_every_folder() {
+fn the_cycle_check_sees_every_form() {
+    let lib = "pub mod a;\npub mod b;\npub mod c;\n";
+    let a = "pub mod x;\npub(crate) struct A;\n";
+    // A three-file cycle across folders: a/x.rs → b.rs → c.rs → a/x.rs.
+    let found = cycles_in(&[
+        ("lib.rs", lib),
+        ("a/mod.rs", a),
+        ("a/x.rs", "use crate::b::B;\npub(crate) struct X;\n"),
+        ("b.rs", "pub(crate) struct B(crate::c::C);\n"),
+        (
+            "c.rs",
+            "pub(crate) struct C;\nfn f() { let _ = super::a::x::X; }\n",
+        ),
+    ]);
+    assert_eq!(found, [vec!["src/a/x.rs", "src/b.rs", "src/c.rs"]]);
+    // `self::`, a path in an attribute's string and unit-test code close cycles too;
+    // so does a child naming its own folder's mod.rs.
+    for back in [
+        "#[serde(with = \"crate::a::x\")]\npub(crate) struct C;\n",
+        "pub(crate) struct C;\n#[cfg(test)]\nmod tests {\n    use super::super::a::x::X;\n}\n",
+        "pub(crate) struct C;\nmod inner { use crate::a::x; }\n",
+    ] {
+        let found = cycles_in(&[
+            ("lib.rs", lib),
+            ("a/mod.rs", a),
+            ("a/x.rs", "use crate::c::C;\npub(crate) struct X;\n"),
+            ("b.rs", ""),
+            ("c.rs", back),
+        ]);
+        assert_eq!(found, [vec!["src/a/x.rs", "src/c.rs"]], "{back}");
+    }
+    let found = cycles_in(&[
+        ("lib.rs", lib),
+        (
+            "a/mod.rs",
+            "pub mod x;\npub(crate) use self::x::X;\npub(crate) struct A;\n",
+        ),
+        ("a/x.rs", "use super::A;\npub(crate) struct X;\n"),
+        ("b.rs", ""),
+        ("c.rs", ""),
+    ]);
+    assert_eq!(found, [vec!["src/a/mod.rs", "src/a/x.rs"]]);
+    // Not imports: `mod x;`, comments, another crate's paths, a re-export passed
+    // through (`crate::a::X` is `a/x.rs`'s item, so b.rs → a/x.rs only), and a
+    // `#[path]` test file's `super` (its module is the file that declares it).
+    let found = cycles_in(&[
+        ("lib.rs", lib),
+        (
+            "a/mod.rs",
+            "pub mod x;\npub(crate) use x::X;\nuse crate::b::B;\n",
+        ),
+        (
+            "a/x.rs",
+            "// use crate::a::B;\npub(crate) struct X;\nuse std::fmt;\n",
+        ),
+        (
+            "b.rs",
+            "pub(crate) struct B;\nfn f() { let _ = crate::a::X; }\n",
+        ),
+        (
+            "c.rs",
+            "#[cfg(test)]\n#[path = \"c_tests.rs\"]\nmod tests;\npub(crate) struct C;\n",
+        ),
+        ("c_tests.rs", "use super::*;\n"),
+    ]);
+    assert!(found.is_empty(), "{found:?}");
+}
+
+/// The check covers the whole crate: every file is reached from `lib.rs`, and a cycle
+/// planted in a copy of each folder of `src/` (the top's `cluster/` included) is found.
+#[test]
+fn the_cycle_check_covers_every_folder() {
     let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut folders = Vec::new();
+    let tmp = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
     rust_files(&real, &mut files);
     for f in &files {
-        let rel = f
-            .parent()
-            .unwrap()
-            .strip_prefix(&real)
-            .unwrap()
-            .to_path_buf();
-        if !rel.as_os_str().is_empty() && !folders.contains(&rel) {
-            folders.push(rel);
-        }
+        let to = tmp.path().join(f.strip_prefix(&real).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(f, &to).unwrap();
     }
-    assert!(
-        folders.iter().any(|f| f == Path::new("cluster")),
-        "{folders:?}"
-    );
-    for folder in &folders {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join(folder);
-        std::fs::create_dir_all(&dir).unwrap();
-        let module: Vec<String> = folder
-            .iter()
-            .map(|c| c.to_string_lossy().into_owned())
-            .collect();
-        let m = module.join("::");
-        std::fs::write(dir.join("mod.rs"), "pub(crate) mod a;\npub(crate) mod b;\n").unwrap();
+    let (units, edges) = imports(tmp.path());
+    let before = cycles(&units, &edges.iter().collect::<Vec<_>>()).len();
+    let folders: Vec<&Unit> = units.iter().filter(|u| u.rel.ends_with("mod.rs")).collect();
+    assert!(folders.iter().any(|u| u.rel == Path::new("cluster/mod.rs")));
+    for u in &folders {
+        let m = u.module.join("::");
+        let dir = tmp.path().join(u.rel.parent().unwrap());
+        let mut text = std::fs::read_to_string(tmp.path().join(&u.rel)).unwrap();
+        text.push_str("\npub(crate) mod zz_a;\npub(crate) mod zz_b;\n");
+        std::fs::write(tmp.path().join(&u.rel), text).unwrap();
         std::fs::write(
-            dir.join("a.rs"),
-            format!("use crate::{m}::b::B;\npub(crate) struct A;\n"),
+            dir.join("zz_a.rs"),
+            format!("use crate::{m}::zz_b::B;\npub(crate) struct A;\n"),
         )
         .unwrap();
-        std::fs::write(dir.join("b.rs"), "use super::a::A;\npub(crate) struct B;\n").unwrap();
-        let found = circles(tmp.path());
-        let a = format!("src/{}", folder.join("a.rs").display());
-        let b = format!("src/{}", folder.join("b.rs").display());
-        assert_eq!(found, [vec![a, b]], "{}", folder.display());
-        // Without the way back, no circle.
-        std::fs::write(dir.join("b.rs"), "pub(crate) struct B;\n").unwrap();
-        assert!(circles(tmp.path()).is_empty(), "{}", folder.display());
+        std::fs::write(
+            dir.join("zz_b.rs"),
+            "use super::zz_a::A;\npub(crate) struct B;\n",
+        )
+        .unwrap();
+    }
+    let (units, edges) = imports(tmp.path());
+    let found = cycles(&units, &edges.iter().collect::<Vec<_>>());
+    let planted: Vec<&Vec<String>> = found
+        .iter()
+        .map(|(f, _)| f)
+        .filter(|f| f.iter().any(|x| x.contains("zz_")))
+        .collect();
+    assert_eq!(planted.len(), folders.len(), "{planted:?}");
+    assert_eq!(found.len(), before + folders.len());
+    for f in planted {
+        assert_eq!(f.len(), 2, "{f:?}");
     }
 }
 
-/// The path resolver behind the circle check.
+/// An allowed import that is gone, or no longer closes a cycle, is reported, so the
+/// allowlists cannot go stale.
 #[test]
-fn paths_resolve_every_form() {
-    let m = |p: &str| p.split("::").map(String::from).collect::<Vec<_>>();
-    let known = [
-        m("bench::disk::engine"),
-        m("bench::disk::sync"),
-        m("bench::disk"),
-    ];
-    let is = |p: &[String]| known.iter().any(|k| k == p);
-    let here = m("bench::disk::uring");
-    let p = |src: &str| -> Vec<String> {
-        paths(src, &here, &is)
-            .into_iter()
-            .map(|(_, p)| p.join("::"))
-            .collect()
-    };
+fn allowlist_entries_must_still_be_needed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |p: &str, t: &str| std::fs::write(tmp.path().join(p), t).unwrap();
+    write("lib.rs", "pub mod a;\npub mod b;\n");
+    write("a.rs", "use crate::b::B;\npub(crate) struct A;\n");
+    write("b.rs", "use crate::a::A;\npub(crate) struct B;\n");
+    let (units, edges) = imports(tmp.path());
+    let allowed = [("src/b.rs", "src/a.rs")];
+    assert!(stale(&units, &edges, &allowed).is_empty());
+    // The way back is gone: the entry closes no cycle.
+    write("a.rs", "pub(crate) struct A;\n");
+    let (units, edges) = imports(tmp.path());
     assert_eq!(
-        p("use super::engine::{Buffers, Caps};"),
-        ["bench::disk::engine::Buffers", "bench::disk::engine::Caps"]
+        stale(&units, &edges, &allowed),
+        ["src/b.rs → src/a.rs: closes no cycle any more"]
     );
-    assert_eq!(p("use super::super::Case;"), ["bench::Case"]);
+    // The import itself is gone.
+    write("b.rs", "pub(crate) struct B;\n");
+    let (units, edges) = imports(tmp.path());
     assert_eq!(
-        p("use crate::bench::{disk::{sync::S, engine}, Plan};"),
-        ["bench::disk::sync::S", "bench::disk::engine", "bench::Plan"]
+        stale(&units, &edges, &allowed),
+        ["src/b.rs → src/a.rs: no such import any more"]
     );
-    assert_eq!(p("mod tests { use super::*; }"), ["bench::disk::uring"]);
-    assert!(p("#[cfg(test)]\nmod tests { use super::super::engine::X; }").is_empty());
-    assert!(p("let x = a::b; x.super_thing(); foo::engine::X").is_empty());
-    let disk = m("bench::disk");
-    let q = paths("use engine::IoEngine; fn f() { sync::S }", &disk, &is);
-    assert_eq!(q.len(), 2);
-    assert_eq!(q[0].1.join("::"), "bench::disk::engine::IoEngine");
+}
+
+/// docs/ARCHITECTURE.md is true: every file it names under `src/` exists, and it names
+/// every file under `src/`. A section whose heading names a folder (`src/report/view/`)
+/// names its files relative to it (`json.rs`, `table/layout.rs`); `src/…` is a path from
+/// the root anywhere; patterns (`bench/<r>/mod.rs`) and `tests/…` are not checked.
+#[test]
+fn architecture_names_every_file_and_only_real_ones() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
+    let mut named = std::collections::BTreeSet::new();
+    let mut wrong = Vec::new();
+    let mut folder: Option<String> = None;
+    for (n, line) in doc.lines().enumerate() {
+        let ticked: Vec<&str> = line.split('`').skip(1).step_by(2).collect();
+        if line.starts_with('#') {
+            folder = ticked.iter().find(|t| t.starts_with("src/")).map(|t| {
+                if t.ends_with('/') {
+                    t.to_string()
+                } else {
+                    format!("{}/", Path::new(t).parent().unwrap().display())
+                }
+            });
+            continue;
+        }
+        for t in ticked {
+            let pattern = t.contains(['<', '*', ' ']) || t.starts_with("tests/");
+            if pattern || !(t.ends_with(".rs") || t.ends_with('/')) {
+                continue;
+            }
+            let path = match &folder {
+                _ if t.starts_with("src/") => t.to_string(),
+                Some(f) => format!("{f}{t}"),
+                None => continue,
+            };
+            if root.join(&path).exists() {
+                named.insert(path.trim_end_matches('/').to_string());
+            } else {
+                wrong.push(format!("line {}: {path} does not exist", n + 1));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let unnamed: Vec<String> = files
+        .iter()
+        .map(|f| {
+            let rel = f.strip_prefix(root).unwrap();
+            rel.to_string_lossy().into_owned()
+        })
+        .filter(|f| !named.contains(f))
+        .collect();
+    assert!(files.len() > 100, "only {} files under src/", files.len());
+    assert!(
+        wrong.is_empty() && unnamed.is_empty(),
+        "docs/ARCHITECTURE.md is out of date:\n{}\nnot named: {unnamed:?}",
+        wrong.join("\n")
+    );
 }
