@@ -51,12 +51,26 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Choices<T> {
     }
 }
 
-/// `--threads`: a list of thread counts, checked as `common::parse_threads` checks
-/// them, with its message.
+/// Most threads accepted per case (`bench::common::MAX_THREADS`, which
+/// `options_golden` checks it equals: this file imports nothing of `bench`, so that
+/// the options files that use it stay out of import circles through `common`).
+pub(crate) const MAX_THREADS: usize = 4096;
+
+/// `--threads`: a list of thread counts, whole numbers from 1 to [`MAX_THREADS`], with
+/// the messages `common::parse_threads` gives.
 pub(crate) fn threads(text: &str) -> Result<List<usize>, ParseError> {
-    crate::bench::common::parse_threads(text).map_err(|e| {
-        let m = e.0.strip_prefix("--threads: ").unwrap_or(&e.0);
-        ParseError(m.to_string())
+    crate::util::units::parse_list(text, |s| {
+        let n: usize = s.parse().map_err(|_| {
+            ParseError(format!(
+                "'{s}' is not a thread count; use whole numbers like 1,2,4,8"
+            ))
+        })?;
+        if n == 0 || n > MAX_THREADS {
+            return Err(ParseError(format!(
+                "'{s}' is out of range; thread counts go from 1 to {MAX_THREADS}"
+            )));
+        }
+        Ok(n)
     })
 }
 
