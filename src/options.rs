@@ -231,6 +231,93 @@ mod tests {
         Options::from_cli(Cli::try_parse_from(v).unwrap())
     }
 
+    /// The command lines of the golden test of the report's `config`.
+    const GOLDEN_LINES: &[&[&str]] = &[
+        &[],
+        &["--repeat", "2", "--min-time", "300ms", "--weak", "--quiet"],
+        &[
+            "--peak",
+            "cpu.fp64=1T",
+            "--peak",
+            "memory.l1=8Tbit/s",
+            "--until-stable",
+            "2%",
+        ],
+        &[
+            "cpu",
+            "--precision",
+            "dp,sp",
+            "--threads",
+            "1,2",
+            "--format",
+            "json",
+        ],
+        &[
+            "cpu",
+            "--sustain",
+            "2s",
+            "--interval",
+            "500ms",
+            "--repeat",
+            "5",
+        ],
+        &["memory", "--threads", "1", "--weak", "--html", "m.html"],
+        &[
+            "disk",
+            "--jobs",
+            "2",
+            "--file-size",
+            "64MiB",
+            "--dir",
+            "/tmp",
+            "--peak",
+            "disk.iops=500k",
+        ],
+        &["net", "--streams", "2", "--time", "1s", "--peak", "net=10G"],
+        &["gpu", "--list"],
+        &["gpu", "--peak", "gpu.fp32=60TFLOP/s", "--output", "out"],
+        &[
+            "linalg",
+            "--routine",
+            "gemm,roofline",
+            "--until-stable",
+            "1%",
+            "--stable-budget",
+            "5s",
+        ],
+        &["null", "--threads", "1,2", "--peak", "null=1G"],
+        &["sysinfo", "--format", "json"],
+        &["serve"],
+        &["report", "a.json", "--csv", "a.csv"],
+        &["compare", "a.json", "b.json", "--html", "c.html"],
+        &["fleet", "a.json", "b.json", "--threshold", "3", "--strict"],
+        &["reference", "--run", "--threads", "1"],
+    ];
+
+    /// The report's `config` (the serialised [`Options`]) of each [`GOLDEN_LINES`] line,
+    /// as it was before the resources moved into one registry (issue #34): it must not
+    /// change. `PEAKBENCH_GOLDEN=print` prints the current lines.
+    const GOLDEN: &str = include_str!("options_golden.txt");
+
+    #[test]
+    fn the_reports_config_is_unchanged() {
+        let got: Vec<String> = GOLDEN_LINES
+            .iter()
+            .map(|a| {
+                let o = opts(a).unwrap_or_else(|e| panic!("{a:?}: {e}"));
+                format!("{}\t{}", a.join(" "), serde_json::to_value(&o).unwrap())
+            })
+            .collect();
+        if std::env::var("PEAKBENCH_GOLDEN").as_deref() == Ok("print") {
+            println!("{}", got.join("\n"));
+        }
+        let want: Vec<&str> = GOLDEN.lines().collect();
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(want) {
+            assert_eq!(g, w);
+        }
+    }
+
     #[test]
     fn defaults() {
         let o = opts(&[]).unwrap();
