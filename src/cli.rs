@@ -1,38 +1,118 @@
 //! Command-line definitions (clap), assembled here at the top: the options common to
-//! every command (`bench::common::CommonArgs`) and one subcommand per resource, whose
-//! flags each resource defines next to its validation (`bench/<resource>/options.rs`).
-//! The commands that measure nothing (report, compare, reference) are defined here.
+//! every command (`bench::common::CommonArgs`) and one subcommand per registered
+//! resource (`bench::RESOURCES`: each resource builds its own from its flags,
+//! `bench/<resource>/options.rs`). The commands that measure nothing (sysinfo, serve,
+//! report, compare, reference, fleet) are [`Cmd`], defined here.
 //! Every flag is defined once, with its help. Values are taken as text and validated
 //! (through `options.rs`), which gives each bad value one clear line naming the flag and
 //! the accepted form.
 
 use crate::bench::common::CommonArgs;
-use crate::bench::cpu::options::CpuArgs;
-use crate::bench::disk::options::DiskArgs;
-use crate::bench::gpu::options::GpuArgs;
-use crate::bench::linalg::options::LinalgArgs;
-use crate::bench::memory::options::MemoryArgs;
-use crate::bench::net::options::{NetArgs, ServeArgs};
-use clap::{Args, Parser, Subcommand};
+use crate::bench::net::options::ServeArgs;
+use crate::bench::Resource;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Subcommand};
 
-/// peakbench: how close does this machine come to its physical limit?
-#[derive(Debug, Parser)]
-#[command(
-    name = "peakbench",
-    version,
-    about = "How close does this machine come to its physical limit? Run with no subcommand for the quick suite.",
-    after_help = "Lists are comma-separated (--threads 1,2,4). Sizes take B/KiB/MiB/GiB or KB/MB/GB, durations ms/s/m/h."
-)]
+/// The top-level about line.
+const ABOUT: &str =
+    "How close does this machine come to its physical limit? Run with no subcommand for the quick suite.";
+/// The top-level after-help.
+const AFTER_HELP: &str = "Lists are comma-separated (--threads 1,2,4). Sizes take B/KiB/MiB/GiB or KB/MB/GB, durations ms/s/m/h.";
+
+/// peakbench: how close does this machine come to its physical limit? The common
+/// options, and one subcommand per registered resource (`bench::RESOURCES`) beside the
+/// commands of [`Cmd`]; implements `clap::Parser` by hand, since the resources'
+/// subcommands come from the registry.
+#[derive(Debug)]
 pub struct Cli {
     /// Options common to every measuring command.
-    #[command(flatten)]
     pub(crate) common: CommonArgs,
     /// What to run; none runs the quick suite.
-    #[command(subcommand)]
-    pub(crate) command: Option<Cmd>,
+    pub(crate) command: Option<Sub>,
 }
 
-/// Subcommands.
+/// The subcommand given.
+#[derive(Debug)]
+pub(crate) enum Sub {
+    /// A registered resource's subcommand, with its matches (the resource parses them).
+    Resource(Chosen),
+    /// A command that measures nothing.
+    Cmd(Cmd),
+}
+
+/// A resource's subcommand and its matches.
+pub(crate) struct Chosen {
+    /// The resource.
+    pub(crate) resource: &'static dyn Resource,
+    /// Its subcommand's matches.
+    pub(crate) matches: ArgMatches,
+}
+
+impl std::fmt::Debug for Chosen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chosen")
+            .field("resource", &self.resource.name())
+            .field("matches", &self.matches)
+            .finish()
+    }
+}
+
+/// The order of the subcommands in help: sysinfo, the resources, then the others.
+fn order() -> Vec<&'static str> {
+    let mut v = vec!["sysinfo"];
+    v.extend(crate::bench::RESOURCES.iter().map(|r| r.name()));
+    v.extend(["serve", "report", "compare", "reference", "fleet"]);
+    v
+}
+
+impl CommandFactory for Cli {
+    fn command() -> clap::Command {
+        let mut c = clap::Command::new("peakbench").version(env!("CARGO_PKG_VERSION"));
+        c = CommonArgs::augment_args(c);
+        for r in crate::bench::RESOURCES {
+            c = c.subcommand(r.command());
+        }
+        // After the derived parts, which would set their own about.
+        c = Cmd::augment_subcommands(c)
+            .about(ABOUT)
+            .long_about(None)
+            .after_help(AFTER_HELP);
+        // Commands added the derive way after the list keep their order behind it.
+        for (i, name) in order().into_iter().enumerate() {
+            c = c.mut_subcommand(name, |s| s.display_order(i));
+        }
+        c.subcommand_required(false)
+    }
+
+    fn command_for_update() -> clap::Command {
+        Self::command()
+    }
+}
+
+impl FromArgMatches for Cli {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let common = CommonArgs::from_arg_matches(m)?;
+        let command = match m.subcommand() {
+            None => None,
+            Some((name, sub)) => Some(match crate::bench::find(name) {
+                Some(resource) => Sub::Resource(Chosen {
+                    resource,
+                    matches: sub.clone(),
+                }),
+                None => Sub::Cmd(Cmd::from_arg_matches(m)?),
+            }),
+        };
+        Ok(Cli { common, command })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Parser for Cli {}
+
+/// The subcommands that are not resources.
 #[derive(Debug, Subcommand)]
 pub(crate) enum Cmd {
     /// Detected hardware, measured clocks and theoretical peaks
@@ -40,18 +120,6 @@ pub(crate) enum Cmd {
         after_help = "sysinfo measures no case: of the options above it takes --format, --peak, --width and --quiet; the others are refused (exit 2)."
     )]
     Sysinfo,
-    /// Operations per second per precision and instruction set, 1..N pinned threads
-    Cpu(CpuArgs),
-    /// Memory bandwidth (read, write, copy, scale, add, triad) and latency, L1 to DRAM
-    Memory(MemoryArgs),
-    /// File I/O like fio: throughput, IOPS and completion-latency percentiles (O_DIRECT)
-    Disk(DiskArgs),
-    /// TCP/UDP throughput and ping-pong latency (loopback, or against `peakbench serve`)
-    Net(NetArgs),
-    /// GPU compute per precision, memory and transfer bandwidth, dispatch latency (wgpu over Vulkan)
-    Gpu(GpuArgs),
-    /// Dense linear algebra next to the FMA peak: GEMM and an HPL-style LU solve (faer)
-    Linalg(LinalgArgs),
     /// Serve network tests to `peakbench net --server` clients
     Serve(ServeArgs),
     /// Render a results file: the table on stdout, or --html/--csv/--markdown files
@@ -62,13 +130,6 @@ pub(crate) enum Cmd {
     Reference(ReferenceArgs),
     /// Merge many hosts' results files: per workload the fleet median, spread and outlier hosts
     Fleet(FleetArgs),
-    /// Does nothing; drives the whole pipeline in tests
-    #[command(hide = true)]
-    Null {
-        /// Thread counts
-        #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-        threads: Option<String>,
-    },
 }
 
 /// `peakbench report` arguments.

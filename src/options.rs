@@ -5,32 +5,23 @@
 //! [`UsageError`] line naming the flag and the accepted form; nothing runs.
 
 use crate::bench::common::{parse_threads, CommonOptions};
-use crate::cli::{Cli, Cmd};
+use crate::bench::resource::{CommonFlag, Run};
+use crate::cli::{Cli, Cmd, Sub};
 use crate::reporting::{ReferenceOptions, ReportOptions};
 use crate::util::usage::UsageError;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use std::path::PathBuf;
 
 /// What to run.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "lowercase", tag = "command")]
+#[derive(Debug)]
 pub(crate) enum Command {
     /// No subcommand: the quick suite.
     Quick,
     /// `peakbench sysinfo`.
     Sysinfo,
-    /// `peakbench cpu`.
-    Cpu(crate::bench::cpu::options::CpuOptions),
-    /// `peakbench memory`.
-    Memory(crate::bench::memory::options::MemoryOptions),
-    /// `peakbench disk`.
-    Disk(crate::bench::disk::options::DiskOptions),
-    /// `peakbench net`.
-    Net(crate::bench::net::options::NetOptions),
-    /// `peakbench gpu`.
-    Gpu(crate::bench::gpu::options::GpuOptions),
-    /// `peakbench linalg`.
-    Linalg(crate::bench::linalg::options::LinalgOptions),
+    /// A registered resource's subcommand (`bench::RESOURCES`), validated: `peakbench
+    /// cpu`, `memory`, `disk`, `net`, `gpu`, `linalg` and the hidden `null`.
+    Resource(Box<dyn Run>),
     /// `peakbench serve` (measures nothing itself; dispatched by `app::run`).
     Serve(crate::bench::net::options::ServeOptions),
     /// `peakbench report FILE.json` (measures nothing).
@@ -44,11 +35,80 @@ pub(crate) enum Command {
     Reference(ReferenceOptions),
     /// `peakbench fleet FILE…` (measures nothing).
     Fleet(crate::reporting::FleetOptions),
-    /// Hidden `peakbench null`.
-    Null {
-        /// `--threads`.
-        threads: Vec<usize>,
-    },
+}
+
+impl Clone for Command {
+    fn clone(&self) -> Command {
+        match self {
+            Command::Quick => Command::Quick,
+            Command::Sysinfo => Command::Sysinfo,
+            Command::Resource(r) => Command::Resource(r.clone_run()),
+            Command::Serve(s) => Command::Serve(s.clone()),
+            Command::Report(r) => Command::Report(r.clone()),
+            Command::Compare { files } => Command::Compare {
+                files: files.clone(),
+            },
+            Command::Reference(r) => Command::Reference(r.clone()),
+            Command::Fleet(f) => Command::Fleet(f.clone()),
+        }
+    }
+}
+
+/// How the commands that are not resources stand in the report's `config`: the
+/// command's name under `command` and its options beside it.
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase", tag = "command")]
+enum Shown<'a> {
+    Quick,
+    Sysinfo,
+    Serve(&'a crate::bench::net::options::ServeOptions),
+    Report(&'a ReportOptions),
+    Compare { files: &'a [PathBuf] },
+    Reference(&'a ReferenceOptions),
+    Fleet(&'a crate::reporting::FleetOptions),
+}
+
+/// As in the report's `config`: `{"command": NAME, …options}`.
+impl Serialize for Command {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeMap};
+        let shown = match self {
+            Command::Resource(r) => {
+                let config = r.config().map_err(S::Error::custom)?;
+                let serde_json::Value::Object(fields) = config else {
+                    return Err(S::Error::custom(format!(
+                        "{}: options are not a map",
+                        r.name()
+                    )));
+                };
+                let mut m = s.serialize_map(Some(fields.len() + 1))?;
+                m.serialize_entry("command", r.name())?;
+                for (k, v) in &fields {
+                    m.serialize_entry(k, v)?;
+                }
+                return m.end();
+            }
+            Command::Quick => Shown::Quick,
+            Command::Sysinfo => Shown::Sysinfo,
+            Command::Serve(o) => Shown::Serve(o),
+            Command::Report(o) => Shown::Report(o),
+            Command::Compare { files } => Shown::Compare { files },
+            Command::Reference(o) => Shown::Reference(o),
+            Command::Fleet(o) => Shown::Fleet(o),
+        };
+        shown.serialize(s)
+    }
+}
+
+impl Command {
+    /// The options of the resource run, when this is one whose options are a `T`
+    /// (e.g. `NetOptions` for `net`).
+    pub(crate) fn options_of<T: 'static>(&self) -> Option<&T> {
+        match self {
+            Command::Resource(r) => r.options().downcast_ref::<T>(),
+            _ => None,
+        }
+    }
 }
 
 /// All validated options of one invocation.
@@ -69,35 +129,27 @@ impl Options {
         let quick = cli.command.is_none();
         let mut common = crate::bench::common::parse(c, quick)?;
         for p in &c.peak {
-            let (k, v) = crate::bench::peaks::parse_peak(p)?;
+            let (k, v) = crate::bench::parse_peak(p)?;
             common.peaks.insert(k, v);
         }
         let command = match &cli.command {
             None => Command::Quick,
-            Some(Cmd::Sysinfo) => Command::Sysinfo,
-            Some(Cmd::Cpu(a)) => Command::Cpu(crate::bench::cpu::options::parse(a)?),
-            Some(Cmd::Memory(a)) => Command::Memory(crate::bench::memory::options::parse(a)?),
-            Some(Cmd::Disk(a)) => Command::Disk(crate::bench::disk::options::parse(a)?),
-            Some(Cmd::Net(a)) => Command::Net(crate::bench::net::options::parse_net(a)?),
-            Some(Cmd::Gpu(a)) => Command::Gpu(crate::bench::gpu::options::parse(a)?),
-            Some(Cmd::Linalg(a)) => Command::Linalg(crate::bench::linalg::options::parse(a)?),
-            Some(Cmd::Serve(a)) => Command::Serve(crate::bench::net::options::parse_serve(a)?),
-            Some(Cmd::Report(a)) => Command::Report(crate::reporting::parse_report(a, c)?),
-            Some(Cmd::Compare(a)) => Command::Compare {
+            Some(Sub::Resource(r)) => Command::Resource(r.resource.parse(&r.matches)?),
+            Some(Sub::Cmd(Cmd::Sysinfo)) => Command::Sysinfo,
+            Some(Sub::Cmd(Cmd::Serve(a))) => {
+                Command::Serve(crate::bench::net::options::parse_serve(a)?)
+            }
+            Some(Sub::Cmd(Cmd::Report(a))) => {
+                Command::Report(crate::reporting::parse_report(a, c)?)
+            }
+            Some(Sub::Cmd(Cmd::Compare(a))) => Command::Compare {
                 files: a.files.iter().map(PathBuf::from).collect(),
             },
-            Some(Cmd::Reference(a)) => Command::Reference(ReferenceOptions {
+            Some(Sub::Cmd(Cmd::Reference(a))) => Command::Reference(ReferenceOptions {
                 run: a.run,
                 threads: a.threads.as_deref().map(parse_threads).transpose()?,
             }),
-            Some(Cmd::Fleet(a)) => Command::Fleet(crate::reporting::parse_fleet(a)?),
-            Some(Cmd::Null { threads }) => Command::Null {
-                threads: threads
-                    .as_deref()
-                    .map(parse_threads)
-                    .transpose()?
-                    .unwrap_or_else(|| vec![1]),
-            },
+            Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(crate::reporting::parse_fleet(a)?),
         };
         refuse_unused(c, &command)?;
         check_cpus(common.cpus.as_deref(), &command)?;
@@ -121,32 +173,38 @@ impl Options {
     }
 }
 
+/// Why a common flag would do nothing for this command: the resource's own reason
+/// (`resource::Plan::refuses`), or for the commands that measure nothing, theirs.
+fn refusal(command: &Command, flag: CommonFlag) -> Option<&'static str> {
+    match (command, flag) {
+        (Command::Resource(r), _) => r.refuses(flag),
+        (_, CommonFlag::Cpus) => Some(crate::bench::resource::CPUS_ONLY),
+        (Command::Quick, _) => None,
+        (Command::Reference(_) | Command::Fleet(_), CommonFlag::Weak) => None,
+        (_, CommonFlag::Weak) => Some(
+            "applies only to the cpu, memory and linalg measurements (and the quick suite); drop --weak",
+        ),
+        (_, CommonFlag::UntilStable) => Some(
+            "applies only to the cpu, memory and linalg roofline measurements (and the quick suite); drop --until-stable",
+        ),
+    }
+}
+
 /// Refuses the common flags that would do nothing for this command, rather than accept
-/// and ignore them: `--weak` outside the CPU and memory measurements (disk jobs have a
-/// file each and net streams a send each, so there is no shared problem to divide), and
-/// on `sysinfo` every flag but `--format`, `--peak` and `--quiet` (it measures no case;
-/// `--quiet` stays accepted, as true of it and harmless in scripts that pass it to all).
+/// and ignore them: `--weak` and `--until-stable` where the resource says so
+/// ([`refusal`]), and on `sysinfo` every flag but `--format`, `--peak` and `--quiet`
+/// (it measures no case; `--quiet` stays accepted, as true of it and harmless in
+/// scripts that pass it to all).
 fn refuse_unused(
     c: &crate::bench::common::CommonArgs,
     command: &Command,
 ) -> Result<(), UsageError> {
-    if c.weak {
-        let why = match command {
-            Command::Disk(_) => Some("disk jobs each have their own --file-size file already (weak scaling by construction); drop --weak and set --jobs and --file-size"),
-            Command::Net(_) => Some("net streams each send for --time with no shared problem to divide; drop --weak and set --streams"),
-            Command::Gpu(_) => Some("the GPU kernels run on one device with no thread count to scale; drop --weak"),
-            Command::Sysinfo | Command::Serve(_) | Command::Report(_) | Command::Compare { .. } => {
-                Some("applies only to the cpu, memory and linalg measurements (and the quick suite); drop --weak")
-            }
-            _ => None,
-        };
-        if let Some(why) = why {
-            return Err(UsageError::new("--weak", why));
-        }
-    }
-    if c.until_stable.is_some() {
-        if let Some(why) = until_stable_unused(command) {
-            return Err(UsageError::new("--until-stable", why));
+    for (given, flag) in [
+        (c.weak, CommonFlag::Weak),
+        (c.until_stable.is_some(), CommonFlag::UntilStable),
+    ] {
+        if let Some(why) = refusal(command, flag).filter(|_| given) {
+            return Err(UsageError::new(flag.flag(), why));
         }
     }
     if matches!(command, Command::Sysinfo) {
@@ -166,22 +224,17 @@ fn refuse_unused(
     Ok(())
 }
 
-/// `--cpus` applies to the CPU-bound commands (cpu, memory, linalg, and gpu's host
-/// side); elsewhere it is refused. A thread list longer than the CPUs listed is refused
-/// too: those threads could not each have a CPU of the list.
+/// `--cpus` applies where the resource pins its threads (cpu, memory, linalg, and
+/// gpu's host side); elsewhere it is refused. A thread list longer than the CPUs listed
+/// is refused too: those threads could not each have a CPU of the list.
 fn check_cpus(cpus: Option<&[usize]>, command: &Command) -> Result<(), UsageError> {
     let Some(cpus) = cpus else { return Ok(()) };
+    if let Some(why) = refusal(command, CommonFlag::Cpus) {
+        return Err(UsageError::new("--cpus", why));
+    }
     let threads = match command {
-        Command::Cpu(o) => o.threads.as_ref(),
-        Command::Memory(o) => o.threads.as_ref(),
-        Command::Linalg(o) => o.threads.as_ref(),
-        Command::Gpu(_) => None,
-        _ => {
-            return Err(UsageError::new(
-                "--cpus",
-                "applies only to the cpu, memory, linalg and gpu commands; drop --cpus (or run the command under taskset -c)",
-            ))
-        }
+        Command::Resource(r) => r.threads(),
+        _ => None,
     };
     if let Some(&t) = threads.and_then(|t| t.iter().max()) {
         if t > cpus.len() {
@@ -198,24 +251,6 @@ fn check_cpus(cpus: Option<&[usize]>, command: &Command) -> Result<(), UsageErro
         }
     }
     Ok(())
-}
-
-/// Why `--until-stable` would do nothing for this command (issue #33 item 13): it
-/// repeats a case's runner samples and drops those whose threads lost their cores,
-/// which only the cpu (not `--sustain`), memory and linalg roofline cases take.
-fn until_stable_unused(command: &Command) -> Option<&'static str> {
-    use crate::bench::linalg::options::Routine;
-    Some(match command {
-        Command::Disk(_) => "disk cases run fixed --runtime windows, with no per-sample check of the threads; drop --until-stable and set --repeat",
-        Command::Net(_) => "net tests run for --time, with no per-sample check of the threads; drop --until-stable and set --repeat",
-        Command::Gpu(_) => "GPU kernels run on the device, with no per-sample check of CPU threads; drop --until-stable and set --repeat",
-        Command::Cpu(c) if c.sustain.is_some() => "--sustain keeps every interval's sample (a time series); drop one of the two",
-        Command::Linalg(l) if !l.routines.contains(&Routine::Roofline) => "applies to the linalg roofline only, not to gemm or lu; drop --until-stable or add --routine roofline",
-        Command::Sysinfo | Command::Serve(_) | Command::Report(_) | Command::Compare { .. } | Command::Fleet(_) | Command::Reference(_) => {
-            "applies only to the cpu, memory and linalg roofline measurements (and the quick suite); drop --until-stable"
-        }
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
@@ -340,7 +375,7 @@ mod tests {
             "1,2",
         ])
         .unwrap();
-        let Command::Cpu(c) = o.command else { panic!() };
+        let c: &crate::bench::cpu::options::CpuOptions = o.command.options_of().unwrap();
         assert_eq!(
             c.precisions,
             Some(vec![Precision::Fp64, Precision::Fp32, Precision::Int8])

@@ -1,7 +1,7 @@
 //! The options common to every command: `--repeat`, `--min-time`,
 //! `--format`, `--output`, `--quiet`, `--weak`, `--peak`, `--html`, `--reference` — their
 //! clap definitions, their validation and the validated [`CommonOptions`] every case
-//! reads through `bench::Context`. Also the helpers the resources' options share (thread
+//! reads through [`Context`]. Also the helpers the resources' options share (thread
 //! lists, durations in seconds).
 //!
 //! They live here, below the top of the crate, so that the resources never import
@@ -14,7 +14,6 @@
 //! ([`record_clock`]) and the free-RAM check of a plan ([`ram_refuses`]).
 
 use super::peaks::PeakOverrides;
-use super::Context;
 use crate::hw::clock::CaseClock;
 use crate::hw::HostInfo;
 use crate::measure::{RunConfig, Scaling, Stable};
@@ -26,6 +25,15 @@ use clap::Args;
 use serde::{Serialize, Serializer};
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// What every case gets: the detected host and the validated common options (each
+/// resource's own options reach it through `resource::Plan::plan`).
+pub(crate) struct Context<'a> {
+    /// The machine, detected once per run.
+    pub(crate) host: &'a HostInfo,
+    /// The validated options common to every command (`--repeat`, `--min-time`, …).
+    pub(crate) opts: &'a CommonOptions,
+}
 
 /// Options shared by every measuring command.
 #[derive(Debug, Args, Default)]
@@ -138,7 +146,7 @@ pub struct CommonOptions {
 /// `--min-time`. `--html` is left `None`: whether it applies depends on the command, so
 /// `options` checks it after the subcommand's own flags. `--peak` is left empty too:
 /// its keys name every resource's peaks (`bench::peaks`, above the resources), so
-/// `options` parses them with [`super::peaks::parse_peak`].
+/// `options` parses them with `bench::parse_peak`.
 pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
     let repeat = match &c.repeat {
         None => 3,

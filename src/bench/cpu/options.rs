@@ -5,8 +5,8 @@
 
 use super::kernels::{Isa, Precision};
 use crate::bench::common::{parse_threads, secs, secs_opt};
-use crate::bench::UsageError;
 use crate::util::units::{parse_duration, parse_list};
+use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
 use std::time::Duration;

@@ -3,9 +3,9 @@
 //! code 2, nothing run). Checks that need the adapter (`--device` range, a precision it
 //! lacks) happen in `plan`.
 
-use crate::bench::UsageError;
 use crate::hw::gpu_table::GpuPrecision;
 use crate::util::units::{parse_list, parse_size, ParseError};
+use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
 

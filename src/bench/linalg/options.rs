@@ -6,8 +6,8 @@
 use super::choice::{self, BlasChoice};
 use crate::bench::common::parse_threads;
 use crate::bench::cpu::kernels::Precision;
-use crate::bench::UsageError;
 use crate::util::units::{parse_list, ParseError};
+use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
 

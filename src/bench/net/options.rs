@@ -2,8 +2,8 @@
 //! one [`UsageError`] line naming the flag and the accepted form (exit code 2).
 
 use super::proto::{Proto, TestKind, DEFAULT_PORT, MAX_STREAMS, MAX_TCP_MSG, MAX_UDP_MSG};
-use crate::bench::UsageError;
 use crate::util::units::{parse_duration, parse_list, parse_size, ParseError};
+use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
 use std::net::{SocketAddr, ToSocketAddrs};
