@@ -10,6 +10,7 @@
 use crate::bench::common::CommonArgs;
 use crate::bench::net::options::ServeArgs;
 use crate::bench::Resource;
+use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Subcommand};
 
 /// The top-level about line.
@@ -24,8 +25,10 @@ const AFTER_HELP: &str = "Lists are comma-separated (--threads 1,2,4). Sizes tak
 /// subcommands come from the registry.
 #[derive(Debug)]
 pub struct Cli {
-    /// Options common to every measuring command.
+    /// The common options, given at the top level or after the subcommand.
     pub(crate) common: CommonArgs,
+    /// The subcommand's name, if one was given.
+    pub(crate) name: Option<String>,
     /// What to run; none runs the quick suite.
     pub(crate) command: Option<Sub>,
 }
@@ -80,6 +83,23 @@ impl CommandFactory for Cli {
         for (i, name) in order().into_iter().enumerate() {
             c = c.mut_subcommand(name, |s| s.display_order(i));
         }
+        // Each subcommand offers the common options it reads; the others are parsed
+        // hidden, so that `options` refuses them naming why, not clap as unknown.
+        let common = CommonArgs::augment_args(clap::Command::new("common"));
+        let names: Vec<String> = c
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .collect();
+        for name in names {
+            let reads = reads(&name);
+            c = c.mut_subcommand(&name, |mut s| {
+                for a in common.get_arguments() {
+                    let offered = reads.contains(&a.get_id().as_str());
+                    s = s.arg(a.clone().hide(!offered));
+                }
+                s
+            });
+        }
         c.subcommand_required(false)
     }
 
@@ -90,7 +110,11 @@ impl CommandFactory for Cli {
 
 impl FromArgMatches for Cli {
     fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
-        let common = CommonArgs::from_arg_matches(m)?;
+        let mut common = CommonArgs::from_arg_matches(m)?;
+        if let Some((_, sub)) = m.subcommand() {
+            overlay(&mut common, sub);
+        }
+        let name = m.subcommand_name().map(str::to_string);
         let command = match m.subcommand() {
             None => None,
             Some((name, sub)) => Some(match crate::bench::find(name) {
@@ -101,7 +125,11 @@ impl FromArgMatches for Cli {
                 None => Sub::Cmd(Cmd::from_arg_matches(m)?),
             }),
         };
-        Ok(Cli { common, command })
+        Ok(Cli {
+            common,
+            name,
+            command,
+        })
     }
 
     fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
@@ -111,6 +139,122 @@ impl FromArgMatches for Cli {
 }
 
 impl clap::Parser for Cli {}
+
+/// The output options (`CommonArgs`' ids): how the results are shown and where they
+/// go.
+pub(crate) const OUTPUT: &[&str] = &["format", "output", "quiet", "html", "width"];
+
+/// The measurement options (`CommonArgs`' ids): how a run measures. The quick suite
+/// (the top level) and the measuring subcommands offer them.
+pub(crate) const MEASURE: &[&str] = &[
+    "repeat",
+    "min_time",
+    "weak",
+    "peak",
+    "reference",
+    "until_stable",
+    "stable_budget",
+    "cpus",
+    "dry_run",
+];
+
+/// Every common option: what a resource's subcommand reads.
+const EVERY: &[&str] = &[
+    "format",
+    "output",
+    "quiet",
+    "html",
+    "width",
+    "repeat",
+    "min_time",
+    "weak",
+    "peak",
+    "reference",
+    "until_stable",
+    "stable_budget",
+    "cpus",
+    "dry_run",
+];
+
+/// The common options subcommand `name` reads, which its help offers: every one for a
+/// resource; for a command that measures nothing, what it reads (a new one reads the
+/// output options until listed here). The others, given, are refused (`options`).
+pub(crate) fn reads(name: &str) -> &'static [&'static str] {
+    match name {
+        "sysinfo" => &["format", "peak", "width", "quiet"],
+        "serve" => &[],
+        "report" | "compare" | "fleet" => &["format", "html", "width", "quiet"],
+        // `reference --run` is a CPU run with the reference tools: what that reads.
+        "reference" => &[
+            "format", "output", "quiet", "width", "repeat", "min_time", "weak", "peak",
+        ],
+        _ if crate::bench::find(name).is_some() => EVERY,
+        _ => OUTPUT,
+    }
+}
+
+/// The common options given after the subcommand (`peakbench cpu --repeat 2`), over
+/// those given before it (`peakbench --repeat 2 cpu`); `--peak` keeps both.
+fn overlay(c: &mut CommonArgs, m: &ArgMatches) {
+    let given = |id: &str| {
+        m.try_contains_id(id).unwrap_or(false)
+            && m.value_source(id) == Some(ValueSource::CommandLine)
+    };
+    let text = |id: &str| m.get_one::<String>(id).cloned();
+    for (id, slot) in [
+        ("repeat", &mut c.repeat),
+        ("min_time", &mut c.min_time),
+        ("format", &mut c.format),
+        ("output", &mut c.output),
+        ("html", &mut c.html),
+        ("width", &mut c.width),
+        ("until_stable", &mut c.until_stable),
+        ("stable_budget", &mut c.stable_budget),
+        ("cpus", &mut c.cpus),
+    ] {
+        if given(id) {
+            *slot = text(id);
+        }
+    }
+    for (id, slot) in [
+        ("quiet", &mut c.quiet),
+        ("weak", &mut c.weak),
+        ("reference", &mut c.reference),
+        ("dry_run", &mut c.dry_run),
+    ] {
+        if given(id) {
+            *slot = true;
+        }
+    }
+    if given("peak") {
+        c.peak
+            .extend(m.get_many::<String>("peak").into_iter().flatten().cloned());
+    }
+}
+
+/// The common options given (`CommonArgs`' ids), in their order.
+pub(crate) fn given(c: &CommonArgs) -> Vec<&'static str> {
+    [
+        ("format", c.format.is_some()),
+        ("output", c.output.is_some()),
+        ("quiet", c.quiet),
+        ("html", c.html.is_some()),
+        ("width", c.width.is_some()),
+        ("repeat", c.repeat.is_some()),
+        ("min_time", c.min_time.is_some()),
+        ("weak", c.weak),
+        ("peak", !c.peak.is_empty()),
+        ("reference", c.reference),
+        ("until_stable", c.until_stable.is_some()),
+        ("stable_budget", c.stable_budget.is_some()),
+        ("cpus", c.cpus.is_some()),
+        ("dry_run", c.dry_run),
+    ]
+    .into_iter()
+    .filter(|(_, g)| *g)
+    .map(|(id, _)| id)
+    .collect()
+}
 
 /// The subcommands that are not resources.
 #[derive(Debug, Subcommand)]

@@ -169,6 +169,9 @@ impl Options {
             }
             Some(t) => Some(PathBuf::from(t)),
         };
+        if let Some(name) = &cli.name {
+            refuse_unread(c, name)?;
+        }
         Ok(Options { common, command })
     }
 }
@@ -220,6 +223,27 @@ fn refuse_unused(
                 "sysinfo measures no case and writes no results file; it takes only --format and --peak",
             ));
         }
+    }
+    Ok(())
+}
+
+/// Refuses a common option the subcommand does not read (`cli::reads`; its help does
+/// not offer it), after the reasons above: `--quiet` stays accepted everywhere, as
+/// harmless in scripts that pass it to all, and `--dry-run` is refused by `app` for
+/// every command with no plan.
+fn refuse_unread(c: &crate::bench::common::CommonArgs, name: &str) -> Result<(), UsageError> {
+    let reads = crate::cli::reads(name);
+    for id in crate::cli::given(c) {
+        if matches!(id, "quiet" | "dry_run") || reads.contains(&id) {
+            continue;
+        }
+        let flag = format!("--{}", id.replace('_', "-"));
+        let why = if crate::cli::MEASURE.contains(&id) {
+            format!("{name} measures nothing; drop {flag}")
+        } else {
+            format!("{name} does not use it; drop {flag}")
+        };
+        return Err(UsageError::new(&flag, why));
     }
     Ok(())
 }
@@ -351,6 +375,70 @@ mod tests {
         for (g, w) in got.iter().zip(want) {
             assert_eq!(g, w);
         }
+    }
+
+    /// Issue #34 item 2: each subcommand offers the common options it reads; output
+    /// options everywhere they are read, measurement options at the top (the quick
+    /// suite) and on the measuring subcommands; both places work for those.
+    #[test]
+    fn each_subcommand_offers_the_common_options_it_reads() {
+        use clap::CommandFactory;
+        let cli = Cli::command();
+        let offered = |name: &str| -> Vec<String> {
+            let sub = cli.find_subcommand(name).unwrap();
+            sub.get_arguments()
+                .filter(|a| !a.is_hide_set())
+                .filter_map(|a| a.get_long().map(str::to_string))
+                .collect()
+        };
+        let sysinfo = offered("sysinfo");
+        for f in ["format", "peak", "width", "quiet"] {
+            assert!(sysinfo.iter().any(|o| o == f), "sysinfo: {f}");
+        }
+        for f in [
+            "weak",
+            "reference",
+            "repeat",
+            "until-stable",
+            "output",
+            "cpus",
+        ] {
+            assert!(!sysinfo.iter().any(|o| o == f), "sysinfo: {f}");
+        }
+        assert!(!offered("serve").iter().any(|o| o == "format"));
+        for r in crate::bench::RESOURCES {
+            let o = offered(r.name());
+            for id in crate::cli::OUTPUT.iter().chain(crate::cli::MEASURE) {
+                let long = id.replace('_', "-");
+                assert!(o.contains(&long), "{}: {long}", r.name());
+            }
+        }
+        // The top level offers every common option, for the quick suite.
+        let top: Vec<&str> = cli.get_arguments().filter_map(|a| a.get_long()).collect();
+        assert_eq!(
+            top.len(),
+            crate::cli::OUTPUT.len() + crate::cli::MEASURE.len()
+        );
+        // Before or after the subcommand alike.
+        for a in [&["--repeat", "2", "cpu"][..], &["cpu", "--repeat", "2"]] {
+            assert_eq!(opts(a).unwrap().common.repeat, 2, "{a:?}");
+        }
+        let o = opts(&["--peak", "cpu=1", "memory", "--peak", "memory=2"]).unwrap();
+        assert_eq!(
+            serde_json::to_value(&o.common.peaks)
+                .unwrap()
+                .as_object()
+                .unwrap()
+                .len(),
+            2
+        );
+        // Given where it is not read: refused, naming the command.
+        let e = opts(&["serve", "--repeat", "2"]).unwrap_err().0;
+        assert_eq!(e, "--repeat: serve measures nothing; drop --repeat");
+        let e = opts(&["--format", "json", "serve"]).unwrap_err().0;
+        assert_eq!(e, "--format: serve does not use it; drop --format");
+        assert!(opts(&["serve", "--quiet"]).is_ok());
+        assert!(opts(&["report", "a.json", "--width", "100"]).is_ok());
     }
 
     #[test]

@@ -50,10 +50,17 @@
 //! A command that measures nothing (`report`, `compare`, `fleet`: it reads files, or
 //! prints what it detects) is a variant of `cli::Cmd` holding its clap `Args`, a
 //! variant of `options::Command` with its validated options (serialised into `config`
-//! under `"command"`), its parse arm in `options::Options::from_cli`, and its arm in
-//! `app`'s dispatch. A flag every command takes is a field of
-//! `common::CommonArgs` (`global = true`) and of `common::CommonOptions`, validated in
-//! `common::parse`.
+//! under `"command"`, through `options::Shown`), its parse arm in
+//! `options::Options::from_cli`, its arm in `app`'s dispatch, and its line in
+//! `cli::reads` naming the common options it reads (by default the output options;
+//! its help offers those, and the others are refused when given).
+//!
+//! A common option is a field of `common::CommonArgs` (its clap flag) and of
+//! `common::CommonOptions` (validated in `common::parse`), its id in `cli::OUTPUT`
+//! (how results are shown and where they go) or `cli::MEASURE` (how a run measures),
+//! in `cli::overlay` and `cli::given`, and in `cli::reads` for the commands that
+//! measure nothing yet read it. The top level offers every common option; a
+//! resource's subcommand offers them all too.
 //!
 //! # Layers
 //!
