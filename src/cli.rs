@@ -142,7 +142,7 @@ impl clap::Parser for Cli {}
 
 /// The output options (`CommonArgs`' ids): how the results are shown and where they
 /// go.
-pub(crate) const OUTPUT: &[&str] = &["format", "output", "quiet", "html", "width"];
+pub(crate) const OUTPUT: &[&str] = &["format", "output", "quiet", "html", "width", "prom_file"];
 
 /// The measurement options (`CommonArgs`' ids): how a run measures. The quick suite
 /// (the top level) and the measuring subcommands offer them.
@@ -165,6 +165,7 @@ const EVERY: &[&str] = &[
     "quiet",
     "html",
     "width",
+    "prom_file",
     "repeat",
     "min_time",
     "weak",
@@ -186,7 +187,15 @@ pub(crate) fn reads(name: &str) -> &'static [&'static str] {
         "report" | "compare" | "fleet" => &["format", "html", "width", "quiet"],
         // `reference --run` is a CPU run with the reference tools: what that reads.
         "reference" => &[
-            "format", "output", "quiet", "width", "repeat", "min_time", "weak", "peak",
+            "format",
+            "output",
+            "quiet",
+            "width",
+            "prom_file",
+            "repeat",
+            "min_time",
+            "weak",
+            "peak",
         ],
         _ if crate::bench::find(name).is_some() => EVERY,
         _ => OUTPUT,
@@ -211,6 +220,7 @@ fn overlay(c: &mut CommonArgs, m: &ArgMatches) {
         ("until_stable", &mut c.until_stable),
         ("stable_budget", &mut c.stable_budget),
         ("cpus", &mut c.cpus),
+        ("prom_file", &mut c.prom_file),
     ] {
         if given(id) {
             *slot = text(id);
@@ -240,6 +250,7 @@ pub(crate) fn given(c: &CommonArgs) -> Vec<&'static str> {
         ("quiet", c.quiet),
         ("html", c.html.is_some()),
         ("width", c.width.is_some()),
+        ("prom_file", c.prom_file.is_some()),
         ("repeat", c.repeat.is_some()),
         ("min_time", c.min_time.is_some()),
         ("weak", c.weak),

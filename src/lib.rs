@@ -17,6 +17,7 @@ pub mod cmdline;
 pub mod hw;
 pub mod measure;
 pub(crate) mod options;
+pub(crate) mod pipeline;
 pub mod reference;
 pub mod report;
 pub(crate) mod reporting;

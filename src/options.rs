@@ -152,6 +152,19 @@ impl Options {
             Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(crate::reporting::parse_fleet(a)?),
         };
         refuse_unused(c, &command)?;
+        // OpenMetrics is a run's figures; these commands have none.
+        let no_figures = match &command {
+            Command::Sysinfo | Command::Compare { .. } | Command::Fleet(_) => true,
+            Command::Reference(r) => !r.run,
+            Command::Resource(r) => !r.measures(),
+            _ => false,
+        };
+        if no_figures && common.format == crate::report::view::openmetrics::FORMAT {
+            return Err(UsageError::new(
+                "--format",
+                crate::report::view::openmetrics::ONLY_REPORTS,
+            ));
+        }
         check_cpus(common.cpus.as_deref(), &command)?;
         common.html = match c.html.as_deref() {
             None => None,
@@ -169,6 +182,9 @@ impl Options {
             }
             Some(t) => Some(PathBuf::from(t)),
         };
+        if let Some(p) = &common.prom_file {
+            check_prom_file(p, &command)?;
+        }
         if let Some(name) = &cli.name {
             refuse_unread(c, name)?;
         }
@@ -248,6 +264,31 @@ fn refuse_unread(c: &crate::bench::common::CommonArgs, name: &str) -> Result<(),
     Ok(())
 }
 
+/// `--prom-file` applies to a measuring run (the file is written when it ends), and
+/// its directory must exist and take a new file now, before anything is measured (a
+/// temporary file is created and removed; the path itself is not touched).
+fn check_prom_file(path: &std::path::Path, command: &Command) -> Result<(), UsageError> {
+    let measures = match command {
+        Command::Reference(r) => r.run,
+        c => crate::app::planner(c).is_some(),
+    };
+    if !measures {
+        return Err(UsageError::new(
+            "--prom-file",
+            "applies only to a measuring run (cpu, memory, disk, net, gpu, linalg, the quick suite); for a results file use report FILE.json --format openmetrics",
+        ));
+    }
+    crate::util::atomic::check_writable(path).map_err(|e| {
+        UsageError::new(
+            "--prom-file",
+            format!(
+                "cannot write {} ({e}); give a *.prom file in an existing, writable directory",
+                path.display()
+            ),
+        )
+    })
+}
+
 /// `--cpus` applies where the resource pins its threads (cpu, memory, linalg, and
 /// gpu's host side); elsewhere it is refused. A thread list longer than the CPUs listed
 /// is refused too: those threads could not each have a CPU of the list.
@@ -287,7 +328,10 @@ mod tests {
     fn opts(args: &[&str]) -> Result<Options, UsageError> {
         let mut v = vec!["peakbench"];
         v.extend_from_slice(args);
-        Options::from_cli(Cli::try_parse_from(v).unwrap())
+        // A typed flag's bad value is refused by clap, with the line cmdline prints.
+        let cli = Cli::try_parse_from(v)
+            .map_err(|e| UsageError::from_clap(&e).unwrap_or_else(|| panic!("{e}")))?;
+        Options::from_cli(cli)
     }
 
     /// The command lines of the golden test of the report's `config`.

@@ -46,7 +46,7 @@ pub struct CommonArgs {
     /// Minimum duration of each timed run, e.g. 500ms [default: 500ms; quick suite 200ms]
     #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
     pub(crate) min_time: Option<String>,
-    /// What goes to stdout: table, json, csv or markdown [default: table]
+    /// What goes to stdout: table, json, csv, markdown or openmetrics (Prometheus) [default: table]
     #[arg(long, value_name = "FORMAT", allow_hyphen_values = true)]
     pub(crate) format: Option<String>,
     /// Directory where HOST-UTCTIME.json is kept [default: results]
@@ -83,6 +83,9 @@ pub struct CommonArgs {
     /// Print the planned cases and their estimated length, then exit without measuring
     #[arg(long)]
     pub(crate) dry_run: bool,
+    /// Also write the results as OpenMetrics to this *.prom file, atomically (node_exporter's textfile collector directory)
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    pub(crate) prom_file: Option<String>,
 }
 
 /// Most threads accepted per case: far beyond any oversubscription worth measuring.
@@ -137,6 +140,10 @@ pub struct CommonOptions {
     /// `--dry-run`: print the plan, measure nothing (a dry run writes no report).
     #[serde(skip)]
     pub(crate) dry_run: bool,
+    /// `--prom-file`: where a measuring run also writes its OpenMetrics (a `*.prom`
+    /// file; `options` checks its directory once the command is known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) prom_file: Option<PathBuf>,
 }
 
 /// Validates the common options; `quick` (no subcommand) shortens the default
@@ -165,9 +172,14 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
     let format = match &c.format {
         None => crate::report::view::table::FORMAT,
         Some(t) => Format::parse(t.trim()).ok_or_else(|| {
+            let names: Vec<&str> = Format::all()
+                .iter()
+                .filter(|f| f.stdout)
+                .map(|f| f.name())
+                .collect();
             UsageError::new(
                 "--format",
-                format!("unknown format '{t}'; accepted: table,json,csv,markdown"),
+                format!("unknown format '{t}'; accepted: {}", names.join(",")),
             )
         })?,
     };
@@ -217,7 +229,29 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
         width,
         cpus,
         dry_run: c.dry_run,
+        prom_file: c.prom_file.as_deref().map(parse_prom_file).transpose()?,
     })
+}
+
+/// `--prom-file`: a path ending in `.prom`, the only files node_exporter's textfile
+/// collector reads.
+fn parse_prom_file(t: &str) -> Result<PathBuf, UsageError> {
+    let form = "give a *.prom file, e.g. /var/lib/node_exporter/textfile_collector/peakbench.prom";
+    if t.trim().is_empty() {
+        return Err(UsageError::new(
+            "--prom-file",
+            format!("empty path; {form}"),
+        ));
+    }
+    let p = PathBuf::from(t);
+    let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+    match name {
+        Some(n) if n.len() > ".prom".len() && n.ends_with(".prom") => Ok(p),
+        _ => Err(UsageError::new(
+            "--prom-file",
+            format!("'{t}' does not end in .prom, and node_exporter's textfile collector reads only *.prom files; {form}"),
+        )),
+    }
 }
 
 /// `0,2-3` → the CPUs listed, ascending. Single numbers and inclusive ranges,

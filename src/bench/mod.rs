@@ -70,11 +70,14 @@
 pub mod common;
 pub mod cpu;
 pub mod disk;
+pub(crate) mod flags;
 pub mod gpu;
 pub mod linalg;
 pub mod memory;
 pub mod net;
 pub(crate) mod null;
+#[cfg(test)]
+mod options_golden;
 pub mod peaks;
 
 pub(crate) mod resource;

@@ -312,7 +312,7 @@ fn join_coordinator(l: &Launch, hello: &Msg, matrix: bool) -> anyhow::Result<Con
 pub(crate) fn run(
     options: &Options,
     l: Launch,
-    plan: crate::app::Planner<'_>,
+    plan: crate::pipeline::Planner<'_>,
 ) -> anyhow::Result<ExitCode> {
     let r = run_rank(options, l, plan);
     #[cfg(feature = "mpi")]
@@ -323,7 +323,7 @@ pub(crate) fn run(
 fn run_rank(
     options: &Options,
     l: Launch,
-    plan: crate::app::Planner<'_>,
+    plan: crate::pipeline::Planner<'_>,
 ) -> anyhow::Result<ExitCode> {
     let opts = &options.common;
     let matrix = options
@@ -402,7 +402,7 @@ fn work(
     l: &Launch,
     ctx: &Context,
     specs: Option<&[crate::bench::net::proto::TestSpec]>,
-    plan: crate::app::Planner<'_>,
+    plan: crate::pipeline::Planner<'_>,
 ) -> anyhow::Result<()> {
     let step = Duration::from_secs(15);
     // The barrier: released when every rank joined (or the join deadline passed).
@@ -428,7 +428,7 @@ fn work(
             local.common.html = None;
             let tag = |r: &mut crate::report::model::BenchResult| r.host = Some(l.host.clone());
             let (report, _, _) =
-                crate::app::run_cases(&local, ctx.host, &l.host, |_| None, plan, tag)?;
+                crate::pipeline::run_cases(&local, ctx.host, &l.host, |_| None, plan, tag)?;
             results = report.results;
         }
         s.send(&Msg::Results { results }, step)?;
@@ -449,7 +449,7 @@ fn work(
         };
         match m {
             Msg::Serve { link } => {
-                let Some(link) = crate::bench::net::proto::unhex(&link, 32) else {
+                let Some(link) = crate::util::proof::unhex(&link, 32) else {
                     anyhow::bail!("rank {}: malformed link nonce from the coordinator", l.rank);
                 };
                 let token = auth::link_token(&l.secret, &link);
@@ -472,7 +472,7 @@ fn work(
                 to,
             } => {
                 let addr: SocketAddr = addr.parse().context("bad address from the coordinator")?;
-                let Some(link) = crate::bench::net::proto::unhex(&link, 32) else {
+                let Some(link) = crate::util::proof::unhex(&link, 32) else {
                     anyhow::bail!("rank {}: malformed link nonce from the coordinator", l.rank);
                 };
                 // The server must prove this token, which only a holder of the run's
@@ -512,6 +512,7 @@ fn write(report: &Report, options: &Options, matrix: bool) -> anyhow::Result<Exi
         w.write_all(b"\n")
     })
     .with_context(|| format!("cannot write {}", path.display()))?;
+    crate::report::view::openmetrics::save(report, opts.prom_file.as_deref())?;
     let html = opts
         .html
         .clone()

@@ -5,7 +5,7 @@
 //! the figures are there, agree with each other, and that no row is over its peak
 //! because the probe lowered a table value.
 
-mod common;
+use crate::common;
 
 use common::pb;
 use serde_json::Value;

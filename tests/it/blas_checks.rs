@@ -4,7 +4,7 @@
 //! no figure; an honest library built the same way passes (#33 item 1). Skips with a
 //! printed reason when no C compiler is installed. Nothing here checks speed.
 
-mod common;
+use crate::common;
 
 use common::pb;
 use serde_json::Value;
@@ -103,11 +103,7 @@ fn build(dir: &Path, mode: &str) -> Option<PathBuf> {
             return None;
         }
     };
-    assert!(
-        out.status.success(),
-        "cc: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out, "cc");
     Some(lib)
 }
 
@@ -197,4 +193,112 @@ fn a_library_that_lies_gets_a_failed_row_and_an_honest_one_passes() {
         .unwrap_or_else(|| panic!("the lazy library: not failed: {gemm:#}"));
     assert!(err.contains("× the peak"), "{err}");
     assert!(gemm["summary"].is_null() && gemm["efficiency"].is_null());
+}
+
+// ---- Regressions of the hardening rounds and the loose ends (#16, #26, #27, #33). ----
+
+mod exit_in_the_library {
+    //! #33 item 14: a BLAS whose `dgemm_` calls `exit(0)` made peakbench exit 0 with no
+    //! message and no results.
+
+    use crate::common;
+    use std::io::Read;
+    use std::path::{Path, PathBuf};
+    use std::process::{Command, Output, Stdio};
+    use std::time::Duration;
+
+    /// Compiles `source` into `dir/NAME.so`, or `None` (with the reason printed) when
+    /// there is no C compiler.
+    fn library(dir: &Path, name: &str, source: &str) -> Option<PathBuf> {
+        let c = dir.join(format!("{name}.c"));
+        std::fs::write(&c, source).unwrap();
+        let so = dir.join(format!("{name}.so"));
+        match Command::new("cc")
+            .args(["-shared", "-fPIC", "-O1", "-o"])
+            .arg(&so)
+            .arg(&c)
+            .output()
+        {
+            Ok(o) if o.status.success() => Some(so),
+            Ok(o) => panic!("cc failed: {}", String::from_utf8_lossy(&o.stderr)),
+            Err(e) => {
+                println!("skipped: no C compiler (cc: {e})");
+                None
+            }
+        }
+    }
+
+    fn linalg(lib: &Path, out: &Path) -> Output {
+        let mut child = common::pb_std()
+            .args([
+                "linalg",
+                "--quiet",
+                "--routine",
+                "gemm",
+                "--precision",
+                "fp64",
+                "--n",
+                "64",
+                "--threads",
+                "1",
+                "--repeat",
+                "1",
+                "--min-time",
+                "1ms",
+                "--format",
+                "json",
+                "--blas",
+            ])
+            .arg(lib)
+            .arg("--output")
+            .arg(out)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut so = String::new();
+        let _ = child.stdout.take().unwrap().read_to_string(&mut so);
+        let mut o = common::finish(child, Duration::from_secs(120), "linalg");
+        o.stdout = so.into_bytes();
+        o
+    }
+
+    #[test]
+    fn issue_33_a_library_that_calls_exit_is_reported_and_fails_the_run() {
+        let d = tempfile::tempdir().unwrap();
+        let Some(in_gemm) = library(
+            d.path(),
+            "libexitgemm",
+            "#include <stdlib.h>\n\
+             void dgemm_(void) { exit(0); }\n",
+        ) else {
+            return;
+        };
+        let o = linalg(&in_gemm, d.path());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("ended by a call to exit() during dgemm_ of ")
+                && err.contains("libexitgemm.so"),
+            "{err}"
+        );
+        assert_eq!(err.matches("exit()").count(), 1, "one line: {err}");
+
+        let Some(at_load) = library(
+            d.path(),
+            "libexitload",
+            "#include <stdlib.h>\n\
+             __attribute__((constructor)) static void init(void) { exit(0); }\n\
+             void dgemm_(void) {}\n",
+        ) else {
+            return;
+        };
+        let o = linalg(&at_load, d.path());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("during its initialisers (dlopen) of ") && err.contains("libexitload.so"),
+            "{err}"
+        );
+    }
 }

@@ -4,7 +4,7 @@
 //! tests check that every kernel ran and was verified, what it counted, that a machine
 //! without an adapter gets `skipped` results (exit 0), and that bad input is refused.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -185,4 +185,19 @@ fn bad_input_is_one_line_and_exit_2() {
     }
     // Nothing was run, so no results file.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+// ---- Regressions of the hardening rounds and the loose ends (#16, #26, #27, #33). ----
+
+/// #27 item 8: `gpu --size` past any GPU's memory is refused before anything runs.
+#[test]
+fn gpu_sizes_past_any_memory_are_refused() {
+    for size in ["9223372036854775808", "2TiB"] {
+        let out = common::pb()
+            .args(["gpu", "--kernel", "read", "--size", size])
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        common::assert_refused(&out, &size, &["--size:", "1TiB"]);
+    }
 }

@@ -2,7 +2,7 @@
 //! driving the whole pipeline, every output format, `sysinfo --format json`, and a
 //! short real CPU run. Nothing here checks speed.
 
-mod common;
+use crate::common;
 
 use common::pb;
 use predicates::prelude::*;
@@ -49,7 +49,7 @@ fn bad_input_is_one_line_and_exit_2() {
     usage_error(&["--repeat", "many"], "--repeat:");
     usage_error(
         &["--format", "xml"],
-        "--format: unknown format 'xml'; accepted: table,json,csv,markdown",
+        "--format: unknown format 'xml'; accepted: table,json,csv,markdown,openmetrics",
     );
     usage_error(&["--peak", "cpu.fp64"], "--peak:");
     usage_error(
@@ -347,4 +347,130 @@ fn a_precision_the_cpu_cannot_run_is_skipped_with_the_reason() {
     assert_eq!(r["params"]["precision"], "fp16");
     let reason = r["status"]["skipped"]["reason"].as_str().unwrap();
     assert!(reason.contains("avx512fp16"), "{reason}");
+}
+
+// ---- Regressions of the hardening rounds and the loose ends (#16, #26, #27, #33). ----
+
+/// #16 item 7: `--peak` values are read with their prefix whatever its case
+/// (`100gflop/s` was read as 100 FLOP/s), and an unknown unit or key, a lower-case `m`
+/// (milli) or a unit that does not fit the key is refused before anything runs.
+#[test]
+fn peak_overrides_are_unit_checked() {
+    let out = common::pb_bounded()
+        .args([
+            "sysinfo",
+            "--format",
+            "json",
+            "--peak",
+            "cpu.fp64=100gflop/s",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = common::success_json(&out, "sysinfo");
+    let fp64: Vec<&serde_json::Value> = v["cpu_peaks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["precision"] == "fp64")
+        .collect();
+    assert!(!fp64.is_empty());
+    for p in fp64 {
+        assert_eq!(p["all_cores"]["value"].as_f64(), Some(100e9));
+    }
+    common::refused_bounded(
+        &["null", "--peak", "cpu.fp64=100Xyz"],
+        &["--peak:", "unknown unit 'Xyz'", "FLOP/s"],
+    );
+    common::refused_bounded(
+        &["null", "--peak", "cpu.fp46=1TFLOP/s"],
+        &["--peak:", "precision 'fp46'", "fp64"],
+    );
+    common::refused_bounded(
+        &["null", "--peak", "gpu.fp128=1T"],
+        &["--peak:", "unknown key 'gpu.fp128'", "gpu.PRECISION"],
+    );
+    common::refused_bounded(
+        &["null", "--peak", "memory=100mB/s"],
+        &["--peak:", "milli", "M for mega"],
+    );
+    common::refused_bounded(
+        &["null", "--peak", "memory=1TFLOP/s"],
+        &["--peak:", "bandwidth", "memory=68GB/s"],
+    );
+    common::refused_bounded(
+        &["null", "--peak", "memory=10gb/s"],
+        &["--peak:", "ambiguous", "bit/s"],
+    );
+}
+
+/// #27 item 8: whatever flag refuses a value, an ESC in it reaches stderr escaped.
+#[test]
+fn refusals_never_echo_escapes() {
+    let t = std::time::Instant::now();
+    for args in [
+        &["cpu", "--threads", "\x1b[2J"][..],
+        &["memory", "--size", "\x1b]0;x\x07"],
+        &["net", "--proto", "\x1b[31mtcp"],
+        &["--format", "\x1b[2J"],
+        &["report", "--width", "\x1b[2J", "x.json"],
+    ] {
+        let out = pb()
+            .args(args)
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let err = common::assert_refused(&out, &args, &[]);
+        assert!(
+            !err.contains('\x1b') && !err.contains('\x07'),
+            "{args:?}: {err:?}"
+        );
+        assert!(err.contains("\\x1b"), "{args:?}: {err:?}");
+    }
+    assert!(t.elapsed() < std::time::Duration::from_secs(120));
+}
+
+/// #33 item 6: `$PEAKBENCH_TOKEN_FILE` and `--blas PATH` named a FIFO and waited on it
+/// for ever; both are refused at once with one line, exit 2.
+#[test]
+fn issue_33_a_fifo_as_token_file_or_blas_is_refused_at_once() {
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("fifo");
+    common::mkfifo(&fifo);
+    let child = common::pb_std()
+        .args(["null", "--quiet", "--output"])
+        .arg(d.path())
+        .env("PEAKBENCH_RANK", "1")
+        .env("PEAKBENCH_SIZE", "2")
+        .env("PEAKBENCH_COORD", "127.0.0.1:9")
+        .env("PEAKBENCH_BIND", "127.0.0.1")
+        .env_remove("PEAKBENCH_TOKEN")
+        .env("PEAKBENCH_TOKEN_FILE", &fifo)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = common::finish(
+        child,
+        std::time::Duration::from_secs(20),
+        "PEAKBENCH_TOKEN_FILE=FIFO",
+    );
+    common::assert_refused(
+        &o,
+        &"token file",
+        &["$PEAKBENCH_TOKEN_FILE", "named pipe (FIFO)"],
+    );
+
+    let lib = d.path().join("libblas.so");
+    common::mkfifo(&lib);
+    let child = common::pb_std()
+        .args(["linalg", "--quiet", "--n", "64", "--blas"])
+        .arg(&lib)
+        .arg("--output")
+        .arg(d.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = common::finish(child, std::time::Duration::from_secs(60), "--blas FIFO");
+    common::assert_refused(&o, &"--blas", &["--blas: ", "named pipe (FIFO)"]);
 }

@@ -3,7 +3,7 @@
 //! checks speed, only that the right cases run, say what they counted, and that bad
 //! input is refused before anything runs.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -441,4 +441,80 @@ fn one_byte_blocks_run_read_write_copy_and_skip_the_f64_kernels() {
             other => panic!("{other:?}"),
         }
     }
+}
+
+// ---- Regressions of the hardening rounds and the loose ends (#16, #26, #27, #33). ----
+
+/// #16 item 1: sizes whose products wrap around 2^64 (a segfault, a worker panic and a hang
+/// before the fix) are refused up front, naming --size and the limit.
+#[test]
+fn memory_sizes_that_overflow_are_refused() {
+    let max = "18446744073709551615B";
+    common::refused_bounded(
+        &[
+            "memory",
+            "--size",
+            max,
+            "--kernel",
+            "read",
+            "--threads",
+            "1",
+        ],
+        &["--size:", "limit of 256 TiB"],
+    );
+    common::refused_bounded(
+        &[
+            "memory",
+            "--size",
+            max,
+            "--kernel",
+            "chase",
+            "--threads",
+            "1",
+        ],
+        &["--size:", "limit of 256 TiB"],
+    );
+    common::refused_bounded(
+        &[
+            "memory",
+            "--weak",
+            "--threads",
+            "2",
+            "--size",
+            "9223372036854775808B",
+        ],
+        &["--size:", "limit of 256 TiB"],
+    );
+    // Below the per-value limit, but the weak product is above it.
+    common::refused_bounded(
+        &["memory", "--weak", "--threads", "2", "--size", "200TiB"],
+        &["--size:", "limit of 256 TiB"],
+    );
+    // The chase's u32 node indices: refused, never a worker panic (the RAM check names
+    // the first limit on a machine with less than 256 GiB per thread; the chase's own
+    // limit is tested in bench::memory::chase).
+    common::refused_bounded(
+        &[
+            "memory",
+            "--size",
+            "200TiB",
+            "--kernel",
+            "chase",
+            "--threads",
+            "1",
+        ],
+        &["--size:"],
+    );
+    common::refused_bounded(
+        &[
+            "memory",
+            "--block",
+            "100TiB",
+            "--threads",
+            "4",
+            "--kernel",
+            "copy",
+        ],
+        &["--block:", "limit of 256 TiB"],
+    );
 }

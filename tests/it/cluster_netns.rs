@@ -8,9 +8,8 @@
 //! namespaces are always removed (on drop), and every step is bounded in time. Only
 //! addresses inside these namespaces are used.
 
-#[path = "common/cluster.rs"]
-mod attack;
-mod common;
+use crate::common;
+use crate::common::cluster as attack;
 
 use common::ip;
 

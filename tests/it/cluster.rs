@@ -6,7 +6,7 @@
 //! the join deadline, never a hang). CI runs the same through `mpirun` with the `mpi`
 //! feature. Nothing here checks speed.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::Path;
@@ -85,11 +85,7 @@ fn launch(out: &Path, size: usize, ranks: &[usize], args: &[&str], join_s: u64) 
 /// Asserts every rank exited 0, naming the first that did not with its stderr.
 fn all_succeeded(outs: &[std::process::Output]) {
     for (i, o) in outs.iter().enumerate() {
-        assert!(
-            o.status.success(),
-            "rank {i}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        common::assert_success(o, &format!("rank {i}"));
     }
 }
 
@@ -169,11 +165,7 @@ fn three_ranks_gather_one_report_with_three_hosts() {
         .arg(&file)
         .output()
         .unwrap();
-    assert!(
-        fleet.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fleet.stderr)
-    );
+    common::assert_success(&fleet, "fleet");
     let f: Value = serde_json::from_slice(&fleet.stdout).unwrap();
     assert_eq!(f["workloads"][0]["n"], 3);
     assert!(gathered(d.path(), "html").exists());
@@ -428,8 +420,7 @@ fn mpirun_three_ranks_matrix_and_gathered_suite() {
 
 // ---- Authentication (issue #24): attackers that reach rank 0's port. ----
 
-#[path = "common/cluster.rs"]
-mod attack;
+use crate::common::cluster as attack;
 use attack::{challenge, join_msg, reach, STEP};
 use peakbench::cluster::wire::{Conn, Msg};
 
@@ -736,15 +727,63 @@ fn a_matrix_rank_cannot_send_the_others_elsewhere() {
             .filter(|r| r["params"]["to"] == "h1")
             .collect();
         assert!(!to_h1.is_empty(), "{case}: {v:#}");
+        let want = match case {
+            "other-host" => "not on the address 127.0.0.1 it connected from",
+            _ => "did not prove the token",
+        };
+        let mut proved = 0;
         for r in to_h1 {
             let e = r["status"]["failed"]["error"].as_str().unwrap_or_else(|| {
                 panic!("{case}: the link to h1 was measured: {r:#}");
             });
-            let want = match case {
-                "other-host" => "not on the address 127.0.0.1 it connected from",
-                _ => "did not prove the token",
-            };
-            assert!(e.contains(want), "{case}: {e}");
+            // The impostor (a plain server, one test at a time) may still hold its busy
+            // slot from the previous refused attempt when the next link reaches it on a
+            // loaded machine: refused before any test too.
+            let busy = case == "impostor" && e.contains("server busy");
+            assert!(e.contains(want) || busy, "{case}: {e}");
+            proved += usize::from(e.contains(want));
         }
+        assert!(proved > 0, "{case}: no link said {want:?}: {v:#}");
     }
+}
+
+// ---- Regressions of the hardening rounds and the loose ends (#16, #26, #27, #33). ----
+
+/// #33 item 15: a secret file others may read is used, with a warning as ssh gives.
+#[test]
+fn issue_33_a_token_file_open_to_others_is_warned_about() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    let tok = d.path().join("token");
+    std::fs::write(&tok, "s3cret\n").unwrap();
+    let run = |mode: u32| {
+        std::fs::set_permissions(&tok, std::fs::Permissions::from_mode(mode)).unwrap();
+        // A rank whose coordinator never answers: it gives up after the 1 s join
+        // deadline, having read the secret first.
+        let child = common::pb_std()
+            .args(["null", "--quiet", "--output"])
+            .arg(d.path())
+            .env("PEAKBENCH_RANK", "1")
+            .env("PEAKBENCH_SIZE", "2")
+            .env("PEAKBENCH_COORD", "127.0.0.1:9")
+            .env("PEAKBENCH_BIND", "127.0.0.1")
+            .env("PEAKBENCH_JOIN_TIMEOUT", "1")
+            .env_remove("PEAKBENCH_TOKEN")
+            .env("PEAKBENCH_TOKEN_FILE", &tok)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = common::finish(child, Duration::from_secs(30), "token file");
+        String::from_utf8_lossy(&o.stderr).to_string()
+    };
+    let err = run(0o644);
+    assert!(
+        err.contains("warning: $PEAKBENCH_TOKEN_FILE")
+            && err.contains("is open to other users (mode 0644)")
+            && err.contains("chmod 600"),
+        "{err}"
+    );
+    let err = run(0o600);
+    assert!(!err.contains("warning"), "{err}");
 }

@@ -3,7 +3,7 @@
 //! refusals (exit code 2, one line naming the flag, nothing written). Nothing here
 //! checks speed.
 
-mod common;
+use crate::common;
 
 use common::pb;
 use serde_json::Value;

@@ -1,19 +1,25 @@
-//! Helpers shared by the integration tests (each test file has `mod common;`): the
+//! Helpers shared by the integration tests (`tests/it/main.rs` declares `mod common;`
+//! once; each module uses `crate::common`): the
 //! binary under test in a clean environment, where tests write their scratch files, the
 //! check that bad input is refused cleanly, and the check of a JSON report whose every
 //! result ran. Not every file uses every helper.
 //!
 //! Every test that starts the binary starts it through [`pb`], [`pb_std`] or
-//! [`clean_env`] (a test in `tests/cli.rs` holds them to it): the user's shell must not
+//! [`clean_env`] (a test in `tests/it/first_contact.rs` holds them to it): the user's shell must not
 //! change what the tests see (issue #32 A: `COLUMNS=120` exported made three tests of
-//! `tests/report.rs` fail, since the table fits `COLUMNS`).
+//! `tests/report.rs` (now `tests/it/report.rs`) fail, since the table fits `COLUMNS`).
 #![allow(dead_code)]
 
 use assert_cmd::Command;
 use serde_json::Value;
-use std::process::Output;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Output};
+use std::time::{Duration, Instant};
 
-#[path = "../../src/util/scratch.rs"]
+pub mod cluster;
+pub mod frames;
+
+#[path = "../../../src/util/scratch.rs"]
 mod scratch;
 #[allow(unused_imports)]
 pub(crate) use scratch::{scratch_dir, scratch_root};
@@ -74,6 +80,13 @@ pub fn pb() -> Command {
     c
 }
 
+/// [`pb`] that cannot hang: killed after 60 s (a hang is a failure, not a stuck CI).
+pub fn pb_bounded() -> Command {
+    let mut c = pb();
+    c.timeout(Duration::from_secs(60));
+    c
+}
+
 /// [`pb`] as a `std::process::Command`, for tests that spawn it and signal it.
 pub fn pb_std() -> std::process::Command {
     let mut c = std::process::Command::new(bin());
@@ -111,6 +124,11 @@ pub fn refused(cmd: &mut Command, args: &[&str], needles: &[&str]) -> Output {
         "{args:?} wrote files"
     );
     out
+}
+
+/// [`refused`] of `args` run by [`pb_bounded`].
+pub fn refused_bounded(args: &[&str], needles: &[&str]) -> Output {
+    refused(&mut pb_bounded(), args, needles)
 }
 
 /// The results of the JSON report in `stdout`: asserts there are `n` of them (`what`
@@ -162,4 +180,68 @@ pub fn ip(args: &[&str]) -> Result<(), String> {
             String::from_utf8_lossy(&out.stderr).trim()
         ))
     }
+}
+
+/// `tests/fixtures/NAME` as JSON.
+pub fn fixture_json(name: &str) -> Value {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+}
+
+/// Writes `v` to `dir/NAME`; returns its path.
+pub fn write_json(dir: &Path, name: &str, v: &Value) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_vec(v).unwrap()).unwrap();
+    p
+}
+
+/// Waits for `child` at most `limit` (then kills it and fails: nothing may hang).
+pub fn finish(mut child: Child, limit: Duration, what: &str) -> Output {
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "{what}: still running after {limit:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Sends `sig` to `child`.
+pub fn signal(child: &Child, sig: i32) {
+    // SAFETY: signalling our own child process.
+    unsafe { libc::kill(child.id() as i32, sig) };
+}
+
+/// Every path under `dir`, recursively.
+pub fn everything(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p.clone());
+            }
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Makes a named pipe at `p`.
+pub fn mkfifo(p: &Path) {
+    let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
 }

@@ -2,7 +2,7 @@
 //! `tests/fixtures/tools/` and log each invocation, so that what peakbench runs (how
 //! often, with which arguments) is checked without the real tools or their time.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
@@ -96,7 +96,7 @@ fn fio_runs_once_per_configuration_with_the_cases_file_size() {
         .timeout(Duration::from_secs(120))
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::assert_success(&o, "o");
     let runs = logged(&log);
     assert_eq!(runs.len(), 2, "one fio run per configuration: {runs:?}");
     for (run, jobs) in runs.iter().zip(["1", "2"]) {
@@ -183,7 +183,7 @@ fn hpcc_runs_stream_once_per_thread_count_beside_dram_rows() {
         .timeout(Duration::from_secs(300))
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::assert_success(&o, "o");
     let runs = logged(&log);
     assert_eq!(runs.len(), 2, "one hpcc run per thread count: {runs:?}");
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();

@@ -3,7 +3,7 @@
 //! stop the I/O, remove the files and exit 130/143. Test files live under the
 //! checkout's `target/test-scratch/` (a real filesystem; `/tmp` may be tmpfs). Speed is never checked.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -273,4 +273,205 @@ fn signal_mid_run_removes_the_files(sig: i32, name: &str) {
         "left behind: {:?}",
         entries(dir.path())
     );
+}
+
+// ---- Regressions of the hardening rounds and the loose ends (#16, #26, #27, #33). ----
+
+/// #16 item 11: a negative size reaches the flag's own parser (not clap's "unexpected
+/// argument"), and a virtual filesystem is blamed on --dir, not on --file-size.
+#[test]
+fn disk_flags_are_blamed_correctly() {
+    common::refused_bounded(
+        &["disk", "--file-size", "-1GiB"],
+        &["--file-size:", "-1GiB"],
+    );
+    common::refused_bounded(
+        &["disk", "--file-size", "18446744073709551615B"],
+        &["--file-size:", "limit of 256 TiB"],
+    );
+    if std::path::Path::new("/proc/self").exists() {
+        common::refused_bounded(&["disk", "--dir", "/proc"], &["--dir:", "no storage"]);
+    }
+}
+
+mod signals {
+    //! #33 item 3: SIGINT/SIGTERM while the test files are made, filled or measured, or
+    //! between cases, leaves `--dir` as it was. Before, the fill stopped, its case
+    //! failed at once, the next case created `job0.dat` again while the cleanup ran,
+    //! and the directory stayed ("cannot remove …: Directory not empty").
+
+    use crate::common;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    /// When to send the signal: once the run directory appears, or once the first
+    /// job file appears, then after `after`.
+    #[derive(Debug, Clone, Copy)]
+    enum At {
+        Dir(u64),
+        File(u64),
+    }
+
+    fn interrupt(sig: i32, at: At) {
+        let dir = common::scratch_dir();
+        let out = common::scratch_dir();
+        // Four 32 MiB files, filled one after the other, then two patterns: the run
+        // lives long enough to be hit at every stage, on a fast or a slow disk.
+        let child = common::pb_std()
+            .args(["disk", "--quiet", "--buffered", "--dir"])
+            .arg(dir.path())
+            .arg("--output")
+            .arg(out.path())
+            .args([
+                "--file-size",
+                "32MiB",
+                "--jobs",
+                "1,4",
+                "--pattern",
+                "seq-read,seq-write",
+                "--block",
+                "1MiB",
+                "--depth",
+                "1",
+                "--runtime",
+                "300ms",
+                "--repeat",
+                "1",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let t = Instant::now();
+        let (want_file, after) = match at {
+            At::Dir(ms) => (false, ms),
+            At::File(ms) => (true, ms),
+        };
+        let reached = || {
+            common::everything(dir.path()).iter().any(|p| {
+                if want_file {
+                    p.file_name().is_some_and(|n| n == "job0.dat")
+                } else {
+                    p.is_dir()
+                }
+            })
+        };
+        let mut seen = false;
+        while t.elapsed() < Duration::from_secs(60) {
+            if reached() {
+                seen = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_micros(500));
+        }
+        assert!(seen, "{at:?}: the run never reached that point");
+        std::thread::sleep(Duration::from_millis(after));
+        common::signal(&child, sig);
+        let o = common::finish(child, Duration::from_secs(30), "disk");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            o.status.code() == Some(128 + sig) || o.status.success(),
+            "{at:?}: {:?} {err}",
+            o.status
+        );
+        assert!(!err.contains("cannot remove"), "{at:?}: {err}");
+        let left = common::everything(dir.path());
+        assert!(left.is_empty(), "{at:?} left {left:?}; stderr: {err}");
+    }
+
+    #[test]
+    fn issue_33_a_signal_at_any_point_of_a_disk_run_leaves_nothing() {
+        let points = [
+            At::Dir(0),
+            At::File(0),
+            At::File(1),
+            At::File(5),
+            At::File(20),
+            At::File(80),
+            At::File(250),
+            At::File(700),
+        ];
+        for (i, at) in points.into_iter().enumerate() {
+            let sig = if i % 2 == 0 {
+                libc::SIGINT
+            } else {
+                libc::SIGTERM
+            };
+            interrupt(sig, at);
+        }
+    }
+}
+
+/// #26 item 2: a disk run killed with SIGKILL left `peakbench-disk-PID-…` in `--dir`, and
+/// the next run neither reclaimed nor mentioned it. The next run now removes it (its
+/// process is gone, nobody holds its lock, it holds only a run's files) and says so.
+#[test]
+fn a_killed_disk_runs_directory_is_reclaimed_by_the_next_run() {
+    let dir = common::scratch_dir();
+    let out = tempfile::tempdir().unwrap();
+    let disk = |runtime: &str| {
+        let mut c = common::pb_std();
+        c.args(["disk", "--quiet", "--dir"])
+            .arg(dir.path())
+            .arg("--output")
+            .arg(out.path())
+            .args([
+                "--file-size",
+                "4MiB",
+                "--pattern",
+                "seq-write",
+                "--block",
+                "1MiB",
+                "--depth",
+                "1",
+                "--runtime",
+                runtime,
+                "--ramp",
+                "0",
+                "--repeat",
+                "1",
+            ]);
+        c
+    };
+    let mut child = disk("30s")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = std::time::Instant::now();
+    let run_dir = loop {
+        let found = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .find(|e| e.path().join("job0.dat").exists());
+        if let Some(e) = found {
+            break e.path();
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "no job file appeared"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // SAFETY: signalling our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.wait().unwrap();
+    assert!(
+        run_dir.join("job0.dat").exists(),
+        "SIGKILL leaves the files"
+    );
+    let next = disk("200ms").output().unwrap();
+    let err = String::from_utf8_lossy(&next.stderr);
+    assert!(next.status.success(), "{err}");
+    let line = format!("peakbench: removed {} (", run_dir.display());
+    assert!(err.contains(&line), "{err}");
+    assert!(
+        err.contains(&format!(
+            "), left by a killed run (PID {} is gone)",
+            child.id()
+        )),
+        "{err}"
+    );
+    assert!(!run_dir.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }

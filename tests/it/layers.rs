@@ -32,6 +32,7 @@ const TOP: &[&str] = &[
     "cluster",
     "cmdline",
     "options",
+    "pipeline",
     "reporting",
     "sysinfo",
 ];

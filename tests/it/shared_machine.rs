@@ -12,7 +12,7 @@
 //! it is `#[ignore]`d (run it by hand on a quiet machine), and the detection logic it
 //! relies on is tested on synthetic figures in `measure::share`.
 
-mod common;
+use crate::common;
 
 use common::pb;
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! (`--width`, else `COLUMNS`), notes shared by several rows and the CV warnings are
 //! printed once, and an interrupted run says what it kept. Nothing here checks speed.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 
@@ -24,11 +24,7 @@ fn report(args: &[&str], env: Option<(&str, &str)>) -> String {
         c.env(k, v);
     }
     let out = c.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out, "out");
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -275,11 +271,7 @@ fn every_table_has_the_results_tables_frame() {
     ];
     for args in cases {
         let out = pb().args(args).args(["--width", "120"]).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_success(&out, &format!("{args:?}"));
         let s = String::from_utf8(out.stdout).unwrap();
         for boxed in ['┌', '┐', '└', '┘', '├', '┤', '┬', '┴', '╞', '═', '╭'] {
             assert!(
@@ -292,6 +284,45 @@ fn every_table_has_the_results_tables_frame() {
             assert!(
                 s.lines().all(|l| !l.starts_with('│') && !l.ends_with(' ')),
                 "{args:?}: an outer border or trailing spaces:\n{s}"
+            );
+        }
+    }
+}
+
+// ---- Regressions of the hardening rounds and the loose ends (#16, #26, #27, #33). ----
+
+/// #26 item 3: `sysinfo` printed a table 476 columns wide at a 120-column terminal. Every
+/// subcommand that prints a table fits 120 columns, whether the width comes from
+/// `--width` or from `COLUMNS`.
+#[test]
+fn every_table_printing_subcommand_fits_120_columns() {
+    let b = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/quick_zen3_b.json"
+    );
+    let cases: [&[&str]; 5] = [
+        &["sysinfo"],
+        &["reference"],
+        &["gpu", "--list"],
+        &["report", QUICK],
+        &["compare", QUICK, b],
+    ];
+    for args in cases {
+        for how in ["--width", "COLUMNS"] {
+            let mut c = common::pb_bounded();
+            c.env_remove("COLUMNS").args(args);
+            if how == "--width" {
+                c.args(["--width", "120"]);
+            } else {
+                c.env("COLUMNS", "120");
+            }
+            let out = c.output().unwrap();
+            common::assert_success(&out, &format!("{args:?}"));
+            let s = String::from_utf8(out.stdout).unwrap();
+            assert!(
+                widest(&s) <= 120,
+                "{args:?} ({how}): a line of {} columns:\n{s}",
+                widest(&s)
             );
         }
     }

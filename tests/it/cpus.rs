@@ -4,7 +4,7 @@
 //! lists, more threads than CPUs listed and commands it does not apply to are refused
 //! with one line and exit code 2.
 
-mod common;
+use crate::common;
 
 use common::{pb, refused, success_json};
 

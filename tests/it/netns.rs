@@ -4,7 +4,7 @@
 //! namespaces are always removed (on drop, also after a failed assertion), and every
 //! command is bounded in time. Only addresses inside these namespaces are used.
 
-mod common;
+use crate::common;
 
 use common::ip;
 

@@ -3,14 +3,14 @@
 //! show their plan and `--dry-run` shows only that (D), typos get a did-you-mean and
 //! every problem of a command line is reported at once (E). Nothing here checks speed.
 
-mod common;
+use crate::common;
 
 use common::pb;
 use std::path::Path;
 
-/// Every test file of `tests/`, with its text.
+/// Every module file of the test binary (`tests/it/*.rs`; `common` aside), with its text.
 fn test_sources() -> Vec<(String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
     let mut out = Vec::new();
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path();
@@ -77,7 +77,7 @@ fn every_test_starts_the_binary_in_a_clean_environment() {
         for direct in ["cargo_bin(\"peakbench\")", "CARGO_BIN_EXE_peakbench"] {
             assert!(
                 !text.contains(direct),
-                "tests/{name} starts the binary itself ({direct}); use common::pb, pb_std or clean_env"
+                "tests/it/{name} starts the binary itself ({direct}); use common::pb, pb_std or clean_env"
             );
         }
     }

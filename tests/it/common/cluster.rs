@@ -1,5 +1,5 @@
-//! Attacks on a cluster's coordinator, shared by `tests/cluster.rs` (loopback) and
-//! `tests/cluster_netns.rs` (namespaces): a peer that skips the handshake, a guessed
+//! Attacks on a cluster's coordinator, shared by `tests/it/cluster.rs` (loopback)
+//! and `tests/it/cluster_netns.rs` (namespaces): a peer that skips the handshake, a guessed
 //! proof, a replayed proof and an oversized pre-auth frame. Each must be refused.
 #![allow(dead_code)]
 
