@@ -2,7 +2,7 @@
 //! print the requested format. `main.rs` maps errors to exit codes.
 
 use crate::bench::common::CommonOptions;
-use crate::bench::{self, Context, Plan};
+use crate::bench::{self, Context};
 use crate::cli::Cli;
 use crate::hw::HostInfo;
 use crate::options::{Command, Options};
@@ -24,28 +24,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// cannot be left out of one of them.
 pub(crate) fn planner(command: &Command) -> Option<Planner<'_>> {
     Some(match command {
-        Command::Quick => Box::new(|ctx: &Context| {
-            Ok(bench::BENCHMARKS
-                .iter()
-                .flat_map(|b| b.quick(ctx))
-                .collect())
-        }),
-        Command::Cpu(o) => Box::new(move |ctx: &Context| bench::cpu::CpuBench.plan(o, ctx)),
-        Command::Memory(o) => {
-            Box::new(move |ctx: &Context| bench::memory::MemoryBench.plan(o, ctx))
-        }
-        Command::Disk(o) => Box::new(move |ctx: &Context| bench::disk::DiskBench.plan(o, ctx)),
-        Command::Net(o) => Box::new(move |ctx: &Context| bench::net::NetBench.plan(o, ctx)),
-        Command::Gpu(o) if !o.list => {
-            Box::new(move |ctx: &Context| bench::gpu::GpuBench.plan(o, ctx))
-        }
-        Command::Linalg(o) => {
-            Box::new(move |ctx: &Context| bench::linalg::LinalgBench.plan(o, ctx))
-        }
-        Command::Null { threads } => {
-            Box::new(move |ctx: &Context| bench::null::NullBench.plan(threads, ctx))
-        }
-        Command::Gpu(_)
+        Command::Quick => Box::new(|ctx: &Context| Ok(bench::quick(ctx))),
+        Command::Resource(r) if r.measures() => Box::new(move |ctx: &Context| r.plan(ctx)),
+        Command::Resource(_)
         | Command::Sysinfo
         | Command::Serve(_)
         | Command::Report(_)
@@ -69,7 +50,10 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
         if let Some(l) = crate::cluster::launch()? {
             return crate::cluster::run(&opts, l, plan);
         }
-        if matches!(&opts.command, Command::Net(n) if n.matrix) {
+        let net = opts
+            .command
+            .options_of::<crate::bench::net::options::NetOptions>();
+        if net.is_some_and(|n| n.matrix) {
             return Err(UsageError::new(
                 "--matrix",
                 "needs a cluster launch: mpirun or srun with a build with --features mpi, or $PEAKBENCH_RANK, $PEAKBENCH_SIZE and $PEAKBENCH_COORD (see README)",
@@ -118,9 +102,13 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
                 reference: true,
                 ..common.clone()
             },
-            command: Command::Cpu(crate::reporting::reference_cpu(r)),
+            command: Command::Resource(Box::new(crate::bench::resource::Planned {
+                resource: &crate::bench::cpu::CpuBench,
+                options: crate::reporting::reference_cpu(r),
+            })),
         }),
-        Command::Gpu(_) => {
+        // A resource's subcommand that measures nothing: `gpu --list`.
+        Command::Resource(r) if r.name() == "gpu" => {
             let det = crate::hw::gpu::detect();
             let doc = crate::report::TextDoc {
                 value: &det,
@@ -244,6 +232,73 @@ mod tests {
         &["check", "--baseline", "b.toml"],
         &["gpu", "--list"],
     ];
+
+    /// Issue #34: a resource is one folder and one line of `bench::RESOURCES`; every
+    /// place that lists the resources is built from the registry, so each registered
+    /// resource is reachable from each: its subcommand (hidden as it says), its parse
+    /// into a run of its own name, the planner, the quick suite, its `--peak` keys and
+    /// its refusals of the common flags.
+    #[test]
+    fn every_resource_is_reachable_from_every_list() {
+        use crate::bench::resource::CommonFlag;
+        let cli = Cli::command();
+        let parse = |args: &[&str]| {
+            let argv = std::iter::once("peakbench").chain(args.iter().copied());
+            Options::from_cli(Cli::try_parse_from(argv).unwrap())
+        };
+        let quick: Vec<&str> = bench::quick_suite().map(|r| r.name()).collect();
+        for r in bench::RESOURCES {
+            let name = r.name();
+            let sub = cli
+                .find_subcommand(name)
+                .unwrap_or_else(|| panic!("{name}: no subcommand"));
+            assert_eq!(sub.is_hide_set(), r.hidden(), "{name}");
+            assert_eq!(
+                sub.get_about().map(|a| a.to_string()).as_deref(),
+                Some(r.about())
+            );
+            let o = parse(&[name]).unwrap();
+            let Command::Resource(run) = &o.command else {
+                panic!("{name}: {:?}", o.command)
+            };
+            assert_eq!(run.name(), name);
+            assert!(planner(&o.command).is_some(), "{name}: no planner");
+            let config = serde_json::to_value(&o).unwrap();
+            assert_eq!(config["command"]["command"], name);
+            assert_eq!(quick.contains(&name), !r.hidden(), "{name}: quick suite");
+            // Its keys are listed in the registry's message and parse through it.
+            if !r.peak_keys().is_empty() {
+                let e = bench::parse_peak("nonesuch=1").unwrap_err().0;
+                assert!(e.contains(r.peak_keys()), "{name}: {e}");
+                let plain = r
+                    .peak_keys()
+                    .split(", ")
+                    .find(|k| k.chars().all(|c| c.is_ascii_lowercase() || c == '.'))
+                    .unwrap_or_else(|| panic!("{name}: no plain key"));
+                let (k, _) = bench::parse_peak(&format!("{plain}=1")).unwrap();
+                assert_eq!(k.to_string(), plain);
+            }
+            // Each common flag it refuses is refused with its reason, the others taken.
+            for flag in CommonFlag::ALL {
+                let mut args = vec![name, flag.flag()];
+                match flag {
+                    CommonFlag::Weak => {}
+                    CommonFlag::UntilStable => args.push("2%"),
+                    CommonFlag::Cpus => args.push("0"),
+                }
+                match run.refuses(flag) {
+                    Some(why) => assert_eq!(
+                        parse(&args).unwrap_err().0,
+                        format!("{}: {why}", flag.flag())
+                    ),
+                    None if flag == CommonFlag::Cpus
+                        && !crate::hw::cpu::allowed_cpus().contains(&0) => {}
+                    None => assert!(parse(&args).is_ok(), "{args:?}"),
+                }
+            }
+        }
+        assert!(bench::parse_peak("null=1").is_ok());
+    }
 
     /// Issue #24: `linalg` was missing from the hand list of measuring commands, so a
     /// cluster launch ran it on every rank alone. Every subcommand that is not known to

@@ -163,11 +163,14 @@ pub(crate) fn run_cases(
     // and whether the network run was against a --server.
     let rctx = crate::reference::Context {
         host,
-        disk_dir: match &options.command {
-            Command::Disk(d) => d.dir.as_deref(),
-            _ => None,
-        },
-        remote: matches!(&options.command, Command::Net(n) if n.server.is_some()),
+        disk_dir: options
+            .command
+            .options_of::<crate::bench::disk::options::DiskOptions>()
+            .and_then(|d| d.dir.as_deref()),
+        remote: options
+            .command
+            .options_of::<crate::bench::net::options::NetOptions>()
+            .is_some_and(|n| n.server.is_some()),
         memo: &memo,
     };
     // One step of progress and one save per case: a case's results come from one

@@ -31,7 +31,7 @@ pub mod wire;
 
 use crate::bench::Context;
 use crate::hw::HostInfo;
-use crate::options::{Command, Options};
+use crate::options::Options;
 use crate::report::model::{Report, SCHEMA};
 use crate::report::view::html;
 use crate::report::Doc;
@@ -326,10 +326,11 @@ fn run_rank(
     plan: crate::pipeline::Planner<'_>,
 ) -> anyhow::Result<ExitCode> {
     let opts = &options.common;
-    let matrix = match &options.command {
-        Command::Net(n) if n.matrix => Some(n.clone()),
-        _ => None,
-    };
+    let matrix = options
+        .command
+        .options_of::<crate::bench::net::options::NetOptions>()
+        .filter(|n| n.matrix)
+        .cloned();
     // --cpus: each rank confines itself before it detects its host, as a single run does.
     if let Some(cpus) = &opts.cpus {
         crate::bench::common::confine_to(cpus).map_err(anyhow::Error::msg)?;

@@ -6,8 +6,8 @@
 use super::kernels::{Isa, Precision};
 use crate::bench::common::{secs, secs_opt};
 use crate::bench::flags::{threads, Choices, List};
-use crate::bench::UsageError;
 use crate::util::units::{parse_duration, parse_list, ParseError};
+use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
 use std::time::Duration;

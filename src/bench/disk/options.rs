@@ -6,10 +6,10 @@
 use super::engine::Caps;
 use super::engines::{by_name, ENGINES};
 use crate::bench::flags::{Choices, List};
-use crate::bench::UsageError;
 use crate::util::units::{
     format_size, format_size_exact, parse_duration, parse_list, parse_size, ParseError,
 };
+use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
 use std::path::PathBuf;

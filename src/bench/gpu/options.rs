@@ -4,9 +4,9 @@
 //! lacks) happen in `plan`.
 
 use crate::bench::flags::{dedup, Choices, List};
-use crate::bench::UsageError;
 use crate::hw::gpu_table::GpuPrecision;
 use crate::util::units::{parse_list, parse_size, ParseError};
+use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
 

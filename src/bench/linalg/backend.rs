@@ -22,10 +22,10 @@
 use super::blas::{CallError, Elem, Library, LoadError, Threads};
 use super::options::Routine;
 use super::{dense, Context, GemmSet, LinalgCase, Sample};
-use crate::bench::UsageError;
 use crate::hw::HostInfo;
 use crate::measure::clock::Tick;
 use crate::report::model::BenchResult;
+use crate::util::usage::UsageError;
 use faer::Mat;
 use std::path::Path;
 use std::sync::Arc;

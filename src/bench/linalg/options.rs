@@ -6,8 +6,8 @@
 use super::choice::{self, BlasChoice};
 use crate::bench::cpu::kernels::Precision;
 use crate::bench::flags::{threads, Choices, List};
-use crate::bench::UsageError;
 use crate::util::units::{parse_list, ParseError};
+use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
 

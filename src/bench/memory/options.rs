@@ -5,8 +5,8 @@
 
 use super::kernels::Op;
 use crate::bench::flags::{dedup, threads, Choices, List};
-use crate::bench::UsageError;
 use crate::util::units::{parse_list, parse_size, ParseError};
+use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
 

@@ -4,8 +4,8 @@
 
 use super::proto::{Proto, TestKind, DEFAULT_PORT, MAX_STREAMS, MAX_TCP_MSG, MAX_UDP_MSG};
 use crate::bench::flags::{Choices, List};
-use crate::bench::UsageError;
 use crate::util::units::{parse_duration, parse_list, parse_size, ParseError};
+use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
 use std::net::{SocketAddr, ToSocketAddrs};
