@@ -23,18 +23,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// every host and what a local run runs all come from here, so a new measuring command
 /// cannot be left out of one of them.
 pub(crate) fn planner(command: &Command) -> Option<Planner<'_>> {
+    if !command.measures() {
+        return None;
+    }
     Some(match command {
-        Command::Quick => Box::new(|ctx: &Context| Ok(bench::quick(ctx))),
-        Command::Resource(r) if r.measures() => Box::new(move |ctx: &Context| r.plan(ctx)),
-        Command::Resource(_)
-        | Command::Sysinfo
-        | Command::Serve(_)
-        | Command::Report(_)
-        | Command::Compare { .. }
-        | Command::Reference(_)
-        | Command::Fleet(_)
-        | Command::Baseline(_)
-        | Command::Check(_) => return None,
+        Command::Resource(r) => Box::new(move |ctx: &Context| r.plan(ctx)),
+        _ => Box::new(|ctx: &Context| Ok(bench::quick(ctx))),
     })
 }
 

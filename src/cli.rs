@@ -8,7 +8,7 @@
 //! the accepted form.
 
 use crate::bench::common::CommonArgs;
-use crate::bench::net::options::ServeArgs;
+use crate::bench::net::options::ServeOptions;
 use crate::bench::Resource;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Subcommand};
@@ -284,7 +284,7 @@ pub(crate) enum Cmd {
     )]
     Sysinfo,
     /// Serve network tests to `peakbench net --server` clients
-    Serve(ServeArgs),
+    Serve(ServeOptions),
     /// Render a results file: the table on stdout, or --html/--csv/--markdown files
     Report(ReportArgs),
     /// Compare results files case by case: change of the mean with a 95 % CI (Welch)

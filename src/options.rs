@@ -111,6 +111,16 @@ impl Serialize for Command {
 }
 
 impl Command {
+    /// Whether the command measures: the quick suite and a measuring resource's run
+    /// (what `app::planner` plans, and a cluster launch gathers).
+    pub(crate) fn measures(&self) -> bool {
+        match self {
+            Command::Quick => true,
+            Command::Resource(r) => r.measures(),
+            _ => false,
+        }
+    }
+
     /// The options of the resource run, when this is one whose options are a `T`
     /// (e.g. `NetOptions` for `net`).
     pub(crate) fn options_of<T: 'static>(&self) -> Option<&T> {
@@ -296,7 +306,7 @@ fn refuse_unread(c: &crate::bench::common::CommonArgs, name: &str) -> Result<(),
 fn check_prom_file(path: &std::path::Path, command: &Command) -> Result<(), UsageError> {
     let measures = match command {
         Command::Reference(r) => r.run,
-        c => crate::app::planner(c).is_some(),
+        c => c.measures(),
     };
     if !measures {
         return Err(UsageError::new(

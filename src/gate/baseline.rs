@@ -450,7 +450,7 @@ pub(crate) struct Taken {
 fn usable(r: &BenchResult) -> Result<(), &'static str> {
     if !r.is_ok() {
         Err("not measured (skipped or failed)")
-    } else if super::shared(r).is_some() {
+    } else if shared(r).is_some() {
         Err("disturbed (the machine was shared while it measured)")
     } else if r.samples.is_empty() && r.summary.is_none() {
         Err("no samples")
@@ -608,6 +608,22 @@ fn base_case(
         tolerance,
         n,
         mad,
+    }
+}
+
+/// Why a result's figure is no evidence about the machine, if it is not: it was
+/// disturbed (`disturbed`), or a `shared` note says the machine was shared (host
+/// contention included).
+pub(crate) fn shared(r: &BenchResult) -> Option<String> {
+    let note = r
+        .notes
+        .iter()
+        .find(|n| n.kind == crate::report::model::NoteKind::Shared)
+        .map(|n| n.text.clone());
+    match (r.disturbed, note) {
+        (_, Some(n)) => Some(n),
+        (true, None) => Some("the result is marked disturbed".into()),
+        (false, None) => None,
     }
 }
 

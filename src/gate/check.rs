@@ -223,7 +223,7 @@ pub(crate) fn judge(
         Direction::Higher => x > better_bound,
         Direction::Lower => x < better_bound,
     };
-    let (verdict, why) = if let Some(w) = super::shared(r) {
+    let (verdict, why) = if let Some(w) = super::baseline::shared(r) {
         (
             Verdict::Inconclusive,
             format!("disturbed, the machine was shared: {w}"),

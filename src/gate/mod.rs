@@ -22,7 +22,6 @@ pub(crate) mod options;
 
 pub(crate) use options::{BaselineArgs, CheckArgs};
 
-use crate::report::model::{BenchResult, NoteKind};
 use crate::report::{load, Format, Grid};
 use crate::util::usage::UsageError;
 use baseline::Baseline;
@@ -49,22 +48,6 @@ pub(crate) struct Output {
     /// The results folder (`--output DIR`, default `results/`): where `check` finds
     /// this host's latest run.
     pub(crate) dir: PathBuf,
-}
-
-/// Why a result's figure is no evidence about the machine, if it is not: it was
-/// disturbed (`disturbed`), or a `shared` note says the machine was shared (host
-/// contention included).
-pub(crate) fn shared(r: &BenchResult) -> Option<String> {
-    let note = r
-        .notes
-        .iter()
-        .find(|n| n.kind == NoteKind::Shared)
-        .map(|n| n.text.clone());
-    match (r.disturbed, note) {
-        (_, Some(n)) => Some(n),
-        (true, None) => Some("the result is marked disturbed".into()),
-        (false, None) => None,
-    }
 }
 
 fn now() -> String {

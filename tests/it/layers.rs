@@ -400,7 +400,7 @@ fn the_scanner_sees_every_form() {
     );
     // `super` from bench::disk::options: three steps reach the crate root.
     assert_eq!(
-        v("use super::super::super::cli::DiskArgs;"),
+        v("use super::super::super::cli::DiskOptions;"),
         ["1: crate::cli"]
     );
     assert_eq!(

@@ -598,7 +598,7 @@ impl resource::Resource for CpuBench {
     }
 
     fn command(&self) -> clap::Command {
-        resource::subcommand::<options::CpuArgs>(self)
+        resource::subcommand::<options::CpuOptions>(self)
     }
 
     fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {

@@ -70,9 +70,6 @@ pub(crate) struct CpuOptions {
 /// The sample length in sustained mode when `--interval` is not given.
 const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
 
-/// Until the top names one type per command (issue #34): the flags are the options.
-pub(crate) type CpuArgs = CpuOptions;
-
 impl Default for CpuOptions {
     fn default() -> Self {
         CpuOptions {

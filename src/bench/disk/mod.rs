@@ -460,7 +460,7 @@ impl Resource for DiskBench {
     }
 
     fn command(&self) -> clap::Command {
-        resource::subcommand::<options::DiskArgs>(self)
+        resource::subcommand::<options::DiskOptions>(self)
     }
 
     fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {

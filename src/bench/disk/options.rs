@@ -260,9 +260,6 @@ pub(crate) struct DiskOptions {
     pub(crate) notes: Vec<String>,
 }
 
-/// Until the top names one type per command (issue #34): the flags are the options.
-pub(crate) type DiskArgs = DiskOptions;
-
 /// `--file-size` when not given: 1 GiB.
 const DEFAULT_FILE_SIZE: u64 = 1 << 30;
 

@@ -5,7 +5,7 @@
 use super::case::{regions, Config};
 use super::engines;
 use super::job::{self, JobSpec};
-use super::options::{DiskArgs, Pattern};
+use super::options::{DiskOptions, Pattern};
 use super::{prepare, RunPlan};
 use crate::bench::common::{self, args_from, CommonArgs};
 use crate::bench::resource::Context;
@@ -29,7 +29,7 @@ fn plan(dir: &std::path::Path, host: &HostInfo) -> Option<RunPlan> {
         "--depth",
         "1",
     ];
-    let o = super::options::parse(&args_from::<DiskArgs>(&args)).unwrap();
+    let o = super::options::parse(&args_from::<DiskOptions>(&args)).unwrap();
     assert!(o.shared_file);
     let opts = common::parse(&CommonArgs::default(), false).unwrap();
     let ctx = Context { host, opts: &opts };
@@ -131,7 +131,7 @@ fn jobs_split_one_file_into_equal_parts_with_exact_byte_counts() {
 
 #[test]
 fn shared_file_with_verify_is_refused() {
-    let e =
-        super::options::parse(&args_from::<DiskArgs>(&["--shared-file", "--verify"])).unwrap_err();
+    let e = super::options::parse(&args_from::<DiskOptions>(&["--shared-file", "--verify"]))
+        .unwrap_err();
     assert!(e.0.starts_with("--shared-file"), "{}", e.0);
 }

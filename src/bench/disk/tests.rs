@@ -7,7 +7,7 @@ use super::data::Gens;
 use super::engine::IoEngine;
 use super::engines;
 use super::job::{self, JobSpec};
-use super::options::{DiskArgs, Pattern};
+use super::options::{DiskOptions, Pattern};
 use super::{prepare, RunPlan};
 use crate::bench::common::{self, args_from, CommonArgs, CommonOptions};
 use crate::bench::resource::Context;
@@ -43,7 +43,7 @@ fn plan(
 ) -> Option<(RunPlan, CommonOptions)> {
     let mut args = vec!["--dir", dir.to_str().unwrap()];
     args.extend_from_slice(extra);
-    let o = super::options::parse(&args_from::<DiskArgs>(&args)).unwrap();
+    let o = super::options::parse(&args_from::<DiskOptions>(&args)).unwrap();
     let opts = common::parse(&CommonArgs::default(), false).unwrap();
     let ctx = Context { host, opts: &opts };
     match prepare(&o, &ctx, Duration::from_secs(600), 1) {

@@ -456,7 +456,7 @@ impl resource::Resource for GpuBench {
     }
 
     fn command(&self) -> clap::Command {
-        resource::subcommand::<options::GpuArgs>(self)
+        resource::subcommand::<options::GpuOptions>(self)
     }
 
     fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {
@@ -507,7 +507,7 @@ mod tests {
     use crate::bench::common::{self, args_from, CommonArgs};
     use crate::bench::resource::Resource as _;
     use crate::hw::gpu::{GpuDetection, GpuLimits};
-    use options::GpuArgs;
+    use options::GpuOptions;
 
     fn host_with(features: &[&str]) -> crate::hw::HostInfo {
         let mut h = crate::report::samples::host();
@@ -534,7 +534,7 @@ mod tests {
     }
 
     fn plan(host: &crate::hw::HostInfo, args: &[&str]) -> Result<Vec<Box<dyn Case>>, UsageError> {
-        let o = options::parse(&args_from::<GpuArgs>(args)).unwrap();
+        let o = options::parse(&args_from::<GpuOptions>(args)).unwrap();
         let opts = common::parse(&CommonArgs::default(), false).unwrap();
         GpuBench.plan(&o, &Context { host, opts: &opts })
     }

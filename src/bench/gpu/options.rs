@@ -108,9 +108,6 @@ pub(crate) struct GpuOptions {
     pub(crate) size: Option<u64>,
 }
 
-/// Until the top names one type per command (issue #34): the flags are the options.
-pub(crate) type GpuArgs = GpuOptions;
-
 impl GpuOptions {
     /// The compute precisions to run, in order.
     pub(crate) fn compute(&self) -> Vec<GpuPrecision> {

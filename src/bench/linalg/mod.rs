@@ -778,7 +778,7 @@ impl resource::Resource for LinalgBench {
     }
 
     fn command(&self) -> clap::Command {
-        resource::subcommand::<options::LinalgArgs>(self)
+        resource::subcommand::<options::LinalgOptions>(self)
     }
 
     fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {

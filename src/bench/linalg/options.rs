@@ -112,9 +112,6 @@ pub(crate) struct LinalgOptions {
     pub(crate) blas: List<BlasChoice>,
 }
 
-/// Until the top names one type per command (issue #34): the flags are the options.
-pub(crate) type LinalgArgs = LinalgOptions;
-
 impl Serialize for BlasChoice {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {

@@ -706,7 +706,7 @@ impl resource::Resource for MemoryBench {
     }
 
     fn command(&self) -> clap::Command {
-        resource::subcommand::<options::MemoryArgs>(self)
+        resource::subcommand::<options::MemoryOptions>(self)
     }
 
     fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {

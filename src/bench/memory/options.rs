@@ -145,9 +145,6 @@ pub(crate) struct MemoryOptions {
     pub(crate) count_write_allocate: bool,
 }
 
-/// Until the top names one type per command (issue #34): the flags are the options.
-pub(crate) type MemoryArgs = MemoryOptions;
-
 impl Default for MemoryOptions {
     fn default() -> Self {
         MemoryOptions {

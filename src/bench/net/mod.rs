@@ -344,7 +344,7 @@ impl Resource for NetBench {
     }
 
     fn command(&self) -> clap::Command {
-        resource::subcommand::<options::NetArgs>(self)
+        resource::subcommand::<options::NetOptions>(self)
     }
 
     fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {

@@ -88,9 +88,6 @@ pub(crate) struct NetOptions {
     pub(crate) matrix: bool,
 }
 
-/// Until the top names one type per command (issue #34): the flags are the options.
-pub(crate) type NetArgs = NetOptions;
-
 impl Default for NetOptions {
     fn default() -> Self {
         NetOptions {
@@ -135,9 +132,6 @@ pub(crate) struct ServeOptions {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) max_memory: Option<u64>,
 }
-
-/// Until the top names one type per command (issue #34): the flags are the options.
-pub(crate) type ServeArgs = ServeOptions;
 
 /// Message size used when `--msg` is not given: iperf3's defaults for throughput
 /// (128 KiB TCP writes, 1460-byte UDP datagrams) and 64-byte ping-pong messages.
