@@ -8,15 +8,16 @@
 //! and its refusals of common flags are all built from the registry (a test,
 //! `every_resource_is_reachable_from_every_list`, holds every place to it).
 //!
-//! 1. `bench/<resource>/options.rs`: the clap flags (`<Resource>Args`, derived
-//!    `clap::Args`), the validated `<Resource>Options` (serialised into the report's
-//!    `config` next to `"command": "<resource>"`) and
-//!    `parse(&Args) -> Result<Options, UsageError>`. Nothing here imports `cli`,
-//!    `options` or `app`.
+//! 1. `bench/<resource>/options.rs`: one typed struct, `<Resource>Options`, deriving
+//!    `clap::Args` (each flag typed by a `value_parser` whose accepted values and help
+//!    come from the resource's own tables: `bench::flags::Choices`) and `Serialize`
+//!    (serialised into the report's `config` next to `"command": "<resource>"`), and
+//!    `parse(&Options) -> Result<Options, UsageError>` for the checks that span flags.
+//!    Nothing here imports `cli`, `options` or `app`.
 //! 2. `bench/<resource>/mod.rs`: a unit struct implementing, from
 //!    [`resource`] (never from this file, which names every resource):
 //!    - [`Resource`]: `name` (the subcommand and the results' `resource`), `about` (one
-//!      line for help), `command` (`resource::subcommand::<Args>(self)`), `parse`
+//!      line for help), `command` (`resource::subcommand::<Options>(self)`), `parse`
 //!      (`resource::parse_with(&Self, m, options::parse)`: the one call into its
 //!      options), `quick` (the cases of the quick suite; keep the resource's share of
 //!      the suite's time budget), and, when it reads `--peak` keys, `peak_keys` (their
