@@ -1,4 +1,4 @@
-//! Benchmarks: one resource = one folder implementing [`Resource`] and [`Plan`]
+//! Benchmarks: one resource = one folder implementing [`Resource`] and [`Plan`](resource::Plan)
 //! (`bench/resource.rs`), registered by one line in [`RESOURCES`].
 //!
 //! # How to add a resource
@@ -24,7 +24,7 @@
 //!      forms, for messages) and `peak_key` (reads the key's parts after its name, with
 //!      the same function that builds the keys it looks up: `ctx.opts.peaks.find`).
 //!      `hidden` keeps it out of help and the quick suite (the `null` test resource).
-//!    - [`Plan`], with `type Options = <Resource>Options`: `plan` is called once before
+//!    - [`Plan`](resource::Plan), with `type Options = <Resource>Options`: `plan` is called once before
 //!      anything runs, with the validated options; it returns the cases, or a
 //!      [`UsageError`] naming the flag when the request cannot be satisfied on this
 //!      host (e.g. `--isa amx` on a CPU without AMX). Nothing has run yet, so refusing

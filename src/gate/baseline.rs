@@ -6,7 +6,7 @@
 //! uses.
 //!
 //! - A case is identified as `compare` and `fleet` identify it
-//!   ([`CaseKey`](crate::report::compare::CaseKey)): resource, workload, metric, unit
+//!   ([`CaseKey`]): resource, workload, metric, unit
 //!   and the parameters as `key=value` text.
 //! - `direction` follows from the metric (latency: lower is better, rates: higher);
 //!   it is written for the reader and checked on reading.

@@ -1,5 +1,5 @@
 //! The views, on one axis: every document peakbench writes is a [`Doc`] (a
-//! [`Report`], a [`Comparison`], a [`Fleet`], the host × host matrix of a cluster run,
+//! [`Report`](crate::report::model::Report), a [`Comparison`](crate::report::compare::Comparison), a [`Fleet`](crate::report::fleet::Fleet), the host × host matrix of a cluster run,
 //! a plain [`Grid`] such as the reference-tool list, or a [`TextDoc`] such as
 //! `sysinfo`), and every format is one module that renders every document with one
 //! match over [`Doc`]: [`table`], [`json`], [`csv`], [`markdown`], [`openmetrics`]
