@@ -1,11 +1,11 @@
-//! Fuzzes the `--peak KEY=VALUE` parser: `bench::peaks::parse_peak` (keys and units)
+//! Fuzzes the `--peak KEY=VALUE` parser: `bench::parse_peak` (the registry's keys and their units)
 //! over `hw::peak::parse_override` (number, prefix, unit). Nothing may panic; what is
 //! accepted is a known key, whose text is lower-case, and a finite, positive value; a
 //! refusal is one line without control characters.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use peakbench::bench::peaks::parse_peak;
+use peakbench::bench::parse_peak;
 use peakbench::hw::peak::parse_override;
 use peakbench::util::sanitize::is_clean;
 
