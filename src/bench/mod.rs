@@ -135,7 +135,7 @@ fn peak_key(key: &str) -> Result<(peaks::PeakKey, peaks::PeakKind), String> {
 }
 
 /// Parses one `--peak KEY=VALUE` ([`peaks::parse_peak`] with the registry's keys).
-pub fn parse_peak(text: &str) -> Result<(peaks::PeakKey, f64), crate::util::usage::UsageError> {
+pub fn parse_peak(text: &str) -> Result<(peaks::PeakKey, f64), UsageError> {
     peaks::parse_peak(text, peak_key)
 }
 
