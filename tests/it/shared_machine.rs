@@ -175,7 +175,12 @@ fn a_busy_neighbour_on_the_second_cpu_is_named_with_the_share_it_took() {
     };
     for r in ok_rows(&v) {
         assert_eq!(r["disturbed"], true, "{r}");
-        let notes = shared_notes(&r);
+        // One note names the neighbour; a host-contention note (the canary) may stand
+        // beside it when the other tests of this binary load the machine too.
+        let notes: Vec<String> = shared_notes(&r)
+            .into_iter()
+            .filter(|n| !n.starts_with("host contention: "))
+            .collect();
         assert_eq!(notes.len(), 1, "{r}");
         let note = &notes[0];
         assert!(
