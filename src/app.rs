@@ -96,7 +96,8 @@ pub(crate) fn planner(command: &Command) -> Option<Planner<'_>> {
         | Command::Report(_)
         | Command::Compare { .. }
         | Command::Reference(_)
-        | Command::Fleet(_) => return None,
+        | Command::Fleet(_)
+        | Command::History(_) => return None,
     })
 }
 
@@ -144,6 +145,12 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
         }
         Command::Fleet(f) => {
             crate::reporting::run_fleet(common, f, &mut stdout.lock())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::History(h) => {
+            let (db, html) = (common.history.as_deref(), common.html.as_deref());
+            let mut out = stdout.lock();
+            crate::history::command::run(h, db, common.format, common.width, html, &mut out)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Reference(r) if !r.run => {
@@ -228,6 +235,7 @@ fn measure(options: &Options, plan: Planner<'_>) -> anyhow::Result<ExitCode> {
     }
     let host = HostInfo::detect(true);
     let (report, path, html) = run_cases(options, &host, &host.hostname, html, plan, |_| {})?;
+    crate::history::after_run(opts.history.as_deref(), opts.no_history, &report, &path);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     crate::report::export_fit(&report, opts.format, opts.width, &mut out)?;
@@ -483,6 +491,7 @@ mod tests {
         &["compare", "a.json", "b.json"],
         &["reference"],
         &["fleet", "a.json"],
+        &["history"],
         &["gpu", "--list"],
     ];
 

@@ -62,6 +62,8 @@ pub(crate) enum Cmd {
     Reference(ReferenceArgs),
     /// Merge many hosts' results files: per workload the fleet median, spread and outlier hosts
     Fleet(FleetArgs),
+    /// The recorded runs: list them, show a case over time with its change points, import results files
+    History(crate::history::command::HistoryArgs),
     /// Does nothing; drives the whole pipeline in tests
     #[command(hide = true)]
     Null {

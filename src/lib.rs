@@ -14,6 +14,7 @@ pub mod bench;
 pub mod cli;
 pub mod cluster;
 pub mod cmdline;
+pub mod history;
 pub mod hw;
 pub mod measure;
 pub(crate) mod options;

@@ -44,6 +44,8 @@ pub(crate) enum Command {
     Reference(ReferenceOptions),
     /// `peakbench fleet FILE…` (measures nothing).
     Fleet(crate::reporting::FleetOptions),
+    /// `peakbench history` (measures nothing).
+    History(crate::history::command::HistoryOptions),
     /// Hidden `peakbench null`.
     Null {
         /// `--threads`.
@@ -91,6 +93,7 @@ impl Options {
                 threads: a.threads.as_deref().map(parse_threads).transpose()?,
             }),
             Some(Cmd::Fleet(a)) => Command::Fleet(crate::reporting::parse_fleet(a)?),
+            Some(Cmd::History(a)) => Command::History(crate::history::command::parse(a)?),
             Some(Cmd::Null { threads }) => Command::Null {
                 threads: threads
                     .as_deref()
@@ -100,6 +103,7 @@ impl Options {
             },
         };
         refuse_unused(c, &command)?;
+        check_history(&common, &command)?;
         check_cpus(common.cpus.as_deref(), &command)?;
         common.html = match c.html.as_deref() {
             None => None,
@@ -164,6 +168,23 @@ fn refuse_unused(
         }
     }
     Ok(())
+}
+
+/// `--history PATH` given to a measuring run must be usable before anything is
+/// measured (an existing peakbench history, or a file its directory lets us create);
+/// `history` reads the database, so `--no-history` makes no sense there.
+fn check_history(common: &CommonOptions, command: &Command) -> Result<(), UsageError> {
+    match (command, &common.history) {
+        (Command::History(_), _) if common.no_history => Err(UsageError::new(
+            "--no-history",
+            "history reads the database; drop --no-history (or give --history PATH)",
+        )),
+        (Command::History(_), _) | (_, None) => Ok(()),
+        (_, Some(p)) if !common.no_history && !common.dry_run => {
+            crate::history::check_target(p).map_err(|e| UsageError::new("--history", e))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// `--cpus` applies to the CPU-bound commands (cpu, memory, linalg, and gpu's host

@@ -19,6 +19,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("report", &["hw", "measure", "util"]),
     ("bench", &["report", "hw", "measure", "util"]),
     ("reference", &["report", "hw", "measure", "util"]),
+    ("history", &["report", "hw", "measure", "util"]),
 ];
 
 /// The top of the crate: the binary, the crate root, the commands and the cluster

@@ -78,6 +78,12 @@ pub struct CommonArgs {
     /// Print the planned cases and their estimated length, then exit without measuring
     #[arg(long, global = true)]
     pub(crate) dry_run: bool,
+    /// The run history database [default: $XDG_DATA_HOME/peakbench/history.db, else ~/.local/share/peakbench/history.db]
+    #[arg(long, global = true, value_name = "PATH", allow_hyphen_values = true)]
+    pub(crate) history: Option<String>,
+    /// Do not record this run in the history database
+    #[arg(long, global = true)]
+    pub(crate) no_history: bool,
 }
 
 /// Most threads accepted per case: far beyond any oversubscription worth measuring.
@@ -132,6 +138,13 @@ pub struct CommonOptions {
     /// `--dry-run`: print the plan, measure nothing (a dry run writes no report).
     #[serde(skip)]
     pub(crate) dry_run: bool,
+    /// `--history PATH`: the history database (`None`: the default place). Where the
+    /// run is recorded, not what it measured: not in the report.
+    #[serde(skip)]
+    pub(crate) history: Option<PathBuf>,
+    /// `--no-history`: the run is not recorded.
+    #[serde(skip)]
+    pub(crate) no_history: bool,
 }
 
 /// Validates the common options; `quick` (no subcommand) shortens the default
@@ -189,6 +202,22 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
         },
     };
     let until_stable = parse_stable(c)?;
+    let history = match c.history.as_deref() {
+        None => None,
+        Some(_) if c.no_history => {
+            return Err(UsageError::new(
+                "--no-history",
+                "--history PATH says where to record the run; give one of the two",
+            ))
+        }
+        Some(t) if t.trim().is_empty() => {
+            return Err(UsageError::new(
+                "--history",
+                "empty path; give a database file like ~/peakbench-history.db",
+            ))
+        }
+        Some(t) => Some(PathBuf::from(t)),
+    };
     let cpus = c
         .cpus
         .as_deref()
@@ -212,6 +241,8 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
         width,
         cpus,
         dry_run: c.dry_run,
+        history,
+        no_history: c.no_history,
     })
 }
 

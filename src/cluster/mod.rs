@@ -511,6 +511,7 @@ fn write(report: &Report, options: &Options, matrix: bool) -> anyhow::Result<Exi
         w.write_all(b"\n")
     })
     .with_context(|| format!("cannot write {}", path.display()))?;
+    crate::history::after_run(opts.history.as_deref(), opts.no_history, report, &path);
     let html = opts
         .html
         .clone()
