@@ -1,38 +1,295 @@
 //! Command-line definitions (clap), assembled here at the top: the options common to
-//! every command (`bench::common::CommonArgs`) and one subcommand per resource, whose
-//! flags each resource defines next to its validation (`bench/<resource>/options.rs`).
-//! The commands that measure nothing (report, compare, reference) are defined here.
+//! every command (`bench::common::CommonArgs`) and one subcommand per registered
+//! resource (`bench::RESOURCES`: each resource builds its own from its flags,
+//! `bench/<resource>/options.rs`). The commands that measure nothing (sysinfo, serve,
+//! report, compare, reference, fleet) are [`Cmd`], defined here.
 //! Every flag is defined once, with its help. Values are taken as text and validated
 //! (through `options.rs`), which gives each bad value one clear line naming the flag and
 //! the accepted form.
 
 use crate::bench::common::CommonArgs;
-use crate::bench::cpu::options::CpuArgs;
-use crate::bench::disk::options::DiskArgs;
-use crate::bench::gpu::options::GpuArgs;
-use crate::bench::linalg::options::LinalgArgs;
-use crate::bench::memory::options::MemoryArgs;
-use crate::bench::net::options::{NetArgs, ServeArgs};
-use clap::{Args, Parser, Subcommand};
+use crate::bench::net::options::ServeArgs;
+use crate::bench::Resource;
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Subcommand};
 
-/// peakbench: how close does this machine come to its physical limit?
-#[derive(Debug, Parser)]
-#[command(
-    name = "peakbench",
-    version,
-    about = "How close does this machine come to its physical limit? Run with no subcommand for the quick suite.",
-    after_help = "Lists are comma-separated (--threads 1,2,4). Sizes take B/KiB/MiB/GiB or KB/MB/GB, durations ms/s/m/h."
-)]
+/// The top-level about line.
+const ABOUT: &str =
+    "How close does this machine come to its physical limit? Run with no subcommand for the quick suite.";
+/// The top-level after-help.
+const AFTER_HELP: &str = "Lists are comma-separated (--threads 1,2,4). Sizes take B/KiB/MiB/GiB or KB/MB/GB, durations ms/s/m/h.";
+
+/// peakbench: how close does this machine come to its physical limit? The common
+/// options, and one subcommand per registered resource (`bench::RESOURCES`) beside the
+/// commands of [`Cmd`]; implements `clap::Parser` by hand, since the resources'
+/// subcommands come from the registry.
+#[derive(Debug)]
 pub struct Cli {
-    /// Options common to every measuring command.
-    #[command(flatten)]
+    /// The common options, given at the top level or after the subcommand.
     pub(crate) common: CommonArgs,
+    /// The subcommand's name, if one was given.
+    pub(crate) name: Option<String>,
     /// What to run; none runs the quick suite.
-    #[command(subcommand)]
-    pub(crate) command: Option<Cmd>,
+    pub(crate) command: Option<Sub>,
 }
 
-/// Subcommands.
+/// The subcommand given.
+#[derive(Debug)]
+pub(crate) enum Sub {
+    /// A registered resource's subcommand, with its matches (the resource parses them).
+    Resource(Chosen),
+    /// A command that measures nothing.
+    Cmd(Cmd),
+}
+
+/// A resource's subcommand and its matches.
+pub(crate) struct Chosen {
+    /// The resource.
+    pub(crate) resource: &'static dyn Resource,
+    /// Its subcommand's matches.
+    pub(crate) matches: ArgMatches,
+}
+
+impl std::fmt::Debug for Chosen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chosen")
+            .field("resource", &self.resource.name())
+            .field("matches", &self.matches)
+            .finish()
+    }
+}
+
+/// The order of the subcommands in help: sysinfo, the resources, then the others.
+fn order() -> Vec<&'static str> {
+    let mut v = vec!["sysinfo"];
+    v.extend(crate::bench::RESOURCES.iter().map(|r| r.name()));
+    v.extend([
+        "serve",
+        "report",
+        "compare",
+        "reference",
+        "fleet",
+        "baseline",
+        "check",
+        "history",
+    ]);
+    v
+}
+
+impl CommandFactory for Cli {
+    fn command() -> clap::Command {
+        let mut c = clap::Command::new("peakbench").version(env!("CARGO_PKG_VERSION"));
+        c = CommonArgs::augment_args(c);
+        for r in crate::bench::RESOURCES {
+            c = c.subcommand(r.command());
+        }
+        // After the derived parts, which would set their own about.
+        c = Cmd::augment_subcommands(c)
+            .about(ABOUT)
+            .long_about(None)
+            .after_help(AFTER_HELP);
+        // Commands added the derive way after the list keep their order behind it.
+        for (i, name) in order().into_iter().enumerate() {
+            c = c.mut_subcommand(name, |s| s.display_order(i));
+        }
+        // Each subcommand offers the common options it reads; the others are parsed
+        // hidden, so that `options` refuses them naming why, not clap as unknown.
+        let common = CommonArgs::augment_args(clap::Command::new("common"));
+        let names: Vec<String> = c
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .collect();
+        for name in names {
+            let reads = reads(&name);
+            c = c.mut_subcommand(&name, |mut s| {
+                for a in common.get_arguments() {
+                    let offered = reads.contains(&a.get_id().as_str());
+                    // `history`'s own subcommands (show, import) take them too.
+                    let global = offered && name == "history";
+                    s = s.arg(a.clone().hide(!offered).global(global));
+                }
+                s
+            });
+        }
+        c.subcommand_required(false)
+    }
+
+    fn command_for_update() -> clap::Command {
+        Self::command()
+    }
+}
+
+impl FromArgMatches for Cli {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut common = CommonArgs::from_arg_matches(m)?;
+        if let Some((_, sub)) = m.subcommand() {
+            overlay(&mut common, sub);
+        }
+        let name = m.subcommand_name().map(str::to_string);
+        let command = match m.subcommand() {
+            None => None,
+            Some((name, sub)) => Some(match crate::bench::find(name) {
+                Some(resource) => Sub::Resource(Chosen {
+                    resource,
+                    matches: sub.clone(),
+                }),
+                None => Sub::Cmd(Cmd::from_arg_matches(m)?),
+            }),
+        };
+        Ok(Cli {
+            common,
+            name,
+            command,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Parser for Cli {}
+
+/// The output options (`CommonArgs`' ids): how the results are shown and where they
+/// go.
+pub(crate) const OUTPUT: &[&str] = &["format", "output", "quiet", "html", "width", "prom_file"];
+
+/// The measurement options (`CommonArgs`' ids): how a run measures. The quick suite
+/// (the top level) and the measuring subcommands offer them.
+pub(crate) const MEASURE: &[&str] = &[
+    "repeat",
+    "min_time",
+    "weak",
+    "peak",
+    "reference",
+    "until_stable",
+    "stable_budget",
+    "cpus",
+    "dry_run",
+    "history",
+    "no_history",
+];
+
+/// Every common option: what a resource's subcommand reads.
+const EVERY: &[&str] = &[
+    "format",
+    "output",
+    "quiet",
+    "html",
+    "width",
+    "prom_file",
+    "repeat",
+    "min_time",
+    "weak",
+    "peak",
+    "reference",
+    "until_stable",
+    "stable_budget",
+    "cpus",
+    "dry_run",
+    "history",
+    "no_history",
+];
+
+/// The common options subcommand `name` reads, which its help offers: every one for a
+/// resource; for a command that measures nothing, what it reads (a new one reads the
+/// output options until listed here). The others, given, are refused (`options`).
+pub(crate) fn reads(name: &str) -> &'static [&'static str] {
+    match name {
+        "sysinfo" => &["format", "peak", "width", "quiet"],
+        "serve" => &[],
+        "report" | "compare" | "fleet" => &["format", "html", "width", "quiet"],
+        "history" => &["format", "html", "width", "quiet", "history"],
+        // `reference --run` is a CPU run with the reference tools: what that reads.
+        "reference" => &[
+            "format",
+            "output",
+            "quiet",
+            "width",
+            "prom_file",
+            "repeat",
+            "min_time",
+            "weak",
+            "peak",
+            "history",
+            "no_history",
+        ],
+        _ if crate::bench::find(name).is_some() => EVERY,
+        _ => OUTPUT,
+    }
+}
+
+/// The common options given after the subcommand (`peakbench cpu --repeat 2`), over
+/// those given before it (`peakbench --repeat 2 cpu`); `--peak` keeps both.
+fn overlay(c: &mut CommonArgs, m: &ArgMatches) {
+    let given = |id: &str| {
+        m.try_contains_id(id).unwrap_or(false)
+            && m.value_source(id) == Some(ValueSource::CommandLine)
+    };
+    let text = |id: &str| m.get_one::<String>(id).cloned();
+    for (id, slot) in [
+        ("repeat", &mut c.repeat),
+        ("min_time", &mut c.min_time),
+        ("format", &mut c.format),
+        ("output", &mut c.output),
+        ("html", &mut c.html),
+        ("width", &mut c.width),
+        ("until_stable", &mut c.until_stable),
+        ("stable_budget", &mut c.stable_budget),
+        ("cpus", &mut c.cpus),
+        ("prom_file", &mut c.prom_file),
+        ("history", &mut c.history),
+    ] {
+        if given(id) {
+            *slot = text(id);
+        }
+    }
+    for (id, slot) in [
+        ("quiet", &mut c.quiet),
+        ("weak", &mut c.weak),
+        ("reference", &mut c.reference),
+        ("dry_run", &mut c.dry_run),
+        ("no_history", &mut c.no_history),
+    ] {
+        if given(id) {
+            *slot = true;
+        }
+    }
+    if given("peak") {
+        c.peak
+            .extend(m.get_many::<String>("peak").into_iter().flatten().cloned());
+    }
+}
+
+/// The common options given (`CommonArgs`' ids), in their order.
+pub(crate) fn given(c: &CommonArgs) -> Vec<&'static str> {
+    [
+        ("format", c.format.is_some()),
+        ("output", c.output.is_some()),
+        ("quiet", c.quiet),
+        ("html", c.html.is_some()),
+        ("width", c.width.is_some()),
+        ("prom_file", c.prom_file.is_some()),
+        ("repeat", c.repeat.is_some()),
+        ("min_time", c.min_time.is_some()),
+        ("weak", c.weak),
+        ("peak", !c.peak.is_empty()),
+        ("reference", c.reference),
+        ("until_stable", c.until_stable.is_some()),
+        ("stable_budget", c.stable_budget.is_some()),
+        ("cpus", c.cpus.is_some()),
+        ("dry_run", c.dry_run),
+        ("history", c.history.is_some()),
+        ("no_history", c.no_history),
+    ]
+    .into_iter()
+    .filter(|(_, g)| *g)
+    .map(|(id, _)| id)
+    .collect()
+}
+
+/// The subcommands that are not resources.
 #[derive(Debug, Subcommand)]
 pub(crate) enum Cmd {
     /// Detected hardware, measured clocks and theoretical peaks
@@ -40,18 +297,6 @@ pub(crate) enum Cmd {
         after_help = "sysinfo measures no case: of the options above it takes --format, --peak, --width and --quiet; the others are refused (exit 2)."
     )]
     Sysinfo,
-    /// Operations per second per precision and instruction set, 1..N pinned threads
-    Cpu(CpuArgs),
-    /// Memory bandwidth (read, write, copy, scale, add, triad) and latency, L1 to DRAM
-    Memory(MemoryArgs),
-    /// File I/O like fio: throughput, IOPS and completion-latency percentiles (O_DIRECT)
-    Disk(DiskArgs),
-    /// TCP/UDP throughput and ping-pong latency (loopback, or against `peakbench serve`)
-    Net(NetArgs),
-    /// GPU compute per precision, memory and transfer bandwidth, dispatch latency (wgpu over Vulkan)
-    Gpu(GpuArgs),
-    /// Dense linear algebra next to the FMA peak: GEMM and an HPL-style LU solve (faer)
-    Linalg(LinalgArgs),
     /// Serve network tests to `peakbench net --server` clients
     Serve(ServeArgs),
     /// Render a results file: the table on stdout, or --html/--csv/--markdown files
@@ -62,15 +307,12 @@ pub(crate) enum Cmd {
     Reference(ReferenceArgs),
     /// Merge many hosts' results files: per workload the fleet median, spread and outlier hosts
     Fleet(FleetArgs),
+    /// Write a baseline (per case the median and a tolerance) from known-good results files
+    Baseline(crate::gate::BaselineArgs),
+    /// Check a run against a baseline: pass, regressed, improved, inconclusive or missing per case; exit 1 on a regression
+    Check(crate::gate::CheckArgs),
     /// The recorded runs: list them, show a case over time with its change points, import results files
     History(crate::history::command::HistoryArgs),
-    /// Does nothing; drives the whole pipeline in tests
-    #[command(hide = true)]
-    Null {
-        /// Thread counts
-        #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-        threads: Option<String>,
-    },
 }
 
 /// `peakbench report` arguments.

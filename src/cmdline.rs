@@ -10,10 +10,13 @@
 //!   calls it `--jobs`);
 //! - every problem of the command line is reported at once, one line each: after a
 //!   problem with a flag, the flag (and its value) is taken out and the line parsed and
-//!   validated again, until it passes or a problem leaves nothing to take out.
+//!   validated again, until it passes or a problem leaves nothing to take out;
+//! - a typed flag's bad value (its `value_parser` refused it) is the same one line its
+//!   check gives as a `UsageError`: `--flag: what is wrong; the accepted form`.
 
 use crate::cli::Cli;
 use crate::options::Options;
+use crate::util::usage::UsageError;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{CommandFactory, FromArgMatches};
 use std::ffi::{OsStr, OsString};
@@ -53,6 +56,17 @@ pub fn parse(argv: &[OsString]) -> Result<Cli, Refusal> {
                 | ErrorKind::DisplayVersion
                 | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
                     return Err(Refusal::Shown(e))
+                }
+                // A typed flag's bad value: the line its check gave as a UsageError,
+                // then the flag and its value are taken out.
+                _ if UsageError::from_clap(&e).is_some() => {
+                    orphan = None;
+                    let line = UsageError::from_clap(&e).map(|u| u.0).unwrap_or_default();
+                    let flag = line.split(':').next().unwrap_or_default().to_string();
+                    if !problems.contains(&line) {
+                        problems.push(line);
+                    }
+                    flag_position(&args, &flag)
                 }
                 _ => {
                     let bad = invalid_arg(&e);
@@ -365,6 +379,41 @@ mod tests {
         assert!(l.iter().any(|x| x.starts_with("--depth:")), "{l:?}");
         // One problem stays one line.
         assert_eq!(refused(&["cpu", "--precision", "fp8"]).len(), 1);
+    }
+
+    /// A typed flag's bad value (its `value_parser` refused it) is exactly the line its
+    /// check gave as a `UsageError`, one line, and every other problem of the line is
+    /// still reported with it (the flag and its value taken out, `--flag=V` too).
+    #[test]
+    fn a_typed_flags_bad_value_is_its_usage_line() {
+        let line = "--sustain: 'soon' is not a duration; use a number with ms, s, m or h, e.g. 500ms or 10s";
+        assert_eq!(refused(&["cpu", "--sustain", "soon"]), [line]);
+        assert_eq!(refused(&["cpu", "--sustain=soon"]), [line]);
+        let l = refused(&[
+            "cpu",
+            "--sustain",
+            "soon",
+            "--precisoin",
+            "fp64",
+            "--isa",
+            "mmx9",
+        ]);
+        assert_eq!(l.len(), 3, "{l:?}");
+        assert!(l.iter().any(|x| x == line), "{l:?}");
+        assert!(
+            l.iter().any(|x| x.contains("did you mean '--precision'?")),
+            "{l:?}"
+        );
+        assert!(
+            l.iter()
+                .any(|x| x.starts_with("--isa: unknown instruction set 'mmx9'")),
+            "{l:?}"
+        );
+        // A problem found after the typed value (a check across flags) is reported too.
+        let l = refused(&["cpu", "--interval", "2s", "--sustain", "1"]);
+        assert_eq!(l.len(), 2, "{l:?}");
+        assert!(l[0].starts_with("--sustain: '1' has no unit"), "{l:?}");
+        assert_eq!(l[1], "--interval: only applies with --sustain DUR");
     }
 
     #[test]

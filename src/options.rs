@@ -5,32 +5,23 @@
 //! [`UsageError`] line naming the flag and the accepted form; nothing runs.
 
 use crate::bench::common::{parse_threads, CommonOptions};
-use crate::cli::{Cli, Cmd};
+use crate::bench::resource::{CommonFlag, Run};
+use crate::cli::{Cli, Cmd, Sub};
 use crate::reporting::{ReferenceOptions, ReportOptions};
 use crate::util::usage::UsageError;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use std::path::PathBuf;
 
 /// What to run.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "lowercase", tag = "command")]
+#[derive(Debug)]
 pub(crate) enum Command {
     /// No subcommand: the quick suite.
     Quick,
     /// `peakbench sysinfo`.
     Sysinfo,
-    /// `peakbench cpu`.
-    Cpu(crate::bench::cpu::options::CpuOptions),
-    /// `peakbench memory`.
-    Memory(crate::bench::memory::options::MemoryOptions),
-    /// `peakbench disk`.
-    Disk(crate::bench::disk::options::DiskOptions),
-    /// `peakbench net`.
-    Net(crate::bench::net::options::NetOptions),
-    /// `peakbench gpu`.
-    Gpu(crate::bench::gpu::options::GpuOptions),
-    /// `peakbench linalg`.
-    Linalg(crate::bench::linalg::options::LinalgOptions),
+    /// A registered resource's subcommand (`bench::RESOURCES`), validated: `peakbench
+    /// cpu`, `memory`, `disk`, `net`, `gpu`, `linalg` and the hidden `null`.
+    Resource(Box<dyn Run>),
     /// `peakbench serve` (measures nothing itself; dispatched by `app::run`).
     Serve(crate::bench::net::options::ServeOptions),
     /// `peakbench report FILE.json` (measures nothing).
@@ -46,11 +37,93 @@ pub(crate) enum Command {
     Fleet(crate::reporting::FleetOptions),
     /// `peakbench history` (measures nothing).
     History(crate::history::command::HistoryOptions),
-    /// Hidden `peakbench null`.
-    Null {
-        /// `--threads`.
-        threads: Vec<usize>,
-    },
+    /// `peakbench baseline --from FILE…` (measures nothing).
+    Baseline(crate::gate::options::BaselineOptions),
+    /// `peakbench check --baseline FILE [RESULTS.json]` (measures nothing).
+    Check(crate::gate::options::CheckOptions),
+}
+
+impl Clone for Command {
+    fn clone(&self) -> Command {
+        match self {
+            Command::Quick => Command::Quick,
+            Command::Sysinfo => Command::Sysinfo,
+            Command::Resource(r) => Command::Resource(r.clone_run()),
+            Command::Serve(s) => Command::Serve(s.clone()),
+            Command::Report(r) => Command::Report(r.clone()),
+            Command::Compare { files } => Command::Compare {
+                files: files.clone(),
+            },
+            Command::Reference(r) => Command::Reference(r.clone()),
+            Command::Fleet(f) => Command::Fleet(f.clone()),
+            Command::History(h) => Command::History(h.clone()),
+            Command::Baseline(b) => Command::Baseline(b.clone()),
+            Command::Check(c) => Command::Check(c.clone()),
+        }
+    }
+}
+
+/// How the commands that are not resources stand in the report's `config`: the
+/// command's name under `command` and its options beside it.
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase", tag = "command")]
+enum Shown<'a> {
+    Quick,
+    Sysinfo,
+    Serve(&'a crate::bench::net::options::ServeOptions),
+    Report(&'a ReportOptions),
+    Compare { files: &'a [PathBuf] },
+    Reference(&'a ReferenceOptions),
+    Fleet(&'a crate::reporting::FleetOptions),
+    History(&'a crate::history::command::HistoryOptions),
+    Baseline(&'a crate::gate::options::BaselineOptions),
+    Check(&'a crate::gate::options::CheckOptions),
+}
+
+/// As in the report's `config`: `{"command": NAME, …options}`.
+impl Serialize for Command {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeMap};
+        let shown = match self {
+            Command::Resource(r) => {
+                let config = r.config().map_err(S::Error::custom)?;
+                let serde_json::Value::Object(fields) = config else {
+                    return Err(S::Error::custom(format!(
+                        "{}: options are not a map",
+                        r.name()
+                    )));
+                };
+                let mut m = s.serialize_map(Some(fields.len() + 1))?;
+                m.serialize_entry("command", r.name())?;
+                for (k, v) in &fields {
+                    m.serialize_entry(k, v)?;
+                }
+                return m.end();
+            }
+            Command::Quick => Shown::Quick,
+            Command::Sysinfo => Shown::Sysinfo,
+            Command::Serve(o) => Shown::Serve(o),
+            Command::Report(o) => Shown::Report(o),
+            Command::Compare { files } => Shown::Compare { files },
+            Command::Reference(o) => Shown::Reference(o),
+            Command::Fleet(o) => Shown::Fleet(o),
+            Command::History(o) => Shown::History(o),
+            Command::Baseline(o) => Shown::Baseline(o),
+            Command::Check(o) => Shown::Check(o),
+        };
+        shown.serialize(s)
+    }
+}
+
+impl Command {
+    /// The options of the resource run, when this is one whose options are a `T`
+    /// (e.g. `NetOptions` for `net`).
+    pub(crate) fn options_of<T: 'static>(&self) -> Option<&T> {
+        match self {
+            Command::Resource(r) => r.options().downcast_ref::<T>(),
+            _ => None,
+        }
+    }
 }
 
 /// All validated options of one invocation.
@@ -71,39 +144,53 @@ impl Options {
         let quick = cli.command.is_none();
         let mut common = crate::bench::common::parse(c, quick)?;
         for p in &c.peak {
-            let (k, v) = crate::bench::peaks::parse_peak(p)?;
+            let (k, v) = crate::bench::parse_peak(p)?;
             common.peaks.insert(k, v);
         }
         let command = match &cli.command {
             None => Command::Quick,
-            Some(Cmd::Sysinfo) => Command::Sysinfo,
-            Some(Cmd::Cpu(a)) => Command::Cpu(crate::bench::cpu::options::parse(a)?),
-            Some(Cmd::Memory(a)) => Command::Memory(crate::bench::memory::options::parse(a)?),
-            Some(Cmd::Disk(a)) => Command::Disk(crate::bench::disk::options::parse(a)?),
-            Some(Cmd::Net(a)) => Command::Net(crate::bench::net::options::parse_net(a)?),
-            Some(Cmd::Gpu(a)) => Command::Gpu(crate::bench::gpu::options::parse(a)?),
-            Some(Cmd::Linalg(a)) => Command::Linalg(crate::bench::linalg::options::parse(a)?),
-            Some(Cmd::Serve(a)) => Command::Serve(crate::bench::net::options::parse_serve(a)?),
-            Some(Cmd::Report(a)) => Command::Report(crate::reporting::parse_report(a, c)?),
-            Some(Cmd::Compare(a)) => Command::Compare {
+            Some(Sub::Resource(r)) => Command::Resource(r.resource.parse(&r.matches)?),
+            Some(Sub::Cmd(Cmd::Sysinfo)) => Command::Sysinfo,
+            Some(Sub::Cmd(Cmd::Serve(a))) => {
+                Command::Serve(crate::bench::net::options::parse_serve(a)?)
+            }
+            Some(Sub::Cmd(Cmd::Report(a))) => {
+                Command::Report(crate::reporting::parse_report(a, c)?)
+            }
+            Some(Sub::Cmd(Cmd::Compare(a))) => Command::Compare {
                 files: a.files.iter().map(PathBuf::from).collect(),
             },
-            Some(Cmd::Reference(a)) => Command::Reference(ReferenceOptions {
+            Some(Sub::Cmd(Cmd::Reference(a))) => Command::Reference(ReferenceOptions {
                 run: a.run,
                 threads: a.threads.as_deref().map(parse_threads).transpose()?,
             }),
-            Some(Cmd::Fleet(a)) => Command::Fleet(crate::reporting::parse_fleet(a)?),
-            Some(Cmd::History(a)) => Command::History(crate::history::command::parse(a)?),
-            Some(Cmd::Null { threads }) => Command::Null {
-                threads: threads
-                    .as_deref()
-                    .map(parse_threads)
-                    .transpose()?
-                    .unwrap_or_else(|| vec![1]),
-            },
+            Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(crate::reporting::parse_fleet(a)?),
+            Some(Sub::Cmd(Cmd::History(a))) => Command::History(crate::history::command::parse(a)?),
+            Some(Sub::Cmd(Cmd::Baseline(a))) => Command::Baseline(
+                crate::gate::options::parse_baseline(a, c.output.as_deref())?,
+            ),
+            Some(Sub::Cmd(Cmd::Check(a))) => Command::Check(crate::gate::options::parse_check(a)?),
         };
         refuse_unused(c, &command)?;
         check_history(&common, &command)?;
+        // OpenMetrics is a run's figures; these commands have none.
+        let no_figures = match &command {
+            Command::Sysinfo
+            | Command::Compare { .. }
+            | Command::Fleet(_)
+            | Command::History(_)
+            | Command::Baseline(_)
+            | Command::Check(_) => true,
+            Command::Reference(r) => !r.run,
+            Command::Resource(r) => !r.measures(),
+            _ => false,
+        };
+        if no_figures && common.format == crate::report::view::openmetrics::FORMAT {
+            return Err(UsageError::new(
+                "--format",
+                crate::report::view::openmetrics::ONLY_REPORTS,
+            ));
+        }
         check_cpus(common.cpus.as_deref(), &command)?;
         common.html = match c.html.as_deref() {
             None => None,
@@ -113,7 +200,15 @@ impl Options {
                     "empty path; give a file name like report.html",
                 ))
             }
-            Some(_) if matches!(command, Command::Sysinfo | Command::Reference(_)) => {
+            Some(_)
+                if matches!(
+                    command,
+                    Command::Sysinfo
+                        | Command::Reference(_)
+                        | Command::Baseline(_)
+                        | Command::Check(_)
+                ) =>
+            {
                 return Err(UsageError::new(
                     "--html",
                     "only applies to measuring runs, report and compare",
@@ -121,36 +216,48 @@ impl Options {
             }
             Some(t) => Some(PathBuf::from(t)),
         };
+        if let Some(p) = &common.prom_file {
+            check_prom_file(p, &command)?;
+        }
+        if let Some(name) = &cli.name {
+            refuse_unread(c, name)?;
+        }
         Ok(Options { common, command })
     }
 }
 
+/// Why a common flag would do nothing for this command: the resource's own reason
+/// (`resource::Plan::refuses`), or for the commands that measure nothing, theirs.
+fn refusal(command: &Command, flag: CommonFlag) -> Option<&'static str> {
+    match (command, flag) {
+        (Command::Resource(r), _) => r.refuses(flag),
+        (_, CommonFlag::Cpus) => Some(crate::bench::resource::CPUS_ONLY),
+        (Command::Quick, _) => None,
+        (Command::Reference(_) | Command::Fleet(_), CommonFlag::Weak) => None,
+        (_, CommonFlag::Weak) => Some(
+            "applies only to the cpu, memory and linalg measurements (and the quick suite); drop --weak",
+        ),
+        (_, CommonFlag::UntilStable) => Some(
+            "applies only to the cpu, memory and linalg roofline measurements (and the quick suite); drop --until-stable",
+        ),
+    }
+}
+
 /// Refuses the common flags that would do nothing for this command, rather than accept
-/// and ignore them: `--weak` outside the CPU and memory measurements (disk jobs have a
-/// file each and net streams a send each, so there is no shared problem to divide), and
-/// on `sysinfo` every flag but `--format`, `--peak` and `--quiet` (it measures no case;
-/// `--quiet` stays accepted, as true of it and harmless in scripts that pass it to all).
+/// and ignore them: `--weak` and `--until-stable` where the resource says so
+/// ([`refusal`]), and on `sysinfo` every flag but `--format`, `--peak` and `--quiet`
+/// (it measures no case; `--quiet` stays accepted, as true of it and harmless in
+/// scripts that pass it to all).
 fn refuse_unused(
     c: &crate::bench::common::CommonArgs,
     command: &Command,
 ) -> Result<(), UsageError> {
-    if c.weak {
-        let why = match command {
-            Command::Disk(_) => Some("disk jobs each have their own --file-size file already (weak scaling by construction); drop --weak and set --jobs and --file-size"),
-            Command::Net(_) => Some("net streams each send for --time with no shared problem to divide; drop --weak and set --streams"),
-            Command::Gpu(_) => Some("the GPU kernels run on one device with no thread count to scale; drop --weak"),
-            Command::Sysinfo | Command::Serve(_) | Command::Report(_) | Command::Compare { .. } => {
-                Some("applies only to the cpu, memory and linalg measurements (and the quick suite); drop --weak")
-            }
-            _ => None,
-        };
-        if let Some(why) = why {
-            return Err(UsageError::new("--weak", why));
-        }
-    }
-    if c.until_stable.is_some() {
-        if let Some(why) = until_stable_unused(command) {
-            return Err(UsageError::new("--until-stable", why));
+    for (given, flag) in [
+        (c.weak, CommonFlag::Weak),
+        (c.until_stable.is_some(), CommonFlag::UntilStable),
+    ] {
+        if let Some(why) = refusal(command, flag).filter(|_| given) {
+            return Err(UsageError::new(flag.flag(), why));
         }
     }
     if matches!(command, Command::Sysinfo) {
@@ -187,22 +294,63 @@ fn check_history(common: &CommonOptions, command: &Command) -> Result<(), UsageE
     }
 }
 
-/// `--cpus` applies to the CPU-bound commands (cpu, memory, linalg, and gpu's host
-/// side); elsewhere it is refused. A thread list longer than the CPUs listed is refused
-/// too: those threads could not each have a CPU of the list.
+/// Refuses a common option the subcommand does not read (`cli::reads`; its help does
+/// not offer it), after the reasons above: `--quiet` stays accepted everywhere, as
+/// harmless in scripts that pass it to all, and `--dry-run` is refused by `app` for
+/// every command with no plan.
+fn refuse_unread(c: &crate::bench::common::CommonArgs, name: &str) -> Result<(), UsageError> {
+    let reads = crate::cli::reads(name);
+    for id in crate::cli::given(c) {
+        if matches!(id, "quiet" | "dry_run") || reads.contains(&id) {
+            continue;
+        }
+        let flag = format!("--{}", id.replace('_', "-"));
+        let why = if crate::cli::MEASURE.contains(&id) {
+            format!("{name} measures nothing; drop {flag}")
+        } else {
+            format!("{name} does not use it; drop {flag}")
+        };
+        return Err(UsageError::new(&flag, why));
+    }
+    Ok(())
+}
+
+/// `--prom-file` applies to a measuring run (the file is written when it ends), and
+/// its directory must exist and take a new file now, before anything is measured (a
+/// temporary file is created and removed; the path itself is not touched).
+fn check_prom_file(path: &std::path::Path, command: &Command) -> Result<(), UsageError> {
+    let measures = match command {
+        Command::Reference(r) => r.run,
+        c => crate::app::planner(c).is_some(),
+    };
+    if !measures {
+        return Err(UsageError::new(
+            "--prom-file",
+            "applies only to a measuring run (cpu, memory, disk, net, gpu, linalg, the quick suite); for a results file use report FILE.json --format openmetrics",
+        ));
+    }
+    crate::util::atomic::check_writable(path).map_err(|e| {
+        UsageError::new(
+            "--prom-file",
+            format!(
+                "cannot write {} ({e}); give a *.prom file in an existing, writable directory",
+                path.display()
+            ),
+        )
+    })
+}
+
+/// `--cpus` applies where the resource pins its threads (cpu, memory, linalg, and
+/// gpu's host side); elsewhere it is refused. A thread list longer than the CPUs listed
+/// is refused too: those threads could not each have a CPU of the list.
 fn check_cpus(cpus: Option<&[usize]>, command: &Command) -> Result<(), UsageError> {
     let Some(cpus) = cpus else { return Ok(()) };
+    if let Some(why) = refusal(command, CommonFlag::Cpus) {
+        return Err(UsageError::new("--cpus", why));
+    }
     let threads = match command {
-        Command::Cpu(o) => o.threads.as_ref(),
-        Command::Memory(o) => o.threads.as_ref(),
-        Command::Linalg(o) => o.threads.as_ref(),
-        Command::Gpu(_) => None,
-        _ => {
-            return Err(UsageError::new(
-                "--cpus",
-                "applies only to the cpu, memory, linalg and gpu commands; drop --cpus (or run the command under taskset -c)",
-            ))
-        }
+        Command::Resource(r) => r.threads(),
+        _ => None,
     };
     if let Some(&t) = threads.and_then(|t| t.iter().max()) {
         if t > cpus.len() {
@@ -221,24 +369,6 @@ fn check_cpus(cpus: Option<&[usize]>, command: &Command) -> Result<(), UsageErro
     Ok(())
 }
 
-/// Why `--until-stable` would do nothing for this command (issue #33 item 13): it
-/// repeats a case's runner samples and drops those whose threads lost their cores,
-/// which only the cpu (not `--sustain`), memory and linalg roofline cases take.
-fn until_stable_unused(command: &Command) -> Option<&'static str> {
-    use crate::bench::linalg::options::Routine;
-    Some(match command {
-        Command::Disk(_) => "disk cases run fixed --runtime windows, with no per-sample check of the threads; drop --until-stable and set --repeat",
-        Command::Net(_) => "net tests run for --time, with no per-sample check of the threads; drop --until-stable and set --repeat",
-        Command::Gpu(_) => "GPU kernels run on the device, with no per-sample check of CPU threads; drop --until-stable and set --repeat",
-        Command::Cpu(c) if c.sustain.is_some() => "--sustain keeps every interval's sample (a time series); drop one of the two",
-        Command::Linalg(l) if !l.routines.contains(&Routine::Roofline) => "applies to the linalg roofline only, not to gemm or lu; drop --until-stable or add --routine roofline",
-        Command::Sysinfo | Command::Serve(_) | Command::Report(_) | Command::Compare { .. } | Command::Fleet(_) | Command::Reference(_) => {
-            "applies only to the cpu, memory and linalg roofline measurements (and the quick suite); drop --until-stable"
-        }
-        _ => return None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,7 +379,161 @@ mod tests {
     fn opts(args: &[&str]) -> Result<Options, UsageError> {
         let mut v = vec!["peakbench"];
         v.extend_from_slice(args);
-        Options::from_cli(Cli::try_parse_from(v).unwrap())
+        // A typed flag's bad value is refused by clap, with the line cmdline prints.
+        let cli = Cli::try_parse_from(v)
+            .map_err(|e| UsageError::from_clap(&e).unwrap_or_else(|| panic!("{e}")))?;
+        Options::from_cli(cli)
+    }
+
+    /// The command lines of the golden test of the report's `config`.
+    const GOLDEN_LINES: &[&[&str]] = &[
+        &[],
+        &["--repeat", "2", "--min-time", "300ms", "--weak", "--quiet"],
+        &[
+            "--peak",
+            "cpu.fp64=1T",
+            "--peak",
+            "memory.l1=8Tbit/s",
+            "--until-stable",
+            "2%",
+        ],
+        &[
+            "cpu",
+            "--precision",
+            "dp,sp",
+            "--threads",
+            "1,2",
+            "--format",
+            "json",
+        ],
+        &[
+            "cpu",
+            "--sustain",
+            "2s",
+            "--interval",
+            "500ms",
+            "--repeat",
+            "5",
+        ],
+        &["memory", "--threads", "1", "--weak", "--html", "m.html"],
+        &[
+            "disk",
+            "--jobs",
+            "2",
+            "--file-size",
+            "64MiB",
+            "--dir",
+            "/tmp",
+            "--peak",
+            "disk.iops=500k",
+        ],
+        &["net", "--streams", "2", "--time", "1s", "--peak", "net=10G"],
+        &["gpu", "--list"],
+        &["gpu", "--peak", "gpu.fp32=60TFLOP/s", "--output", "out"],
+        &[
+            "linalg",
+            "--routine",
+            "gemm,roofline",
+            "--until-stable",
+            "1%",
+            "--stable-budget",
+            "5s",
+        ],
+        &["null", "--threads", "1,2", "--peak", "null=1G"],
+        &["sysinfo", "--format", "json"],
+        &["serve"],
+        &["report", "a.json", "--csv", "a.csv"],
+        &["compare", "a.json", "b.json", "--html", "c.html"],
+        &["fleet", "a.json", "b.json", "--threshold", "3", "--strict"],
+        &["reference", "--run", "--threads", "1"],
+    ];
+
+    /// The report's `config` (the serialised [`Options`]) of each [`GOLDEN_LINES`] line,
+    /// as it was before the resources moved into one registry (issue #34): it must not
+    /// change. `PEAKBENCH_GOLDEN=print` prints the current lines.
+    const GOLDEN: &str = include_str!("options_golden.txt");
+
+    #[test]
+    fn the_reports_config_is_unchanged() {
+        let got: Vec<String> = GOLDEN_LINES
+            .iter()
+            .map(|a| {
+                let o = opts(a).unwrap_or_else(|e| panic!("{a:?}: {e}"));
+                format!("{}\t{}", a.join(" "), serde_json::to_value(&o).unwrap())
+            })
+            .collect();
+        if std::env::var("PEAKBENCH_GOLDEN").as_deref() == Ok("print") {
+            println!("{}", got.join("\n"));
+        }
+        let want: Vec<&str> = GOLDEN.lines().collect();
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(want) {
+            assert_eq!(g, w);
+        }
+    }
+
+    /// Issue #34 item 2: each subcommand offers the common options it reads; output
+    /// options everywhere they are read, measurement options at the top (the quick
+    /// suite) and on the measuring subcommands; both places work for those.
+    #[test]
+    fn each_subcommand_offers_the_common_options_it_reads() {
+        use clap::CommandFactory;
+        let cli = Cli::command();
+        let offered = |name: &str| -> Vec<String> {
+            let sub = cli.find_subcommand(name).unwrap();
+            sub.get_arguments()
+                .filter(|a| !a.is_hide_set())
+                .filter_map(|a| a.get_long().map(str::to_string))
+                .collect()
+        };
+        let sysinfo = offered("sysinfo");
+        for f in ["format", "peak", "width", "quiet"] {
+            assert!(sysinfo.iter().any(|o| o == f), "sysinfo: {f}");
+        }
+        for f in [
+            "weak",
+            "reference",
+            "repeat",
+            "until-stable",
+            "output",
+            "cpus",
+        ] {
+            assert!(!sysinfo.iter().any(|o| o == f), "sysinfo: {f}");
+        }
+        assert!(!offered("serve").iter().any(|o| o == "format"));
+        for r in crate::bench::RESOURCES {
+            let o = offered(r.name());
+            for id in crate::cli::OUTPUT.iter().chain(crate::cli::MEASURE) {
+                let long = id.replace('_', "-");
+                assert!(o.contains(&long), "{}: {long}", r.name());
+            }
+        }
+        // The top level offers every common option, for the quick suite.
+        let top: Vec<&str> = cli.get_arguments().filter_map(|a| a.get_long()).collect();
+        assert_eq!(
+            top.len(),
+            crate::cli::OUTPUT.len() + crate::cli::MEASURE.len()
+        );
+        // Before or after the subcommand alike.
+        for a in [&["--repeat", "2", "cpu"][..], &["cpu", "--repeat", "2"]] {
+            assert_eq!(opts(a).unwrap().common.repeat, 2, "{a:?}");
+        }
+        let o = opts(&["--peak", "cpu=1", "memory", "--peak", "memory=2"]).unwrap();
+        assert_eq!(
+            serde_json::to_value(&o.common.peaks)
+                .unwrap()
+                .as_object()
+                .unwrap()
+                .len(),
+            2
+        );
+        // Given where it is not read: refused, naming the command.
+        let e = opts(&["serve", "--repeat", "2"]).unwrap_err().0;
+        assert_eq!(e, "--repeat: serve measures nothing; drop --repeat");
+        let e = opts(&["--format", "json", "serve"]).unwrap_err().0;
+        assert_eq!(e, "--format: serve does not use it; drop --format");
+        assert!(opts(&["serve", "--quiet"]).is_ok());
+        assert!(opts(&["report", "a.json", "--width", "100"]).is_ok());
     }
 
     #[test]
@@ -274,7 +558,7 @@ mod tests {
             "1,2",
         ])
         .unwrap();
-        let Command::Cpu(c) = o.command else { panic!() };
+        let c: &crate::bench::cpu::options::CpuOptions = o.command.options_of().unwrap();
         assert_eq!(
             c.precisions,
             Some(vec![Precision::Fp64, Precision::Fp32, Precision::Int8])

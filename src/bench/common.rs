@@ -1,7 +1,7 @@
 //! The options common to every command: `--repeat`, `--min-time`,
 //! `--format`, `--output`, `--quiet`, `--weak`, `--peak`, `--html`, `--reference` — their
 //! clap definitions, their validation and the validated [`CommonOptions`] every case
-//! reads through `bench::Context`. Also the helpers the resources' options share (thread
+//! reads through [`Context`]. Also the helpers the resources' options share (thread
 //! lists, durations in seconds).
 //!
 //! They live here, below the top of the crate, so that the resources never import
@@ -14,7 +14,6 @@
 //! ([`record_clock`]) and the free-RAM check of a plan ([`ram_refuses`]).
 
 use super::peaks::PeakOverrides;
-use super::Context;
 use crate::hw::clock::CaseClock;
 use crate::hw::HostInfo;
 use crate::measure::{RunConfig, Scaling, Stable};
@@ -27,63 +26,72 @@ use serde::{Serialize, Serializer};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Options shared by every measuring command.
+/// What every case gets: the detected host and the validated common options (each
+/// resource's own options reach it through `resource::Plan::plan`).
+pub(crate) struct Context<'a> {
+    /// The machine, detected once per run.
+    pub(crate) host: &'a HostInfo,
+    /// The validated options common to every command (`--repeat`, `--min-time`, …).
+    pub(crate) opts: &'a CommonOptions,
+}
+
+/// The common options: output options (how results are shown and where they go) and
+/// measurement options (how a run measures). The top level (the quick suite) offers
+/// them all; each subcommand offers those it reads (`cli::reads`).
 #[derive(Debug, Args, Default)]
 pub struct CommonArgs {
     /// Timed runs per case after the warm-up [default: 3]
-    #[arg(long, global = true, value_name = "N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub(crate) repeat: Option<String>,
     /// Minimum duration of each timed run, e.g. 500ms [default: 500ms; quick suite 200ms]
-    #[arg(long, global = true, value_name = "DUR", allow_hyphen_values = true)]
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
     pub(crate) min_time: Option<String>,
-    /// What goes to stdout: table, json, csv or markdown [default: table]
-    #[arg(long, global = true, value_name = "FORMAT", allow_hyphen_values = true)]
+    /// What goes to stdout: table, json, csv, markdown or openmetrics (Prometheus) [default: table]
+    #[arg(long, value_name = "FORMAT", allow_hyphen_values = true)]
     pub(crate) format: Option<String>,
     /// Directory where HOST-UTCTIME.json is kept [default: results]
-    #[arg(long, global = true, value_name = "DIR", allow_hyphen_values = true)]
+    #[arg(long, value_name = "DIR", allow_hyphen_values = true)]
     pub(crate) output: Option<String>,
     /// No progress bar
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub(crate) quiet: bool,
     /// Weak scaling: every thread gets the full problem instead of a share
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub(crate) weak: bool,
     /// Override a theoretical peak, e.g. cpu.fp64=3.2TFLOP/s or memory=68GB/s (repeatable)
-    #[arg(
-        long,
-        global = true,
-        value_name = "KEY=VALUE",
-        allow_hyphen_values = true
-    )]
+    #[arg(long, value_name = "KEY=VALUE", allow_hyphen_values = true)]
     pub(crate) peak: Vec<String>,
     /// Also write the HTML report to this file (quick suite: next to the JSON by default)
-    #[arg(long, global = true, value_name = "FILE", allow_hyphen_values = true)]
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
     pub(crate) html: Option<String>,
     /// Run the installed reference tools on matching cases and record their figures
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub(crate) reference: bool,
     /// Width of the terminal table in columns [default: COLUMNS, else the terminal's]
-    #[arg(long, global = true, value_name = "COLS", allow_hyphen_values = true)]
+    #[arg(long, value_name = "COLS", allow_hyphen_values = true)]
     pub(crate) width: Option<String>,
     /// Repeat each case until the 95 % CI half-width is within PCT of the mean (e.g. 1%),
     /// dropping samples whose threads lost their cores (cpu, memory, linalg roofline)
-    #[arg(long, global = true, value_name = "PCT", allow_hyphen_values = true)]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub(crate) until_stable: Option<String>,
     /// Most time --until-stable spends on one case's samples [default: 30s]
-    #[arg(long, global = true, value_name = "DUR", allow_hyphen_values = true)]
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
     pub(crate) stable_budget: Option<String>,
     /// Logical CPUs to run on, e.g. 0,2-3 (cpu, memory, linalg, gpu): threads are pinned to these only [default: every CPU this process may use]
-    #[arg(long, global = true, value_name = "LIST", allow_hyphen_values = true)]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub(crate) cpus: Option<String>,
     /// Print the planned cases and their estimated length, then exit without measuring
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub(crate) dry_run: bool,
     /// The run history database [default: $XDG_DATA_HOME/peakbench/history.db, else ~/.local/share/peakbench/history.db]
-    #[arg(long, global = true, value_name = "PATH", allow_hyphen_values = true)]
+    #[arg(long, value_name = "PATH", allow_hyphen_values = true)]
     pub(crate) history: Option<String>,
     /// Do not record this run in the history database
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub(crate) no_history: bool,
+    /// Also write the results as OpenMetrics to this *.prom file, atomically (node_exporter's textfile collector directory)
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    pub(crate) prom_file: Option<String>,
 }
 
 /// Most threads accepted per case: far beyond any oversubscription worth measuring.
@@ -145,13 +153,17 @@ pub struct CommonOptions {
     /// `--no-history`: the run is not recorded.
     #[serde(skip)]
     pub(crate) no_history: bool,
+    /// `--prom-file`: where a measuring run also writes its OpenMetrics (a `*.prom`
+    /// file; `options` checks its directory once the command is known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) prom_file: Option<PathBuf>,
 }
 
 /// Validates the common options; `quick` (no subcommand) shortens the default
 /// `--min-time`. `--html` is left `None`: whether it applies depends on the command, so
 /// `options` checks it after the subcommand's own flags. `--peak` is left empty too:
 /// its keys name every resource's peaks (`bench::peaks`, above the resources), so
-/// `options` parses them with [`super::peaks::parse_peak`].
+/// `options` parses them with `bench::parse_peak`.
 pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
     let repeat = match &c.repeat {
         None => 3,
@@ -173,9 +185,14 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
     let format = match &c.format {
         None => crate::report::view::table::FORMAT,
         Some(t) => Format::parse(t.trim()).ok_or_else(|| {
+            let names: Vec<&str> = Format::all()
+                .iter()
+                .filter(|f| f.stdout)
+                .map(|f| f.name())
+                .collect();
             UsageError::new(
                 "--format",
-                format!("unknown format '{t}'; accepted: table,json,csv,markdown"),
+                format!("unknown format '{t}'; accepted: {}", names.join(",")),
             )
         })?,
     };
@@ -243,7 +260,29 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
         dry_run: c.dry_run,
         history,
         no_history: c.no_history,
+        prom_file: c.prom_file.as_deref().map(parse_prom_file).transpose()?,
     })
+}
+
+/// `--prom-file`: a path ending in `.prom`, the only files node_exporter's textfile
+/// collector reads.
+fn parse_prom_file(t: &str) -> Result<PathBuf, UsageError> {
+    let form = "give a *.prom file, e.g. /var/lib/node_exporter/textfile_collector/peakbench.prom";
+    if t.trim().is_empty() {
+        return Err(UsageError::new(
+            "--prom-file",
+            format!("empty path; {form}"),
+        ));
+    }
+    let p = PathBuf::from(t);
+    let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+    match name {
+        Some(n) if n.len() > ".prom".len() && n.ends_with(".prom") => Ok(p),
+        _ => Err(UsageError::new(
+            "--prom-file",
+            format!("'{t}' does not end in .prom, and node_exporter's textfile collector reads only *.prom files; {form}"),
+        )),
+    }
 }
 
 /// `0,2-3` → the CPUs listed, ascending. Single numbers and inclusive ranges,

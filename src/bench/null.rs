@@ -2,13 +2,48 @@
 //! runner, threads, results model, peaks, exporters, files — so tests can check the
 //! pipeline without depending on real hardware speed. Hidden subcommand `null`.
 
-use super::{Benchmark, Case, Context, Plan, UsageError};
+use super::common::parse_threads;
+use super::peaks::{PeakKey, PeakKind};
+use super::resource::{self, Case, Context, Plan, Run, UsageError};
 use crate::measure::runner::Workload;
 use crate::measure::{RunConfig, Runner};
 use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use serde::Serialize;
 
 /// The null resource.
 pub(crate) struct NullBench;
+
+/// `peakbench null` arguments.
+#[derive(Debug, clap::Args, Default)]
+pub(crate) struct NullArgs {
+    /// Thread counts
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    threads: Option<String>,
+}
+
+/// `peakbench null` options.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct NullOptions {
+    /// `--threads` [default: 1].
+    threads: Vec<usize>,
+}
+
+/// Validates `null`'s arguments.
+fn parse(a: &NullArgs) -> Result<NullOptions, UsageError> {
+    Ok(NullOptions {
+        threads: a
+            .threads
+            .as_deref()
+            .map(parse_threads)
+            .transpose()?
+            .unwrap_or_else(|| vec![1]),
+    })
+}
+
+/// The `--peak` key `null`.
+fn peak_key() -> PeakKey {
+    PeakKey::new("null")
+}
 
 struct Spin;
 
@@ -53,7 +88,7 @@ impl NullCase {
         match Runner::run(&cfg, |_| Ok(Spin), &|_, _| {}) {
             Ok(samples) => {
                 let r = r.with_runner_samples(samples, o.until_stable.is_some(), |s| s.rate());
-                match o.peaks.peak(&[crate::bench::peaks::PeakKey::Null]) {
+                match o.peaks.peak(&[peak_key()]) {
                     Some(p) => r.with_peak(p),
                     None => r,
                 }
@@ -64,17 +99,41 @@ impl NullCase {
 }
 
 impl Plan for NullBench {
-    type Options = Vec<usize>;
+    type Options = NullOptions;
 
-    fn plan(&self, threads: &Vec<usize>, _ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
-        Ok(threads
+    fn plan(&self, o: &NullOptions, _ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        Ok(o.threads
             .iter()
             .map(|&t| Box::new(NullCase { threads: t }) as Box<dyn Case>)
             .collect())
     }
 }
 
-impl Benchmark for NullBench {
+impl resource::Resource for NullBench {
+    fn name(&self) -> &'static str {
+        "null"
+    }
+
+    fn about(&self) -> &'static str {
+        "Does nothing; drives the whole pipeline in tests"
+    }
+
+    fn hidden(&self) -> bool {
+        true
+    }
+
+    fn command(&self) -> clap::Command {
+        resource::subcommand::<NullArgs>(self)
+    }
+
+    fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {
+        resource::parse_with(&NullBench, m, parse)
+    }
+
+    fn peak_key(&self, _key: &str, rest: &[&str]) -> Result<Option<(PeakKey, PeakKind)>, String> {
+        Ok(rest.is_empty().then(|| (peak_key(), PeakKind::Ops)))
+    }
+
     fn quick(&self, _ctx: &Context) -> Vec<Box<dyn Case>> {
         vec![Box::new(NullCase { threads: 1 })]
     }

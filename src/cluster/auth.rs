@@ -6,7 +6,7 @@
 //! proves it with `serve`'s HMAC over both sides' fresh nonces and the rank.
 
 use super::wire::{Conn, Msg, VERSION};
-use crate::bench::net::proto::{hex, prove, random_bytes, unhex, verify, Side, NONCE_LEN};
+use crate::util::proof::{hex, prove, random_bytes, unhex, verify, Side, NONCE_LEN};
 use crate::util::usage::UsageError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;

@@ -558,8 +558,8 @@ fn matrix(ranks: &mut [Rank], runners: &[usize], specs: &[TestSpec]) -> Vec<Benc
         // the serving rank connected from.
         let mut served: Vec<Result<(String, String), String>> = Vec::new();
         for &(_, to) in &links {
-            let link = match crate::bench::net::proto::random_bytes(32) {
-                Ok(b) => crate::bench::net::proto::hex(&b),
+            let link = match crate::util::proof::random_bytes(32) {
+                Ok(b) => crate::util::proof::hex(&b),
                 Err(e) => {
                     served.push(Err(format!("no random source: {e}")));
                     continue;

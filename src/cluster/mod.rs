@@ -31,7 +31,7 @@ pub mod wire;
 
 use crate::bench::Context;
 use crate::hw::HostInfo;
-use crate::options::{Command, Options};
+use crate::options::Options;
 use crate::report::model::{Report, SCHEMA};
 use crate::report::view::html;
 use crate::report::Doc;
@@ -312,7 +312,7 @@ fn join_coordinator(l: &Launch, hello: &Msg, matrix: bool) -> anyhow::Result<Con
 pub(crate) fn run(
     options: &Options,
     l: Launch,
-    plan: crate::app::Planner<'_>,
+    plan: crate::pipeline::Planner<'_>,
 ) -> anyhow::Result<ExitCode> {
     let r = run_rank(options, l, plan);
     #[cfg(feature = "mpi")]
@@ -323,13 +323,14 @@ pub(crate) fn run(
 fn run_rank(
     options: &Options,
     l: Launch,
-    plan: crate::app::Planner<'_>,
+    plan: crate::pipeline::Planner<'_>,
 ) -> anyhow::Result<ExitCode> {
     let opts = &options.common;
-    let matrix = match &options.command {
-        Command::Net(n) if n.matrix => Some(n.clone()),
-        _ => None,
-    };
+    let matrix = options
+        .command
+        .options_of::<crate::bench::net::options::NetOptions>()
+        .filter(|n| n.matrix)
+        .cloned();
     // --cpus: each rank confines itself before it detects its host, as a single run does.
     if let Some(cpus) = &opts.cpus {
         crate::bench::common::confine_to(cpus).map_err(anyhow::Error::msg)?;
@@ -401,7 +402,7 @@ fn work(
     l: &Launch,
     ctx: &Context,
     specs: Option<&[crate::bench::net::proto::TestSpec]>,
-    plan: crate::app::Planner<'_>,
+    plan: crate::pipeline::Planner<'_>,
 ) -> anyhow::Result<()> {
     let step = Duration::from_secs(15);
     // The barrier: released when every rank joined (or the join deadline passed).
@@ -427,7 +428,7 @@ fn work(
             local.common.html = None;
             let tag = |r: &mut crate::report::model::BenchResult| r.host = Some(l.host.clone());
             let (report, _, _) =
-                crate::app::run_cases(&local, ctx.host, &l.host, |_| None, plan, tag)?;
+                crate::pipeline::run_cases(&local, ctx.host, &l.host, |_| None, plan, tag)?;
             results = report.results;
         }
         s.send(&Msg::Results { results }, step)?;
@@ -448,7 +449,7 @@ fn work(
         };
         match m {
             Msg::Serve { link } => {
-                let Some(link) = crate::bench::net::proto::unhex(&link, 32) else {
+                let Some(link) = crate::util::proof::unhex(&link, 32) else {
                     anyhow::bail!("rank {}: malformed link nonce from the coordinator", l.rank);
                 };
                 let token = auth::link_token(&l.secret, &link);
@@ -471,7 +472,7 @@ fn work(
                 to,
             } => {
                 let addr: SocketAddr = addr.parse().context("bad address from the coordinator")?;
-                let Some(link) = crate::bench::net::proto::unhex(&link, 32) else {
+                let Some(link) = crate::util::proof::unhex(&link, 32) else {
                     anyhow::bail!("rank {}: malformed link nonce from the coordinator", l.rank);
                 };
                 // The server must prove this token, which only a holder of the run's
@@ -512,6 +513,7 @@ fn write(report: &Report, options: &Options, matrix: bool) -> anyhow::Result<Exi
     })
     .with_context(|| format!("cannot write {}", path.display()))?;
     crate::history::after_run(opts.history.as_deref(), opts.no_history, report, &path);
+    crate::report::view::openmetrics::save(report, opts.prom_file.as_deref())?;
     let html = opts
         .html
         .clone()

@@ -25,7 +25,7 @@
 //! C→R Bye
 //! ```
 //! The proofs are `serve`'s HMAC-SHA256 over both fresh nonces (and the rank), with the
-//! cluster's own domain labels ([`crate::bench::net::proto::Side`]): a recorded
+//! cluster's own domain labels ([`crate::util::proof::Side`]): a recorded
 //! handshake replayed later meets a new nonce and fails. A matrix link's `serve` token
 //! is never sent: both ends derive it from the run's secret and the coordinator's
 //! fresh `link` nonce ([`super::auth::link_token`]), so the measuring rank talks only
@@ -110,7 +110,7 @@ pub enum Msg {
     Challenge {
         /// The coordinator's protocol version.
         version: u32,
-        /// Hex of [`crate::bench::net::proto::NONCE_LEN`] random bytes.
+        /// Hex of [`crate::util::proof::NONCE_LEN`] random bytes.
         nonce: String,
     },
     /// Rank → coordinator: its rank, its nonce and its proof of the run's secret.
@@ -119,7 +119,7 @@ pub enum Msg {
         version: u32,
         /// Its rank.
         rank: usize,
-        /// Hex of [`crate::bench::net::proto::NONCE_LEN`] random bytes.
+        /// Hex of [`crate::util::proof::NONCE_LEN`] random bytes.
         nonce: String,
         /// Hex HMAC-SHA256 over both nonces and the rank.
         proof: String,

@@ -95,10 +95,31 @@ pub(crate) fn open(path: &Path, create: bool) -> Result<Connection, HistoryError
         .map_err(|e| HistoryError::Open(shown.clone(), super::why(&e)))?;
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| HistoryError::Open(shown.clone(), super::why(&e)))?;
-    check(&conn, &shown)?;
-    // WAL: readers never wait for the writer, and a writer's commit is one append.
-    conn.pragma_update(None, "journal_mode", "WAL")
+    // One read transaction: the version, id and tables from one snapshot, not from
+    // before and after another run's first migration.
+    conn.execute_batch("BEGIN")
         .map_err(|e| foreign_or(&shown, e))?;
+    let checked = check(&conn, &shown);
+    let _ = conn.execute_batch("COMMIT");
+    checked?;
+    // WAL: readers never wait for the writer, and a writer's commit is one append.
+    // Switching needs the database alone, and SQLite does not wait for that itself:
+    // retried while another run holds it, up to the busy timeout.
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Ok(()) => break,
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                ) && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(e) => return Err(foreign_or(&shown, e)),
+        }
+    }
     conn.pragma_update(None, "foreign_keys", "ON")
         .map_err(|e| foreign_or(&shown, e))?;
     migrate(&conn, &shown)?;

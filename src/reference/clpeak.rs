@@ -27,10 +27,9 @@
 //!
 //! clpeak's `--compute-intfast` (mad24) is not used: peakbench has no 24-bit case.
 
-use super::{capture, strip_ansi, version_line, Context, Found, SharedFound, Tool};
+use super::{capture, strip_ansi, Context, Found, Row, SharedFound, Tool, VersionFrom};
 use crate::hw::gpu::GpuInfo;
 use crate::report::model::{BenchResult, Metric, Reference, Resource, Unit};
-use std::path::Path;
 use std::time::Duration;
 
 /// The clpeak adapter.
@@ -511,26 +510,24 @@ fn compare(test: Test, adapter: &GpuInfo, ctx: &Context, version: &str) -> Resul
     })
 }
 
-impl Tool for Clpeak {
-    fn name(&self) -> &'static str {
-        "clpeak"
-    }
-    fn binary(&self) -> &'static str {
-        "clpeak"
-    }
-    fn package(&self) -> &'static str {
-        "clpeak"
-    }
-    fn covers(&self) -> &'static str {
-        "gpu fma fp32/fp16/fp64, muladd int32, read bandwidth (OpenCL, same device by name)"
-    }
-    fn version(&self, _path: &Path) -> Option<String> {
-        version_line(&["clpeak", "--version"], |l| {
+/// clpeak: who it is, what it checks, how its version is read (its line in [`super::TOOLS`]).
+pub(crate) static ROW: Row = Row {
+    name: "clpeak",
+    binary: "clpeak",
+    package: "clpeak",
+    covers: "gpu fma fp32/fp16/fp64, muladd int32, read bandwidth (OpenCL, same device by name)",
+    version: VersionFrom::Command {
+        argv: &["clpeak", "--version"],
+        pick: |l| {
             l.to_lowercase()
                 .contains("version")
                 .then(|| l.rsplit(' ').next().unwrap_or(l).trim().to_string())
-        })
-    }
+        },
+    },
+    tool: &Clpeak,
+};
+
+impl Tool for Clpeak {
     fn shared(&self, r: &BenchResult, ctx: &Context, version: &str) -> SharedFound {
         let test = Test::of(r)?;
         let index = r.param_u64("device")?;

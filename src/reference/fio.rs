@@ -13,9 +13,8 @@
 //! latency rows of a configuration come from one peakbench I/O run, and their fio
 //! figures from one fio run, kept in the run's memo.
 
-use super::{capture, version_line, Context, Found, SharedFound, Tool};
+use super::{capture, Context, Found, Row, SharedFound, Tool, VersionFrom};
 use crate::report::model::{BenchResult, Metric, Reference, Resource, Unit};
-use std::path::Path;
 use std::time::Duration;
 
 /// The fio adapter.
@@ -107,24 +106,20 @@ pub(crate) fn ioengine(engine: &str) -> Option<&'static str> {
     }
 }
 
+/// fio: who it is, what it checks, how its version is read (its line in [`super::TOOLS`]).
+pub(crate) static ROW: Row = Row {
+    name: "fio",
+    binary: "fio",
+    package: "fio",
+    covers: "disk bandwidth, IOPS and latency (pattern, block, depth, jobs; O_DIRECT)",
+    version: VersionFrom::Command {
+        argv: &["fio", "--version"],
+        pick: |l| l.trim().strip_prefix("fio-").map(str::to_string),
+    },
+    tool: &Fio,
+};
+
 impl Tool for Fio {
-    fn name(&self) -> &'static str {
-        "fio"
-    }
-    fn binary(&self) -> &'static str {
-        "fio"
-    }
-    fn package(&self) -> &'static str {
-        "fio"
-    }
-    fn covers(&self) -> &'static str {
-        "disk bandwidth, IOPS and latency (pattern, block, depth, jobs; O_DIRECT)"
-    }
-    fn version(&self, _path: &Path) -> Option<String> {
-        version_line(&["fio", "--version"], |l| {
-            l.trim().strip_prefix("fio-").map(str::to_string)
-        })
-    }
     fn shared(&self, r: &BenchResult, ctx: &Context, version: &str) -> SharedFound {
         let (argv, timeout) = config_argv(r, ctx)?;
         // One fio run per configuration, kept in the run's memo under its command:
@@ -156,7 +151,7 @@ impl Tool for Fio {
         };
         Some(Ok(Found {
             reference: Some(Reference {
-                tool: self.name().to_string(),
+                tool: ROW.name.to_string(),
                 version: version.to_string(),
                 command: argv.join(" "),
                 value,
@@ -234,6 +229,7 @@ fn timeout_for(bytes: u64) -> Duration {
 mod tests {
     use super::*;
     use crate::reference::Memo;
+    use std::path::Path;
 
     fn case(engine: &str, direct: bool) -> BenchResult {
         BenchResult::new(Resource::Disk, "rand-read", Metric::Iops, Unit::IoPerSec)

@@ -39,7 +39,7 @@
 //! `libopenblas0-pthread`), and whether that is the library of the row beside it
 //! (`linalg --blas`: the same file, or a file in the same directory, is the same build).
 
-use super::{capture_in, which, Context, Found, SharedFound, Tool};
+use super::{capture_in, which, Context, Found, Row, SharedFound, Tool, VersionFrom};
 use crate::report::model::{BenchResult, Reference, Resource, Unit};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -356,22 +356,17 @@ fn same_library(hpcc: &[std::path::PathBuf], row: &Path) -> bool {
         .any(|h| h == row || (h.parent().is_some() && h.parent() == row.parent()))
 }
 
+/// hpcc: who it is, what it checks, how its version is read (its line in [`super::TOOLS`]).
+pub(crate) static ROW: Row = Row {
+    name: "hpcc",
+    binary: "hpcc",
+    package: "hpcc",
+    covers: "linalg fp64 LU (HPL) and GEMM (DGEMM) at the same N and threads; memory copy/scale/add/triad at DRAM sizes (STREAM, same threads and bytes per thread); mpirun, seconds to minutes per run",
+    version: VersionFrom::Package,
+    tool: &Hpcc,
+};
+
 impl Tool for Hpcc {
-    fn name(&self) -> &'static str {
-        "hpcc"
-    }
-    fn binary(&self) -> &'static str {
-        "hpcc"
-    }
-    fn package(&self) -> &'static str {
-        "hpcc"
-    }
-    fn covers(&self) -> &'static str {
-        "linalg fp64 LU (HPL) and GEMM (DGEMM) at the same N and threads; memory copy/scale/add/triad at DRAM sizes (STREAM, same threads and bytes per thread); mpirun, seconds to minutes per run"
-    }
-    fn version(&self, _path: &Path) -> Option<String> {
-        super::dpkg_version("hpcc")
-    }
     fn shared(&self, r: &BenchResult, ctx: &Context, version: &str) -> SharedFound {
         if r.resource == Resource::Memory {
             let m = match stream_match(r)? {

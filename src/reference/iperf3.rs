@@ -6,9 +6,8 @@
 //! a one-shot iperf3 server on a free port and a 3 s client with the case's streams and
 //! message size.
 
-use super::{free_port, version_line, Context, Invocation, Tool};
+use super::{free_port, Context, Invocation, Row, Tool, VersionFrom};
 use crate::report::model::{BenchResult, Metric, Resource, Unit};
-use std::path::Path;
 use std::time::Duration;
 
 /// The iperf3 adapter.
@@ -31,25 +30,23 @@ pub fn parse_json(text: &str) -> Result<f64, String> {
         .ok_or_else(|| "iperf3 JSON has no receiver bits_per_second".into())
 }
 
-impl Tool for Iperf3 {
-    fn name(&self) -> &'static str {
-        "iperf3"
-    }
-    fn binary(&self) -> &'static str {
-        "iperf3"
-    }
-    fn package(&self) -> &'static str {
-        "iperf3"
-    }
-    fn covers(&self) -> &'static str {
-        "net TCP/UDP throughput on loopback (streams, message size)"
-    }
-    fn version(&self, _path: &Path) -> Option<String> {
-        version_line(&["iperf3", "--version"], |l| {
+/// iperf3: who it is, what it checks, how its version is read (its line in [`super::TOOLS`]).
+pub(crate) static ROW: Row = Row {
+    name: "iperf3",
+    binary: "iperf3",
+    package: "iperf3",
+    covers: "net TCP/UDP throughput on loopback (streams, message size)",
+    version: VersionFrom::Command {
+        argv: &["iperf3", "--version"],
+        pick: |l| {
             l.strip_prefix("iperf ")
                 .map(|v| v.split_whitespace().next().unwrap_or(v).to_string())
-        })
-    }
+        },
+    },
+    tool: &Iperf3,
+};
+
+impl Tool for Iperf3 {
     fn invocation(&self, r: &BenchResult, ctx: &Context) -> Option<Invocation> {
         if r.resource != Resource::Net || r.metric != Metric::Throughput {
             return None;

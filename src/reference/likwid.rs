@@ -12,9 +12,8 @@
 //! bytes, not the write-allocate reads). A case without such a twin gets a one-line
 //! reason instead of a figure of unlike work.
 
-use super::{number_after, version_line, Context, Invocation, Tool};
+use super::{number_after, Context, Invocation, Row, Tool, VersionFrom};
 use crate::report::model::{BenchResult, Metric, Resource, Unit};
-use std::path::Path;
 use std::time::Duration;
 
 /// The likwid-bench adapter.
@@ -97,27 +96,21 @@ pub fn parse_bytes(text: &str) -> Result<f64, String> {
         .ok_or_else(|| "no MByte/s line in likwid-bench output".into())
 }
 
+/// likwid-bench: who it is, what it checks, how its version is read (its line in [`super::TOOLS`]).
+pub(crate) static ROW: Row = Row {
+    name: "likwid-bench",
+    binary: "likwid-bench",
+    package: "likwid",
+    covers: "cpu fp64/fp32 peakflops (FMA kernels), memory load/store/copy/triad bandwidth",
+    // `likwid-bench -h` starts with "... Version  5.2"; the Debian package is finer.
+    version: VersionFrom::PackageThenCommand {
+        argv: &["likwid-bench", "-h"],
+        pick: |l| l.split("Version").nth(1).map(|v| v.trim().to_string()),
+    },
+    tool: &Likwid,
+};
+
 impl Tool for Likwid {
-    fn name(&self) -> &'static str {
-        "likwid-bench"
-    }
-    fn binary(&self) -> &'static str {
-        "likwid-bench"
-    }
-    fn package(&self) -> &'static str {
-        "likwid"
-    }
-    fn covers(&self) -> &'static str {
-        "cpu fp64/fp32 peakflops (FMA kernels), memory load/store/copy/triad bandwidth"
-    }
-    fn version(&self, _path: &Path) -> Option<String> {
-        // `likwid-bench -h` starts with "... Version  5.2"; the Debian package is finer.
-        super::dpkg_version("likwid").or_else(|| {
-            version_line(&["likwid-bench", "-h"], |l| {
-                l.split("Version").nth(1).map(|v| v.trim().to_string())
-            })
-        })
-    }
     fn cannot_match(&self, r: &BenchResult, _ctx: &Context) -> Option<String> {
         memory_test(r)?.err()
     }

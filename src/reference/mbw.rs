@@ -2,9 +2,8 @@
 //! the array size), while peakbench's `copy` counts read + write bytes as STREAM does,
 //! so mbw's figure is about half of ours for the same copy; it is shown as mbw prints it.
 
-use super::{Context, Invocation, Tool};
+use super::{Context, Invocation, Row, Tool, VersionFrom};
 use crate::report::model::{BenchResult, Metric, Resource, Unit};
-use std::path::Path;
 use std::time::Duration;
 
 /// The mbw adapter.
@@ -19,23 +18,18 @@ pub fn parse_memcpy(text: &str) -> Result<f64, String> {
         .ok_or_else(|| "no AVG MEMCPY line in mbw output".into())
 }
 
+/// mbw: who it is, what it checks, how its version is read (its line in [`super::TOOLS`]).
+pub(crate) static ROW: Row = Row {
+    name: "mbw",
+    binary: "mbw",
+    package: "mbw",
+    covers: "memory copy bandwidth, one thread (memcpy; counts bytes copied once)",
+    // mbw has no version flag.
+    version: VersionFrom::Package,
+    tool: &Mbw,
+};
+
 impl Tool for Mbw {
-    fn name(&self) -> &'static str {
-        "mbw"
-    }
-    fn binary(&self) -> &'static str {
-        "mbw"
-    }
-    fn package(&self) -> &'static str {
-        "mbw"
-    }
-    fn covers(&self) -> &'static str {
-        "memory copy bandwidth, one thread (memcpy; counts bytes copied once)"
-    }
-    fn version(&self, _path: &Path) -> Option<String> {
-        // mbw has no version flag.
-        super::dpkg_version("mbw")
-    }
     fn invocation(&self, r: &BenchResult, _ctx: &Context) -> Option<Invocation> {
         if r.resource != Resource::Memory
             || r.metric != Metric::Throughput

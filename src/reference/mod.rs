@@ -3,8 +3,9 @@
 //! where it is cheap — run them with parameters matching a peakbench case, parse their
 //! output and return a [`Reference`] to put beside our figure.
 //!
-//! One tool = one file with a unit struct implementing [`Tool`] and one line in
-//! [`TOOLS`]. Parsers are pure functions over the tool's text, tested on captured
+//! One tool = one file with its [`Row`] (name, binary, package, what it checks, how its
+//! version is read) and a unit struct implementing [`Tool`] (what it runs), and one line
+//! in [`TOOLS`]. Parsers are pure functions over the tool's text, tested on captured
 //! outputs in `tests/fixtures/tools/`. Tools run with a time limit and never get a
 //! shell: arguments are passed as a vector.
 //!
@@ -128,18 +129,70 @@ pub(crate) struct Invocation {
     pub(crate) server: Option<Vec<String>>,
 }
 
-/// One reference tool.
-pub(crate) trait Tool: Sync {
+/// One reference tool as data: who it is, what it checks and how its version is read.
+/// Each adapter file has one (`ROW`), listed in [`TOOLS`]; `tool` is its behaviour.
+pub(crate) struct Row {
     /// Tool name as users know it, e.g. `likwid-bench`.
-    fn name(&self) -> &'static str;
+    pub(crate) name: &'static str,
     /// The binary to look for on `PATH`.
-    fn binary(&self) -> &'static str;
+    pub(crate) binary: &'static str,
     /// The Debian package that provides it.
-    fn package(&self) -> &'static str;
-    /// Which peakbench cases it checks, one line.
-    fn covers(&self) -> &'static str;
-    /// The version, from the tool itself (`path` is the binary found).
-    fn version(&self, path: &Path) -> Option<String>;
+    pub(crate) package: &'static str,
+    /// Which peakbench cases it checks, one line, starting with their resources.
+    pub(crate) covers: &'static str,
+    /// How its version is read.
+    pub(crate) version: VersionFrom,
+    /// Which cases it runs and how.
+    pub(crate) tool: &'static dyn Tool,
+}
+
+/// Where a tool's version comes from.
+pub(crate) enum VersionFrom {
+    /// The Debian package's version (`dpkg-query`): the tool prints none.
+    Package,
+    /// The first line of `argv`'s output that `pick` reads a version from; the
+    /// package's version when none does.
+    Command {
+        /// The command (`argv[0]` is the binary name).
+        argv: &'static [&'static str],
+        /// The version in one line of its output, if that line has it.
+        pick: fn(&str) -> Option<String>,
+    },
+    /// The package's version (finer than the tool's own), else the command's.
+    PackageThenCommand {
+        /// The command (`argv[0]` is the binary name).
+        argv: &'static [&'static str],
+        /// The version in one line of its output, if that line has it.
+        pick: fn(&str) -> Option<String>,
+    },
+}
+
+impl Row {
+    /// The version of the installed tool: from the tool itself or its package.
+    pub(crate) fn version(&self) -> Option<String> {
+        match self.version {
+            VersionFrom::Package => dpkg_version(self.package),
+            VersionFrom::Command { argv, pick } => {
+                version_line(argv, pick).or_else(|| dpkg_version(self.package))
+            }
+            VersionFrom::PackageThenCommand { argv, pick } => {
+                dpkg_version(self.package).or_else(|| version_line(argv, pick))
+            }
+        }
+    }
+
+    /// The resources whose rows the tool checks: those named in [`Row::covers`] (its
+    /// line starts with them), so the line users read is the one source.
+    pub(crate) fn resources(&self) -> Vec<Resource> {
+        self.covers
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter_map(Resource::parse)
+            .collect()
+    }
+}
+
+/// What one reference tool does (its [`Row`] says who it is).
+pub(crate) trait Tool: Sync {
     /// A run matching `r`, or `None` when the tool has no matching case (or running it
     /// would not be cheap).
     fn invocation(&self, r: &BenchResult, ctx: &Context) -> Option<Invocation> {
@@ -163,26 +216,18 @@ pub(crate) trait Tool: Sync {
         let _ = (r, ctx, version);
         None
     }
-    /// The resources whose rows the tool checks: those named in [`Tool::covers`]
-    /// (its line starts with them), so the line users read is the one source.
-    fn resources(&self) -> Vec<Resource> {
-        self.covers()
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .filter_map(Resource::parse)
-            .collect()
-    }
 }
 
 /// Every adapter, in listing order.
-pub(crate) static TOOLS: &[&dyn Tool] = &[
-    &likwid::Likwid,
-    &sysbench::Sysbench,
-    &mbw::Mbw,
-    &hpcc::Hpcc,
-    &fio::Fio,
-    &iperf3::Iperf3,
-    &sockperf::Sockperf,
-    &clpeak::Clpeak,
+pub(crate) static TOOLS: &[&Row] = &[
+    &likwid::ROW,
+    &sysbench::ROW,
+    &mbw::ROW,
+    &hpcc::ROW,
+    &fio::ROW,
+    &iperf3::ROW,
+    &sockperf::ROW,
+    &clpeak::ROW,
 ];
 
 /// A tool as found on this machine.
@@ -268,25 +313,22 @@ pub(crate) fn detect() -> Vec<Detected> {
     TOOLS
         .iter()
         .map(|t| {
-            let path = which(t.binary());
-            let version = path
-                .as_deref()
-                .and_then(|p| t.version(p))
-                .or_else(|| path.as_ref().and_then(|_| dpkg_version(t.package())));
+            let path = which(t.binary);
+            let version = path.as_ref().and_then(|_| t.version());
             Detected {
-                tool: t.name(),
+                tool: t.name,
                 installed: path.is_some(),
                 path,
                 version,
-                package: t.package(),
-                covers: t.covers(),
+                package: t.package,
+                covers: t.covers,
             }
         })
         .collect()
 }
 
 /// Runs one invocation (with its server, if any) and returns the reference figure.
-pub(crate) fn run(tool: &dyn Tool, version: &str, inv: &Invocation) -> Result<Reference, String> {
+pub(crate) fn run(tool: &Row, version: &str, inv: &Invocation) -> Result<Reference, String> {
     let mut server = match &inv.server {
         Some(argv) => {
             let child = spawn_quiet(argv)?;
@@ -304,7 +346,7 @@ pub(crate) fn run(tool: &dyn Tool, version: &str, inv: &Invocation) -> Result<Re
     let (out, _) = res?;
     let value = (inv.parse)(&out)?;
     Ok(Reference {
-        tool: tool.name().to_string(),
+        tool: tool.name.to_string(),
         version: version.to_string(),
         command: inv.argv.join(" "),
         value,
@@ -327,7 +369,7 @@ pub(crate) fn attach(r: &mut BenchResult, ctx: &Context, found: &[Detected]) {
             .iter()
             .zip(found)
             .filter(|(t, d)| d.installed && t.resources().contains(&r.resource))
-            .map(|(t, _)| t.name())
+            .map(|(t, _)| t.name)
             .collect();
         if !names.is_empty() {
             r.notes.push(Note::new(
@@ -365,40 +407,37 @@ fn attach_each(r: &mut BenchResult, ctx: &Context, found: &[Detected]) {
             continue;
         }
         let version = d.version.clone().unwrap_or_else(|| "unknown".into());
-        if let Some(why) = t.cannot_match(r, ctx) {
-            r.notes.push(reference_note(*t, &format!("not run: {why}")));
+        if let Some(why) = t.tool.cannot_match(r, ctx) {
+            r.notes.push(reference_note(t, &format!("not run: {why}")));
             continue;
         }
-        if let Some(res) = t.shared(r, ctx, &version) {
+        if let Some(res) = t.tool.shared(r, ctx, &version) {
             match res {
                 Ok(f) => {
                     if let Some(x) = f.reference {
                         r.reference.get_or_insert_with(Vec::new).push(x);
                     }
                     for n in f.notes {
-                        r.notes.push(reference_note(*t, &n));
+                        r.notes.push(reference_note(t, &n));
                     }
                 }
-                Err(e) => r.notes.push(reference_note(*t, &e)),
+                Err(e) => r.notes.push(reference_note(t, &e)),
             }
             continue;
         }
-        let Some(inv) = t.invocation(r, ctx) else {
+        let Some(inv) = t.tool.invocation(r, ctx) else {
             continue;
         };
-        match run(*t, &version, &inv) {
+        match run(t, &version, &inv) {
             Ok(x) => r.reference.get_or_insert_with(Vec::new).push(x),
-            Err(e) => r.notes.push(reference_note(*t, &e)),
+            Err(e) => r.notes.push(reference_note(t, &e)),
         }
     }
 }
 
 /// `reference <tool>: <text>`, of kind [`NoteKind::Reference`].
-fn reference_note(t: &dyn Tool, text: &str) -> Note {
-    Note::new(
-        NoteKind::Reference,
-        format!("reference {}: {text}", t.name()),
-    )
+fn reference_note(t: &Row, text: &str) -> Note {
+    Note::new(NoteKind::Reference, format!("reference {}: {text}", t.name))
 }
 
 /// A free TCP port on loopback for a reference server (bind to 0, read, release).
@@ -495,12 +534,12 @@ mod tests {
         let found: Vec<Detected> = TOOLS
             .iter()
             .map(|t| Detected {
-                tool: t.name(),
+                tool: t.name,
                 installed: true,
                 path: Some(PathBuf::from("/nonexistent")),
                 version: Some("1".into()),
-                package: t.package(),
-                covers: t.covers(),
+                package: t.package,
+                covers: t.covers,
             })
             .collect();
         let mut rand = crate::report::samples::mem_seq("copy", 67108864, 1)
@@ -547,7 +586,7 @@ mod tests {
     #[test]
     fn the_readme_credits_hpcc_only_with_what_it_covers() {
         let readme = include_str!("../../README.md");
-        let covers_memory = hpcc::Hpcc.resources().contains(&Resource::Memory);
+        let covers_memory = hpcc::ROW.resources().contains(&Resource::Memory);
         for line in readme.lines() {
             if line.contains("hpcc") && line.contains("STREAM") {
                 assert!(
@@ -579,19 +618,59 @@ mod tests {
         assert_eq!(n, 3);
     }
 
+    /// Issue #34 item 4: one row per tool, names unique, each naming its package and
+    /// binary and checking at least one resource.
     #[test]
     fn every_tool_names_its_package() {
+        let mut names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), TOOLS.len());
         for t in TOOLS {
-            assert!(
-                !t.package().is_empty() && !t.binary().is_empty(),
-                "{}",
-                t.name()
-            );
+            assert!(!t.package.is_empty() && !t.binary.is_empty(), "{}", t.name);
+            assert!(!t.resources().is_empty(), "{}", t.name);
         }
         let d = detect();
         assert_eq!(d.len(), TOOLS.len());
         for x in &d {
             assert_eq!(x.installed, x.path.is_some());
+        }
+    }
+
+    /// Each row's version reader takes the line its tool prints (as the adapters read
+    /// them before they were rows).
+    #[test]
+    fn version_lines_are_read_as_each_tool_prints_them() {
+        let pick = |name: &str, line: &str| {
+            let t = TOOLS.iter().find(|t| t.name == name).unwrap();
+            match t.version {
+                VersionFrom::Command { pick, .. }
+                | VersionFrom::PackageThenCommand { pick, .. } => pick(line),
+                VersionFrom::Package => panic!("{name} reads its package's version"),
+            }
+        };
+        assert_eq!(pick("fio", "fio-3.33"), Some("3.33".into()));
+        assert_eq!(
+            pick("sysbench", "sysbench 1.0.20 (using system LuaJIT)"),
+            Some("1.0.20".into())
+        );
+        assert_eq!(
+            pick("iperf3", "iperf 3.12 (cJSON 1.7.15)"),
+            Some("3.12".into())
+        );
+        assert_eq!(
+            pick("sockperf", "== version #3.10-0 =="),
+            Some("3.10-0".into())
+        );
+        assert_eq!(pick("clpeak", "clpeak version 1.1.2"), Some("1.1.2".into()));
+        assert_eq!(
+            pick("likwid-bench", "likwid-bench -- Version  5.2"),
+            Some("5.2".into())
+        );
+        assert_eq!(pick("fio", "usage"), None);
+        for name in ["mbw", "hpcc"] {
+            let t = TOOLS.iter().find(|t| t.name == name).unwrap();
+            assert!(matches!(t.version, VersionFrom::Package), "{name}");
         }
     }
 }

@@ -7,9 +7,8 @@
 //! and takes messages of [`MIN_MSG`] to [`MAX_MSG`] bytes: a case outside that gets a
 //! one-line reason instead of a figure of another message size or stream count.
 
-use super::{free_port, version_line, Context, Invocation, Tool};
+use super::{free_port, Context, Invocation, Row, Tool, VersionFrom};
 use crate::report::model::{BenchResult, Metric, Resource, Unit};
-use std::path::Path;
 use std::time::Duration;
 
 /// The smallest message sockperf sends (`-m`), in bytes.
@@ -35,27 +34,25 @@ pub fn parse_pingpong(text: &str) -> Result<f64, String> {
         .ok_or_else(|| "no avg-latency in sockperf output".into())
 }
 
-impl Tool for Sockperf {
-    fn name(&self) -> &'static str {
-        "sockperf"
-    }
-    fn binary(&self) -> &'static str {
-        "sockperf"
-    }
-    fn package(&self) -> &'static str {
-        "sockperf"
-    }
-    fn covers(&self) -> &'static str {
-        "net TCP/UDP ping-pong latency on loopback (one-way = RTT/2)"
-    }
-    fn version(&self, _path: &Path) -> Option<String> {
-        version_line(&["sockperf", "--version"], |l| {
+/// sockperf: who it is, what it checks, how its version is read (its line in [`super::TOOLS`]).
+pub(crate) static ROW: Row = Row {
+    name: "sockperf",
+    binary: "sockperf",
+    package: "sockperf",
+    covers: "net TCP/UDP ping-pong latency on loopback (one-way = RTT/2)",
+    version: VersionFrom::Command {
+        argv: &["sockperf", "--version"],
+        pick: |l| {
             l.split("version").nth(1).map(|v| {
                 v.trim_matches(|c: char| c == '#' || c == '=' || c.is_whitespace())
                     .to_string()
             })
-        })
-    }
+        },
+    },
+    tool: &Sockperf,
+};
+
+impl Tool for Sockperf {
     fn cannot_match(&self, r: &BenchResult, ctx: &Context) -> Option<String> {
         if !covered(r, ctx) {
             return None;
@@ -147,12 +144,12 @@ mod tests {
         let found: Vec<Detected> = TOOLS
             .iter()
             .map(|t| Detected {
-                tool: t.name(),
-                installed: t.name() == "sockperf",
+                tool: t.name,
+                installed: t.name == "sockperf",
                 path: Some("/nonexistent/sockperf".into()),
                 version: Some("3.7".into()),
-                package: t.package(),
-                covers: t.covers(),
+                package: t.package,
+                covers: t.covers,
             })
             .collect();
         for (proto, msg, streams, want) in [

@@ -2,9 +2,8 @@
 //! (its MiB/sec converted to B/s, ×2²⁰). `sysbench cpu` counts prime-number events,
 //! which matches no peakbench case; its parser is here for the version table and tests.
 
-use super::{version_line, Context, Invocation, Tool};
+use super::{Context, Invocation, Row, Tool, VersionFrom};
 use crate::report::model::{BenchResult, Metric, Resource, Unit};
-use std::path::Path;
 use std::time::Duration;
 
 /// The sysbench adapter.
@@ -29,25 +28,24 @@ pub fn parse_cpu(text: &str) -> Result<f64, String> {
         .ok_or_else(|| "no 'events per second' in sysbench output".into())
 }
 
-impl Tool for Sysbench {
-    fn name(&self) -> &'static str {
-        "sysbench"
-    }
-    fn binary(&self) -> &'static str {
-        "sysbench"
-    }
-    fn package(&self) -> &'static str {
-        "sysbench"
-    }
-    fn covers(&self) -> &'static str {
-        "memory read/write bandwidth (seq/rand, threads, block); cpu events/s (no peakbench match)"
-    }
-    fn version(&self, _path: &Path) -> Option<String> {
-        version_line(&["sysbench", "--version"], |l| {
+/// sysbench: who it is, what it checks, how its version is read (its line in [`super::TOOLS`]).
+pub(crate) static ROW: Row = Row {
+    name: "sysbench",
+    binary: "sysbench",
+    package: "sysbench",
+    covers:
+        "memory read/write bandwidth (seq/rand, threads, block); cpu events/s (no peakbench match)",
+    version: VersionFrom::Command {
+        argv: &["sysbench", "--version"],
+        pick: |l| {
             l.strip_prefix("sysbench ")
                 .map(|v| v.split_whitespace().next().unwrap_or(v).to_string())
-        })
-    }
+        },
+    },
+    tool: &Sysbench,
+};
+
+impl Tool for Sysbench {
     fn invocation(&self, r: &BenchResult, _ctx: &Context) -> Option<Invocation> {
         if r.resource != Resource::Memory
             || r.metric != Metric::Throughput

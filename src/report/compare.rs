@@ -564,7 +564,8 @@ mod tests {
         assert!(c.unmatched.iter().any(|u| u.reason == "not in b"));
         assert!(c.unmatched.iter().any(|u| u.reason == "not in a"));
         use crate::report::{export, Format};
-        for &f in Format::all() {
+        // OpenMetrics refuses a comparison (it has no run's figures).
+        for &f in Format::all().iter().filter(|f| f.name() != "openmetrics") {
             let mut buf = Vec::new();
             export(&c, f, &mut buf).unwrap();
             let s = String::from_utf8(buf).unwrap();

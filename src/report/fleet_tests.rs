@@ -260,7 +260,8 @@ fn every_format_renders_and_escapes() {
     ];
     reps.push(host("r5", 1e9, 1e-7, 5));
     let f = fleet(&names(5), &reps, Rule::default());
-    for &fmt in Format::all() {
+    // OpenMetrics refuses a fleet (it has no run's figures).
+    for &fmt in Format::all().iter().filter(|f| f.name() != "openmetrics") {
         let mut buf = Vec::new();
         export(&f, fmt, &mut buf).unwrap();
         let s = String::from_utf8(buf).unwrap();

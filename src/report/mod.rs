@@ -12,6 +12,8 @@ pub mod compare;
 mod condense;
 pub(crate) mod disturbance;
 pub(crate) mod figures;
+#[cfg(test)]
+pub(crate) mod fixtures;
 pub mod fleet;
 pub mod load;
 pub(crate) mod matrix;
@@ -28,51 +30,3 @@ pub mod series;
 pub(crate) mod view;
 
 pub use view::{export, export_fit, Doc, Format, Grid, Text, TextDoc};
-
-#[cfg(test)]
-pub(crate) mod fixtures {
-    //! A hand-made report shared by the exporter tests.
-    use super::model::*;
-    use crate::hw::peak::Peak;
-    use crate::hw::HostInfo;
-
-    pub(crate) fn report() -> Report {
-        let ok = super::samples::fma(2, vec![150e9, 152e9, 154e9]).with_peak(Peak {
-            value: Some(160e9),
-            source: "2 cores x 2.5 GHz".into(),
-        });
-        let over = BenchResult::new(Resource::Cpu, "add_i32_avx2", Metric::Ops, Unit::OpPerSec)
-            .param("precision", "int32")
-            .param("threads", 1)
-            .with_samples(vec![11.0, 11.0])
-            .with_peak(Peak {
-                value: Some(10.0),
-                source: "table".into(),
-            });
-        let skipped = super::samples::cpu_ops("tdpbf16ps_amx", Unit::FlopPerSec)
-            .param("precision", "bf16")
-            .skipped("CPU lacks amx-bf16");
-        Report {
-            schema: SCHEMA.into(),
-            tool_version: "0.1.0".into(),
-            started_at: "2026-11-21T21:00:00Z".into(),
-            finished_at: Some("2026-11-21T21:00:05Z".into()),
-            host: HostInfo {
-                hostname: "testhost".into(),
-                os: "Debian GNU/Linux 12 (bookworm)".into(),
-                kernel: "6.1.0".into(),
-                arch: "x86_64".into(),
-                virtualization: "kvm".into(),
-                cpu: Default::default(),
-                memory: Default::default(),
-                clock: Default::default(),
-                disks: Vec::new(),
-                gpus: Default::default(),
-            },
-            config: serde_json::json!({"repeat": 3}),
-            results: vec![ok, over, skipped],
-            hosts: Vec::new(),
-            run_quality: None,
-        }
-    }
-}

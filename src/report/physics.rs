@@ -103,7 +103,7 @@ pub(crate) fn check_report(report: &Report) -> Result<(), String> {
 const COUNT_PARAMS: [&str; 7] = ["threads", "streams", "jobs", "depth", "n", "repeat", "cpus"];
 
 /// Whether `unit` is a unit of `metric`.
-fn unit_of(metric: Metric, unit: Unit) -> bool {
+pub(crate) fn unit_of(metric: Metric, unit: Unit) -> bool {
     matches!(
         (metric, unit),
         (Metric::Ops, Unit::OpPerSec | Unit::FlopPerSec)

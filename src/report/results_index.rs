@@ -10,6 +10,20 @@ use std::path::{Path, PathBuf};
 /// The index file's name in the folder.
 pub(crate) const INDEX: &str = "index.md";
 
+/// `host` as it stands in results file names: letters, digits, `-` and `.`, others
+/// `_` (as `app` names the files it writes, `HOST-TIME.json`).
+pub(crate) fn file_host(host: &str) -> String {
+    host.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// The link to a host's newest run: `HOST-latest.json`.
 pub(crate) fn latest_name(file_host: &str) -> String {
     format!("{file_host}-latest.json")

@@ -6,9 +6,10 @@
 //! **Change points: binary segmentation with a CUSUM statistic on the raw samples and
 //! a permutation test over whole runs.** The clean runs' samples, in time order, are
 //! one sequence x₁…x_N; a change may only fall between two runs. For a stretch of
-//! runs the statistic is `T = max_k |S_k|`, `S_k = Σ_{j≤k} (x_j − x̄)`, over the
-//! positions `k` that end a run (Page's CUSUM, E. S. Page, Biometrika 41, 1954; as a
-//! change-point statistic, e.g. Hinkley 1971); the split is where it peaks. A stretch
+//! runs the statistic is `T = max_k |S_k| / √(k (N − k) / N)`, `S_k = Σ_{j≤k} (x_j −
+//! x̄)`, over the positions `k` that end a run (Page's CUSUM, E. S. Page, Biometrika 41,
+//! 1954, standardised as a change-point statistic, e.g. Hinkley 1971); the split is
+//! where it peaks (the weight puts it at a step where `S_k` is flat between two). A stretch
 //! that drops and comes back within one searched stretch can hide from this
 //! statistic (its two halves cancel); a lasting step, and a staircase, do not. Its significance comes from a
 //! permutation test that shuffles whole runs, keeping each run's samples together
@@ -34,7 +35,7 @@ pub(crate) const PERMUTATIONS: usize = 999;
 pub(crate) const MIN_RUNS: usize = 4;
 
 /// The method, as the views name it.
-pub(crate) const METHOD: &str = "binary segmentation, CUSUM of the raw samples at run boundaries, permutation test over whole runs (999, p < 0.05); disturbed runs left out";
+pub(crate) const METHOD: &str = "binary segmentation, standardised CUSUM of the raw samples at run boundaries, permutation test over whole runs (999, p < 0.05); disturbed runs left out";
 
 /// One run's figure of a case.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -108,11 +109,16 @@ pub struct Series {
 fn cusum(runs: &[&[f64]], order: &[usize]) -> (f64, usize) {
     let n: usize = runs.iter().map(|r| r.len()).sum();
     let mean = runs.iter().flat_map(|r| r.iter()).sum::<f64>() / n.max(1) as f64;
-    let (mut s, mut best, mut at) = (0.0f64, -1.0f64, 0usize);
+    let (mut s, mut m, mut best, mut at) = (0.0f64, 0usize, -1.0f64, 0usize);
     for (k, &i) in order.iter().enumerate().take(order.len().saturating_sub(1)) {
         s += runs[i].iter().map(|x| x - mean).sum::<f64>();
-        if s.abs() > best {
-            best = s.abs();
+        m += runs[i].len();
+        // Standardised: between two steps S_k is flat, and the weight puts its peak
+        // at a step, not in the middle of the plateau.
+        let w = (m * (n - m)) as f64 / n as f64;
+        let t = if w > 0.0 { s.abs() / w.sqrt() } else { 0.0 };
+        if t > best {
+            best = t;
             at = k;
         }
     }

@@ -1,5 +1,6 @@
 //! Small helpers shared by every layer: unit parsing and printing, the usage error,
-//! the sanitiser for text from outside, the one atomic file write, opening a user's file without blocking, running
+//! the sanitiser for text from outside, the one atomic file write, the framing and the
+//! HMAC proof of the two TCP protocols, opening a user's file without blocking, running
 //! external programs, reporting a library that exits the process, a small seedable generator,
 //! and (tests only) where tests write their scratch files.
 
@@ -7,6 +8,7 @@ pub(crate) mod atomic;
 pub(crate) mod foreign;
 pub mod frame;
 pub(crate) mod process;
+pub(crate) mod proof;
 pub(crate) mod regular;
 pub(crate) mod rng;
 pub mod sanitize;

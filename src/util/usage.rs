@@ -13,6 +13,29 @@ impl UsageError {
     pub(crate) fn new(flag: impl std::fmt::Display, msg: impl std::fmt::Display) -> UsageError {
         UsageError(format!("{flag}: {msg}"))
     }
+
+    /// The line a flag's typed value gives when clap refuses it: a `value_parser`
+    /// function's error (`ErrorKind::ValueValidation`, or `InvalidValue` with the
+    /// parser's error as its source) becomes `--flag: <the parser's message>`, the line
+    /// the same check gave as a [`UsageError`] before the flag was typed. `None` for every
+    /// other clap error (unknown flags, a missing value, help), which keep clap's words.
+    pub(crate) fn from_clap(e: &clap::Error) -> Option<UsageError> {
+        use clap::error::{ContextKind, ContextValue, ErrorKind};
+        if !matches!(
+            e.kind(),
+            ErrorKind::ValueValidation | ErrorKind::InvalidValue
+        ) {
+            return None;
+        }
+        let msg = std::error::Error::source(e)?.to_string();
+        // clap names the argument with its value name: "--precision <LIST>".
+        let flag = match e.get(ContextKind::InvalidArg)? {
+            ContextValue::String(s) => s.split([' ', '=']).next()?.to_string(),
+            _ => return None,
+        };
+        flag.starts_with("--")
+            .then(|| UsageError::new(flag, msg.lines().next().unwrap_or_default()))
+    }
 }
 
 #[cfg(test)]
@@ -24,5 +47,35 @@ mod tests {
         let e = UsageError::new("--threads", "'0' is out of range");
         assert_eq!(e.to_string(), "--threads: '0' is out of range");
         assert_eq!(e.0, "--threads: '0' is out of range");
+    }
+
+    /// A typed flag's parser error is the same line a `UsageError` gives; clap's own
+    /// errors (unknown flag, missing value) are left to clap.
+    #[test]
+    fn a_value_parsers_error_is_the_usage_line() {
+        fn count(s: &str) -> Result<u32, crate::util::units::ParseError> {
+            s.parse().map_err(|_| {
+                crate::util::units::ParseError(format!("'{s}' is not a count; use e.g. 4"))
+            })
+        }
+        let cmd = || {
+            clap::Command::new("t").arg(
+                clap::Arg::new("depth")
+                    .long("depth")
+                    .value_name("LIST")
+                    .value_parser(count),
+            )
+        };
+        for argv in [&["t", "--depth", "x"][..], &["t", "--depth=x"]] {
+            let e = cmd().try_get_matches_from(argv).unwrap_err();
+            assert_eq!(
+                UsageError::from_clap(&e).unwrap().0,
+                "--depth: 'x' is not a count; use e.g. 4"
+            );
+        }
+        for argv in [&["t", "--depth"][..], &["t", "--deep", "1"]] {
+            let e = cmd().try_get_matches_from(argv).unwrap_err();
+            assert_eq!(UsageError::from_clap(&e), None, "{argv:?}");
+        }
     }
 }

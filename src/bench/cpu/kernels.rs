@@ -11,12 +11,11 @@
 //! Every row has a scalar `reference` giving the value one accumulator lane must hold
 //! after `iters` iterations; the tests compare every lane of every accumulator with it.
 
-use crate::hw::clock::ChainFn;
 use crate::hw::uarch::{Pipe, Width};
 
+pub(crate) use super::kernel::CONVERGE_B;
 pub(crate) use super::kernel::{Elem, Layout, Operands, Values};
 pub use super::kernel::{Isa, Kernel, Precision};
-pub(crate) use super::kernel::{KernelFn, CONVERGE_B};
 
 // ---- scalar references: one accumulator lane after n iterations ----
 
@@ -165,77 +164,6 @@ const fn lay(regs: usize, reg_bytes: usize, lanes: usize, elem: Elem) -> Layout 
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-const fn row(
-    name: &'static str,
-    isa: Isa,
-    precision: Precision,
-    requires: &'static [&'static str],
-    pipe: Option<Pipe>,
-    width: Width,
-    instrs_per_iter: u64,
-    ops_per_instr: u64,
-    layout: Layout,
-    values: Values,
-    run: KernelFn,
-    clock: Option<ChainFn>,
-    reference: fn(u64) -> f64,
-) -> Kernel {
-    Kernel {
-        name,
-        isa,
-        precision,
-        requires,
-        pipe,
-        width,
-        instrs_per_iter,
-        ops_per_instr,
-        layout,
-        values,
-        run,
-        clock,
-        reference,
-        vla: false,
-    }
-}
-
-/// An Arm row (no kernel-specific clock chain: the add chain counts cycles there).
-#[allow(clippy::too_many_arguments)]
-#[cfg(target_arch = "aarch64")]
-const fn arm(
-    name: &'static str,
-    isa: Isa,
-    precision: Precision,
-    requires: &'static [&'static str],
-    pipe: Pipe,
-    instrs_per_iter: u64,
-    ops_per_instr: u64,
-    layout: Layout,
-    values: Values,
-    run: KernelFn,
-    reference: fn(u64) -> f64,
-) -> Kernel {
-    let vla = matches!(isa, Isa::Sve | Isa::SveBf16 | Isa::SveI8mm | Isa::Sve2);
-    Kernel {
-        vla,
-        ..row(
-            name,
-            isa,
-            precision,
-            requires,
-            Some(pipe),
-            Width::V128,
-            instrs_per_iter,
-            ops_per_instr,
-            layout,
-            values,
-            run,
-            None,
-            reference,
-        )
-    }
-}
-
 use super::generic as g;
 use Elem::*;
 use Isa as I;
@@ -246,15 +174,18 @@ use Width::*;
 
 const GEN: Layout = lay(g::ACCS, 8, 1, F64);
 
+// Each row is a `Kernel` literal, every field named (a swapped count cannot compile
+// unnoticed); `vla` is true exactly on the SVE rows.
+
 /// Generic kernels (every architecture).
 #[rustfmt::skip]
 pub(crate) static GENERIC: &[Kernel] = &[
-    row("muladd_i8_generic", I::Generic, P::Int8, &[], None, Scalar, 16, 2, lay(16, 1, 1, I8), V::Lcg, g::muladd_i8_generic, None, ref_lcg_i8),
-    row("muladd_i16_generic", I::Generic, P::Int16, &[], None, Scalar, 16, 2, lay(16, 2, 1, I16), V::Lcg, g::muladd_i16_generic, None, ref_lcg_i16),
-    row("muladd_i32_generic", I::Generic, P::Int32, &[], None, Scalar, 16, 2, lay(16, 4, 1, I32), V::Lcg, g::muladd_i32_generic, None, ref_lcg_i32),
-    row("muladd_i64_generic", I::Generic, P::Int64, &[], None, Scalar, 16, 2, lay(16, 8, 1, I64), V::Lcg, g::muladd_i64_generic, None, ref_lcg_i64),
-    row("muladd_f32_generic", I::Generic, P::Fp32, &[], None, Scalar, 16, 2, lay(16, 4, 1, F32), V::Converge, g::muladd_f32_generic, None, ref_muladd_f32),
-    row("muladd_f64_generic", I::Generic, P::Fp64, &[], None, Scalar, 16, 2, GEN, V::Converge, g::muladd_f64_generic, None, ref_muladd_f64),
+    Kernel { name: "muladd_i8_generic", isa: I::Generic, precision: P::Int8, requires: &[], pipe: None, width: Scalar, instrs_per_iter: 16, ops_per_instr: 2, layout: lay(16, 1, 1, I8), values: V::Lcg, run: g::muladd_i8_generic, clock: None, reference: ref_lcg_i8, vla: false },
+    Kernel { name: "muladd_i16_generic", isa: I::Generic, precision: P::Int16, requires: &[], pipe: None, width: Scalar, instrs_per_iter: 16, ops_per_instr: 2, layout: lay(16, 2, 1, I16), values: V::Lcg, run: g::muladd_i16_generic, clock: None, reference: ref_lcg_i16, vla: false },
+    Kernel { name: "muladd_i32_generic", isa: I::Generic, precision: P::Int32, requires: &[], pipe: None, width: Scalar, instrs_per_iter: 16, ops_per_instr: 2, layout: lay(16, 4, 1, I32), values: V::Lcg, run: g::muladd_i32_generic, clock: None, reference: ref_lcg_i32, vla: false },
+    Kernel { name: "muladd_i64_generic", isa: I::Generic, precision: P::Int64, requires: &[], pipe: None, width: Scalar, instrs_per_iter: 16, ops_per_instr: 2, layout: lay(16, 8, 1, I64), values: V::Lcg, run: g::muladd_i64_generic, clock: None, reference: ref_lcg_i64, vla: false },
+    Kernel { name: "muladd_f32_generic", isa: I::Generic, precision: P::Fp32, requires: &[], pipe: None, width: Scalar, instrs_per_iter: 16, ops_per_instr: 2, layout: lay(16, 4, 1, F32), values: V::Converge, run: g::muladd_f32_generic, clock: None, reference: ref_muladd_f32, vla: false },
+    Kernel { name: "muladd_f64_generic", isa: I::Generic, precision: P::Fp64, requires: &[], pipe: None, width: Scalar, instrs_per_iter: 16, ops_per_instr: 2, layout: GEN, values: V::Converge, run: g::muladd_f64_generic, clock: None, reference: ref_muladd_f64, vla: false },
 ];
 
 #[cfg(target_arch = "x86_64")]
@@ -265,95 +196,96 @@ use super::{amx as a, x86 as x};
 #[rustfmt::skip]
 pub(crate) static X86: &[Kernel] = &[
     // int8
-    row("dp_i8_avxvnni", I::AvxVnni, P::Int8, &["avx2", "avxvnni"], Some(Dot), V256, 12, 64, lay(12, 32, 8, I32), V::I8Dot, x::dp_i8_avxvnni, Some(x::dp_i8_avxvnni_clock), ref_dot_i8),
-    row("dp_i8_avx512vnni", I::Avx512Vnni, P::Int8, &["avx512f", "avx512vnni"], Some(Dot), V512, 24, 128, lay(24, 64, 16, I32), V::I8Dot, x::dp_i8_avx512vnni, Some(x::dp_i8_avx512vnni_clock), ref_dot_i8),
-    row("tdp_i8_amx", I::Amx, P::Int8, &["amx-tile", "amx-int8"], Some(Amx), Tile, 4, 32768, lay(4, 1024, 256, I32), V::I8Dot, a::tdp_i8_amx, None, ref_amx_i8),
+    Kernel { name: "dp_i8_avxvnni", isa: I::AvxVnni, precision: P::Int8, requires: &["avx2", "avxvnni"], pipe: Some(Dot), width: V256, instrs_per_iter: 12, ops_per_instr: 64, layout: lay(12, 32, 8, I32), values: V::I8Dot, run: x::dp_i8_avxvnni, clock: Some(x::dp_i8_avxvnni_clock), reference: ref_dot_i8, vla: false },
+    Kernel { name: "dp_i8_avx512vnni", isa: I::Avx512Vnni, precision: P::Int8, requires: &["avx512f", "avx512vnni"], pipe: Some(Dot), width: V512, instrs_per_iter: 24, ops_per_instr: 128, layout: lay(24, 64, 16, I32), values: V::I8Dot, run: x::dp_i8_avx512vnni, clock: Some(x::dp_i8_avx512vnni_clock), reference: ref_dot_i8, vla: false },
+    Kernel { name: "tdp_i8_amx", isa: I::Amx, precision: P::Int8, requires: &["amx-tile", "amx-int8"], pipe: Some(Amx), width: Tile, instrs_per_iter: 4, ops_per_instr: 32768, layout: lay(4, 1024, 256, I32), values: V::I8Dot, run: a::tdp_i8_amx, clock: None, reference: ref_amx_i8, vla: false },
     // int16
-    row("dp_i16_avxvnni", I::AvxVnni, P::Int16, &["avx2", "avxvnni"], Some(Dot), V256, 12, 32, lay(12, 32, 8, I32), V::I16Dot, x::dp_i16_avxvnni, Some(x::dp_i16_avxvnni_clock), ref_dot_i16),
-    row("dp_i16_avx512vnni", I::Avx512Vnni, P::Int16, &["avx512f", "avx512vnni"], Some(Dot), V512, 24, 64, lay(24, 64, 16, I32), V::I16Dot, x::dp_i16_avx512vnni, Some(x::dp_i16_avx512vnni_clock), ref_dot_i16),
+    Kernel { name: "dp_i16_avxvnni", isa: I::AvxVnni, precision: P::Int16, requires: &["avx2", "avxvnni"], pipe: Some(Dot), width: V256, instrs_per_iter: 12, ops_per_instr: 32, layout: lay(12, 32, 8, I32), values: V::I16Dot, run: x::dp_i16_avxvnni, clock: Some(x::dp_i16_avxvnni_clock), reference: ref_dot_i16, vla: false },
+    Kernel { name: "dp_i16_avx512vnni", isa: I::Avx512Vnni, precision: P::Int16, requires: &["avx512f", "avx512vnni"], pipe: Some(Dot), width: V512, instrs_per_iter: 24, ops_per_instr: 64, layout: lay(24, 64, 16, I32), values: V::I16Dot, run: x::dp_i16_avx512vnni, clock: Some(x::dp_i16_avx512vnni_clock), reference: ref_dot_i16, vla: false },
     // int32
-    row("add_i32_sse2", I::Sse2, P::Int32, &["sse2"], Some(Alu), V128, 12, 4, lay(12, 16, 4, I32), V::IntAdd, x::add_i32_sse2, Some(x::add_i32_sse2_clock), ref_add_i32),
-    row("add_i32_avx2", I::Avx2, P::Int32, &["avx2"], Some(Alu), V256, 12, 8, lay(12, 32, 8, I32), V::IntAdd, x::add_i32_avx2, Some(x::add_i32_avx2_clock), ref_add_i32),
-    row("mul_i32_avx2", I::Avx2, P::Int32, &["avx2"], Some(Mul32), V256, 12, 8, lay(12, 32, 8, I32), V::IntMul, x::mul_i32_avx2, Some(x::mul_i32_avx2_clock), ref_mul_i32),
-    row("add_i32_avx512", I::Avx512, P::Int32, &["avx512f"], Some(Alu), V512, 24, 16, lay(24, 64, 16, I32), V::IntAdd, x::add_i32_avx512, Some(x::add_i32_avx512_clock), ref_add_i32),
-    row("mul_i32_avx512", I::Avx512, P::Int32, &["avx512f"], Some(Mul32), V512, 24, 16, lay(24, 64, 16, I32), V::IntMul, x::mul_i32_avx512, Some(x::mul_i32_avx512_clock), ref_mul_i32),
+    Kernel { name: "add_i32_sse2", isa: I::Sse2, precision: P::Int32, requires: &["sse2"], pipe: Some(Alu), width: V128, instrs_per_iter: 12, ops_per_instr: 4, layout: lay(12, 16, 4, I32), values: V::IntAdd, run: x::add_i32_sse2, clock: Some(x::add_i32_sse2_clock), reference: ref_add_i32, vla: false },
+    Kernel { name: "add_i32_avx2", isa: I::Avx2, precision: P::Int32, requires: &["avx2"], pipe: Some(Alu), width: V256, instrs_per_iter: 12, ops_per_instr: 8, layout: lay(12, 32, 8, I32), values: V::IntAdd, run: x::add_i32_avx2, clock: Some(x::add_i32_avx2_clock), reference: ref_add_i32, vla: false },
+    Kernel { name: "mul_i32_avx2", isa: I::Avx2, precision: P::Int32, requires: &["avx2"], pipe: Some(Mul32), width: V256, instrs_per_iter: 12, ops_per_instr: 8, layout: lay(12, 32, 8, I32), values: V::IntMul, run: x::mul_i32_avx2, clock: Some(x::mul_i32_avx2_clock), reference: ref_mul_i32, vla: false },
+    Kernel { name: "add_i32_avx512", isa: I::Avx512, precision: P::Int32, requires: &["avx512f"], pipe: Some(Alu), width: V512, instrs_per_iter: 24, ops_per_instr: 16, layout: lay(24, 64, 16, I32), values: V::IntAdd, run: x::add_i32_avx512, clock: Some(x::add_i32_avx512_clock), reference: ref_add_i32, vla: false },
+    Kernel { name: "mul_i32_avx512", isa: I::Avx512, precision: P::Int32, requires: &["avx512f"], pipe: Some(Mul32), width: V512, instrs_per_iter: 24, ops_per_instr: 16, layout: lay(24, 64, 16, I32), values: V::IntMul, run: x::mul_i32_avx512, clock: Some(x::mul_i32_avx512_clock), reference: ref_mul_i32, vla: false },
     // int64
-    row("add_i64_sse2", I::Sse2, P::Int64, &["sse2"], Some(Alu), V128, 12, 2, lay(12, 16, 2, I64), V::IntAdd, x::add_i64_sse2, Some(x::add_i64_sse2_clock), ref_add_i64),
-    row("add_i64_avx2", I::Avx2, P::Int64, &["avx2"], Some(Alu), V256, 12, 4, lay(12, 32, 4, I64), V::IntAdd, x::add_i64_avx2, Some(x::add_i64_avx2_clock), ref_add_i64),
-    row("add_i64_avx512", I::Avx512, P::Int64, &["avx512f"], Some(Alu), V512, 24, 8, lay(24, 64, 8, I64), V::IntAdd, x::add_i64_avx512, Some(x::add_i64_avx512_clock), ref_add_i64),
-    row("mul_i64_avx512", I::Avx512, P::Int64, &["avx512f", "avx512dq"], Some(Mul64), V512, 24, 8, lay(24, 64, 8, I64), V::IntMul, x::mul_i64_avx512dq, Some(x::mul_i64_avx512dq_clock), ref_mul_i64),
+    Kernel { name: "add_i64_sse2", isa: I::Sse2, precision: P::Int64, requires: &["sse2"], pipe: Some(Alu), width: V128, instrs_per_iter: 12, ops_per_instr: 2, layout: lay(12, 16, 2, I64), values: V::IntAdd, run: x::add_i64_sse2, clock: Some(x::add_i64_sse2_clock), reference: ref_add_i64, vla: false },
+    Kernel { name: "add_i64_avx2", isa: I::Avx2, precision: P::Int64, requires: &["avx2"], pipe: Some(Alu), width: V256, instrs_per_iter: 12, ops_per_instr: 4, layout: lay(12, 32, 4, I64), values: V::IntAdd, run: x::add_i64_avx2, clock: Some(x::add_i64_avx2_clock), reference: ref_add_i64, vla: false },
+    Kernel { name: "add_i64_avx512", isa: I::Avx512, precision: P::Int64, requires: &["avx512f"], pipe: Some(Alu), width: V512, instrs_per_iter: 24, ops_per_instr: 8, layout: lay(24, 64, 8, I64), values: V::IntAdd, run: x::add_i64_avx512, clock: Some(x::add_i64_avx512_clock), reference: ref_add_i64, vla: false },
+    Kernel { name: "mul_i64_avx512", isa: I::Avx512, precision: P::Int64, requires: &["avx512f", "avx512dq"], pipe: Some(Mul64), width: V512, instrs_per_iter: 24, ops_per_instr: 8, layout: lay(24, 64, 8, I64), values: V::IntMul, run: x::mul_i64_avx512dq, clock: Some(x::mul_i64_avx512dq_clock), reference: ref_mul_i64, vla: false },
     // fp16
     // No pipe: the rate is bounded by the conversions around an fp32 FMA, and no fp16
     // peak is claimed (see `F16C_PEAK`).
-    row("fma_f16_f16c", I::F16c, P::Fp16, &["avx", "fma", "f16c"], None, V256, 12, 16, lay(12, 32, 8, F16), V::Converge, x::fma_f16_f16c, None, ref_fma_f16_f16c),
-    row("fma_f16_avx512fp16", I::Avx512Fp16, P::Fp16, &["avx512f", "avx512fp16"], Some(Fp16), V512, 24, 64, lay(24, 64, 32, F16), V::Converge, x::fma_f16_avx512fp16, Some(x::fma_f16_avx512fp16_clock), ref_fma_f16),
+    Kernel { name: "fma_f16_f16c", isa: I::F16c, precision: P::Fp16, requires: &["avx", "fma", "f16c"], pipe: None, width: V256, instrs_per_iter: 12, ops_per_instr: 16, layout: lay(12, 32, 8, F16), values: V::Converge, run: x::fma_f16_f16c, clock: None, reference: ref_fma_f16_f16c, vla: false },
+    Kernel { name: "fma_f16_avx512fp16", isa: I::Avx512Fp16, precision: P::Fp16, requires: &["avx512f", "avx512fp16"], pipe: Some(Fp16), width: V512, instrs_per_iter: 24, ops_per_instr: 64, layout: lay(24, 64, 32, F16), values: V::Converge, run: x::fma_f16_avx512fp16, clock: Some(x::fma_f16_avx512fp16_clock), reference: ref_fma_f16, vla: false },
     // bf16
-    row("dp_bf16_avx512bf16", I::Avx512Bf16, P::Bf16, &["avx512f", "avx512bf16"], Some(DotBf16), V512, 24, 64, lay(24, 64, 16, F32), V::Bf16Dot, x::dp_bf16_avx512bf16, Some(x::dp_bf16_avx512bf16_clock), ref_dot_bf16),
-    row("tdp_bf16_amx", I::Amx, P::Bf16, &["amx-tile", "amx-bf16"], Some(Amx), Tile, 4, 16384, lay(4, 1024, 256, F32), V::Bf16Dot, a::tdp_bf16_amx, None, ref_amx_bf16),
+    Kernel { name: "dp_bf16_avx512bf16", isa: I::Avx512Bf16, precision: P::Bf16, requires: &["avx512f", "avx512bf16"], pipe: Some(DotBf16), width: V512, instrs_per_iter: 24, ops_per_instr: 64, layout: lay(24, 64, 16, F32), values: V::Bf16Dot, run: x::dp_bf16_avx512bf16, clock: Some(x::dp_bf16_avx512bf16_clock), reference: ref_dot_bf16, vla: false },
+    Kernel { name: "tdp_bf16_amx", isa: I::Amx, precision: P::Bf16, requires: &["amx-tile", "amx-bf16"], pipe: Some(Amx), width: Tile, instrs_per_iter: 4, ops_per_instr: 16384, layout: lay(4, 1024, 256, F32), values: V::Bf16Dot, run: a::tdp_bf16_amx, clock: None, reference: ref_amx_bf16, vla: false },
     // fp32
-    row("muladd_f32_scalar", I::Scalar, P::Fp32, &["sse2"], Some(MulAdd), Scalar, 24, 1, lay(12, 16, 1, F32), V::Converge, x::muladd_f32_scalar, Some(x::muladd_f32_scalar_clock), ref_muladd_f32),
-    row("muladd_f32_sse2", I::Sse2, P::Fp32, &["sse2"], Some(MulAdd), V128, 24, 4, lay(12, 16, 4, F32), V::Converge, x::muladd_f32_sse2, Some(x::muladd_f32_sse2_clock), ref_muladd_f32),
-    row("muladd_f32_avx", I::Avx, P::Fp32, &["avx"], Some(MulAdd), V256, 24, 8, lay(12, 32, 8, F32), V::Converge, x::muladd_f32_avx, Some(x::muladd_f32_avx_clock), ref_muladd_f32),
-    row("fma_f32_avx2", I::Avx2, P::Fp32, &["avx", "fma"], Some(Fma), V256, 12, 16, lay(12, 32, 8, F32), V::Converge, x::fma_f32_avx2, Some(x::fma_f32_avx2_clock), ref_fma_f32),
-    row("fma_f32_avx512", I::Avx512, P::Fp32, &["avx512f"], Some(Fma), V512, 24, 32, lay(24, 64, 16, F32), V::Converge, x::fma_f32_avx512, Some(x::fma_f32_avx512_clock), ref_fma_f32),
+    Kernel { name: "muladd_f32_scalar", isa: I::Scalar, precision: P::Fp32, requires: &["sse2"], pipe: Some(MulAdd), width: Scalar, instrs_per_iter: 24, ops_per_instr: 1, layout: lay(12, 16, 1, F32), values: V::Converge, run: x::muladd_f32_scalar, clock: Some(x::muladd_f32_scalar_clock), reference: ref_muladd_f32, vla: false },
+    Kernel { name: "muladd_f32_sse2", isa: I::Sse2, precision: P::Fp32, requires: &["sse2"], pipe: Some(MulAdd), width: V128, instrs_per_iter: 24, ops_per_instr: 4, layout: lay(12, 16, 4, F32), values: V::Converge, run: x::muladd_f32_sse2, clock: Some(x::muladd_f32_sse2_clock), reference: ref_muladd_f32, vla: false },
+    Kernel { name: "muladd_f32_avx", isa: I::Avx, precision: P::Fp32, requires: &["avx"], pipe: Some(MulAdd), width: V256, instrs_per_iter: 24, ops_per_instr: 8, layout: lay(12, 32, 8, F32), values: V::Converge, run: x::muladd_f32_avx, clock: Some(x::muladd_f32_avx_clock), reference: ref_muladd_f32, vla: false },
+    Kernel { name: "fma_f32_avx2", isa: I::Avx2, precision: P::Fp32, requires: &["avx", "fma"], pipe: Some(Fma), width: V256, instrs_per_iter: 12, ops_per_instr: 16, layout: lay(12, 32, 8, F32), values: V::Converge, run: x::fma_f32_avx2, clock: Some(x::fma_f32_avx2_clock), reference: ref_fma_f32, vla: false },
+    Kernel { name: "fma_f32_avx512", isa: I::Avx512, precision: P::Fp32, requires: &["avx512f"], pipe: Some(Fma), width: V512, instrs_per_iter: 24, ops_per_instr: 32, layout: lay(24, 64, 16, F32), values: V::Converge, run: x::fma_f32_avx512, clock: Some(x::fma_f32_avx512_clock), reference: ref_fma_f32, vla: false },
     // fp64
-    row("muladd_f64_scalar", I::Scalar, P::Fp64, &["sse2"], Some(MulAdd), Scalar, 24, 1, lay(12, 16, 1, F64), V::Converge, x::muladd_f64_scalar, Some(x::muladd_f64_scalar_clock), ref_muladd_f64),
-    row("muladd_f64_sse2", I::Sse2, P::Fp64, &["sse2"], Some(MulAdd), V128, 24, 2, lay(12, 16, 2, F64), V::Converge, x::muladd_f64_sse2, Some(x::muladd_f64_sse2_clock), ref_muladd_f64),
-    row("muladd_f64_avx", I::Avx, P::Fp64, &["avx"], Some(MulAdd), V256, 24, 4, lay(12, 32, 4, F64), V::Converge, x::muladd_f64_avx, Some(x::muladd_f64_avx_clock), ref_muladd_f64),
-    row("fma_f64_avx2", I::Avx2, P::Fp64, &["avx", "fma"], Some(Fma), V256, 12, 8, lay(12, 32, 4, F64), V::Converge, x::fma_f64_avx2, Some(x::fma_f64_avx2_clock), ref_fma_f64),
-    row("fma_f64_avx512", I::Avx512, P::Fp64, &["avx512f"], Some(Fma), V512, 24, 16, lay(24, 64, 8, F64), V::Converge, x::fma_f64_avx512, Some(x::fma_f64_avx512_clock), ref_fma_f64),
+    Kernel { name: "muladd_f64_scalar", isa: I::Scalar, precision: P::Fp64, requires: &["sse2"], pipe: Some(MulAdd), width: Scalar, instrs_per_iter: 24, ops_per_instr: 1, layout: lay(12, 16, 1, F64), values: V::Converge, run: x::muladd_f64_scalar, clock: Some(x::muladd_f64_scalar_clock), reference: ref_muladd_f64, vla: false },
+    Kernel { name: "muladd_f64_sse2", isa: I::Sse2, precision: P::Fp64, requires: &["sse2"], pipe: Some(MulAdd), width: V128, instrs_per_iter: 24, ops_per_instr: 2, layout: lay(12, 16, 2, F64), values: V::Converge, run: x::muladd_f64_sse2, clock: Some(x::muladd_f64_sse2_clock), reference: ref_muladd_f64, vla: false },
+    Kernel { name: "muladd_f64_avx", isa: I::Avx, precision: P::Fp64, requires: &["avx"], pipe: Some(MulAdd), width: V256, instrs_per_iter: 24, ops_per_instr: 4, layout: lay(12, 32, 4, F64), values: V::Converge, run: x::muladd_f64_avx, clock: Some(x::muladd_f64_avx_clock), reference: ref_muladd_f64, vla: false },
+    Kernel { name: "fma_f64_avx2", isa: I::Avx2, precision: P::Fp64, requires: &["avx", "fma"], pipe: Some(Fma), width: V256, instrs_per_iter: 12, ops_per_instr: 8, layout: lay(12, 32, 4, F64), values: V::Converge, run: x::fma_f64_avx2, clock: Some(x::fma_f64_avx2_clock), reference: ref_fma_f64, vla: false },
+    Kernel { name: "fma_f64_avx512", isa: I::Avx512, precision: P::Fp64, requires: &["avx512f"], pipe: Some(Fma), width: V512, instrs_per_iter: 24, ops_per_instr: 16, layout: lay(24, 64, 8, F64), values: V::Converge, run: x::fma_f64_avx512, clock: Some(x::fma_f64_avx512_clock), reference: ref_fma_f64, vla: false },
 ];
 
 #[cfg(target_arch = "aarch64")]
 use super::arm as r;
 
 /// Arm kernels, weakest first within each precision. Layouts and operation counts are
-/// per 128 bits; SVE rows scale them by the vector length (`Kernel::vector_scale`).
+/// per 128 bits; SVE rows scale them by the vector length (`Kernel::vector_scale`). No
+/// row has a kernel-specific clock chain: the add chain counts cycles there.
 /// SMMLA/UMMLA and BFMMLA are taken on the dot-product pipes (see `hw::uarch_arm`).
 #[cfg(target_arch = "aarch64")]
 #[rustfmt::skip]
 pub(crate) static ARM: &[Kernel] = &[
     // int8
-    arm("add_i8_neon", I::Neon, P::Int8, &["neon"], Alu, 24, 16, lay(24, 16, 16, I8), V::IntAdd, r::add_i8_neon, ref_add_i8),
-    arm("mul_i8_neon", I::Neon, P::Int8, &["neon"], Mul32, 24, 16, lay(24, 16, 16, I8), V::IntMul, r::mul_i8_neon, ref_mul_i8),
-    arm("sdot_i8_neon", I::NeonDotprod, P::Int8, &["neon", "dotprod"], Dot, 24, 32, lay(24, 16, 4, I32), V::I8Dot, r::sdot_i8_neon, ref_dot_i8),
-    arm("udot_i8_neon", I::NeonDotprod, P::Int8, &["neon", "dotprod"], Dot, 24, 32, lay(24, 16, 4, I32), V::I8Dot, r::udot_i8_neon, ref_udot_i8),
-    arm("smmla_i8_neon", I::NeonI8mm, P::Int8, &["neon", "i8mm"], Dot, 24, 64, lay(24, 16, 4, I32), V::I8Dot, r::smmla_i8_neon, ref_smmla_i8),
-    arm("ummla_i8_neon", I::NeonI8mm, P::Int8, &["neon", "i8mm"], Dot, 24, 64, lay(24, 16, 4, I32), V::I8Dot, r::ummla_i8_neon, ref_ummla_i8),
-    arm("sdot_i8_sve", I::Sve, P::Int8, &["sve"], Dot, 24, 32, lay(24, 16, 4, I32), V::I8Dot, r::sdot_i8_sve, ref_dot_i8),
-    arm("udot_i8_sve", I::Sve, P::Int8, &["sve"], Dot, 24, 32, lay(24, 16, 4, I32), V::I8Dot, r::udot_i8_sve, ref_udot_i8),
-    arm("smmla_i8_sve", I::SveI8mm, P::Int8, &["sve", "sve-i8mm"], Dot, 24, 64, lay(24, 16, 4, I32), V::I8Dot, r::smmla_i8_sve, ref_smmla_i8),
+    Kernel { name: "add_i8_neon", isa: I::Neon, precision: P::Int8, requires: &["neon"], pipe: Some(Alu), width: V128, instrs_per_iter: 24, ops_per_instr: 16, layout: lay(24, 16, 16, I8), values: V::IntAdd, run: r::add_i8_neon, clock: None, reference: ref_add_i8, vla: false },
+    Kernel { name: "mul_i8_neon", isa: I::Neon, precision: P::Int8, requires: &["neon"], pipe: Some(Mul32), width: V128, instrs_per_iter: 24, ops_per_instr: 16, layout: lay(24, 16, 16, I8), values: V::IntMul, run: r::mul_i8_neon, clock: None, reference: ref_mul_i8, vla: false },
+    Kernel { name: "sdot_i8_neon", isa: I::NeonDotprod, precision: P::Int8, requires: &["neon", "dotprod"], pipe: Some(Dot), width: V128, instrs_per_iter: 24, ops_per_instr: 32, layout: lay(24, 16, 4, I32), values: V::I8Dot, run: r::sdot_i8_neon, clock: None, reference: ref_dot_i8, vla: false },
+    Kernel { name: "udot_i8_neon", isa: I::NeonDotprod, precision: P::Int8, requires: &["neon", "dotprod"], pipe: Some(Dot), width: V128, instrs_per_iter: 24, ops_per_instr: 32, layout: lay(24, 16, 4, I32), values: V::I8Dot, run: r::udot_i8_neon, clock: None, reference: ref_udot_i8, vla: false },
+    Kernel { name: "smmla_i8_neon", isa: I::NeonI8mm, precision: P::Int8, requires: &["neon", "i8mm"], pipe: Some(Dot), width: V128, instrs_per_iter: 24, ops_per_instr: 64, layout: lay(24, 16, 4, I32), values: V::I8Dot, run: r::smmla_i8_neon, clock: None, reference: ref_smmla_i8, vla: false },
+    Kernel { name: "ummla_i8_neon", isa: I::NeonI8mm, precision: P::Int8, requires: &["neon", "i8mm"], pipe: Some(Dot), width: V128, instrs_per_iter: 24, ops_per_instr: 64, layout: lay(24, 16, 4, I32), values: V::I8Dot, run: r::ummla_i8_neon, clock: None, reference: ref_ummla_i8, vla: false },
+    Kernel { name: "sdot_i8_sve", isa: I::Sve, precision: P::Int8, requires: &["sve"], pipe: Some(Dot), width: V128, instrs_per_iter: 24, ops_per_instr: 32, layout: lay(24, 16, 4, I32), values: V::I8Dot, run: r::sdot_i8_sve, clock: None, reference: ref_dot_i8, vla: true },
+    Kernel { name: "udot_i8_sve", isa: I::Sve, precision: P::Int8, requires: &["sve"], pipe: Some(Dot), width: V128, instrs_per_iter: 24, ops_per_instr: 32, layout: lay(24, 16, 4, I32), values: V::I8Dot, run: r::udot_i8_sve, clock: None, reference: ref_udot_i8, vla: true },
+    Kernel { name: "smmla_i8_sve", isa: I::SveI8mm, precision: P::Int8, requires: &["sve", "sve-i8mm"], pipe: Some(Dot), width: V128, instrs_per_iter: 24, ops_per_instr: 64, layout: lay(24, 16, 4, I32), values: V::I8Dot, run: r::smmla_i8_sve, clock: None, reference: ref_smmla_i8, vla: true },
     // int16
-    arm("add_i16_neon", I::Neon, P::Int16, &["neon"], Alu, 24, 8, lay(24, 16, 8, I16), V::IntAdd, r::add_i16_neon, ref_add_i16),
-    arm("mul_i16_neon", I::Neon, P::Int16, &["neon"], Mul32, 24, 8, lay(24, 16, 8, I16), V::IntMul, r::mul_i16_neon, ref_mul_i16),
+    Kernel { name: "add_i16_neon", isa: I::Neon, precision: P::Int16, requires: &["neon"], pipe: Some(Alu), width: V128, instrs_per_iter: 24, ops_per_instr: 8, layout: lay(24, 16, 8, I16), values: V::IntAdd, run: r::add_i16_neon, clock: None, reference: ref_add_i16, vla: false },
+    Kernel { name: "mul_i16_neon", isa: I::Neon, precision: P::Int16, requires: &["neon"], pipe: Some(Mul32), width: V128, instrs_per_iter: 24, ops_per_instr: 8, layout: lay(24, 16, 8, I16), values: V::IntMul, run: r::mul_i16_neon, clock: None, reference: ref_mul_i16, vla: false },
     // int32
-    arm("add_i32_neon", I::Neon, P::Int32, &["neon"], Alu, 24, 4, lay(24, 16, 4, I32), V::IntAdd, r::add_i32_neon, ref_add_i32),
-    arm("mul_i32_neon", I::Neon, P::Int32, &["neon"], Mul32, 24, 4, lay(24, 16, 4, I32), V::IntMul, r::mul_i32_neon, ref_mul_i32),
-    arm("add_i32_sve", I::Sve, P::Int32, &["sve"], Alu, 24, 4, lay(24, 16, 4, I32), V::IntAdd, r::add_i32_sve, ref_add_i32),
-    arm("mul_i32_sve", I::Sve, P::Int32, &["sve"], Mul32, 24, 4, lay(24, 16, 4, I32), V::IntMul, r::mul_i32_sve, ref_mul_i32),
+    Kernel { name: "add_i32_neon", isa: I::Neon, precision: P::Int32, requires: &["neon"], pipe: Some(Alu), width: V128, instrs_per_iter: 24, ops_per_instr: 4, layout: lay(24, 16, 4, I32), values: V::IntAdd, run: r::add_i32_neon, clock: None, reference: ref_add_i32, vla: false },
+    Kernel { name: "mul_i32_neon", isa: I::Neon, precision: P::Int32, requires: &["neon"], pipe: Some(Mul32), width: V128, instrs_per_iter: 24, ops_per_instr: 4, layout: lay(24, 16, 4, I32), values: V::IntMul, run: r::mul_i32_neon, clock: None, reference: ref_mul_i32, vla: false },
+    Kernel { name: "add_i32_sve", isa: I::Sve, precision: P::Int32, requires: &["sve"], pipe: Some(Alu), width: V128, instrs_per_iter: 24, ops_per_instr: 4, layout: lay(24, 16, 4, I32), values: V::IntAdd, run: r::add_i32_sve, clock: None, reference: ref_add_i32, vla: true },
+    Kernel { name: "mul_i32_sve", isa: I::Sve, precision: P::Int32, requires: &["sve"], pipe: Some(Mul32), width: V128, instrs_per_iter: 24, ops_per_instr: 4, layout: lay(24, 16, 4, I32), values: V::IntMul, run: r::mul_i32_sve, clock: None, reference: ref_mul_i32, vla: true },
     // int64
-    arm("add_i64_neon", I::Neon, P::Int64, &["neon"], Alu, 24, 2, lay(24, 16, 2, I64), V::IntAdd, r::add_i64_neon, ref_add_i64),
-    arm("add_i64_sve", I::Sve, P::Int64, &["sve"], Alu, 24, 2, lay(24, 16, 2, I64), V::IntAdd, r::add_i64_sve, ref_add_i64),
-    arm("mul_i64_sve", I::Sve, P::Int64, &["sve"], Mul64, 24, 2, lay(24, 16, 2, I64), V::IntMul, r::mul_i64_sve, ref_mul_i64),
-    arm("mul_i64_sve2", I::Sve2, P::Int64, &["sve", "sve2"], Mul64, 24, 2, lay(24, 16, 2, I64), V::IntMul, r::mul_i64_sve2, ref_mul_i64),
+    Kernel { name: "add_i64_neon", isa: I::Neon, precision: P::Int64, requires: &["neon"], pipe: Some(Alu), width: V128, instrs_per_iter: 24, ops_per_instr: 2, layout: lay(24, 16, 2, I64), values: V::IntAdd, run: r::add_i64_neon, clock: None, reference: ref_add_i64, vla: false },
+    Kernel { name: "add_i64_sve", isa: I::Sve, precision: P::Int64, requires: &["sve"], pipe: Some(Alu), width: V128, instrs_per_iter: 24, ops_per_instr: 2, layout: lay(24, 16, 2, I64), values: V::IntAdd, run: r::add_i64_sve, clock: None, reference: ref_add_i64, vla: true },
+    Kernel { name: "mul_i64_sve", isa: I::Sve, precision: P::Int64, requires: &["sve"], pipe: Some(Mul64), width: V128, instrs_per_iter: 24, ops_per_instr: 2, layout: lay(24, 16, 2, I64), values: V::IntMul, run: r::mul_i64_sve, clock: None, reference: ref_mul_i64, vla: true },
+    Kernel { name: "mul_i64_sve2", isa: I::Sve2, precision: P::Int64, requires: &["sve", "sve2"], pipe: Some(Mul64), width: V128, instrs_per_iter: 24, ops_per_instr: 2, layout: lay(24, 16, 2, I64), values: V::IntMul, run: r::mul_i64_sve2, clock: None, reference: ref_mul_i64, vla: true },
     // fp16 (FP16 FMLA runs on the FMA pipes)
-    arm("fma_f16_neon", I::NeonFp16, P::Fp16, &["neon", "fp16"], Fma, 24, 16, lay(24, 16, 8, F16), V::Converge, r::fma_f16_neon, ref_fmla_f16),
-    arm("fma_f16_sve", I::Sve, P::Fp16, &["sve"], Fma, 24, 16, lay(24, 16, 8, F16), V::Converge, r::fma_f16_sve, ref_fmla_f16),
+    Kernel { name: "fma_f16_neon", isa: I::NeonFp16, precision: P::Fp16, requires: &["neon", "fp16"], pipe: Some(Fma), width: V128, instrs_per_iter: 24, ops_per_instr: 16, layout: lay(24, 16, 8, F16), values: V::Converge, run: r::fma_f16_neon, clock: None, reference: ref_fmla_f16, vla: false },
+    Kernel { name: "fma_f16_sve", isa: I::Sve, precision: P::Fp16, requires: &["sve"], pipe: Some(Fma), width: V128, instrs_per_iter: 24, ops_per_instr: 16, layout: lay(24, 16, 8, F16), values: V::Converge, run: r::fma_f16_sve, clock: None, reference: ref_fmla_f16, vla: true },
     // bf16
-    arm("bfdot_bf16_neon", I::NeonBf16, P::Bf16, &["neon", "bf16"], DotBf16, 24, 16, lay(24, 16, 4, F32), V::Bf16Dot, r::bfdot_bf16_neon, ref_dot_bf16),
-    arm("bfmmla_bf16_neon", I::NeonBf16, P::Bf16, &["neon", "bf16"], DotBf16, 24, 32, lay(24, 16, 4, F32), V::Bf16Dot, r::bfmmla_bf16_neon, ref_mmla_bf16),
-    arm("bfdot_bf16_sve", I::SveBf16, P::Bf16, &["sve", "sve-bf16"], DotBf16, 24, 16, lay(24, 16, 4, F32), V::Bf16Dot, r::bfdot_bf16_sve, ref_dot_bf16),
-    arm("bfmmla_bf16_sve", I::SveBf16, P::Bf16, &["sve", "sve-bf16"], DotBf16, 24, 32, lay(24, 16, 4, F32), V::Bf16Dot, r::bfmmla_bf16_sve, ref_mmla_bf16),
+    Kernel { name: "bfdot_bf16_neon", isa: I::NeonBf16, precision: P::Bf16, requires: &["neon", "bf16"], pipe: Some(DotBf16), width: V128, instrs_per_iter: 24, ops_per_instr: 16, layout: lay(24, 16, 4, F32), values: V::Bf16Dot, run: r::bfdot_bf16_neon, clock: None, reference: ref_dot_bf16, vla: false },
+    Kernel { name: "bfmmla_bf16_neon", isa: I::NeonBf16, precision: P::Bf16, requires: &["neon", "bf16"], pipe: Some(DotBf16), width: V128, instrs_per_iter: 24, ops_per_instr: 32, layout: lay(24, 16, 4, F32), values: V::Bf16Dot, run: r::bfmmla_bf16_neon, clock: None, reference: ref_mmla_bf16, vla: false },
+    Kernel { name: "bfdot_bf16_sve", isa: I::SveBf16, precision: P::Bf16, requires: &["sve", "sve-bf16"], pipe: Some(DotBf16), width: V128, instrs_per_iter: 24, ops_per_instr: 16, layout: lay(24, 16, 4, F32), values: V::Bf16Dot, run: r::bfdot_bf16_sve, clock: None, reference: ref_dot_bf16, vla: true },
+    Kernel { name: "bfmmla_bf16_sve", isa: I::SveBf16, precision: P::Bf16, requires: &["sve", "sve-bf16"], pipe: Some(DotBf16), width: V128, instrs_per_iter: 24, ops_per_instr: 32, layout: lay(24, 16, 4, F32), values: V::Bf16Dot, run: r::bfmmla_bf16_sve, clock: None, reference: ref_mmla_bf16, vla: true },
     // fp32
-    arm("muladd_f32_neon", I::Neon, P::Fp32, &["neon"], MulAdd, 48, 4, lay(24, 16, 4, F32), V::Converge, r::muladd_f32_neon, ref_muladd_f32),
-    arm("fma_f32_neon", I::Neon, P::Fp32, &["neon"], Fma, 24, 8, lay(24, 16, 4, F32), V::Converge, r::fma_f32_neon, ref_fmla_f32),
-    arm("muladd_f32_sve", I::Sve, P::Fp32, &["sve"], MulAdd, 48, 4, lay(24, 16, 4, F32), V::Converge, r::muladd_f32_sve, ref_muladd_f32),
-    arm("fma_f32_sve", I::Sve, P::Fp32, &["sve"], Fma, 24, 8, lay(24, 16, 4, F32), V::Converge, r::fma_f32_sve, ref_fmla_f32),
+    Kernel { name: "muladd_f32_neon", isa: I::Neon, precision: P::Fp32, requires: &["neon"], pipe: Some(MulAdd), width: V128, instrs_per_iter: 48, ops_per_instr: 4, layout: lay(24, 16, 4, F32), values: V::Converge, run: r::muladd_f32_neon, clock: None, reference: ref_muladd_f32, vla: false },
+    Kernel { name: "fma_f32_neon", isa: I::Neon, precision: P::Fp32, requires: &["neon"], pipe: Some(Fma), width: V128, instrs_per_iter: 24, ops_per_instr: 8, layout: lay(24, 16, 4, F32), values: V::Converge, run: r::fma_f32_neon, clock: None, reference: ref_fmla_f32, vla: false },
+    Kernel { name: "muladd_f32_sve", isa: I::Sve, precision: P::Fp32, requires: &["sve"], pipe: Some(MulAdd), width: V128, instrs_per_iter: 48, ops_per_instr: 4, layout: lay(24, 16, 4, F32), values: V::Converge, run: r::muladd_f32_sve, clock: None, reference: ref_muladd_f32, vla: true },
+    Kernel { name: "fma_f32_sve", isa: I::Sve, precision: P::Fp32, requires: &["sve"], pipe: Some(Fma), width: V128, instrs_per_iter: 24, ops_per_instr: 8, layout: lay(24, 16, 4, F32), values: V::Converge, run: r::fma_f32_sve, clock: None, reference: ref_fmla_f32, vla: true },
     // fp64
-    arm("muladd_f64_neon", I::Neon, P::Fp64, &["neon"], MulAdd, 48, 2, lay(24, 16, 2, F64), V::Converge, r::muladd_f64_neon, ref_muladd_f64),
-    arm("fma_f64_neon", I::Neon, P::Fp64, &["neon"], Fma, 24, 4, lay(24, 16, 2, F64), V::Converge, r::fma_f64_neon, ref_fmla_f64),
-    arm("muladd_f64_sve", I::Sve, P::Fp64, &["sve"], MulAdd, 48, 2, lay(24, 16, 2, F64), V::Converge, r::muladd_f64_sve, ref_muladd_f64),
-    arm("fma_f64_sve", I::Sve, P::Fp64, &["sve"], Fma, 24, 4, lay(24, 16, 2, F64), V::Converge, r::fma_f64_sve, ref_fmla_f64),
+    Kernel { name: "muladd_f64_neon", isa: I::Neon, precision: P::Fp64, requires: &["neon"], pipe: Some(MulAdd), width: V128, instrs_per_iter: 48, ops_per_instr: 2, layout: lay(24, 16, 2, F64), values: V::Converge, run: r::muladd_f64_neon, clock: None, reference: ref_muladd_f64, vla: false },
+    Kernel { name: "fma_f64_neon", isa: I::Neon, precision: P::Fp64, requires: &["neon"], pipe: Some(Fma), width: V128, instrs_per_iter: 24, ops_per_instr: 4, layout: lay(24, 16, 2, F64), values: V::Converge, run: r::fma_f64_neon, clock: None, reference: ref_fmla_f64, vla: false },
+    Kernel { name: "muladd_f64_sve", isa: I::Sve, precision: P::Fp64, requires: &["sve"], pipe: Some(MulAdd), width: V128, instrs_per_iter: 48, ops_per_instr: 2, layout: lay(24, 16, 2, F64), values: V::Converge, run: r::muladd_f64_sve, clock: None, reference: ref_muladd_f64, vla: true },
+    Kernel { name: "fma_f64_sve", isa: I::Sve, precision: P::Fp64, requires: &["sve"], pipe: Some(Fma), width: V128, instrs_per_iter: 24, ops_per_instr: 4, layout: lay(24, 16, 2, F64), values: V::Converge, run: r::fma_f64_sve, clock: None, reference: ref_fmla_f64, vla: true },
 ];
 
 /// Every kernel this build has: the generic ones, then the architecture's own.
@@ -421,6 +353,67 @@ mod tests {
                 Precision::Fp64 => "f64",
             };
             assert!(k.name.contains(&format!("_{dtype}_")), "{}", k.name);
+        }
+    }
+
+    /// Issue #34 item 4: the rows are named-field literals; a few rows' fields as they
+    /// were when `row()` took them by position, and `vla` on exactly the SVE rows.
+    #[test]
+    fn rows_keep_their_fields() {
+        let by = |name: &str| *all().iter().find(|k| k.name == name).unwrap();
+        let g = by("muladd_i32_generic");
+        assert_eq!(
+            (g.isa, g.precision, g.pipe, g.width),
+            (Isa::Generic, Precision::Int32, None, Width::Scalar)
+        );
+        assert_eq!((g.instrs_per_iter, g.ops_per_instr), (16, 2));
+        assert_eq!(
+            (g.layout.regs, g.layout.reg_bytes, g.layout.lanes),
+            (16, 4, 1)
+        );
+        assert!(g.requires.is_empty() && g.clock.is_none() && !g.vla);
+        #[cfg(target_arch = "x86_64")]
+        {
+            let k = by("fma_f64_avx512");
+            assert_eq!(
+                (k.isa, k.precision, k.pipe, k.width),
+                (Isa::Avx512, Precision::Fp64, Some(Pipe::Fma), Width::V512)
+            );
+            assert_eq!((k.instrs_per_iter, k.ops_per_instr), (24, 16));
+            assert_eq!(
+                (k.layout.regs, k.layout.reg_bytes, k.layout.lanes),
+                (24, 64, 8)
+            );
+            assert_eq!(k.requires, ["avx512f"]);
+            assert!(k.clock.is_some() && !k.vla);
+            assert_eq!((k.reference)(3), ref_fma_f64(3));
+            let k = by("tdp_i8_amx");
+            assert_eq!((k.instrs_per_iter, k.ops_per_instr), (4, 32768));
+            assert_eq!(
+                (k.layout.regs, k.layout.reg_bytes, k.layout.lanes),
+                (4, 1024, 256)
+            );
+            assert_eq!(k.requires, ["amx-tile", "amx-int8"]);
+            assert!(k.clock.is_none());
+            let k = by("muladd_f32_scalar");
+            assert_eq!(
+                (k.instrs_per_iter, k.ops_per_instr, k.pipe),
+                (24, 1, Some(Pipe::MulAdd))
+            );
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            let k = by("muladd_f64_sve");
+            assert_eq!(
+                (k.isa, k.pipe, k.width),
+                (Isa::Sve, Some(Pipe::MulAdd), Width::V128)
+            );
+            assert_eq!((k.instrs_per_iter, k.ops_per_instr), (48, 2));
+            assert!(k.clock.is_none() && k.vla);
+        }
+        for k in all() {
+            let sve = matches!(k.isa, Isa::Sve | Isa::SveBf16 | Isa::SveI8mm | Isa::Sve2);
+            assert_eq!(k.vla, sve, "{}", k.name);
         }
     }
 

@@ -26,8 +26,8 @@ pub(crate) mod select;
 pub(crate) mod x86;
 
 use super::common::{default_threads, record_clock, run_config};
-use super::peaks::{PeakKey, PeakOverrides};
-use super::{Benchmark, Case, Context, Plan, UsageError};
+use super::peaks::{PeakKey, PeakKind, PeakOverrides};
+use super::resource::{self, Case, CommonFlag, Context, Plan, Run, UsageError};
 use crate::hw::clock::{self as clock, chain_fn, measure_on, ClockKind};
 use crate::hw::peak::{cpu_peak, emulated_peak, CpuPeakInput, Peak};
 use crate::hw::uarch::Width;
@@ -70,6 +70,16 @@ fn clock_kind(k: &Kernel) -> ClockKind {
     }
 }
 
+/// The `--peak` key `cpu` (`None`), `cpu.PRECISION` or `cpu.PRECISION.ISA`: the one
+/// spelling of the keys this resource looks up and accepts.
+pub(crate) fn peak_key(sel: Option<(Precision, Option<Isa>)>) -> PeakKey {
+    PeakKey::new(match sel {
+        None => "cpu".to_string(),
+        Some((p, None)) => format!("cpu.{}", p.name()),
+        Some((p, Some(i))) => format!("cpu.{}.{}", p.name(), i.name()),
+    })
+}
+
 /// The theoretical peak of kernel `k` on `cores` cores at `clock_hz`, or the user's
 /// override (`--peak cpu.<precision>.<isa>`, `cpu.<precision>` or `cpu`, each given for
 /// all cores of the machine and scaled to the cores in use).
@@ -81,9 +91,9 @@ pub(crate) fn peak_for(
     overrides: &PeakOverrides,
 ) -> Peak {
     let keys = [
-        PeakKey::Cpu(Some((k.precision, Some(k.isa)))),
-        PeakKey::Cpu(Some((k.precision, None))),
-        PeakKey::Cpu(None),
+        peak_key(Some((k.precision, Some(k.isa)))),
+        peak_key(Some((k.precision, None))),
+        peak_key(None),
     ];
     if let Some((key, v)) = overrides.find(&keys) {
         let all = host.cpu.cores.max(1);
@@ -204,9 +214,9 @@ pub(crate) fn outrun_probe_peak(
     eff: f64,
 ) -> Option<Peak> {
     let keys = [
-        PeakKey::Cpu(Some((k.precision, Some(k.isa)))),
-        PeakKey::Cpu(Some((k.precision, None))),
-        PeakKey::Cpu(None),
+        peak_key(Some((k.precision, Some(k.isa)))),
+        peak_key(Some((k.precision, None))),
+        peak_key(None),
     ];
     if eff <= 1.0 || overrides.find(&keys).is_some() {
         return None;
@@ -275,7 +285,7 @@ impl Case for CpuCase {
         match self.sustain {
             // The warm-up, then the series of --sustain.
             Some((_, total)) => total + opts.min_time,
-            None => crate::bench::default_estimate(opts),
+            None => resource::default_estimate(opts),
         }
     }
 }
@@ -484,6 +494,19 @@ impl SkippedCase {
 impl Plan for CpuBench {
     type Options = CpuOptions;
 
+    fn refuses(&self, c: &CpuOptions, flag: CommonFlag) -> Option<&'static str> {
+        match flag {
+            CommonFlag::UntilStable if c.sustain.is_some() => {
+                Some("--sustain keeps every interval's sample (a time series); drop one of the two")
+            }
+            _ => None,
+        }
+    }
+
+    fn threads<'a>(&self, c: &'a CpuOptions) -> Option<&'a [usize]> {
+        c.threads.as_deref()
+    }
+
     fn plan(&self, c: &CpuOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let host = ctx.host;
         let all = kernels::all();
@@ -565,7 +588,67 @@ impl Plan for CpuBench {
     }
 }
 
-impl Benchmark for CpuBench {
+impl resource::Resource for CpuBench {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn about(&self) -> &'static str {
+        "Operations per second per precision and instruction set, 1..N pinned threads"
+    }
+
+    fn command(&self) -> clap::Command {
+        resource::subcommand::<options::CpuArgs>(self)
+    }
+
+    fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {
+        resource::parse_with(&CpuBench, m, options::parse)
+    }
+
+    fn peak_keys(&self) -> &'static str {
+        "cpu, cpu.PRECISION, cpu.PRECISION.ISA"
+    }
+
+    /// `cpu`, `cpu.PRECISION`, or `cpu.PRECISION.ISA` with an ISA that has a kernel
+    /// of that precision.
+    fn peak_key(&self, key: &str, rest: &[&str]) -> Result<Option<(PeakKey, PeakKind)>, String> {
+        let [p, rest @ ..] = rest else {
+            return Ok(Some((peak_key(None), PeakKind::Ops)));
+        };
+        let Some(prec) = Precision::ALL.into_iter().find(|x| x.name() == *p) else {
+            let names: Vec<&str> = Precision::ALL.iter().map(|x| x.name()).collect();
+            return Err(format!(
+                "unknown CPU precision '{p}' in '{key}'; accepted: {}",
+                names.join(", ")
+            ));
+        };
+        let sel = match rest {
+            [] => (prec, None),
+            [isa] => {
+                let mut isas: Vec<Isa> = Vec::new();
+                for k in kernels::all().into_iter().filter(|k| k.precision == prec) {
+                    if !isas.contains(&k.isa) {
+                        isas.push(k.isa);
+                    }
+                }
+                match isas.iter().find(|i| i.name() == *isa) {
+                    Some(&i) => (prec, Some(i)),
+                    None => {
+                        return Err(format!(
+                            "no {p} kernel for ISA '{isa}' in '{key}'; accepted: {}",
+                            isas.iter()
+                                .map(|i| format!("cpu.{p}.{}", i.name()))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ))
+                    }
+                }
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some((peak_key(Some(sel)), PeakKind::Ops)))
+    }
+
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
         let cores = ctx.host.cpu.cores.max(1);
         let mut threads = vec![1];

@@ -13,14 +13,33 @@ use super::engine::{Buffers, Caps};
 use super::job::{self, JobSpec, JobStats, Verify, Window};
 use super::options::Pattern;
 use super::RunPlan;
-use crate::bench::peaks::{DiskPeak, PeakKey};
-use crate::bench::{Case, Context};
+use crate::bench::peaks::PeakKey;
+use crate::bench::resource::{Case, Context};
 use crate::hw::peak::Peak;
 use crate::measure::Percentiles;
 use crate::report::model::{BenchResult, Metric, Note, NoteKind, Resource, Unit};
 use crate::util::units::{format_si, format_size_exact};
 use std::os::fd::AsRawFd;
 use std::sync::{Arc, Barrier};
+
+/// The two disk peaks a `disk.…` key names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DiskPeak {
+    /// `disk.throughput`.
+    Throughput,
+    /// `disk.iops`.
+    Iops,
+}
+
+/// The `--peak` key `disk` (`None`), `disk.throughput` or `disk.iops`: the one spelling
+/// of the keys this resource looks up and accepts.
+pub(crate) fn peak_key(which: Option<DiskPeak>) -> PeakKey {
+    PeakKey::new(match which {
+        None => "disk",
+        Some(DiskPeak::Throughput) => "disk.throughput",
+        Some(DiskPeak::Iops) => "disk.iops",
+    })
+}
 
 /// One configuration of the run.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -449,14 +468,14 @@ fn results(plan: &RunPlan, c: Config, ctx: &Context, stats: &[JobStats]) -> Vec<
         notes.push(Note::info(steady_state(&thr)));
     }
     let peaks = &ctx.opts.peaks;
-    let thr_peak = match peaks.peak(&[PeakKey::Disk(Some(DiskPeak::Throughput)), PeakKey::Disk(None)]) {
+    let thr_peak = match peaks.peak(&[peak_key(Some(DiskPeak::Throughput)), peak_key(None)]) {
         Some(p) => p,
         None => plan.device.as_ref().map_or_else(
             || Peak::unknown("unknown: the target is not on a block device (tmpfs, overlay or network filesystem)"),
             |d| d.peak.clone(),
         ),
     };
-    let iops_peak = match peaks.peak(&[PeakKey::Disk(Some(DiskPeak::Iops))]) {
+    let iops_peak = match peaks.peak(&[peak_key(Some(DiskPeak::Iops))]) {
         Some(p) => p,
         None => Peak::unknown("unknown: an interface gives no IOPS limit (use --peak disk.iops=…)"),
     };

@@ -12,7 +12,7 @@
 //!   and max are exact to 0.1 % with no 17 s cap (fio#1668).
 
 use super::data::{self, Gens};
-use super::engine::{Buffers, Caps, Done, Io, IoEngine, Op};
+use super::engine::{Buffers, Caps, Done, Io, IoEngine, Op, Queue};
 use super::options::Pattern;
 use crate::measure::clock::Tick;
 use crate::util::rng::XorShift;
@@ -124,18 +124,30 @@ struct Slot {
 /// are allocated, and must return when every job is ready (the start barrier).
 pub(crate) fn run(
     spec: &JobSpec,
-    mut verify: Option<Verify<'_>>,
+    verify: Option<Verify<'_>>,
     ready: &dyn Fn(),
 ) -> io::Result<JobStats> {
-    let caps = spec.engine.caps();
-    let sync = caps.has(Caps::SYNC);
+    let sync = spec.engine.caps().has(Caps::SYNC);
     let depth = if sync { 1 } else { spec.depth.max(1) };
-    let block = spec.block as usize;
     let fd = super::workspace::open(spec.path, spec.direct, false)?;
-    let mut bufs = Buffers::new(block, depth)?;
-    // Write buffers start with incompressible data; without --verify each write then
-    // only stamps its offset and a counter into the first 16 bytes (like fio's
-    // scramble_buffers), so no two written blocks are identical (no dedup).
+    let bufs = write_buffers(spec, depth)?;
+    let q = spec.engine.open(fd.as_raw_fd(), depth, &bufs)?;
+    let mut job = Job::new(spec, verify, sync, depth, q, bufs);
+    ready();
+    job.drive()?;
+    // The queue goes before the buffers it may have registered, both before the file.
+    let Job { q, bufs, st, .. } = job;
+    drop(q);
+    drop(bufs);
+    Ok(st)
+}
+
+/// `depth` I/O buffers, each starting with incompressible data. Without --verify each
+/// write then only stamps its offset and a counter into the first 16 bytes (like fio's
+/// scramble_buffers, see [`Job::fill_write`]), so no two written blocks are identical
+/// (no dedup).
+fn write_buffers(spec: &JobSpec, depth: usize) -> io::Result<Buffers> {
+    let mut bufs = Buffers::new(spec.block as usize, depth)?;
     for s in 0..depth {
         data::fill(
             bufs.slot_mut(s),
@@ -145,190 +157,302 @@ pub(crate) fn run(
             1,
         );
     }
-    let mut q = spec.engine.open(fd.as_raw_fd(), depth, &bufs)?;
-    let nblocks = spec.size / spec.block;
-    let mut rng = XorShift::new(spec.rng_seed | 1);
-    let read_pct = spec.pattern.read_pct() as u64;
-    let mut seq_next = 0u64;
-    let copy = spec.pattern == Pattern::Copy;
-    let mut slots = vec![
-        Slot {
-            op: Op::Read,
-            offset: 0,
-            issued: Tick::now(),
+    Ok(bufs)
+}
+
+/// One running job: its queue and buffers, where the next I/O goes, what is in flight
+/// and what has been counted.
+struct Job<'a> {
+    spec: &'a JobSpec<'a>,
+    verify: Option<Verify<'a>>,
+    /// The engine completes I/O inside `submit`.
+    sync: bool,
+    q: Box<dyn Queue>,
+    bufs: Buffers,
+    /// Blocks in the job's region.
+    nblocks: u64,
+    /// Percentage of reads (mixed patterns).
+    read_pct: u64,
+    /// `--pattern copy`: read block i of the first half, write block i of the second.
+    copy: bool,
+    rng: XorShift,
+    /// The next block of a sequential pattern (of the first half, for copy).
+    seq_next: u64,
+    /// Writes stamped so far (without --verify).
+    stamp: u64,
+    /// I/Os submitted so far.
+    issued: u64,
+    inflight: usize,
+    /// Still submitting: neither the end of the last window, the I/O limit nor a signal.
+    issuing: bool,
+    slots: Vec<Slot>,
+    free: Vec<usize>,
+    done: Vec<Done>,
+    ramp_s: f64,
+    win_s: f64,
+    /// Seconds from the start to the end of the last window.
+    end_s: f64,
+    st: JobStats,
+}
+
+impl<'a> Job<'a> {
+    fn new(
+        spec: &'a JobSpec<'a>,
+        verify: Option<Verify<'a>>,
+        sync: bool,
+        depth: usize,
+        q: Box<dyn Queue>,
+        bufs: Buffers,
+    ) -> Job<'a> {
+        let ramp_s = spec.ramp.as_secs_f64();
+        let win_s = spec.window.as_secs_f64();
+        let st = JobStats {
+            windows: vec![Window::default(); spec.windows],
+            per_sec: Vec::new(),
+            hist: histogram(),
+            all_ios: 0,
+            all_bytes: 0,
+            span_s: 0.0,
+            queue: q.describe(),
+            bad_read: None,
+            interrupted: false,
         };
-        depth
-    ];
-    let mut free: Vec<usize> = (0..depth).rev().collect();
-    let mut done: Vec<Done> = Vec::with_capacity(depth);
-    let mut st = JobStats {
-        windows: vec![Window::default(); spec.windows],
-        per_sec: Vec::new(),
-        hist: histogram(),
-        all_ios: 0,
-        all_bytes: 0,
-        span_s: 0.0,
-        queue: q.describe(),
-        bad_read: None,
-        interrupted: false,
-    };
-    let ramp_s = spec.ramp.as_secs_f64();
-    let win_s = spec.window.as_secs_f64();
-    let end_s = ramp_s + win_s * spec.windows as f64;
-    let mut stamp = 0u64;
-    let mut issued = 0u64;
-    let mut inflight = 0usize;
-    let mut issuing = true;
-    ready();
-    let t0 = Tick::now();
-    let mut now = t0;
-    loop {
-        if issuing {
-            let t = now.secs_since(t0);
-            if t >= end_s || spec.io_limit.is_some_and(|l| issued >= l) {
-                issuing = false;
-            } else if spec.stop.load(Ordering::Relaxed) {
-                issuing = false;
-                st.interrupted = true;
-            }
-        }
-        // fio's loop (its defaults `iodepth_batch_submit=1`,
-        // `iodepth_batch_complete_min=max=1`): fill the queue one submitting call per
-        // I/O; once it is full, take one completion and refill its slot, so the queue
-        // stays at its depth and every I/O's latency is measured at that depth.
-        let room = issuing && spec.io_limit.is_none_or(|l| issued < l);
-        if room {
-            if let Some(slot) = free.pop() {
-                let (idx, op) = if copy {
-                    // Read block i of the first half, then write block i of the second.
-                    let half = nblocks / 2;
-                    let (i, op) = if issued.is_multiple_of(2) {
-                        (seq_next, Op::Read)
-                    } else {
-                        let i = half + seq_next;
-                        seq_next = (seq_next + 1) % half;
-                        (i, Op::Write)
-                    };
-                    (i, op)
-                } else {
-                    let idx = if spec.pattern.random() {
-                        rng.below(nblocks)
-                    } else {
-                        let i = seq_next;
-                        seq_next = (seq_next + 1) % nblocks;
-                        i
-                    };
-                    let op = if read_pct == 100 || (read_pct > 0 && rng.below(100) < read_pct) {
-                        Op::Read
-                    } else {
-                        Op::Write
-                    };
-                    (idx, op)
+        Job {
+            spec,
+            verify,
+            sync,
+            q,
+            bufs,
+            nblocks: spec.size / spec.block,
+            read_pct: spec.pattern.read_pct() as u64,
+            copy: spec.pattern == Pattern::Copy,
+            rng: XorShift::new(spec.rng_seed | 1),
+            seq_next: 0,
+            stamp: 0,
+            issued: 0,
+            inflight: 0,
+            issuing: true,
+            slots: vec![
+                Slot {
+                    op: Op::Read,
+                    offset: 0,
+                    issued: Tick::now(),
                 };
-                let rel = idx * spec.block;
-                if op == Op::Write {
-                    let b = bufs.slot_mut(slot);
-                    match verify.as_mut() {
-                        Some(v) => {
-                            data::fill(b, spec.seed, spec.file_id, rel, v.gen);
-                            v.gens.set(rel, spec.block, v.gen);
-                        }
-                        None => {
-                            stamp += 1;
-                            // Blocks below 16 B (--buffered) take what fits.
-                            let mut tag = [0u8; 16];
-                            tag[..8].copy_from_slice(&rel.to_le_bytes());
-                            tag[8..].copy_from_slice(&stamp.to_le_bytes());
-                            let n = b.len().min(16);
-                            b[..n].copy_from_slice(&tag[..n]);
-                        }
-                    }
-                }
-                slots[slot].op = op;
-                slots[slot].offset = rel;
-                let io = Io {
-                    slot,
-                    op,
-                    offset: spec.base + rel,
-                };
-                issued += 1;
-                // Why one I/O per call and one completion per reap, measured on a quiet
-                // 2-vCPU guest at 4 KiB random depth 32: every refill in one call reached
-                // the device as a burst (the block layer holds the batch until the call
-                // ends) and the queue swung between full and empty: 77–85 kIO/s against
-                // 109–113 one per call (reads), 67–71 against 84–96 (writes). Reaping all
-                // completions at once and then refilling them one by one (~5.5 µs a call)
-                // left the first freed slots idle for most of the refill: about 22 of 32
-                // I/Os were in flight on average, so latencies "at depth 32" read 0.65× fio's.
-                // SYNC engines complete inside submit: their latency includes the call.
-                let before = Tick::now();
-                q.submit(std::slice::from_ref(&io), &bufs)?;
-                slots[slot].issued = if sync { before } else { Tick::now() };
-                inflight += 1;
-            }
-        }
-        if inflight == 0 {
-            break;
-        }
-        if room && !free.is_empty() && spec.io_limit.is_none_or(|l| issued < l) {
-            // Not full yet: fill the next slot first.
-            continue;
-        }
-        done.clear();
-        q.reap(1, 1, &mut done)?;
-        now = Tick::now();
-        let t = now.secs_since(t0) - ramp_s;
-        for d in &done {
-            inflight -= 1;
-            let s = slots[d.slot];
-            if d.result < 0 {
-                return Err(io::Error::from_raw_os_error(-d.result as i32));
-            }
-            if d.result as u64 != spec.block {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    format!(
-                        "short {}: {} of {} bytes at offset {}",
-                        if s.op == Op::Read { "read" } else { "write" },
-                        d.result,
-                        spec.block,
-                        spec.base + s.offset
-                    ),
-                ));
-            }
-            st.all_ios += 1;
-            st.all_bytes += spec.block;
-            if s.op == Op::Read && st.bad_read.is_none() {
-                if let Some(v) = verify.as_ref().filter(|v| v.check_reads) {
-                    st.bad_read = v
-                        .gens
-                        .first_bad(bufs.slot(d.slot), spec.seed, spec.file_id, s.offset)
-                        .map(|o| spec.base + o);
-                }
-            }
-            if t >= 0.0 {
-                let w = (t / win_s) as usize;
-                if w < spec.windows {
-                    let lat = ((now.secs_since(s.issued) * 1e9).round() as u64).max(1);
-                    let win = &mut st.windows[w];
-                    win.bytes += spec.block;
-                    win.ios += 1;
-                    win.reads += (s.op == Op::Read) as u64;
-                    win.lat_ns += lat as u128;
-                    // Cannot fail: values are clamped to the histogram's range.
-                    let _ = st.hist.record(lat.min(HIST_MAX_NS));
-                    let sec = t as usize;
-                    if st.per_sec.len() <= sec {
-                        st.per_sec.resize(sec + 1, 0);
-                    }
-                    st.per_sec[sec] += spec.block;
-                    st.span_s = t;
-                }
-            }
-            free.push(d.slot);
+                depth
+            ],
+            free: (0..depth).rev().collect(),
+            done: Vec::with_capacity(depth),
+            ramp_s,
+            win_s,
+            end_s: ramp_s + win_s * spec.windows as f64,
+            st,
         }
     }
-    drop(q);
-    drop(bufs);
-    Ok(st)
+
+    /// Whether the I/O limit (tests' exact counts) still allows another I/O.
+    fn below_limit(&self) -> bool {
+        self.spec.io_limit.is_none_or(|l| self.issued < l)
+    }
+
+    /// The ramp and the measured windows: keeps `depth` I/Os in flight until the end of
+    /// the last window (or the I/O limit, or a signal), then drains the queue.
+    fn drive(&mut self) -> io::Result<()> {
+        let t0 = Tick::now();
+        let mut now = t0;
+        loop {
+            if self.issuing {
+                self.check_end(now.secs_since(t0));
+            }
+            // fio's loop (its defaults `iodepth_batch_submit=1`,
+            // `iodepth_batch_complete_min=max=1`): fill the queue one submitting call per
+            // I/O; once it is full, take one completion and refill its slot, so the queue
+            // stays at its depth and every I/O's latency is measured at that depth.
+            let room = self.issuing && self.below_limit();
+            if room {
+                if let Some(slot) = self.free.pop() {
+                    self.issue(slot)?;
+                }
+            }
+            if self.inflight == 0 {
+                return Ok(());
+            }
+            if room && !self.free.is_empty() && self.below_limit() {
+                // Not full yet: fill the next slot first.
+                continue;
+            }
+            now = self.reap(t0)?;
+        }
+    }
+
+    /// Stops issuing at the end of the last window, at the I/O limit or on a signal
+    /// (`t`: seconds since the start).
+    fn check_end(&mut self, t: f64) {
+        if t >= self.end_s || self.spec.io_limit.is_some_and(|l| self.issued >= l) {
+            self.issuing = false;
+        } else if self.spec.stop.load(Ordering::Relaxed) {
+            self.issuing = false;
+            self.st.interrupted = true;
+        }
+    }
+
+    /// The block and direction of the next I/O, by the pattern.
+    fn next_target(&mut self) -> (u64, Op) {
+        let spec = self.spec;
+        if self.copy {
+            // Read block i of the first half, then write block i of the second.
+            let half = self.nblocks / 2;
+            return if self.issued.is_multiple_of(2) {
+                (self.seq_next, Op::Read)
+            } else {
+                let i = half + self.seq_next;
+                self.seq_next = (self.seq_next + 1) % half;
+                (i, Op::Write)
+            };
+        }
+        let idx = if spec.pattern.random() {
+            self.rng.below(self.nblocks)
+        } else {
+            let i = self.seq_next;
+            self.seq_next = (self.seq_next + 1) % self.nblocks;
+            i
+        };
+        let read_pct = self.read_pct;
+        let op = if read_pct == 100 || (read_pct > 0 && self.rng.below(100) < read_pct) {
+            Op::Read
+        } else {
+            Op::Write
+        };
+        (idx, op)
+    }
+
+    /// Puts the data of a write at `rel` (bytes into the region) into `slot`'s buffer:
+    /// the checkable generation with --verify, else the offset and a counter stamped
+    /// over the incompressible data.
+    fn fill_write(&mut self, slot: usize, rel: u64) {
+        let spec = self.spec;
+        let b = self.bufs.slot_mut(slot);
+        match self.verify.as_mut() {
+            Some(v) => {
+                data::fill(b, spec.seed, spec.file_id, rel, v.gen);
+                v.gens.set(rel, spec.block, v.gen);
+            }
+            None => {
+                self.stamp += 1;
+                // Blocks below 16 B (--buffered) take what fits.
+                let mut tag = [0u8; 16];
+                tag[..8].copy_from_slice(&rel.to_le_bytes());
+                tag[8..].copy_from_slice(&self.stamp.to_le_bytes());
+                let n = b.len().min(16);
+                b[..n].copy_from_slice(&tag[..n]);
+            }
+        }
+    }
+
+    /// Submits the next I/O from the free `slot`, one submitting call.
+    fn issue(&mut self, slot: usize) -> io::Result<()> {
+        let (idx, op) = self.next_target();
+        let rel = idx * self.spec.block;
+        if op == Op::Write {
+            self.fill_write(slot, rel);
+        }
+        self.slots[slot].op = op;
+        self.slots[slot].offset = rel;
+        let io = Io {
+            slot,
+            op,
+            offset: self.spec.base + rel,
+        };
+        self.issued += 1;
+        // Why one I/O per call and one completion per reap, measured on a quiet
+        // 2-vCPU guest at 4 KiB random depth 32: every refill in one call reached
+        // the device as a burst (the block layer holds the batch until the call
+        // ends) and the queue swung between full and empty: 77–85 kIO/s against
+        // 109–113 one per call (reads), 67–71 against 84–96 (writes). Reaping all
+        // completions at once and then refilling them one by one (~5.5 µs a call)
+        // left the first freed slots idle for most of the refill: about 22 of 32
+        // I/Os were in flight on average, so latencies "at depth 32" read 0.65× fio's.
+        // SYNC engines complete inside submit: their latency includes the call.
+        let before = Tick::now();
+        self.q.submit(std::slice::from_ref(&io), &self.bufs)?;
+        self.slots[slot].issued = if self.sync { before } else { Tick::now() };
+        self.inflight += 1;
+        Ok(())
+    }
+
+    /// Takes one completion and handles it; returns when it was reaped.
+    fn reap(&mut self, t0: Tick) -> io::Result<Tick> {
+        self.done.clear();
+        self.q.reap(1, 1, &mut self.done)?;
+        let now = Tick::now();
+        let t = now.secs_since(t0) - self.ramp_s;
+        for i in 0..self.done.len() {
+            let d = self.done[i];
+            self.complete(d, now, t)?;
+        }
+        Ok(now)
+    }
+
+    /// One completed I/O, reaped at `now`, `t` seconds after the ramp: checked (an
+    /// error or a short transfer ends the job), its read data verified, counted, and
+    /// its slot freed.
+    fn complete(&mut self, d: Done, now: Tick, t: f64) -> io::Result<()> {
+        let spec = self.spec;
+        self.inflight -= 1;
+        let s = self.slots[d.slot];
+        if d.result < 0 {
+            return Err(io::Error::from_raw_os_error(-d.result as i32));
+        }
+        if d.result as u64 != spec.block {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "short {}: {} of {} bytes at offset {}",
+                    if s.op == Op::Read { "read" } else { "write" },
+                    d.result,
+                    spec.block,
+                    spec.base + s.offset
+                ),
+            ));
+        }
+        self.st.all_ios += 1;
+        self.st.all_bytes += spec.block;
+        if s.op == Op::Read && self.st.bad_read.is_none() {
+            if let Some(v) = self.verify.as_ref().filter(|v| v.check_reads) {
+                self.st.bad_read = v
+                    .gens
+                    .first_bad(self.bufs.slot(d.slot), spec.seed, spec.file_id, s.offset)
+                    .map(|o| spec.base + o);
+            }
+        }
+        if t >= 0.0 {
+            self.count(s, now, t);
+        }
+        self.free.push(d.slot);
+        Ok(())
+    }
+
+    /// Counts an I/O completed `t` ≥ 0 seconds after the ramp in its window (none
+    /// after the last: the drain), with its latency and its second.
+    fn count(&mut self, s: Slot, now: Tick, t: f64) {
+        let block = self.spec.block;
+        let w = (t / self.win_s) as usize;
+        if w >= self.spec.windows {
+            return;
+        }
+        let st = &mut self.st;
+        let lat = ((now.secs_since(s.issued) * 1e9).round() as u64).max(1);
+        let win = &mut st.windows[w];
+        win.bytes += block;
+        win.ios += 1;
+        win.reads += (s.op == Op::Read) as u64;
+        win.lat_ns += lat as u128;
+        // Cannot fail: values are clamped to the histogram's range.
+        let _ = st.hist.record(lat.min(HIST_MAX_NS));
+        let sec = t as usize;
+        if st.per_sec.len() <= sec {
+            st.per_sec.resize(sec + 1, 0);
+        }
+        st.per_sec[sec] += block;
+        st.span_s = t;
+    }
 }

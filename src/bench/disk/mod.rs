@@ -29,9 +29,11 @@ mod tests;
 pub(crate) mod uring;
 pub(crate) mod workspace;
 
-use super::{Benchmark, Case, Context, Plan, UsageError};
+use super::peaks::{PeakKey, PeakKind};
+use super::resource::{self, Case, CommonFlag, Context, Plan, Resource, Run, UsageError};
 use crate::hw::disk::{self as hwdisk, DiskInfo};
 use crate::util::units::{format_size, format_size_exact};
+use case::{peak_key, DiskPeak};
 use engine::IoEngine;
 use options::{DiskOptions, EngineChoice, Pattern};
 use std::path::{Path, PathBuf};
@@ -423,6 +425,14 @@ pub(crate) fn configs(o: &DiskOptions) -> Vec<case::Config> {
 impl Plan for DiskBench {
     type Options = DiskOptions;
 
+    fn refuses(&self, _o: &DiskOptions, flag: CommonFlag) -> Option<&'static str> {
+        Some(match flag {
+            CommonFlag::Weak => "disk jobs each have their own --file-size file already (weak scaling by construction); drop --weak and set --jobs and --file-size",
+            CommonFlag::UntilStable => "disk cases run fixed --runtime windows, with no per-sample check of the threads; drop --until-stable and set --repeat",
+            CommonFlag::Cpus => resource::CPUS_ONLY,
+        })
+    }
+
     fn plan(&self, o: &DiskOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let (window, windows) = match o.sustain {
             Some(s) => (Duration::from_secs(1), s.as_secs().max(2) as usize),
@@ -440,7 +450,36 @@ impl Plan for DiskBench {
 /// The size of the file the quick suite's disk cases write (the suite says so first).
 pub(crate) const QUICK_FILE_SIZE: u64 = 256 << 20;
 
-impl Benchmark for DiskBench {
+impl Resource for DiskBench {
+    fn name(&self) -> &'static str {
+        "disk"
+    }
+
+    fn about(&self) -> &'static str {
+        "File I/O like fio: throughput, IOPS and completion-latency percentiles (O_DIRECT)"
+    }
+
+    fn command(&self) -> clap::Command {
+        resource::subcommand::<options::DiskArgs>(self)
+    }
+
+    fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {
+        resource::parse_with(&DiskBench, m, options::parse)
+    }
+
+    fn peak_keys(&self) -> &'static str {
+        "disk, disk.throughput, disk.iops"
+    }
+
+    fn peak_key(&self, _key: &str, rest: &[&str]) -> Result<Option<(PeakKey, PeakKind)>, String> {
+        Ok(match rest {
+            [] => Some((peak_key(None), PeakKind::Bytes)),
+            ["throughput"] => Some((peak_key(Some(DiskPeak::Throughput)), PeakKind::Bytes)),
+            ["iops"] => Some((peak_key(Some(DiskPeak::Iops)), PeakKind::Iops)),
+            _ => None,
+        })
+    }
+
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
         // seq 1 MiB and rand 4 KiB, read and write, at depth 32 and 1: 8 configurations
         // of 0.2 s ramp + repeat × 0.5 s on a 256 MiB file (≈ 15 s with 3 repeats).

@@ -1,64 +1,19 @@
-//! `peakbench disk` options: validation of the raw flags into [`DiskOptions`]. Each bad
-//! value becomes one [`UsageError`] naming the flag and the accepted form; checks that
-//! need the filesystem (free space, O_DIRECT) happen at plan time, still before any I/O.
+//! `peakbench disk` options: one struct, [`DiskOptions`], its flags typed where clap
+//! reads them (a bad value is one line naming the flag and the accepted form, exit
+//! code 2) and [`parse`] for the checks that span flags; checks that need the
+//! filesystem (free space, O_DIRECT) happen at plan time, still before any I/O.
 
 use super::engine::Caps;
 use super::engines::{by_name, ENGINES};
-use crate::bench::UsageError;
+use crate::bench::flags::{Choices, List};
 use crate::util::units::{
     format_size, format_size_exact, parse_duration, parse_list, parse_size, ParseError,
 };
+use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
 use std::path::PathBuf;
 use std::time::Duration;
-
-/// `peakbench disk` flags (validated in `bench/disk/options.rs`).
-#[derive(Debug, Args, Default)]
-pub struct DiskArgs {
-    /// Directory for the test files (a temporary subdirectory is created and removed) [default: current directory]
-    #[arg(long, value_name = "DIR")]
-    pub(crate) dir: Option<String>,
-    /// Patterns: seq-read,seq-write,rand-read,rand-write,rw-mix or rw-mix:READ_PCT, copy (sequential read+write) (fio names read,write,randread,randwrite,randrw also accepted) [default: the four seq/rand ones]
-    #[arg(long, value_name = "LIST")]
-    pub(crate) pattern: Option<String>,
-    /// Block sizes, e.g. 4KiB,1MiB: multiples of 512 B, or any size from 1 B with --buffered (4KB = 4000 B) [default: 1MiB for seq-* and copy, 4KiB for rand-* and rw-mix]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub(crate) block: Option<String>,
-    /// I/Os in flight per job (queue depth) [default: 1,32]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub(crate) depth: Option<String>,
-    /// Parallel jobs, one file and one thread each [default: 1]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub(crate) jobs: Option<String>,
-    /// Size of each job's file, a multiple of every block [default: 1GiB, rounded down to a multiple of the blocks]
-    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
-    pub(crate) file_size: Option<String>,
-    /// All jobs share one file of --file-size, each job an equal contiguous part of it (strong scaling over one file, as fio's shared filename with offset_increment)
-    #[arg(long)]
-    pub(crate) shared_file: bool,
-    /// I/O engine: auto (io_uring when the kernel allows it, else sync), sync, uring [default: auto]
-    #[arg(long, value_name = "ENGINE")]
-    pub(crate) engine: Option<String>,
-    /// Go through the page cache instead of O_DIRECT (labelled in the results)
-    #[arg(long)]
-    pub(crate) buffered: bool,
-    /// Measured time per repeat [default: 2s, or --min-time if longer]
-    #[arg(long, value_name = "DUR")]
-    pub(crate) runtime: Option<String>,
-    /// Unmeasured I/O before the first repeat [default: 1s]
-    #[arg(long, value_name = "DUR")]
-    pub(crate) ramp: Option<String>,
-    /// Check the data: reads compare with what was written, writes are read back after the case
-    #[arg(long)]
-    pub(crate) verify: bool,
-    /// Steady-state mode: one run this long sampled every second (e.g. 10m for the SSD write cliff)
-    #[arg(long, value_name = "DUR")]
-    pub(crate) sustain: Option<String>,
-    /// Allow --dir to be a block device (its data in the tested range is DESTROYED by writes)
-    #[arg(long)]
-    pub(crate) allow_destructive: bool,
-}
 
 /// Deepest queue accepted per job (io_uring rings go to 32768; beyond 4096 nothing changes).
 pub(crate) const MAX_DEPTH: u32 = 4096;
@@ -199,51 +154,117 @@ impl Serialize for EngineChoice {
     }
 }
 
-/// Validated `peakbench disk` options.
-#[derive(Debug, Clone, Serialize)]
+/// `peakbench disk`: its flags, typed where clap reads them, and the validated options
+/// (serialised into the report's `config`): one struct. [`parse`] checks what spans
+/// flags and fits the file size to the blocks.
+#[derive(Debug, Clone, Args, Serialize)]
 pub(crate) struct DiskOptions {
-    /// `--dir`; `None` = the current directory.
+    /// Directory for the test files (a temporary subdirectory is created and removed) [default: current directory]
+    #[arg(long, value_name = "DIR", value_parser = dir)]
     pub(crate) dir: Option<PathBuf>,
-    /// `--pattern`.
-    pub(crate) patterns: Vec<Pattern>,
-    /// `--block`; `None` = each pattern's default.
-    pub(crate) blocks: Option<Vec<u64>>,
-    /// `--depth`.
-    pub(crate) depths: Vec<u32>,
-    /// `--jobs`.
-    pub(crate) jobs: Vec<u32>,
-    /// `--file-size`: bytes per job file (with `--shared-file`: of the one file).
+    /// Patterns: seq-read,seq-write,rand-read,rand-write,rw-mix or rw-mix:READ_PCT, copy (sequential read+write) (fio names read,write,randread,randwrite,randrw also accepted) [default: the four seq/rand ones]
+    #[arg(
+        long = "pattern",
+        value_name = "LIST",
+        default_value = "seq-read,seq-write,rand-read,rand-write",
+        hide_default_value = true,
+        value_parser = patterns
+    )]
+    pub(crate) patterns: List<Pattern>,
+    /// Block sizes, e.g. 4KiB,1MiB: multiples of 512 B, or any size from 1 B with --buffered (4KB = 4000 B) [default: 1MiB for seq-* and copy, 4KiB for rand-* and rw-mix]
+    #[arg(long = "block", value_name = "LIST", allow_hyphen_values = true, value_parser = blocks)]
+    pub(crate) blocks: Option<List<u64>>,
+    /// I/Os in flight per job (queue depth) [default: 1,32]
+    #[arg(
+        long = "depth",
+        value_name = "LIST",
+        allow_hyphen_values = true,
+        default_value = "1,32",
+        hide_default_value = true,
+        value_parser = depths
+    )]
+    pub(crate) depths: List<u32>,
+    /// Parallel jobs, one file and one thread each [default: 1]
+    #[arg(
+        long,
+        value_name = "LIST",
+        allow_hyphen_values = true,
+        default_value = "1",
+        hide_default_value = true,
+        value_parser = jobs
+    )]
+    pub(crate) jobs: List<u32>,
+    /// Size of each job's file, a multiple of every block [default: 1GiB, rounded down to a multiple of the blocks]
+    #[arg(
+        long = "file-size",
+        id = "file_size",
+        value_name = "SIZE",
+        allow_hyphen_values = true,
+        value_parser = file_size
+    )]
+    #[serde(skip)]
+    pub(crate) file_size_given: Option<u64>,
+    // Bytes per job file (with `--shared-file`: of the one file): `--file-size` or
+    // 1 GiB, rounded down to a multiple of the blocks by `parse`.
+    #[arg(skip = DEFAULT_FILE_SIZE)]
     pub(crate) file_size: u64,
-    /// `--shared-file`: every job in one file, each an equal contiguous part of it.
+    /// All jobs share one file of --file-size, each job an equal contiguous part of it (strong scaling over one file, as fio's shared filename with offset_increment)
+    #[arg(long)]
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) shared_file: bool,
-    /// `--engine`.
+    /// I/O engine: auto (io_uring when the kernel allows it, else sync) or one of the engines [default: auto]
+    #[arg(
+        long,
+        value_name = "ENGINE",
+        default_value = "auto",
+        hide_default_value = true,
+        value_parser = Choices::new(engine, engine_names)
+    )]
     pub(crate) engine: EngineChoice,
-    /// `--buffered`.
+    /// Go through the page cache instead of O_DIRECT (labelled in the results)
+    #[arg(long)]
     pub(crate) buffered: bool,
-    /// `--runtime`; `None` = max(2 s, `--min-time`).
+    /// Measured time per repeat [default: 2s, or --min-time if longer]
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
     #[serde(
         serialize_with = "crate::bench::common::secs_opt",
         rename = "runtime_s"
     )]
     pub(crate) runtime: Option<Duration>,
-    /// `--ramp`.
+    /// Unmeasured I/O before the first repeat [default: 1s]
+    #[arg(
+        long,
+        value_name = "DUR",
+        default_value = "1s",
+        hide_default_value = true,
+        value_parser = ramp
+    )]
     #[serde(serialize_with = "crate::bench::common::secs", rename = "ramp_s")]
     pub(crate) ramp: Duration,
-    /// `--verify`.
+    /// Check the data: reads compare with what was written, writes are read back after the case
+    #[arg(long)]
     pub(crate) verify: bool,
-    /// `--sustain`.
+    /// Steady-state mode: one run this long sampled every second (e.g. 10m for the SSD write cliff)
+    #[arg(long, value_name = "DUR", value_parser = sustain)]
     #[serde(
         serialize_with = "crate::bench::common::secs_opt",
         rename = "sustain_s"
     )]
     pub(crate) sustain: Option<Duration>,
-    /// `--allow-destructive`.
+    /// Allow --dir to be a block device (its data in the tested range is DESTROYED by writes)
+    #[arg(long)]
     pub(crate) allow_destructive: bool,
-    /// What validation changed, for the results (a `--file-size` rounded down).
+    // What validation changed, for the results (a `--file-size` rounded down).
+    #[arg(skip)]
     #[serde(skip)]
     pub(crate) notes: Vec<String>,
 }
+
+/// Until the top names one type per command (issue #34): the flags are the options.
+pub(crate) type DiskArgs = DiskOptions;
+
+/// `--file-size` when not given: 1 GiB.
+const DEFAULT_FILE_SIZE: u64 = 1 << 30;
 
 impl Default for DiskOptions {
     fn default() -> Self {
@@ -258,7 +279,8 @@ impl Default for DiskOptions {
             blocks: None,
             depths: vec![1, 32],
             jobs: vec![1],
-            file_size: 1 << 30,
+            file_size_given: None,
+            file_size: DEFAULT_FILE_SIZE,
             shared_file: false,
             engine: EngineChoice::Auto,
             buffered: false,
@@ -319,7 +341,7 @@ fn check_block(b: u64, buffered: bool) -> Result<(), UsageError> {
     Ok(())
 }
 
-fn parse_counts(flag: &str, text: &str, max: u32, what: &str) -> Result<Vec<u32>, UsageError> {
+fn parse_counts(text: &str, max: u32, what: &str) -> Result<List<u32>, ParseError> {
     parse_list(text, |s| match s.trim().parse::<u32>() {
         Ok(n) if (1..=max).contains(&n) => Ok(n),
         Ok(_) => Err(ParseError(format!(
@@ -329,65 +351,136 @@ fn parse_counts(flag: &str, text: &str, max: u32, what: &str) -> Result<Vec<u32>
             "'{s}' is not a whole number; use e.g. 1,32"
         ))),
     })
-    .map_err(|e| UsageError::new(flag, e))
 }
 
-/// Validates the raw `peakbench disk` flags (no filesystem access here).
-pub(crate) fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
-    let mut o = DiskOptions::default();
-    if let Some(d) = &a.dir {
-        if d.trim().is_empty() {
+/// `--dir`: a path, not empty (whether it exists is the plan's to check).
+fn dir(text: &str) -> Result<PathBuf, ParseError> {
+    if text.trim().is_empty() {
+        return Err(ParseError("empty path; give an existing directory".into()));
+    }
+    Ok(PathBuf::from(text))
+}
+
+/// `--pattern`: our names or fio's.
+fn patterns(text: &str) -> Result<List<Pattern>, ParseError> {
+    parse_list(text, Pattern::parse)
+}
+
+/// `--block`: sizes (checked against `--buffered` by `parse`).
+fn blocks(text: &str) -> Result<List<u64>, ParseError> {
+    parse_list(text, parse_size)
+}
+
+/// `--depth`: 1 to [`MAX_DEPTH`].
+fn depths(text: &str) -> Result<List<u32>, ParseError> {
+    parse_counts(text, MAX_DEPTH, "queue depths")
+}
+
+/// `--jobs`: 1 to [`MAX_JOBS`].
+fn jobs(text: &str) -> Result<List<u32>, ParseError> {
+    parse_counts(text, MAX_JOBS, "job counts")
+}
+
+/// `--file-size`: up to [`MAX_FILE_SIZE`].
+fn file_size(text: &str) -> Result<u64, ParseError> {
+    let s = parse_size(text)?;
+    if s > MAX_FILE_SIZE {
+        return Err(ParseError(format!(
+            "{} is above the limit of {}; use e.g. 1GiB",
+            format_size(s),
+            format_size(MAX_FILE_SIZE)
+        )));
+    }
+    Ok(s)
+}
+
+/// The `--engine` choices: auto and the registry's engines.
+fn engine_names() -> Vec<&'static str> {
+    let mut names: Vec<&str> = ENGINES.iter().map(|e| e.name()).collect();
+    names.sort_unstable();
+    std::iter::once("auto").chain(names).collect()
+}
+
+/// `--engine`: auto, or an engine of [`ENGINES`] (by any of its names).
+fn engine(text: &str) -> Result<EngineChoice, ParseError> {
+    let want = text.trim().to_ascii_lowercase();
+    if want == "auto" {
+        return Ok(EngineChoice::Auto);
+    }
+    match by_name(&want) {
+        Some(e) => Ok(EngineChoice::Named(e.name())),
+        None => Err(ParseError(format!(
+            "unknown engine '{text}'; accepted: {}",
+            engine_names().join(",")
+        ))),
+    }
+}
+
+/// `--ramp`: a duration, or zero ("0", "0s").
+fn ramp(text: &str) -> Result<Duration, ParseError> {
+    let z = text.trim().trim_end_matches('s').trim_end_matches('m');
+    if z.parse::<f64>().is_ok_and(|v| v == 0.0) {
+        return Ok(Duration::ZERO);
+    }
+    parse_duration(text)
+}
+
+/// `--sustain`: at least 2 s (it samples every second).
+fn sustain(text: &str) -> Result<Duration, ParseError> {
+    let s = parse_duration(text)?;
+    if s < Duration::from_secs(2) {
+        return Err(ParseError(
+            "steady-state mode samples every second; give at least 2s, e.g. 10m".into(),
+        ));
+    }
+    Ok(s)
+}
+
+/// The checks that span flags (no filesystem access here): the blocks against
+/// `--buffered` and `--verify`, the file size fitted to the blocks, the engine against
+/// `--depth`, `--shared-file` against `--verify`.
+pub(crate) fn parse(a: &DiskOptions) -> Result<DiskOptions, UsageError> {
+    let mut o = a.clone();
+    if let Some(blocks) = &o.blocks {
+        check_blocks(blocks, o.buffered, o.verify)?;
+    }
+    fit_file_size(&mut o)?;
+    check_engine_depth(o.engine, &o.depths)?;
+    if o.shared_file && o.verify {
+        return Err(UsageError::new(
+            "--shared-file",
+            "--verify tracks the data of each job's own file and does not run on a shared file; drop --verify or --shared-file",
+        ));
+    }
+    Ok(o)
+}
+
+/// Each `--block` size ([`check_block`]), and whole sectors for `--verify`.
+fn check_blocks(blocks: &[u64], buffered: bool, verify: bool) -> Result<(), UsageError> {
+    for &b in blocks {
+        check_block(b, buffered)?;
+    }
+    if verify {
+        if let Some(b) = blocks.iter().find(|&&b| b % SECTOR != 0) {
             return Err(UsageError::new(
-                "--dir",
-                "empty path; give an existing directory",
-            ));
-        }
-        o.dir = Some(PathBuf::from(d));
-    }
-    if let Some(t) = &a.pattern {
-        o.patterns = parse_list(t, Pattern::parse).map_err(|e| UsageError::new("--pattern", e))?;
-    }
-    if let Some(t) = &a.block {
-        let blocks = parse_list(t, parse_size).map_err(|e| UsageError::new("--block", e))?;
-        for &b in &blocks {
-            check_block(b, a.buffered)?;
-        }
-        if a.verify {
-            if let Some(b) = blocks.iter().find(|&&b| b % SECTOR != 0) {
-                return Err(UsageError::new(
-                    "--verify",
-                    format!(
-                        "checks whole 512 B sectors, and the block {} ({b} B) is not a multiple of 512 B; use e.g. 4KiB or drop --verify",
-                        format_size_exact(*b)
-                    ),
-                ));
-            }
-        }
-        o.blocks = Some(blocks);
-    }
-    if let Some(t) = &a.depth {
-        o.depths = parse_counts("--depth", t, MAX_DEPTH, "queue depths")?;
-    }
-    if let Some(t) = &a.jobs {
-        o.jobs = parse_counts("--jobs", t, MAX_JOBS, "job counts")?;
-    }
-    if let Some(t) = &a.file_size {
-        o.file_size = parse_size(t).map_err(|e| UsageError::new("--file-size", e))?;
-        if o.file_size > MAX_FILE_SIZE {
-            return Err(UsageError::new(
-                "--file-size",
+                "--verify",
                 format!(
-                    "{} is above the limit of {}; use e.g. 1GiB",
-                    format_size(o.file_size),
-                    format_size(MAX_FILE_SIZE)
+                    "checks whole 512 B sectors, and the block {} ({b} B) is not a multiple of 512 B; use e.g. 4KiB or drop --verify",
+                    format_size_exact(*b)
                 ),
             ));
         }
     }
-    // The size must be a multiple of every block: round it down to one, as fio does,
-    // rather than refuse (the default size need not be a multiple of decimal
-    // --buffered blocks such as 4KB, nor a given 256MB of 80MB blocks). A given size
-    // that changes says so in the results.
+    Ok(())
+}
+
+/// The file size: `--file-size` (or 1 GiB) rounded down to a multiple of every block,
+/// as fio does, rather than refused (the default size need not be a multiple of
+/// decimal --buffered blocks such as 4KB, nor a given 256MB of 80MB blocks); a given
+/// size that changes says so in `notes`. Refused when it holds no whole block, or
+/// fewer than two for `copy`.
+fn fit_file_size(o: &mut DiskOptions) -> Result<(), UsageError> {
+    let size = o.file_size_given.unwrap_or(DEFAULT_FILE_SIZE);
     let mut blocks: Vec<u64> = o.patterns.iter().flat_map(|p| o.blocks_for(*p)).collect();
     blocks.sort_unstable();
     blocks.dedup();
@@ -403,13 +496,13 @@ pub(crate) fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
         )
     };
     match lcm {
-        Some(l) if l <= o.file_size => {
-            let rounded = o.file_size - o.file_size % l;
-            if rounded != o.file_size && a.file_size.is_some() {
+        Some(l) if l <= size => {
+            let rounded = size - size % l;
+            if rounded != size && o.file_size_given.is_some() {
                 o.notes.push(format!(
                     "--file-size {} ({} B) rounded down to {} ({rounded} B), a multiple of {multiple}, as fio does",
-                    format_size_exact(o.file_size),
-                    o.file_size,
+                    format_size_exact(size),
+                    size,
                     format_size_exact(rounded),
                 ));
             }
@@ -420,8 +513,8 @@ pub(crate) fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
                 "--file-size",
                 format!(
                     "{} ({} B) is smaller than {multiple}; a job file holds whole blocks, so give at least that or smaller --block sizes",
-                    format_size_exact(o.file_size),
-                    o.file_size,
+                    format_size_exact(size),
+                    size,
                 ),
             ));
         }
@@ -441,85 +534,39 @@ pub(crate) fn parse(a: &DiskArgs) -> Result<DiskOptions, UsageError> {
             }
         }
     }
-    if let Some(t) = &a.engine {
-        let want = t.trim().to_ascii_lowercase();
-        o.engine = if want == "auto" {
-            EngineChoice::Auto
-        } else {
-            match by_name(&want) {
-                Some(e) => EngineChoice::Named(e.name()),
-                None => {
-                    let mut names: Vec<&str> = ENGINES.iter().map(|e| e.name()).collect();
-                    names.sort_unstable();
-                    return Err(UsageError::new(
-                        "--engine",
-                        format!("unknown engine '{t}'; accepted: auto,{}", names.join(",")),
-                    ));
-                }
-            }
-        };
-    }
-    if let Some(e) = match o.engine {
-        EngineChoice::Named(n) => by_name(n),
-        EngineChoice::Auto => None,
-    } {
-        if e.caps().has(Caps::SYNC) && o.depths.iter().any(|&d| d > 1) {
-            let queued = ENGINES
-                .iter()
-                .find(|e| e.caps().has(Caps::ASYNC))
-                .map_or("auto", |e| e.name());
-            return Err(UsageError::new(
-                "--depth",
-                format!(
-                    "the {} engine has one I/O in flight per job; use --depth 1 or --engine {queued}",
-                    e.name()
-                ),
-            ));
-        }
-    }
-    o.buffered = a.buffered;
-    o.verify = a.verify;
-    o.shared_file = a.shared_file;
-    if a.shared_file && a.verify {
+    Ok(())
+}
+
+/// A sync engine has one I/O in flight per job: `--depth` above 1 is refused with it.
+fn check_engine_depth(engine: EngineChoice, depths: &[u32]) -> Result<(), UsageError> {
+    let EngineChoice::Named(name) = engine else {
+        return Ok(());
+    };
+    let Some(e) = by_name(name) else {
+        return Ok(());
+    };
+    if e.caps().has(Caps::SYNC) && depths.iter().any(|&d| d > 1) {
+        let queued = ENGINES
+            .iter()
+            .find(|e| e.caps().has(Caps::ASYNC))
+            .map_or("auto", |e| e.name());
         return Err(UsageError::new(
-            "--shared-file",
-            "--verify tracks the data of each job's own file and does not run on a shared file; drop --verify or --shared-file",
+            "--depth",
+            format!(
+                "the {} engine has one I/O in flight per job; use --depth 1 or --engine {queued}",
+                e.name()
+            ),
         ));
     }
-    o.allow_destructive = a.allow_destructive;
-    if let Some(t) = &a.runtime {
-        o.runtime = Some(parse_duration(t).map_err(|e| UsageError::new("--runtime", e))?);
-    }
-    if let Some(t) = &a.ramp {
-        // A zero ramp is allowed here (unlike other durations): "0" or "0s".
-        let z = t.trim().trim_end_matches('s').trim_end_matches('m');
-        o.ramp = if z.parse::<f64>().is_ok_and(|v| v == 0.0) {
-            Duration::ZERO
-        } else {
-            parse_duration(t).map_err(|e| UsageError::new("--ramp", e))?
-        };
-    }
-    if let Some(t) = &a.sustain {
-        let s = parse_duration(t).map_err(|e| UsageError::new("--sustain", e))?;
-        if s < Duration::from_secs(2) {
-            return Err(UsageError::new(
-                "--sustain",
-                "steady-state mode samples every second; give at least 2s, e.g. 10m",
-            ));
-        }
-        o.sustain = Some(s);
-    }
-    Ok(o)
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn args(f: impl FnOnce(&mut DiskArgs)) -> Result<DiskOptions, UsageError> {
-        let mut a = DiskArgs::default();
-        f(&mut a);
-        parse(&a)
+    fn args(argv: &[&str]) -> Result<DiskOptions, UsageError> {
+        parse(&crate::bench::flags::try_args::<DiskOptions>(argv)?)
     }
 
     #[test]
@@ -536,7 +583,7 @@ mod tests {
 
     #[test]
     fn defaults() {
-        let o = args(|_| {}).unwrap();
+        let o = args(&[]).unwrap();
         assert_eq!(o.patterns.len(), 4);
         assert_eq!(o.depths, vec![1, 32]);
         assert_eq!(o.file_size, 1 << 30);
@@ -546,46 +593,32 @@ mod tests {
 
     #[test]
     fn errors_name_the_flag() {
-        let e = args(|a| a.depth = Some("0".into())).unwrap_err().0;
+        let e = args(&["--depth", "0"]).unwrap_err().0;
         assert!(e.starts_with("--depth: '0' is out of range"), "{e}");
-        let e = args(|a| a.jobs = Some("x".into())).unwrap_err().0;
+        let e = args(&["--jobs", "x"]).unwrap_err().0;
         assert!(e.starts_with("--jobs:"), "{e}");
-        let e = args(|a| a.block = Some("1000B".into())).unwrap_err().0;
+        let e = args(&["--block", "1000B"]).unwrap_err().0;
         assert!(e.starts_with("--block:"), "{e}");
-        let e = args(|a| {
-            a.block = Some("1MiB".into());
-            a.file_size = Some("512KiB".into());
-        })
-        .unwrap_err()
-        .0;
+        let e = args(&["--block", "1MiB", "--file-size", "512KiB"])
+            .unwrap_err()
+            .0;
         assert!(
             e.starts_with("--file-size: 512 KiB (524288 B) is smaller than the block size 1 MiB"),
             "{e}"
         );
-        let e = args(|a| a.engine = Some("libaio".into())).unwrap_err().0;
+        let e = args(&["--engine", "libaio"]).unwrap_err().0;
         assert!(e.contains("auto,sync,uring"), "{e}");
-        let e = args(|a| {
-            a.engine = Some("sync".into());
-            a.depth = Some("32".into());
-        })
-        .unwrap_err()
-        .0;
+        let e = args(&["--engine", "sync", "--depth", "32"]).unwrap_err().0;
         assert!(e.starts_with("--depth:"), "{e}");
-        let e = args(|a| a.sustain = Some("1s".into())).unwrap_err().0;
+        let e = args(&["--sustain", "1s"]).unwrap_err().0;
         assert!(e.starts_with("--sustain:"), "{e}");
-        let e = args(|a| a.dir = Some(" ".into())).unwrap_err().0;
+        let e = args(&["--dir", " "]).unwrap_err().0;
         assert!(e.starts_with("--dir:"), "{e}");
     }
 
     #[test]
     fn engines_come_from_the_registry() {
-        let engine = |t: &str| {
-            args(|a| {
-                a.engine = Some(t.into());
-                a.depth = Some("1".into());
-            })
-            .map(|o| o.engine)
-        };
+        let engine = |t: &str| args(&["--engine", t, "--depth", "1"]).map(|o| o.engine);
         assert_eq!(engine("auto").unwrap(), EngineChoice::Auto);
         for (given, name) in [
             ("sync", "sync"),
@@ -609,93 +642,68 @@ mod tests {
         assert_eq!(json(EngineChoice::Auto), "auto");
         assert_eq!(json(EngineChoice::Named("uring")), "uring");
         // A sync engine has one I/O in flight; a queued one takes any depth.
-        let e = args(|a| {
-            a.engine = Some("psync".into());
-            a.depth = Some("1,32".into());
-        })
-        .unwrap_err()
-        .0;
+        let e = args(&["--engine", "psync", "--depth", "1,32"])
+            .unwrap_err()
+            .0;
         assert_eq!(
             e,
             "--depth: the sync engine has one I/O in flight per job; use --depth 1 or --engine uring"
         );
-        assert!(args(|a| {
-            a.engine = Some("uring".into());
-            a.depth = Some("1,32".into());
-        })
-        .is_ok());
+        assert!(args(&["--engine", "uring", "--depth", "1,32"]).is_ok());
     }
 
     #[test]
     fn decimal_and_small_blocks() {
         // Decimal sizes: refused for O_DIRECT with the nearest sector multiples...
-        let e = args(|a| a.block = Some("4KB".into())).unwrap_err().0;
+        let e = args(&["--block", "4KB"]).unwrap_err().0;
         assert_eq!(
             e,
             "--block: 4 KB (4000 B) is not a multiple of 512 B, which direct I/O needs; nearest: 3.50 KiB (3584 B) or 4 KiB (4096 B), or add --buffered for any size"
         );
-        let e = args(|a| a.block = Some("1B".into())).unwrap_err().0;
+        let e = args(&["--block", "1B"]).unwrap_err().0;
         assert!(
             e.contains("nearest: 512 B (512 B), or add --buffered"),
             "{e}"
         );
         // ...taken as they are with --buffered, the default file rounded to fit them.
-        let o = args(|a| {
-            a.block = Some("1B,100B,4KB,1MB".into());
-            a.buffered = true;
-        })
-        .unwrap();
+        let o = args(&["--block", "1B,100B,4KB,1MB", "--buffered"]).unwrap();
         assert_eq!(o.blocks, Some(vec![1, 100, 4000, 1_000_000]));
         assert_eq!(o.file_size % 1_000_000, 0);
         assert_eq!(o.file_size, 1073 * 1_000_000);
         // Sector multiples written in decimal need nothing: 512KB = 1000 sectors.
         assert_eq!(
-            args(|a| a.block = Some("512KB".into())).unwrap().blocks,
+            args(&["--block", "512KB"]).unwrap().blocks,
             Some(vec![512_000])
         );
         // An explicit file size that the blocks do not divide is rounded down, as fio
         // does, and the results say so (issue #26: 256MB of 80MB blocks was refused).
-        let o = args(|a| {
-            a.block = Some("80MB".into());
-            a.file_size = Some("256MB".into());
-        })
-        .unwrap();
+        let o = args(&["--block", "80MB", "--file-size", "256MB"]).unwrap();
         assert_eq!(o.file_size, 240_000_000);
         assert_eq!(
             o.notes,
             ["--file-size 256 MB (256000000 B) rounded down to 240 MB (240000000 B), a multiple of the block size 80 MB, as fio does"]
         );
-        let o = args(|a| a.file_size = Some("1GB".into())).unwrap();
+        let o = args(&["--file-size", "1GB"]).unwrap();
         assert_eq!(o.file_size, 953 << 20);
         assert_eq!(
             o.notes,
             ["--file-size 1 GB (1000000000 B) rounded down to 953 MiB (999292928 B), a multiple of 1 MiB, the least common multiple of the block sizes, as fio does"]
         );
         // A size that needs no rounding says nothing; one below a block is refused.
-        assert!(args(|a| a.file_size = Some("1GiB".into()))
-            .unwrap()
-            .notes
-            .is_empty());
-        let e = args(|a| {
-            a.block = Some("1MiB".into());
-            a.file_size = Some("1000KiB".into());
-        })
-        .unwrap_err()
-        .0;
+        assert!(args(&["--file-size", "1GiB"]).unwrap().notes.is_empty());
+        let e = args(&["--block", "1MiB", "--file-size", "1000KiB"])
+            .unwrap_err()
+            .0;
         assert_eq!(
             e,
             "--file-size: 1000 KiB (1024000 B) is smaller than the block size 1 MiB; a job file holds whole blocks, so give at least that or smaller --block sizes"
         );
         // --verify checks sectors.
-        let e = args(|a| {
-            a.block = Some("100B".into());
-            a.buffered = true;
-            a.verify = true;
-        })
-        .unwrap_err()
-        .0;
+        let e = args(&["--block", "100B", "--buffered", "--verify"])
+            .unwrap_err()
+            .0;
         assert!(e.starts_with("--verify: checks whole 512 B sectors"), "{e}");
-        let e = args(|a| a.block = Some("2GiB".into())).unwrap_err().0;
+        let e = args(&["--block", "2GiB"]).unwrap_err().0;
         assert!(e.starts_with("--block: 2 GiB is above the limit"), "{e}");
     }
 
@@ -705,24 +713,51 @@ mod tests {
         assert_eq!(Pattern::parse("seq-rw").unwrap(), Pattern::Copy);
         assert!(!Pattern::Copy.random() && Pattern::Copy.writes());
         assert_eq!(Pattern::Copy.default_block(), 1 << 20);
-        let e = args(|a| {
-            a.pattern = Some("copy".into());
-            a.file_size = Some("1MiB".into());
-        })
-        .unwrap_err()
-        .0;
+        let e = args(&["--pattern", "copy", "--file-size", "1MiB"])
+            .unwrap_err()
+            .0;
         assert!(e.contains("fewer than two blocks"), "{e}");
     }
 
     #[test]
     fn zero_ramp() {
+        assert_eq!(args(&["--ramp", "0"]).unwrap().ramp, Duration::ZERO);
         assert_eq!(
-            args(|a| a.ramp = Some("0".into())).unwrap().ramp,
-            Duration::ZERO
-        );
-        assert_eq!(
-            args(|a| a.ramp = Some("500ms".into())).unwrap().ramp,
+            args(&["--ramp", "500ms"]).unwrap().ramp,
             Duration::from_millis(500)
         );
+    }
+
+    /// Every flag's bad value is the one line it gave before the flags were typed.
+    #[test]
+    fn bad_values_give_their_line() {
+        for (argv, line) in [
+            (&["--dir", " "][..], "--dir: empty path; give an existing directory"),
+            (&["--pattern", "seqread"], "--pattern: unknown pattern 'seqread'; accepted: seq-read,seq-write,rand-read,rand-write,rw-mix[:READ_PCT],copy (or fio's read,write,randread,randwrite,randrw)"),
+            (&["--pattern", "rw-mix:101"], "--pattern: 'rw-mix:101': the read percentage of rw-mix is a whole number from 0 to 100, e.g. rw-mix:70"),
+            (&["--block", "4X"], "--block: '4X' is not a size; use a number with B, KiB, MiB, GiB, TiB (or KB, MB, GB), e.g. 8KiB"),
+            (&["--depth", "zero"], "--depth: 'zero' is not a whole number; use e.g. 1,32"),
+            (&["--depth", "5000"], "--depth: '5000' is out of range; queue depths go from 1 to 4096"),
+            (&["--jobs", "0"], "--jobs: '0' is out of range; job counts go from 1 to 1024"),
+            (&["--file-size", "1PiB"], "--file-size: '1PiB' is not a size; use a number with B, KiB, MiB, GiB, TiB (or KB, MB, GB), e.g. 8KiB"),
+            (&["--file-size", "512TiB"], "--file-size: 512 TiB is above the limit of 256 TiB; use e.g. 1GiB"),
+            (&["--engine", "libaio"], "--engine: unknown engine 'libaio'; accepted: auto,sync,uring"),
+            (&["--runtime", "2"], "--runtime: '2' has no unit; give one of us, ms, s, m or h, e.g. 2ms or 2s"),
+            (&["--ramp", "soon"], "--ramp: 'soon' is not a duration; use a number with ms, s, m or h, e.g. 500ms or 10s"),
+            (&["--sustain", "1s"], "--sustain: steady-state mode samples every second; give at least 2s, e.g. 10m"),
+            (&["--shared-file", "--verify"], "--shared-file: --verify tracks the data of each job's own file and does not run on a shared file; drop --verify or --shared-file"),
+        ] {
+            assert_eq!(args(argv).unwrap_err().0, line, "{argv:?}");
+        }
+    }
+
+    /// The help lists the engines of the registry.
+    #[test]
+    fn help_lists_the_engines() {
+        let mut cmd = <DiskOptions as clap::Args>::augment_args(clap::Command::new("disk"));
+        let help = cmd.render_help().to_string();
+        for e in ENGINES {
+            assert!(help.contains(e.name()), "{}: {help}", e.name());
+        }
     }
 }

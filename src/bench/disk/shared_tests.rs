@@ -8,7 +8,7 @@ use super::job::{self, JobSpec};
 use super::options::{DiskArgs, Pattern};
 use super::{prepare, RunPlan};
 use crate::bench::common::{self, args_from, CommonArgs};
-use crate::bench::Context;
+use crate::bench::resource::Context;
 use crate::hw::HostInfo;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;

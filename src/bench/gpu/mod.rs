@@ -21,8 +21,8 @@ pub(crate) mod memory;
 pub mod options;
 
 use super::common::{ram_refuses, ram_room, RAM_FRACTION};
-use super::peaks::{GpuPeak, PeakKey};
-use super::{Benchmark, Case, Context, Plan, UsageError};
+use super::peaks::{PeakKey, PeakKind};
+use super::resource::{self, Case, CommonFlag, Context, Plan, Run, UsageError};
 use crate::hw::gpu::GpuInfo;
 use crate::hw::gpu_table::GpuPrecision;
 use crate::hw::peak::Peak;
@@ -41,6 +41,30 @@ const SOFTWARE_SIZE: u64 = 256 << 20;
 
 /// The GPU resource.
 pub(crate) struct GpuBench;
+
+/// The GPU peaks a `gpu.…` key names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuPeak {
+    /// `gpu.PRECISION`: a compute kernel's rate.
+    Precision(GpuPrecision),
+    /// `gpu.memory`: the device memory bandwidth.
+    Memory,
+    /// `gpu.pcie`: the host link.
+    Pcie,
+    /// `gpu.read|write|copy|h2d|d2h`: one memory or transfer kernel (never `dispatch`).
+    Kernel(MemKernel),
+}
+
+/// The `--peak` key `gpu.PRECISION`, `gpu.memory`, `gpu.pcie` or `gpu.KERNEL`: the one
+/// spelling of the keys this resource looks up and accepts.
+pub(crate) fn peak_key(which: GpuPeak) -> PeakKey {
+    PeakKey::new(match which {
+        GpuPeak::Precision(p) => format!("gpu.{}", p.name()),
+        GpuPeak::Memory => "gpu.memory".to_string(),
+        GpuPeak::Pcie => "gpu.pcie".to_string(),
+        GpuPeak::Kernel(k) => format!("gpu.{}", k.name()),
+    })
+}
 
 /// The adapter a plan runs on, opened by the first case that needs it.
 struct Shared {
@@ -202,12 +226,7 @@ fn run_compute(
         );
     }
     r.info(note);
-    let peak = peak_for(
-        &gpu.info,
-        p.name(),
-        &[PeakKey::Gpu(GpuPeak::Precision(p))],
-        ctx,
-    );
+    let peak = peak_for(&gpu.info, p.name(), &[peak_key(GpuPeak::Precision(p))], ctx);
     r.with_samples(samples).with_peak(peak)
 }
 
@@ -250,18 +269,12 @@ fn run_memory(
     match k {
         MemKernel::Dispatch => r,
         MemKernel::H2d | MemKernel::D2h => {
-            let keys = [
-                PeakKey::Gpu(GpuPeak::Kernel(k)),
-                PeakKey::Gpu(GpuPeak::Pcie),
-            ];
+            let keys = [peak_key(GpuPeak::Kernel(k)), peak_key(GpuPeak::Pcie)];
             let peak = peak_for(&gpu.info, "pcie", &keys, ctx);
             r.with_peak(peak)
         }
         _ => {
-            let keys = [
-                PeakKey::Gpu(GpuPeak::Kernel(k)),
-                PeakKey::Gpu(GpuPeak::Memory),
-            ];
+            let keys = [peak_key(GpuPeak::Kernel(k)), peak_key(GpuPeak::Memory)];
             let peak = peak_for(&gpu.info, "memory", &keys, ctx);
             r.with_peak(peak)
         }
@@ -414,12 +427,71 @@ fn fits(info: &GpuInfo, size: u64, mem: &[MemKernel], available: u64) -> Result<
 impl Plan for GpuBench {
     type Options = GpuOptions;
 
+    fn refuses(&self, _o: &GpuOptions, flag: CommonFlag) -> Option<&'static str> {
+        match flag {
+            CommonFlag::Weak => Some("the GPU kernels run on one device with no thread count to scale; drop --weak"),
+            CommonFlag::UntilStable => Some("GPU kernels run on the device, with no per-sample check of CPU threads; drop --until-stable and set --repeat"),
+            // The host side's threads (driver, software adapter) follow --cpus.
+            CommonFlag::Cpus => None,
+        }
+    }
+
+    /// `--list` prints the adapters instead (the top runs it: it measures nothing).
+    fn measures(&self, o: &GpuOptions) -> bool {
+        !o.list
+    }
+
     fn plan(&self, o: &GpuOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         cases(ctx, o, &o.compute(), &o.memory())
     }
 }
 
-impl Benchmark for GpuBench {
+impl resource::Resource for GpuBench {
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn about(&self) -> &'static str {
+        "GPU compute per precision, memory and transfer bandwidth, dispatch latency (wgpu over Vulkan)"
+    }
+
+    fn command(&self) -> clap::Command {
+        resource::subcommand::<options::GpuArgs>(self)
+    }
+
+    fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {
+        resource::parse_with(&GpuBench, m, options::parse)
+    }
+
+    fn peak_keys(&self) -> &'static str {
+        "gpu.PRECISION, gpu.memory, gpu.pcie, gpu.read|write|copy|h2d|d2h"
+    }
+
+    fn peak_key(&self, _key: &str, rest: &[&str]) -> Result<Option<(PeakKey, PeakKind)>, String> {
+        let [x] = rest else { return Ok(None) };
+        let which = match *x {
+            "memory" => GpuPeak::Memory,
+            "pcie" => GpuPeak::Pcie,
+            x => {
+                if let Some(p) = GpuPrecision::ALL.into_iter().find(|p| p.name() == x) {
+                    GpuPeak::Precision(p)
+                } else if let Some(k) = MemKernel::ALL
+                    .into_iter()
+                    .find(|k| *k != MemKernel::Dispatch && k.name() == x)
+                {
+                    GpuPeak::Kernel(k)
+                } else {
+                    return Ok(None);
+                }
+            }
+        };
+        let kind = match which {
+            GpuPeak::Precision(_) => PeakKind::Ops,
+            _ => PeakKind::Bytes,
+        };
+        Ok(Some((peak_key(which), kind)))
+    }
+
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
         let o = GpuOptions {
             all_precisions: true,
@@ -433,6 +505,7 @@ impl Benchmark for GpuBench {
 mod tests {
     use super::*;
     use crate::bench::common::{self, args_from, CommonArgs};
+    use crate::bench::resource::Resource as _;
     use crate::hw::gpu::{GpuDetection, GpuLimits};
     use options::GpuArgs;
 

@@ -1,33 +1,14 @@
-//! `peakbench gpu` options: validation of the raw flags ([`GpuArgs`]) into
-//! [`GpuOptions`]. Bad values get one line naming the flag and the accepted form (exit
-//! code 2, nothing run). Checks that need the adapter (`--device` range, a precision it
+//! `peakbench gpu` options: one struct, [`GpuOptions`], its flags typed where clap
+//! reads them (a bad value is one line naming the flag and the accepted form, exit
+//! code 2, nothing run), and [`parse`]. Checks that need the adapter (`--device` range, a precision it
 //! lacks) happen in `plan`.
 
-use crate::bench::UsageError;
+use crate::bench::flags::{dedup, Choices, List};
 use crate::hw::gpu_table::GpuPrecision;
 use crate::util::units::{parse_list, parse_size, ParseError};
+use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
-
-/// `peakbench gpu` flags (validated in `bench/gpu/options.rs`).
-#[derive(Debug, Args, Default)]
-pub struct GpuArgs {
-    /// List the adapters (name, vendor, type, driver, backend, limits, peaks) and exit
-    #[arg(long)]
-    pub(crate) list: bool,
-    /// Adapter index from --list [default: the first: discrete before integrated before software]
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub(crate) device: Option<String>,
-    /// Compute precisions: fp32,fp16,fp64,int32,int8,int64 (aliases qp,hp,sp,dp) or all [default: all, unless only --kernel is given]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub(crate) precision: Option<String>,
-    /// Memory kernels: read,write,copy,h2d,d2h,dispatch or all [default: all, unless only --precision is given]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub(crate) kernel: Option<String>,
-    /// Bytes per buffer of the memory and transfer kernels [default: 1GiB; 256MiB on a software adapter]
-    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
-    pub(crate) size: Option<String>,
-}
 
 /// Memory and transfer workloads (`--kernel`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -76,23 +57,59 @@ impl Serialize for MemKernel {
     }
 }
 
-/// Validated `peakbench gpu` options.
-#[derive(Debug, Clone, Default, Serialize)]
+/// `--precision` as given: the precisions, and whether it said `all`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PrecisionChoice {
+    /// The precisions asked for, each once.
+    list: Vec<GpuPrecision>,
+    /// `--precision all`: missing precisions are skipped, not refused.
+    all: bool,
+}
+
+/// `peakbench gpu`: its flags, typed where clap reads them, and the validated options
+/// (serialised into the report's `config`): one struct. [`parse`] fills in what
+/// `--precision` means.
+#[derive(Debug, Clone, Default, Args, Serialize)]
 pub(crate) struct GpuOptions {
-    /// `--list`: print the adapters and exit.
+    /// List the adapters (name, vendor, type, driver, backend, limits, peaks) and exit
+    #[arg(long)]
     pub(crate) list: bool,
-    /// `--device`: adapter index; `None` = the first (best) one.
+    /// Adapter index from --list [default: the first: discrete before integrated before software]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = device)]
     pub(crate) device: Option<usize>,
-    /// `--precision`; `None` = all when `--kernel` is not given either, else none.
+    /// Compute precisions, or all (aliases qp,hp,sp,dp) [default: all, unless only --kernel is given]
+    #[arg(
+        long = "precision",
+        id = "precision",
+        value_name = "LIST",
+        allow_hyphen_values = true,
+        value_parser = Choices::new(precisions, precision_names)
+    )]
+    #[serde(skip)]
+    pub(crate) precision_given: Option<PrecisionChoice>,
+    // `--precision`; `None` = all when `--kernel` is not given either, else none (set
+    // by `parse`).
+    #[arg(skip)]
     pub(crate) precisions: Option<Vec<GpuPrecision>>,
-    /// Whether `--precision all` (or nothing) was asked: missing precisions are skipped,
-    /// not refused.
+    // Whether `--precision all` (or nothing) was asked: missing precisions are skipped,
+    // not refused.
+    #[arg(skip)]
     pub(crate) all_precisions: bool,
-    /// `--kernel`; `None` = all when `--precision` is not given either, else none.
-    pub(crate) kernels: Option<Vec<MemKernel>>,
-    /// `--size`: bytes per buffer of the memory and transfer kernels.
+    /// Memory kernels, or all [default: all, unless only --precision is given]
+    #[arg(
+        long = "kernel",
+        value_name = "LIST",
+        allow_hyphen_values = true,
+        value_parser = Choices::new(kernels, kernel_names)
+    )]
+    pub(crate) kernels: Option<List<MemKernel>>,
+    /// Bytes per buffer of the memory and transfer kernels [default: 1GiB; 256MiB on a software adapter]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true, value_parser = size)]
     pub(crate) size: Option<u64>,
 }
+
+/// Until the top names one type per command (issue #34): the flags are the options.
+pub(crate) type GpuArgs = GpuOptions;
 
 impl GpuOptions {
     /// The compute precisions to run, in order.
@@ -118,112 +135,98 @@ impl GpuOptions {
 /// host's memory are checked when the adapter is known, in `cases`).
 pub(crate) const MAX_SIZE: u64 = 1 << 40;
 
-/// Validates the flags.
-pub(crate) fn parse(a: &GpuArgs) -> Result<GpuOptions, UsageError> {
-    let device = match &a.device {
-        None => None,
-        Some(t) => Some(t.trim().parse::<usize>().map_err(|_| {
-            UsageError::new(
-                "--device",
-                format!("'{t}' is not an adapter index; use a number from `peakbench gpu --list`"),
-            )
-        })?),
-    };
-    let mut all_precisions = a.precision.is_none();
-    let precisions = match &a.precision {
-        None => None,
-        Some(t) if t.trim().eq_ignore_ascii_case("all") => {
-            all_precisions = true;
-            Some(GpuPrecision::ALL.to_vec())
-        }
-        Some(t) => Some(
-            dedup(parse_list(t, |s| {
-                GpuPrecision::parse(s).ok_or_else(|| {
-                    ParseError(format!(
-                        "unknown precision '{s}'; accepted: fp32,fp16,fp64,int32,int8,int64 (aliases {}; or all)",
-                        crate::hw::precision::alias_list()
-                    ))
-                })
-            }))
-            .map_err(|e| UsageError::new("--precision", e))?,
-        ),
-    };
-    let kernels = match &a.kernel {
-        None => None,
-        Some(t) if t.trim().eq_ignore_ascii_case("all") => Some(MemKernel::ALL.to_vec()),
-        Some(t) => Some(
-            dedup(parse_list(t, |s| {
-                MemKernel::ALL
-                    .into_iter()
-                    .find(|k| k.name().eq_ignore_ascii_case(s))
-                    .ok_or_else(|| {
-                        ParseError(format!(
-                            "unknown kernel '{s}'; accepted: read,write,copy,h2d,d2h,dispatch (or all)"
-                        ))
-                    })
-            }))
-            .map_err(|e| UsageError::new("--kernel", e))?,
-        ),
-    };
-    let size = match &a.size {
-        None => None,
-        Some(t) => {
-            let s = parse_size(t).map_err(|e| UsageError::new("--size", e))?;
-            if s > MAX_SIZE {
-                return Err(UsageError::new(
-                    "--size",
-                    format!(
-                        "'{t}' is over 1TiB, more than any GPU's memory; use at most 1TiB, e.g. 256MiB or 1GiB"
-                    ),
-                ));
-            }
-            if s < 1 << 20 {
-                return Err(UsageError::new(
-                    "--size",
-                    format!(
-                        "'{t}' must be at least 1MiB and a multiple of 4KiB, e.g. 256MiB or 1GiB"
-                    ),
-                ));
-            }
-            if s % 4096 != 0 {
-                // Refused with the nearest sizes (as disk blocks are), never rounded.
-                let below = s / 4096 * 4096;
-                let fmt = crate::util::units::format_size;
-                return Err(UsageError::new(
-                    "--size",
-                    format!(
-                        "'{t}' ({s} B) is not a multiple of 4KiB; nearest: {} ({below} B) or {} ({} B)",
-                        fmt(below),
-                        fmt(below + 4096),
-                        below + 4096
-                    ),
-                ));
-            }
-            Some(s)
-        }
-    };
-    Ok(GpuOptions {
-        list: a.list,
-        device,
-        precisions,
-        all_precisions,
-        kernels,
-        size,
+fn precision_names() -> Vec<&'static str> {
+    let names = GpuPrecision::ALL.map(GpuPrecision::name);
+    names.into_iter().chain(["all"]).collect()
+}
+
+fn kernel_names() -> Vec<&'static str> {
+    let names = MemKernel::ALL.map(MemKernel::name);
+    names.into_iter().chain(["all"]).collect()
+}
+
+/// `--device N`.
+fn device(text: &str) -> Result<usize, ParseError> {
+    text.trim().parse::<usize>().map_err(|_| {
+        ParseError(format!(
+            "'{text}' is not an adapter index; use a number from `peakbench gpu --list`"
+        ))
     })
 }
 
-fn dedup<T: Ord + Copy>(v: Result<Vec<T>, ParseError>) -> Result<Vec<T>, ParseError> {
-    let mut v = v?;
-    let mut seen = Vec::new();
-    v.retain(|x| {
-        if seen.contains(x) {
-            false
-        } else {
-            seen.push(*x);
-            true
-        }
-    });
-    Ok(v)
+/// `--precision`: precisions of the GPU table (or their aliases), or all.
+fn precisions(text: &str) -> Result<PrecisionChoice, ParseError> {
+    if text.trim().eq_ignore_ascii_case("all") {
+        return Ok(PrecisionChoice {
+            list: GpuPrecision::ALL.to_vec(),
+            all: true,
+        });
+    }
+    let names = GpuPrecision::ALL.map(GpuPrecision::name).join(",");
+    let list = parse_list(text, |s| {
+        GpuPrecision::parse(s).ok_or_else(|| {
+            ParseError(format!(
+                "unknown precision '{s}'; accepted: {names} (aliases {}; or all)",
+                crate::hw::precision::alias_list()
+            ))
+        })
+    })?;
+    Ok(PrecisionChoice {
+        list: dedup(list),
+        all: false,
+    })
+}
+
+/// `--kernel`: the memory and transfer kernels, or all.
+fn kernels(text: &str) -> Result<List<MemKernel>, ParseError> {
+    if text.trim().eq_ignore_ascii_case("all") {
+        return Ok(MemKernel::ALL.to_vec());
+    }
+    let names = MemKernel::ALL.map(MemKernel::name).join(",");
+    parse_list(text, |s| {
+        MemKernel::ALL
+            .into_iter()
+            .find(|k| k.name().eq_ignore_ascii_case(s))
+            .ok_or_else(|| ParseError(format!("unknown kernel '{s}'; accepted: {names} (or all)")))
+    })
+    .map(dedup)
+}
+
+/// `--size`: 1 MiB to [`MAX_SIZE`], whole 4 KiB pages.
+fn size(t: &str) -> Result<u64, ParseError> {
+    let s = parse_size(t)?;
+    if s > MAX_SIZE {
+        return Err(ParseError(format!(
+            "'{t}' is over 1TiB, more than any GPU's memory; use at most 1TiB, e.g. 256MiB or 1GiB"
+        )));
+    }
+    if s < 1 << 20 {
+        return Err(ParseError(format!(
+            "'{t}' must be at least 1MiB and a multiple of 4KiB, e.g. 256MiB or 1GiB"
+        )));
+    }
+    if s % 4096 != 0 {
+        // Refused with the nearest sizes (as disk blocks are), never rounded.
+        let below = s / 4096 * 4096;
+        let fmt = crate::util::units::format_size;
+        return Err(ParseError(format!(
+            "'{t}' ({s} B) is not a multiple of 4KiB; nearest: {} ({below} B) or {} ({} B)",
+            fmt(below),
+            fmt(below + 4096),
+            below + 4096
+        )));
+    }
+    Ok(s)
+}
+
+/// What `--precision` means: its precisions (`None` when not given) and whether all
+/// were asked (not given, or `all`).
+pub(crate) fn parse(a: &GpuOptions) -> Result<GpuOptions, UsageError> {
+    Ok(GpuOptions {
+        precisions: a.precision_given.as_ref().map(|p| p.list.clone()),
+        all_precisions: a.precision_given.as_ref().is_none_or(|p| p.all),
+        ..a.clone()
+    })
 }
 
 #[cfg(test)]
@@ -231,18 +234,12 @@ mod tests {
     use super::*;
 
     fn p(args: &[(&str, &str)]) -> Result<GpuOptions, UsageError> {
-        let mut a = GpuArgs::default();
-        for (k, v) in args {
-            let v = Some(v.to_string());
-            match *k {
-                "device" => a.device = v,
-                "precision" => a.precision = v,
-                "kernel" => a.kernel = v,
-                "size" => a.size = v,
-                _ => unreachable!(),
-            }
+        let flags: Vec<String> = args.iter().map(|(k, _)| format!("--{k}")).collect();
+        let mut argv: Vec<&str> = Vec::new();
+        for ((_, v), f) in args.iter().zip(&flags) {
+            argv.extend([f.as_str(), v]);
         }
-        parse(&a)
+        parse(&crate::bench::flags::try_args::<GpuOptions>(&argv)?)
     }
 
     #[test]
@@ -307,5 +304,22 @@ mod tests {
             "--size: '1GB' (1000000000 B) is not a multiple of 4KiB; nearest: 953.67 MiB (999997440 B) or 953.68 MiB (1000001536 B)"
         );
         assert_eq!(p(&[("size", "4096KB")]).unwrap().size, Some(4_096_000));
+    }
+
+    /// Every flag's bad value is the one line it gave before the flags were typed.
+    #[test]
+    fn bad_values_give_their_line() {
+        for (argv, line) in [
+            (&[("device", "x")][..], "--device: 'x' is not an adapter index; use a number from `peakbench gpu --list`"),
+            (&[("precision", "fp8")], "--precision: unknown precision 'fp8'; accepted: fp32,fp16,fp64,int32,int8,int64 (aliases qp,hp,sp,dp; or all)"),
+            (&[("kernel", "triad")], "--kernel: unknown kernel 'triad'; accepted: read,write,copy,h2d,d2h,dispatch (or all)"),
+            (&[("size", "2TiB")], "--size: '2TiB' is over 1TiB, more than any GPU's memory; use at most 1TiB, e.g. 256MiB or 1GiB"),
+            (&[("size", "4KiB")], "--size: '4KiB' must be at least 1MiB and a multiple of 4KiB, e.g. 256MiB or 1GiB"),
+        ] {
+            assert_eq!(p(argv).unwrap_err().0, line, "{argv:?}");
+        }
+        let o = p(&[("precision", "ALL")]).unwrap();
+        assert!(o.all_precisions);
+        assert_eq!(o.precisions, Some(GpuPrecision::ALL.to_vec()));
     }
 }

@@ -19,19 +19,20 @@
 //! ([`crate::reference::hpcc::coretype`]; OpenBLAS 0.3.21 takes a Zen 5 for Haswell and
 //! would run AVX2 kernels), and the row says so.
 
-use super::blas::{CallError, Elem, Family, Library, LoadError, Threads};
+use super::blas::{CallError, Elem, Library, LoadError, Threads};
 use super::options::Routine;
 use super::{dense, Context, GemmSet, LinalgCase, Sample};
-use crate::bench::UsageError;
 use crate::hw::HostInfo;
 use crate::measure::clock::Tick;
 use crate::report::model::BenchResult;
+use crate::util::usage::UsageError;
 use faer::Mat;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::Mutex;
 
-pub(crate) use super::choice::{BlasChoice, Known, ACCEPTED, KNOWN, NOT_IN_AUTO};
+pub(crate) use super::choice::BlasChoice;
+use super::choice::{accepted, known, Known, KNOWN};
 
 /// The library behind one set of rows.
 #[derive(Clone)]
@@ -101,7 +102,7 @@ fn load(file: &Path, core: Option<&str>) -> Result<Library, LoadError> {
 /// The note for an OpenBLAS loaded with `core` set by peakbench, or with
 /// `OPENBLAS_CORETYPE` from the environment (which then chose its kernels).
 fn core_note(lib: &Library, core: Option<&str>) -> Option<String> {
-    if lib.family != Family::OpenBlas {
+    if !lib.kind.coretype {
         return None;
     }
     match (core, std::env::var("OPENBLAS_CORETYPE")) {
@@ -113,15 +114,11 @@ fn core_note(lib: &Library, core: Option<&str>) -> Option<String> {
 
 /// Finds family `k`: the first of its files that loads and is that family.
 fn find(k: &Known, host: &HostInfo) -> Result<Backend, String> {
-    let core = if k.name == "openblas" {
-        coretype(host)
-    } else {
-        None
-    };
+    let core = if k.coretype { coretype(host) } else { None };
     let mut seen = Vec::new();
     for f in k.files {
         match load(Path::new(f), core) {
-            Ok(lib) if k.family.contains(&lib.family) => {
+            Ok(lib) if k.accepts(lib.kind) => {
                 return Ok(Backend::Lib {
                     name: k.name.into(),
                     load_note: core_note(&lib, core),
@@ -164,17 +161,14 @@ pub(crate) fn resolve(choices: &[BlasChoice], host: &HostInfo) -> Result<Vec<Bac
             BlasChoice::Faer => push(Backend::Faer, &mut out),
             BlasChoice::Auto => {
                 push(Backend::Faer, &mut out);
-                for k in KNOWN.iter().filter(|k| !left_out(k.name)) {
+                for k in KNOWN.iter().filter(|k| k.not_in_auto.is_none()) {
                     if let Ok(b) = find(k, host) {
                         push(b, &mut out);
                     }
                 }
             }
             BlasChoice::Named(name) => {
-                let k = KNOWN
-                    .iter()
-                    .find(|k| k.name == *name)
-                    .expect("parsed from KNOWN");
+                let k = known(name).expect("parsed from KNOWN");
                 let b = find(k, host).unwrap_or_else(|why| Backend::Missing {
                     name: k.name.into(),
                     why,
@@ -204,7 +198,7 @@ pub(crate) fn resolve(choices: &[BlasChoice], host: &HostInfo) -> Result<Vec<Bac
                     if let Err(e) = crate::util::regular::open(p) {
                         return Err(UsageError::new(
                             "--blas",
-                            format!("{}: {e}; give a BLAS library ({ACCEPTED})", p.display()),
+                            format!("{}: {e}; give a BLAS library ({})", p.display(), accepted()),
                         ));
                     }
                 }
@@ -218,7 +212,7 @@ pub(crate) fn resolve(choices: &[BlasChoice], host: &HostInfo) -> Result<Vec<Bac
                     Err(e) => {
                         return Err(UsageError::new(
                             "--blas",
-                            format!("{}: {e}; give a BLAS library ({ACCEPTED})", p.display()),
+                            format!("{}: {e}; give a BLAS library ({})", p.display(), accepted()),
                         ))
                     }
                 };
@@ -236,11 +230,6 @@ pub(crate) fn resolve(choices: &[BlasChoice], host: &HostInfo) -> Result<Vec<Bac
     Ok(out)
 }
 
-/// Whether `auto` leaves family `name` out ([`NOT_IN_AUTO`]).
-fn left_out(name: &str) -> bool {
-    NOT_IN_AUTO.iter().any(|(n, _)| *n == name)
-}
-
 /// What `--blas auto` picked on this host and what it left out and why, one line
 /// (said on every row of a run that asked for `auto`).
 pub(crate) fn auto_summary(host: &HostInfo) -> String {
@@ -249,17 +238,18 @@ pub(crate) fn auto_summary(host: &HostInfo) -> String {
     let mut s = format!("--blas auto ran {}", names.join(", "));
     let absent: Vec<&str> = KNOWN
         .iter()
-        .filter(|k| !left_out(k.name) && !names.contains(&k.name))
+        .filter(|k| k.not_in_auto.is_none() && !names.contains(&k.name))
         .map(|k| k.name)
         .collect();
     if !absent.is_empty() {
         s.push_str(&format!("; not found: {}", absent.join(", ")));
     }
-    for (name, why) in NOT_IN_AUTO {
-        let k = KNOWN.iter().find(|k| k.name == *name);
-        let found = k.is_some_and(|k| find(k, host).is_ok());
+    for k in &KNOWN {
+        let Some(why) = k.not_in_auto else { continue };
+        let found = find(k, host).is_ok();
         s.push_str(&format!(
-            "; left out: {name} ({}): {why}",
+            "; left out: {} ({}): {why}",
+            k.name,
             if found { "installed" } else { "not installed" }
         ));
     }
@@ -548,8 +538,7 @@ mod tests {
 
     /// Family `name` loaded, or `None` with the reason printed (the test then skips it).
     fn installed(name: &str, host: &HostInfo) -> Option<Arc<Library>> {
-        let k = KNOWN.iter().find(|k| k.name == name).unwrap();
-        match find(k, host) {
+        match find(known(name).unwrap(), host) {
             Ok(Backend::Lib { lib, .. }) => Some(lib),
             Ok(_) => None,
             Err(why) => {
@@ -733,6 +722,29 @@ mod tests {
             openblas.params
         );
         assert!(!faer.params.contains("blas"), "{}", faer.params);
+    }
+
+    /// Issue #34 item 4: every row of the family table resolves when named: to its
+    /// library where one is installed (and of that family), else to a skipped row
+    /// saying what was tried and how to install it.
+    #[test]
+    fn every_known_family_resolves_by_name() {
+        if !in_own_process("bench::linalg::backend::tests::every_known_family_resolves_by_name") {
+            return;
+        }
+        let host = HostInfo::detect(false);
+        for k in &KNOWN {
+            let b = resolve(&[BlasChoice::Named(k.name)], &host).unwrap();
+            assert_eq!(b.len(), 1, "{}", k.name);
+            assert_eq!(b[0].name(), k.name);
+            match &b[0] {
+                Backend::Lib { lib, .. } => assert!(k.accepts(lib.kind), "{}", k.name),
+                Backend::Missing { why, .. } => {
+                    assert!(why.contains(k.install) && why.contains(k.files[0]), "{why}")
+                }
+                Backend::Faer => panic!("{} resolved to faer", k.name),
+            }
+        }
     }
 
     #[test]

@@ -8,13 +8,16 @@
 //! `dgemm_`/`sgemm_` for GEMM, `dgetrf_`/`sgetrf_` then `dgetrs_`/`sgetrs_` for the
 //! solve. Orders beyond `i32::MAX` are refused before any call.
 //!
-//! What is read to name the library: `openblas_get_config` (+ `openblas_get_corename`),
-//! `bli_info_get_version_str` (+ `bli_arch_string(bli_arch_query_id())`),
-//! `MKL_Get_Version_String`, `flexiblas_get_version` (+ `flexiblas_current_backend`),
-//! `ATL_buildinfo`'s presence, and LAPACK's `ilaver_` where there is one. The thread
-//! count is set with the library's own call (`openblas_set_num_threads`,
-//! `bli_thread_set_num_threads`, `MKL_Set_Num_Threads`, `flexiblas_set_num_threads`) and
-//! read back where the library can say it.
+//! Every library family peakbench knows is one row of [`KNOWN`]: its `--blas` name, the
+//! files tried for it, the symbol that tells it apart, its thread-count call, how its
+//! version is read and how to install it. Adding a BLAS backend is one row there (and,
+//! when the library has a version call, the function that reads it). What is read to
+//! name the library: the row's version call (`openblas_get_config` +
+//! `openblas_get_corename`, `bli_info_get_version_str` +
+//! `bli_arch_string(bli_arch_query_id())`, `MKL_Get_Version_String`,
+//! `flexiblas_get_version` + `flexiblas_current_backend`), and LAPACK's `ilaver_` where
+//! there is one. The thread count is set with the row's call and read back where the
+//! library can say it.
 //!
 //! A library stays loaded until the process ends: unloading OpenBLAS or an OpenMP
 //! runtime while their worker threads exist crashes the process.
@@ -80,21 +83,199 @@ pub(crate) struct Fns<T> {
     getrs: Option<GetrsFn<T>>,
 }
 
-/// Which library family a file belongs to, told by the symbols it exports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Family {
-    /// OpenBLAS (`openblas_get_config`).
-    OpenBlas,
-    /// BLIS (`bli_info_get_version_str`).
-    Blis,
-    /// Intel oneMKL (`MKL_Get_Version_String`).
-    Mkl,
-    /// FlexiBLAS, a switch in front of another BLAS (`flexiblas_get_version`).
-    FlexiBlas,
-    /// ATLAS (`ATL_buildinfo`).
-    Atlas,
-    /// Any other BLAS (the netlib reference BLAS, or one without a version call).
-    Other,
+/// One library family peakbench knows: everything the loader, `--blas` and its help need
+/// about it. Adding a BLAS backend is one row in [`KNOWN`].
+pub(crate) struct Known {
+    /// The `--blas` name and row label.
+    pub name: &'static str,
+    /// The symbol whose presence tells a loaded file is this family (the rows are asked
+    /// in order); `None` for the one row that takes any other BLAS, last.
+    pub marker: Option<&'static str>,
+    /// Sonames (searched like `dlopen`) then paths.
+    pub files: &'static [&'static str],
+    /// The other families (by name) a file found for this one may be told as.
+    pub also: &'static [&'static str],
+    /// Install hint.
+    pub install: &'static str,
+    /// How the thread count is set.
+    pub threads: ThreadCall,
+    /// How the version is read.
+    pub version: Version,
+    /// Whether it reads `OPENBLAS_CORETYPE` when loaded (peakbench sets it for the load
+    /// from the CPU's features where the environment does not).
+    pub coretype: bool,
+    /// Why `--blas auto` leaves it out (it runs when named), or `None`.
+    pub not_in_auto: Option<&'static str>,
+}
+
+/// A family's thread-count call.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ThreadCall {
+    /// `void set(int)` and `int get(void)`.
+    Int {
+        /// The setter.
+        set: &'static str,
+        /// The getter (read back).
+        get: &'static str,
+    },
+    /// `void set(dim_t)` and `dim_t get(void)` (BLIS: 64-bit).
+    Dim {
+        /// The setter.
+        set: &'static str,
+        /// The getter (read back).
+        get: &'static str,
+    },
+    /// No call: why the library ignores the setting.
+    None(&'static str),
+}
+
+/// How a family's version string is read.
+#[derive(Clone, Copy)]
+pub(crate) enum Version {
+    /// The library's own calls, read by this function.
+    ///
+    /// # Safety
+    /// The function may be called only on a library of the row's family.
+    Call(unsafe fn(&libloading::Library) -> String),
+    /// The library has no version call: this text.
+    Fixed(&'static str),
+}
+
+/// Why a library without a thread-count call ignores the setting (and any library whose
+/// row names a call it does not export).
+const NO_THREAD_CALL: &str =
+    "the library has no thread-count call (the reference BLAS runs on the calling thread alone)";
+
+/// The families `auto` looks for, in the order rows appear (and the order in which a
+/// loaded file's symbols are asked).
+pub(crate) static KNOWN: [Known; 6] = [
+    Known {
+        name: "openblas",
+        marker: Some("openblas_get_config"),
+        files: &[
+            "libopenblas.so.0",
+            "libopenblasp.so.0",
+            "libopenblaso.so.0",
+            "libopenblas.so",
+            "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
+            "/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0",
+            "/usr/lib/aarch64-linux-gnu/openblas-pthread/libopenblas.so.0",
+            "/usr/lib64/libopenblasp.so.0",
+            "/usr/lib64/libopenblas.so.0",
+            "/opt/OpenBLAS/lib/libopenblas.so",
+        ],
+        also: &[],
+        install: "apt-get install libopenblas0-pthread (Debian/Ubuntu), dnf install openblas-threads (RHEL, EPEL)",
+        threads: ThreadCall::Int {
+            set: "openblas_set_num_threads",
+            get: "openblas_get_num_threads",
+        },
+        version: Version::Call(version_openblas),
+        coretype: true,
+        not_in_auto: None,
+    },
+    Known {
+        name: "blis",
+        marker: Some("bli_info_get_version_str"),
+        files: &[
+            "libblis.so.4",
+            "libblis.so.3",
+            "libblis-mt.so.4",
+            "libblis.so",
+            "/usr/lib/x86_64-linux-gnu/blis-pthread/libblis.so.4",
+            "/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4",
+            "/usr/lib64/libblis-mt.so.4",
+            "/usr/lib64/libblis.so.4",
+        ],
+        also: &[],
+        install: "apt-get install libblis4-pthread (Debian/Ubuntu), dnf install blis (RHEL, EPEL)",
+        threads: ThreadCall::Dim {
+            set: "bli_thread_set_num_threads",
+            get: "bli_thread_get_num_threads",
+        },
+        version: Version::Call(version_blis),
+        coretype: false,
+        not_in_auto: None,
+    },
+    Known {
+        name: "mkl",
+        marker: Some("MKL_Get_Version_String"),
+        files: &[
+            "libmkl_rt.so.2",
+            "libmkl_rt.so",
+            "/opt/intel/oneapi/mkl/latest/lib/libmkl_rt.so.2",
+            "/opt/intel/oneapi/mkl/latest/lib/intel64/libmkl_rt.so.2",
+        ],
+        also: &[],
+        install: "apt-get install libmkl-rt (Debian/Ubuntu, non-free), or Intel oneAPI's intel-oneapi-mkl (RHEL)",
+        threads: ThreadCall::Int {
+            set: "MKL_Set_Num_Threads",
+            get: "MKL_Get_Max_Threads",
+        },
+        version: Version::Call(version_mkl),
+        coretype: false,
+        not_in_auto: None,
+    },
+    Known {
+        name: "flexiblas",
+        marker: Some("flexiblas_get_version"),
+        files: &["libflexiblas.so.3", "libflexiblas.so"],
+        also: &[],
+        install: "apt-get install libflexiblas-dev (Debian/Ubuntu), dnf install flexiblas (RHEL)",
+        threads: ThreadCall::Int {
+            set: "flexiblas_set_num_threads",
+            get: "flexiblas_get_num_threads",
+        },
+        version: Version::Call(version_flexiblas),
+        coretype: false,
+        not_in_auto: None,
+    },
+    Known {
+        name: "atlas",
+        marker: Some("ATL_buildinfo"),
+        files: &[
+            "libtatlas.so.3",
+            "libsatlas.so.3",
+            "/usr/lib64/atlas/libtatlas.so.3",
+            "/usr/lib64/atlas/libsatlas.so.3",
+            "/usr/lib/x86_64-linux-gnu/atlas/libblas.so.3",
+        ],
+        // Debian's ATLAS BLAS exports no ATL_buildinfo.
+        also: &["reference"],
+        install: "apt-get install libatlas3-base (Debian/Ubuntu), dnf install atlas (RHEL)",
+        threads: ThreadCall::None("ATLAS fixes its thread count when it is built (libtatlas: every core, libsatlas: one); it has no call to set it"),
+        version: Version::Fixed("ATLAS"),
+        coretype: false,
+        not_in_auto: None,
+    },
+    Known {
+        name: "reference",
+        marker: None,
+        files: &[
+            "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3",
+            "/usr/lib/aarch64-linux-gnu/blas/libblas.so.3",
+            "/usr/lib64/libblas.so.3",
+        ],
+        also: &[],
+        install: "apt-get install libblas3 (Debian/Ubuntu), dnf install blas (RHEL)",
+        threads: ThreadCall::None(NO_THREAD_CALL),
+        version: Version::Fixed("BLAS without a version call"),
+        coretype: false,
+        // Issue #32 item 6.
+        not_in_auto: Some("netlib's reference BLAS is for correctness, not speed (plain loops on one thread: minutes at --n 4096); name it (--blas reference) to run it"),
+    },
+];
+
+/// The row named `name` (case as in the table).
+pub(crate) fn known(name: &str) -> Option<&'static Known> {
+    KNOWN.iter().find(|k| k.name == name)
+}
+
+impl Known {
+    /// Whether a loaded library told as `kind` is one of this family's.
+    pub(crate) fn accepts(&self, kind: &Known) -> bool {
+        kind.name == self.name || self.also.contains(&kind.name)
+    }
 }
 
 /// How a thread-count call went.
@@ -113,8 +294,8 @@ pub(crate) enum Threads {
 
 /// A BLAS (and maybe LAPACK) library loaded with `dlopen`.
 pub(crate) struct Library {
-    /// The family told by the symbols.
-    pub family: Family,
+    /// The family told by the symbols (its row).
+    pub kind: &'static Known,
     /// The file it came from (canonical path).
     pub file: PathBuf,
     /// Its version/configuration string(s), as the library reports them.
@@ -125,7 +306,7 @@ pub(crate) struct Library {
     s: Fns<f32>,
     set_int: Option<(&'static str, SetIntFn)>,
     get_int: Option<GetIntFn>,
-    set_dim: Option<SetDimFn>,
+    set_dim: Option<(&'static str, SetDimFn)>,
     get_dim: Option<GetDimFn>,
     /// Kept loaded for the life of the process (see the module doc).
     _lib: ManuallyDrop<libloading::Library>,
@@ -231,23 +412,17 @@ impl Library {
         let file = file_of(addr).unwrap_or_else(|| name.to_path_buf());
         // SAFETY: only the symbol's presence is read (as a data pointer, never called).
         let has = |n: &str| unsafe { sym::<*const c_void>(&lib, n) }.is_some();
-        let family = if has("openblas_get_config") {
-            Family::OpenBlas
-        } else if has("bli_info_get_version_str") {
-            Family::Blis
-        } else if has("MKL_Get_Version_String") {
-            Family::Mkl
-        } else if has("flexiblas_get_version") {
-            Family::FlexiBlas
-        } else if has("ATL_buildinfo") {
-            Family::Atlas
-        } else {
-            Family::Other
-        };
+        let kind = KNOWN
+            .iter()
+            .find(|k| k.marker.is_none_or(&has))
+            .expect("one row of KNOWN takes any BLAS");
         let label: Arc<str> = Arc::from(crate::util::sanitize::line(&file.display().to_string()));
         let armed = crate::util::foreign::arm("its version calls", &label);
-        // SAFETY: `family` was told by the library's own symbols just above.
-        let mut version = unsafe { describe(&lib, family) };
+        let mut version = match kind.version {
+            Version::Fixed(v) => v.to_string(),
+            // SAFETY: `kind` was told by the library's own symbols just above.
+            Version::Call(f) => unsafe { f(&lib) },
+        };
         // LAPACK's own version, where the file has LAPACK.
         type Ilaver = unsafe extern "C" fn(*mut c_int, *mut c_int, *mut c_int);
         // SAFETY: LAPACK's `SUBROUTINE ILAVER(VERS_MAJOR, VERS_MINOR, VERS_PATCH)`.
@@ -260,39 +435,24 @@ impl Library {
         drop(armed);
         // SAFETY: the thread calls' prototypes, as above.
         let (set_int, get_int, set_dim, get_dim) = unsafe {
-            match family {
-                Family::OpenBlas => (
-                    sym::<SetIntFn>(&lib, "openblas_set_num_threads")
-                        .map(|f| ("openblas_set_num_threads", f)),
-                    sym::<GetIntFn>(&lib, "openblas_get_num_threads"),
+            match kind.threads {
+                ThreadCall::Int { set, get } => (
+                    sym::<SetIntFn>(&lib, set).map(|f| (set, f)),
+                    sym::<GetIntFn>(&lib, get),
                     None,
                     None,
                 ),
-                Family::Blis => (
+                ThreadCall::Dim { set, get } => (
                     None,
                     None,
-                    sym::<SetDimFn>(&lib, "bli_thread_set_num_threads"),
-                    sym::<GetDimFn>(&lib, "bli_thread_get_num_threads"),
+                    sym::<SetDimFn>(&lib, set).map(|f| (set, f)),
+                    sym::<GetDimFn>(&lib, get),
                 ),
-                Family::Mkl => (
-                    sym::<SetIntFn>(&lib, "MKL_Set_Num_Threads")
-                        .map(|f| ("MKL_Set_Num_Threads", f)),
-                    sym::<GetIntFn>(&lib, "MKL_Get_Max_Threads"),
-                    None,
-                    None,
-                ),
-                Family::FlexiBlas => (
-                    sym::<SetIntFn>(&lib, "flexiblas_set_num_threads")
-                        .map(|f| ("flexiblas_set_num_threads", f)),
-                    sym::<GetIntFn>(&lib, "flexiblas_get_num_threads"),
-                    None,
-                    None,
-                ),
-                Family::Atlas | Family::Other => (None, None, None, None),
+                ThreadCall::None(_) => (None, None, None, None),
             }
         };
         Ok(Library {
-            family,
+            kind,
             file,
             version,
             label,
@@ -328,21 +488,16 @@ impl Library {
             let read_back = self.get_int.map(|g| i64::from(unsafe { g() }));
             return Threads::Set { call, read_back };
         }
-        if let Some(f) = self.set_dim {
+        if let Some((call, f)) = self.set_dim {
             // SAFETY: BLIS's `void bli_thread_set_num_threads(dim_t)`.
             unsafe { f(t as i64) };
             // SAFETY: its `dim_t bli_thread_get_num_threads(void)`.
             let read_back = self.get_dim.map(|g| unsafe { g() });
-            return Threads::Set {
-                call: "bli_thread_set_num_threads",
-                read_back,
-            };
+            return Threads::Set { call, read_back };
         }
-        Threads::Ignored(match self.family {
-            Family::Atlas => {
-                "ATLAS fixes its thread count when it is built (libtatlas: every core, libsatlas: one); it has no call to set it".into()
-            }
-            _ => "the library has no thread-count call (the reference BLAS runs on the calling thread alone)".into(),
+        Threads::Ignored(match self.kind.threads {
+            ThreadCall::None(why) => why.into(),
+            _ => NO_THREAD_CALL.into(),
         })
     }
 
@@ -446,74 +601,92 @@ impl Library {
     }
 }
 
-/// The version/configuration string of a library of `family`.
+/// OpenBLAS's configuration and kernels.
 ///
 /// # Safety
-/// `lib` must be a library of that family (its calls have the documented prototypes).
-unsafe fn describe(lib: &libloading::Library, family: Family) -> String {
+/// `lib` must be an OpenBLAS (its calls have the documented prototypes).
+unsafe fn version_openblas(lib: &libloading::Library) -> String {
     // SAFETY (whole body): each symbol is called with its documented prototype; every
     // returned string is the library's own static, NUL-terminated text.
     unsafe {
-        match family {
-            Family::OpenBlas => {
-                let config = sym::<StrFn>(lib, "openblas_get_config").and_then(|f| text(f()));
-                let core = sym::<StrFn>(lib, "openblas_get_corename").and_then(|f| text(f()));
-                let mut s = config.unwrap_or_else(|| "OpenBLAS".into());
-                if let Some(c) = core {
-                    s.push_str(&format!(" (kernels: {c})"));
-                }
-                s
-            }
-            Family::Blis => {
-                let v = sym::<StrFn>(lib, "bli_info_get_version_str").and_then(|f| text(f()));
-                type ArchId = unsafe extern "C" fn() -> c_int;
-                type ArchStr = unsafe extern "C" fn(c_int) -> *const c_char;
-                let arch = match (
-                    sym::<ArchId>(lib, "bli_arch_query_id"),
-                    sym::<ArchStr>(lib, "bli_arch_string"),
-                ) {
-                    (Some(id), Some(name)) => text(name(id())),
-                    _ => None,
-                };
-                format!(
-                    "BLIS {}{}",
-                    v.unwrap_or_else(|| "?".into()),
-                    arch.map_or(String::new(), |a| format!(" (kernels: {a})"))
-                )
-            }
-            Family::Mkl => {
-                type VerFn = unsafe extern "C" fn(*mut c_char, c_int);
-                let mut buf = [0 as c_char; 256];
-                match sym::<VerFn>(lib, "MKL_Get_Version_String") {
-                    Some(f) => {
-                        f(buf.as_mut_ptr(), buf.len() as c_int - 1);
-                        text(buf.as_ptr()).unwrap_or_else(|| "Intel oneMKL".into())
-                    }
-                    None => "Intel oneMKL".into(),
-                }
-            }
-            Family::FlexiBlas => {
-                type VerFn = unsafe extern "C" fn(*mut c_int, *mut c_int, *mut c_int);
-                type BackendFn = unsafe extern "C" fn(*mut c_char, usize) -> isize;
-                let mut s = String::from("FlexiBLAS");
-                if let Some(f) = sym::<VerFn>(lib, "flexiblas_get_version") {
-                    let (mut a, mut b, mut c) = (0, 0, 0);
-                    f(&mut a, &mut b, &mut c);
-                    s.push_str(&format!(" {a}.{b}.{c}"));
-                }
-                if let Some(f) = sym::<BackendFn>(lib, "flexiblas_current_backend") {
-                    let mut buf = [0 as c_char; 256];
-                    if f(buf.as_mut_ptr(), buf.len() - 1) >= 0 {
-                        if let Some(b) = text(buf.as_ptr()) {
-                            s.push_str(&format!(" (backend: {b})"));
-                        }
-                    }
-                }
-                s
-            }
-            Family::Atlas => "ATLAS".into(),
-            Family::Other => "BLAS without a version call".into(),
+        let config = sym::<StrFn>(lib, "openblas_get_config").and_then(|f| text(f()));
+        let core = sym::<StrFn>(lib, "openblas_get_corename").and_then(|f| text(f()));
+        let mut s = config.unwrap_or_else(|| "OpenBLAS".into());
+        if let Some(c) = core {
+            s.push_str(&format!(" (kernels: {c})"));
         }
+        s
+    }
+}
+
+/// BLIS's version and kernels.
+///
+/// # Safety
+/// `lib` must be a BLIS (its calls have the documented prototypes).
+unsafe fn version_blis(lib: &libloading::Library) -> String {
+    // SAFETY (whole body): as in `version_openblas`.
+    unsafe {
+        let v = sym::<StrFn>(lib, "bli_info_get_version_str").and_then(|f| text(f()));
+        type ArchId = unsafe extern "C" fn() -> c_int;
+        type ArchStr = unsafe extern "C" fn(c_int) -> *const c_char;
+        let arch = match (
+            sym::<ArchId>(lib, "bli_arch_query_id"),
+            sym::<ArchStr>(lib, "bli_arch_string"),
+        ) {
+            (Some(id), Some(name)) => text(name(id())),
+            _ => None,
+        };
+        format!(
+            "BLIS {}{}",
+            v.unwrap_or_else(|| "?".into()),
+            arch.map_or(String::new(), |a| format!(" (kernels: {a})"))
+        )
+    }
+}
+
+/// oneMKL's version string.
+///
+/// # Safety
+/// `lib` must be a oneMKL (its calls have the documented prototypes).
+unsafe fn version_mkl(lib: &libloading::Library) -> String {
+    // SAFETY (whole body): as in `version_openblas`; the buffer's length is passed.
+    unsafe {
+        type VerFn = unsafe extern "C" fn(*mut c_char, c_int);
+        let mut buf = [0 as c_char; 256];
+        match sym::<VerFn>(lib, "MKL_Get_Version_String") {
+            Some(f) => {
+                f(buf.as_mut_ptr(), buf.len() as c_int - 1);
+                text(buf.as_ptr()).unwrap_or_else(|| "Intel oneMKL".into())
+            }
+            None => "Intel oneMKL".into(),
+        }
+    }
+}
+
+/// FlexiBLAS's version and the backend it switched to.
+///
+/// # Safety
+/// `lib` must be a FlexiBLAS (its calls have the documented prototypes).
+unsafe fn version_flexiblas(lib: &libloading::Library) -> String {
+    // SAFETY (whole body): as in `version_mkl`.
+    unsafe {
+        type VerFn = unsafe extern "C" fn(*mut c_int, *mut c_int, *mut c_int);
+        type BackendFn = unsafe extern "C" fn(*mut c_char, usize) -> isize;
+        let mut s = String::from("FlexiBLAS");
+        if let Some(f) = sym::<VerFn>(lib, "flexiblas_get_version") {
+            let (mut a, mut b, mut c) = (0, 0, 0);
+            f(&mut a, &mut b, &mut c);
+            s.push_str(&format!(" {a}.{b}.{c}"));
+        }
+        if let Some(f) = sym::<BackendFn>(lib, "flexiblas_current_backend") {
+            let mut buf = [0 as c_char; 256];
+            if f(buf.as_mut_ptr(), buf.len() - 1) >= 0 {
+                if let Some(b) = text(buf.as_ptr()) {
+                    s.push_str(&format!(" (backend: {b})"));
+                }
+            }
+        }
+        s
     }
 }
 

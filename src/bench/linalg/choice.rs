@@ -1,15 +1,16 @@
 //! What `--blas` names: the built-in faer, every library found (`auto`), a family by
-//! name (with the files tried for it and how to install it), or a file. Parsed here,
+//! name (a row of [`KNOWN`], which says the files tried and how to install it), or a
+//! file. Parsed here,
 //! apart from the backends that load them, so the options take it without importing
 //! the backends (which take the options' routines).
 
-use super::blas::Family;
+pub(crate) use super::blas::{known, Known, KNOWN};
 use std::path::PathBuf;
 
 /// One `--blas` item, as parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum BlasChoice {
-    /// faer and every performance library found (not those in [`NOT_IN_AUTO`]).
+    /// faer and every performance library found (not those whose row says why not).
     Auto,
     /// faer, built in.
     Faer,
@@ -19,102 +20,27 @@ pub(crate) enum BlasChoice {
     Path(PathBuf),
 }
 
-/// A family peakbench looks for: its name, the files to try and how to install it.
-pub(crate) struct Known {
-    /// The `--blas` name and row label.
-    pub name: &'static str,
-    /// Sonames (searched like `dlopen`) then paths.
-    pub files: &'static [&'static str],
-    /// The family the file must be.
-    pub(super) family: &'static [Family],
-    /// Install hint.
-    pub install: &'static str,
+/// Every name `--blas` accepts besides a path: `auto`, `faer`, then each row of
+/// [`KNOWN`] in order (for typed flags and their help).
+pub(crate) fn names() -> Vec<&'static str> {
+    let mut v = vec!["auto", "faer"];
+    v.extend(KNOWN.iter().map(|k| k.name));
+    v
 }
 
-/// The families `auto` looks for, in the order rows appear.
-pub(crate) const KNOWN: [Known; 6] = [
-    Known {
-        name: "openblas",
-        files: &[
-            "libopenblas.so.0",
-            "libopenblasp.so.0",
-            "libopenblaso.so.0",
-            "libopenblas.so",
-            "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
-            "/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0",
-            "/usr/lib/aarch64-linux-gnu/openblas-pthread/libopenblas.so.0",
-            "/usr/lib64/libopenblasp.so.0",
-            "/usr/lib64/libopenblas.so.0",
-            "/opt/OpenBLAS/lib/libopenblas.so",
-        ],
-        family: &[Family::OpenBlas],
-        install: "apt-get install libopenblas0-pthread (Debian/Ubuntu), dnf install openblas-threads (RHEL, EPEL)",
-    },
-    Known {
-        name: "blis",
-        files: &[
-            "libblis.so.4",
-            "libblis.so.3",
-            "libblis-mt.so.4",
-            "libblis.so",
-            "/usr/lib/x86_64-linux-gnu/blis-pthread/libblis.so.4",
-            "/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4",
-            "/usr/lib64/libblis-mt.so.4",
-            "/usr/lib64/libblis.so.4",
-        ],
-        family: &[Family::Blis],
-        install: "apt-get install libblis4-pthread (Debian/Ubuntu), dnf install blis (RHEL, EPEL)",
-    },
-    Known {
-        name: "mkl",
-        files: &[
-            "libmkl_rt.so.2",
-            "libmkl_rt.so",
-            "/opt/intel/oneapi/mkl/latest/lib/libmkl_rt.so.2",
-            "/opt/intel/oneapi/mkl/latest/lib/intel64/libmkl_rt.so.2",
-        ],
-        family: &[Family::Mkl],
-        install: "apt-get install libmkl-rt (Debian/Ubuntu, non-free), or Intel oneAPI's intel-oneapi-mkl (RHEL)",
-    },
-    Known {
-        name: "flexiblas",
-        files: &["libflexiblas.so.3", "libflexiblas.so"],
-        family: &[Family::FlexiBlas],
-        install: "apt-get install libflexiblas-dev (Debian/Ubuntu), dnf install flexiblas (RHEL)",
-    },
-    Known {
-        name: "atlas",
-        files: &[
-            "libtatlas.so.3",
-            "libsatlas.so.3",
-            "/usr/lib64/atlas/libtatlas.so.3",
-            "/usr/lib64/atlas/libsatlas.so.3",
-            "/usr/lib/x86_64-linux-gnu/atlas/libblas.so.3",
-        ],
-        family: &[Family::Atlas, Family::Other],
-        install: "apt-get install libatlas3-base (Debian/Ubuntu), dnf install atlas (RHEL)",
-    },
-    Known {
-        name: "reference",
-        files: &[
-            "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3",
-            "/usr/lib/aarch64-linux-gnu/blas/libblas.so.3",
-            "/usr/lib64/libblas.so.3",
-        ],
-        family: &[Family::Other],
-        install: "apt-get install libblas3 (Debian/Ubuntu), dnf install blas (RHEL)",
-    },
-];
+/// The accepted form, as errors print it: `auto, faer, openblas, …, or a path to a .so`.
+pub(crate) fn accepted() -> String {
+    format!("{}, or a path to a .so", names().join(", "))
+}
 
-/// Families `auto` leaves out, each with why: they run when named (issue #32 item 6).
-pub(crate) const NOT_IN_AUTO: &[(&str, &str)] = &[(
-    "reference",
-    "netlib's reference BLAS is for correctness, not speed (plain loops on one thread: minutes at --n 4096); name it (--blas reference) to run it",
-)];
-
-/// The names `--blas` accepts.
-pub(crate) const ACCEPTED: &str =
-    "auto, faer, openblas, blis, mkl, flexiblas, atlas, reference, or a path to a .so";
+/// The `--blas` help line, the libraries listed from [`KNOWN`].
+pub(crate) fn help() -> String {
+    let libs: Vec<&str> = KNOWN.iter().map(|k| k.name).collect();
+    format!(
+        "Libraries: faer (built in), auto (faer and every BLAS found), {}, or a path to a BLAS .so; loaded at run time, one set of rows each [default: faer]",
+        libs.join(", ")
+    )
+}
 
 /// Parses one `--blas` item.
 pub(crate) fn parse_choice(s: &str) -> Result<BlasChoice, String> {
@@ -125,11 +51,63 @@ pub(crate) fn parse_choice(s: &str) -> Result<BlasChoice, String> {
     if l == "faer" {
         return Ok(BlasChoice::Faer);
     }
-    if let Some(k) = KNOWN.iter().find(|k| k.name == l) {
+    if let Some(k) = known(&l) {
         return Ok(BlasChoice::Named(k.name));
     }
     if s.contains('/') || s.contains(".so") {
         return Ok(BlasChoice::Path(PathBuf::from(s)));
     }
-    Err(format!("unknown BLAS '{s}'; accepted: {ACCEPTED}"))
+    Err(format!("unknown BLAS '{s}'; accepted: {}", accepted()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue #34 item 4: the family table is the one source of the `--blas` names, the
+    /// help and the accepted-values error.
+    #[test]
+    fn every_row_is_a_unique_name_in_the_help_and_the_error() {
+        let names = names();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len(), "{names:?}");
+        let help = help();
+        let err = parse_choice("eigen").unwrap_err();
+        assert_eq!(
+            err,
+            "unknown BLAS 'eigen'; accepted: auto, faer, openblas, blis, mkl, flexiblas, atlas, reference, or a path to a .so"
+        );
+        for k in &KNOWN {
+            assert!(
+                help.contains(&format!(" {},", k.name)),
+                "{}: {help}",
+                k.name
+            );
+            assert!(err.contains(&format!(" {},", k.name)), "{}: {err}", k.name);
+            assert_eq!(parse_choice(k.name), Ok(BlasChoice::Named(k.name)));
+            assert_eq!(
+                parse_choice(&k.name.to_ascii_uppercase()),
+                Ok(BlasChoice::Named(k.name))
+            );
+            assert!(
+                !k.files.is_empty() && k.install.contains("apt-get"),
+                "{}",
+                k.name
+            );
+            for a in k.also {
+                assert!(known(a).is_some(), "{}: also {a}", k.name);
+            }
+        }
+        // The loader asks the rows in order: every marker is distinct, and exactly one
+        // row (the last) takes any other BLAS.
+        let markers: Vec<Option<&str>> = KNOWN.iter().map(|k| k.marker).collect();
+        assert_eq!(markers.iter().filter(|m| m.is_none()).count(), 1);
+        assert!(KNOWN.last().unwrap().marker.is_none());
+        let mut m: Vec<&str> = markers.iter().flatten().copied().collect();
+        m.sort_unstable();
+        m.dedup();
+        assert_eq!(m.len(), KNOWN.len() - 1);
+    }
 }

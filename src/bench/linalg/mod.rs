@@ -26,7 +26,7 @@ mod quick;
 pub(crate) mod roofline;
 
 use super::common::{pin_cpus, ram_refuses, ram_room, record_clock, run_config, RAM_FRACTION};
-use super::{Benchmark, Case, Context, Plan, UsageError};
+use super::resource::{self, Case, CommonFlag, Context, Plan, Run, UsageError};
 use crate::bench::cpu::kernels::{self, Kernel, Precision};
 use crate::hw::clock::{self as clock, measure_on};
 use crate::hw::uarch::Pipe;
@@ -643,6 +643,19 @@ fn sizing_peak(p: Precision, host: &HostInfo, cores: usize) -> Option<f64> {
 impl Plan for LinalgBench {
     type Options = LinalgOptions;
 
+    fn refuses(&self, o: &LinalgOptions, flag: CommonFlag) -> Option<&'static str> {
+        match flag {
+            CommonFlag::UntilStable if !o.routines.contains(&Routine::Roofline) => Some(
+                "applies to the linalg roofline only, not to gemm or lu; drop --until-stable or add --routine roofline",
+            ),
+            _ => None,
+        }
+    }
+
+    fn threads<'a>(&self, o: &'a LinalgOptions) -> Option<&'a [usize]> {
+        o.threads.as_deref()
+    }
+
     fn plan(&self, o: &LinalgOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let host = ctx.host;
         let threads = o.threads.clone().unwrap_or_else(|| default_threads(host));
@@ -755,7 +768,23 @@ impl Plan for LinalgBench {
     }
 }
 
-impl Benchmark for LinalgBench {
+impl resource::Resource for LinalgBench {
+    fn name(&self) -> &'static str {
+        "linalg"
+    }
+
+    fn about(&self) -> &'static str {
+        "Dense linear algebra next to the FMA peak: GEMM and an HPL-style LU solve (faer)"
+    }
+
+    fn command(&self) -> clap::Command {
+        resource::subcommand::<options::LinalgArgs>(self)
+    }
+
+    fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {
+        resource::parse_with(&LinalgBench, m, options::parse)
+    }
+
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
         // faer and every library found (`auto` cannot be refused).
         let backends = backend::resolve(&[BlasChoice::Auto], ctx.host).unwrap_or_default();

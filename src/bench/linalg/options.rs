@@ -1,35 +1,15 @@
-//! `peakbench linalg` options: validation of the raw flags ([`LinalgArgs`]) into
-//! [`LinalgOptions`]. Every bad value becomes one line naming the flag and the accepted
-//! form (exit code 2, nothing run). Checks that need the host (memory for `--n`, which
+//! `peakbench linalg` options: one struct, [`LinalgOptions`], its flags typed where
+//! clap reads them (a bad value is one line naming the flag and the accepted form, exit
+//! code 2, nothing run). Checks that need the host (memory for `--n`, which
 //! precisions this CPU has) happen in `plan`.
 
 use super::choice::{self, BlasChoice};
-use crate::bench::common::parse_threads;
 use crate::bench::cpu::kernels::Precision;
-use crate::bench::UsageError;
+use crate::bench::flags::{threads, Choices, List};
 use crate::util::units::{parse_list, ParseError};
+use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
-
-/// `peakbench linalg` flags.
-#[derive(Debug, Args, Default)]
-pub struct LinalgArgs {
-    /// Routines: gemm (C = A·B, 2n³ FLOP), lu (HPL-style solve: LU with partial pivoting + triangular solves, 2/3 n³ + 2n² FLOP), roofline (intensity sweep 1/8..64 FLOP/B over L1, L2, LLC and DRAM) [default: gemm,lu]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub(crate) routine: Option<String>,
-    /// Precisions: fp64,fp32 (bf16,fp16: GEMM only, where the CPU has them) [default: fp64]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub(crate) precision: Option<String>,
-    /// Matrix orders, e.g. 1000,4000 [default: sized for about a quarter second per GEMM and a second per LU at the FMA peak]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub(crate) n: Option<String>,
-    /// Thread counts (pinned; the library's parallelism set to the same count) [default: 1,2,4,… up to the core count]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub(crate) threads: Option<String>,
-    /// Libraries: faer (built in), auto (faer and every BLAS found), openblas, blis, mkl, flexiblas, atlas, reference, or a path to a BLAS .so; loaded at run time, one set of rows each [default: faer]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub(crate) blas: Option<String>,
-}
 
 /// A dense routine (`--routine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -88,20 +68,52 @@ impl Serialize for Routine {
     }
 }
 
-/// `peakbench linalg` options.
-#[derive(Debug, Clone, Serialize)]
+/// `peakbench linalg`: its flags, typed where clap reads them, and the validated
+/// options (serialised into the report's `config`): one struct; no check spans its
+/// flags ([`parse`]).
+#[derive(Debug, Clone, Args, Serialize)]
 pub(crate) struct LinalgOptions {
-    /// `--routine`.
-    pub(crate) routines: Vec<Routine>,
-    /// `--precision` (fp64, fp32, bf16, fp16).
-    pub(crate) precisions: Vec<Precision>,
-    /// `--n`; `None` = sized from the peak.
-    pub(crate) n: Option<Vec<usize>>,
-    /// `--threads`; `None` = 1, 2, 4, … cores.
-    pub(crate) threads: Option<Vec<usize>>,
-    /// `--blas`, as given (resolved to libraries in `plan`).
-    pub(crate) blas: Vec<BlasChoice>,
+    /// Routines: gemm (C = A·B, 2n³ FLOP), lu (HPL-style solve: LU with partial pivoting + triangular solves, 2/3 n³ + 2n² FLOP), roofline (intensity sweep 1/8..64 FLOP/B over L1, L2, LLC and DRAM) [default: gemm,lu]
+    #[arg(
+        long = "routine",
+        value_name = "LIST",
+        allow_hyphen_values = true,
+        default_value = "gemm,lu",
+        hide_default_value = true,
+        value_parser = Choices::new(routines, routine_names)
+    )]
+    pub(crate) routines: List<Routine>,
+    /// Precisions (bf16,fp16: GEMM only, where the CPU has them) [default: fp64]
+    #[arg(
+        long = "precision",
+        value_name = "LIST",
+        allow_hyphen_values = true,
+        default_value = "fp64",
+        hide_default_value = true,
+        value_parser = Choices::new(precisions, precision_names)
+    )]
+    pub(crate) precisions: List<Precision>,
+    /// Matrix orders, e.g. 1000,4000 [default: sized for about a quarter second per GEMM and a second per LU at the FMA peak]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = orders)]
+    pub(crate) n: Option<List<usize>>,
+    /// Thread counts (pinned; the library's parallelism set to the same count) [default: 1,2,4,… up to the core count]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = threads)]
+    pub(crate) threads: Option<List<usize>>,
+    // Help: the libraries listed from the table (choice::help).
+    #[arg(
+        long,
+        help = choice::help(),
+        value_name = "LIST",
+        allow_hyphen_values = true,
+        default_value = "faer",
+        hide_default_value = true,
+        value_parser = Choices::new(blas, blas_names)
+    )]
+    pub(crate) blas: List<BlasChoice>,
 }
+
+/// Until the top names one type per command (issue #34): the flags are the options.
+pub(crate) type LinalgArgs = LinalgOptions;
 
 impl Serialize for BlasChoice {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -125,69 +137,76 @@ const PRECISIONS: [Precision; 4] = [
     Precision::Fp16,
 ];
 
-/// Validates `peakbench linalg` flags.
-pub(crate) fn parse(a: &LinalgArgs) -> Result<LinalgOptions, UsageError> {
-    let routines = match a.routine.as_deref() {
-        None => vec![Routine::Gemm, Routine::Lu],
-        Some(t) => parse_list(t, |s| {
-            let l = s.to_ascii_lowercase();
-            Routine::ALL
-                .into_iter()
-                .find(|r| r.name() == l)
-                .ok_or_else(|| {
-                    ParseError(format!("unknown routine '{s}'; accepted: gemm,lu,roofline"))
-                })
-        })
-        .map_err(|e| UsageError::new("--routine", e))?,
-    };
-    let precisions = match a.precision.as_deref() {
-        None => vec![Precision::Fp64],
-        Some(t) => parse_list(t, |s| {
-            Precision::parse(s)
-                .filter(|p| PRECISIONS.contains(p))
-                .ok_or_else(|| {
-                    ParseError(format!(
-                        "unknown precision '{s}'; accepted: fp64,fp32,bf16,fp16 (or dp,sp,hp)"
-                    ))
-                })
-        })
-        .map_err(|e| UsageError::new("--precision", e))?,
-    };
-    let n = a
-        .n
-        .as_deref()
-        .map(|t| {
-            parse_list(t, |s| match s.parse::<usize>() {
-                Ok(n) if (1..=MAX_N).contains(&n) => Ok(n),
-                _ => Err(ParseError(format!(
-                    "'{s}' is not a matrix order; use whole numbers from 1 to {MAX_N}, e.g. 1000,4000"
-                ))),
+fn routine_names() -> Vec<&'static str> {
+    Routine::ALL.map(Routine::name).to_vec()
+}
+
+fn precision_names() -> Vec<&'static str> {
+    PRECISIONS.map(Precision::name).to_vec()
+}
+
+/// The `--blas` names: auto, faer and the BLAS family (a path is accepted too).
+fn blas_names() -> Vec<&'static str> {
+    let known = choice::KNOWN.iter().map(|k| k.name);
+    ["auto", "faer"].into_iter().chain(known).collect()
+}
+
+/// `--routine`: gemm, lu, roofline.
+fn routines(text: &str) -> Result<List<Routine>, ParseError> {
+    parse_list(text, |s| {
+        let l = s.to_ascii_lowercase();
+        Routine::ALL
+            .into_iter()
+            .find(|r| r.name() == l)
+            .ok_or_else(|| {
+                ParseError(format!(
+                    "unknown routine '{s}'; accepted: {}",
+                    routine_names().join(",")
+                ))
             })
-        })
-        .transpose()
-        .map_err(|e| UsageError::new("--n", e))?;
-    let threads = a.threads.as_deref().map(parse_threads).transpose()?;
-    let blas = match a.blas.as_deref() {
-        None => vec![BlasChoice::Faer],
-        Some(t) => parse_list(t, |s| choice::parse_choice(s).map_err(ParseError))
-            .map_err(|e| UsageError::new("--blas", e))?,
-    };
-    Ok(LinalgOptions {
-        routines,
-        precisions,
-        n,
-        threads,
-        blas,
     })
+}
+
+/// `--precision`: the precisions linalg measures (or their aliases).
+fn precisions(text: &str) -> Result<List<Precision>, ParseError> {
+    parse_list(text, |s| {
+        Precision::parse(s)
+            .filter(|p| PRECISIONS.contains(p))
+            .ok_or_else(|| {
+                ParseError(format!(
+                    "unknown precision '{s}'; accepted: {} (or dp,sp,hp)",
+                    precision_names().join(",")
+                ))
+            })
+    })
+}
+
+/// `--n`: matrix orders from 1 to [`MAX_N`].
+fn orders(text: &str) -> Result<List<usize>, ParseError> {
+    parse_list(text, |s| match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_N).contains(&n) => Ok(n),
+        _ => Err(ParseError(format!(
+            "'{s}' is not a matrix order; use whole numbers from 1 to {MAX_N}, e.g. 1000,4000"
+        ))),
+    })
+}
+
+/// `--blas`: the choices of `choice::parse_choice`.
+fn blas(text: &str) -> Result<List<BlasChoice>, ParseError> {
+    parse_list(text, |s| choice::parse_choice(s).map_err(ParseError))
+}
+
+/// No check spans `peakbench linalg` flags: the options as typed.
+pub(crate) fn parse(a: &LinalgOptions) -> Result<LinalgOptions, UsageError> {
+    Ok(a.clone())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::common::args_from;
 
     fn opts(argv: &[&str]) -> Result<LinalgOptions, UsageError> {
-        parse(&args_from::<LinalgArgs>(argv))
+        parse(&crate::bench::flags::try_args::<LinalgOptions>(argv)?)
     }
 
     #[test]
@@ -240,5 +259,26 @@ mod tests {
         assert_eq!(Routine::Lu.flops(3), 2.0 / 3.0 * 27.0 + 18.0);
         let n = 10000.0f64;
         assert!((Routine::Lu.flops(10000) - (2.0 / 3.0 * n * n * n + 2.0 * n * n)).abs() < 1.0);
+    }
+
+    /// Every flag's bad value is the one line it gave before the flags were typed.
+    #[test]
+    fn bad_values_give_their_line() {
+        for (argv, line) in [
+            (&["--routine", "qr"][..], "--routine: unknown routine 'qr'; accepted: gemm,lu,roofline"),
+            (&["--precision", "int8"], "--precision: unknown precision 'int8'; accepted: fp64,fp32,bf16,fp16 (or dp,sp,hp)"),
+            (&["--n", "0"], "--n: '0' is not a matrix order; use whole numbers from 1 to 1048576, e.g. 1000,4000"),
+            (&["--threads", "0"], "--threads: '0' is out of range; thread counts go from 1 to 4096"),
+        ] {
+            assert_eq!(opts(argv).unwrap_err().0, line, "{argv:?}");
+        }
+        let e = opts(&["--blas", "faer,eigen"]).unwrap_err().0;
+        assert_eq!(
+            e,
+            format!(
+                "--blas: unknown BLAS 'eigen'; accepted: {}",
+                choice::accepted()
+            )
+        );
     }
 }

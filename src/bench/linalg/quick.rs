@@ -3,7 +3,8 @@
 //! library's figure in a note (so the quick suite answers "which library gets closest
 //! to the peak here" in one line).
 
-use super::{Case, Context, LinalgCase};
+use super::LinalgCase;
+use crate::bench::resource::{Case, Context};
 use crate::report::model::{BenchResult, Status};
 
 /// The quick suite's GEMM: the same case on every backend found, one row, the best
@@ -64,7 +65,7 @@ mod tests {
     use super::super::backend::{self, BlasChoice};
     use super::super::LinalgBench;
     use super::*;
-    use crate::bench::Benchmark;
+    use crate::bench::resource::Resource;
     use crate::hw::HostInfo;
 
     #[test]

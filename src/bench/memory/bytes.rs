@@ -42,7 +42,11 @@ pub(crate) fn supported(op: Op) -> Result<(), String> {
 
 /// The result of a bandwidth case whose block is not a multiple of 8 B: measured with
 /// [`ByteWork`] for read, write and copy, `skipped` with the reason for the others.
-pub(super) fn result(c: &super::BwCase, ctx: &crate::bench::Context, block: u64) -> BenchResult {
+pub(super) fn result(
+    c: &super::BwCase,
+    ctx: &crate::bench::resource::Context,
+    block: u64,
+) -> BenchResult {
     let op = c.kernel.op;
     let (r, level) = c.new_result(
         ctx,

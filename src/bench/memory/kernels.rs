@@ -198,21 +198,6 @@ generic_store!(scale_generic, |x, _y, s, i| s * *x.add(i));
 generic_store!(add_generic, |x, y, _s, i| *x.add(i) + *y.add(i));
 generic_store!(triad_generic, |x, y, s, i| *x.add(i) + s * *y.add(i));
 
-macro_rules! row {
-    ($name:ident, $op:expr, $isa:expr, $nt:expr, $req:expr, $r:expr, $w:expr, $f:expr) => {
-        Kernel {
-            name: stringify!($name),
-            op: $op,
-            isa: $isa,
-            nt: $nt,
-            requires: $req,
-            read_bytes: $r,
-            write_bytes: $w,
-            run: $f,
-        }
-    };
-}
-
 #[cfg(target_arch = "x86_64")]
 use super::x86;
 
@@ -222,308 +207,308 @@ const AVX2: &[&str] = &["avx2", "fma"];
 /// Every bandwidth kernel, weakest ISA first within an operation.
 /// Bytes per element: 8 per array element read or written (see the module doc).
 pub(crate) static KERNELS: &[Kernel] = &[
-    row!(
-        read_generic,
-        Op::Read,
-        MemIsa::Generic,
-        false,
-        &[],
-        8,
-        0,
-        read_generic
-    ),
-    row!(
-        write_generic,
-        Op::Write,
-        MemIsa::Generic,
-        false,
-        &[],
-        0,
-        8,
-        write_generic
-    ),
-    row!(
-        copy_generic,
-        Op::Copy,
-        MemIsa::Generic,
-        false,
-        &[],
-        8,
-        8,
-        copy_generic
-    ),
-    row!(
-        scale_generic,
-        Op::Scale,
-        MemIsa::Generic,
-        false,
-        &[],
-        8,
-        8,
-        scale_generic
-    ),
-    row!(
-        add_generic,
-        Op::Add,
-        MemIsa::Generic,
-        false,
-        &[],
-        16,
-        8,
-        add_generic
-    ),
-    row!(
-        triad_generic,
-        Op::Triad,
-        MemIsa::Generic,
-        false,
-        &[],
-        16,
-        8,
-        triad_generic
-    ),
+    Kernel {
+        name: "read_generic",
+        op: Op::Read,
+        isa: MemIsa::Generic,
+        nt: false,
+        requires: &[],
+        read_bytes: 8,
+        write_bytes: 0,
+        run: read_generic,
+    },
+    Kernel {
+        name: "write_generic",
+        op: Op::Write,
+        isa: MemIsa::Generic,
+        nt: false,
+        requires: &[],
+        read_bytes: 0,
+        write_bytes: 8,
+        run: write_generic,
+    },
+    Kernel {
+        name: "copy_generic",
+        op: Op::Copy,
+        isa: MemIsa::Generic,
+        nt: false,
+        requires: &[],
+        read_bytes: 8,
+        write_bytes: 8,
+        run: copy_generic,
+    },
+    Kernel {
+        name: "scale_generic",
+        op: Op::Scale,
+        isa: MemIsa::Generic,
+        nt: false,
+        requires: &[],
+        read_bytes: 8,
+        write_bytes: 8,
+        run: scale_generic,
+    },
+    Kernel {
+        name: "add_generic",
+        op: Op::Add,
+        isa: MemIsa::Generic,
+        nt: false,
+        requires: &[],
+        read_bytes: 16,
+        write_bytes: 8,
+        run: add_generic,
+    },
+    Kernel {
+        name: "triad_generic",
+        op: Op::Triad,
+        isa: MemIsa::Generic,
+        nt: false,
+        requires: &[],
+        read_bytes: 16,
+        write_bytes: 8,
+        run: triad_generic,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        read_avx2,
-        Op::Read,
-        MemIsa::Avx2,
-        false,
-        AVX2,
-        8,
-        0,
-        x86::read_avx2
-    ),
+    Kernel {
+        name: "read_avx2",
+        op: Op::Read,
+        isa: MemIsa::Avx2,
+        nt: false,
+        requires: AVX2,
+        read_bytes: 8,
+        write_bytes: 0,
+        run: x86::read_avx2,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        write_avx2,
-        Op::Write,
-        MemIsa::Avx2,
-        false,
-        AVX2,
-        0,
-        8,
-        x86::write_avx2
-    ),
+    Kernel {
+        name: "write_avx2",
+        op: Op::Write,
+        isa: MemIsa::Avx2,
+        nt: false,
+        requires: AVX2,
+        read_bytes: 0,
+        write_bytes: 8,
+        run: x86::write_avx2,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        write_avx2_nt,
-        Op::Write,
-        MemIsa::Avx2,
-        true,
-        AVX2,
-        0,
-        8,
-        x86::write_avx2_nt
-    ),
+    Kernel {
+        name: "write_avx2_nt",
+        op: Op::Write,
+        isa: MemIsa::Avx2,
+        nt: true,
+        requires: AVX2,
+        read_bytes: 0,
+        write_bytes: 8,
+        run: x86::write_avx2_nt,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        copy_avx2,
-        Op::Copy,
-        MemIsa::Avx2,
-        false,
-        AVX2,
-        8,
-        8,
-        x86::copy_avx2
-    ),
+    Kernel {
+        name: "copy_avx2",
+        op: Op::Copy,
+        isa: MemIsa::Avx2,
+        nt: false,
+        requires: AVX2,
+        read_bytes: 8,
+        write_bytes: 8,
+        run: x86::copy_avx2,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        copy_avx2_nt,
-        Op::Copy,
-        MemIsa::Avx2,
-        true,
-        AVX2,
-        8,
-        8,
-        x86::copy_avx2_nt
-    ),
+    Kernel {
+        name: "copy_avx2_nt",
+        op: Op::Copy,
+        isa: MemIsa::Avx2,
+        nt: true,
+        requires: AVX2,
+        read_bytes: 8,
+        write_bytes: 8,
+        run: x86::copy_avx2_nt,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        scale_avx2,
-        Op::Scale,
-        MemIsa::Avx2,
-        false,
-        AVX2,
-        8,
-        8,
-        x86::scale_avx2
-    ),
+    Kernel {
+        name: "scale_avx2",
+        op: Op::Scale,
+        isa: MemIsa::Avx2,
+        nt: false,
+        requires: AVX2,
+        read_bytes: 8,
+        write_bytes: 8,
+        run: x86::scale_avx2,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        scale_avx2_nt,
-        Op::Scale,
-        MemIsa::Avx2,
-        true,
-        AVX2,
-        8,
-        8,
-        x86::scale_avx2_nt
-    ),
+    Kernel {
+        name: "scale_avx2_nt",
+        op: Op::Scale,
+        isa: MemIsa::Avx2,
+        nt: true,
+        requires: AVX2,
+        read_bytes: 8,
+        write_bytes: 8,
+        run: x86::scale_avx2_nt,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        add_avx2,
-        Op::Add,
-        MemIsa::Avx2,
-        false,
-        AVX2,
-        16,
-        8,
-        x86::add_avx2
-    ),
+    Kernel {
+        name: "add_avx2",
+        op: Op::Add,
+        isa: MemIsa::Avx2,
+        nt: false,
+        requires: AVX2,
+        read_bytes: 16,
+        write_bytes: 8,
+        run: x86::add_avx2,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        add_avx2_nt,
-        Op::Add,
-        MemIsa::Avx2,
-        true,
-        AVX2,
-        16,
-        8,
-        x86::add_avx2_nt
-    ),
+    Kernel {
+        name: "add_avx2_nt",
+        op: Op::Add,
+        isa: MemIsa::Avx2,
+        nt: true,
+        requires: AVX2,
+        read_bytes: 16,
+        write_bytes: 8,
+        run: x86::add_avx2_nt,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        triad_avx2,
-        Op::Triad,
-        MemIsa::Avx2,
-        false,
-        AVX2,
-        16,
-        8,
-        x86::triad_avx2
-    ),
+    Kernel {
+        name: "triad_avx2",
+        op: Op::Triad,
+        isa: MemIsa::Avx2,
+        nt: false,
+        requires: AVX2,
+        read_bytes: 16,
+        write_bytes: 8,
+        run: x86::triad_avx2,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        triad_avx2_nt,
-        Op::Triad,
-        MemIsa::Avx2,
-        true,
-        AVX2,
-        16,
-        8,
-        x86::triad_avx2_nt
-    ),
+    Kernel {
+        name: "triad_avx2_nt",
+        op: Op::Triad,
+        isa: MemIsa::Avx2,
+        nt: true,
+        requires: AVX2,
+        read_bytes: 16,
+        write_bytes: 8,
+        run: x86::triad_avx2_nt,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        read_avx512,
-        Op::Read,
-        MemIsa::Avx512,
-        false,
-        AVX512,
-        8,
-        0,
-        x86::read_avx512
-    ),
+    Kernel {
+        name: "read_avx512",
+        op: Op::Read,
+        isa: MemIsa::Avx512,
+        nt: false,
+        requires: AVX512,
+        read_bytes: 8,
+        write_bytes: 0,
+        run: x86::read_avx512,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        write_avx512,
-        Op::Write,
-        MemIsa::Avx512,
-        false,
-        AVX512,
-        0,
-        8,
-        x86::write_avx512
-    ),
+    Kernel {
+        name: "write_avx512",
+        op: Op::Write,
+        isa: MemIsa::Avx512,
+        nt: false,
+        requires: AVX512,
+        read_bytes: 0,
+        write_bytes: 8,
+        run: x86::write_avx512,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        write_avx512_nt,
-        Op::Write,
-        MemIsa::Avx512,
-        true,
-        AVX512,
-        0,
-        8,
-        x86::write_avx512_nt
-    ),
+    Kernel {
+        name: "write_avx512_nt",
+        op: Op::Write,
+        isa: MemIsa::Avx512,
+        nt: true,
+        requires: AVX512,
+        read_bytes: 0,
+        write_bytes: 8,
+        run: x86::write_avx512_nt,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        copy_avx512,
-        Op::Copy,
-        MemIsa::Avx512,
-        false,
-        AVX512,
-        8,
-        8,
-        x86::copy_avx512
-    ),
+    Kernel {
+        name: "copy_avx512",
+        op: Op::Copy,
+        isa: MemIsa::Avx512,
+        nt: false,
+        requires: AVX512,
+        read_bytes: 8,
+        write_bytes: 8,
+        run: x86::copy_avx512,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        copy_avx512_nt,
-        Op::Copy,
-        MemIsa::Avx512,
-        true,
-        AVX512,
-        8,
-        8,
-        x86::copy_avx512_nt
-    ),
+    Kernel {
+        name: "copy_avx512_nt",
+        op: Op::Copy,
+        isa: MemIsa::Avx512,
+        nt: true,
+        requires: AVX512,
+        read_bytes: 8,
+        write_bytes: 8,
+        run: x86::copy_avx512_nt,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        scale_avx512,
-        Op::Scale,
-        MemIsa::Avx512,
-        false,
-        AVX512,
-        8,
-        8,
-        x86::scale_avx512
-    ),
+    Kernel {
+        name: "scale_avx512",
+        op: Op::Scale,
+        isa: MemIsa::Avx512,
+        nt: false,
+        requires: AVX512,
+        read_bytes: 8,
+        write_bytes: 8,
+        run: x86::scale_avx512,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        scale_avx512_nt,
-        Op::Scale,
-        MemIsa::Avx512,
-        true,
-        AVX512,
-        8,
-        8,
-        x86::scale_avx512_nt
-    ),
+    Kernel {
+        name: "scale_avx512_nt",
+        op: Op::Scale,
+        isa: MemIsa::Avx512,
+        nt: true,
+        requires: AVX512,
+        read_bytes: 8,
+        write_bytes: 8,
+        run: x86::scale_avx512_nt,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        add_avx512,
-        Op::Add,
-        MemIsa::Avx512,
-        false,
-        AVX512,
-        16,
-        8,
-        x86::add_avx512
-    ),
+    Kernel {
+        name: "add_avx512",
+        op: Op::Add,
+        isa: MemIsa::Avx512,
+        nt: false,
+        requires: AVX512,
+        read_bytes: 16,
+        write_bytes: 8,
+        run: x86::add_avx512,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        add_avx512_nt,
-        Op::Add,
-        MemIsa::Avx512,
-        true,
-        AVX512,
-        16,
-        8,
-        x86::add_avx512_nt
-    ),
+    Kernel {
+        name: "add_avx512_nt",
+        op: Op::Add,
+        isa: MemIsa::Avx512,
+        nt: true,
+        requires: AVX512,
+        read_bytes: 16,
+        write_bytes: 8,
+        run: x86::add_avx512_nt,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        triad_avx512,
-        Op::Triad,
-        MemIsa::Avx512,
-        false,
-        AVX512,
-        16,
-        8,
-        x86::triad_avx512
-    ),
+    Kernel {
+        name: "triad_avx512",
+        op: Op::Triad,
+        isa: MemIsa::Avx512,
+        nt: false,
+        requires: AVX512,
+        read_bytes: 16,
+        write_bytes: 8,
+        run: x86::triad_avx512,
+    },
     #[cfg(target_arch = "x86_64")]
-    row!(
-        triad_avx512_nt,
-        Op::Triad,
-        MemIsa::Avx512,
-        true,
-        AVX512,
-        16,
-        8,
-        x86::triad_avx512_nt
-    ),
+    Kernel {
+        name: "triad_avx512_nt",
+        op: Op::Triad,
+        isa: MemIsa::Avx512,
+        nt: true,
+        requires: AVX512,
+        read_bytes: 16,
+        write_bytes: 8,
+        run: x86::triad_avx512_nt,
+    },
 ];
 
 /// The strongest kernel for `op` that this CPU runs, with non-temporal stores when

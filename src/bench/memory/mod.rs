@@ -24,8 +24,8 @@ pub(crate) mod region;
 pub(crate) mod x86;
 
 use super::common::{ram_refuses, ram_room, run_config, RAM_FRACTION};
-use super::peaks::{PeakKey, PeakOverrides};
-use super::{Benchmark, Case, Context, Plan, UsageError};
+use super::peaks::{PeakKey, PeakKind, PeakOverrides};
+use super::resource::{self, Case, CommonFlag, Context, Plan, Run, UsageError};
 use crate::hw::peak::Peak;
 use crate::hw::HostInfo;
 use crate::measure::{RunConfig, Runner, Sample, Scaling};
@@ -130,10 +130,19 @@ pub(crate) fn quick_sweep_sizes(host: &HostInfo) -> Vec<u64> {
     out
 }
 
+/// The `--peak` key `memory` (`None`) or `memory.l1|l2|l3|dram`: the one spelling of
+/// the keys this resource looks up and accepts.
+pub(crate) fn peak_key(level: Option<Level>) -> PeakKey {
+    PeakKey::new(match level {
+        None => "memory".to_string(),
+        Some(l) => format!("memory.{}", l.name().to_ascii_lowercase()),
+    })
+}
+
 /// The DRAM bandwidth peak: `--peak memory.dram=…`/`memory=…`, else SMBIOS type 17
 /// (Σ populated DIMMs × MT/s × bus bytes), else unknown with the reason.
 pub(crate) fn dram_peak(host: &HostInfo, overrides: &PeakOverrides) -> Peak {
-    let keys = [PeakKey::Memory(Some(Level::Dram)), PeakKey::Memory(None)];
+    let keys = [peak_key(Some(Level::Dram)), peak_key(None)];
     if let Some(p) = overrides.peak(&keys) {
         return p;
     }
@@ -168,7 +177,7 @@ fn level_peak(level: Level, host: &HostInfo, overrides: &PeakOverrides) -> Optio
     if level == Level::Dram {
         return Some(dram_peak(host, overrides));
     }
-    overrides.peak(&[PeakKey::Memory(Some(level))])
+    overrides.peak(&[peak_key(Some(level))])
 }
 
 /// `256MiB`, `4KiB`, `8B`: a size `--size`/`--block` accept back, for case labels (the
@@ -549,6 +558,14 @@ fn choose(op: Op, nt: Nt, size: u64, host: &HostInfo) -> (&'static Kernel, Optio
 impl Plan for MemoryBench {
     type Options = MemoryOptions;
 
+    fn refuses(&self, _o: &MemoryOptions, _flag: CommonFlag) -> Option<&'static str> {
+        None
+    }
+
+    fn threads<'a>(&self, o: &'a MemoryOptions) -> Option<&'a [usize]> {
+        o.threads.as_deref()
+    }
+
     fn plan(&self, o: &MemoryOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let host = ctx.host;
         let kinds = o.kernels.clone().unwrap_or_else(Kind::all);
@@ -679,7 +696,38 @@ impl Plan for MemoryBench {
     }
 }
 
-impl Benchmark for MemoryBench {
+impl resource::Resource for MemoryBench {
+    fn name(&self) -> &'static str {
+        "memory"
+    }
+
+    fn about(&self) -> &'static str {
+        "Memory bandwidth (read, write, copy, scale, add, triad) and latency, L1 to DRAM"
+    }
+
+    fn command(&self) -> clap::Command {
+        resource::subcommand::<options::MemoryArgs>(self)
+    }
+
+    fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {
+        resource::parse_with(&MemoryBench, m, options::parse)
+    }
+
+    fn peak_keys(&self) -> &'static str {
+        "memory, memory.l1|l2|l3|dram"
+    }
+
+    fn peak_key(&self, _key: &str, rest: &[&str]) -> Result<Option<(PeakKey, PeakKind)>, String> {
+        Ok(match rest {
+            [] => Some((peak_key(None), PeakKind::Bytes)),
+            [l] => Level::ALL
+                .into_iter()
+                .find(|x| x.name().eq_ignore_ascii_case(l))
+                .map(|x| (peak_key(Some(x)), PeakKind::Bytes)),
+            _ => None,
+        })
+    }
+
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
         let host = ctx.host;
         let size = default_size(host, 0, 3, 1);
@@ -769,7 +817,7 @@ mod tests {
         assert!(p.source.starts_with("unknown: SMBIOS unreadable (test)"));
         assert!(p.source.contains("--peak memory="));
         let mut o = PeakOverrides::default();
-        o.insert(PeakKey::Memory(None), 68e9);
+        o.insert(peak_key(None), 68e9);
         let p = dram_peak(&h, &o);
         assert_eq!(p.value, Some(68e9));
         assert!(p.source.starts_with("user"));

@@ -1,43 +1,14 @@
-//! `peakbench memory` options: validation of the raw flags ([`MemoryArgs`]) into
-//! [`MemoryOptions`]. Every bad value becomes one line naming the flag and the accepted
-//! form (exit code 2, nothing run). Checks that need the host (free memory, cache sizes)
+//! `peakbench memory` options: one struct, [`MemoryOptions`], its flags typed where
+//! clap reads them (a bad value is one line naming the flag and the accepted form, exit
+//! code 2, nothing run) and [`parse`] for the checks that span flags. Checks that need the host (free memory, cache sizes)
 //! happen in `plan`.
 
 use super::kernels::Op;
-use crate::bench::common::parse_threads;
-use crate::bench::UsageError;
+use crate::bench::flags::{dedup, threads, Choices, List};
 use crate::util::units::{parse_list, parse_size, ParseError};
+use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
-
-/// `peakbench memory` flags (validated in `bench::memory::options`).
-#[derive(Debug, Args, Default)]
-pub struct MemoryArgs {
-    /// Kernels: read,write,copy,scale,add,triad,chase [default: all]
-    #[arg(long, value_name = "LIST")]
-    pub(crate) kernel: Option<String>,
-    /// Access order of the blocks: seq,rand [default: seq]
-    #[arg(long, value_name = "LIST")]
-    pub(crate) pattern: Option<String>,
-    /// Contiguous access sizes, e.g. 1B,8B,1KB,1MiB,80MiB; multiples of 8 B run every kernel on f64 elements, other sizes (1 B…) run read, write and copy on bytes [default: whole array for seq, 4KiB for rand]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub(crate) block: Option<String>,
-    /// Working set of a case, all arrays and threads together [default: 4x the last-level cache, rounded up to a power of two]
-    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
-    pub(crate) size: Option<String>,
-    /// Thread counts [default: 1,2,4,… up to the core count]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub(crate) threads: Option<String>,
-    /// Walk the working set: `full` = every power of two from 4 KiB to 4x the last-level cache (minutes: kernels x ~20 sizes x threads cases), `quick` = one working set per cache level (L1/L2/L3/DRAM marked)
-    #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = "full")]
-    pub(crate) sweep: Option<String>,
-    /// Non-temporal stores: auto (when the working set exceeds the LLC), on, off [default: auto]
-    #[arg(long, value_name = "MODE")]
-    pub(crate) nt: Option<String>,
-    /// Count the write-allocate read of cached stores (STREAM does not)
-    #[arg(long)]
-    pub(crate) count_write_allocate: bool,
-}
 
 /// Largest working set a case may map, all threads and arrays together (256 TiB, twice
 /// what x86-64 user space can address with 4-level page tables). Every size product is
@@ -108,29 +79,74 @@ pub(crate) enum Nt {
     Off,
 }
 
-/// Validated `peakbench memory` options.
-#[derive(Debug, Clone, Serialize)]
+/// `--sweep MODE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SweepMode {
+    /// Every power of two from 4 KiB to 4x the last-level cache.
+    Full,
+    /// One working set per cache level.
+    Quick,
+}
+
+/// `peakbench memory`: its flags, typed where clap reads them, and the validated
+/// options (serialised into the report's `config`): one struct. [`parse`] checks what
+/// spans flags.
+#[derive(Debug, Clone, Args, Serialize)]
 pub(crate) struct MemoryOptions {
-    /// `--kernel`; `None` = all.
-    pub(crate) kernels: Option<Vec<Kind>>,
-    /// `--pattern` [default: seq].
-    pub(crate) patterns: Vec<Pattern>,
-    /// `--block` in bytes; `None` = the whole per-thread array for `seq`, 4 KiB for `rand`.
-    pub(crate) blocks: Option<Vec<u64>>,
-    /// `--size`: total working set of a case (all arrays, all threads); `None` = 4× LLC
-    /// rounded up to a power of two.
+    /// Kernels [default: all]
+    #[arg(long = "kernel", value_name = "LIST", value_parser = Choices::new(kernels, kind_names))]
+    pub(crate) kernels: Option<List<Kind>>,
+    /// Access order of the blocks [default: seq]
+    #[arg(
+        long = "pattern",
+        value_name = "LIST",
+        default_value = "seq",
+        hide_default_value = true,
+        value_parser = Choices::new(patterns, pattern_names)
+    )]
+    pub(crate) patterns: List<Pattern>,
+    /// Contiguous access sizes, e.g. 1B,8B,1KB,1MiB,80MiB; multiples of 8 B run every kernel on f64 elements, other sizes (1 B…) run read, write and copy on bytes [default: whole array for seq, 4KiB for rand]
+    #[arg(long = "block", value_name = "LIST", allow_hyphen_values = true, value_parser = blocks)]
+    pub(crate) blocks: Option<List<u64>>,
+    /// Working set of a case, all arrays and threads together [default: 4x the last-level cache, rounded up to a power of two]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true, value_parser = size)]
     pub(crate) size: Option<u64>,
-    /// `--threads`; `None` = 1, 2, 4, … cores.
-    pub(crate) threads: Option<Vec<usize>>,
-    /// `--sweep`: working sets from 4 KiB to 4× LLC.
+    /// Thread counts [default: 1,2,4,… up to the core count]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = threads)]
+    pub(crate) threads: Option<List<usize>>,
+    /// Walk the working set: `full` = every power of two from 4 KiB to 4x the last-level cache (minutes: kernels x ~20 sizes x threads cases), `quick` = one working set per cache level (L1/L2/L3/DRAM marked)
+    #[arg(
+        long = "sweep",
+        id = "sweep",
+        value_name = "MODE",
+        num_args = 0..=1,
+        default_missing_value = "full",
+        value_parser = Choices::new(sweep_mode, || vec!["full", "quick"])
+    )]
+    #[serde(skip)]
+    pub(crate) sweep_mode: Option<SweepMode>,
+    // `--sweep`: working sets from 4 KiB to 4× LLC (set by `parse`).
+    #[arg(skip)]
     pub(crate) sweep: bool,
-    /// `--sweep quick`: one working set per cache level instead of every power of two.
+    // `--sweep quick`: one working set per cache level instead of every power of two.
+    #[arg(skip)]
     pub(crate) sweep_quick: bool,
-    /// `--nt`.
+    /// Non-temporal stores: auto (when the working set exceeds the LLC), on, off [default: auto]
+    #[arg(
+        long,
+        value_name = "MODE",
+        default_value = "auto",
+        hide_default_value = true,
+        value_parser = Choices::new(nt, || vec!["auto", "on", "off"])
+    )]
     pub(crate) nt: Nt,
-    /// `--count-write-allocate`.
+    /// Count the write-allocate read of cached stores (STREAM does not)
+    #[arg(long)]
     pub(crate) count_write_allocate: bool,
 }
+
+/// Until the top names one type per command (issue #34): the flags are the options.
+pub(crate) type MemoryArgs = MemoryOptions;
 
 impl Default for MemoryOptions {
     fn default() -> Self {
@@ -140,6 +156,7 @@ impl Default for MemoryOptions {
             blocks: None,
             size: None,
             threads: None,
+            sweep_mode: None,
             sweep: false,
             sweep_quick: false,
             nt: Nt::Auto,
@@ -148,93 +165,111 @@ impl Default for MemoryOptions {
     }
 }
 
-/// Validates `peakbench memory` flags.
-pub(crate) fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
-    let names: Vec<&str> = Kind::all().iter().map(|k| k.name()).collect();
-    let kernels = a
-        .kernel
-        .as_deref()
-        .map(|t| {
-            parse_list(t, |s| {
-                let s = s.to_ascii_lowercase();
-                Kind::all()
-                    .into_iter()
-                    .find(|k| k.name() == s)
-                    .ok_or_else(|| {
-                        ParseError(format!(
-                            "unknown kernel '{s}'; accepted: {}",
-                            names.join(",")
-                        ))
-                    })
+fn kind_names() -> Vec<&'static str> {
+    Kind::all().iter().map(|k| k.name()).collect()
+}
+
+fn pattern_names() -> Vec<&'static str> {
+    [Pattern::Seq, Pattern::Rand].map(Pattern::name).to_vec()
+}
+
+/// `--kernel`: kernels of the kernel table, and the chase.
+fn kernels(text: &str) -> Result<List<Kind>, ParseError> {
+    let names = kind_names();
+    parse_list(text, |s| {
+        let s = s.to_ascii_lowercase();
+        Kind::all()
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                ParseError(format!(
+                    "unknown kernel '{s}'; accepted: {}",
+                    names.join(",")
+                ))
             })
-        })
-        .transpose()
-        .map_err(|e| UsageError::new("--kernel", e))?
-        .map(dedup);
-    let patterns = a
-        .pattern
-        .as_deref()
-        .map(|t| {
-            parse_list(t, |s| match s.to_ascii_lowercase().as_str() {
-                "seq" | "sequential" => Ok(Pattern::Seq),
-                "rand" | "random" => Ok(Pattern::Rand),
-                _ => Err(ParseError(format!(
-                    "unknown pattern '{s}'; accepted: seq,rand"
-                ))),
-            })
-        })
-        .transpose()
-        .map_err(|e| UsageError::new("--pattern", e))?
-        .map(dedup)
-        .unwrap_or_else(|| vec![Pattern::Seq]);
-    let blocks = a
-        .block
-        .as_deref()
-        .map(|t| {
-            parse_list(t, |s| {
-                let b = parse_size(s)?;
-                if b > MAX_SIZE {
-                    return Err(ParseError(format!(
-                        "'{s}' is above the limit of {}; use e.g. 8KiB or 1MiB",
-                        crate::util::units::format_size(MAX_SIZE)
-                    )));
-                }
-                Ok(b)
-            })
-        })
-        .transpose()
-        .map_err(|e| UsageError::new("--block", e))?
-        .map(dedup);
-    let size = a
-        .size
-        .as_deref()
-        .map(parse_size)
-        .transpose()
-        .map_err(|e| UsageError::new("--size", e))?;
-    if let Some(s) = size {
-        if s < 4096 {
-            return Err(UsageError::new(
-                "--size",
-                format!("{s} B is too small; use at least 4KiB (e.g. 256MiB for DRAM)"),
-            ));
+    })
+    .map(dedup)
+}
+
+/// `--pattern`: seq, rand (or sequential, random).
+fn patterns(text: &str) -> Result<List<Pattern>, ParseError> {
+    parse_list(text, |s| match s.to_ascii_lowercase().as_str() {
+        "seq" | "sequential" => Ok(Pattern::Seq),
+        "rand" | "random" => Ok(Pattern::Rand),
+        _ => Err(ParseError(format!(
+            "unknown pattern '{s}'; accepted: {}",
+            pattern_names().join(",")
+        ))),
+    })
+    .map(dedup)
+}
+
+/// `--block`: sizes up to [`MAX_SIZE`].
+fn blocks(text: &str) -> Result<List<u64>, ParseError> {
+    parse_list(text, |s| {
+        let b = parse_size(s)?;
+        if b > MAX_SIZE {
+            return Err(ParseError(format!(
+                "'{s}' is above the limit of {}; use e.g. 8KiB or 1MiB",
+                crate::util::units::format_size(MAX_SIZE)
+            )));
         }
-        if s > MAX_SIZE {
-            return Err(UsageError::new(
-                "--size",
-                format!(
-                    "{} is above the limit of {}; use e.g. 256MiB",
-                    crate::util::units::format_size(s),
-                    crate::util::units::format_size(MAX_SIZE)
-                ),
-            ));
-        }
-        if a.sweep.is_some() {
+        Ok(b)
+    })
+    .map(dedup)
+}
+
+/// `--size`: from 4 KiB to [`MAX_SIZE`].
+fn size(text: &str) -> Result<u64, ParseError> {
+    let s = parse_size(text)?;
+    if s < 4096 {
+        return Err(ParseError(format!(
+            "{s} B is too small; use at least 4KiB (e.g. 256MiB for DRAM)"
+        )));
+    }
+    if s > MAX_SIZE {
+        return Err(ParseError(format!(
+            "{} is above the limit of {}; use e.g. 256MiB",
+            crate::util::units::format_size(s),
+            crate::util::units::format_size(MAX_SIZE)
+        )));
+    }
+    Ok(s)
+}
+
+/// `--sweep MODE`: full or quick.
+fn sweep_mode(text: &str) -> Result<SweepMode, ParseError> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "full" => Ok(SweepMode::Full),
+        "quick" => Ok(SweepMode::Quick),
+        m => Err(ParseError(format!(
+            "unknown mode '{m}'; accepted: full (every power of two from 4 KiB to 4x LLC), quick (one working set per cache level)"
+        ))),
+    }
+}
+
+/// `--nt`: auto, on, off.
+fn nt(text: &str) -> Result<Nt, ParseError> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "auto" => Ok(Nt::Auto),
+        "on" => Ok(Nt::On),
+        "off" => Ok(Nt::Off),
+        s => Err(ParseError(format!(
+            "unknown value '{s}'; accepted: auto,on,off"
+        ))),
+    }
+}
+
+/// The checks that span flags: `--size` with `--sweep` or a larger `--block`.
+pub(crate) fn parse(a: &MemoryOptions) -> Result<MemoryOptions, UsageError> {
+    if let Some(s) = a.size {
+        if a.sweep_mode.is_some() {
             return Err(UsageError::new(
                 "--size",
                 "cannot be combined with --sweep (the sweep chooses the working sets, 4 KiB to 4x LLC)",
             ));
         }
-        if let Some(big) = blocks.as_ref().and_then(|b| b.iter().find(|&&b| b > s)) {
+        if let Some(big) = a.blocks.as_ref().and_then(|b| b.iter().find(|&&b| b > s)) {
             return Err(UsageError::new(
                 "--block",
                 format!(
@@ -245,66 +280,25 @@ pub(crate) fn parse(a: &MemoryArgs) -> Result<MemoryOptions, UsageError> {
             ));
         }
     }
-    let sweep_quick = match a.sweep.as_deref().map(|s| s.trim().to_ascii_lowercase()) {
-        None => false,
-        Some(m) if m == "full" => false,
-        Some(m) if m == "quick" => true,
-        Some(m) => {
-            return Err(UsageError::new(
-                "--sweep",
-                format!("unknown mode '{m}'; accepted: full (every power of two from 4 KiB to 4x LLC), quick (one working set per cache level)"),
-            ))
-        }
-    };
-    let threads = a.threads.as_deref().map(parse_threads).transpose()?;
-    let nt = match a.nt.as_deref().map(|s| s.trim().to_ascii_lowercase()) {
-        None => Nt::Auto,
-        Some(s) if s == "auto" => Nt::Auto,
-        Some(s) if s == "on" => Nt::On,
-        Some(s) if s == "off" => Nt::Off,
-        Some(s) => {
-            return Err(UsageError::new(
-                "--nt",
-                format!("unknown value '{s}'; accepted: auto,on,off"),
-            ))
-        }
-    };
     Ok(MemoryOptions {
-        kernels,
-        patterns,
-        blocks,
-        size,
-        threads,
-        sweep: a.sweep.is_some(),
-        sweep_quick,
-        nt,
-        count_write_allocate: a.count_write_allocate,
+        sweep: a.sweep_mode.is_some(),
+        sweep_quick: a.sweep_mode == Some(SweepMode::Quick),
+        ..a.clone()
     })
-}
-
-fn dedup<T: PartialEq>(v: Vec<T>) -> Vec<T> {
-    let mut out: Vec<T> = Vec::with_capacity(v.len());
-    for x in v {
-        if !out.contains(&x) {
-            out.push(x);
-        }
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::flags::try_args;
 
-    fn args(f: impl FnOnce(&mut MemoryArgs)) -> Result<MemoryOptions, UsageError> {
-        let mut a = MemoryArgs::default();
-        f(&mut a);
-        parse(&a)
+    fn args(argv: &[&str]) -> Result<MemoryOptions, UsageError> {
+        parse(&try_args::<MemoryOptions>(argv)?)
     }
 
     #[test]
     fn defaults() {
-        let o = args(|_| {}).unwrap();
+        let o = args(&[]).unwrap();
         assert_eq!(o.kernels, None);
         assert_eq!(o.patterns, vec![Pattern::Seq]);
         assert_eq!(o.nt, Nt::Auto);
@@ -313,14 +307,20 @@ mod tests {
 
     #[test]
     fn lists_parse() {
-        let o = args(|a| {
-            a.kernel = Some("copy,triad,chase,copy".into());
-            a.pattern = Some("seq,rand".into());
-            a.block = Some("8B,1KiB,8KiB,1MiB,8MiB,80MiB".into());
-            a.size = Some("1GiB".into());
-            a.threads = Some("1,2".into());
-            a.nt = Some("on".into());
-        })
+        let o = args(&[
+            "--kernel",
+            "copy,triad,chase,copy",
+            "--pattern",
+            "seq,rand",
+            "--block",
+            "8B,1KiB,8KiB,1MiB,8MiB,80MiB",
+            "--size",
+            "1GiB",
+            "--threads",
+            "1,2",
+            "--nt",
+            "on",
+        ])
         .unwrap();
         assert_eq!(
             o.kernels,
@@ -337,41 +337,50 @@ mod tests {
 
     #[test]
     fn errors_name_the_flag() {
-        let e = args(|a| a.kernel = Some("memcpy".into())).unwrap_err().0;
+        let e = args(&["--kernel", "memcpy"]).unwrap_err().0;
         assert!(e.starts_with("--kernel: unknown kernel 'memcpy'"), "{e}");
         assert!(e.contains("read,write,copy,scale,add,triad,chase"), "{e}");
-        let e = args(|a| a.pattern = Some("zigzag".into())).unwrap_err().0;
+        let e = args(&["--pattern", "zigzag"]).unwrap_err().0;
         assert!(e.starts_with("--pattern:"), "{e}");
         // Byte blocks (1 B accesses, decimal sizes) are taken as they are.
-        let o = args(|a| a.block = Some("1B,12B,1KB,1MB".into())).unwrap();
+        let o = args(&["--block", "1B,12B,1KB,1MB"]).unwrap();
         assert_eq!(o.blocks, Some(vec![1, 12, 1000, 1_000_000]));
-        let e = args(|a| a.block = Some("0B".into())).unwrap_err().0;
+        let e = args(&["--block", "0B"]).unwrap_err().0;
         assert!(e.starts_with("--block:"), "{e}");
-        let e = args(|a| a.block = Some("big".into())).unwrap_err().0;
+        let e = args(&["--block", "big"]).unwrap_err().0;
         assert!(e.starts_with("--block:"), "{e}");
-        let e = args(|a| a.size = Some("1KiB".into())).unwrap_err().0;
+        let e = args(&["--size", "1KiB"]).unwrap_err().0;
         assert!(e.starts_with("--size:"), "{e}");
-        let e = args(|a| {
-            a.size = Some("1MiB".into());
-            a.block = Some("8MiB".into());
-        })
-        .unwrap_err()
-        .0;
+        let e = args(&["--size", "1MiB", "--block", "8MiB"]).unwrap_err().0;
         assert!(e.starts_with("--block: 8 MiB is larger than"), "{e}");
-        let e = args(|a| a.nt = Some("maybe".into())).unwrap_err().0;
+        let e = args(&["--nt", "maybe"]).unwrap_err().0;
         assert!(e.starts_with("--nt:") && e.contains("auto,on,off"), "{e}");
-        let e = args(|a| a.threads = Some("0".into())).unwrap_err().0;
+        let e = args(&["--threads", "0"]).unwrap_err().0;
         assert!(e.starts_with("--threads:"), "{e}");
-        let e = args(|a| {
-            a.sweep = Some("full".into());
-            a.size = Some("1GiB".into());
-        })
-        .unwrap_err()
-        .0;
+        let e = args(&["--sweep", "full", "--size", "1GiB"]).unwrap_err().0;
         assert!(e.starts_with("--size:"), "{e}");
-        let e = args(|a| a.sweep = Some("fast".into())).unwrap_err().0;
+        let e = args(&["--sweep", "fast"]).unwrap_err().0;
         assert!(e.starts_with("--sweep: unknown mode 'fast'"), "{e}");
-        let o = args(|a| a.sweep = Some("Quick".into())).unwrap();
+        let o = args(&["--sweep", "Quick"]).unwrap();
         assert!(o.sweep && o.sweep_quick);
+    }
+
+    /// Every flag's bad value is the one line it gave before the flags were typed.
+    #[test]
+    fn bad_values_give_their_line() {
+        for (argv, line) in [
+            (&["--kernel", "Memcpy"][..], "--kernel: unknown kernel 'memcpy'; accepted: read,write,copy,scale,add,triad,chase"),
+            (&["--pattern", "zigzag"], "--pattern: unknown pattern 'zigzag'; accepted: seq,rand"),
+            (&["--block", "1PiB"], "--block: '1PiB' is not a size; use a number with B, KiB, MiB, GiB, TiB (or KB, MB, GB), e.g. 8KiB"),
+            (&["--block", "512TiB"], "--block: '512TiB' is above the limit of 256 TiB; use e.g. 8KiB or 1MiB"),
+            (&["--size", "1KiB"], "--size: 1024 B is too small; use at least 4KiB (e.g. 256MiB for DRAM)"),
+            (&["--size", "512TiB"], "--size: 512 TiB is above the limit of 256 TiB; use e.g. 256MiB"),
+            (&["--sweep", "--size", "1GiB"], "--size: cannot be combined with --sweep (the sweep chooses the working sets, 4 KiB to 4x LLC)"),
+            (&["--sweep", " Fast"], "--sweep: unknown mode 'fast'; accepted: full (every power of two from 4 KiB to 4x LLC), quick (one working set per cache level)"),
+            (&["--nt", "Maybe"], "--nt: unknown value 'maybe'; accepted: auto,on,off"),
+            (&["--threads", "1,,2"], "--threads: '1,,2' has an empty element; use a comma-separated list like 1,2,4"),
+        ] {
+            assert_eq!(args(argv).unwrap_err().0, line, "{argv:?}");
+        }
     }
 }

@@ -9,7 +9,7 @@
 use super::options::{default_msg, NetOptions};
 use super::proto::{Direction, Proto, TestKind, TestSpec};
 use super::{client, results, server, OMIT};
-use crate::bench::Context;
+use crate::bench::resource::Context;
 use crate::report::model::BenchResult;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};

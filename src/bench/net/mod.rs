@@ -23,13 +23,14 @@ pub mod engine;
 pub(crate) mod matrix;
 pub mod options;
 pub mod proto;
-mod results;
+pub(crate) mod results;
 pub(crate) mod rounds;
 pub mod server;
 pub(crate) mod tcp;
 pub mod udp;
 
-use super::{Benchmark, Case, Context, Plan, UsageError};
+use super::peaks::{PeakKey, PeakKind};
+use super::resource::{self, Case, CommonFlag, Context, Plan, Resource, Run, UsageError};
 use crate::report::model::BenchResult;
 use options::{default_msg, NetOptions};
 use proto::{Direction, Proto, TestKind, TestSpec, DEFAULT_PORT};
@@ -320,12 +321,46 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
 impl Plan for NetBench {
     type Options = NetOptions;
 
+    fn refuses(&self, _o: &NetOptions, flag: CommonFlag) -> Option<&'static str> {
+        Some(match flag {
+            CommonFlag::Weak => "net streams each send for --time with no shared problem to divide; drop --weak and set --streams",
+            CommonFlag::UntilStable => "net tests run for --time, with no per-sample check of the threads; drop --until-stable and set --repeat",
+            CommonFlag::Cpus => resource::CPUS_ONLY,
+        })
+    }
+
     fn plan(&self, o: &NetOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         cases(o, ctx.opts.repeat)
     }
 }
 
-impl Benchmark for NetBench {
+impl Resource for NetBench {
+    fn name(&self) -> &'static str {
+        "net"
+    }
+
+    fn about(&self) -> &'static str {
+        "TCP/UDP throughput and ping-pong latency (loopback, or against `peakbench serve`)"
+    }
+
+    fn command(&self) -> clap::Command {
+        resource::subcommand::<options::NetArgs>(self)
+    }
+
+    fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {
+        resource::parse_with(&NetBench, m, options::parse_net)
+    }
+
+    fn peak_keys(&self) -> &'static str {
+        "net"
+    }
+
+    fn peak_key(&self, _key: &str, rest: &[&str]) -> Result<Option<(PeakKey, PeakKind)>, String> {
+        Ok(rest
+            .is_empty()
+            .then(|| (results::peak_key(), PeakKind::Link)))
+    }
+
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
         // TCP and UDP throughput and TCP latency on loopback, 3 s each after the
         // warm-up: about 11 s.

@@ -1,71 +1,15 @@
-//! Validated options of `peakbench net` and `peakbench serve`: each bad value becomes
-//! one [`UsageError`] line naming the flag and the accepted form (exit code 2).
+//! Options of `peakbench net` and `peakbench serve`: one struct each, its flags typed
+//! where clap reads them (a bad value is one line naming the flag and the accepted
+//! form, exit code 2), and the checks that span flags ([`parse_net`], [`parse_serve`]).
 
 use super::proto::{Proto, TestKind, DEFAULT_PORT, MAX_STREAMS, MAX_TCP_MSG, MAX_UDP_MSG};
-use crate::bench::UsageError;
+use crate::bench::flags::{Choices, List};
 use crate::util::units::{parse_duration, parse_list, parse_size, ParseError};
+use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
-
-/// `peakbench net` flags.
-#[derive(Debug, Args, Default)]
-pub struct NetArgs {
-    /// Server running `peakbench serve`, as HOST or HOST:PORT [default: an in-process server on 127.0.0.1; port 5211]
-    #[arg(long, value_name = "HOST[:PORT]")]
-    pub(crate) server: Option<String>,
-    /// Transports: tcp,udp [default: tcp,udp]
-    #[arg(long, value_name = "LIST")]
-    pub(crate) proto: Option<String>,
-    /// Tests: throughput,latency [default: throughput,latency]
-    #[arg(long, value_name = "LIST")]
-    pub(crate) test: Option<String>,
-    /// Message/datagram sizes, e.g. 1B,1KiB,64KiB [default: TCP 128KiB, UDP 1460B, latency 64B]
-    #[arg(long, value_name = "LIST")]
-    pub(crate) msg: Option<String>,
-    /// Parallel streams, one pinned thread each on both ends [default: 1]
-    #[arg(long, value_name = "LIST")]
-    pub(crate) streams: Option<String>,
-    /// Timed part of each case, split into --repeat samples, after a 0.5 s warm-up [default: 3s]
-    #[arg(long, value_name = "DUR")]
-    pub(crate) time: Option<String>,
-    /// The server sends (throughput)
-    #[arg(long)]
-    pub(crate) reverse: bool,
-    /// Both ends send at once, each on its own streams (throughput)
-    #[arg(long)]
-    pub(crate) bidir: bool,
-    /// UDP pacing per stream in bit/s, e.g. 500M or 2.5G [default: unpaced]
-    #[arg(long, value_name = "RATE")]
-    pub(crate) rate: Option<String>,
-    /// TCP sends with MSG_ZEROCOPY where the OS offers it
-    #[arg(long)]
-    pub(crate) zerocopy: bool,
-    /// Pre-shared token (proven by HMAC, never sent); or set $PEAKBENCH_TOKEN
-    #[arg(long, value_name = "SECRET")]
-    pub(crate) token: Option<String>,
-    /// All pairs of hosts of a cluster launch (mpirun/srun; see README): a host x host matrix of TCP throughput and latency
-    #[arg(long)]
-    pub(crate) matrix: bool,
-}
-
-/// `peakbench serve` flags.
-#[derive(Debug, Args, Default)]
-pub struct ServeArgs {
-    /// Address and port to listen on [default: 127.0.0.1:5211; other addresses only when asked]
-    #[arg(long, value_name = "ADDR:PORT")]
-    pub(crate) bind: Option<String>,
-    /// Require clients to prove this pre-shared token; or set $PEAKBENCH_TOKEN
-    #[arg(long, value_name = "SECRET")]
-    pub(crate) token: Option<String>,
-    /// Exit after the first test session
-    #[arg(long)]
-    pub(crate) once: bool,
-    /// Most stream-buffer memory the tests may hold, per test and in all [default: a quarter of MemAvailable, 64 MiB to 1 GiB]
-    #[arg(long, value_name = "SIZE")]
-    pub(crate) max_memory: Option<String>,
-}
 
 /// Environment variable read when `--token` is absent (keeps the secret out of `ps`).
 pub(crate) const TOKEN_ENV: &str = "PEAKBENCH_TOKEN";
@@ -75,36 +19,77 @@ fn redact<S: Serializer>(t: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_bool(t.is_some())
 }
 
-/// `peakbench net` options.
-#[derive(Debug, Clone, Serialize)]
+/// `peakbench net`: its flags, typed where clap reads them, and the validated options
+/// (serialised into the report's `config`): one struct. [`parse_net`] checks what
+/// spans flags and reads the token.
+#[derive(Debug, Clone, Args, Serialize)]
 pub(crate) struct NetOptions {
-    /// `--server HOST[:PORT]` as given; `None` = an in-process server on loopback.
+    /// Server running `peakbench serve`, as HOST or HOST:PORT [default: an in-process server on 127.0.0.1; port 5211]
+    #[arg(long, value_name = "HOST[:PORT]", value_parser = server)]
     pub(crate) server: Option<String>,
-    /// `--proto`.
-    pub(crate) protos: Vec<Proto>,
-    /// `--test`.
-    pub(crate) tests: Vec<TestKind>,
-    /// `--msg`; `None` = per transport and test defaults (see [`default_msg`]).
-    pub(crate) msgs: Option<Vec<u32>>,
-    /// `--streams`.
-    pub(crate) streams: Vec<u32>,
-    /// `--time`: timed part of each case, split into `--repeat` samples.
+    /// Transports [default: tcp,udp]
+    #[arg(
+        long = "proto",
+        value_name = "LIST",
+        default_value = "tcp,udp",
+        hide_default_value = true,
+        value_parser = Choices::new(protos, || vec!["tcp", "udp"])
+    )]
+    pub(crate) protos: List<Proto>,
+    /// Tests [default: throughput,latency]
+    #[arg(
+        long = "test",
+        value_name = "LIST",
+        default_value = "throughput,latency",
+        hide_default_value = true,
+        value_parser = Choices::new(tests, || vec!["throughput", "latency"])
+    )]
+    pub(crate) tests: List<TestKind>,
+    /// Message/datagram sizes, e.g. 1B,1KiB,64KiB [default: TCP 128KiB, UDP 1460B, latency 64B]
+    #[arg(long = "msg", value_name = "LIST", value_parser = msgs)]
+    pub(crate) msgs: Option<List<u32>>,
+    /// Parallel streams, one pinned thread each on both ends [default: 1]
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = "1",
+        hide_default_value = true,
+        value_parser = streams
+    )]
+    pub(crate) streams: List<u32>,
+    /// Timed part of each case, split into --repeat samples, after a 0.5 s warm-up [default: 3s]
+    #[arg(
+        long,
+        value_name = "DUR",
+        default_value = "3s",
+        hide_default_value = true,
+        value_parser = time
+    )]
     #[serde(serialize_with = "crate::bench::common::secs", rename = "time_s")]
     pub(crate) time: Duration,
-    /// `--reverse`: the server sends.
+    /// The server sends (throughput)
+    #[arg(long)]
     pub(crate) reverse: bool,
-    /// `--bidir`: both ends send.
+    /// Both ends send at once, each on its own streams (throughput)
+    #[arg(long)]
     pub(crate) bidir: bool,
-    /// `--rate`: UDP pacing per stream, bit/s.
+    /// UDP pacing per stream in bit/s, e.g. 500M or 2.5G [default: unpaced]
+    #[arg(long = "rate", value_name = "RATE", value_parser = parse_rate)]
     pub(crate) rate_bps: Option<u64>,
-    /// `--zerocopy`.
+    /// TCP sends with MSG_ZEROCOPY where the OS offers it
+    #[arg(long)]
     pub(crate) zerocopy: bool,
-    /// `--token` (or $PEAKBENCH_TOKEN); serialised only as "was given".
+    /// Pre-shared token (proven by HMAC, never sent); or set $PEAKBENCH_TOKEN
+    #[arg(long, value_name = "SECRET")]
     #[serde(serialize_with = "redact", rename = "token_given")]
     pub(crate) token: Option<String>,
-    /// `--matrix`: every ordered pair of hosts of a cluster launch (TCP only).
+    /// All pairs of hosts of a cluster launch (mpirun/srun; see README): a host x host matrix of TCP throughput and latency
+    #[arg(long)]
     pub(crate) matrix: bool,
 }
+
+/// Until the top names one type per command (issue #34): the flags are the options.
+pub(crate) type NetArgs = NetOptions;
 
 impl Default for NetOptions {
     fn default() -> Self {
@@ -125,19 +110,34 @@ impl Default for NetOptions {
     }
 }
 
-/// `peakbench serve` options.
-#[derive(Debug, Clone, Serialize)]
+/// `peakbench serve`: its flags, typed where clap reads them, and the validated options
+/// (serialised into the report's `config`): one struct. [`parse_serve`] reads the
+/// token.
+#[derive(Debug, Clone, Args, Serialize)]
 pub(crate) struct ServeOptions {
-    /// `--bind ADDR:PORT` [default 127.0.0.1:5211].
+    /// Address and port to listen on [default: 127.0.0.1:5211; other addresses only when asked]
+    #[arg(
+        long,
+        value_name = "ADDR:PORT",
+        default_value_t = SocketAddr::from(([127, 0, 0, 1], DEFAULT_PORT)),
+        hide_default_value = true,
+        value_parser = bind
+    )]
     pub(crate) bind: SocketAddr,
-    /// `--token` (or $PEAKBENCH_TOKEN); serialised only as "was given".
+    /// Require clients to prove this pre-shared token; or set $PEAKBENCH_TOKEN
+    #[arg(long, value_name = "SECRET")]
     #[serde(serialize_with = "redact", rename = "token_given")]
     pub(crate) token: Option<String>,
-    /// `--once`: exit after the first test session.
+    /// Exit after the first test session
+    #[arg(long)]
     pub(crate) once: bool,
-    /// `--max-memory`; `None` = [`super::server::default_memory`].
+    /// Most stream-buffer memory the tests may hold, per test and in all [default: a quarter of MemAvailable, 64 MiB to 1 GiB]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) max_memory: Option<u64>,
 }
+
+/// Until the top names one type per command (issue #34): the flags are the options.
+pub(crate) type ServeArgs = ServeOptions;
 
 /// Message size used when `--msg` is not given: iperf3's defaults for throughput
 /// (128 KiB TCP writes, 1460-byte UDP datagrams) and 64-byte ping-pong messages.
@@ -230,49 +230,78 @@ pub(crate) fn resolve(text: &str, default_port: u16) -> Result<SocketAddr, Strin
     Ok(addr)
 }
 
-/// Validates `peakbench net` flags.
-pub(crate) fn parse_net(a: &NetArgs) -> Result<NetOptions, UsageError> {
-    let d = NetOptions::default();
-    let protos = match &a.proto {
-        None => d.protos,
-        Some(t) => parse_list(t, |s| match s.to_ascii_lowercase().as_str() {
-            "tcp" => Ok(Proto::Tcp),
-            "udp" => Ok(Proto::Udp),
-            _ => Err(ParseError(format!(
-                "unknown protocol '{s}'; accepted: tcp,udp"
-            ))),
-        })
-        .map_err(|e| UsageError::new("--proto", e))?,
-    };
-    let tests = match &a.test {
-        None => d.tests,
-        Some(t) => parse_list(t, |s| match s.to_ascii_lowercase().as_str() {
-            "throughput" => Ok(TestKind::Throughput),
-            "latency" => Ok(TestKind::Latency),
-            _ => Err(ParseError(format!(
-                "unknown test '{s}'; accepted: throughput,latency"
-            ))),
-        })
-        .map_err(|e| UsageError::new("--test", e))?,
-    };
-    let msgs = a
-        .msg
-        .as_deref()
-        .map(|t| {
-            parse_list(t, |s| {
-                let n = parse_size(s)?;
-                if n > u64::from(MAX_TCP_MSG) {
-                    return Err(ParseError(format!(
-                        "'{s}' is too large; messages go up to 16MiB (UDP datagrams up to {MAX_UDP_MSG}B)"
-                    )));
-                }
-                Ok(n as u32)
-            })
-        })
-        .transpose()
-        .map_err(|e| UsageError::new("--msg", e))?;
-    if let Some(ms) = &msgs {
-        if protos.contains(&Proto::Udp) {
+/// `--server HOST[:PORT]`: kept as given once it resolves.
+fn server(text: &str) -> Result<String, ParseError> {
+    resolve(text, DEFAULT_PORT).map_err(ParseError)?;
+    Ok(text.to_string())
+}
+
+/// `--bind ADDR:PORT`.
+fn bind(text: &str) -> Result<SocketAddr, ParseError> {
+    resolve(text, DEFAULT_PORT).map_err(ParseError)
+}
+
+/// `--proto`: tcp, udp.
+fn protos(text: &str) -> Result<List<Proto>, ParseError> {
+    parse_list(text, |s| match s.to_ascii_lowercase().as_str() {
+        "tcp" => Ok(Proto::Tcp),
+        "udp" => Ok(Proto::Udp),
+        _ => Err(ParseError(format!(
+            "unknown protocol '{s}'; accepted: tcp,udp"
+        ))),
+    })
+}
+
+/// `--test`: throughput, latency.
+fn tests(text: &str) -> Result<List<TestKind>, ParseError> {
+    parse_list(text, |s| match s.to_ascii_lowercase().as_str() {
+        "throughput" => Ok(TestKind::Throughput),
+        "latency" => Ok(TestKind::Latency),
+        _ => Err(ParseError(format!(
+            "unknown test '{s}'; accepted: throughput,latency"
+        ))),
+    })
+}
+
+/// `--msg`: sizes up to 16 MiB (UDP's limit is checked with `--proto` by `parse_net`).
+fn msgs(text: &str) -> Result<List<u32>, ParseError> {
+    parse_list(text, |s| {
+        let n = parse_size(s)?;
+        if n > u64::from(MAX_TCP_MSG) {
+            return Err(ParseError(format!(
+                "'{s}' is too large; messages go up to 16MiB (UDP datagrams up to {MAX_UDP_MSG}B)"
+            )));
+        }
+        Ok(n as u32)
+    })
+}
+
+/// `--streams`: 1 to [`MAX_STREAMS`].
+fn streams(text: &str) -> Result<List<u32>, ParseError> {
+    parse_list(text, |s| match s.parse::<u32>() {
+        Ok(n) if (1..=MAX_STREAMS).contains(&n) => Ok(n),
+        _ => Err(ParseError(format!(
+            "'{s}' is not a stream count; use whole numbers from 1 to {MAX_STREAMS}"
+        ))),
+    })
+}
+
+/// `--time`: 10 ms to 50 min.
+fn time(text: &str) -> Result<Duration, ParseError> {
+    let v = parse_duration(text)?;
+    if v < Duration::from_millis(10) || v > Duration::from_secs(3000) {
+        return Err(ParseError(format!(
+            "'{text}' is out of range; use 10ms to 50m"
+        )));
+    }
+    Ok(v)
+}
+
+/// The checks that span `peakbench net` flags, and the token (`--token` or
+/// $PEAKBENCH_TOKEN).
+pub(crate) fn parse_net(a: &NetOptions) -> Result<NetOptions, UsageError> {
+    if let Some(ms) = &a.msgs {
+        if a.protos.contains(&Proto::Udp) {
             if let Some(m) = ms.iter().find(|m| **m > MAX_UDP_MSG) {
                 return Err(UsageError::new(
                     "--msg",
@@ -283,87 +312,32 @@ pub(crate) fn parse_net(a: &NetArgs) -> Result<NetOptions, UsageError> {
             // with the reason (net::cases), and the rest of the run goes on.
         }
     }
-    let streams = match &a.streams {
-        None => d.streams,
-        Some(t) => parse_list(t, |s| match s.parse::<u32>() {
-            Ok(n) if (1..=MAX_STREAMS).contains(&n) => Ok(n),
-            _ => Err(ParseError(format!(
-                "'{s}' is not a stream count; use whole numbers from 1 to {MAX_STREAMS}"
-            ))),
-        })
-        .map_err(|e| UsageError::new("--streams", e))?,
-    };
-    let time = match &a.time {
-        None => d.time,
-        Some(t) => {
-            let v = parse_duration(t).map_err(|e| UsageError::new("--time", e))?;
-            if v < Duration::from_millis(10) || v > Duration::from_secs(3000) {
-                return Err(UsageError::new(
-                    "--time",
-                    format!("'{t}' is out of range; use 10ms to 50m"),
-                ));
-            }
-            v
-        }
-    };
     if a.reverse && a.bidir {
         return Err(UsageError::new(
             "--bidir",
             "cannot be combined with --reverse; use one of them",
         ));
     }
-    let rate_bps = a
-        .rate
-        .as_deref()
-        .map(parse_rate)
-        .transpose()
-        .map_err(|e| UsageError::new("--rate", e))?;
-    if rate_bps.is_some() && !protos.contains(&Proto::Udp) {
+    if a.rate_bps.is_some() && !a.protos.contains(&Proto::Udp) {
         return Err(UsageError::new("--rate", "paces UDP only; add --proto udp"));
     }
-    if a.zerocopy && !protos.contains(&Proto::Tcp) {
+    if a.zerocopy && !a.protos.contains(&Proto::Tcp) {
         return Err(UsageError::new(
             "--zerocopy",
             "applies to TCP only; add --proto tcp",
         ));
     }
-    if let Some(s) = &a.server {
-        resolve(s, DEFAULT_PORT).map_err(|e| UsageError::new("--server", e))?;
-    }
     Ok(NetOptions {
-        server: a.server.clone(),
-        protos,
-        tests,
-        msgs,
-        streams,
-        time,
-        reverse: a.reverse,
-        bidir: a.bidir,
-        rate_bps,
-        zerocopy: a.zerocopy,
         token: token(&a.token)?,
-        matrix: a.matrix,
+        ..a.clone()
     })
 }
 
-/// Validates `peakbench serve` flags.
-pub(crate) fn parse_serve(a: &ServeArgs) -> Result<ServeOptions, UsageError> {
-    let bind = match &a.bind {
-        None => SocketAddr::from(([127, 0, 0, 1], DEFAULT_PORT)),
-        Some(t) => resolve(t, DEFAULT_PORT).map_err(|e| UsageError::new("--bind", e))?,
-    };
+/// `peakbench serve`'s token (`--token` or $PEAKBENCH_TOKEN).
+pub(crate) fn parse_serve(a: &ServeOptions) -> Result<ServeOptions, UsageError> {
     Ok(ServeOptions {
-        bind,
         token: token(&a.token)?,
-        once: a.once,
-        max_memory: a
-            .max_memory
-            .as_deref()
-            .map(|t| {
-                crate::util::units::parse_size(t)
-                    .map_err(|e| UsageError::new("--max-memory", e.to_string()))
-            })
-            .transpose()?,
+        ..a.clone()
     })
 }
 
@@ -397,5 +371,37 @@ mod tests {
         assert_eq!(resolve("[::1]:8", 7).unwrap(), "[::1]:8".parse().unwrap());
         assert!(resolve("127.0.0.1:99999", 1).is_err());
         assert!(resolve("", 1).is_err());
+    }
+
+    /// Every flag's bad value is the one line it gave before the flags were typed.
+    #[test]
+    fn bad_values_give_their_line() {
+        use crate::bench::flags::try_args;
+        let net = |argv: &[&str]| parse_net(&try_args::<NetOptions>(argv)?);
+        for (argv, line) in [
+            (&["--server", "127.0.0.1:99999"][..], "--server: '127.0.0.1:99999' is not HOST[:PORT]; the port must be 1..65535, IPv6 as [::1]:PORT"),
+            (&["--server", " "], "--server: empty address; use HOST[:PORT], e.g. 127.0.0.1:5211"),
+            (&["--proto", "sctp"], "--proto: unknown protocol 'sctp'; accepted: tcp,udp"),
+            (&["--test", "jitter"], "--test: unknown test 'jitter'; accepted: throughput,latency"),
+            (&["--msg", "32MiB"], "--msg: '32MiB' is too large; messages go up to 16MiB (UDP datagrams up to 65507B)"),
+            (&["--msg", "64KiB"], "--msg: 65536 B does not fit a UDP datagram; use at most 65507B with --proto udp"),
+            (&["--streams", "0"], "--streams: '0' is not a stream count; use whole numbers from 1 to 128"),
+            (&["--time", "1h"], "--time: '1h' is out of range; use 10ms to 50m"),
+            (&["--time", "3"], "--time: '3' has no unit; give one of us, ms, s, m or h, e.g. 3ms or 3s"),
+            (&["--reverse", "--bidir"], "--bidir: cannot be combined with --reverse; use one of them"),
+            (&["--rate", "fast"], "--rate: 'fast' is not a bit rate; use a number with k, M or G (bit/s), e.g. 500M or 2.5G"),
+            (&["--rate", "1G", "--proto", "tcp"], "--rate: paces UDP only; add --proto udp"),
+            (&["--zerocopy", "--proto", "udp"], "--zerocopy: applies to TCP only; add --proto tcp"),
+            (&["--token", ""], "--token: a token is 1 to 1024 bytes (or set $PEAKBENCH_TOKEN)"),
+        ] {
+            assert_eq!(net(argv).unwrap_err().0, line, "{argv:?}");
+        }
+        let serve = |argv: &[&str]| parse_serve(&try_args::<ServeOptions>(argv)?);
+        for (argv, line) in [
+            (&["--bind", "localhost:0x"][..], "--bind: 'localhost:0x' is not HOST[:PORT]; the port must be 1..65535, IPv6 as [::1]:PORT"),
+            (&["--max-memory", "lots"], "--max-memory: 'lots' is not a size; use a number with B, KiB, MiB, GiB, TiB (or KB, MB, GB), e.g. 8KiB"),
+        ] {
+            assert_eq!(serve(argv).unwrap_err().0, line, "{argv:?}");
+        }
     }
 }

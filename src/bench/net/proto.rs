@@ -30,10 +30,7 @@
 //! Any message may be replaced by `Error{message}`, which ends the conversation.
 
 use crate::util::frame::{self, FrameError};
-use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
-use sha2::Sha256;
-use std::io::Read;
 use std::time::{Duration, Instant};
 
 /// Protocol version; bumped whenever a message changes. A mismatch is refused.
@@ -61,8 +58,6 @@ pub(crate) const DATA_MAGIC: &[u8; 8] = b"PKBNDATA";
 pub(crate) const ACK_MAGIC: &[u8; 8] = b"PKBNDACK";
 /// Bytes of a session cookie.
 pub(crate) const COOKIE_LEN: usize = 16;
-/// Bytes of a handshake nonce.
-pub const NONCE_LEN: usize = 32;
 
 /// Transport of a test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -465,6 +460,11 @@ pub struct Control<S> {
 
 pub use crate::util::frame::Timed;
 
+/// The challenge–response both TCP protocols share (`serve`'s control connection here,
+/// the cluster's coordinator connections in `cluster::auth`): one HMAC in `util`.
+pub use crate::util::proof::{hex, prove, unhex, Side, NONCE_LEN};
+pub(crate) use crate::util::proof::{random_bytes, verify};
+
 /// Whether the peer of `s` has closed or reset the connection. Pending data is left
 /// in place (peeked, not read), so an early message is still read by its reader.
 pub(crate) fn peer_closed(s: &std::net::TcpStream) -> bool {
@@ -556,83 +556,6 @@ fn io_err(what: &str, e: std::io::Error) -> ProtoError {
 /// ([`crate::util::sanitize`]), capped at 200 characters.
 pub(crate) fn clean(text: &str) -> String {
     crate::util::sanitize::line_max(text, 200)
-}
-
-/// `n` bytes from the OS random source (/dev/urandom). Nonces and cookies must be
-/// unpredictable, so there is no weak fallback: without it the session fails.
-pub(crate) fn random_bytes(n: usize) -> std::io::Result<Vec<u8>> {
-    let mut v = vec![0u8; n];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut v)?;
-    Ok(v)
-}
-
-/// Lower-case hex.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Parses lower- or upper-case hex of exactly `len` bytes.
-pub fn unhex(text: &str, len: usize) -> Option<Vec<u8>> {
-    if text.len() != 2 * len || !text.is_ascii() {
-        return None;
-    }
-    (0..len)
-        .map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16).ok())
-        .collect()
-}
-
-/// Which side a proof comes from (domain separation, so a client proof cannot be
-/// replayed as a server proof, nor a proof of one protocol in the other: the cluster's
-/// coordinator handshake ([`crate::cluster::wire`]) uses the same HMAC with its own two
-/// labels).
-#[derive(Debug, Clone, Copy)]
-pub enum Side {
-    /// The client proves itself.
-    Client,
-    /// The server proves itself.
-    Server,
-    /// A cluster rank proves itself to the coordinator.
-    Rank,
-    /// The cluster's coordinator proves itself to a rank.
-    Coordinator,
-}
-
-fn mac(token: &[u8], side: Side, server_nonce: &[u8], client_nonce: &[u8]) -> Hmac<Sha256> {
-    // HMAC accepts keys of any length; `new_from_slice` cannot fail for it.
-    let mut m = <Hmac<Sha256> as Mac>::new_from_slice(token)
-        .unwrap_or_else(|_| <Hmac<Sha256> as Mac>::new_from_slice(&[0u8]).expect("1-byte key"));
-    m.update(match side {
-        Side::Client => b"peakbench-net/1 client",
-        Side::Server => b"peakbench-net/1 server",
-        Side::Rank => b"peakbench-cluster/1 rank",
-        Side::Coordinator => b"peakbench-cluster/1 coordinator",
-    });
-    m.update(server_nonce);
-    m.update(client_nonce);
-    m
-}
-
-/// Hex HMAC-SHA256 proving knowledge of `token` for this pair of nonces.
-pub fn prove(token: &[u8], side: Side, server_nonce: &[u8], client_nonce: &[u8]) -> String {
-    hex(&mac(token, side, server_nonce, client_nonce)
-        .finalize()
-        .into_bytes())
-}
-
-/// Checks a proof in constant time.
-pub(crate) fn verify(
-    token: &[u8],
-    side: Side,
-    server_nonce: &[u8],
-    client_nonce: &[u8],
-    proof: &str,
-) -> bool {
-    match unhex(proof, 32) {
-        Some(p) => mac(token, side, server_nonce, client_nonce)
-            .verify_slice(&p)
-            .is_ok(),
-        None => false,
-    }
 }
 
 /// The hello a data stream sends first: magic, cookie, stream index.

@@ -229,19 +229,6 @@ fn report_validation() {
 }
 
 #[test]
-fn hmac_mutual_and_domain_separated() {
-    let (sn, cn) = ([1u8; 32], [2u8; 32]);
-    let p = prove(b"secret", Side::Client, &sn, &cn);
-    assert!(verify(b"secret", Side::Client, &sn, &cn, &p));
-    assert!(!verify(b"wrong", Side::Client, &sn, &cn, &p));
-    // A client proof is not a server proof, and nonces bind it to one session.
-    assert!(!verify(b"secret", Side::Server, &sn, &cn, &p));
-    assert!(!verify(b"secret", Side::Client, &[9u8; 32], &cn, &p));
-    assert!(!verify(b"secret", Side::Client, &sn, &cn, "zz"));
-    assert!(!verify(b"secret", Side::Client, &sn, &cn, &"é".repeat(32)));
-}
-
-#[test]
 fn data_hello_checks_cookie() {
     let c = [5u8; COOKIE_LEN];
     let h = data_hello(&c, 7);

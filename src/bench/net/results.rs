@@ -6,7 +6,7 @@
 use super::client::Outcome;
 use super::engine::LatencyOut;
 use super::proto::{Direction, EndReport, Proto, SentCount, TestKind, TestSpec};
-use crate::bench::Context;
+use crate::bench::resource::Context;
 use crate::hw::peak::Peak;
 use crate::measure::Percentiles;
 use crate::report::model::{BenchResult, Metric, Resource, Unit};
@@ -200,13 +200,19 @@ fn memcpy_note(msg: usize) -> String {
     )
 }
 
+/// The `--peak` key `net` (the link speed): the one spelling of the key this resource
+/// looks up and accepts.
+pub(crate) fn peak_key() -> crate::bench::peaks::PeakKey {
+    crate::bench::peaks::PeakKey::new("net")
+}
+
 fn peak(o: &Outcome, spec: &TestSpec, ctx: &Context) -> Option<(Peak, Option<String>)> {
     if spec.test != TestKind::Throughput {
         return None;
     }
     let link = crate::hw::net::link_of(o.local_addr.ip());
     // Already in B/s: bench::peaks converts a link speed in bit/s.
-    if let Some(p) = ctx.opts.peaks.peak(&[crate::bench::peaks::PeakKey::Net]) {
+    if let Some(p) = ctx.opts.peaks.peak(&[peak_key()]) {
         return Some((p, None));
     }
     let extra = o

@@ -2,8 +2,9 @@
 //! [`Report`], a [`Comparison`], a [`Fleet`], the host × host matrix of a cluster run,
 //! a plain [`Grid`] such as the reference-tool list, or a [`TextDoc`] such as
 //! `sysinfo`), and every format is one module that renders every document with one
-//! match over [`Doc`]: [`table`], [`json`], [`csv`], [`markdown`], [`html`]. The
-//! registry ([`FORMATS`]) lists the formats; [`export`] is the one dispatch.
+//! match over [`Doc`]: [`table`], [`json`], [`csv`], [`markdown`], [`openmetrics`]
+//! (a run's figures: it refuses the documents that have none), [`html`]. The registry
+//! ([`FORMATS`]) lists the formats; [`export`] is the one dispatch.
 //! `--format` offers the formats that suit a terminal (read from the registry), `--html
 //! FILE` the page.
 //!
@@ -21,6 +22,7 @@ pub(crate) mod csv;
 pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod markdown;
+pub(crate) mod openmetrics;
 pub(crate) mod table;
 
 use super::compare::Comparison;
@@ -37,6 +39,7 @@ const FORMATS: &[Format] = &[
     json::FORMAT,
     csv::FORMAT,
     markdown::FORMAT,
+    openmetrics::FORMAT,
     html::FORMAT,
 ];
 
@@ -250,6 +253,11 @@ mod tests {
         ];
         for (doc, needle) in docs {
             for &f in FORMATS {
+                // Only a run's figures are metrics: the others are refused.
+                if f == openmetrics::FORMAT && !matches!(doc, Doc::Report(_) | Doc::Matrix(_)) {
+                    assert!(export(doc, f, &mut Vec::new()).is_err());
+                    continue;
+                }
                 let s = render(doc, f);
                 let matrix_page = matches!(doc, Doc::Matrix(_)) && f == html::FORMAT;
                 if (f != json::FORMAT || needle != "fio") && !matrix_page {
@@ -274,7 +282,11 @@ mod tests {
         assert_eq!(Format::parse("table"), Some(table::FORMAT));
         assert_eq!(Format::parse("html"), None);
         let names: Vec<&str> = FORMATS.iter().map(|f| f.name).collect();
-        assert_eq!(names, ["table", "json", "csv", "markdown", "html"]);
+        assert_eq!(
+            names,
+            ["table", "json", "csv", "markdown", "openmetrics", "html"]
+        );
+        assert_eq!(Format::parse("prometheus"), Some(openmetrics::FORMAT));
         assert_eq!(
             serde_json::to_value(csv::FORMAT).unwrap(),
             serde_json::json!("csv")

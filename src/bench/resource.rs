@@ -1,0 +1,232 @@
+//! What a resource is to the rest of the crate: the object-safe [`Resource`] (its name,
+//! its subcommand, its quick-suite cases, its `--peak` keys), the planned run a
+//! subcommand parses into ([`Run`], built from a resource's typed [`Plan`] by
+//! [`Planned`]), the [`Case`]s a run measures and the [`Context`] they get.
+//!
+//! The resources import this file; it imports none of them (the registry, which names
+//! every resource, is `bench/mod.rs`), so no file of a resource and the shared part of
+//! `bench` import each other.
+
+use super::common::CommonOptions;
+/// What every case gets: the host and the common options (in `common`, which the
+/// helpers taking it live beside).
+pub(crate) use super::common::Context;
+use super::peaks::{PeakKey, PeakKind};
+use crate::report::model::BenchResult;
+use serde::Serialize;
+use std::any::Any;
+use std::fmt::Debug;
+
+/// The usage error (`util::usage`), re-exported for the resources' `plan` and options.
+pub(crate) use crate::util::usage::UsageError;
+
+/// One measurable case: one measurement, one step of the progress display.
+pub(crate) trait Case: Send {
+    /// Short description for progress output.
+    fn label(&self) -> String;
+    /// Runs the measurement to its complete results (each ok, skipped or failed), in
+    /// the order they are reported; never empty.
+    fn run(&self, ctx: &Context) -> Vec<BenchResult>;
+    /// About how long the case runs, for the plan a long run prints first, `--dry-run`
+    /// and the progress bar's estimate before any case has finished: by default
+    /// [`default_estimate`]. Cases that run for durations of their own (`--time`,
+    /// `--runtime`, `--sustain`) say so; cases that only report a reason say zero.
+    fn estimate(&self, opts: &CommonOptions) -> std::time::Duration {
+        default_estimate(opts)
+    }
+}
+
+/// A warm-up and `--repeat` timed runs of at least `--min-time` each; with
+/// `--until-stable`, its budget and the warm-up.
+pub(crate) fn default_estimate(opts: &CommonOptions) -> std::time::Duration {
+    match &opts.until_stable {
+        Some(s) => s.budget + opts.min_time,
+        None => opts.min_time * (opts.repeat + 1),
+    }
+}
+
+/// One resource, as the registry (`bench::RESOURCES`) lists it: everything the top of
+/// the crate asks of it. Object-safe; each resource is a unit struct implementing it
+/// and [`Plan`].
+pub(crate) trait Resource: Sync {
+    /// The resource's name: its subcommand, its `--peak` keys' first part, `resource`
+    /// in the results.
+    fn name(&self) -> &'static str;
+    /// One line for listings: the subcommand's about.
+    fn about(&self) -> &'static str;
+    /// Hidden from help and the quick suite (the `null` test resource).
+    fn hidden(&self) -> bool {
+        false
+    }
+    /// The subcommand: [`subcommand`] with the resource's clap `Args`.
+    fn command(&self) -> clap::Command;
+    /// Parses the subcommand's matches into a planned run: [`parse_with`] with the
+    /// resource's one `options::parse` call.
+    fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError>;
+    /// Cases for the quick suite (`peakbench` with no subcommand). Keep the resource's
+    /// share of the suite's time budget.
+    fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>>;
+    /// The resource's `--peak` keys, for messages (`cpu, cpu.PRECISION, …`); empty when
+    /// it reads none.
+    fn peak_keys(&self) -> &'static str {
+        ""
+    }
+    /// Reads a `--peak` key naming this resource (`key`, lower-case; `rest`: its parts
+    /// after the resource's name, empty for the bare name): the key and what it
+    /// measures, `Ok(None)` for a key it does not know, or why the key is wrong.
+    fn peak_key(&self, key: &str, rest: &[&str]) -> Result<Option<(PeakKey, PeakKind)>, String> {
+        let _ = (key, rest);
+        Ok(None)
+    }
+}
+
+/// The common flags a resource may refuse (with its reason) rather than ignore.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CommonFlag {
+    /// `--weak`.
+    Weak,
+    /// `--until-stable`.
+    UntilStable,
+    /// `--cpus`.
+    Cpus,
+}
+
+impl CommonFlag {
+    /// Every flag, for tests.
+    #[cfg(test)]
+    pub(crate) const ALL: [CommonFlag; 3] =
+        [CommonFlag::Weak, CommonFlag::UntilStable, CommonFlag::Cpus];
+
+    /// The flag as typed.
+    pub(crate) fn flag(self) -> &'static str {
+        match self {
+            CommonFlag::Weak => "--weak",
+            CommonFlag::UntilStable => "--until-stable",
+            CommonFlag::Cpus => "--cpus",
+        }
+    }
+}
+
+/// Why `--cpus` is refused by a command that does not pin its threads.
+pub(crate) const CPUS_ONLY: &str = "applies only to the cpu, memory, linalg and gpu commands; drop --cpus (or run the command under taskset -c)";
+
+/// A resource's subcommand, typed: its validated options in, its cases out, and which
+/// common flags its options refuse.
+pub(crate) trait Plan: Resource + 'static {
+    /// The validated options of the subcommand (`bench::<resource>::options`),
+    /// serialised into the report's `config` next to `"command": NAME`.
+    type Options: Serialize + Debug + Clone + Send + Sync + 'static;
+    /// Cases for the resource's own subcommand: called once before anything runs;
+    /// returns the cases, or a [`UsageError`] naming the flag when the request cannot
+    /// be satisfied on this host. Nothing has run yet, so refusing has no side effects.
+    fn plan(&self, o: &Self::Options, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError>;
+    /// Why `flag` would do nothing with these options (`None`: it applies). By default
+    /// `--weak` and `--until-stable` apply and `--cpus` is refused ([`CPUS_ONLY`]).
+    fn refuses(&self, o: &Self::Options, flag: CommonFlag) -> Option<&'static str> {
+        let _ = o;
+        (flag == CommonFlag::Cpus).then_some(CPUS_ONLY)
+    }
+    /// The thread counts asked for (`--threads`), checked against `--cpus`.
+    fn threads<'a>(&self, o: &'a Self::Options) -> Option<&'a [usize]> {
+        let _ = o;
+        None
+    }
+    /// Whether these options measure (`false`: `gpu --list`, which the top runs).
+    fn measures(&self, o: &Self::Options) -> bool {
+        let _ = o;
+        true
+    }
+}
+
+/// A resource's subcommand, parsed and validated: the object-safe face of
+/// [`Planned`], which `options::Command` holds.
+pub(crate) trait Run: Debug + Send + Sync {
+    /// The resource's name.
+    fn name(&self) -> &'static str;
+    /// [`Plan::plan`].
+    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError>;
+    /// The options as the report's `config` holds them (without `command`).
+    fn config(&self) -> serde_json::Result<serde_json::Value>;
+    /// The typed options, for the few places that read one resource's options
+    /// (`Command::options_of`).
+    fn options(&self) -> &dyn Any;
+    /// [`Plan::refuses`].
+    fn refuses(&self, flag: CommonFlag) -> Option<&'static str>;
+    /// [`Plan::threads`].
+    fn threads(&self) -> Option<&[usize]>;
+    /// [`Plan::measures`].
+    fn measures(&self) -> bool;
+    /// A copy.
+    fn clone_run(&self) -> Box<dyn Run>;
+}
+
+/// A resource with its validated options: the one [`Run`] implementation.
+pub(crate) struct Planned<P: Plan> {
+    /// The resource.
+    pub(crate) resource: &'static P,
+    /// Its options.
+    pub(crate) options: P::Options,
+}
+
+impl<P: Plan> Debug for Planned<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Planned")
+            .field("resource", &self.resource.name())
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+impl<P: Plan> Run for Planned<P> {
+    fn name(&self) -> &'static str {
+        self.resource.name()
+    }
+    fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        self.resource.plan(&self.options, ctx)
+    }
+    fn config(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::to_value(&self.options)
+    }
+    fn options(&self) -> &dyn Any {
+        &self.options
+    }
+    fn refuses(&self, flag: CommonFlag) -> Option<&'static str> {
+        self.resource.refuses(&self.options, flag)
+    }
+    fn threads(&self) -> Option<&[usize]> {
+        self.resource.threads(&self.options)
+    }
+    fn measures(&self) -> bool {
+        self.resource.measures(&self.options)
+    }
+    fn clone_run(&self) -> Box<dyn Run> {
+        Box::new(Planned {
+            resource: self.resource,
+            options: self.options.clone(),
+        })
+    }
+}
+
+/// A resource's subcommand from its clap arguments `A`: its name, about line and
+/// visibility from the resource.
+pub(crate) fn subcommand<A: clap::Args>(r: &dyn Resource) -> clap::Command {
+    A::augment_args(clap::Command::new(r.name()))
+        .about(r.about())
+        .long_about(None)
+        .hide(r.hidden())
+}
+
+/// Parses a resource's subcommand matches as its clap arguments `A`, validates them
+/// with its `parse` into its options, and pairs them with the resource.
+pub(crate) fn parse_with<A: clap::FromArgMatches, P: Plan>(
+    resource: &'static P,
+    m: &clap::ArgMatches,
+    parse: impl FnOnce(&A) -> Result<P::Options, UsageError>,
+) -> Result<Box<dyn Run>, UsageError> {
+    let args = A::from_arg_matches(m)
+        .map_err(|e| UsageError::new(resource.name(), e.to_string().trim().to_string()))?;
+    Ok(Box::new(Planned {
+        resource,
+        options: parse(&args)?,
+    }))
+}

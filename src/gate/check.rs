@@ -1,0 +1,501 @@
+//! `peakbench check`: a run against a baseline, case by case, direction-aware.
+//!
+//! For each case of the baseline, with `m` its median and `tol` its tolerance in the
+//! case's unit, the bound a run must not cross is `m − tol` for rates (higher is
+//! better) and `m + tol` for latencies. The run's figure is the mean of its raw samples
+//! with its 95 % confidence interval, `mean ± t(0.975, n−1) · sd / √n` (Student's t,
+//! `measure::stats`). The verdicts:
+//!
+//! - **regressed**: the whole interval is beyond the bound (for a rate, its upper end is
+//!   below `m − tol`): a one-sided t-test at the 2.5 % level that the run's mean is
+//!   worse than the bound, so one slow sample among good ones does not fail a gate;
+//! - **improved**: the whole interval is beyond the bound on the better side
+//!   (`m + tol` for a rate): time to raise the baseline;
+//! - **inconclusive**: the run was disturbed (the machine was shared while it measured:
+//!   the result's `disturbed` flag or a `shared` note), it has fewer than
+//!   [`MIN_SAMPLES`] samples (no interval), or its mean is beyond the bound but its
+//!   interval reaches back over it (too few or too spread samples to say);
+//! - **missing**: the run has no measured result for the case (absent, skipped or
+//!   failed); missing is never a pass;
+//! - **pass**: otherwise.
+//!
+//! A gathered run (`hosts[]`) is checked host by host: each host's result of a case
+//! is one row. Exit status: 1 when a case regressed or is missing (and with `--strict`
+//! when one is inconclusive), else 0.
+
+use super::baseline::{BaseCase, Baseline, Direction, Tolerance};
+use crate::measure::stats::Summary;
+use crate::report::compare::CaseKey;
+use crate::report::model::{BenchResult, Report, Status};
+use crate::util::units::format_si;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Fewest samples with which a case gets a confidence interval and so a verdict.
+pub(crate) const MIN_SAMPLES: usize = 2;
+
+/// The verdicts in the order the summary counts them.
+const ORDER: [Verdict; 5] = [
+    Verdict::Pass,
+    Verdict::Improved,
+    Verdict::Regressed,
+    Verdict::Inconclusive,
+    Verdict::Missing,
+];
+
+/// The verdict of one case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Verdict {
+    /// Within the tolerance, or not shown to be beyond it.
+    Pass,
+    /// Beyond the tolerance on the worse side, by the whole 95 % interval.
+    Regressed,
+    /// Beyond the tolerance on the better side, by the whole 95 % interval.
+    Improved,
+    /// No verdict: disturbed, too few samples, or an interval across the bound.
+    Inconclusive,
+    /// Not measured in the run.
+    Missing,
+}
+
+impl Verdict {
+    /// As printed: `pass`, `regressed`, …
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Regressed => "regressed",
+            Verdict::Improved => "improved",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::Missing => "missing",
+        }
+    }
+}
+
+/// One checked case (on one host).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct CaseCheck {
+    /// The case, as `compare` labels it.
+    pub(crate) case: CaseKey,
+    /// The host whose result it is (the run's host, or a gathered run's host tag).
+    pub(crate) host: String,
+    /// The verdict.
+    pub(crate) verdict: Verdict,
+    /// Why, in words.
+    pub(crate) why: String,
+    /// The baseline's median.
+    pub(crate) baseline: f64,
+    /// The tolerance as written (`5%`, or the absolute figure).
+    pub(crate) tolerance: String,
+    /// The bound the run must not cross (`m − tol` for rates, `m + tol` for latencies).
+    pub(crate) bound: f64,
+    /// Which way is better.
+    pub(crate) direction: Direction,
+    /// The run's mean (absent when missing).
+    pub(crate) measured: Option<f64>,
+    /// Its 95 % interval (absent with fewer than [`MIN_SAMPLES`] samples).
+    pub(crate) ci95: Option<(f64, f64)>,
+    /// Its number of samples.
+    pub(crate) n: Option<usize>,
+    /// `(measured − baseline) / baseline`.
+    pub(crate) change: Option<f64>,
+}
+
+impl CaseCheck {
+    /// The figures of a row in one line: measured (with its interval), baseline,
+    /// tolerance, bound; what a JUnit failure says.
+    pub(crate) fn figures(&self) -> String {
+        let u = self.case.unit.as_str();
+        let measured = match (self.measured, self.ci95) {
+            (Some(m), Some((lo, hi))) => format!(
+                "measured {} (95 % CI {} to {}, n={})",
+                format_si(m, u),
+                format_si(lo, u),
+                format_si(hi, u),
+                self.n.unwrap_or(0)
+            ),
+            (Some(m), None) => format!("measured {} (n={})", format_si(m, u), self.n.unwrap_or(0)),
+            _ => "not measured".to_string(),
+        };
+        let change = self
+            .change
+            .map(|c| format!(" ({})", crate::report::compare::pct(c)))
+            .unwrap_or_default();
+        format!(
+            "{measured}{change}, baseline {}, tolerance {}, bound {} ({} is better)",
+            format_si(self.baseline, u),
+            self.tolerance,
+            format_si(self.bound, u),
+            match self.direction {
+                Direction::Higher => "higher",
+                Direction::Lower => "lower",
+            }
+        )
+    }
+}
+
+/// The whole check.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Check {
+    /// Always `peakbench-check/1`.
+    pub(crate) schema: String,
+    /// The baseline file.
+    pub(crate) baseline: String,
+    /// The results file.
+    pub(crate) results: String,
+    /// The run's host(s).
+    pub(crate) hosts: Vec<String>,
+    /// How the verdicts are reached.
+    pub(crate) method: String,
+    /// One row per baseline case (and host), in the baseline's order.
+    pub(crate) cases: Vec<CaseCheck>,
+    /// Count per verdict.
+    pub(crate) counts: BTreeMap<&'static str, usize>,
+    /// Cases of the run that the baseline does not hold (not checked).
+    pub(crate) not_in_baseline: usize,
+    /// What the reader must know (another host than the baseline's, …).
+    pub(crate) notes: Vec<String>,
+    /// `--strict`: inconclusive cases fail too.
+    pub(crate) strict: bool,
+    /// Whether the gate passed.
+    pub(crate) passed: bool,
+    /// The summary line.
+    pub(crate) summary: String,
+}
+
+/// Judges one result against one baseline case.
+pub(crate) fn judge(
+    case: &BaseCase,
+    tol: Tolerance,
+    host: &str,
+    r: Option<&BenchResult>,
+) -> CaseCheck {
+    let d = case.direction;
+    let t = tol.abs(case.median);
+    let (bound, better_bound) = match d {
+        Direction::Higher => (case.median - t, case.median + t),
+        Direction::Lower => (case.median + t, case.median - t),
+    };
+    let mut c = CaseCheck {
+        case: case.key(),
+        host: host.to_string(),
+        verdict: Verdict::Missing,
+        why: String::new(),
+        baseline: case.median,
+        tolerance: tol.show(case.unit),
+        bound,
+        direction: d,
+        measured: None,
+        ci95: None,
+        n: None,
+        change: None,
+    };
+    let Some(r) = r else {
+        c.why = "not in the run".into();
+        return c;
+    };
+    match &r.status {
+        Status::Ok => {}
+        Status::Skipped { reason } => {
+            c.why = format!("skipped in the run: {reason}");
+            return c;
+        }
+        Status::Failed { error } => {
+            c.why = format!("failed in the run: {error}");
+            return c;
+        }
+    }
+    let Some(s) = Summary::of(&r.samples).ok().or_else(|| r.summary.clone()) else {
+        c.why = "no samples in the run".into();
+        return c;
+    };
+    c.measured = Some(s.mean);
+    c.n = Some(s.n);
+    c.change = Some((s.mean - case.median) / case.median);
+    if s.n >= MIN_SAMPLES {
+        c.ci95 = Some((s.ci95_low, s.ci95_high));
+    }
+    let worse = |x: f64| match d {
+        Direction::Higher => x < bound,
+        Direction::Lower => x > bound,
+    };
+    let better = |x: f64| match d {
+        Direction::Higher => x > better_bound,
+        Direction::Lower => x < better_bound,
+    };
+    let (verdict, why) = if let Some(w) = super::shared(r) {
+        (
+            Verdict::Inconclusive,
+            format!("disturbed, the machine was shared: {w}"),
+        )
+    } else if s.n < MIN_SAMPLES {
+        (
+            Verdict::Inconclusive,
+            format!(
+                "{} sample{}: no confidence interval; run with --repeat 3 or more",
+                s.n,
+                if s.n == 1 { "" } else { "s" }
+            ),
+        )
+    } else if worse(s.ci95_low) && worse(s.ci95_high) {
+        (
+            Verdict::Regressed,
+            "beyond the tolerance by the whole 95 % interval".to_string(),
+        )
+    } else if better(s.ci95_low) && better(s.ci95_high) {
+        (
+            Verdict::Improved,
+            "better than the baseline beyond the tolerance; consider a new baseline".to_string(),
+        )
+    } else if worse(s.mean) {
+        (
+            Verdict::Inconclusive,
+            "the mean is beyond the bound but its 95 % interval reaches back over it: too few or too spread samples; rerun with more --repeat".to_string(),
+        )
+    } else {
+        (Verdict::Pass, "within the tolerance".to_string())
+    };
+    c.verdict = verdict;
+    c.why = why;
+    c
+}
+
+/// Checks `run` (file label `results`) against `baseline` (file label `base_name`).
+pub(crate) fn check(
+    baseline: &Baseline,
+    base_name: &str,
+    run: &Report,
+    results: &str,
+    strict: bool,
+) -> Check {
+    // The run's hosts: a gathered run's, else its one host.
+    let hosts: Vec<String> = if run.hosts.is_empty() {
+        vec![run.host.hostname.clone()]
+    } else {
+        run.hosts.iter().map(|h| h.name.clone()).collect()
+    };
+    let host_of = |r: &BenchResult| r.host.clone().unwrap_or_else(|| run.host.hostname.clone());
+    // (case, host) → the first result; an ok result wins over a skipped or failed one.
+    let mut by: BTreeMap<(CaseKey, String), &BenchResult> = BTreeMap::new();
+    for r in &run.results {
+        let k = (CaseKey::of(r), host_of(r));
+        match by.get(&k) {
+            Some(prev) if prev.is_ok() || !r.is_ok() => {}
+            _ => {
+                by.insert(k, r);
+            }
+        }
+    }
+    let mut cases = Vec::new();
+    let mut keys = std::collections::BTreeSet::new();
+    for bc in &baseline.cases {
+        let key = bc.key();
+        keys.insert(key.clone());
+        let tol = baseline.tolerance_of(bc);
+        for h in &hosts {
+            let r = by.get(&(key.clone(), h.clone())).copied();
+            cases.push(judge(bc, tol, h, r));
+        }
+    }
+    let not_in_baseline = by
+        .keys()
+        .map(|(k, _)| k)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .filter(|k| !keys.contains(k))
+        .count();
+    let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for v in ORDER {
+        counts.insert(v.as_str(), cases.iter().filter(|c| c.verdict == v).count());
+    }
+    let failing = |v: Verdict| {
+        v == Verdict::Regressed || v == Verdict::Missing || (strict && v == Verdict::Inconclusive)
+    };
+    let passed = !cases.iter().any(|c| failing(c.verdict));
+    let mut notes = Vec::new();
+    if !baseline.hosts.is_empty() {
+        let others: Vec<&String> = hosts
+            .iter()
+            .filter(|h| !baseline.hosts.contains(h))
+            .collect();
+        if !others.is_empty() {
+            notes.push(format!(
+                "the run's host {} is not among the baseline's ({}): figures of another machine",
+                others
+                    .iter()
+                    .map(|h| h.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                baseline.hosts.join(", ")
+            ));
+        }
+    }
+    if !baseline.tool_version.is_empty() && baseline.tool_version != run.tool_version {
+        notes.push(format!(
+            "the baseline was taken with peakbench {}, the run with {}",
+            baseline.tool_version, run.tool_version
+        ));
+    }
+    if not_in_baseline > 0 {
+        notes.push(format!(
+            "{not_in_baseline} case{} of the run {} not in the baseline (not checked)",
+            if not_in_baseline == 1 { "" } else { "s" },
+            if not_in_baseline == 1 { "is" } else { "are" }
+        ));
+    }
+    let n = cases.len();
+    let parts: Vec<String> = ORDER
+        .iter()
+        .map(|v| (v.as_str(), counts[v.as_str()]))
+        .filter(|(_, k)| *k > 0)
+        .map(|(v, k)| format!("{k} {v}"))
+        .collect();
+    let summary = format!(
+        "{}: {n} case{} checked against {base_name}: {}{}",
+        if passed { "PASS" } else { "FAIL" },
+        if n == 1 { "" } else { "s" },
+        parts.join(", "),
+        if strict {
+            " (--strict: inconclusive fails)"
+        } else {
+            ""
+        }
+    );
+    Check {
+        schema: "peakbench-check/1".into(),
+        baseline: base_name.to_string(),
+        results: results.to_string(),
+        hosts,
+        method: "per case: the run's mean with its 95 % Student-t interval from the raw samples; regressed when the whole interval is beyond the baseline's median minus the tolerance (plus, for latencies), improved when beyond it on the better side; disturbed runs and fewer than 2 samples are inconclusive; cases not measured are missing".into(),
+        cases,
+        counts,
+        not_in_baseline,
+        notes,
+        strict,
+        passed,
+        summary,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::{Metric, Resource, Unit};
+
+    fn case(metric: Metric, unit: Unit, median: f64) -> BaseCase {
+        BaseCase {
+            resource: Resource::Cpu,
+            workload: "w".into(),
+            params: String::new(),
+            metric,
+            unit,
+            direction: Direction::of(metric, unit),
+            median,
+            tolerance: None,
+            n: None,
+            mad: None,
+        }
+    }
+
+    fn result(metric: Metric, unit: Unit, samples: &[f64]) -> BenchResult {
+        BenchResult::new(Resource::Cpu, "w", metric, unit).with_samples(samples.to_vec())
+    }
+
+    const T: Tolerance = Tolerance::Relative(0.05);
+
+    #[test]
+    fn verdicts_by_direction_and_interval() {
+        let ops = case(Metric::Ops, Unit::FlopPerSec, 100.0);
+        let j = |s: &[f64]| {
+            judge(
+                &ops,
+                T,
+                "h",
+                Some(&result(Metric::Ops, Unit::FlopPerSec, s)),
+            )
+        };
+        assert_eq!(j(&[99.0, 100.0, 101.0]).verdict, Verdict::Pass);
+        let r = j(&[90.0, 90.5, 91.0]);
+        assert_eq!(r.verdict, Verdict::Regressed, "{r:?}");
+        assert_eq!(r.bound, 95.0);
+        assert!(r.figures().contains("bound 95"), "{}", r.figures());
+        assert_eq!(j(&[110.0, 110.5, 111.0]).verdict, Verdict::Improved);
+        // One slow sample among good ones: the mean is below the bound, the interval
+        // reaches over it: no regression.
+        let noisy = j(&[100.0, 100.0, 80.0]);
+        assert_eq!(noisy.verdict, Verdict::Inconclusive, "{noisy:?}");
+        assert_eq!(j(&[90.0]).verdict, Verdict::Inconclusive);
+        // Latency: lower is better, the same figures the other way round.
+        let lat = case(Metric::Latency, Unit::Second, 100.0);
+        let jl = |s: &[f64]| {
+            judge(
+                &lat,
+                T,
+                "h",
+                Some(&result(Metric::Latency, Unit::Second, s)),
+            )
+        };
+        assert_eq!(jl(&[110.0, 110.5, 111.0]).verdict, Verdict::Regressed);
+        assert_eq!(jl(&[90.0, 90.5, 91.0]).verdict, Verdict::Improved);
+        assert_eq!(jl(&[99.0, 100.0, 101.0]).verdict, Verdict::Pass);
+        // Absolute tolerance.
+        let r = judge(
+            &ops,
+            Tolerance::Absolute(20.0),
+            "h",
+            Some(&result(Metric::Ops, Unit::FlopPerSec, &[90.0, 90.5, 91.0])),
+        );
+        assert_eq!((r.verdict, r.bound), (Verdict::Pass, 80.0));
+    }
+
+    #[test]
+    fn disturbed_is_inconclusive_never_regressed_and_missing_is_no_pass() {
+        let ops = case(Metric::Ops, Unit::FlopPerSec, 100.0);
+        let mut r = result(Metric::Ops, Unit::FlopPerSec, &[50.0, 50.0, 50.5]);
+        r.disturbed = true;
+        let c = judge(&ops, T, "h", Some(&r));
+        assert_eq!(c.verdict, Verdict::Inconclusive);
+        assert!(c.why.starts_with("disturbed"), "{}", c.why);
+        assert_eq!(judge(&ops, T, "h", None).verdict, Verdict::Missing);
+        let failed = result(Metric::Ops, Unit::FlopPerSec, &[]).failed("boom");
+        let c = judge(&ops, T, "h", Some(&failed));
+        assert_eq!(c.verdict, Verdict::Missing);
+        assert!(c.why.contains("boom"));
+    }
+
+    #[test]
+    fn a_run_checks_against_its_own_baseline() {
+        let run = crate::report::samples::compare_a();
+        let (b, _) = super::super::baseline::take(
+            &["a.json".into()],
+            std::slice::from_ref(&run),
+            Default::default(),
+            String::new(),
+        )
+        .unwrap();
+        let c = check(&b, "base.toml", &run, "a.json", false);
+        assert!(c.passed, "{c:#?}");
+        assert!(c.summary.starts_with("PASS"), "{}", c.summary);
+        assert_eq!(c.counts["regressed"] + c.counts["missing"], 0);
+        // The baseline raised by 20 % for every case: each measured one regresses.
+        let mut raised = b.clone();
+        for bc in &mut raised.cases {
+            bc.median *= match bc.direction {
+                Direction::Higher => 1.3,
+                Direction::Lower => 0.7,
+            };
+        }
+        let c = check(&raised, "base.toml", &run, "a.json", false);
+        assert!(!c.passed);
+        assert!(c.counts["regressed"] > 0, "{c:#?}");
+        assert!(c.summary.starts_with("FAIL"), "{}", c.summary);
+        // A case the run does not hold is missing, and fails the gate.
+        let mut extra = b.clone();
+        let mut x = extra.cases[0].clone();
+        x.workload = "nothere".into();
+        extra.cases.push(x);
+        let c = check(&extra, "b", &run, "a", false);
+        assert!(!c.passed);
+        assert_eq!(c.counts["missing"], 1);
+    }
+}

@@ -1,0 +1,660 @@
+//! OpenMetrics, the Prometheus text exposition format (`--format openmetrics`, and the
+//! file `--prom-file` writes for node_exporter's textfile collector): a report's
+//! figures as gauges, named and labelled by the Prometheus conventions
+//! (docs/openmetrics.md lists every family).
+//!
+//! - Every name starts with `peakbench_` and ends in its base unit: `_bytes_per_second`,
+//!   `_seconds`, `_ratio` (0 to 1, where 1 is the peak), `_per_second` for rates of
+//!   counted operations. A family whose unit is a base unit (seconds, bytes per second,
+//!   a ratio) has a `# UNIT` line; every family has `# TYPE` (always `gauge`: a run's
+//!   figures are values, not counters) and `# HELP`.
+//! - One family per kind of figure (the result's unit: `peakbench_bytes_per_second`,
+//!   `peakbench_floating_point_operations_per_second`, …) holding each case's mean,
+//!   and one per peak (`peakbench_peak_…`, same labels), the efficiency
+//!   (`peakbench_efficiency_ratio`), the spread (`peakbench_cv_ratio`), whether the case
+//!   was disturbed or failed, and the run's own: `peakbench_run_info` (version, host,
+//!   command), `peakbench_run_cases` (per status) and
+//!   `peakbench_last_success_timestamp_seconds` (when a run finished with no failed
+//!   case).
+//! - A case's labels: `resource`, `workload`, `metric`, then one label per parameter
+//!   under its flag name (`threads`, `precision`, `isa`, `block`, …; sizes in bytes),
+//!   and `host` in a gathered run. Label values are escaped (`\\`, `\"`, `\n`), any
+//!   other control character written visibly (`\x1b`), at most 1000 characters.
+//! - No sample timestamps (node_exporter refuses them in textfiles), `# EOF` at the
+//!   end, nothing else (OpenMetrics has no free comments).
+//!
+//! Only a report (and a gathered matrix run, which is one) has figures: a comparison,
+//! a fleet, a grid or a text document is refused (`options` refuses the flag before
+//! anything runs; [`write()`] says the same if it is ever reached).
+
+use super::{Doc, Format};
+use crate::report::model::{BenchResult, Param, Report, Status, Unit};
+use std::collections::HashSet;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// `--format openmetrics` (also `prometheus`).
+pub(crate) const FORMAT: Format = Format {
+    name: "openmetrics",
+    aliases: &["prometheus"],
+    stdout: true,
+    write,
+};
+
+/// Why a document other than a report has no OpenMetrics form (`--format`'s refusal).
+pub(crate) const ONLY_REPORTS: &str = "openmetrics renders the figures of a run (a measuring command, or report FILE.json); this command has none to export; use json, csv or table";
+
+/// The family every run carries: when it last finished with no failed case.
+pub(crate) const LAST_SUCCESS: &str = "peakbench_last_success_timestamp_seconds";
+
+/// Writes `doc` in the OpenMetrics text format.
+fn write(doc: Doc<'_>, _width: Option<usize>, out: &mut dyn Write) -> io::Result<()> {
+    match doc {
+        Doc::Report(r) | Doc::Matrix(r) => render(r, None, out),
+        Doc::Comparison(_) | Doc::Fleet(_) | Doc::Grid(_) | Doc::Series(_) | Doc::Text(_) => {
+            Err(io::Error::new(io::ErrorKind::Unsupported, ONLY_REPORTS))
+        }
+    }
+}
+
+/// `--prom-file`: writes `report` to `path` atomically (a temporary file beside it,
+/// renamed over it: the textfile collector never reads half a file). When the run had
+/// a failed case (no success to report), the previous file's
+/// [`LAST_SUCCESS`] is carried over, so the gauge keeps saying when the last good run
+/// was. Nothing to do without a path.
+pub(crate) fn save(report: &Report, path: Option<&Path>) -> io::Result<()> {
+    let Some(path) = path else { return Ok(()) };
+    let carried = if success_time(report).is_none() {
+        previous_success(path)
+    } else {
+        None
+    };
+    crate::util::atomic::write_atomic(path, |w| render(report, carried, w)).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!(
+                "cannot write the metrics file {} ({e}); the results file was written",
+                path.display()
+            ),
+        )
+    })
+}
+
+/// The [`LAST_SUCCESS`] value of the file at `path`, if it holds one.
+fn previous_success(path: &Path) -> Option<f64> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(16 << 20)
+        .read_to_string(&mut text)
+        .ok()?;
+    text.lines().find_map(|l| {
+        let v = l.strip_prefix(LAST_SUCCESS)?.strip_prefix(' ')?;
+        v.trim().parse::<f64>().ok().filter(|v| v.is_finite())
+    })
+}
+
+/// The run's end as Unix seconds when it finished with no failed case.
+fn success_time(report: &Report) -> Option<f64> {
+    let failed = report
+        .results
+        .iter()
+        .any(|r| matches!(r.status, Status::Failed { .. }));
+    if failed {
+        return None;
+    }
+    unix_seconds(report.finished_at.as_deref()?)
+}
+
+/// An RFC 3339 time as seconds since the Unix epoch.
+fn unix_seconds(t: &str) -> Option<f64> {
+    let t = humantime::parse_rfc3339_weak(t).ok()?;
+    Some(t.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs_f64())
+}
+
+/// One family: its name, what `# UNIT` says (`None`: no line), its help, and its
+/// samples (the label text inside `{}`, the value), in order.
+struct Family {
+    name: String,
+    unit: Option<&'static str>,
+    help: String,
+    samples: Vec<(String, f64)>,
+    /// The label sets already in `samples` (each series once).
+    seen: HashSet<String>,
+}
+
+impl Family {
+    fn new(name: impl Into<String>, unit: Option<&'static str>, help: impl Into<String>) -> Family {
+        Family {
+            name: name.into(),
+            unit,
+            help: help.into(),
+            samples: Vec::new(),
+            seen: HashSet::new(),
+        }
+    }
+
+    /// Adds a sample; a label set already present (two results a report cannot tell
+    /// apart) gets a `seq` label with the result's position, so no series repeats.
+    fn push(&mut self, labels: &str, seq: usize, value: f64) {
+        let labels = if self.seen.contains(labels) {
+            join(labels, &format!("seq=\"{seq}\""))
+        } else {
+            labels.to_string()
+        };
+        self.seen.insert(labels.clone());
+        self.samples.push((labels, value));
+    }
+
+    fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+        if self.samples.is_empty() {
+            return Ok(());
+        }
+        writeln!(out, "# TYPE {} gauge", self.name)?;
+        if let Some(u) = self.unit {
+            writeln!(out, "# UNIT {} {u}", self.name)?;
+        }
+        writeln!(out, "# HELP {} {}", self.name, escape_help(&self.help))?;
+        for (labels, v) in &self.samples {
+            if labels.is_empty() {
+                writeln!(out, "{} {}", self.name, number(*v))?;
+            } else {
+                writeln!(out, "{}{{{labels}}} {}", self.name, number(*v))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `a,b` of two label lists, either possibly empty.
+fn join(a: &str, b: &str) -> String {
+    match (a.is_empty(), b.is_empty()) {
+        (true, _) => b.to_string(),
+        (_, true) => a.to_string(),
+        _ => format!("{a},{b}"),
+    }
+}
+
+/// What a result's figure is called, by its unit: the name after `peakbench_`, the
+/// `# UNIT` (where the suffix is a base unit) and what one sample counts.
+pub(crate) fn figure(unit: Unit) -> (&'static str, Option<&'static str>, &'static str) {
+    match unit {
+        Unit::OpPerSec => (
+            "operations_per_second",
+            None,
+            "integer operations per second",
+        ),
+        Unit::FlopPerSec => (
+            "floating_point_operations_per_second",
+            None,
+            "floating-point operations per second (an FMA is 2)",
+        ),
+        Unit::BytePerSec => (
+            "bytes_per_second",
+            Some("bytes_per_second"),
+            "bytes per second",
+        ),
+        Unit::IoPerSec => (
+            "io_operations_per_second",
+            None,
+            "I/O operations per second",
+        ),
+        Unit::Second => (
+            "latency_seconds",
+            Some("seconds"),
+            "seconds per operation (latency)",
+        ),
+    }
+}
+
+/// Writes `report`'s families; `carried` is the last success to repeat when this run
+/// has none (see [`save`]).
+fn render(report: &Report, carried: Option<f64>, out: &mut dyn Write) -> io::Result<()> {
+    let mut run_info = Family::new(
+        "peakbench_run_info",
+        None,
+        "The run these metrics come from: peakbench version, host and command (always 1)",
+    );
+    // `config.command` is the command's options, tagged with its name (`{"command":
+    // "cpu", …}`).
+    let command = report
+        .config
+        .get("command")
+        .and_then(|c| c.get("command").or(Some(c)))
+        .and_then(|c| c.as_str())
+        .unwrap_or("");
+    run_info.push(
+        &[
+            label("version", &report.tool_version),
+            label("host", &report.host.hostname),
+            label("command", command),
+        ]
+        .join(","),
+        0,
+        1.0,
+    );
+    let mut last = Family::new(
+        LAST_SUCCESS,
+        Some("seconds"),
+        "When the last run with no failed case finished, Unix time",
+    );
+    if let Some(t) = success_time(report).or(carried) {
+        last.push("", 0, t);
+    }
+    let mut finished = Family::new(
+        "peakbench_run_finished_timestamp_seconds",
+        Some("seconds"),
+        "When this run finished (failed cases or not), Unix time",
+    );
+    if let Some(t) = report.finished_at.as_deref().and_then(unix_seconds) {
+        finished.push("", 0, t);
+    }
+    let mut cases = Family::new(
+        "peakbench_run_cases",
+        None,
+        "Results of this run by status: ok, skipped or failed",
+    );
+    for status in ["ok", "skipped", "failed"] {
+        let n = report
+            .results
+            .iter()
+            .filter(|r| status_name(&r.status) == status)
+            .count();
+        cases.push(&label("status", status), 0, n as f64);
+    }
+    let mut values: Vec<Family> = Vec::new();
+    let mut peaks: Vec<Family> = Vec::new();
+    let mut efficiency = Family::new(
+        "peakbench_efficiency_ratio",
+        Some("ratio"),
+        "A case's mean over its theoretical peak (1 is the peak; above 1 is flagged over_peak in the report, never clamped)",
+    );
+    let mut cv = Family::new(
+        "peakbench_cv_ratio",
+        Some("ratio"),
+        "Coefficient of variation of a case's timed samples (standard deviation over mean)",
+    );
+    let mut disturbed = Family::new(
+        "peakbench_case_disturbed",
+        None,
+        "1 when a case's samples were disturbed (its threads lost their cores or the host stole time), else 0",
+    );
+    let mut failed = Family::new(
+        "peakbench_case_failed",
+        None,
+        "1 when a case failed (the report says why), 0 when it was measured",
+    );
+    for (i, r) in report.results.iter().enumerate() {
+        let labels = case_labels(r);
+        match &r.status {
+            Status::Skipped { .. } => continue,
+            Status::Failed { .. } => {
+                failed.push(&labels, i, 1.0);
+                continue;
+            }
+            Status::Ok => failed.push(&labels, i, 0.0),
+        }
+        let (stem, unit, what) = figure(r.unit);
+        if let Some(s) = &r.summary {
+            family(&mut values, format!("peakbench_{stem}"), unit, || {
+                format!("Mean of a case's timed samples, {what}")
+            })
+            .push(&labels, i, s.mean);
+            cv.push(&labels, i, s.cv);
+        }
+        if let Some(p) = r.peak.as_ref().and_then(|p| p.value) {
+            family(&mut peaks, format!("peakbench_peak_{stem}"), unit, || {
+                format!("A case's theoretical peak, {what} (its provenance is in the JSON report)")
+            })
+            .push(&labels, i, p);
+        }
+        if let Some(e) = r.efficiency {
+            efficiency.push(&labels, i, e);
+        }
+        disturbed.push(&labels, i, if r.disturbed { 1.0 } else { 0.0 });
+    }
+    for f in [&run_info, &last, &finished, &cases] {
+        f.write(out)?;
+    }
+    for f in values.iter().chain(&peaks) {
+        f.write(out)?;
+    }
+    for f in [&efficiency, &cv, &disturbed, &failed] {
+        f.write(out)?;
+    }
+    writeln!(out, "# EOF")
+}
+
+/// The family named `name` in `list`, added (with the help `help` gives) when new.
+fn family<'a>(
+    list: &'a mut Vec<Family>,
+    name: String,
+    unit: Option<&'static str>,
+    help: impl FnOnce() -> String,
+) -> &'a mut Family {
+    match list.iter().position(|f| f.name == name) {
+        Some(i) => &mut list[i],
+        None => {
+            list.push(Family::new(name, unit, help()));
+            list.last_mut().expect("just pushed")
+        }
+    }
+}
+
+fn status_name(s: &Status) -> &'static str {
+    match s {
+        Status::Ok => "ok",
+        Status::Skipped { .. } => "skipped",
+        Status::Failed { .. } => "failed",
+    }
+}
+
+/// The labels of a case (see the module doc): `resource`, `workload`, `metric`, each
+/// parameter, and `host` in a gathered run.
+fn case_labels(r: &BenchResult) -> String {
+    const FIXED: [&str; 4] = ["resource", "workload", "metric", "host"];
+    let mut v = vec![
+        label("resource", r.resource.as_str()),
+        label("workload", &r.workload),
+        label("metric", r.metric.as_str()),
+    ];
+    for (k, p) in &r.params {
+        let mut name = label_name(k);
+        if FIXED.contains(&name.as_str()) || name == "seq" {
+            name = format!("param_{name}");
+        }
+        let value = match p {
+            Param::Text(s) => s.clone(),
+            other => other.to_string(),
+        };
+        v.push(label(&name, &value));
+    }
+    if let Some(h) = &r.host {
+        v.push(label("host", h));
+    }
+    v.join(",")
+}
+
+/// `name="value"`, the value escaped.
+fn label(name: &str, value: &str) -> String {
+    format!("{name}=\"{}\"", escape_value(value))
+}
+
+/// A parameter's flag name as a label name: `[a-zA-Z_][a-zA-Z0-9_]*`, other characters
+/// `_`; a leading digit gets `_` in front and the reserved leading `__` becomes
+/// `param__`.
+pub(crate) fn label_name(key: &str) -> String {
+    let mut s: String = key
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() {
+        s = "param".into();
+    } else if s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    if s.starts_with("__") {
+        s.insert_str(0, "param");
+    }
+    s
+}
+
+/// A label value as the format writes it: `\` → `\\`, `"` → `\"`, newline → `\n`;
+/// any other control or format character written visibly as the sanitiser does
+/// (`\x1b`, its backslash escaped); at most 1000 characters (then `…`).
+pub(crate) fn escape_value(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for (i, c) in s.chars().enumerate() {
+        if i == crate::util::sanitize::MAX_CHARS {
+            out.push('…');
+            break;
+        }
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c if crate::util::sanitize::needs_escape(c) || c.is_control() => {
+                out.push_str(&crate::util::sanitize::line(&c.to_string()).replace('\\', "\\\\"))
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Help text: `\` → `\\`, newline → `\n` (both formats' rule).
+fn escape_help(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('\n', "\\n")
+}
+
+/// A value as both formats read it: shortest round-trip form, exponent notation for
+/// very large and very small magnitudes; `NaN`, `+Inf`, `-Inf` (never in a report).
+pub(crate) fn number(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "+Inf" } else { "-Inf" }.into()
+    } else if x != 0.0 && (x.abs() >= 1e15 || x.abs() < 1e-4) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(r: &Report) -> String {
+        let mut buf = Vec::new();
+        render(r, None, &mut buf).unwrap();
+        String::from_utf8(buf).unwrap()
+    }
+
+    /// Every name a family or label may have: the Prometheus data model's rule.
+    fn valid_name(s: &str) -> bool {
+        let mut c = s.chars();
+        c.next()
+            .is_some_and(|f| f.is_ascii_alphabetic() || f == '_' || f == ':')
+            && c.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+    }
+
+    #[test]
+    fn names_follow_the_conventions() {
+        for u in Unit::ALL {
+            let (stem, unit, _) = figure(*u);
+            let name = format!("peakbench_{stem}");
+            assert!(valid_name(&name), "{name}");
+            // A `# UNIT` is the name's suffix, and the names end in base units.
+            if let Some(unit) = unit {
+                assert!(name.ends_with(&format!("_{unit}")), "{name} {unit}");
+            }
+            assert!(
+                name.ends_with("_per_second") || name.ends_with("_seconds"),
+                "{name}"
+            );
+            for bad in [
+                "_ms", "milli", "kilo", "giga", "_bits", "_percent", "_total",
+            ] {
+                assert!(!name.contains(bad), "{name}");
+            }
+        }
+        let s = text(&crate::report::fixtures::report());
+        for l in s.lines().filter(|l| !l.starts_with('#')) {
+            let name = l.split(['{', ' ']).next().unwrap();
+            assert!(name.starts_with("peakbench_") && valid_name(name), "{l}");
+        }
+        for l in s.lines().filter(|l| l.starts_with("# UNIT ")) {
+            let mut w = l.split(' ').skip(2);
+            let (name, unit) = (w.next().unwrap(), w.next().unwrap());
+            assert!(name.ends_with(&format!("_{unit}")), "{l}");
+        }
+    }
+
+    #[test]
+    fn label_names_are_made_valid() {
+        assert_eq!(label_name("threads"), "threads");
+        assert_eq!(label_name("file_size"), "file_size");
+        assert_eq!(label_name("io-depth"), "io_depth");
+        assert_eq!(label_name("2x"), "_2x");
+        assert_eq!(label_name("__name__"), "param__name__");
+        assert_eq!(label_name(""), "param");
+        for k in ["a.b", "ü", "x y", "9", "__"] {
+            assert!(valid_name(&label_name(k)), "{k}");
+        }
+    }
+
+    #[test]
+    fn label_values_are_escaped() {
+        assert_eq!(escape_value("plain"), "plain");
+        assert_eq!(escape_value(r"a\b"), r"a\\b");
+        assert_eq!(escape_value("say \"x\""), r#"say \"x\""#);
+        assert_eq!(escape_value("two\nlines"), r"two\nlines");
+        assert_eq!(escape_value("bell\x07"), r"bell\\x07");
+        assert_eq!(escape_value("\u{1b}[2J"), r"\\x1b[2J");
+        assert_eq!(escape_value("über"), "über");
+        let long = "x".repeat(2000);
+        assert_eq!(escape_value(&long).chars().count(), 1001);
+        let mut r = crate::report::fixtures::report();
+        r.host.hostname = "evil\"}\nfake_metric 1".into();
+        r.results[0].workload = "w\\\"".into();
+        let s = text(&r);
+        assert!(s.contains(r#"host="evil\"}\nfake_metric 1""#), "{s}");
+        assert!(s.contains(r#"workload="w\\\"""#), "{s}");
+        assert!(!s.lines().any(|l| l.starts_with("fake_metric")), "{s}");
+    }
+
+    #[test]
+    fn numbers_read_back() {
+        for (x, s) in [
+            (0.0, "0"),
+            (1.0, "1"),
+            (0.95, "0.95"),
+            (152e9, "152000000000"),
+            (1.5e-9, "1.5e-9"),
+            (3.2e15, "3.2e15"),
+            (-2.5, "-2.5"),
+            (f64::INFINITY, "+Inf"),
+        ] {
+            assert_eq!(number(x), s);
+            if x.is_finite() {
+                assert_eq!(s.parse::<f64>().unwrap(), x);
+            }
+        }
+    }
+
+    #[test]
+    fn a_report_as_gauges_with_units_and_eof() {
+        let s = text(&crate::report::fixtures::report());
+        assert!(s.ends_with("# EOF\n"), "{s}");
+        assert_eq!(s.matches("# EOF").count(), 1);
+        assert!(s.contains(
+            "# TYPE peakbench_floating_point_operations_per_second gauge\n# HELP peakbench_floating_point_operations_per_second Mean"
+        ), "{s}");
+        assert!(s.contains(
+            "peakbench_floating_point_operations_per_second{resource=\"cpu\",workload=\"fma_f64_avx512\",metric=\"ops\",isa=\"avx512\",precision=\"fp64\",threads=\"2\"} 152000000000\n"
+        ), "{s}");
+        assert!(s.contains("peakbench_peak_floating_point_operations_per_second{resource=\"cpu\",workload=\"fma_f64_avx512\",metric=\"ops\",isa=\"avx512\",precision=\"fp64\",threads=\"2\"} 160000000000\n"), "{s}");
+        assert!(s.contains("# TYPE peakbench_efficiency_ratio gauge\n# UNIT peakbench_efficiency_ratio ratio\n"), "{s}");
+        assert!(s.contains("peakbench_efficiency_ratio{resource=\"cpu\",workload=\"fma_f64_avx512\",metric=\"ops\",isa=\"avx512\",precision=\"fp64\",threads=\"2\"} 0.95\n"), "{s}");
+        // Over the peak: the ratio is above 1, never clamped.
+        assert!(
+            s.contains(
+                "workload=\"add_i32_avx2\",metric=\"ops\",precision=\"int32\",threads=\"1\"} 1.1\n"
+            ),
+            "{s}"
+        );
+        assert!(
+            s.contains("peakbench_run_info{version=\"0.1.0\",host=\"testhost\",command=\"\"} 1\n"),
+            "{s}"
+        );
+        // 2026-11-21T21:00:05Z.
+        assert!(s.contains("# UNIT peakbench_last_success_timestamp_seconds seconds\n"));
+        assert!(
+            s.contains("\npeakbench_last_success_timestamp_seconds 1795294805\n"),
+            "{s}"
+        );
+        assert!(
+            s.contains("peakbench_run_cases{status=\"skipped\"} 1\n"),
+            "{s}"
+        );
+        // The skipped case has no figure.
+        assert!(!s.contains("tdpbf16ps_amx"), "{s}");
+        // Every family's samples are together, each family once, no timestamps.
+        let mut names: Vec<&str> = Vec::new();
+        for l in s.lines().filter(|l| !l.starts_with('#')) {
+            let name = l.split(['{', ' ']).next().unwrap();
+            if names.last() != Some(&name) {
+                assert!(!names.contains(&name), "{name} split: {s}");
+                names.push(name);
+            }
+            let value = l.rsplit(' ').next().unwrap();
+            assert!(value.parse::<f64>().is_ok(), "{l}");
+            // `name{labels} value`: no timestamp after the value.
+            let (series, _) = l.rsplit_once(' ').unwrap();
+            assert!(series.ends_with('}') || !series.contains(' '), "{l}");
+        }
+    }
+
+    #[test]
+    fn a_failed_case_drops_the_success_and_the_file_carries_the_last_one() {
+        let mut r = crate::report::fixtures::report();
+        r.results[1] = r.results[1].clone().failed("boom");
+        let s = text(&r);
+        assert!(!s.contains(LAST_SUCCESS), "{s}");
+        assert!(
+            s.contains("peakbench_case_failed{resource=\"cpu\",workload=\"add_i32_avx2\""),
+            "{s}"
+        );
+        assert!(s.contains("peakbench_run_finished_timestamp_seconds 1795294805\n"));
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("pb.prom");
+        save(&crate::report::fixtures::report(), Some(&p)).unwrap();
+        save(&r, Some(&p)).unwrap();
+        let s = std::fs::read_to_string(&p).unwrap();
+        assert!(
+            s.contains("\npeakbench_last_success_timestamp_seconds 1795294805\n"),
+            "{s}"
+        );
+        assert!(
+            s.contains("peakbench_run_cases{status=\"failed\"} 1\n"),
+            "{s}"
+        );
+        // Written atomically: the file and nothing else.
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+        save(&r, None).unwrap();
+    }
+
+    #[test]
+    fn repeated_cases_stay_distinct_series() {
+        let mut r = crate::report::fixtures::report();
+        let first = r.results[0].clone();
+        r.results.push(first);
+        let s = text(&r);
+        assert!(s.contains(",seq=\"3\"} 152000000000\n"), "{s}");
+    }
+
+    #[test]
+    fn only_reports_have_metrics() {
+        let names = vec!["a".to_string(), "b".to_string()];
+        let reports = [
+            crate::report::samples::compare_a(),
+            crate::report::samples::compare_b(),
+        ];
+        let cmp = crate::report::compare::compare(&names, &reports);
+        let e = write(Doc::Comparison(&cmp), None, &mut Vec::new()).unwrap_err();
+        assert!(e
+            .to_string()
+            .contains("openmetrics renders the figures of a run"));
+        let mut buf = Vec::new();
+        write(Doc::Matrix(&reports[0]), None, &mut buf).unwrap();
+        assert!(String::from_utf8(buf).unwrap().ends_with("# EOF\n"));
+    }
+}

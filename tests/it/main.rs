@@ -1,0 +1,37 @@
+//! peakbench's integration tests: one test binary (`cargo test --release --test it`),
+//! one module per feature. A single binary links once instead of once per file (each
+//! link of a test binary is the whole library and its dependencies: about 25 of them
+//! before), and its tests run in one process, in parallel: a test never changes the
+//! process's environment or working directory, binds fixed ports or shares a file name
+//! with another; it starts the binary through [`common`] and writes under its own
+//! scratch or temporary directory.
+//!
+//! Filters: `cargo test --release --test it net::` runs one module's tests.
+
+mod common;
+
+mod blas_checks;
+mod cli;
+mod cluster;
+mod cluster_netns;
+mod cpu_fixtures;
+mod cpus;
+mod disk;
+mod first_contact;
+mod fleet;
+mod gate;
+mod gpu;
+mod history;
+mod layers;
+mod linalg;
+mod memory;
+mod neighbours;
+mod net;
+mod netns;
+mod prom;
+mod reader_memory;
+mod reference_fakes;
+mod report;
+mod results;
+mod shared_machine;
+mod terminal;
