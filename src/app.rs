@@ -81,6 +81,12 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
             crate::reporting::run_fleet(common, f, &mut stdout.lock())?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::History(h) => {
+            let (db, html) = (common.history.as_deref(), common.html.as_deref());
+            let mut out = stdout.lock();
+            crate::history::command::run(h, db, common.format, common.width, html, &mut out)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Baseline(b) => {
             crate::gate::run_baseline(&gate_output(common), b, &mut stdout.lock())?;
             Ok(ExitCode::SUCCESS)
@@ -161,6 +167,7 @@ fn measure(options: &Options, plan: Planner<'_>) -> anyhow::Result<ExitCode> {
     }
     let host = HostInfo::detect(true);
     let (report, path, html) = run_cases(options, &host, &host.hostname, html, plan, |_| {})?;
+    crate::history::after_run(opts.history.as_deref(), opts.no_history, &report, &path);
     crate::report::view::openmetrics::save(&report, opts.prom_file.as_deref())?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -222,6 +229,7 @@ mod tests {
         &["compare", "a.json", "b.json"],
         &["reference"],
         &["fleet", "a.json"],
+        &["history"],
         &["baseline", "--from", "a.json"],
         &["check", "--baseline", "b.toml"],
         &["gpu", "--list"],

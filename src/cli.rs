@@ -71,6 +71,7 @@ fn order() -> Vec<&'static str> {
         "fleet",
         "baseline",
         "check",
+        "history",
     ]);
     v
 }
@@ -103,7 +104,9 @@ impl CommandFactory for Cli {
             c = c.mut_subcommand(&name, |mut s| {
                 for a in common.get_arguments() {
                     let offered = reads.contains(&a.get_id().as_str());
-                    s = s.arg(a.clone().hide(!offered));
+                    // `history`'s own subcommands (show, import) take them too.
+                    let global = offered && name == "history";
+                    s = s.arg(a.clone().hide(!offered).global(global));
                 }
                 s
             });
@@ -164,6 +167,8 @@ pub(crate) const MEASURE: &[&str] = &[
     "stable_budget",
     "cpus",
     "dry_run",
+    "history",
+    "no_history",
 ];
 
 /// Every common option: what a resource's subcommand reads.
@@ -183,6 +188,8 @@ const EVERY: &[&str] = &[
     "stable_budget",
     "cpus",
     "dry_run",
+    "history",
+    "no_history",
 ];
 
 /// The common options subcommand `name` reads, which its help offers: every one for a
@@ -193,6 +200,7 @@ pub(crate) fn reads(name: &str) -> &'static [&'static str] {
         "sysinfo" => &["format", "peak", "width", "quiet"],
         "serve" => &[],
         "report" | "compare" | "fleet" => &["format", "html", "width", "quiet"],
+        "history" => &["format", "html", "width", "quiet", "history"],
         // `reference --run` is a CPU run with the reference tools: what that reads.
         "reference" => &[
             "format",
@@ -204,6 +212,8 @@ pub(crate) fn reads(name: &str) -> &'static [&'static str] {
             "min_time",
             "weak",
             "peak",
+            "history",
+            "no_history",
         ],
         _ if crate::bench::find(name).is_some() => EVERY,
         _ => OUTPUT,
@@ -229,6 +239,7 @@ fn overlay(c: &mut CommonArgs, m: &ArgMatches) {
         ("stable_budget", &mut c.stable_budget),
         ("cpus", &mut c.cpus),
         ("prom_file", &mut c.prom_file),
+        ("history", &mut c.history),
     ] {
         if given(id) {
             *slot = text(id);
@@ -239,6 +250,7 @@ fn overlay(c: &mut CommonArgs, m: &ArgMatches) {
         ("weak", &mut c.weak),
         ("reference", &mut c.reference),
         ("dry_run", &mut c.dry_run),
+        ("no_history", &mut c.no_history),
     ] {
         if given(id) {
             *slot = true;
@@ -268,6 +280,8 @@ pub(crate) fn given(c: &CommonArgs) -> Vec<&'static str> {
         ("stable_budget", c.stable_budget.is_some()),
         ("cpus", c.cpus.is_some()),
         ("dry_run", c.dry_run),
+        ("history", c.history.is_some()),
+        ("no_history", c.no_history),
     ]
     .into_iter()
     .filter(|(_, g)| *g)
@@ -297,6 +311,8 @@ pub(crate) enum Cmd {
     Baseline(crate::gate::BaselineArgs),
     /// Check a run against a baseline: pass, regressed, improved, inconclusive or missing per case; exit 1 on a regression
     Check(crate::gate::CheckArgs),
+    /// The recorded runs: list them, show a case over time with its change points, import results files
+    History(crate::history::command::HistoryArgs),
 }
 
 /// `peakbench report` arguments.

@@ -15,6 +15,7 @@ pub mod cli;
 pub mod cluster;
 pub mod cmdline;
 pub(crate) mod gate;
+pub mod history;
 pub mod hw;
 pub mod measure;
 pub(crate) mod options;

@@ -35,6 +35,8 @@ pub(crate) enum Command {
     Reference(ReferenceOptions),
     /// `peakbench fleet FILE…` (measures nothing).
     Fleet(crate::reporting::FleetOptions),
+    /// `peakbench history` (measures nothing).
+    History(crate::history::command::HistoryOptions),
     /// `peakbench baseline --from FILE…` (measures nothing).
     Baseline(crate::gate::options::BaselineOptions),
     /// `peakbench check --baseline FILE [RESULTS.json]` (measures nothing).
@@ -54,6 +56,7 @@ impl Clone for Command {
             },
             Command::Reference(r) => Command::Reference(r.clone()),
             Command::Fleet(f) => Command::Fleet(f.clone()),
+            Command::History(h) => Command::History(h.clone()),
             Command::Baseline(b) => Command::Baseline(b.clone()),
             Command::Check(c) => Command::Check(c.clone()),
         }
@@ -72,6 +75,7 @@ enum Shown<'a> {
     Compare { files: &'a [PathBuf] },
     Reference(&'a ReferenceOptions),
     Fleet(&'a crate::reporting::FleetOptions),
+    History(&'a crate::history::command::HistoryOptions),
     Baseline(&'a crate::gate::options::BaselineOptions),
     Check(&'a crate::gate::options::CheckOptions),
 }
@@ -103,6 +107,7 @@ impl Serialize for Command {
             Command::Compare { files } => Shown::Compare { files },
             Command::Reference(o) => Shown::Reference(o),
             Command::Fleet(o) => Shown::Fleet(o),
+            Command::History(o) => Shown::History(o),
             Command::Baseline(o) => Shown::Baseline(o),
             Command::Check(o) => Shown::Check(o),
         };
@@ -170,17 +175,20 @@ impl Options {
                 threads: a.threads.as_deref().map(parse_threads).transpose()?,
             }),
             Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(crate::reporting::parse_fleet(a)?),
+            Some(Sub::Cmd(Cmd::History(a))) => Command::History(crate::history::command::parse(a)?),
             Some(Sub::Cmd(Cmd::Baseline(a))) => Command::Baseline(
                 crate::gate::options::parse_baseline(a, c.output.as_deref())?,
             ),
             Some(Sub::Cmd(Cmd::Check(a))) => Command::Check(crate::gate::options::parse_check(a)?),
         };
         refuse_unused(c, &command)?;
+        check_history(&common, &command)?;
         // OpenMetrics is a run's figures; these commands have none.
         let no_figures = match &command {
             Command::Sysinfo
             | Command::Compare { .. }
             | Command::Fleet(_)
+            | Command::History(_)
             | Command::Baseline(_)
             | Command::Check(_) => true,
             Command::Reference(r) => !r.run,
@@ -277,6 +285,23 @@ fn refuse_unused(
         }
     }
     Ok(())
+}
+
+/// `--history PATH` given to a measuring run must be usable before anything is
+/// measured (an existing peakbench history, or a file its directory lets us create);
+/// `history` reads the database, so `--no-history` makes no sense there.
+fn check_history(common: &CommonOptions, command: &Command) -> Result<(), UsageError> {
+    match (command, &common.history) {
+        (Command::History(_), _) if common.no_history => Err(UsageError::new(
+            "--no-history",
+            "history reads the database; drop --no-history (or give --history PATH)",
+        )),
+        (Command::History(_), _) | (_, None) => Ok(()),
+        (_, Some(p)) if !common.no_history && !common.dry_run => {
+            crate::history::check_target(p).map_err(|e| UsageError::new("--history", e))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Refuses a common option the subcommand does not read (`cli::reads`; its help does

@@ -83,6 +83,12 @@ pub struct CommonArgs {
     /// Print the planned cases and their estimated length, then exit without measuring
     #[arg(long)]
     pub(crate) dry_run: bool,
+    /// The run history database [default: $XDG_DATA_HOME/peakbench/history.db, else ~/.local/share/peakbench/history.db]
+    #[arg(long, value_name = "PATH", allow_hyphen_values = true)]
+    pub(crate) history: Option<String>,
+    /// Do not record this run in the history database
+    #[arg(long)]
+    pub(crate) no_history: bool,
     /// Also write the results as OpenMetrics to this *.prom file, atomically (node_exporter's textfile collector directory)
     #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
     pub(crate) prom_file: Option<String>,
@@ -140,6 +146,13 @@ pub struct CommonOptions {
     /// `--dry-run`: print the plan, measure nothing (a dry run writes no report).
     #[serde(skip)]
     pub(crate) dry_run: bool,
+    /// `--history PATH`: the history database (`None`: the default place). Where the
+    /// run is recorded, not what it measured: not in the report.
+    #[serde(skip)]
+    pub(crate) history: Option<PathBuf>,
+    /// `--no-history`: the run is not recorded.
+    #[serde(skip)]
+    pub(crate) no_history: bool,
     /// `--prom-file`: where a measuring run also writes its OpenMetrics (a `*.prom`
     /// file; `options` checks its directory once the command is known).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -206,6 +219,22 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
         },
     };
     let until_stable = parse_stable(c)?;
+    let history = match c.history.as_deref() {
+        None => None,
+        Some(_) if c.no_history => {
+            return Err(UsageError::new(
+                "--no-history",
+                "--history PATH says where to record the run; give one of the two",
+            ))
+        }
+        Some(t) if t.trim().is_empty() => {
+            return Err(UsageError::new(
+                "--history",
+                "empty path; give a database file like ~/peakbench-history.db",
+            ))
+        }
+        Some(t) => Some(PathBuf::from(t)),
+    };
     let cpus = c
         .cpus
         .as_deref()
@@ -229,6 +258,8 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
         width,
         cpus,
         dry_run: c.dry_run,
+        history,
+        no_history: c.no_history,
         prom_file: c.prom_file.as_deref().map(parse_prom_file).transpose()?,
     })
 }

@@ -512,6 +512,7 @@ fn write(report: &Report, options: &Options, matrix: bool) -> anyhow::Result<Exi
         w.write_all(b"\n")
     })
     .with_context(|| format!("cannot write {}", path.display()))?;
+    crate::history::after_run(opts.history.as_deref(), opts.no_history, report, &path);
     crate::report::view::openmetrics::save(report, opts.prom_file.as_deref())?;
     let html = opts
         .html

@@ -76,6 +76,8 @@ pub(crate) enum Style {
     Dashed,
     /// Solid line, no markers (measured ceilings).
     Solid,
+    /// Hollow markers, no line (runs marked on a time series: disturbed ones).
+    Points,
 }
 
 /// One named line.
@@ -487,6 +489,20 @@ pub(crate) fn render(c: &Chart) -> String {
         } else {
             ""
         };
+        if sr.style == Style::Points {
+            for (x, y) in pts {
+                let _ = write!(
+                    s,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="6" fill="none" stroke="{color}" stroke-width="2"><title>{}: {}, {}</title></circle>"#,
+                    px(*x),
+                    py(*y),
+                    esc(&sr.name),
+                    esc(&tick_label(&c.x.ticks, *x)),
+                    esc(&tick_label(&c.y.ticks, *y))
+                );
+            }
+            continue;
+        }
         let _ = write!(
             s,
             r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="{sw}"{dash}/>"#,
@@ -515,6 +531,17 @@ pub(crate) fn render(c: &Chart) -> String {
         } else {
             ""
         };
+        if sr.style == Style::Points {
+            let _ = write!(
+                s,
+                r#"<circle cx="{:.1}" cy="{y:.1}" r="5" fill="none" stroke="{color}" stroke-width="2"/><text x="{:.1}" y="{:.1}" class="lg">{}</text>"#,
+                x + 9.0,
+                x + 22.0,
+                y + 4.0,
+                esc(&truncate(&sr.name, if long { 92 } else { 44 }))
+            );
+            continue;
+        }
         let _ = write!(
             s,
             r#"<line x1="{x:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{color}" stroke-width="{}"{dash}/><text x="{:.1}" y="{:.1}" class="lg">{}</text>"#,

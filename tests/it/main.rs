@@ -21,6 +21,7 @@ mod first_contact;
 mod fleet;
 mod gate;
 mod gpu;
+mod history;
 mod layers;
 mod linalg;
 mod memory;

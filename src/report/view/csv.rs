@@ -30,6 +30,13 @@ fn write(doc: Doc<'_>, _width: Option<usize>, out: &mut dyn Write) -> io::Result
         Doc::Comparison(c) => comparison(c, &mut out),
         Doc::Fleet(f) => fleet(f, &mut out),
         Doc::Grid(g) => grid(g, &mut out),
+        Doc::Series(s) => {
+            out.record(&cells::series::HEADERS)?;
+            for r in cells::series::rows(s, true) {
+                out.record(&r)?;
+            }
+            Ok(())
+        }
         Doc::Text(t) => t.text(None, out.text()),
     }
 }

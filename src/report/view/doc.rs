@@ -5,6 +5,7 @@
 use crate::report::compare::Comparison;
 use crate::report::fleet::Fleet;
 use crate::report::model::Report;
+use crate::report::series::Series;
 use std::fmt;
 use std::io::{self, Write};
 
@@ -20,6 +21,8 @@ pub enum Doc<'a> {
     /// A gathered `net --matrix` report: the report, and its host × host grids (the
     /// terminal adds them under the table, the page is a heat map of them).
     Matrix(&'a Report),
+    /// `peakbench history show`: cases over time with their change points.
+    Series(&'a Series),
     /// A plain table of text (the reference-tool list).
     Grid(&'a Grid<'a>),
     /// A document that is its terminal text in every format but JSON (`sysinfo`, `gpu
@@ -42,6 +45,12 @@ impl<'a> From<&'a Comparison> for Doc<'a> {
 impl<'a> From<&'a Fleet> for Doc<'a> {
     fn from(f: &'a Fleet) -> Doc<'a> {
         Doc::Fleet(f)
+    }
+}
+
+impl<'a> From<&'a Series> for Doc<'a> {
+    fn from(s: &'a Series) -> Doc<'a> {
+        Doc::Series(s)
     }
 }
 

@@ -20,6 +20,7 @@ fn export(doc: Doc<'_>, _width: Option<usize>, out: &mut dyn Write) -> std::io::
         Doc::Comparison(c) => write(c, out),
         Doc::Fleet(f) => write(f, out),
         Doc::Grid(g) => write(&g.json, out),
+        Doc::Series(s) => write(s, out),
         Doc::Text(t) => t.json(out),
     }
 }

@@ -25,6 +25,15 @@ fn write(doc: Doc<'_>, _width: Option<usize>, out: &mut dyn Write) -> io::Result
         Doc::Comparison(c) => comparison(c, out),
         Doc::Fleet(f) => fleet(f, out),
         Doc::Grid(g) => grid(g.headers, &g.rows, out),
+        Doc::Series(s) => {
+            writeln!(out, "## {}\n", cell(&s.title))?;
+            grid(&cells::series::HEADERS, &cells::series::rows(s, false), out)?;
+            writeln!(out)?;
+            for l in cells::series::footer(s).lines() {
+                writeln!(out, "- {}", cell(l))?;
+            }
+            Ok(())
+        }
         Doc::Text(t) => t.text(None, out),
     }
 }

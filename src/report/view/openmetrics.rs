@@ -51,7 +51,7 @@ pub(crate) const LAST_SUCCESS: &str = "peakbench_last_success_timestamp_seconds"
 fn write(doc: Doc<'_>, _width: Option<usize>, out: &mut dyn Write) -> io::Result<()> {
     match doc {
         Doc::Report(r) | Doc::Matrix(r) => render(r, None, out),
-        Doc::Comparison(_) | Doc::Fleet(_) | Doc::Grid(_) | Doc::Text(_) => {
+        Doc::Comparison(_) | Doc::Fleet(_) | Doc::Grid(_) | Doc::Series(_) | Doc::Text(_) => {
             Err(io::Error::new(io::ErrorKind::Unsupported, ONLY_REPORTS))
         }
     }

@@ -55,14 +55,20 @@ pub const SHELL_VARS: &[&str] = &[
     "PMIX_RANK",
 ];
 
+/// Where the binary under test keeps its run history: `XDG_DATA_HOME` points into the
+/// scratch root, so no test writes into the user's own data directory.
+pub fn data_home() -> std::path::PathBuf {
+    scratch_root().join("xdg-data")
+}
+
 /// Gives `c` the clean environment of the tests: [`SHELL_VARS`] removed, then
-/// `LC_ALL=C`. For commands that start the binary through another program (`ip netns
+/// `LC_ALL=C` and `XDG_DATA_HOME` in the scratch root ([`data_home`]). For commands that start the binary through another program (`ip netns
 /// exec`, `timeout`), which passes its environment on.
 pub fn clean_env(c: &mut std::process::Command) -> &mut std::process::Command {
     for v in SHELL_VARS {
         c.env_remove(v);
     }
-    c.env("LC_ALL", "C")
+    c.env("LC_ALL", "C").env("XDG_DATA_HOME", data_home())
 }
 
 /// The path of the `peakbench` binary built for these tests.
@@ -76,7 +82,7 @@ pub fn pb() -> Command {
     for v in SHELL_VARS {
         c.env_remove(v);
     }
-    c.env("LC_ALL", "C");
+    c.env("LC_ALL", "C").env("XDG_DATA_HOME", data_home());
     c
 }
 

@@ -6,6 +6,7 @@
 
 pub(crate) mod compare;
 pub(crate) mod fleet;
+pub(crate) mod series;
 
 use crate::measure::CiCaveat;
 use crate::report::model::{is_size_param, BenchResult, Metric, Param, Resource, Status};

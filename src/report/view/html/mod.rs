@@ -12,6 +12,7 @@ mod compare;
 mod fleet;
 mod matrix;
 mod report;
+mod series;
 
 use super::{Doc, Format};
 use crate::report::charts::esc;
@@ -33,6 +34,7 @@ fn write(doc: Doc<'_>, _width: Option<usize>, out: &mut dyn io::Write) -> io::Re
         Doc::Comparison(c) => compare::page(c),
         Doc::Fleet(f) => fleet::page(f),
         Doc::Matrix(r) => matrix::page(r),
+        Doc::Series(s) => series::page(s),
         Doc::Grid(g) => grid(g.title, g.headers, &g.rows),
         Doc::Text(t) => return t.text(None, out),
     };

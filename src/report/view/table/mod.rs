@@ -34,6 +34,17 @@ fn export(doc: Doc<'_>, width: Option<usize>, out: &mut dyn Write) -> io::Result
             matrix::export(r, out)
         }
         Doc::Grid(g) => grid(g, width, out),
+        Doc::Series(s) => {
+            let footer = super::cells::series::footer(s);
+            let g = Grid {
+                title: &s.title,
+                headers: &super::cells::series::HEADERS,
+                rows: super::cells::series::rows(s, false),
+                json: serde_json::Value::Null,
+                footer: Some(&footer),
+            };
+            grid(&g, width, out)
+        }
         Doc::Text(t) => t.text(width, out),
     }
 }

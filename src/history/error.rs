@@ -1,0 +1,27 @@
+//! Why the history could not be used, as one line naming the file.
+
+/// Why the history could not be used; every variant is one line naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    /// The file could not be opened or created.
+    #[error("cannot open the history database {0}: {1}")]
+    Open(String, String),
+    /// Not a peakbench history this version can read (not SQLite, another program's
+    /// database, a newer schema).
+    #[error("{0} is not a usable peakbench history: {1}")]
+    Foreign(String, String),
+    /// A statement failed on a database that opened.
+    #[error("history database {0}: {1}")]
+    Sqlite(String, String),
+    /// No database at the path (reading commands do not create one).
+    #[error("no history database at {0}; a measuring run creates it (or give --history PATH, or `peakbench history import FILE.json`)")]
+    Missing(String),
+    /// A stored report that does not read back.
+    #[error("history database {0}: run {1} does not read back: {2}")]
+    Stored(String, i64, String),
+}
+
+/// One line from a SQLite error (its message, without the chain).
+pub(crate) fn why(e: &rusqlite::Error) -> String {
+    crate::util::sanitize::line_max(&e.to_string(), 300)
+}

@@ -1,0 +1,239 @@
+//! Recording a report: the host's fingerprint, the run with its settings and whole
+//! JSON, and one row per case with its raw samples and verdicts, in one transaction.
+//!
+//! A run is identified by the SHA-256 of its report's JSON (`runs.digest`): the same
+//! report recorded twice (a run's own hook, then `history import` of its file, or one
+//! file imported twice) is one run.
+
+use super::{why, History, HistoryError};
+use crate::report::compare::CaseKey;
+use crate::report::model::{NoteKind, Report, Status};
+use rusqlite::{params, OptionalExtension};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+/// What recording did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recorded {
+    /// A new run, with its id.
+    New(i64),
+    /// The same report was already there (its id).
+    Already(i64),
+}
+
+impl Recorded {
+    /// The run's id.
+    pub fn id(self) -> i64 {
+        match self {
+            Recorded::New(i) | Recorded::Already(i) => i,
+        }
+    }
+}
+
+/// The options of a run that do not change what it measured (where it wrote, how it
+/// printed), left out of the settings kept with it.
+const NOT_SETTINGS: &[&str] = &["format", "output", "quiet", "html"];
+
+/// The settings that matter: the report's `config` without [`NOT_SETTINGS`].
+pub(crate) fn settings(report: &Report) -> Value {
+    match &report.config {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| !NOT_SETTINGS.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The command a report ran (`quick`, `cpu`, …), from its `config`.
+pub(crate) fn command(report: &Report) -> String {
+    report
+        .config
+        .get("command")
+        .and_then(|c| c.get("command").or(Some(c)))
+        .and_then(Value::as_str)
+        .unwrap_or("unknown")
+        .to_string()
+}
+
+/// The running machine's microcode revision (`microcode` in /proc/cpuinfo, x86), read
+/// when a run is recorded on the machine that measured it; not in the report.
+fn microcode() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    text.lines()
+        .find(|l| l.starts_with("microcode"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+}
+
+/// The host's identity: what, when it changes, can change the figures.
+pub(crate) fn identity(report: &Report, microcode: Option<String>) -> Value {
+    let h = &report.host;
+    let c = &h.cpu;
+    json!({
+        "hostname": h.hostname,
+        "cpu": {
+            "vendor": c.vendor, "model_name": c.model_name, "family": c.family,
+            "model": c.model, "stepping": c.stepping, "microarch": c.microarch,
+            "sockets": c.sockets, "cores": c.cores, "threads": c.threads,
+        },
+        "microcode": microcode,
+        "kernel": h.kernel,
+        "os": h.os,
+        "arch": h.arch,
+        "virtualization": h.virtualization,
+        "memory": {
+            "total_bytes": h.memory.total_bytes,
+            "thp": h.memory.thp,
+            "dimms": h.memory.dimms.iter().map(|d| json!({
+                "size_bytes": d.size_bytes, "speed_mts": d.speed_mts,
+                "data_width_bits": d.data_width_bits,
+            })).collect::<Vec<_>>(),
+        },
+        "tool_version": report.tool_version,
+    })
+}
+
+fn hex(d: impl AsRef<[u8]>) -> String {
+    d.as_ref().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Unix seconds of an RFC 3339 time (0 when it does not parse).
+pub(crate) fn unix(t: &str) -> i64 {
+    humantime::parse_rfc3339_weak(t)
+        .ok()
+        .and_then(|s| s.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+impl History {
+    /// Records a run on the machine that just measured it (its microcode is read now).
+    pub fn record_live(
+        &mut self,
+        report: &Report,
+        source: Option<&Path>,
+    ) -> Result<Recorded, HistoryError> {
+        self.record(report, source, microcode())
+    }
+
+    /// Records a report read from a file (`history import`): the microcode of the
+    /// machine that measured it is not known.
+    pub fn record_file(
+        &mut self,
+        report: &Report,
+        source: Option<&Path>,
+    ) -> Result<Recorded, HistoryError> {
+        self.record(report, source, None)
+    }
+
+    fn record(
+        &mut self,
+        report: &Report,
+        source: Option<&Path>,
+        microcode: Option<String>,
+    ) -> Result<Recorded, HistoryError> {
+        let shown = self.shown.clone();
+        let err = |e: rusqlite::Error| HistoryError::Sqlite(shown.clone(), why(&e));
+        let json = serde_json::to_string(report)
+            .map_err(|e| HistoryError::Sqlite(self.shown.clone(), e.to_string()))?;
+        let digest = hex(Sha256::digest(json.as_bytes()));
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(err)?;
+        if let Some(id) = tx
+            .query_row("SELECT id FROM runs WHERE digest = ?1", [&digest], |r| {
+                r.get::<_, i64>(0)
+            })
+            .optional()
+            .map_err(err)?
+        {
+            return Ok(Recorded::Already(id));
+        }
+        let ident = identity(report, microcode).to_string();
+        let fingerprint = hex(Sha256::digest(ident.as_bytes()));
+        tx.execute(
+            "INSERT OR IGNORE INTO hosts (fingerprint, hostname, identity) VALUES (?1, ?2, ?3)",
+            params![fingerprint, report.host.hostname, ident],
+        )
+        .map_err(err)?;
+        let host_id: i64 = tx
+            .query_row(
+                "SELECT id FROM hosts WHERE fingerprint = ?1",
+                [&fingerprint],
+                |r| r.get(0),
+            )
+            .map_err(err)?;
+        let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        tx.execute(
+            "INSERT INTO runs (digest, host_id, hostname, command, started_at, started_unix,
+                               finished_at, tool_version, settings, gathered, source,
+                               recorded_at, report)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            params![
+                digest,
+                host_id,
+                report.host.hostname,
+                command(report),
+                report.started_at,
+                unix(&report.started_at),
+                report.finished_at,
+                report.tool_version,
+                settings(report).to_string(),
+                !report.hosts.is_empty(),
+                source.map(|p| p.display().to_string()),
+                now,
+                json,
+            ],
+        )
+        .map_err(err)?;
+        let run_id = tx.last_insert_rowid();
+        {
+            let mut st = tx
+                .prepare(
+                    "INSERT INTO cases (run_id, idx, host, key, resource, workload, metric, unit,
+                                        params, status, value, median, sd, n, peak, efficiency,
+                                        over_peak, disturbed, high_cv, samples)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                             ?16, ?17, ?18, ?19, ?20)",
+                )
+                .map_err(err)?;
+            for (i, r) in report.results.iter().enumerate() {
+                let status = match r.status {
+                    Status::Ok => "ok",
+                    Status::Skipped { .. } => "skipped",
+                    Status::Failed { .. } => "failed",
+                };
+                let s = r.summary.as_ref();
+                st.execute(params![
+                    run_id,
+                    i as i64,
+                    r.host.as_deref().unwrap_or(&report.host.hostname),
+                    CaseKey::of(r).label(),
+                    r.resource.to_string(),
+                    r.workload,
+                    r.metric.to_string(),
+                    r.unit.to_string(),
+                    serde_json::to_string(&r.params).unwrap_or_else(|_| "{}".into()),
+                    status,
+                    s.map(|s| s.mean),
+                    s.map(|s| s.median),
+                    s.map(|s| s.sd),
+                    r.samples.len() as i64,
+                    r.peak.as_ref().and_then(|p| p.value),
+                    r.efficiency,
+                    r.over_peak,
+                    r.disturbed,
+                    r.notes.iter().any(|n| n.kind == NoteKind::HighCv),
+                    serde_json::to_string(&r.samples).unwrap_or_else(|_| "[]".into()),
+                ])
+                .map_err(err)?;
+            }
+        }
+        tx.commit().map_err(err)?;
+        Ok(Recorded::New(run_id))
+    }
+}

@@ -1,0 +1,223 @@
+//! The history database's schema and its migrations (docs/history.md, "Schema").
+//!
+//! The schema's version is SQLite's `PRAGMA user_version`; `PRAGMA application_id`
+//! marks the file as peakbench's. [`MIGRATIONS`]`[i]` takes a database from version `i`
+//! to `i + 1`; a new database (version 0, no tables) gets them all. Each migration runs
+//! in one `BEGIN IMMEDIATE` transaction that reads the version again first, so two
+//! processes opening a new database at once migrate it once. A file that is not
+//! SQLite, a SQLite database of another program (another `application_id`, or version 0
+//! with tables of its own) and one written by a newer peakbench (a version above
+//! [`CURRENT`]) are refused with one line, never changed.
+
+use super::HistoryError;
+use rusqlite::{Connection, OpenFlags};
+use std::path::Path;
+use std::time::Duration;
+
+/// `PRAGMA application_id` of a peakbench history: `pbnh` in ASCII.
+pub(crate) const APPLICATION_ID: i32 = 0x7062_6e68;
+
+/// How long a writer waits for another one's lock before giving up (concurrent runs
+/// on one database take turns; each holds the lock for one small transaction).
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Version 1: hosts (fingerprints), runs (the whole report JSON and its settings) and
+/// cases (one row per result, with its raw samples and verdicts).
+const V1: &str = "
+CREATE TABLE hosts (
+    id          INTEGER PRIMARY KEY,
+    fingerprint TEXT NOT NULL UNIQUE,
+    hostname    TEXT NOT NULL,
+    identity    TEXT NOT NULL
+);
+CREATE TABLE runs (
+    id           INTEGER PRIMARY KEY,
+    digest       TEXT NOT NULL UNIQUE,
+    host_id      INTEGER NOT NULL REFERENCES hosts(id),
+    hostname     TEXT NOT NULL,
+    command      TEXT NOT NULL,
+    started_at   TEXT NOT NULL,
+    started_unix INTEGER NOT NULL,
+    finished_at  TEXT,
+    tool_version TEXT NOT NULL,
+    settings     TEXT NOT NULL,
+    gathered     INTEGER NOT NULL,
+    source       TEXT,
+    recorded_at  TEXT NOT NULL,
+    report       TEXT NOT NULL
+);
+CREATE INDEX runs_by_host_time ON runs(hostname, started_unix);
+CREATE TABLE cases (
+    run_id     INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    idx        INTEGER NOT NULL,
+    host       TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    resource   TEXT NOT NULL,
+    workload   TEXT NOT NULL,
+    metric     TEXT NOT NULL,
+    unit       TEXT NOT NULL,
+    params     TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    value      REAL,
+    median     REAL,
+    sd         REAL,
+    n          INTEGER NOT NULL,
+    peak       REAL,
+    efficiency REAL,
+    over_peak  INTEGER NOT NULL,
+    disturbed  INTEGER NOT NULL,
+    high_cv    INTEGER NOT NULL,
+    samples    TEXT NOT NULL,
+    PRIMARY KEY (run_id, idx)
+);
+CREATE INDEX cases_by_key ON cases(key, host);
+";
+
+/// The migrations, in order: entry `i` takes version `i` to `i + 1`.
+pub(crate) const MIGRATIONS: &[&str] = &[V1];
+
+/// The schema version this peakbench writes and reads.
+pub(crate) const CURRENT: i32 = MIGRATIONS.len() as i32;
+
+/// Opens `path` (created when `create` and missing), checks that it is a peakbench
+/// history (or a new, empty database), migrates it to [`CURRENT`], and sets WAL and the
+/// busy timeout.
+pub(crate) fn open(path: &Path, create: bool) -> Result<Connection, HistoryError> {
+    let shown = path.display().to_string();
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | if create {
+            OpenFlags::SQLITE_OPEN_CREATE
+        } else {
+            OpenFlags::empty()
+        };
+    let conn = Connection::open_with_flags(path, flags)
+        .map_err(|e| HistoryError::Open(shown.clone(), super::why(&e)))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| HistoryError::Open(shown.clone(), super::why(&e)))?;
+    // One read transaction: the version, id and tables from one snapshot, not from
+    // before and after another run's first migration.
+    conn.execute_batch("BEGIN")
+        .map_err(|e| foreign_or(&shown, e))?;
+    let checked = check(&conn, &shown);
+    let _ = conn.execute_batch("COMMIT");
+    checked?;
+    // WAL: readers never wait for the writer, and a writer's commit is one append.
+    // Switching needs the database alone, and SQLite does not wait for that itself:
+    // retried while another run holds it, up to the busy timeout.
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Ok(()) => break,
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                ) && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(e) => return Err(foreign_or(&shown, e)),
+        }
+    }
+    conn.pragma_update(None, "foreign_keys", "ON")
+        .map_err(|e| foreign_or(&shown, e))?;
+    migrate(&conn, &shown)?;
+    Ok(conn)
+}
+
+/// A SQLite error on a file that turned out not to be a database, or another one.
+fn foreign_or(shown: &str, e: rusqlite::Error) -> HistoryError {
+    match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::NotADatabase) => HistoryError::Foreign(
+            shown.to_string(),
+            "not a SQLite database (or a corrupt one)".into(),
+        ),
+        _ => HistoryError::Sqlite(shown.to_string(), super::why(&e)),
+    }
+}
+
+/// The version and application id of an open database, refusing what is not a
+/// peakbench history this version can read.
+fn check(conn: &Connection, shown: &str) -> Result<(), HistoryError> {
+    let version: i32 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(|e| foreign_or(shown, e))?;
+    let app: i32 = conn
+        .pragma_query_value(None, "application_id", |r| r.get(0))
+        .map_err(|e| foreign_or(shown, e))?;
+    let tables: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(|e| foreign_or(shown, e))?;
+    let foreign = |why: String| Err(HistoryError::Foreign(shown.to_string(), why));
+    if app != APPLICATION_ID && (app != 0 || tables > 0) {
+        return foreign(format!(
+            "a SQLite database of another program (application_id {app:#x}, {tables} tables), not a peakbench history"
+        ));
+    }
+    if version > CURRENT {
+        return foreign(format!(
+            "written by a newer peakbench (schema version {version}; this one reads up to {CURRENT}); use that version or another --history file"
+        ));
+    }
+    if app == APPLICATION_ID && version >= 1 {
+        for t in ["hosts", "runs", "cases"] {
+            let n: i64 = conn
+                .query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                    [t],
+                    |r| r.get(0),
+                )
+                .map_err(|e| foreign_or(shown, e))?;
+            if n == 0 {
+                return foreign(format!(
+                    "a damaged peakbench history (schema version {version} without its table '{t}')"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Applies the migrations the database lacks, one transaction each.
+fn migrate(conn: &Connection, shown: &str) -> Result<(), HistoryError> {
+    let err = |e: rusqlite::Error| HistoryError::Sqlite(shown.to_string(), super::why(&e));
+    loop {
+        conn.execute_batch("BEGIN IMMEDIATE").map_err(err)?;
+        let step = (|| {
+            let version: i32 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            let Some(sql) = usize::try_from(version)
+                .ok()
+                .and_then(|v| MIGRATIONS.get(v))
+            else {
+                return Ok(false);
+            };
+            conn.execute_batch(sql)?;
+            conn.pragma_update(None, "application_id", APPLICATION_ID)?;
+            conn.pragma_update(None, "user_version", version + 1)?;
+            Ok(true)
+        })();
+        match step {
+            Ok(more) => {
+                conn.execute_batch("COMMIT").map_err(err)?;
+                if !more {
+                    return Ok(());
+                }
+            }
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(err(e));
+            }
+        }
+    }
+}
+
+/// The schema version of an open database.
+#[cfg(test)]
+pub(crate) fn version(conn: &Connection) -> rusqlite::Result<i32> {
+    conn.pragma_query_value(None, "user_version", |r| r.get(0))
+}
