@@ -1003,8 +1003,6 @@ const NOT_YET_FIXED: &[(&str, &str)] = &[
         "src/report/view/html/series.rs",
         "src/report/view/html/mod.rs",
     ),
-    ("src/measure/stable.rs", "src/measure/runner.rs"),
-    ("src/measure/testing.rs", "src/measure/runner.rs"),
     ("src/report/samples.rs", "src/report/load.rs"),
     ("src/report/compare.rs", "src/report/view/mod.rs"),
     ("src/report/compare.rs", "src/report/view/markdown.rs"),
