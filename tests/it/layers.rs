@@ -982,7 +982,6 @@ const NOT_YET_FIXED: &[(&str, &str)] = &[
     ("src/bench/disk/case.rs", "src/bench/disk/mod.rs"),
     ("src/bench/linalg/backend.rs", "src/bench/linalg/mod.rs"),
     ("src/bench/linalg/quick.rs", "src/bench/linalg/mod.rs"),
-    ("src/bench/memory/bytes.rs", "src/bench/memory/mod.rs"),
     (
         "src/report/view/html/compare.rs",
         "src/report/view/html/mod.rs",
