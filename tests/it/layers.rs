@@ -979,8 +979,6 @@ const NOT_YET_FIXED: &[(&str, &str)] = &[
     ("src/reference/sockperf.rs", "src/reference/mod.rs"),
     ("src/bench/cpu/kernels.rs", "src/bench/cpu/mod.rs"),
     ("src/bench/cpu/select.rs", "src/bench/cpu/mod.rs"),
-    ("src/bench/linalg/backend.rs", "src/bench/linalg/mod.rs"),
-    ("src/bench/linalg/quick.rs", "src/bench/linalg/mod.rs"),
     (
         "src/report/view/html/compare.rs",
         "src/report/view/html/mod.rs",
