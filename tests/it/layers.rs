@@ -977,8 +977,6 @@ const NOT_YET_FIXED: &[(&str, &str)] = &[
     ("src/report/compare.rs", "src/report/view/doc.rs"),
     ("src/cluster/mpi.rs", "src/cluster/mod.rs"),
     ("src/reference/sockperf.rs", "src/reference/mod.rs"),
-    ("src/bench/cpu/kernels.rs", "src/bench/cpu/mod.rs"),
-    ("src/bench/cpu/select.rs", "src/bench/cpu/mod.rs"),
     (
         "src/report/view/html/compare.rs",
         "src/report/view/html/mod.rs",
