@@ -975,7 +975,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
 /// closes a cycle fails the test, so this list only shrinks.
 const NOT_YET_FIXED: &[(&str, &str)] = &[
     ("src/report/compare.rs", "src/report/view/doc.rs"),
-    ("src/reference/sockperf.rs", "src/reference/mod.rs"),
     ("src/bench/cpu/kernels.rs", "src/bench/cpu/mod.rs"),
     ("src/bench/cpu/select.rs", "src/bench/cpu/mod.rs"),
     ("src/bench/disk/case.rs", "src/bench/disk/mod.rs"),
