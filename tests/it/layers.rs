@@ -1004,7 +1004,6 @@ const NOT_YET_FIXED: &[(&str, &str)] = &[
     ("src/hw/uarch_arm.rs", "src/hw/uarch.rs"),
     ("src/measure/stable.rs", "src/measure/runner.rs"),
     ("src/measure/testing.rs", "src/measure/runner.rs"),
-    ("src/report/samples.rs", "src/report/load.rs"),
     ("src/report/compare.rs", "src/report/view/mod.rs"),
     ("src/report/compare.rs", "src/report/view/markdown.rs"),
     ("src/report/compare.rs", "src/report/view/table/mod.rs"),
