@@ -990,7 +990,6 @@ const NOT_YET_FIXED: &[(&str, &str)] = &[
     ("src/report/matrix.rs", "src/report/view/mod.rs"),
     ("src/report/matrix.rs", "src/report/view/html/mod.rs"),
     ("src/report/matrix.rs", "src/report/view/table/mod.rs"),
-    ("src/report/compare/quick.rs", "src/report/compare.rs"),
 ];
 
 /// The allowed imports `(from, to)` that are gone or close no cycle any more.
