@@ -529,14 +529,7 @@ mod tests {
         assert_eq!(c.unmatched.len(), 2);
         assert!(c.unmatched.iter().any(|u| u.reason == "not in b"));
         assert!(c.unmatched.iter().any(|u| u.reason == "not in a"));
-        use crate::report::{export, Format};
-        // OpenMetrics refuses a comparison (it has no run's figures).
-        for &f in Format::all().iter().filter(|f| f.name() != "openmetrics") {
-            let mut buf = Vec::new();
-            export(&c, f, &mut buf).unwrap();
-            let s = String::from_utf8(buf).unwrap();
-            assert!(s.contains("fma_f64_avx512"), "{f:?}");
-        }
+        // Its views: `view`'s `every_document_in_every_format`.
     }
 
     /// Two runs of the same suite: each case's samples moved by less than its noise
@@ -597,17 +590,7 @@ mod tests {
             .settings
             .iter()
             .any(|x| x.starts_with("b: repeat 10 (baseline")));
-        use crate::report::view::{export_fit, markdown, table};
-        let mut buf = Vec::new();
-        export_fit(&c, table::FORMAT, Some(80), &mut buf).unwrap();
-        let s = String::from_utf8(buf).unwrap();
-        assert!(s.contains("measured with different settings"), "{s}");
-        assert!(s.lines().all(|l| l.chars().count() <= 80), "{s}");
-        let mut buf = Vec::new();
-        export_fit(&c, markdown::FORMAT, None, &mut buf).unwrap();
-        let s = String::from_utf8(buf).unwrap();
-        assert!(s.contains("measured with different settings"), "{s}");
-        assert!(s.contains("- b: kernel 6.9.0 (baseline"), "{s}");
+        // How the views show them: `view`'s `different_settings_show_in_table_and_markdown`.
     }
 
     #[test]
