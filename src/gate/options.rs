@@ -361,4 +361,70 @@ mod tests {
             assert!(e.0.contains(needle), "{bad}: {e}");
         }
     }
+
+    #[test]
+    fn history_flags_and_their_conflicts() {
+        let o = parse_check(&CheckArgs {
+            against: Some(Against::History),
+            ..CheckArgs::default()
+        })
+        .unwrap();
+        assert!(matches!(o.reference, Reference::History(DEFAULT_RUNS)));
+        let o = parse_check(&CheckArgs {
+            against: Some(Against::History),
+            runs: Some(9),
+            ..CheckArgs::default()
+        })
+        .unwrap();
+        assert_eq!(o.reference.runs(), 9);
+        for (a, needle) in [
+            (
+                CheckArgs {
+                    against: Some(Against::History),
+                    baseline: Some("b.toml".into()),
+                    ..CheckArgs::default()
+                },
+                "--against: given with --baseline",
+            ),
+            (CheckArgs::default(), "--baseline: missing"),
+            (
+                CheckArgs {
+                    baseline: Some("b.toml".into()),
+                    runs: Some(3),
+                    ..CheckArgs::default()
+                },
+                "--runs: applies to --against history",
+            ),
+        ] {
+            let e = parse_check(&a).unwrap_err();
+            assert!(e.0.starts_with(needle), "{e}");
+        }
+        let b = parse_baseline(
+            &BaselineArgs {
+                from_history: true,
+                host: vec!["n1".into(), "n2".into(), "n1".into()],
+                ..BaselineArgs::default()
+            },
+            None,
+        )
+        .unwrap();
+        match b.from {
+            Source::History(p) => {
+                assert_eq!((p.runs, p.hosts.len()), (DEFAULT_RUNS, 2));
+            }
+            other => panic!("{other:?}"),
+        }
+        let e = parse_baseline(
+            &BaselineArgs {
+                from_history: true,
+                ..args(&["a.json"], None, &[])
+            },
+            None,
+        )
+        .unwrap_err();
+        assert!(e.0.starts_with("--from-history: given with --from"), "{e}");
+        assert!(runs("0").unwrap_err().0.contains("from 1 to 1000"));
+        assert_eq!(runs("7").unwrap(), 7);
+        assert!(against("past").unwrap_err().0.contains("--against history"));
+    }
 }
