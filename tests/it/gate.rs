@@ -742,7 +742,14 @@ fn against_history_refuses_bad_databases_too_few_runs_and_conflicting_flags() {
             vec!["--against: given with --baseline", "--against history"],
         ),
         (
-            vec!["check".into(), "--against".into(), "hist".into(), p(&next)],
+            vec![
+                "check".into(),
+                "--baseline".into(),
+                p(&a1),
+                "--against".into(),
+                "hist".into(),
+                p(&next),
+            ],
             vec!["--against: 'hist' is not a reference", "--against history"],
         ),
         (
@@ -904,7 +911,7 @@ fn end_to_end_on_the_history_with_null_runs() {
             .contains("the last 4 null runs"),
         "{v}"
     );
-    assert_eq!(v["cases"][0]["case"]["workload"], "null", "{v}");
+    assert_eq!(v["cases"][0]["case"]["resource"], "null", "{v}");
     // The same run given as its results file is left out of its own reference.
     let latest: Vec<PathBuf> = std::fs::read_dir(d.path().join("results"))
         .unwrap()
