@@ -201,6 +201,16 @@ pub(crate) fn reads(name: &str) -> &'static [&'static str] {
         "serve" => &[],
         "report" | "compare" | "fleet" => &["format", "html", "width", "quiet"],
         "history" => &["format", "html", "width", "quiet", "history"],
+        // `check` and `baseline` read the history too (`--against history`, `--from-history`).
+        "check" | "baseline" => &[
+            "format",
+            "output",
+            "quiet",
+            "html",
+            "width",
+            "prom_file",
+            "history",
+        ],
         // `reference --run` is a CPU run with the reference tools: what that reads.
         "reference" => &[
             "format",
