@@ -148,6 +148,26 @@ fn gathered(dir: &Path, ext: &str) -> std::path::PathBuf {
         .unwrap_or_else(|| panic!("no cluster-*.{ext} in {}", dir.display()))
 }
 
+/// The hold the launches use: no bind to port 0 nor connection gets the held port
+/// (another test's server or client cannot take rank 0's port), yet a server binding it
+/// by number listens there and is reached.
+#[test]
+fn a_held_port_goes_to_no_other_socket_but_a_server_may_listen_on_it() {
+    let hold = common::PortHold::new();
+    let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    for _ in 0..1000 {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        assert_ne!(l.local_addr().unwrap().port(), hold.port());
+        let c = std::net::TcpStream::connect(other.local_addr().unwrap()).unwrap();
+        assert_ne!(c.local_addr().unwrap().port(), hold.port());
+        drop(other.accept().unwrap());
+    }
+    let server = std::net::TcpListener::bind(hold.addr()).unwrap();
+    let c = std::net::TcpStream::connect(hold.addr()).unwrap();
+    let (s, _) = server.accept().unwrap();
+    assert_eq!(s.peer_addr().unwrap(), c.local_addr().unwrap());
+}
+
 #[test]
 fn three_ranks_gather_one_report_with_three_hosts() {
     let d = tempfile::tempdir().unwrap();
