@@ -13,16 +13,19 @@ macro_rules! irp24 {
 pub(crate) use irp24;
 
 /// `.irp` over the 12 accumulators of the 128- and 256-bit loops (xmm/ymm0–11).
+#[cfg(target_arch = "x86_64")]
 macro_rules! irp12 {
     () => {
         ".irp r,0,1,2,3,4,5,6,7,8,9,10,11"
     };
 }
+#[cfg(target_arch = "x86_64")]
 pub(crate) use irp12;
 
 /// The timed AMX loop: four independent tile multiplies `$op` per iteration, C0–C3
 /// (tmm0–3) from A in tmm4–5 and B in tmm6–7, so the TMUL unit always has the next
 /// one ready; `$counter` (a register or operand) counts the iterations down.
+#[cfg(target_arch = "x86_64")]
 macro_rules! amx_loop_body {
     ($op:literal, $counter:literal) => {
         concat!(
@@ -41,10 +44,12 @@ macro_rules! amx_loop_body {
         )
     };
 }
+#[cfg(target_arch = "x86_64")]
 pub(crate) use amx_loop_body;
 
 /// The 64-byte AMX tile configuration (`ldtilecfg`): palette 1, tiles 0–7 with 16 rows
 /// of 64 bytes.
+#[cfg(target_arch = "x86_64")]
 pub(crate) fn tile_config() -> [u8; 64] {
     let mut cfg = [0u8; 64];
     cfg[0] = 1; // palette

@@ -18,6 +18,7 @@ use std::sync::Mutex;
 use std::sync::OnceLock;
 
 /// Length of each clock reading and timed loop of a burst, seconds.
+#[cfg(target_arch = "x86_64")]
 const HALF: f64 = 0.00012;
 
 /// The run's best canary rate per CPU.
@@ -66,6 +67,7 @@ fn setup() -> &'static (super::probe_x86::LoopFn, u64, super::clock::ChainFn, u6
 }
 
 /// Sandwiches per burst: clock, loop, clock, twice.
+#[cfg(target_arch = "x86_64")]
 const SANDWICHES: usize = 2;
 
 /// One burst on the calling thread: instructions per cycle, or `None` when its thread

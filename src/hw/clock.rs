@@ -549,8 +549,6 @@ macro_rules! add_chain {
         )
     };
 }
-#[cfg(target_arch = "aarch64")]
-pub(crate) use add_chain;
 
 #[cfg(target_arch = "aarch64")]
 unsafe fn scalar_chain(loops: u64) -> u64 {

@@ -64,7 +64,8 @@ pub(crate) enum Test {
     /// `vfmadd231pd` at 128, 256 or 512 bits.
     Fma(Width),
     /// 512-bit FMAs mixed 1:1 with `vshufps` (evidence for [`Test::Fma`] at 512 bits;
-    /// never a report entry of its own).
+    /// never a report entry of its own; only the x86-64 probe runs it).
+    #[cfg(target_arch = "x86_64")]
     FmaShuffleMix,
     /// Independent multiplies and adds in equal numbers (`mulpd`/`addpd`, VEX/EVEX
     /// `vmulpd`/`vaddpd`); counts both, as the mul+add kernels do.
@@ -156,6 +157,7 @@ impl Test {
     pub(crate) fn name(self) -> String {
         match self {
             Test::Fma(w) => format!("vfmadd231pd {}", reg(w)),
+            #[cfg(target_arch = "x86_64")]
             Test::FmaShuffleMix => "vfmadd231pd+vshufps zmm".into(),
             Test::MulAdd(Width::V512) => "vmulpd+vaddpd zmm".into(),
             Test::MulAdd(Width::V256) => "vmulpd+vaddpd ymm".into(),
@@ -175,10 +177,12 @@ impl Test {
     }
 
     /// The table's pipe class and width this test settles.
+    #[cfg(any(target_arch = "x86_64", test))]
     pub(crate) fn pipe_width(self) -> (Pipe, Width) {
         match self {
             Test::Fma(w) => (Pipe::Fma, w),
             Test::MulAdd(w) => (Pipe::MulAdd, w),
+            #[cfg(target_arch = "x86_64")]
             Test::FmaShuffleMix => (Pipe::Fma, Width::V512),
             Test::Vpmulld(w) => (Pipe::Mul32, w),
             Test::Vpmullq => (Pipe::Mul64, Width::V512),
@@ -194,9 +198,9 @@ impl Test {
     /// Feature names (as in `CpuInfo::features`) the CPU must have.
     pub(crate) fn requires(self) -> &'static [&'static str] {
         match self {
-            Test::Fma(Width::V512) | Test::FmaShuffleMix | Test::MulAdd(Width::V512) => {
-                &["avx512f"]
-            }
+            Test::Fma(Width::V512) | Test::MulAdd(Width::V512) => &["avx512f"],
+            #[cfg(target_arch = "x86_64")]
+            Test::FmaShuffleMix => &["avx512f"],
             Test::Fma(_) => &["avx", "fma"],
             Test::MulAdd(Width::V256) => &["avx"],
             Test::MulAdd(_) => &["sse2"],
@@ -222,6 +226,7 @@ impl Test {
     pub(crate) fn candidates(self) -> &'static [f64] {
         match self {
             Test::Fma(_) | Test::MulAdd(_) | Test::Fmla => FMA_UNITS,
+            #[cfg(target_arch = "x86_64")]
             Test::FmaShuffleMix => MIX_UNITS,
             Test::Vpmulld(_) | Test::Vpmullq => MUL_UNITS,
             Test::Vpmaddwd(_)
@@ -237,7 +242,9 @@ impl Test {
     /// Relative tolerance of [`decide_within`] for this test's candidates.
     pub(crate) fn tolerance(self) -> f64 {
         match self {
-            Test::AmxBf16 | Test::AmxInt8 | Test::FmaShuffleMix => WIDE_TOLERANCE,
+            Test::AmxBf16 | Test::AmxInt8 => WIDE_TOLERANCE,
+            #[cfg(target_arch = "x86_64")]
+            Test::FmaShuffleMix => WIDE_TOLERANCE,
             _ => TOLERANCE,
         }
     }
@@ -245,7 +252,9 @@ impl Test {
     /// What one counted instruction is called in evidence.
     fn unit_word(self) -> &'static str {
         match self {
-            Test::Fma(_) | Test::FmaShuffleMix => "FMA",
+            Test::Fma(_) => "FMA",
+            #[cfg(target_arch = "x86_64")]
+            Test::FmaShuffleMix => "FMA",
             Test::MulAdd(_) => "mul/add",
             Test::Vpmulld(_) => "vpmulld",
             Test::Vpmullq => "vpmullq",

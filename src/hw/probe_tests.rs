@@ -84,7 +84,11 @@ fn known_fractions() {
 
 #[test]
 fn no_measurement_is_within_tolerance_of_two_candidates() {
-    for t in TESTS.iter().copied().chain([Test::FmaShuffleMix]) {
+    #[cfg(target_arch = "x86_64")]
+    let all = [TESTS, &[Test::FmaShuffleMix]].concat();
+    #[cfg(not(target_arch = "x86_64"))]
+    let all = TESTS.to_vec();
+    for t in all {
         let (l, tol) = (t.candidates(), t.tolerance());
         for w in l.windows(2) {
             assert!(w[0] < w[1], "{l:?} sorted");

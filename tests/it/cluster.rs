@@ -13,12 +13,12 @@ use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+/// A coordinator address on 127.0.0.1 whose port stays held for rank 0 while the
+/// returned hold lives (keep it until the launch ends): between picking a port and rank
+/// 0's bind, seconds later, no other test may take it (see [`common::PortHold`]).
+fn coord_port() -> (String, common::PortHold) {
+    let hold = common::PortHold::new();
+    (hold.addr(), hold)
 }
 
 /// What a launcher gives one rank: its number, the launch's size and coordinator, the
@@ -62,10 +62,17 @@ fn spawn(out: &Path, args: &[&str], r: Rank) -> Child {
 }
 
 /// Starts `ranks` of a launch of `size` ranks running `args`, each rank `r` the host
-/// `h{r}` on 127.0.0.{r+1}.
-fn launch(out: &Path, size: usize, ranks: &[usize], args: &[&str], join_s: u64) -> Vec<Child> {
-    let coord = format!("127.0.0.1:{}", free_port());
-    ranks
+/// `h{r}` on 127.0.0.{r+1}; with the hold on the coordinator's port (keep it until the
+/// ranks are waited for).
+fn launch(
+    out: &Path,
+    size: usize,
+    ranks: &[usize],
+    args: &[&str],
+    join_s: u64,
+) -> (Vec<Child>, common::PortHold) {
+    let (coord, hold) = coord_port();
+    let kids = ranks
         .iter()
         .map(|&r| {
             let rank = Rank {
@@ -79,7 +86,8 @@ fn launch(out: &Path, size: usize, ranks: &[usize], args: &[&str], join_s: u64) 
             };
             spawn(out, args, rank)
         })
-        .collect()
+        .collect();
+    (kids, hold)
 }
 
 /// Asserts every rank exited 0, naming the first that did not with its stderr.
@@ -140,10 +148,30 @@ fn gathered(dir: &Path, ext: &str) -> std::path::PathBuf {
         .unwrap_or_else(|| panic!("no cluster-*.{ext} in {}", dir.display()))
 }
 
+/// The hold the launches use: no bind to port 0 nor connection gets the held port
+/// (another test's server or client cannot take rank 0's port), yet a server binding it
+/// by number listens there and is reached.
+#[test]
+fn a_held_port_goes_to_no_other_socket_but_a_server_may_listen_on_it() {
+    let hold = common::PortHold::new();
+    let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    for _ in 0..1000 {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        assert_ne!(l.local_addr().unwrap().port(), hold.port());
+        let c = std::net::TcpStream::connect(other.local_addr().unwrap()).unwrap();
+        assert_ne!(c.local_addr().unwrap().port(), hold.port());
+        drop(other.accept().unwrap());
+    }
+    let server = std::net::TcpListener::bind(hold.addr()).unwrap();
+    let c = std::net::TcpStream::connect(hold.addr()).unwrap();
+    let (s, _) = server.accept().unwrap();
+    assert_eq!(s.peer_addr().unwrap(), c.local_addr().unwrap());
+}
+
 #[test]
 fn three_ranks_gather_one_report_with_three_hosts() {
     let d = tempfile::tempdir().unwrap();
-    let kids = launch(d.path(), 3, &[0, 1, 2], &["null", "--threads", "1"], 30);
+    let (kids, _port) = launch(d.path(), 3, &[0, 1, 2], &["null", "--threads", "1"], 30);
     let outs = wait(d.path(), kids, Duration::from_secs(120));
     all_succeeded(&outs);
     let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
@@ -172,10 +200,15 @@ fn three_ranks_gather_one_report_with_three_hosts() {
 }
 
 /// Starts ranks `0..hosts.len()` of one launch, rank `r` naming the host `hosts[r]`
-/// (all on 127.0.0.1), each running `args`.
-fn launch_named(out: &Path, hosts: &[&str], args: &[&str], join_s: u64) -> Vec<Child> {
-    let coord = format!("127.0.0.1:{}", free_port());
-    (0..hosts.len())
+/// (all on 127.0.0.1), each running `args`; with the hold on the coordinator's port.
+fn launch_named(
+    out: &Path,
+    hosts: &[&str],
+    args: &[&str],
+    join_s: u64,
+) -> (Vec<Child>, common::PortHold) {
+    let (coord, hold) = coord_port();
+    let kids = (0..hosts.len())
         .map(|r| {
             let rank = Rank {
                 rank: r,
@@ -188,13 +221,14 @@ fn launch_named(out: &Path, hosts: &[&str], args: &[&str], join_s: u64) -> Vec<C
             };
             spawn(out, args, rank)
         })
-        .collect()
+        .collect();
+    (kids, hold)
 }
 
 #[test]
 fn ranks_on_one_host_share_one_runner() {
     let d = tempfile::tempdir().unwrap();
-    let kids = launch_named(d.path(), &["a", "a", "b"], &["null"], 30);
+    let (kids, _port) = launch_named(d.path(), &["a", "a", "b"], &["null"], 30);
     let outs = wait(d.path(), kids, Duration::from_secs(60));
     all_succeeded(&outs);
     let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
@@ -211,7 +245,7 @@ fn ranks_on_one_host_share_one_runner() {
 #[test]
 fn host_ids_differing_in_white_space_name_one_host() {
     let d = tempfile::tempdir().unwrap();
-    let kids = launch_named(d.path(), &["a", "a ", " b"], &["null"], 30);
+    let (kids, _port) = launch_named(d.path(), &["a", "a ", " b"], &["null"], 30);
     let outs = wait(d.path(), kids, Duration::from_secs(60));
     all_succeeded(&outs);
     let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
@@ -226,7 +260,7 @@ fn host_ids_differing_in_white_space_name_one_host() {
 fn a_launch_on_one_host_is_refused_with_the_fix() {
     for args in [&["null"][..], &["net", "--matrix", "--time", "200ms"][..]] {
         let d = tempfile::tempdir().unwrap();
-        let kids = launch_named(d.path(), &["same", "same", "same"], args, 30);
+        let (kids, _port) = launch_named(d.path(), &["same", "same", "same"], args, 30);
         let outs = wait(d.path(), kids, Duration::from_secs(60));
         for (r, o) in outs.iter().enumerate() {
             let e = String::from_utf8_lossy(&o.stderr);
@@ -264,7 +298,7 @@ fn linalg_is_gathered_from_every_host() {
         "--min-time",
         "10ms",
     ];
-    let kids = launch(d.path(), 2, &[0, 1], &args, 30);
+    let (kids, _port) = launch(d.path(), 2, &[0, 1], &args, 30);
     let outs = wait(d.path(), kids, Duration::from_secs(120));
     all_succeeded(&outs);
     let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
@@ -287,7 +321,7 @@ fn linalg_is_gathered_from_every_host() {
 fn the_matrix_measures_all_six_links_of_three_hosts() {
     let d = tempfile::tempdir().unwrap();
     let args = ["net", "--matrix", "--time", "400ms", "--repeat", "2"];
-    let kids = launch(d.path(), 3, &[0, 1, 2], &args, 30);
+    let (kids, _port) = launch(d.path(), 3, &[0, 1, 2], &args, 30);
     let outs = wait(d.path(), kids, Duration::from_secs(180));
     all_succeeded(&outs);
     let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
@@ -330,7 +364,7 @@ fn the_matrix_measures_all_six_links_of_three_hosts() {
 fn a_rank_that_never_comes_gives_a_partial_report_naming_it() {
     let d = tempfile::tempdir().unwrap();
     let t0 = Instant::now();
-    let kids = launch(d.path(), 3, &[0, 1], &["null"], 3);
+    let (kids, _port) = launch(d.path(), 3, &[0, 1], &["null"], 3);
     let outs = wait(d.path(), kids, Duration::from_secs(60));
     assert!(t0.elapsed() < Duration::from_secs(50));
     assert_eq!(outs[0].status.code(), Some(1), "a lost host is a failure");
@@ -424,10 +458,11 @@ use crate::common::cluster as attack;
 use attack::{challenge, join_msg, reach, STEP};
 use peakbench::cluster::wire::{Conn, Msg};
 
-/// Rank 0 of a 2-rank launch (`h0`, 127.0.0.1) running `null`; its coordinator address.
-fn rank0(out: &Path, join_s: u64) -> (Child, String) {
-    let coord = format!("127.0.0.1:{}", free_port());
-    (rank0_at(out, &coord, join_s, &["null"]), coord)
+/// Rank 0 of a 2-rank launch (`h0`, 127.0.0.1) running `null`; its coordinator address
+/// and the hold on its port (keep it until rank 0 is waited for).
+fn rank0(out: &Path, join_s: u64) -> (Child, String, common::PortHold) {
+    let (coord, hold) = coord_port();
+    (rank0_at(out, &coord, join_s, &["null"]), coord, hold)
 }
 
 /// Rank 0 of a 2-rank launch (`h0`, 127.0.0.1) running `args`, listening on `coord`.
@@ -469,7 +504,7 @@ fn rank1_for(out: &Path, coord: &str, token: &str, join_s: u64) -> Child {
 #[test]
 fn forged_ranks_wrong_secrets_replays_and_oversized_frames_are_refused() {
     let d = tempfile::tempdir().unwrap();
-    let (r0, coord) = rank0(d.path(), 30);
+    let (r0, coord, _port) = rank0(d.path(), 30);
     attack::all(&coord, SECRET);
     // The real rank 1 joins and the run completes with the two real hosts only.
     let r1 = rank1(d.path(), &coord, SECRET);
@@ -502,7 +537,7 @@ fn forged_ranks_wrong_secrets_replays_and_oversized_frames_are_refused() {
 #[test]
 fn a_rank_with_the_wrong_secret_is_refused_and_named() {
     let d = tempfile::tempdir().unwrap();
-    let (r0, coord) = rank0(d.path(), 4);
+    let (r0, coord, _port) = rank0(d.path(), 4);
     let r1 = rank1_for(d.path(), &coord, "not-the-secret", 6);
     let outs = wait(d.path(), vec![r0, r1], Duration::from_secs(60));
     let e1 = String::from_utf8_lossy(&outs[1].stderr);
@@ -528,7 +563,7 @@ fn a_rank_with_the_wrong_secret_is_refused_and_named() {
 #[test]
 fn an_authenticated_rank_cannot_forge_hosts_or_impossible_figures() {
     let d = tempfile::tempdir().unwrap();
-    let (r0, coord) = rank0(d.path(), 30);
+    let (r0, coord, _port) = rank0(d.path(), 30);
     let mut c = Conn::new(reach(&coord));
     let n = challenge(&mut c);
     c.send(&join_msg(SECRET, &n, 1), STEP).unwrap();
@@ -570,7 +605,7 @@ fn a_burst_of_silent_connections_does_not_lock_a_rank_out() {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::Arc;
     let d = tempfile::tempdir().unwrap();
-    let (r0, coord) = rank0(d.path(), 40);
+    let (r0, coord, _port) = rank0(d.path(), 40);
     let stop = Arc::new(AtomicBool::new(false));
     let opened = Arc::new(AtomicUsize::new(0));
     let burst = {
@@ -639,7 +674,7 @@ fn a_burst_of_silent_connections_does_not_lock_a_rank_out() {
 #[test]
 fn an_impostors_refusal_does_not_end_a_rank() {
     let d = tempfile::tempdir().unwrap();
-    let coord = format!("127.0.0.1:{}", free_port());
+    let (coord, _port) = coord_port();
     let impostor = std::net::TcpListener::bind(&coord).unwrap();
     let r1 = rank1(d.path(), &coord, SECRET);
     let (s, _) = impostor.accept().unwrap();
@@ -675,7 +710,7 @@ fn a_matrix_rank_cannot_send_the_others_elsewhere() {
     use peakbench::bench::net::server::{Server, ServerConfig};
     for case in ["other-host", "impostor"] {
         let d = tempfile::tempdir().unwrap();
-        let coord = format!("127.0.0.1:{}", free_port());
+        let (coord, _port) = coord_port();
         let args = ["net", "--matrix", "--time", "300ms", "--repeat", "1"];
         let r0 = rank0_at(d.path(), &coord, 30, &args);
         // Where the lie points: a listener on 127.0.0.2 (not the address rank 1's

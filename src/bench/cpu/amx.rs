@@ -11,13 +11,16 @@
 //! Per instruction: M = 16 rows × N = 16 fp32/int32 columns × K = 32 bf16 (or 64 int8)
 //! multiply-adds, i.e. 16 384 FLOP for tdpbf16ps and 32 768 OP for tdpbssd.
 
+#[cfg(target_arch = "x86_64")]
 use super::kernel::Operands;
+#[cfg(target_arch = "x86_64")]
 use crate::hw::asm::{amx_loop_body, tile_config};
 
 /// Linux's AMX tile-data permission lives with the CPU detection (`hw::cpu`), below
 /// both the kernels and the execution probe.
 pub(crate) use crate::hw::cpu::request_amx_permission as request_permission;
 
+#[cfg(target_arch = "x86_64")]
 macro_rules! amx_kernel {
     ($name:ident, $op:literal) => {
         /// Runs `iters` × 4 tile multiplies; `p.tiles` holds A0, A1, B0, B1 (two A tiles
@@ -58,5 +61,7 @@ macro_rules! amx_kernel {
     };
 }
 
+#[cfg(target_arch = "x86_64")]
 amx_kernel!(tdp_bf16_amx, "tdpbf16ps");
+#[cfg(target_arch = "x86_64")]
 amx_kernel!(tdp_i8_amx, "tdpbssd");

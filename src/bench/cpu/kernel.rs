@@ -277,6 +277,7 @@ pub(crate) enum Values {
     /// u8 a = 3, s8 b = −2 into i32 accumulators from 0.
     I8Dot,
     /// s16 a = 3, s16 b = −2 into i32 accumulators from 0.
+    #[cfg(target_arch = "x86_64")]
     I16Dot,
     /// acc += 7 from 0.
     IntAdd,
@@ -417,6 +418,7 @@ impl Kernel {
                 fill(a, &[3]);
                 fill(b, &[(-2i8) as u8]);
             }
+            #[cfg(target_arch = "x86_64")]
             Values::I16Dot => {
                 fill(&mut o.a, &3i16.to_le_bytes());
                 fill(&mut o.b, &(-2i16).to_le_bytes());

@@ -19,6 +19,7 @@ pub(crate) use super::kernel::{CONVERGE_B, OUT_BYTES};
 
 // ---- scalar references: one accumulator lane after n iterations ----
 
+#[cfg(target_arch = "x86_64")]
 fn ref_fma_f64(n: u64) -> f64 {
     let (a, b) = (1.0 - CONVERGE_B, CONVERGE_B);
     (0..n).fold(0.0f64, |acc, _| acc.mul_add(a, b))
@@ -27,6 +28,7 @@ fn ref_muladd_f64(n: u64) -> f64 {
     let (a, b) = (1.0 - CONVERGE_B, CONVERGE_B);
     (0..n).fold(0.0f64, |acc, _| acc * a + b)
 }
+#[cfg(target_arch = "x86_64")]
 fn ref_fma_f32(n: u64) -> f64 {
     let (a, b) = ((1.0 - CONVERGE_B) as f32, CONVERGE_B as f32);
     f64::from((0..n).fold(0.0f32, |acc, _| acc.mul_add(a, b)))
@@ -35,6 +37,7 @@ fn ref_muladd_f32(n: u64) -> f64 {
     let (a, b) = ((1.0 - CONVERGE_B) as f32, CONVERGE_B as f32);
     f64::from((0..n).fold(0.0f32, |acc, _| acc * a + b))
 }
+#[cfg(target_arch = "x86_64")]
 fn ref_fma_f16(n: u64) -> f64 {
     // f16 × f16 is exact in f64 and so is the sum with 2⁻¹⁰ at these magnitudes, so
     // one rounding of the f64 result to f16 is exactly what a fused f16 FMA does.
@@ -45,6 +48,7 @@ fn ref_fma_f16(n: u64) -> f64 {
         })
         .to_f64()
 }
+#[cfg(target_arch = "x86_64")]
 fn ref_fma_f16_f16c(n: u64) -> f64 {
     // The F16C kernel's step: widen the fp16 accumulator to f32, one fused f32 FMA, round
     // to fp16 (nearest even), as `half` does.
@@ -63,6 +67,7 @@ fn ref_dot_bf16(n: u64) -> f64 {
 fn ref_dot_i8(n: u64) -> f64 {
     f64::from((0..n).fold(0i32, |acc, _| acc.wrapping_add(4 * (3 * -2))))
 }
+#[cfg(target_arch = "x86_64")]
 fn ref_dot_i16(n: u64) -> f64 {
     f64::from((0..n).fold(0i32, |acc, _| acc.wrapping_add(2 * (3 * -2))))
 }
@@ -78,11 +83,13 @@ fn ref_add_i64(n: u64) -> f64 {
 fn ref_mul_i64(n: u64) -> f64 {
     (0..n).fold(1i64, |acc, _| acc.wrapping_mul(3)) as f64
 }
+#[cfg(target_arch = "x86_64")]
 fn ref_amx_bf16(n: u64) -> f64 {
     // K = 32 products of 1.0 × 2⁻¹⁰ per element per tile multiply.
     let p = CONVERGE_B as f32;
     f64::from((0..n).fold(0.0f32, |acc, _| acc + 32.0 * p))
 }
+#[cfg(target_arch = "x86_64")]
 fn ref_amx_i8(n: u64) -> f64 {
     f64::from((0..n).fold(0i32, |acc, _| acc.wrapping_add(64 * (3 * -2))))
 }
@@ -444,6 +451,7 @@ mod tests {
         }
     }
 
+    #[cfg(target_arch = "x86_64")]
     fn features(names: &[&str]) -> Vec<String> {
         names.iter().map(|s| s.to_string()).collect()
     }

@@ -94,8 +94,10 @@ pub(crate) enum MemIsa {
     /// Plain Rust, compiler-chosen instructions (SSE2 on x86-64, NEON on aarch64).
     Generic,
     /// 256-bit AVX2 (+FMA for triad).
+    #[cfg(target_arch = "x86_64")]
     Avx2,
     /// 512-bit AVX-512F.
+    #[cfg(target_arch = "x86_64")]
     Avx512,
 }
 
@@ -104,7 +106,9 @@ impl MemIsa {
     pub(crate) fn name(self) -> &'static str {
         match self {
             MemIsa::Generic => "generic",
+            #[cfg(target_arch = "x86_64")]
             MemIsa::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
             MemIsa::Avx512 => "avx512",
         }
     }
@@ -201,7 +205,9 @@ generic_store!(triad_generic, |x, y, s, i| *x.add(i) + s * *y.add(i));
 #[cfg(target_arch = "x86_64")]
 use super::x86;
 
+#[cfg(target_arch = "x86_64")]
 const AVX512: &[&str] = &["avx512f"];
+#[cfg(target_arch = "x86_64")]
 const AVX2: &[&str] = &["avx2", "fma"];
 
 /// Every bandwidth kernel, weakest ISA first within an operation.

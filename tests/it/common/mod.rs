@@ -251,3 +251,80 @@ pub fn mkfifo(p: &Path) {
     // SAFETY: a valid C string.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
 }
+
+/// A loopback TCP port held for a server that a test starts later (a cluster's rank 0,
+/// an impostor): a socket bound to `127.0.0.1:PORT` with `SO_REUSEADDR`, never listening,
+/// kept open while this lives.
+///
+/// Binding port 0, reading the port and closing the socket (what the tests did) leaves
+/// the port free until the server binds it, seconds later on a busy machine: meanwhile
+/// another test of the one test binary (or another process) could get the same port
+/// from its own bind to port 0 or as a connection's local port. While this socket holds
+/// it, Linux hands the port out to neither (a bind to port 0 skips ports that a socket
+/// is bound to, `SO_REUSEADDR` or not, and so does the choice of a connection's local
+/// port), yet a server that binds this port by number with `SO_REUSEADDR` (Rust's
+/// `TcpListener::bind` sets it, as peakbench's coordinator does) may bind it and listen,
+/// since this socket does not listen. Until the server listens, a connection to the port
+/// is refused, as when nothing is bound there.
+pub struct PortHold {
+    /// The bound socket, closed on drop.
+    _fd: std::os::fd::OwnedFd,
+    port: u16,
+}
+
+impl PortHold {
+    /// Holds a port of 127.0.0.1 that nothing else is bound to.
+    pub fn new() -> PortHold {
+        use std::os::fd::FromRawFd;
+        // SAFETY: plain socket calls on a descriptor this function owns; the structures
+        // passed are of the sizes given.
+        unsafe {
+            let raw = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+            assert!(raw >= 0, "socket: {}", std::io::Error::last_os_error());
+            let fd = std::os::fd::OwnedFd::from_raw_fd(raw);
+            let one: libc::c_int = 1;
+            let rc = libc::setsockopt(
+                raw,
+                libc::SOL_SOCKET,
+                libc::SO_REUSEADDR,
+                (&one as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            );
+            assert_eq!(rc, 0, "SO_REUSEADDR: {}", std::io::Error::last_os_error());
+            let mut sa: libc::sockaddr_in = std::mem::zeroed();
+            sa.sin_family = libc::AF_INET as libc::sa_family_t;
+            sa.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
+            sa.sin_port = 0;
+            let mut len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            let rc = libc::bind(raw, (&sa as *const libc::sockaddr_in).cast(), len);
+            assert_eq!(
+                rc,
+                0,
+                "bind 127.0.0.1:0: {}",
+                std::io::Error::last_os_error()
+            );
+            let rc = libc::getsockname(raw, (&mut sa as *mut libc::sockaddr_in).cast(), &mut len);
+            assert_eq!(rc, 0, "getsockname: {}", std::io::Error::last_os_error());
+            PortHold {
+                _fd: fd,
+                port: u16::from_be(sa.sin_port),
+            }
+        }
+    }
+
+    /// The port held.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `127.0.0.1:PORT`.
+    pub fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+impl Default for PortHold {
+    fn default() -> Self {
+        PortHold::new()
+    }
+}
