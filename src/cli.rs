@@ -13,6 +13,7 @@ use crate::bench::Resource;
 use crate::util::units::ParseError;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Subcommand};
+use std::path::PathBuf;
 
 /// The top-level about line.
 const ABOUT: &str =
@@ -323,13 +324,13 @@ pub(crate) enum Cmd {
     /// Serve network tests to `peakbench net --server` clients
     Serve(ServeOptions),
     /// Render a results file: the table on stdout, or --html/--csv/--markdown files
-    Report(ReportArgs),
+    Report(crate::reporting::ReportOptions),
     /// Compare results files case by case: change of the mean with a 95 % CI (Welch)
     Compare(CompareArgs),
     /// Installed reference tools and their versions; --run compares CPU peaks with likwid-bench
-    Reference(ReferenceArgs),
+    Reference(crate::reporting::ReferenceOptions),
     /// Merge many hosts' results files: per workload the fleet median, spread and outlier hosts
-    Fleet(FleetArgs),
+    Fleet(crate::reporting::FleetOptions),
     /// Write a baseline (per case the median and a tolerance) from known-good results files
     Baseline(crate::gate::BaselineArgs),
     /// Check a run against a baseline: pass, regressed, improved, inconclusive or missing per case; exit 1 on a regression
@@ -338,54 +339,12 @@ pub(crate) enum Cmd {
     History(crate::history::command::HistoryArgs),
 }
 
-/// `peakbench report` arguments.
-#[derive(Debug, Args, Default)]
-pub(crate) struct ReportArgs {
-    /// A results file written by a run (results/HOST-TIME.json)
-    #[arg(value_name = "FILE.json")]
-    pub(crate) file: String,
-    /// Write the results as CSV to this file
-    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
-    pub(crate) csv: Option<String>,
-    /// Write the results as a Markdown table to this file
-    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
-    pub(crate) markdown: Option<String>,
-}
-
 /// `peakbench compare` arguments.
 #[derive(Debug, Args, Default)]
 pub(crate) struct CompareArgs {
     /// Results files; the first is the baseline
     #[arg(value_name = "FILE.json", required = true, num_args = 2..)]
-    pub(crate) files: Vec<String>,
-}
-
-/// `peakbench reference` arguments.
-#[derive(Debug, Args, Default)]
-pub(crate) struct ReferenceArgs {
-    /// Run likwid-bench peakflops next to peakbench's matching CPU kernels and print both
-    #[arg(long)]
-    pub(crate) run: bool,
-    /// Thread counts for --run [default: 1 and the core count]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub(crate) threads: Option<String>,
-}
-
-/// `peakbench fleet` arguments.
-#[derive(Debug, Args, Default)]
-pub(crate) struct FleetArgs {
-    /// Results files, one per host (or gathered MPI runs with hosts[])
-    #[arg(value_name = "FILE.json", required = true, num_args = 1..)]
-    pub(crate) files: Vec<String>,
-    /// Outlier when the modified z-score |0.6745*(x-median)/MAD| exceeds this [default: 3.5]
-    #[arg(long, value_name = "Z", allow_hyphen_values = true)]
-    pub(crate) threshold: Option<String>,
-    /// ... and the figure is at least this far from the median, e.g. 5% [default: 5%]
-    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
-    pub(crate) min_gap: Option<String>,
-    /// Refuse files that ran the same case with differing settings (default: label them)
-    #[arg(long)]
-    pub(crate) strict: bool,
+    pub(crate) files: Vec<PathBuf>,
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! nothing (`reporting`) — into one [`Options`]. Each bad value becomes one
 //! [`UsageError`] line naming the flag and the accepted form; nothing runs.
 
-use crate::bench::common::{parse_threads, CommonOptions};
+use crate::bench::common::CommonOptions;
 use crate::bench::resource::{CommonFlag, Run};
 use crate::cli::{Cli, Cmd, Sub};
 use crate::reporting::{ReferenceOptions, ReportOptions};
@@ -164,17 +164,12 @@ impl Options {
             Some(Sub::Cmd(Cmd::Serve(a))) => {
                 Command::Serve(crate::bench::net::options::parse_serve(a)?)
             }
-            Some(Sub::Cmd(Cmd::Report(a))) => {
-                Command::Report(crate::reporting::parse_report(a, c)?)
-            }
+            Some(Sub::Cmd(Cmd::Report(a))) => Command::Report(crate::reporting::parse_report(a, c)),
             Some(Sub::Cmd(Cmd::Compare(a))) => Command::Compare {
-                files: a.files.iter().map(PathBuf::from).collect(),
+                files: a.files.clone(),
             },
-            Some(Sub::Cmd(Cmd::Reference(a))) => Command::Reference(ReferenceOptions {
-                run: a.run,
-                threads: a.threads.as_deref().map(parse_threads).transpose()?,
-            }),
-            Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(crate::reporting::parse_fleet(a)?),
+            Some(Sub::Cmd(Cmd::Reference(a))) => Command::Reference(a.clone()),
+            Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(crate::reporting::parse_fleet(a)),
             Some(Sub::Cmd(Cmd::History(a))) => Command::History(crate::history::command::parse(a)?),
             Some(Sub::Cmd(Cmd::Baseline(a))) => {
                 Command::Baseline(crate::gate::options::parse_baseline(
@@ -556,6 +551,10 @@ mod tests {
             (&["--until-stable", "1%", "--stable-budget", "0s"], "--stable-budget: '0s' is out of range; durations must be at least 1us and at most 7 days"),
             (&["--stable-budget", "5s"], "--stable-budget: only applies with --until-stable PCT; add it, e.g. --until-stable 1%"),
             (&["--history", "h.db", "--no-history"], "--no-history: --history PATH says where to record the run; give one of the two"),
+            (&["fleet", "a.json", "--threshold", "0"], "--threshold: '0' is not a z-score threshold; use a positive number like 3.5"),
+            (&["fleet", "a.json", "--min-gap", "x"], "--min-gap: 'x' is not a percentage; use a number from 0 to 100 like 5%"),
+            (&["reference", "--threads", "0"], "--threads: '0' is out of range; thread counts go from 1 to 4096"),
+            (&["report", "a.json", "--csv", ""], "--csv: empty path; give a file name"),
             (&["--prom-file", "x.txt"], "--prom-file: 'x.txt' does not end in .prom, and node_exporter's textfile collector reads only *.prom files; give a *.prom file, e.g. /var/lib/node_exporter/textfile_collector/peakbench.prom"),
         ] {
             assert_eq!(opts(a).unwrap_err().0, line, "{a:?}");
