@@ -25,6 +25,7 @@
 
 pub(crate) mod auth;
 pub(crate) mod coord;
+mod launch;
 #[cfg(feature = "mpi")]
 mod mpi;
 pub mod wire;
@@ -37,34 +38,12 @@ use crate::report::view::html;
 use crate::report::Doc;
 use crate::util::usage::UsageError;
 use anyhow::Context as _;
+pub(crate) use launch::Launch;
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use wire::Conn;
 use wire::Msg;
-
-/// This rank's place in a cluster launch.
-#[derive(Debug, Clone)]
-pub(crate) struct Launch {
-    /// Its rank.
-    pub(crate) rank: usize,
-    /// Ranks in all.
-    pub(crate) size: usize,
-    /// Rank 0's coordinator address.
-    pub(crate) coord: SocketAddr,
-    /// The host name results are tagged with.
-    pub(crate) host: String,
-    /// The address this rank serves matrix links on.
-    pub(crate) bind: IpAddr,
-    /// Bound of the barrier.
-    pub(crate) join: Duration,
-    /// Bound of each host's suite.
-    pub(crate) suite: Duration,
-    /// The run's secret, proven on every coordinator connection.
-    pub(crate) secret: auth::Secret,
-    /// Rank 0's listener, bound before the address was shared (MPI launch).
-    listener: Option<std::sync::Arc<TcpListener>>,
-}
 
 fn env(k: &str) -> Option<String> {
     std::env::var(k).ok().filter(|v| !v.trim().is_empty())

@@ -6,7 +6,7 @@
 //! it, MPI is only kept alive for the launcher, and all traffic is peakbench's own TCP.
 
 use super::auth::{Secret, SECRET_LEN};
-use super::Launch;
+use super::launch::Launch;
 use crate::util::usage::UsageError;
 use mpi::traits::*;
 use std::net::{IpAddr, SocketAddr, TcpListener};

@@ -24,6 +24,7 @@ mod probe_x86;
 pub(crate) mod rates;
 pub mod uarch;
 pub(crate) mod uarch_arm;
+pub(crate) mod uarch_row;
 
 use serde::{Deserialize, Serialize};
 

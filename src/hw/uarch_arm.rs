@@ -4,7 +4,7 @@
 //! at the core's vector length (A64FX 512, Neoverse V1 256, N2/V2 128), so an SVE
 //! kernel's width is read at run time and its rate taken at that width.
 //!
-//! Pipe classes as in `uarch::Pipe`: FMLA (`Fma`; FP16 FMLA runs on the same pipes at
+//! Pipe classes as in `uarch_row::Pipe`: FMLA (`Fma`; FP16 FMLA runs on the same pipes at
 //! the same rate), FMUL+FADD (`MulAdd`), integer ADD (`Alu`), MUL .4S (`Mul32`), SVE MUL
 //! .D (`Mul64`), SDOT/UDOT (`Dot`; SMMLA/UMMLA are taken at the same rate, see each
 //! note), BFDOT (`DotBf16`; BFMMLA likewise).
@@ -12,7 +12,7 @@
 //! Identification by implementer and part comes first; a part that is not here gets
 //! the generic row (2 × 128-bit FMA), saying so.
 
-use super::uarch::{Identification, Uarch};
+use super::uarch_row::{Identification, Uarch};
 
 const ARM: &str = "aarch64";
 const Z: [f64; 3] = [0.0; 3];
@@ -165,7 +165,7 @@ pub(crate) fn identify(vendor: &str, part: u32) -> Identification {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hw::uarch::{Pipe, Width};
+    use crate::hw::uarch_row::{Pipe, Width};
 
     #[test]
     fn the_emulated_cores_and_the_named_ones_are_in_the_table() {

@@ -12,8 +12,6 @@ pub(crate) mod sample;
 pub(crate) mod share;
 pub(crate) mod stable;
 pub(crate) mod stats;
-#[cfg(test)]
-mod testing;
 
 pub(crate) use runner::{RunConfig, Runner, Sample, Scaling, Stable};
 pub(crate) use share::SampleShare;

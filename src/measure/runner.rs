@@ -480,8 +480,32 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{cfg, Count};
     use super::*;
+
+    /// Counts to `iters` (kept from being optimised away); one unit of work per iteration.
+    struct Count;
+
+    impl Workload for Count {
+        fn run(&mut self, iters: u64) -> f64 {
+            let mut x = 0u64;
+            for i in 0..iters {
+                x = std::hint::black_box(x.wrapping_add(i));
+            }
+            std::hint::black_box(x);
+            iters as f64
+        }
+    }
+
+    /// 3 samples of at least 5 ms on `threads` unpinned threads.
+    fn cfg(threads: usize) -> RunConfig {
+        RunConfig {
+            repeat: 3,
+            min_time: Duration::from_millis(5),
+            threads,
+            cpus: vec![],
+            stable: None,
+        }
+    }
 
     /// [`Count`] sustained on one thread for `total`, in 5 ms time-boxed samples.
     fn sustained(total: Duration) -> Vec<Sample> {
@@ -609,6 +633,45 @@ mod tests {
         let r =
             std::panic::catch_unwind(|| Runner::run(&cfg(2), |_| Ok(Count), &|_, _| panic!("cb")));
         assert!(r.is_err());
+    }
+
+    /// `--until-stable` with a precision no run reaches: the runner takes samples while
+    /// its budget lasts and stops at the first check after it is spent. Checked on the
+    /// samples' own time stamps, so a slow or busy machine (fewer, longer samples)
+    /// passes as well as a fast one.
+    #[test]
+    fn until_stable_stops_within_its_budget_and_keeps_only_clean_samples() {
+        let budget = Duration::from_millis(60);
+        let mut c = cfg(1);
+        c.stable = Some(Stable {
+            target: 1e-12,
+            budget,
+        });
+        let t0 = Tick::now();
+        let s = Runner::run(&c, |_| Ok(Count), &|_, _| {}).unwrap();
+        let elapsed = Tick::now().secs_since(t0);
+        let (last, before) = s.split_last().expect("at least one sample");
+        assert!(s.len() < STABLE_MAX_SAMPLES, "{}", s.len());
+        // It went on while the budget lasted: every sample but the last was taken (and
+        // stamped) before the budget was spent, so the check after it said go on.
+        assert!(
+            before.iter().all(|x| x.at < budget.as_secs_f64()),
+            "{:?}",
+            s.iter().map(|x| x.at).collect::<Vec<_>>()
+        );
+        // And it stopped for the budget (the precision is out of reach, the sample cap
+        // was not hit): the budget, counted on the runner's clock from after
+        // calibration, had passed.
+        assert!(elapsed >= budget.as_secs_f64(), "{elapsed} s");
+        assert!(s.windows(2).all(|w| w[1].at >= w[0].at) && last.at >= 0.0);
+        let (kept, dropped) = split_kept(s.clone(), true);
+        assert_eq!(kept.len() + dropped.len(), s.len());
+        assert!(
+            kept.iter().all(|k| !k.share.disturbed())
+                || (dropped.is_empty() && kept.iter().all(|k| k.share.disturbed()))
+        );
+        // Without --until-stable nothing is dropped.
+        assert_eq!(split_kept(s.clone(), false).0.len(), s.len());
     }
 
     #[test]

@@ -424,4 +424,68 @@ mod tests {
             assert!(matches!(t.version, VersionFrom::Package), "{name}");
         }
     }
+
+    fn latency(proto: &str, msg: u64, streams: u32) -> BenchResult {
+        BenchResult::new(
+            Resource::Net,
+            &format!("{proto}_latency"),
+            Metric::Latency,
+            Unit::Second,
+        )
+        .param("proto", proto)
+        .param("test", "latency")
+        .size("msg", msg)
+        .param("streams", streams)
+        .with_samples(vec![1e-5, 1e-5])
+    }
+
+    /// Issue #26: `--msg 128KiB,64B --streams 1,2` ran sockperf with 128 KiB (which it
+    /// refuses, reported as a parse error) and matched 2 streams with a 1-stream run.
+    /// Only a case sockperf can run alike gets a run; the others get one reason.
+    #[test]
+    fn only_cases_sockperf_can_run_alike_are_matched() {
+        use super::sockperf::Sockperf;
+        let host = crate::report::samples::host();
+        let memo = Memo::default();
+        let ctx = Context::new(&host, &memo);
+        // Only sockperf "installed", at a path that does not exist: nothing may run.
+        let found: Vec<Detected> = TOOLS
+            .iter()
+            .map(|t| Detected {
+                tool: t.name,
+                installed: t.name == "sockperf",
+                path: Some("/nonexistent/sockperf".into()),
+                version: Some("3.7".into()),
+                package: t.package,
+                covers: t.covers,
+            })
+            .collect();
+        for (proto, msg, streams, want) in [
+            ("udp", 131072, 1, "reference sockperf: not run: sockperf takes messages up to 65500 B; this case's are 131072 B"),
+            ("tcp", 64, 2, "reference sockperf: not run: sockperf ping-pong runs one stream; this case ran 2"),
+            ("udp", 8, 1, "reference sockperf: not run: sockperf sends messages of at least 14 B; this case's are 8 B"),
+        ] {
+            let mut r = latency(proto, msg, streams);
+            assert!(Sockperf.invocation(&r, &ctx).is_none());
+            attach(&mut r, &ctx, &found);
+            let notes: Vec<&str> = r.notes.iter().map(|n| n.text.as_str()).collect();
+            assert_eq!(notes, [want]);
+            assert!(r.reference.is_none());
+        }
+        // A case it can run: the same size and protocol, nothing else changed.
+        let r = latency("tcp", 65500, 1);
+        assert!(Sockperf.cannot_match(&r, &ctx).is_none());
+        let inv = Sockperf.invocation(&r, &ctx).unwrap();
+        let m = inv.argv.iter().position(|a| a == "-m").unwrap();
+        assert_eq!(inv.argv[m + 1], "65500");
+        assert!(inv.argv.contains(&"--tcp".to_string()));
+        // A remote run or a throughput case is not sockperf's: no reason, no run.
+        let remote = Context {
+            remote: true,
+            ..Context::new(&host, &memo)
+        };
+        assert!(Sockperf
+            .cannot_match(&latency("udp", 1 << 20, 4), &remote)
+            .is_none());
+    }
 }

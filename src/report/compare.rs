@@ -32,48 +32,14 @@
 //! [`super::view`], one module per format.
 
 use super::model::{BenchResult, Metric, Report, Resource, Status, Unit};
-use super::view::cells;
 use crate::measure::stats::{t_975, Summary};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+mod key;
 mod quick;
 
-/// The identity of a case across files.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub(crate) struct CaseKey {
-    /// Resource, e.g. `cpu`.
-    pub(crate) resource: Resource,
-    /// Workload, e.g. `fma_f64_avx512`.
-    pub(crate) workload: String,
-    /// Metric, e.g. `ops`.
-    pub(crate) metric: Metric,
-    /// Unit of the means.
-    pub(crate) unit: Unit,
-    /// Parameters as `key=value` text, sorted by key.
-    pub(crate) params: String,
-}
-
-impl CaseKey {
-    /// The key of a result.
-    pub(crate) fn of(r: &BenchResult) -> CaseKey {
-        CaseKey {
-            resource: r.resource,
-            workload: r.workload.clone(),
-            metric: r.metric,
-            unit: r.unit,
-            params: cells::params(r),
-        }
-    }
-
-    /// `cpu fma_f64_avx512 [threads=2] ops`.
-    pub(crate) fn label(&self) -> String {
-        format!(
-            "{} {} [{}] {}",
-            self.resource, self.workload, self.params, self.metric
-        )
-    }
-}
+pub(crate) use key::CaseKey;
 
 /// What is known of one side of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -563,14 +529,7 @@ mod tests {
         assert_eq!(c.unmatched.len(), 2);
         assert!(c.unmatched.iter().any(|u| u.reason == "not in b"));
         assert!(c.unmatched.iter().any(|u| u.reason == "not in a"));
-        use crate::report::{export, Format};
-        // OpenMetrics refuses a comparison (it has no run's figures).
-        for &f in Format::all().iter().filter(|f| f.name() != "openmetrics") {
-            let mut buf = Vec::new();
-            export(&c, f, &mut buf).unwrap();
-            let s = String::from_utf8(buf).unwrap();
-            assert!(s.contains("fma_f64_avx512"), "{f:?}");
-        }
+        // Its views: `view`'s `every_document_in_every_format`.
     }
 
     /// Two runs of the same suite: each case's samples moved by less than its noise
@@ -631,17 +590,7 @@ mod tests {
             .settings
             .iter()
             .any(|x| x.starts_with("b: repeat 10 (baseline")));
-        use crate::report::view::{export_fit, markdown, table};
-        let mut buf = Vec::new();
-        export_fit(&c, table::FORMAT, Some(80), &mut buf).unwrap();
-        let s = String::from_utf8(buf).unwrap();
-        assert!(s.contains("measured with different settings"), "{s}");
-        assert!(s.lines().all(|l| l.chars().count() <= 80), "{s}");
-        let mut buf = Vec::new();
-        export_fit(&c, markdown::FORMAT, None, &mut buf).unwrap();
-        let s = String::from_utf8(buf).unwrap();
-        assert!(s.contains("measured with different settings"), "{s}");
-        assert!(s.contains("- b: kernel 6.9.0 (baseline"), "{s}");
+        // How the views show them: `view`'s `different_settings_show_in_table_and_markdown`.
     }
 
     #[test]
@@ -710,5 +659,61 @@ mod tests {
             .unwrap()
             .get("disturbed")
             .is_none());
+    }
+
+    fn quick(kernel: &str, isa: &str, scale: f64) -> Report {
+        let mut rep = crate::report::samples::compare_a();
+        rep.config = serde_json::json!({"command": {"command": "quick"}, "repeat": 3});
+        for r in &mut rep.results {
+            if r.resource == Resource::Cpu && r.workload == "fma_f64_avx512" {
+                *r = crate::report::samples::cpu_ops(kernel, Unit::FlopPerSec)
+                    .param("precision", "fp64")
+                    .param("isa", isa)
+                    .param("threads", r.param_u64("threads").unwrap())
+                    .with_samples(r.samples.iter().map(|x| x * scale).collect());
+            }
+        }
+        rep
+    }
+
+    /// Issue #26: two quick suites that chose muladd_f64_avx and fma_f64_avx2 for fp64
+    /// left every fp64 row unmatched; they are compared by precision and threads, and
+    /// the comparison says which kernels it compared.
+    #[test]
+    fn quick_rows_of_different_kernels_are_matched_and_named() {
+        let a = quick("muladd_f64_avx", "avx", 1.0);
+        let b = quick("fma_f64_avx2", "avx2", 1.0);
+        let c = compare(&["a.json".into(), "b.json".into()], &[a.clone(), b.clone()]);
+        let fp64: Vec<_> = c
+            .changes
+            .iter()
+            .filter(|ch| ch.case.workload == "muladd_f64_avx")
+            .collect();
+        assert_eq!(fp64.len(), 3, "{c:#?}");
+        assert!(
+            !c.unmatched.iter().any(|u| u.case.workload.contains("f64")),
+            "{:#?}",
+            c.unmatched
+        );
+        assert!(
+            c.settings.contains(&"b.json: cpu [precision=fp64 threads=1] ops ran kernel fma_f64_avx2 (baseline muladd_f64_avx): the quick suites chose different kernels; compared by precision and threads".to_string()),
+            "{:#?}",
+            c.settings
+        );
+        // Files that are not quick suites keep their kernels apart.
+        let mut b2 = b;
+        b2.config = serde_json::json!({"command": {"command": "cpu"}, "repeat": 3});
+        let c = compare(&["a.json".into(), "b.json".into()], &[a, b2]);
+        assert!(!c
+            .changes
+            .iter()
+            .any(|ch| ch.case.workload == "muladd_f64_avx"));
+        assert_eq!(
+            c.unmatched
+                .iter()
+                .filter(|u| u.case.workload.contains("f64"))
+                .count(),
+            6
+        );
     }
 }

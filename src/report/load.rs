@@ -470,4 +470,34 @@ mod tests {
         let bytes = serde_json::to_vec(&r).unwrap();
         assert_eq!(parse("x", &bytes).unwrap(), r);
     }
+
+    /// The fixture files `report::samples` writes (`tests/fixtures/report_*.json`) load
+    /// back as the reports it builds.
+    #[test]
+    fn fixtures_on_disk_match_the_model() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let bless = std::env::var_os("PEAKBENCH_BLESS").is_some();
+        for (name, rep) in crate::report::samples::files() {
+            let path = dir.join(name);
+            let mut text = serde_json::to_string_pretty(&rep).unwrap();
+            text.push('\n');
+            if bless {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(&path, &text).unwrap();
+                continue;
+            }
+            let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+            // Written in the current schema (a peakbench/1 file would parse equal too).
+            assert!(
+                on_disk.contains(&format!("\"schema\": \"{SCHEMA}\"")),
+                "{name} is not {SCHEMA}; rewrite with PEAKBENCH_BLESS=1 cargo test --release fixtures_on"
+            );
+            let parsed = parse(name, on_disk.as_bytes());
+            assert!(
+                parsed.as_ref().is_ok_and(|p| *p == rep),
+                "{name} is out of date ({:?}); rewrite with PEAKBENCH_BLESS=1 cargo test --release fixtures_on",
+                parsed.err()
+            );
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! Fixture reports for the exporter, HTML and compare tests, built from the model so
 //! they stay valid as it evolves. The same reports are written to
 //! `tests/fixtures/report_*.json` for the CLI tests; `fixtures_on_disk_match_the_model`
-//! fails when the files drift, and `PEAKBENCH_BLESS=1 cargo test --release fixtures_on`
+//! (in `load.rs`'s tests, which read them back) fails when the files drift, and `PEAKBENCH_BLESS=1 cargo test --release fixtures_on`
 //! rewrites them.
 //!
 //! `host()` is a fixed Skylake-SP host (also used by plan tests). `mixed()` follows the conventions of every resource (cpu, memory, disk, net): thread
@@ -402,37 +402,4 @@ pub(crate) fn files() -> Vec<(&'static str, Report)> {
         ("report_compare_a.json", compare_a()),
         ("report_compare_b.json", compare_b()),
     ]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fixtures_on_disk_match_the_model() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-        let bless = std::env::var_os("PEAKBENCH_BLESS").is_some();
-        for (name, rep) in files() {
-            let path = dir.join(name);
-            let mut text = serde_json::to_string_pretty(&rep).unwrap();
-            text.push('\n');
-            if bless {
-                std::fs::create_dir_all(&dir).unwrap();
-                std::fs::write(&path, &text).unwrap();
-                continue;
-            }
-            let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
-            // Written in the current schema (a peakbench/1 file would parse equal too).
-            assert!(
-                on_disk.contains(&format!("\"schema\": \"{SCHEMA}\"")),
-                "{name} is not {SCHEMA}; rewrite with PEAKBENCH_BLESS=1 cargo test --release fixtures_on"
-            );
-            let parsed = crate::report::load::parse(name, on_disk.as_bytes());
-            assert!(
-                parsed.as_ref().is_ok_and(|p| *p == rep),
-                "{name} is out of date ({:?}); rewrite with PEAKBENCH_BLESS=1 cargo test --release fixtures_on",
-                parsed.err()
-            );
-        }
-    }
 }

@@ -967,55 +967,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Cycles the whole-crate check found and that are not fixed yet (#34 item 3): mostly a
-/// child importing its folder's `mod.rs` (the trait or the helpers of the folder's
-/// registry: `reference::Tool`, `report::view::Doc`, the HTML page helpers) while that
-/// `mod.rs` lists the child, and unit tests reaching a sibling that imports them back.
-/// Fixing one moves the shared item into a file below both; an entry that no longer
-/// closes a cycle fails the test, so this list only shrinks.
-const NOT_YET_FIXED: &[(&str, &str)] = &[
-    ("src/report/compare.rs", "src/report/view/doc.rs"),
-    ("src/cluster/mpi.rs", "src/cluster/mod.rs"),
-    ("src/reference/sockperf.rs", "src/reference/mod.rs"),
-    ("src/bench/cpu/kernels.rs", "src/bench/cpu/mod.rs"),
-    ("src/bench/cpu/select.rs", "src/bench/cpu/mod.rs"),
-    ("src/bench/disk/case.rs", "src/bench/disk/mod.rs"),
-    ("src/bench/linalg/backend.rs", "src/bench/linalg/mod.rs"),
-    ("src/bench/linalg/quick.rs", "src/bench/linalg/mod.rs"),
-    ("src/bench/memory/bytes.rs", "src/bench/memory/mod.rs"),
-    (
-        "src/report/view/html/compare.rs",
-        "src/report/view/html/mod.rs",
-    ),
-    (
-        "src/report/view/html/fleet.rs",
-        "src/report/view/html/mod.rs",
-    ),
-    (
-        "src/report/view/html/matrix.rs",
-        "src/report/view/html/mod.rs",
-    ),
-    (
-        "src/report/view/html/report.rs",
-        "src/report/view/html/mod.rs",
-    ),
-    (
-        "src/report/view/html/series.rs",
-        "src/report/view/html/mod.rs",
-    ),
-    ("src/hw/uarch_arm.rs", "src/hw/uarch.rs"),
-    ("src/measure/stable.rs", "src/measure/runner.rs"),
-    ("src/measure/testing.rs", "src/measure/runner.rs"),
-    ("src/report/samples.rs", "src/report/load.rs"),
-    ("src/report/compare.rs", "src/report/view/mod.rs"),
-    ("src/report/compare.rs", "src/report/view/markdown.rs"),
-    ("src/report/compare.rs", "src/report/view/table/mod.rs"),
-    ("src/report/matrix.rs", "src/report/view/mod.rs"),
-    ("src/report/matrix.rs", "src/report/view/html/mod.rs"),
-    ("src/report/matrix.rs", "src/report/view/table/mod.rs"),
-    ("src/report/compare/quick.rs", "src/report/compare.rs"),
-];
-
 /// The allowed imports `(from, to)` that are gone or close no cycle any more.
 fn stale(units: &[Unit], edges: &[Import], allowed: &[(&str, &str)]) -> Vec<String> {
     let name = |t: usize| format!("src/{}", units[t].rel.display());
@@ -1037,8 +988,8 @@ fn stale(units: &[Unit], edges: &[Import], allowed: &[(&str, &str)]) -> Vec<Stri
 /// No import cycle between any files of the crate, of any length, across folders
 /// (docs/ARCHITECTURE.md): a type two files both need lives in a file below both. A
 /// child importing its folder's `mod.rs` counts like any import, and so does the code
-/// of unit tests; a `mod x;` declaration does not. The exceptions are [`ALLOWED`] and
-/// [`NOT_YET_FIXED`].
+/// of unit tests; a `mod x;` declaration does not. The one exception is [`ALLOWED`], the
+/// probe's platform split.
 #[test]
 fn no_import_cycles_in_the_crate() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -1049,11 +1000,7 @@ fn no_import_cycles_in_the_crate() {
         units.len()
     );
     let name = |t: usize| format!("src/{}", units[t].rel.display());
-    let allowed: Vec<(&str, &str)> = ALLOWED
-        .iter()
-        .map(|&(a, b, _)| (a, b))
-        .chain(NOT_YET_FIXED.iter().copied())
-        .collect();
+    let allowed: Vec<(&str, &str)> = ALLOWED.iter().map(|&(a, b, _)| (a, b)).collect();
     let stale = stale(&units, &edges, &allowed);
     assert!(
         stale.is_empty(),

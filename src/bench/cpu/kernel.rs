@@ -12,6 +12,9 @@ use crate::hw::clock::ChainFn;
 use crate::hw::uarch::{Pipe, Width};
 use crate::report::model::Unit;
 
+/// Largest `out` buffer any kernel needs (24 SVE accumulators of 2048 bits: 6 KiB).
+pub(crate) const OUT_BYTES: usize = 8192;
+
 /// Data type of a kernel (`--precision`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Precision {

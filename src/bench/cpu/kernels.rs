@@ -13,9 +13,9 @@
 
 use crate::hw::uarch::{Pipe, Width};
 
-pub(crate) use super::kernel::CONVERGE_B;
-pub(crate) use super::kernel::{Elem, Layout, Operands, Values};
+pub(crate) use super::kernel::{Elem, Layout, Values};
 pub use super::kernel::{Isa, Kernel, Precision};
+pub(crate) use super::kernel::{CONVERGE_B, OUT_BYTES};
 
 // ---- scalar references: one accumulator lane after n iterations ----
 
@@ -325,9 +325,6 @@ pub(crate) const F16C_PEAK: &str = "unknown: fp16 through F16C conversion, the a
 /// The note on every F16C fp16 row.
 pub(crate) const F16C_NOTE: &str = "fp16 through F16C: each step widens the fp16 values to fp32 (vcvtph2ps), does one fp32 FMA and rounds the result back to fp16 (vcvtps2ph), so the values are fp16 but the arithmetic is fp32 after conversion; the CPU has no native fp16 arithmetic, and the fp32 FMA rate is the bound";
 
-/// Largest `out` buffer any kernel needs (24 SVE accumulators of 2048 bits: 6 KiB).
-pub(crate) const OUT_BYTES: usize = 8192;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -478,7 +475,7 @@ mod tests {
             return;
         }
         for iters in [1u64, 3, 250, 5000] {
-            let lanes = super::super::run_once(k, iters);
+            let lanes = super::super::work::run_once(k, iters);
             assert_eq!(lanes.len(), 12 * 8);
             let checksum: f64 = lanes.iter().sum();
             let model = ref_fma_f16_f16c(iters);

@@ -22,6 +22,7 @@ pub(crate) mod kernel;
 pub mod kernels;
 pub mod options;
 pub(crate) mod select;
+pub(crate) mod work;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 
@@ -32,35 +33,17 @@ use crate::hw::clock::{self as clock, chain_fn, measure_on, ClockKind};
 use crate::hw::peak::{cpu_peak, emulated_peak, CpuPeakInput, Peak};
 use crate::hw::uarch::Width;
 use crate::hw::HostInfo;
-use crate::measure::runner::Workload;
 use crate::measure::Runner;
 use crate::report::model::{BenchResult, Metric, Resource};
-use kernels::{Isa, Kernel, Precision, OUT_BYTES};
+use kernels::{Isa, Kernel, Precision};
 use options::CpuOptions;
 use std::sync::Mutex;
 use std::time::Duration;
+pub(crate) use work::unavailable;
+use work::KernelWork;
 
 /// The CPU resource.
 pub(crate) struct CpuBench;
-
-/// Why a kernel cannot run here, or `None` when it can.
-pub(crate) fn unavailable(k: &Kernel, host: &HostInfo) -> Option<String> {
-    if !k.supported_by(&host.cpu.features) {
-        let missing: Vec<&str> = k
-            .requires
-            .iter()
-            .copied()
-            .filter(|r| !host.cpu.has(r))
-            .collect();
-        return Some(format!("CPU lacks {}", missing.join(", ")));
-    }
-    if k.isa == Isa::Amx {
-        if let Err(e) = amx::request_permission() {
-            return Some(e);
-        }
-    }
-    None
-}
 
 /// The clock chain matching a kernel's width.
 fn clock_kind(k: &Kernel) -> ClockKind {
@@ -233,39 +216,6 @@ pub(crate) fn outrun_probe_peak(
     Some(peak_at_rate(k, host, cores, clock_hz, &back))
 }
 
-/// The per-thread workload: runs the kernel and counts operations.
-struct KernelWork {
-    kernel: &'static Kernel,
-    operands: Box<kernels::Operands>,
-    out: Vec<u8>,
-}
-
-impl Workload for KernelWork {
-    fn run(&mut self, iters: u64) -> f64 {
-        if iters == 0 {
-            return 0.0;
-        }
-        // SAFETY: availability (CPU features, AMX permission) was checked before the case
-        // was planned; `out` holds OUT_BYTES ≥ the kernel's out_bytes.
-        unsafe { (self.kernel.run)(iters, &self.operands, self.out.as_mut_ptr()) };
-        std::hint::black_box(&self.out);
-        (iters * self.kernel.ops_per_iter()) as f64
-    }
-}
-
-/// Runs a kernel once for `iters` iterations and returns every accumulator lane.
-/// Used by the tests to compare with the scalar reference.
-#[cfg(test)]
-pub(crate) fn run_once(k: &'static Kernel, iters: u64) -> Vec<f64> {
-    let mut w = KernelWork {
-        kernel: k,
-        operands: k.operands(),
-        out: vec![0u8; OUT_BYTES],
-    };
-    w.run(iters);
-    k.lanes(&w.out)
-}
-
 struct CpuCase {
     kernel: &'static Kernel,
     threads: usize,
@@ -313,11 +263,7 @@ impl CpuCase {
         let cpus = cfg.cpus.clone();
         let make = |_| {
             clock::clean_vector_state();
-            Ok(KernelWork {
-                kernel: k,
-                operands: k.operands(),
-                out: vec![0u8; OUT_BYTES],
-            })
+            Ok(KernelWork::new(k))
         };
         // The clock is read on the same cores before the samples and after each one
         // (while the workers wait), with the chain matching the kernel.
@@ -679,6 +625,7 @@ impl resource::Resource for CpuBench {
 
 #[cfg(test)]
 mod tests {
+    use super::work::run_once;
     use super::*;
 
     #[test]

@@ -8,7 +8,7 @@
 //! AMX where the CPU has it even when its peak were unknown, and noise never flips a tie.
 
 use super::kernels::{self, Kernel, Precision, OUT_BYTES};
-use super::unavailable;
+use super::work::unavailable;
 use crate::hw::HostInfo;
 use crate::measure::clock::Tick;
 

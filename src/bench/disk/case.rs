@@ -12,7 +12,7 @@ use super::data::Gens;
 use super::engine::{Buffers, Caps};
 use super::job::{self, JobSpec, JobStats, Verify, Window};
 use super::options::Pattern;
-use super::RunPlan;
+use super::plan::RunPlan;
 use crate::bench::peaks::PeakKey;
 use crate::bench::resource::{Case, Context};
 use crate::hw::peak::Peak;

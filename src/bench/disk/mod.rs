@@ -20,6 +20,7 @@ pub(crate) mod engine;
 pub(crate) mod engines;
 pub(crate) mod job;
 pub mod options;
+pub(crate) mod plan;
 #[cfg(test)]
 mod shared_tests;
 mod stale;
@@ -31,11 +32,12 @@ pub(crate) mod workspace;
 
 use super::peaks::{PeakKey, PeakKind};
 use super::resource::{self, Case, CommonFlag, Context, Plan, Resource, Run, UsageError};
-use crate::hw::disk::{self as hwdisk, DiskInfo};
+use crate::hw::disk as hwdisk;
 use crate::util::units::{format_size, format_size_exact};
 use case::{peak_key, DiskPeak};
 use engine::IoEngine;
 use options::{DiskOptions, EngineChoice, Pattern};
+pub(crate) use plan::RunPlan;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -207,34 +209,6 @@ fn buffers_too_big(jobs: u64, depth: u64, block: u64, ram: u64) -> UsageError {
             ),
         )
     }
-}
-
-/// Everything the cases of one run share.
-pub(crate) struct RunPlan {
-    /// Validated options.
-    pub(crate) opts: DiskOptions,
-    /// Where the files live.
-    pub(crate) ws: Workspace,
-    /// The engine that runs.
-    pub(crate) engine: &'static dyn IoEngine,
-    /// How the engine was chosen (auto), for the notes.
-    pub(crate) engine_note: Option<String>,
-    /// The device backing the target.
-    pub(crate) device: Option<DiskInfo>,
-    /// Data seed of the run.
-    pub(crate) seed: u64,
-    /// Unmeasured lead-in per case.
-    pub(crate) ramp: Duration,
-    /// Measured window length.
-    pub(crate) window: Duration,
-    /// Windows per case (the samples).
-    pub(crate) windows: usize,
-    /// Per-file generations (`--verify`), and the generation counter.
-    pub(crate) verify: Option<std::sync::Mutex<(Vec<data::Gens>, u16)>>,
-    /// The verify unit: gcd of the block sizes.
-    pub(crate) unit: u64,
-    /// Stop after this many I/Os per job (tests only).
-    pub(crate) io_limit: Option<u64>,
 }
 
 /// Builds the shared plan: every check that can refuse the run happens here.

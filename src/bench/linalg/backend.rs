@@ -20,8 +20,10 @@
 //! would run AVX2 kernels), and the row says so.
 
 use super::blas::{CallError, Elem, Library, LoadError, Threads};
+use super::dense;
 use super::options::Routine;
-use super::{dense, Context, GemmSet, LinalgCase, Sample};
+use super::sample::{samples, GemmSet, Run, Sample};
+use crate::bench::resource::Context;
 use crate::hw::HostInfo;
 use crate::measure::clock::Tick;
 use crate::report::model::BenchResult;
@@ -344,13 +346,13 @@ pub(super) fn unavailable<T: Elem>(b: &Backend, routine: Routine) -> Option<Stri
     }
 }
 
-/// A case's sample times, calls per sample and worst check (`LinalgCase::samples`).
-type Run = (Vec<f64>, usize, f64);
-
-/// The samples of `case` run by library `lib`: the matrices, then the calls driven by
-/// `LinalgCase::samples` (as faer's in `LinalgCase::measure`). `Err`: a call failed.
+/// The samples of a case (`routine` at order `n`, `--weak` or not) run by library
+/// `lib`: the matrices, then the calls driven by [`samples`] (as faer's in
+/// `LinalgCase::measure`). `Err`: a call failed.
 pub(super) fn lib_samples<T: Elem>(
-    case: &LinalgCase,
+    routine: Routine,
+    n: usize,
+    weak: bool,
     ctx: &Context,
     lib: &Library,
     pool: &rayon::ThreadPool,
@@ -367,8 +369,7 @@ pub(super) fn lib_samples<T: Elem>(
         secs: f64::INFINITY,
         worst: f64::INFINITY,
     };
-    let (n, weak) = (case.n, case.weak);
-    let run = match case.routine {
+    let run = match routine {
         Routine::Roofline => return Err("the roofline is not a matrix routine".into()),
         Routine::Gemm if weak => {
             let sets: Vec<Mutex<GemmSet<T>>> = pool.broadcast(|c| {
@@ -399,7 +400,7 @@ pub(super) fn lib_samples<T: Elem>(
                 };
                 Sample { secs, worst }
             };
-            case.samples(ctx, &mut call, read)
+            samples(ctx, &mut call, read)
         }
         Routine::Gemm => {
             let a = dense::random::<T>(n, n, 1);
@@ -415,7 +416,7 @@ pub(super) fn lib_samples<T: Elem>(
                     dense::gemm_check(a.as_ref(), b.as_ref(), c.as_ref(), 3)
                 })
             };
-            case.samples(ctx, &mut call, read)
+            samples(ctx, &mut call, read)
         }
         Routine::Lu => {
             let a = dense::random::<T>(n, n, 1);
@@ -436,7 +437,7 @@ pub(super) fn lib_samples<T: Elem>(
                 let worst = dense::lu_residual(a.as_ref(), x.as_ref(), b.as_ref());
                 Sample { secs, worst }
             };
-            case.samples(ctx, &mut call, read)
+            samples(ctx, &mut call, read)
         }
     };
     match err.into_inner().unwrap_or_else(|e| e.into_inner()) {

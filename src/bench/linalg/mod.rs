@@ -19,11 +19,13 @@
 
 pub(crate) mod backend;
 pub(crate) mod blas;
+pub(crate) mod case;
 pub(crate) mod choice;
 pub(crate) mod dense;
 pub mod options;
 mod quick;
 pub(crate) mod roofline;
+pub(crate) mod sample;
 
 use super::common::{pin_cpus, ram_refuses, ram_room, record_clock, run_config, RAM_FRACTION};
 use super::resource::{self, Case, CommonFlag, Context, Plan, Run, UsageError};
@@ -36,9 +38,11 @@ use crate::measure::{Runner, Scaling};
 use crate::report::model::{BenchResult, Metric, NoteKind, Resource, Unit};
 use crate::util::units::format_size;
 use backend::{Backend, BlasChoice};
+use case::LinalgCase;
 use dense::{LuSolver, Real, THRESHOLD};
 use faer::{Mat, Par};
 use options::{LinalgOptions, Routine};
+use sample::{GemmSet, Sample};
 use std::sync::{Arc, Mutex};
 
 /// The linalg resource.
@@ -116,20 +120,6 @@ fn unsupported(p: Precision, host: &HostInfo) -> Option<String> {
     }
 }
 
-/// One case: a routine at one precision, order and thread count.
-struct LinalgCase {
-    routine: Routine,
-    precision: Precision,
-    n: usize,
-    threads: usize,
-    /// `--weak`: GEMM on every thread at once, each with its own n×n matrices.
-    weak: bool,
-    /// The library that runs it (`--blas`).
-    backend: Backend,
-    /// With `--blas auto`: what auto picked and left out ([`backend::auto_summary`]).
-    auto: Option<Arc<str>>,
-}
-
 impl Case for LinalgCase {
     fn label(&self) -> String {
         format!(
@@ -200,46 +190,6 @@ impl Case for LinalgCase {
     }
 }
 
-/// One thread's matrices under `--weak`: `C = A·B`, all its own.
-pub(super) struct GemmSet<T: Real> {
-    a: Mat<T>,
-    b: Mat<T>,
-    c: Mat<T>,
-}
-
-impl<T: Real> GemmSet<T> {
-    /// The worst Freivalds check over every thread's product (NaN counts as a failure:
-    /// `f64::max` would drop it).
-    pub(super) fn worst_check(sets: &[Mutex<GemmSet<T>>]) -> f64 {
-        let mut worst = 0.0f64;
-        for s in sets {
-            let g = s.lock().unwrap_or_else(|e| e.into_inner());
-            let w = dense::gemm_check(g.a.as_ref(), g.b.as_ref(), g.c.as_ref(), 3);
-            if w.is_nan() || w > worst {
-                worst = w;
-            }
-        }
-        worst
-    }
-}
-
-/// What one sample's calls took and the worst check among them.
-pub(super) struct Sample {
-    secs: f64,
-    worst: f64,
-}
-
-impl Sample {
-    /// The sample of calls started at `t0` that have just returned: the seconds since,
-    /// then (outside the timed part, and only when `check`) the worst error `worst`
-    /// finds, else 0 (GEMM, faer's and a library's).
-    fn checked(t0: Tick, check: bool, worst: impl FnOnce() -> f64) -> Sample {
-        let secs = Tick::now().secs_since(t0);
-        let worst = if check { worst() } else { 0.0 };
-        Sample { secs, worst }
-    }
-}
-
 impl LinalgCase {
     /// Measures the case in precision `T` and completes `r`.
     fn measure<T: blas::Elem>(&self, ctx: &Context, mut r: BenchResult) -> BenchResult {
@@ -295,7 +245,7 @@ impl LinalgCase {
             Routine::Roofline => return r.failed("the roofline is not a matrix routine"),
             _ if lib.is_some() => {
                 let lib = lib.as_deref().expect("checked");
-                match backend::lib_samples::<T>(self, ctx, lib, &pool, &mut read) {
+                match backend::lib_samples::<T>(self.routine, n, weak, ctx, lib, &pool, &mut read) {
                     Ok(x) => x,
                     Err(e) => return r.failed(e),
                 }
@@ -320,7 +270,7 @@ impl LinalgCase {
                     });
                     Sample::checked(t0, check, || GemmSet::worst_check(&sets))
                 };
-                self.samples(ctx, &mut call, &mut read)
+                sample::samples(ctx, &mut call, &mut read)
             }
             Routine::Gemm => {
                 let a = random::<T>(n, n, 1);
@@ -333,7 +283,7 @@ impl LinalgCase {
                         dense::gemm_check(a.as_ref(), b.as_ref(), c.as_ref(), 3)
                     })
                 };
-                self.samples(ctx, &mut call, &mut read)
+                sample::samples(ctx, &mut call, &mut read)
             }
             Routine::Lu => {
                 let a = random::<T>(n, n, 1);
@@ -348,7 +298,7 @@ impl LinalgCase {
                     let worst = dense::lu_residual(a.as_ref(), s.x.as_ref(), b.as_ref());
                     Sample { secs, worst }
                 };
-                self.samples(ctx, &mut call, &mut read)
+                sample::samples(ctx, &mut call, &mut read)
             }
         };
         let (times, calls, worst) = run;
@@ -395,42 +345,6 @@ impl LinalgCase {
         }
         let peak = fma_peak(self.precision, host, t, clock, &o.peaks);
         beyond_peak(r.with_peak(peak))
-    }
-
-    /// The warm-up call, then `--repeat` samples of `calls` calls each, reading the
-    /// clock before the samples and after each. Returns the seconds of each sample, the
-    /// calls per sample and the worst check seen.
-    fn samples(
-        &self,
-        ctx: &Context,
-        call: &mut dyn FnMut(bool) -> Sample,
-        read: &mut dyn FnMut(),
-    ) -> (Vec<f64>, usize, f64) {
-        let o = ctx.opts;
-        let warm = call(true);
-        let mut worst = warm.worst;
-        let min = o.min_time.as_secs_f64();
-        let calls = if warm.secs > 0.0 {
-            ((min / warm.secs).ceil() as usize).clamp(1, 1 << 20)
-        } else {
-            1
-        };
-        read();
-        let mut times = Vec::new();
-        for _ in 0..o.repeat {
-            let mut secs = 0.0;
-            for i in 0..calls {
-                let s = call(i + 1 == calls);
-                secs += s.secs;
-                // NaN counts as a failure: `f64::max` would drop it.
-                if s.worst.is_nan() || s.worst > worst {
-                    worst = s.worst;
-                }
-            }
-            times.push(secs);
-            read();
-        }
-        (times, calls, worst)
     }
 }
 
@@ -807,6 +721,7 @@ impl resource::Resource for LinalgBench {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::resource::Resource;
 
     #[test]
     fn memory_needed_and_default_orders() {
@@ -836,5 +751,46 @@ mod tests {
             assert!(why.contains(p.name()), "{why}");
         }
         assert!(unsupported(Precision::Fp64, &host).is_none());
+    }
+
+    #[test]
+    fn the_quick_gemm_is_one_row_the_best_library_s_naming_the_others() {
+        if !backend::in_own_process(
+            "bench::linalg::tests::the_quick_gemm_is_one_row_the_best_library_s_naming_the_others",
+        ) {
+            return;
+        }
+        use crate::bench::common::{self, CommonArgs};
+        let host = HostInfo::detect(false);
+        let mut opts = common::parse(&CommonArgs::default(), false).unwrap();
+        opts.repeat = 1;
+        opts.min_time = std::time::Duration::from_millis(1);
+        let ctx = Context {
+            host: &host,
+            opts: &opts,
+        };
+        let cases = LinalgBench.quick(&ctx);
+        assert_eq!(cases.len(), 1);
+        assert!(
+            cases[0].label().contains("best of faer"),
+            "{}",
+            cases[0].label()
+        );
+        let rows = cases[0].run(&ctx);
+        assert_eq!(rows.len(), 1);
+        let r = &rows[0];
+        assert!(r.is_ok(), "{r:?}");
+        let text = format!("{:?}", r.notes);
+        assert!(text.contains("library: "), "{text}");
+        // With a library found (CI installs two), the note names every figure and the
+        // row's `blas` is the winner's (none for faer).
+        if backend::resolve(&[BlasChoice::Auto], &host).unwrap().len() > 1 {
+            assert!(
+                text.contains("best of the libraries found (faer "),
+                "{text}"
+            );
+            let winner = r.param_str("blas").unwrap_or("faer");
+            assert!(text.contains(&format!("): {winner}")), "{text}");
+        }
     }
 }

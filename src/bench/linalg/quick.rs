@@ -3,7 +3,7 @@
 //! library's figure in a note (so the quick suite answers "which library gets closest
 //! to the peak here" in one line).
 
-use super::LinalgCase;
+use super::case::LinalgCase;
 use crate::bench::resource::{Case, Context};
 use crate::report::model::{BenchResult, Status};
 
@@ -57,55 +57,5 @@ impl Case for BestOf {
             ));
         }
         vec![r]
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::backend::{self, BlasChoice};
-    use super::super::LinalgBench;
-    use super::*;
-    use crate::bench::resource::Resource;
-    use crate::hw::HostInfo;
-
-    #[test]
-    fn the_quick_gemm_is_one_row_the_best_library_s_naming_the_others() {
-        if !super::super::backend::in_own_process(
-            "bench::linalg::quick::tests::the_quick_gemm_is_one_row_the_best_library_s_naming_the_others",
-        ) {
-            return;
-        }
-        use crate::bench::common::{self, CommonArgs};
-        let host = HostInfo::detect(false);
-        let mut opts = common::parse(&CommonArgs::default(), false).unwrap();
-        opts.repeat = 1;
-        opts.min_time = std::time::Duration::from_millis(1);
-        let ctx = Context {
-            host: &host,
-            opts: &opts,
-        };
-        let cases = LinalgBench.quick(&ctx);
-        assert_eq!(cases.len(), 1);
-        assert!(
-            cases[0].label().contains("best of faer"),
-            "{}",
-            cases[0].label()
-        );
-        let rows = cases[0].run(&ctx);
-        assert_eq!(rows.len(), 1);
-        let r = &rows[0];
-        assert!(r.is_ok(), "{r:?}");
-        let text = format!("{:?}", r.notes);
-        assert!(text.contains("library: "), "{text}");
-        // With a library found (CI installs two), the note names every figure and the
-        // row's `blas` is the winner's (none for faer).
-        if backend::resolve(&[BlasChoice::Auto], &host).unwrap().len() > 1 {
-            assert!(
-                text.contains("best of the libraries found (faer "),
-                "{text}"
-            );
-            let winner = r.param_str("blas").unwrap_or("faer");
-            assert!(text.contains(&format!("): {winner}")), "{text}");
-        }
     }
 }

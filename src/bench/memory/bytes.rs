@@ -14,11 +14,6 @@
 
 use super::bandwidth::{for_each_block, PassRun, PassSetup, Passes, ARRAY_PAD};
 use super::kernels::Op;
-use super::region::Pages;
-use super::{measure_passes, per_thread};
-use crate::bench::common::run_config;
-use crate::report::model::BenchResult;
-use std::sync::Mutex;
 
 /// Value of every source byte `i`: position-dependent, so a copy from the wrong place
 /// shows.
@@ -40,50 +35,24 @@ pub(crate) fn supported(op: Op) -> Result<(), String> {
     }
 }
 
-/// The result of a bandwidth case whose block is not a multiple of 8 B: measured with
-/// [`ByteWork`] for read, write and copy, `skipped` with the reason for the others.
-pub(super) fn result(
-    c: &super::BwCase,
-    ctx: &crate::bench::resource::Context,
-    block: u64,
-) -> BenchResult {
-    let op = c.kernel.op;
-    let (r, level) = c.new_result(
-        ctx,
-        &format!("{}_bytes", op.name()),
-        "generic",
-        false,
-        c.count_wa && op.stores(),
-    );
-    let mut r = r.size("block", block);
-    if let Err(why) = supported(op) {
-        return r.skipped(why);
-    }
-    let per = per_thread(c.size, c.threads, ctx.opts.scaling);
-    let geo = match ByteGeometry::new(per, op.arrays(), block) {
-        Ok(g) => g,
-        Err(e) => return r.skipped(e),
-    };
-    r.info(format!(
+/// The note of a byte-block case: the block, what the operation does per block, and
+/// the bytes counted per byte of the array (STREAM's convention, or with the
+/// write-allocate read under `--count-write-allocate`).
+pub(crate) fn note(op: Op, block: u64, geo: &ByteGeometry, count_wa: bool) -> String {
+    format!(
         "byte blocks: {block} B per access ({}), {} B counted per byte of the array{}",
         match op {
             Op::Read => "byte loads, summed",
             Op::Write => "memset",
             _ => "memcpy",
         },
-        geo.bytes_per_pass(op, c.count_wa) / geo.len as u64,
-        if c.count_wa && op.stores() {
+        geo.bytes_per_pass(op, count_wa) / geo.len as u64,
+        if count_wa && op.stores() {
             " (with the write-allocate read, --count-write-allocate)"
         } else {
             " (STREAM convention: no write-allocate)"
         }
-    ));
-    let cfg = run_config(ctx, c.threads, &mut r.notes);
-    let errors = Mutex::new(Vec::new());
-    let setup = PassSetup::new(c.pattern, c.count_wa, Pages::Huge, &errors);
-    measure_passes(r, ctx, &cfg, level, &errors, || {
-        ByteWork::new(op, geo, setup)
-    })
+    )
 }
 
 /// One thread's arrays cut into blocks of `block` bytes.
@@ -267,6 +236,7 @@ impl<'a> Passes<'a> for ByteWork<'a> {
 #[cfg(test)]
 mod tests {
     use super::super::options::Pattern;
+    use super::super::region::Pages;
     use super::*;
     use crate::measure::runner::Workload;
 

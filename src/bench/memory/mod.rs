@@ -311,7 +311,7 @@ impl BwCase {
     /// `workload`, the case's params with the kernel's `isa` and `nt` (non-temporal
     /// stores), and whether the bytes count the write-allocate read (`wa_counted`); and
     /// the level of the memory hierarchy the working set lands in.
-    pub(super) fn new_result(
+    fn new_result(
         &self,
         ctx: &Context,
         workload: &str,
@@ -351,7 +351,7 @@ impl BwCase {
     /// The case's one result.
     fn result(&self, ctx: &Context) -> BenchResult {
         if let Some(b) = self.block.filter(|b| b % 8 != 0) {
-            return bytes::result(self, ctx, b);
+            return self.byte_result(ctx, b);
         }
         let k = self.kernel;
         let (mut r, level) =
@@ -376,6 +376,36 @@ impl BwCase {
         let errors = Mutex::new(Vec::new());
         let setup = PassSetup::new(self.pattern, self.count_wa, Pages::Huge, &errors);
         measure_passes(r, ctx, &cfg, level, &errors, || BwWork::new(k, geo, setup))
+    }
+
+    /// The result of a bandwidth case whose block is not a multiple of 8 B: measured
+    /// with [`bytes::ByteWork`] for read, write and copy, `skipped` with the reason for
+    /// the others.
+    fn byte_result(&self, ctx: &Context, block: u64) -> BenchResult {
+        let op = self.kernel.op;
+        let (r, level) = self.new_result(
+            ctx,
+            &format!("{}_bytes", op.name()),
+            "generic",
+            false,
+            self.count_wa && op.stores(),
+        );
+        let mut r = r.size("block", block);
+        if let Err(why) = bytes::supported(op) {
+            return r.skipped(why);
+        }
+        let per = per_thread(self.size, self.threads, ctx.opts.scaling);
+        let geo = match bytes::ByteGeometry::new(per, op.arrays(), block) {
+            Ok(g) => g,
+            Err(e) => return r.skipped(e),
+        };
+        r.info(bytes::note(op, block, &geo, self.count_wa));
+        let cfg = run_config(ctx, self.threads, &mut r.notes);
+        let errors = Mutex::new(Vec::new());
+        let setup = PassSetup::new(self.pattern, self.count_wa, Pages::Huge, &errors);
+        measure_passes(r, ctx, &cfg, level, &errors, || {
+            bytes::ByteWork::new(op, geo, setup)
+        })
     }
 }
 

@@ -2,9 +2,11 @@
 //! precision on the machine it runs on, so two quick suites (of two machines, or of one
 //! before the choice was made deterministic) may hold `muladd_f32_avx` in one file and
 //! `fma_f32_avx512` in the other for the same precision and threads. Such rows are
-//! compared, and the comparison says so.
+//! compared, and the comparison says so (tested through `compare` in `compare.rs`'s
+//! tests).
 
-use super::{BenchResult, CaseKey, Report, Resource};
+use super::key::CaseKey;
+use crate::report::model::{BenchResult, Report, Resource};
 use std::collections::BTreeMap;
 
 /// Whether a report is a quick suite (`peakbench quick`), whose CPU kernel per precision
@@ -85,67 +87,4 @@ pub(super) fn kernel_aliases(
         }
     }
     (alias, notes)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::compare;
-    use crate::report::model::{Resource, Unit};
-    use crate::report::samples;
-
-    fn quick(kernel: &str, isa: &str, scale: f64) -> crate::report::model::Report {
-        let mut rep = samples::compare_a();
-        rep.config = serde_json::json!({"command": {"command": "quick"}, "repeat": 3});
-        for r in &mut rep.results {
-            if r.resource == Resource::Cpu && r.workload == "fma_f64_avx512" {
-                *r = samples::cpu_ops(kernel, Unit::FlopPerSec)
-                    .param("precision", "fp64")
-                    .param("isa", isa)
-                    .param("threads", r.param_u64("threads").unwrap())
-                    .with_samples(r.samples.iter().map(|x| x * scale).collect());
-            }
-        }
-        rep
-    }
-
-    /// Issue #26: two quick suites that chose muladd_f64_avx and fma_f64_avx2 for fp64
-    /// left every fp64 row unmatched; they are compared by precision and threads, and
-    /// the comparison says which kernels it compared.
-    #[test]
-    fn quick_rows_of_different_kernels_are_matched_and_named() {
-        let a = quick("muladd_f64_avx", "avx", 1.0);
-        let b = quick("fma_f64_avx2", "avx2", 1.0);
-        let c = compare(&["a.json".into(), "b.json".into()], &[a.clone(), b.clone()]);
-        let fp64: Vec<_> = c
-            .changes
-            .iter()
-            .filter(|ch| ch.case.workload == "muladd_f64_avx")
-            .collect();
-        assert_eq!(fp64.len(), 3, "{c:#?}");
-        assert!(
-            !c.unmatched.iter().any(|u| u.case.workload.contains("f64")),
-            "{:#?}",
-            c.unmatched
-        );
-        assert!(
-            c.settings.contains(&"b.json: cpu [precision=fp64 threads=1] ops ran kernel fma_f64_avx2 (baseline muladd_f64_avx): the quick suites chose different kernels; compared by precision and threads".to_string()),
-            "{:#?}",
-            c.settings
-        );
-        // Files that are not quick suites keep their kernels apart.
-        let mut b2 = b;
-        b2.config = serde_json::json!({"command": {"command": "cpu"}, "repeat": 3});
-        let c = compare(&["a.json".into(), "b.json".into()], &[a, b2]);
-        assert!(!c
-            .changes
-            .iter()
-            .any(|ch| ch.case.workload == "muladd_f64_avx"));
-        assert_eq!(
-            c.unmatched
-                .iter()
-                .filter(|u| u.case.workload.contains("f64"))
-                .count(),
-            6
-        );
-    }
 }

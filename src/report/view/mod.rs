@@ -145,6 +145,65 @@ mod tests {
         assert!(render(&grid, table::FORMAT).ends_with("end\n"));
     }
 
+    /// A comparison of files measured with different settings says so, in the table
+    /// (within its width) and in Markdown (`compare`'s `different_settings_are_named`
+    /// finds them).
+    #[test]
+    fn different_settings_show_in_table_and_markdown() {
+        let a = crate::report::samples::compare_a();
+        let mut b = a.clone();
+        b.config = serde_json::json!({"repeat": 10});
+        b.host.kernel = "6.9.0".into();
+        let c = crate::report::compare::compare(&["a".into(), "b".into()], &[a, b]);
+        let mut buf = Vec::new();
+        export_fit(&c, table::FORMAT, Some(80), &mut buf).unwrap();
+        let s = String::from_utf8(buf).unwrap();
+        assert!(s.contains("measured with different settings"), "{s}");
+        assert!(s.lines().all(|l| l.chars().count() <= 80), "{s}");
+        let mut buf = Vec::new();
+        export_fit(&c, markdown::FORMAT, None, &mut buf).unwrap();
+        let s = String::from_utf8(buf).unwrap();
+        assert!(s.contains("measured with different settings"), "{s}");
+        assert!(s.contains("- b: kernel 6.9.0 (baseline"), "{s}");
+    }
+
+    /// The matrix of a cluster run: the HTML heat map and the table mark the one weak
+    /// link and the failed one (`matrix`'s `grid_marks_weak_links_and_failed_ones`
+    /// computes them).
+    #[test]
+    fn a_matrix_marks_weak_and_failed_links() {
+        use crate::report::model::{BenchResult, Metric, Resource, Unit};
+        let link = |from: &str, to: &str, v: Option<f64>| {
+            let r = BenchResult::new(
+                Resource::Net,
+                "tcp_throughput",
+                Metric::Throughput,
+                Unit::BytePerSec,
+            )
+            .param("from", from)
+            .param("to", to);
+            match v {
+                Some(v) => r.with_samples(vec![v, v]),
+                None => r.failed("not measured: rank 2 (c): connection closed"),
+            }
+        };
+        let mut rep = crate::report::fixtures::report();
+        rep.hosts = crate::report::samples::host_runs(&["a", "b", "c"]);
+        rep.results = vec![
+            link("a", "b", Some(10e9)),
+            link("b", "a", Some(10e9)),
+            link("a", "c", Some(10e9)),
+            link("c", "a", Some(4e9)),
+            link("b", "c", Some(10e9)),
+            link("c", "b", None),
+        ];
+        let h = render(Doc::Matrix(&rep), html::FORMAT);
+        assert_eq!(h.matches(" WEAK</td>").count(), 1, "{h}");
+        assert!(h.contains(">failed</td>") && h.contains("connection closed"));
+        let t = render(Doc::Matrix(&rep), table::FORMAT);
+        assert!(t.contains("WEAK") && t.contains("failed"), "{t}");
+    }
+
     #[test]
     fn html_is_not_a_stdout_format() {
         assert_eq!(Format::parse("markdown"), Some(markdown::FORMAT));

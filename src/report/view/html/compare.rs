@@ -2,7 +2,7 @@
 //! the warnings (different settings, shifts of whole resources) above it and the
 //! cases not compared below.
 
-use super::head;
+use super::page::head;
 use crate::report::charts::esc;
 use crate::report::compare::Comparison;
 use crate::report::view::cells::compare::change_cell;

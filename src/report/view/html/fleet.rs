@@ -2,7 +2,7 @@
 //! host's figure around the fleet median, outliers in red. Like every view it formats
 //! what the fleet holds and computes nothing of its own.
 
-use super::head;
+use super::page::head;
 use crate::report::charts::esc;
 use crate::report::fleet::{Fleet, Workload};
 use crate::report::view::cells::fleet::{h_row, hosts_sorted, w_row, H_HEADERS, W_HEADERS};

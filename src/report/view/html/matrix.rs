@@ -15,7 +15,7 @@ pub(super) fn page(rep: &Report) -> String {
         "peakbench net --matrix: {} hosts",
         gs.first().map_or(rep.hosts.len(), |g| g.hosts.len())
     );
-    super::head(&mut out, &title);
+    super::page::head(&mut out, &title);
     let _ = write!(
         out,
         "<header><h1>{}</h1><div class=\"meta\">{} · rows send, columns receive · links worse than {:.0} % of the median link are marked WEAK</div></header>",

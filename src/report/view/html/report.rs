@@ -7,7 +7,7 @@
 //! Every piece of text from the report goes through [`esc`]: the JSON may come from
 //! anywhere. Numbers are model fields, formatted only.
 
-use super::head;
+use super::page::head;
 use crate::measure::CiCaveat;
 use crate::report::charts::{esc, render};
 use crate::report::figures::{self, Figure};

@@ -3,7 +3,7 @@
 //! the theoretical peak dashed, disturbed runs circled, change points as vertical
 //! marks — and the table of every run under it.
 
-use super::head;
+use super::page::head;
 use crate::report::charts::{
     esc, render, Axis, Chart, Marker, Scale, Series as Line, Style, Ticks,
 };
