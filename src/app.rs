@@ -129,6 +129,7 @@ fn gate_output(common: &CommonOptions) -> crate::gate::Output {
         width: common.width,
         quiet: common.quiet,
         dir: common.output.clone(),
+        history: common.history.clone(),
     }
 }
 

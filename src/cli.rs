@@ -294,6 +294,16 @@ pub(crate) fn reads(name: &str) -> Vec<&'static str> {
         "serve" => vec![],
         "report" | "compare" | "fleet" => vec!["format", "html", "width", "quiet"],
         "history" => vec!["format", "html", "width", "quiet", "history"],
+        // `check` and `baseline` read the history too (`--against history`, `--from-history`).
+        "check" | "baseline" => vec![
+            "format",
+            "output",
+            "quiet",
+            "html",
+            "width",
+            "prom_file",
+            "history",
+        ],
         // `reference --run` is a CPU run with the reference tools: what that reads.
         "reference" => vec![
             "format",

@@ -287,7 +287,8 @@ fn check_history(common: &CommonOptions, command: &Command) -> Result<(), UsageE
             "--no-history",
             "history reads the database; drop --no-history (or give --history PATH)",
         )),
-        (Command::History(_), _) | (_, None) => Ok(()),
+        // The reading commands open it themselves, and never create one.
+        (Command::History(_) | Command::Baseline(_) | Command::Check(_), _) | (_, None) => Ok(()),
         (_, Some(p)) if !common.no_history && !common.dry_run => {
             crate::history::check_target(p).map_err(|e| UsageError::new("--history", e))
         }

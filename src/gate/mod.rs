@@ -7,6 +7,8 @@
 //! - [`baseline`]: the baseline file (TOML, docs/baseline.md), taking one from runs;
 //! - [`check`]: the verdicts (pass, regressed, improved, inconclusive, missing) with
 //!   the statistical test on the raw samples;
+//! - [`history`]: the reference runs of `check --against history` and `baseline
+//!   --from-history`, and the run `check` reads by default, from the run history;
 //! - [`junit`]: `--junit FILE`, the check as JUnit XML;
 //! - [`options`]: the two commands' flags.
 //!
@@ -17,6 +19,7 @@
 
 pub(crate) mod baseline;
 pub(crate) mod check;
+pub(crate) mod history;
 pub(crate) mod junit;
 pub(crate) mod options;
 
@@ -26,7 +29,7 @@ use crate::report::{load, Format, Grid};
 use crate::util::usage::UsageError;
 use baseline::Baseline;
 use check::Check;
-use options::{BaselineOptions, CheckOptions};
+use options::{BaselineOptions, CheckOptions, HistoryPick, Reference, Source};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -46,8 +49,10 @@ pub(crate) struct Output {
     /// `--quiet`: nothing on stderr but errors.
     pub(crate) quiet: bool,
     /// The results folder (`--output DIR`, default `results/`): where `check` finds
-    /// this host's latest run.
+    /// this host's latest run when the history has none.
     pub(crate) dir: PathBuf,
+    /// `--history PATH`: the history database (`None`: the default place).
+    pub(crate) history: Option<PathBuf>,
 }
 
 fn now() -> String {
@@ -65,16 +70,40 @@ pub(crate) fn run_baseline(
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     crate::util::atomic::discard_on_signal();
-    let reports = load::load_all(&o.from).map_err(|e| UsageError(e.to_string()))?;
-    for (p, r) in o.from.iter().zip(&reports) {
-        crate::report::physics::check_report(r).map_err(|e| {
-            UsageError(format!(
-                "{}: {e}; such a figure is not a measurement (a corrupted or edited file): remove the file or the result",
-                p.display()
-            ))
+    let history::Sources {
+        names,
+        reports,
+        passed_over,
+    } = match &o.from {
+        Source::Files(files) => {
+            let reports = load::load_all(files).map_err(|e| UsageError(e.to_string()))?;
+            for (p, r) in files.iter().zip(&reports) {
+                crate::report::physics::check_report(r).map_err(|e| {
+                    UsageError(format!(
+                        "{}: {e}; such a figure is not a measurement (a corrupted or edited file): remove the file or the result",
+                        p.display()
+                    ))
+                })?;
+            }
+            history::Sources {
+                names: files.iter().map(|p| label(p)).collect(),
+                reports,
+                passed_over: Vec::new(),
+            }
+        }
+        Source::History(pick) => from_history(common, pick)?,
+    };
+    if let Some(out) = &o.out {
+        crate::util::atomic::check_writable(out).map_err(|e| {
+            UsageError::new(
+                "--output",
+                format!(
+                    "cannot write {} ({e}); give a file in an existing, writable directory",
+                    out.display()
+                ),
+            )
         })?;
     }
-    let names: Vec<String> = o.from.iter().map(|p| label(p)).collect();
     let mut defaults = std::collections::BTreeMap::new();
     if let Some(all) = o.all {
         for r in crate::report::model::Resource::ALL {
@@ -118,11 +147,69 @@ pub(crate) fn run_baseline(
         }
     }
     if !common.quiet {
-        for l in &taken.left_out {
+        for l in passed_over.iter().chain(&taken.left_out) {
             eprintln!("left out: {l}");
         }
     }
     Ok(())
+}
+
+/// `baseline --from-history`: per host (`--host`, default this one) its last `--runs`
+/// runs of one command (`--command`, default that of the newest run of the first
+/// host) with the settings of the newest of them: the sources' labels, their reports
+/// and the runs passed over.
+fn from_history(common: &Output, pick: &HistoryPick) -> Result<history::Sources, UsageError> {
+    let flag = "--from-history";
+    let h = history::open(common.history.as_deref(), flag)?;
+    let hosts = if pick.hosts.is_empty() {
+        vec![crate::hw::hostname()]
+    } else {
+        pick.hosts.clone()
+    };
+    let command = match &pick.command {
+        Some(c) => c.clone(),
+        None => history::latest_command(&h, &hosts[0], flag)?.ok_or_else(|| {
+            UsageError::new(
+                flag,
+                format!(
+                    "{} holds no run of host {}; `peakbench history list` shows the hosts (choose with --host)",
+                    h.shown, hosts[0]
+                ),
+            )
+        })?,
+    };
+    let mut out = history::Sources::default();
+    let mut want = None;
+    for host in &hosts {
+        let q = history::Query {
+            host,
+            command: &command,
+            settings: want.as_ref(),
+            exclude: None,
+            before: None,
+            n: pick.runs,
+        };
+        let p = history::pick(&h, &q, flag)?;
+        if p.runs.is_empty() {
+            return Err(UsageError::new(
+                flag,
+                format!(
+                    "{} holds no {command} run of host {host}{}; `peakbench history list --host {host}` shows its runs",
+                    h.shown,
+                    if want.is_some() { " with the first host's settings" } else { "" }
+                ),
+            ));
+        }
+        if want.is_none() {
+            want = Some(crate::report::fleet::settings(&p.runs[0].report));
+        }
+        out.passed_over.extend(p.passed_over);
+        for r in p.runs.into_iter().rev() {
+            out.names.push(r.label);
+            out.reports.push(r.report);
+        }
+    }
+    Ok(out)
 }
 
 /// Reads a baseline file: bounded, regular files only, every failure one line.
@@ -149,26 +236,115 @@ pub(crate) fn read_baseline(path: &Path) -> Result<Baseline, UsageError> {
     Baseline::parse(&text).map_err(bad)
 }
 
-/// The results file to check: the one given, else this host's latest run in the
-/// results folder (`--output DIR`, default `results/`).
-fn results_path(common: &Output, o: &CheckOptions) -> Result<PathBuf, UsageError> {
-    if let Some(p) = &o.results {
-        return Ok(p.clone());
-    }
-    let host = crate::report::results_index::file_host(&crate::hw::hostname());
-    let p = common
-        .dir
-        .join(crate::report::results_index::latest_name(&host));
-    if !p.exists() {
+/// The run to check: the results file given; else this host's latest run in the
+/// history (`--history PATH` or the default database, when it holds one); else this
+/// host's latest run in the results folder (`--output DIR`, default `results/`). With
+/// its label and, when it is in the history, its run id there.
+fn results_run(
+    common: &Output,
+    o: &CheckOptions,
+) -> Result<(crate::report::model::Report, String, Option<i64>), UsageError> {
+    let path = match &o.results {
+        Some(p) => p.clone(),
+        None => {
+            let host = crate::hw::hostname();
+            let db = history::db_path(common.history.as_deref());
+            let read = common.history.is_some()
+                || matches!(o.reference, Reference::History(_))
+                || db.as_ref().is_some_and(|p| p.exists());
+            if read {
+                let flag = if common.history.is_some() {
+                    "--history"
+                } else {
+                    "RESULTS.json"
+                };
+                let h = history::open(common.history.as_deref(), flag)?;
+                if let Some(r) = history::latest(&h, &host, flag)? {
+                    return Ok((r.report, r.label, Some(r.id)));
+                }
+            }
+            let file = crate::report::results_index::file_host(&host);
+            let p = common
+                .dir
+                .join(crate::report::results_index::latest_name(&file));
+            if !p.exists() {
+                return Err(UsageError::new(
+                    "RESULTS.json",
+                    format!(
+                        "none given, the history holds no run of {host} and {} (this host's latest run) does not exist; give a results file, or run peakbench first (it records the run and keeps results/HOST-latest.json)",
+                        p.display()
+                    ),
+                ));
+            }
+            p
+        }
+    };
+    let run = load::load(&path).map_err(|e| UsageError(e.to_string()))?;
+    crate::report::physics::check_report(&run).map_err(|e| {
+        UsageError(format!(
+            "{}: {e}; such a figure is not a measurement (a corrupted or edited file)",
+            path.display()
+        ))
+    })?;
+    Ok((run, label(&path), None))
+}
+
+/// `--against history`: a baseline taken in memory, as `baseline --from` takes one,
+/// from the last `n` runs of the checked run's host and command with its settings
+/// (the run itself and later runs left out). With its label and the runs passed over.
+fn against_history(
+    common: &Output,
+    run: &crate::report::model::Report,
+    run_id: Option<i64>,
+    n: usize,
+) -> Result<(Baseline, String, Vec<String>), UsageError> {
+    let flag = "--against";
+    let h = history::open(common.history.as_deref(), flag)?;
+    let run_id = match run_id {
+        Some(id) => Some(id),
+        None => h.find(run).map_err(|e| history::usage(flag, e))?,
+    };
+    let host = run.host.hostname.clone();
+    let command = crate::history::record::command(run);
+    let want = crate::report::fleet::settings(run);
+    let before = Some(crate::history::record::unix(&run.started_at)).filter(|t| *t > 0);
+    let q = history::Query {
+        host: &host,
+        command: &command,
+        settings: Some(&want),
+        exclude: run_id,
+        before,
+        n,
+    };
+    let p = history::pick(&h, &q, flag)?;
+    let need = n.min(history::MIN_RUNS);
+    if p.runs.len() < need {
         return Err(UsageError::new(
-            "RESULTS.json",
+            flag,
             format!(
-                "none given and {} (this host's latest run) does not exist; give a results file, or run peakbench first (it keeps results/HOST-latest.json)",
-                p.display()
+                "history {} holds {} earlier {command} run{} of {host} with this run's settings; the reference needs at least {need} (--runs {n}): record more runs, or give --baseline FILE",
+                h.shown,
+                p.runs.len(),
+                if p.runs.len() == 1 { "" } else { "s" },
             ),
         ));
     }
-    Ok(p)
+    let names: Vec<String> = p.runs.iter().rev().map(|r| r.label.clone()).collect();
+    let ids: Vec<String> = p.runs.iter().rev().map(|r| r.id.to_string()).collect();
+    let reports: Vec<crate::report::model::Report> =
+        p.runs.into_iter().rev().map(|r| r.report).collect();
+    let (b, taken) = baseline::take(&names, &reports, Default::default(), now())
+        .map_err(|e| UsageError::new(flag, e))?;
+    let shown = format!(
+        "history {}: the last {} {command} run{} of {host} (runs {})",
+        h.shown,
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
+        ids.join(", ")
+    );
+    let mut left = p.passed_over;
+    left.extend(taken.left_out);
+    Ok((b, shown, left))
 }
 
 /// The check as a [`Grid`] for the one exporter: the rows for table, CSV and Markdown,
@@ -242,15 +418,16 @@ pub(crate) fn run_check(
     out: &mut dyn Write,
 ) -> anyhow::Result<ExitCode> {
     crate::util::atomic::discard_on_signal();
-    let base = read_baseline(&o.baseline)?;
-    let path = results_path(common, o)?;
-    let run = load::load(&path).map_err(|e| UsageError(e.to_string()))?;
-    crate::report::physics::check_report(&run).map_err(|e| {
-        UsageError(format!(
-            "{}: {e}; such a figure is not a measurement (a corrupted or edited file)",
-            path.display()
-        ))
-    })?;
+    // A baseline file is read first: a bad one is refused before anything else.
+    let file_base = match &o.reference {
+        Reference::Baseline(p) => Some((read_baseline(p)?, label(p), Vec::new())),
+        Reference::History(_) => None,
+    };
+    let (run, run_label, run_id) = results_run(common, o)?;
+    let (base, base_name, left_out) = match file_base {
+        Some(b) => b,
+        None => against_history(common, &run, run_id, o.reference.runs())?,
+    };
     if let Some(j) = &o.junit {
         crate::util::atomic::check_writable(j).map_err(|e| {
             UsageError::new(
@@ -262,7 +439,7 @@ pub(crate) fn run_check(
             )
         })?;
     }
-    let c = check::check(&base, &label(&o.baseline), &run, &label(&path), o.strict);
+    let c = check::check(&base, &base_name, &run, &run_label, o.strict);
     let mut footer = c.summary.clone();
     for n in &c.notes {
         footer.push_str("\nnote: ");
@@ -281,6 +458,9 @@ pub(crate) fn run_check(
         eprintln!("{footer}");
     }
     if !common.quiet {
+        for l in &left_out {
+            eprintln!("left out of the reference: {l}");
+        }
         if let Some(j) = &o.junit {
             eprintln!("junit: {}", j.display());
         }

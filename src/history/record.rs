@@ -109,7 +109,26 @@ pub(crate) fn unix(t: &str) -> i64 {
         .map_or(0, |d| d.as_secs() as i64)
 }
 
+/// The identity of a report in the database (`runs.digest`): the SHA-256 of its JSON.
+pub(crate) fn digest(report: &Report) -> Result<String, serde_json::Error> {
+    Ok(hex(Sha256::digest(
+        serde_json::to_string(report)?.as_bytes(),
+    )))
+}
+
 impl History {
+    /// The id of the run recorded from `report` (the same report, by its digest), if
+    /// it is in the database.
+    pub fn find(&self, report: &Report) -> Result<Option<i64>, HistoryError> {
+        let Ok(d) = digest(report) else {
+            return Ok(None);
+        };
+        self.conn
+            .query_row("SELECT id FROM runs WHERE digest = ?1", [&d], |r| r.get(0))
+            .optional()
+            .map_err(|e| HistoryError::Sqlite(self.shown.clone(), why(&e)))
+    }
+
     /// Records a run on the machine that just measured it (its microcode is read now).
     pub fn record_live(
         &mut self,

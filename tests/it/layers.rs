@@ -23,8 +23,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("report", &["hw", "measure", "util"]),
     ("bench", &["report", "hw", "measure", "util"]),
     ("reference", &["report", "hw", "measure", "util"]),
-    ("gate", &["report", "hw", "measure", "util"]),
     ("history", &["report", "hw", "measure", "util"]),
+    // The gate reads the run history (`check --against history`, `baseline --from-history`).
+    ("gate", &["history", "report", "hw", "measure", "util"]),
 ];
 
 /// The top of the crate: the binary, the crate root, the commands and the cluster
