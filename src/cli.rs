@@ -3,15 +3,17 @@
 //! resource (`bench::RESOURCES`: each resource builds its own from its flags,
 //! `bench/<resource>/options.rs`). The commands that measure nothing (sysinfo, serve,
 //! report, compare, reference, fleet) are [`Cmd`], defined here.
-//! Every flag is defined once, with its help. Values are taken as text and validated
-//! (through `options.rs`), which gives each bad value one clear line naming the flag and
-//! the accepted form.
+//! Every flag is defined once, with its help, and typed where clap reads it: its
+//! `value_parser` gives a bad value one clear line naming the flag and the accepted form
+//! (`cmdline` prints it); `options.rs` checks what spans flags.
 
 use crate::bench::common::CommonArgs;
 use crate::bench::net::options::ServeOptions;
 use crate::bench::Resource;
+use crate::util::units::ParseError;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Subcommand};
+use std::path::PathBuf;
 
 /// The top-level about line.
 const ABOUT: &str =
@@ -59,6 +61,23 @@ impl std::fmt::Debug for Chosen {
     }
 }
 
+/// `c` with the common options: `CommonArgs`' and `--peak`'s check, which reads the
+/// registry's keys (`bench::parse_peak`, above `bench::common`).
+fn common_args(c: clap::Command) -> clap::Command {
+    CommonArgs::augment_args(c).mut_arg("peak", |a| a.value_parser(peak))
+}
+
+/// `--peak KEY=VALUE`, checked where clap reads it (`options` reads the key and value
+/// into the overrides).
+fn peak(t: &str) -> Result<String, ParseError> {
+    match crate::bench::parse_peak(t) {
+        Ok(_) => Ok(t.to_string()),
+        Err(e) => Err(ParseError(
+            e.0.strip_prefix("--peak: ").unwrap_or(&e.0).to_string(),
+        )),
+    }
+}
+
 /// The order of the subcommands in help: sysinfo, the resources, then the others.
 fn order() -> Vec<&'static str> {
     let mut v = vec!["sysinfo"];
@@ -79,7 +98,7 @@ fn order() -> Vec<&'static str> {
 impl CommandFactory for Cli {
     fn command() -> clap::Command {
         let mut c = clap::Command::new("peakbench").version(env!("CARGO_PKG_VERSION"));
-        c = CommonArgs::augment_args(c);
+        c = common_args(c);
         for r in crate::bench::RESOURCES {
             c = c.subcommand(r.command());
         }
@@ -94,7 +113,7 @@ impl CommandFactory for Cli {
         }
         // Each subcommand offers the common options it reads; the others are parsed
         // hidden, so that `options` refuses them naming why, not clap as unknown.
-        let common = CommonArgs::augment_args(clap::Command::new("common"));
+        let common = common_args(clap::Command::new("common"));
         let names: Vec<String> = c
             .get_subcommands()
             .map(|s| s.get_name().to_string())
@@ -151,58 +170,132 @@ impl FromArgMatches for Cli {
 
 impl clap::Parser for Cli {}
 
-/// The output options (`CommonArgs`' ids): how the results are shown and where they
-/// go.
-pub(crate) const OUTPUT: &[&str] = &["format", "output", "quiet", "html", "width", "prom_file"];
+/// What a common option is about: how the results are shown and where they go, or how
+/// a run measures. The quick suite (the top level) and the measuring subcommands offer
+/// both; a command that measures nothing, what it reads ([`reads`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Group {
+    /// How the results are shown and where they go.
+    Output,
+    /// How a run measures.
+    Measure,
+}
 
-/// The measurement options (`CommonArgs`' ids): how a run measures. The quick suite
-/// (the top level) and the measuring subcommands offer them.
-pub(crate) const MEASURE: &[&str] = &[
-    "repeat",
-    "min_time",
-    "weak",
-    "peak",
-    "reference",
-    "until_stable",
-    "stable_budget",
-    "cpus",
-    "dry_run",
-    "history",
-    "no_history",
-];
+/// Defines [`COMMON`] and what reads `CommonArgs` field by field ([`overlay`],
+/// [`given`]) from one list of `id: Group` (the id is the field's name, clap's id).
+macro_rules! common_options {
+    ($($id:ident: $group:ident,)*) => {
+        /// Every common option (`CommonArgs`' ids, its fields) and its group, in help
+        /// order: the one list a new common option is added to.
+        pub(crate) const COMMON: &[(&str, Group)] = &[$((stringify!($id), Group::$group),)*];
 
-/// Every common option: what a resource's subcommand reads.
-const EVERY: &[&str] = &[
-    "format",
-    "output",
-    "quiet",
-    "html",
-    "width",
-    "prom_file",
-    "repeat",
-    "min_time",
-    "weak",
-    "peak",
-    "reference",
-    "until_stable",
-    "stable_budget",
-    "cpus",
-    "dry_run",
-    "history",
-    "no_history",
-];
+        /// The common options given after the subcommand (`peakbench cpu --repeat 2`),
+        /// over those given before it (`peakbench --repeat 2 cpu`); `--peak` keeps both.
+        fn overlay(c: &mut CommonArgs, m: &ArgMatches) {
+            $(if on_command_line(m, stringify!($id)) {
+                Slot::overlay(&mut c.$id, m, stringify!($id));
+            })*
+        }
+
+        /// The common options given (`CommonArgs`' ids), in [`COMMON`]'s order.
+        pub(crate) fn given(c: &CommonArgs) -> Vec<&'static str> {
+            let mut v = Vec::new();
+            $(if Slot::is_given(&c.$id) {
+                v.push(stringify!($id));
+            })*
+            v
+        }
+    };
+}
+
+common_options! {
+    format: Output,
+    output: Output,
+    quiet: Output,
+    html: Output,
+    width: Output,
+    prom_file: Output,
+    repeat: Measure,
+    min_time: Measure,
+    weak: Measure,
+    peak: Measure,
+    reference: Measure,
+    until_stable: Measure,
+    stable_budget: Measure,
+    cpus: Measure,
+    dry_run: Measure,
+    history: Measure,
+    no_history: Measure,
+}
+
+/// The ids of the common options of `group`, in [`COMMON`]'s order.
+pub(crate) fn ids(group: Group) -> Vec<&'static str> {
+    COMMON
+        .iter()
+        .filter(|(_, g)| *g == group)
+        .map(|(id, _)| *id)
+        .collect()
+}
+
+/// The group of the common option `id`, if it is one.
+pub(crate) fn group(id: &str) -> Option<Group> {
+    COMMON.iter().find(|(i, _)| *i == id).map(|(_, g)| *g)
+}
+
+/// Whether `id` was given on the command line in `m`.
+fn on_command_line(m: &ArgMatches, id: &str) -> bool {
+    m.try_contains_id(id).unwrap_or(false) && m.value_source(id) == Some(ValueSource::CommandLine)
+}
+
+/// A `CommonArgs` field as [`overlay`] and [`given`] read it, by its type: a value
+/// (`Option`) is replaced, a switch (`bool`) set, a repeatable flag (`Vec`) extended.
+trait Slot {
+    /// Takes the value of `id` given in `m`.
+    fn overlay(&mut self, m: &ArgMatches, id: &str);
+    /// Whether the option was given.
+    fn is_given(&self) -> bool;
+}
+
+impl<T: Clone + Send + Sync + 'static> Slot for Option<T> {
+    fn overlay(&mut self, m: &ArgMatches, id: &str) {
+        if let Some(v) = m.get_one::<T>(id) {
+            *self = Some(v.clone());
+        }
+    }
+    fn is_given(&self) -> bool {
+        self.is_some()
+    }
+}
+
+impl Slot for bool {
+    fn overlay(&mut self, _: &ArgMatches, _: &str) {
+        *self = true;
+    }
+    fn is_given(&self) -> bool {
+        *self
+    }
+}
+
+impl<T: Clone + Send + Sync + 'static> Slot for Vec<T> {
+    fn overlay(&mut self, m: &ArgMatches, id: &str) {
+        self.extend(m.get_many::<T>(id).into_iter().flatten().cloned());
+    }
+    fn is_given(&self) -> bool {
+        !self.is_empty()
+    }
+}
 
 /// The common options subcommand `name` reads, which its help offers: every one for a
 /// resource; for a command that measures nothing, what it reads (a new one reads the
 /// output options until listed here). The others, given, are refused (`options`).
-pub(crate) fn reads(name: &str) -> &'static [&'static str] {
+pub(crate) fn reads(name: &str) -> Vec<&'static str> {
     match name {
-        "sysinfo" => &["format", "peak", "width", "quiet"],
-        "serve" => &[],
-        "report" | "compare" | "fleet" => &["format", "html", "width", "quiet"],
-        "history" => &["format", "html", "width", "quiet", "history"],
+        "sysinfo" => vec!["format", "peak", "width", "quiet"],
+        "serve" => vec![],
+        "report" | "compare" | "fleet" => vec!["format", "html", "width", "quiet"],
+        "history" => vec!["format", "html", "width", "quiet", "history"],
         // `check` and `baseline` read the history too (`--against history`, `--from-history`).
-        "check" | "baseline" => &[
+        "check" | "baseline" => vec![
             "format",
             "output",
             "quiet",
@@ -212,7 +305,7 @@ pub(crate) fn reads(name: &str) -> &'static [&'static str] {
             "history",
         ],
         // `reference --run` is a CPU run with the reference tools: what that reads.
-        "reference" => &[
+        "reference" => vec![
             "format",
             "output",
             "quiet",
@@ -225,78 +318,9 @@ pub(crate) fn reads(name: &str) -> &'static [&'static str] {
             "history",
             "no_history",
         ],
-        _ if crate::bench::find(name).is_some() => EVERY,
-        _ => OUTPUT,
+        _ if crate::bench::find(name).is_some() => COMMON.iter().map(|(id, _)| *id).collect(),
+        _ => ids(Group::Output),
     }
-}
-
-/// The common options given after the subcommand (`peakbench cpu --repeat 2`), over
-/// those given before it (`peakbench --repeat 2 cpu`); `--peak` keeps both.
-fn overlay(c: &mut CommonArgs, m: &ArgMatches) {
-    let given = |id: &str| {
-        m.try_contains_id(id).unwrap_or(false)
-            && m.value_source(id) == Some(ValueSource::CommandLine)
-    };
-    let text = |id: &str| m.get_one::<String>(id).cloned();
-    for (id, slot) in [
-        ("repeat", &mut c.repeat),
-        ("min_time", &mut c.min_time),
-        ("format", &mut c.format),
-        ("output", &mut c.output),
-        ("html", &mut c.html),
-        ("width", &mut c.width),
-        ("until_stable", &mut c.until_stable),
-        ("stable_budget", &mut c.stable_budget),
-        ("cpus", &mut c.cpus),
-        ("prom_file", &mut c.prom_file),
-        ("history", &mut c.history),
-    ] {
-        if given(id) {
-            *slot = text(id);
-        }
-    }
-    for (id, slot) in [
-        ("quiet", &mut c.quiet),
-        ("weak", &mut c.weak),
-        ("reference", &mut c.reference),
-        ("dry_run", &mut c.dry_run),
-        ("no_history", &mut c.no_history),
-    ] {
-        if given(id) {
-            *slot = true;
-        }
-    }
-    if given("peak") {
-        c.peak
-            .extend(m.get_many::<String>("peak").into_iter().flatten().cloned());
-    }
-}
-
-/// The common options given (`CommonArgs`' ids), in their order.
-pub(crate) fn given(c: &CommonArgs) -> Vec<&'static str> {
-    [
-        ("format", c.format.is_some()),
-        ("output", c.output.is_some()),
-        ("quiet", c.quiet),
-        ("html", c.html.is_some()),
-        ("width", c.width.is_some()),
-        ("prom_file", c.prom_file.is_some()),
-        ("repeat", c.repeat.is_some()),
-        ("min_time", c.min_time.is_some()),
-        ("weak", c.weak),
-        ("peak", !c.peak.is_empty()),
-        ("reference", c.reference),
-        ("until_stable", c.until_stable.is_some()),
-        ("stable_budget", c.stable_budget.is_some()),
-        ("cpus", c.cpus.is_some()),
-        ("dry_run", c.dry_run),
-        ("history", c.history.is_some()),
-        ("no_history", c.no_history),
-    ]
-    .into_iter()
-    .filter(|(_, g)| *g)
-    .map(|(id, _)| id)
-    .collect()
 }
 
 /// The subcommands that are not resources.
@@ -310,13 +334,13 @@ pub(crate) enum Cmd {
     /// Serve network tests to `peakbench net --server` clients
     Serve(ServeOptions),
     /// Render a results file: the table on stdout, or --html/--csv/--markdown files
-    Report(ReportArgs),
+    Report(crate::reporting::ReportOptions),
     /// Compare results files case by case: change of the mean with a 95 % CI (Welch)
     Compare(CompareArgs),
     /// Installed reference tools and their versions; --run compares CPU peaks with likwid-bench
-    Reference(ReferenceArgs),
+    Reference(crate::reporting::ReferenceOptions),
     /// Merge many hosts' results files: per workload the fleet median, spread and outlier hosts
-    Fleet(FleetArgs),
+    Fleet(crate::reporting::FleetOptions),
     /// Write a baseline (per case the median and a tolerance) from known-good results files
     Baseline(crate::gate::BaselineArgs),
     /// Check a run against a baseline: pass, regressed, improved, inconclusive or missing per case; exit 1 on a regression
@@ -325,52 +349,36 @@ pub(crate) enum Cmd {
     History(crate::history::command::HistoryArgs),
 }
 
-/// `peakbench report` arguments.
-#[derive(Debug, Args, Default)]
-pub(crate) struct ReportArgs {
-    /// A results file written by a run (results/HOST-TIME.json)
-    #[arg(value_name = "FILE.json")]
-    pub(crate) file: String,
-    /// Write the results as CSV to this file
-    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
-    pub(crate) csv: Option<String>,
-    /// Write the results as a Markdown table to this file
-    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
-    pub(crate) markdown: Option<String>,
-}
-
 /// `peakbench compare` arguments.
 #[derive(Debug, Args, Default)]
 pub(crate) struct CompareArgs {
     /// Results files; the first is the baseline
     #[arg(value_name = "FILE.json", required = true, num_args = 2..)]
-    pub(crate) files: Vec<String>,
+    pub(crate) files: Vec<PathBuf>,
 }
 
-/// `peakbench reference` arguments.
-#[derive(Debug, Args, Default)]
-pub(crate) struct ReferenceArgs {
-    /// Run likwid-bench peakflops next to peakbench's matching CPU kernels and print both
-    #[arg(long)]
-    pub(crate) run: bool,
-    /// Thread counts for --run [default: 1 and the core count]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub(crate) threads: Option<String>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// `peakbench fleet` arguments.
-#[derive(Debug, Args, Default)]
-pub(crate) struct FleetArgs {
-    /// Results files, one per host (or gathered MPI runs with hosts[])
-    #[arg(value_name = "FILE.json", required = true, num_args = 1..)]
-    pub(crate) files: Vec<String>,
-    /// Outlier when the modified z-score |0.6745*(x-median)/MAD| exceeds this [default: 3.5]
-    #[arg(long, value_name = "Z", allow_hyphen_values = true)]
-    pub(crate) threshold: Option<String>,
-    /// ... and the figure is at least this far from the median, e.g. 5% [default: 5%]
-    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
-    pub(crate) min_gap: Option<String>,
-    /// Refuse files that ran the same case with differing settings (default: label them)
-    #[arg(long)]
-    pub(crate) strict: bool,
+    /// [`COMMON`] lists every `CommonArgs` option once (so [`overlay`], [`given`] and
+    /// [`reads`] see each), in the order of the fields.
+    #[test]
+    fn the_common_list_is_common_args() {
+        let c = CommonArgs::augment_args(clap::Command::new("t"));
+        let args: Vec<&str> = c.get_arguments().map(|a| a.get_id().as_str()).collect();
+        let listed: Vec<&str> = COMMON.iter().map(|(id, _)| *id).collect();
+        let mut a = args.clone();
+        let mut l = listed.clone();
+        a.sort_unstable();
+        l.sort_unstable();
+        assert_eq!(a, l);
+        assert_eq!(
+            ids(Group::Output).len() + ids(Group::Measure).len(),
+            args.len()
+        );
+        assert_eq!(group("repeat"), Some(Group::Measure));
+        assert_eq!(group("width"), Some(Group::Output));
+        assert_eq!(group("threads"), None);
+    }
 }

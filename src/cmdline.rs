@@ -416,6 +416,35 @@ mod tests {
         assert_eq!(l[1], "--interval: only applies with --sustain DUR");
     }
 
+    /// Issue #34 item 2: the common options' bad values are found where clap reads them,
+    /// each its one line, all listed together; `--format`'s help lists the registry's.
+    #[test]
+    fn common_values_are_listed_together() {
+        let l = refused(&["--repeat", "0", "--width", "3", "--format", "xml"]);
+        assert_eq!(l.len(), 3, "{l:?}");
+        for flag in [
+            "--repeat: '0'",
+            "--width: '3'",
+            "--format: unknown format 'xml'",
+        ] {
+            assert!(l.iter().any(|x| x.starts_with(flag)), "{flag}: {l:?}");
+        }
+        let l = refused(&["report", "x.json", "--repeat", "0"]);
+        assert_eq!(l.len(), 1, "{l:?}");
+        assert!(
+            l[0].starts_with("--repeat: '0' is not a run count"),
+            "{l:?}"
+        );
+        let c = command();
+        let format = c.get_arguments().find(|a| a.get_id() == "format").unwrap();
+        let names: Vec<String> = format
+            .get_possible_values()
+            .iter()
+            .map(|v| v.get_name().to_string())
+            .collect();
+        assert_eq!(names, ["table", "json", "csv", "markdown", "openmetrics"]);
+    }
+
     #[test]
     fn a_good_line_parses_and_help_is_shown() {
         let argv: Vec<OsString> = ["peakbench", "cpu", "--threads", "1"]

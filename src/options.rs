@@ -4,7 +4,7 @@
 //! nothing (`reporting`) — into one [`Options`]. Each bad value becomes one
 //! [`UsageError`] line naming the flag and the accepted form; nothing runs.
 
-use crate::bench::common::{parse_threads, CommonOptions};
+use crate::bench::common::CommonOptions;
 use crate::bench::resource::{CommonFlag, Run};
 use crate::cli::{Cli, Cmd, Sub};
 use crate::reporting::{ReferenceOptions, ReportOptions};
@@ -164,21 +164,19 @@ impl Options {
             Some(Sub::Cmd(Cmd::Serve(a))) => {
                 Command::Serve(crate::bench::net::options::parse_serve(a)?)
             }
-            Some(Sub::Cmd(Cmd::Report(a))) => {
-                Command::Report(crate::reporting::parse_report(a, c)?)
-            }
+            Some(Sub::Cmd(Cmd::Report(a))) => Command::Report(crate::reporting::parse_report(a, c)),
             Some(Sub::Cmd(Cmd::Compare(a))) => Command::Compare {
-                files: a.files.iter().map(PathBuf::from).collect(),
+                files: a.files.clone(),
             },
-            Some(Sub::Cmd(Cmd::Reference(a))) => Command::Reference(ReferenceOptions {
-                run: a.run,
-                threads: a.threads.as_deref().map(parse_threads).transpose()?,
-            }),
-            Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(crate::reporting::parse_fleet(a)?),
+            Some(Sub::Cmd(Cmd::Reference(a))) => Command::Reference(a.clone()),
+            Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(crate::reporting::parse_fleet(a)),
             Some(Sub::Cmd(Cmd::History(a))) => Command::History(crate::history::command::parse(a)?),
-            Some(Sub::Cmd(Cmd::Baseline(a))) => Command::Baseline(
-                crate::gate::options::parse_baseline(a, c.output.as_deref())?,
-            ),
+            Some(Sub::Cmd(Cmd::Baseline(a))) => {
+                Command::Baseline(crate::gate::options::parse_baseline(
+                    a,
+                    c.output.as_ref().map(|o| o.to_string_lossy()).as_deref(),
+                )?)
+            }
             Some(Sub::Cmd(Cmd::Check(a))) => Command::Check(crate::gate::options::parse_check(a)?),
         };
         refuse_unused(c, &command)?;
@@ -202,14 +200,7 @@ impl Options {
             ));
         }
         check_cpus(common.cpus.as_deref(), &command)?;
-        common.html = match c.html.as_deref() {
-            None => None,
-            Some(t) if t.trim().is_empty() => {
-                return Err(UsageError::new(
-                    "--html",
-                    "empty path; give a file name like report.html",
-                ))
-            }
+        common.html = match &c.html {
             Some(_)
                 if matches!(
                     command,
@@ -224,7 +215,7 @@ impl Options {
                     "only applies to measuring runs, report and compare",
                 ))
             }
-            Some(t) => Some(PathBuf::from(t)),
+            html => html.clone(),
         };
         if let Some(p) = &common.prom_file {
             check_prom_file(p, &command)?;
@@ -316,7 +307,7 @@ fn refuse_unread(c: &crate::bench::common::CommonArgs, name: &str) -> Result<(),
             continue;
         }
         let flag = format!("--{}", id.replace('_', "-"));
-        let why = if crate::cli::MEASURE.contains(&id) {
+        let why = if crate::cli::group(id) == Some(crate::cli::Group::Measure) {
             format!("{name} measures nothing; drop {flag}")
         } else {
             format!("{name} does not use it; drop {flag}")
@@ -514,17 +505,14 @@ mod tests {
         assert!(!offered("serve").iter().any(|o| o == "format"));
         for r in crate::bench::RESOURCES {
             let o = offered(r.name());
-            for id in crate::cli::OUTPUT.iter().chain(crate::cli::MEASURE) {
+            for (id, _) in crate::cli::COMMON {
                 let long = id.replace('_', "-");
                 assert!(o.contains(&long), "{}: {long}", r.name());
             }
         }
         // The top level offers every common option, for the quick suite.
         let top: Vec<&str> = cli.get_arguments().filter_map(|a| a.get_long()).collect();
-        assert_eq!(
-            top.len(),
-            crate::cli::OUTPUT.len() + crate::cli::MEASURE.len()
-        );
+        assert_eq!(top.len(), crate::cli::COMMON.len());
         // Before or after the subcommand alike.
         for a in [&["--repeat", "2", "cpu"][..], &["cpu", "--repeat", "2"]] {
             assert_eq!(opts(a).unwrap().common.repeat, 2, "{a:?}");
@@ -545,6 +533,45 @@ mod tests {
         assert_eq!(e, "--format: serve does not use it; drop --format");
         assert!(opts(&["serve", "--quiet"]).is_ok());
         assert!(opts(&["report", "a.json", "--width", "100"]).is_ok());
+    }
+
+    /// Issue #34 item 2: the common options are typed where clap reads them; each bad
+    /// value keeps the one line its hand-written check gave, and the checks that span
+    /// flags stay.
+    #[test]
+    fn common_flags_keep_their_lines() {
+        for (a, line) in [
+            (&["--repeat", "0"][..], "--repeat: '0' is not a run count; use a whole number from 1 to 10000"),
+            (&["cpu", "--repeat", "x"], "--repeat: 'x' is not a run count; use a whole number from 1 to 10000"),
+            (&["--format", "xml"], "--format: unknown format 'xml'; accepted: table,json,csv,markdown,openmetrics"),
+            (&["--output", " "], "--output: empty path; give a directory"),
+            (&["--html", ""], "--html: empty path; give a file name like report.html"),
+            (&["--history", ""], "--history: empty path; give a database file like ~/peakbench-history.db"),
+            (&["--width", "3"], "--width: '3' is not a width; use a number of columns from 40 to 10000"),
+            (&["--until-stable", "1"], "--until-stable: '1' is not a precision; give a percentage above 0 and at most 50, e.g. 1%"),
+            (&["--until-stable", "1%", "--stable-budget", "0s"], "--stable-budget: '0s' is out of range; durations must be at least 1us and at most 7 days"),
+            (&["--stable-budget", "5s"], "--stable-budget: only applies with --until-stable PCT; add it, e.g. --until-stable 1%"),
+            (&["--history", "h.db", "--no-history"], "--no-history: --history PATH says where to record the run; give one of the two"),
+            (&["fleet", "a.json", "--threshold", "0"], "--threshold: '0' is not a z-score threshold; use a positive number like 3.5"),
+            (&["fleet", "a.json", "--min-gap", "x"], "--min-gap: 'x' is not a percentage; use a number from 0 to 100 like 5%"),
+            (&["reference", "--threads", "0"], "--threads: '0' is out of range; thread counts go from 1 to 4096"),
+            (&["report", "a.json", "--csv", ""], "--csv: empty path; give a file name"),
+            (&["--prom-file", "x.txt"], "--prom-file: 'x.txt' does not end in .prom, and node_exporter's textfile collector reads only *.prom files; give a *.prom file, e.g. /var/lib/node_exporter/textfile_collector/peakbench.prom"),
+        ] {
+            assert_eq!(opts(a).unwrap_err().0, line, "{a:?}");
+        }
+        let e = opts(&["--peak", "cpu.fp99=1T"]).unwrap_err().0;
+        assert!(
+            e.starts_with("--peak: ") && !e[2..].contains("--peak"),
+            "{e}"
+        );
+        let o = opts(&["--width", "120", "--until-stable", "2%", "--format", "md"]).unwrap();
+        assert_eq!(o.common.width, Some(120));
+        assert_eq!(o.common.format, crate::report::view::markdown::FORMAT);
+        assert_eq!(
+            o.common.until_stable.unwrap().budget,
+            Duration::from_secs(30)
+        );
     }
 
     #[test]

@@ -7,64 +7,65 @@
 
 use crate::bench::common::{CommonArgs, CommonOptions};
 use crate::bench::cpu::options::CpuOptions;
-use crate::cli::ReportArgs;
+use crate::bench::flags::List;
 use crate::report::compare;
 use crate::report::model::Report;
 use crate::report::view::{csv, html, markdown};
 use crate::report::{export, load, Doc, Format, Grid};
+use crate::util::units::ParseError;
 use crate::util::usage::UsageError;
 use anyhow::Context as _;
+use clap::Args;
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// `peakbench report` options.
-#[derive(Debug, Clone, Serialize)]
+/// `peakbench report`: its flags (clap, each value checked where clap reads it) and the
+/// options they give ([`parse_report`] adds what depends on the common options).
+#[derive(Debug, Clone, Default, Args, Serialize)]
 pub(crate) struct ReportOptions {
-    /// The results file.
+    /// A results file written by a run (results/HOST-TIME.json)
+    #[arg(value_name = "FILE.json")]
     pub(crate) file: PathBuf,
-    /// `--csv FILE`.
+    /// Write the results as CSV to this file
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = file_path)]
     pub(crate) csv: Option<PathBuf>,
-    /// `--markdown FILE`.
+    /// Write the results as a Markdown table to this file
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = file_path)]
     pub(crate) markdown: Option<PathBuf>,
     /// Whether stdout gets the `--format` view: always unless an output file was asked
     /// for and `--format` was not given.
+    #[arg(skip)]
     pub(crate) to_stdout: bool,
 }
 
-/// `peakbench reference` options.
-#[derive(Debug, Clone, Default, Serialize)]
+/// `peakbench reference`: its flags and options.
+#[derive(Debug, Clone, Default, Args, Serialize)]
 pub(crate) struct ReferenceOptions {
-    /// `--run`: run the CPU comparison with likwid-bench.
+    /// Run likwid-bench peakflops next to peakbench's matching CPU kernels and print both
+    #[arg(long)]
     pub(crate) run: bool,
-    /// `--threads` for `--run`.
-    pub(crate) threads: Option<Vec<usize>>,
+    /// Thread counts for --run [default: 1 and the core count]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = crate::bench::flags::threads)]
+    pub(crate) threads: Option<List<usize>>,
 }
 
-fn path_flag(flag: &str, v: &Option<String>) -> Result<Option<PathBuf>, UsageError> {
-    match v.as_deref() {
-        None => Ok(None),
-        Some(t) if t.trim().is_empty() => {
-            Err(UsageError::new(flag, "empty path; give a file name"))
-        }
-        Some(t) => Ok(Some(PathBuf::from(t))),
+/// An output file flag's value: not empty.
+fn file_path(t: &str) -> Result<PathBuf, ParseError> {
+    if t.trim().is_empty() {
+        return Err(ParseError("empty path; give a file name".into()));
     }
+    Ok(PathBuf::from(t))
 }
 
-/// Validates `peakbench report` arguments.
-pub(crate) fn parse_report(
-    a: &ReportArgs,
-    common: &CommonArgs,
-) -> Result<ReportOptions, UsageError> {
-    let csv = path_flag("--csv", &a.csv)?;
-    let markdown = path_flag("--markdown", &a.markdown)?;
-    let any_file = csv.is_some() || markdown.is_some() || common.html.is_some();
-    Ok(ReportOptions {
-        file: PathBuf::from(&a.file),
-        csv,
-        markdown,
+/// `peakbench report`'s options once the common ones are known: stdout gets the view
+/// unless only files were asked for.
+pub(crate) fn parse_report(a: &ReportOptions, common: &CommonArgs) -> ReportOptions {
+    let any_file = a.csv.is_some() || a.markdown.is_some() || common.html.is_some();
+    ReportOptions {
         to_stdout: common.format.is_some() || !any_file,
-    })
+        ..a.clone()
+    }
 }
 
 /// Loads a results file; a bad file is a usage error (exit code 2).
@@ -274,48 +275,60 @@ pub(crate) fn reference_cpu(r: &ReferenceOptions) -> CpuOptions {
     }
 }
 
-/// `peakbench fleet` options.
-#[derive(Debug, Clone, Serialize)]
+/// `peakbench fleet`: its flags (clap, each value checked where clap reads it) and the
+/// outlier rule they give ([`parse_fleet`]).
+#[derive(Debug, Clone, Args, Serialize)]
 pub(crate) struct FleetOptions {
-    /// The files, in the order given.
+    /// Results files, one per host (or gathered MPI runs with hosts[])
+    #[arg(value_name = "FILE.json", required = true, num_args = 1..)]
     pub(crate) files: Vec<PathBuf>,
-    /// `--threshold` and `--min-gap`.
+    /// Outlier when the modified z-score |0.6745*(x-median)/MAD| exceeds this [default: 3.5]
+    #[arg(long, value_name = "Z", allow_hyphen_values = true, value_parser = threshold)]
+    #[serde(skip)]
+    pub(crate) threshold: Option<f64>,
+    /// ... and the figure is at least this far from the median, e.g. 5% [default: 5%]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true, value_parser = min_gap)]
+    #[serde(skip)]
+    pub(crate) min_gap: Option<f64>,
+    /// `--threshold` and `--min-gap`, defaults filled in ([`parse_fleet`]).
+    #[arg(skip)]
     pub(crate) rule: crate::report::fleet::Rule,
-    /// `--strict`: refuse a case run with differing settings.
+    /// Refuse files that ran the same case with differing settings (default: label them)
+    #[arg(long)]
     pub(crate) strict: bool,
 }
 
-/// Validates `peakbench fleet` arguments.
-pub(crate) fn parse_fleet(a: &crate::cli::FleetArgs) -> Result<FleetOptions, UsageError> {
+/// `--threshold`: a positive z-score.
+fn threshold(t: &str) -> Result<f64, ParseError> {
+    match t.trim().parse::<f64>() {
+        Ok(z) if z.is_finite() && z > 0.0 => Ok(z),
+        _ => Err(ParseError(format!(
+            "'{t}' is not a z-score threshold; use a positive number like 3.5"
+        ))),
+    }
+}
+
+/// `--min-gap`: a percentage from 0 to 100 (as a fraction).
+fn min_gap(g: &str) -> Result<f64, ParseError> {
+    let v = g.trim().trim_end_matches('%').trim();
+    match v.parse::<f64>() {
+        Ok(p) if p.is_finite() && (0.0..100.0).contains(&p) => Ok(p / 100.0),
+        _ => Err(ParseError(format!(
+            "'{g}' is not a percentage; use a number from 0 to 100 like 5%"
+        ))),
+    }
+}
+
+/// `peakbench fleet`'s options with the outlier rule (defaults where not given).
+pub(crate) fn parse_fleet(a: &FleetOptions) -> FleetOptions {
     let mut rule = crate::report::fleet::Rule::default();
-    if let Some(t) = &a.threshold {
-        rule.threshold = match t.trim().parse::<f64>() {
-            Ok(z) if z.is_finite() && z > 0.0 => z,
-            _ => {
-                return Err(UsageError::new(
-                    "--threshold",
-                    format!("'{t}' is not a z-score threshold; use a positive number like 3.5"),
-                ))
-            }
-        };
+    if let Some(z) = a.threshold {
+        rule.threshold = z;
     }
-    if let Some(g) = &a.min_gap {
-        let v = g.trim().trim_end_matches('%').trim();
-        rule.min_gap = match v.parse::<f64>() {
-            Ok(p) if p.is_finite() && (0.0..100.0).contains(&p) => p / 100.0,
-            _ => {
-                return Err(UsageError::new(
-                    "--min-gap",
-                    format!("'{g}' is not a percentage; use a number from 0 to 100 like 5%"),
-                ))
-            }
-        };
+    if let Some(g) = a.min_gap {
+        rule.min_gap = g;
     }
-    Ok(FleetOptions {
-        files: a.files.iter().map(PathBuf::from).collect(),
-        rule,
-        strict: a.strict,
-    })
+    FleetOptions { rule, ..a.clone() }
 }
 
 /// `peakbench fleet FILE.json…`: the fleet report in `--format`, and `--html`.

@@ -13,13 +13,14 @@
 //! configuration of a case ([`run_config`]), the clock check written into a result
 //! ([`record_clock`]) and the free-RAM check of a plan ([`ram_refuses`]).
 
+use super::flags::{Choices, List};
 use super::peaks::PeakOverrides;
 use crate::hw::clock::CaseClock;
 use crate::hw::HostInfo;
 use crate::measure::{RunConfig, Scaling, Stable};
 use crate::report::model::{BenchResult, Note};
 use crate::report::Format;
-use crate::util::units::{parse_duration, parse_list};
+use crate::util::units::{parse_duration, parse_list, ParseError};
 use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
@@ -37,21 +38,30 @@ pub(crate) struct Context<'a> {
 
 /// The common options: output options (how results are shown and where they go) and
 /// measurement options (how a run measures). The top level (the quick suite) offers
-/// them all; each subcommand offers those it reads (`cli::reads`).
+/// them all; each subcommand offers those it reads (`cli::reads`). Each value is typed
+/// where clap reads it (its `value_parser` below gives the one line a bad value gets);
+/// [`parse`] fills in the defaults and checks what spans flags. A new one is a field
+/// here, a line in `cli::COMMON` and, if the report or a case reads it, a field of
+/// [`CommonOptions`].
 #[derive(Debug, Args, Default)]
 pub struct CommonArgs {
     /// Timed runs per case after the warm-up [default: 3]
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub(crate) repeat: Option<String>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = repeat)]
+    pub(crate) repeat: Option<u32>,
     /// Minimum duration of each timed run, e.g. 500ms [default: 500ms; quick suite 200ms]
-    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
-    pub(crate) min_time: Option<String>,
-    /// What goes to stdout: table, json, csv, markdown or openmetrics (Prometheus) [default: table]
-    #[arg(long, value_name = "FORMAT", allow_hyphen_values = true)]
-    pub(crate) format: Option<String>,
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true, value_parser = parse_duration)]
+    pub(crate) min_time: Option<Duration>,
+    /// What goes to stdout (openmetrics: Prometheus's text format) [default: table]
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        allow_hyphen_values = true,
+        value_parser = Choices::new(format, format_names)
+    )]
+    pub(crate) format: Option<Format>,
     /// Directory where HOST-UTCTIME.json is kept [default: results]
-    #[arg(long, value_name = "DIR", allow_hyphen_values = true)]
-    pub(crate) output: Option<String>,
+    #[arg(long, value_name = "DIR", allow_hyphen_values = true, value_parser = output)]
+    pub(crate) output: Option<PathBuf>,
     /// No progress bar
     #[arg(long)]
     pub(crate) quiet: bool,
@@ -62,36 +72,127 @@ pub struct CommonArgs {
     #[arg(long, value_name = "KEY=VALUE", allow_hyphen_values = true)]
     pub(crate) peak: Vec<String>,
     /// Also write the HTML report to this file (quick suite: next to the JSON by default)
-    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
-    pub(crate) html: Option<String>,
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = html)]
+    pub(crate) html: Option<PathBuf>,
     /// Run the installed reference tools on matching cases and record their figures
     #[arg(long)]
     pub(crate) reference: bool,
     /// Width of the terminal table in columns [default: COLUMNS, else the terminal's]
-    #[arg(long, value_name = "COLS", allow_hyphen_values = true)]
-    pub(crate) width: Option<String>,
+    #[arg(long, value_name = "COLS", allow_hyphen_values = true, value_parser = width)]
+    pub(crate) width: Option<usize>,
     /// Repeat each case until the 95 % CI half-width is within PCT of the mean (e.g. 1%),
     /// dropping samples whose threads lost their cores (cpu, memory, linalg roofline)
-    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
-    pub(crate) until_stable: Option<String>,
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true, value_parser = until_stable)]
+    pub(crate) until_stable: Option<f64>,
     /// Most time --until-stable spends on one case's samples [default: 30s]
-    #[arg(long, value_name = "DUR", allow_hyphen_values = true)]
-    pub(crate) stable_budget: Option<String>,
+    #[arg(long, value_name = "DUR", allow_hyphen_values = true, value_parser = stable_budget)]
+    pub(crate) stable_budget: Option<Duration>,
     /// Logical CPUs to run on, e.g. 0,2-3 (cpu, memory, linalg, gpu): threads are pinned to these only [default: every CPU this process may use]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub(crate) cpus: Option<String>,
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = cpus)]
+    pub(crate) cpus: Option<List<usize>>,
     /// Print the planned cases and their estimated length, then exit without measuring
     #[arg(long)]
     pub(crate) dry_run: bool,
     /// The run history database [default: $XDG_DATA_HOME/peakbench/history.db, else ~/.local/share/peakbench/history.db]
-    #[arg(long, value_name = "PATH", allow_hyphen_values = true)]
-    pub(crate) history: Option<String>,
+    #[arg(long, value_name = "PATH", allow_hyphen_values = true, value_parser = history)]
+    pub(crate) history: Option<PathBuf>,
     /// Do not record this run in the history database
     #[arg(long)]
     pub(crate) no_history: bool,
     /// Also write the results as OpenMetrics to this *.prom file, atomically (node_exporter's textfile collector directory)
-    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
-    pub(crate) prom_file: Option<String>,
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = prom_file)]
+    pub(crate) prom_file: Option<PathBuf>,
+}
+
+/// `--repeat`: a run count from 1 to 10000.
+fn repeat(t: &str) -> Result<u32, ParseError> {
+    match t.trim().parse::<u32>() {
+        Ok(n) if (1..=10_000).contains(&n) => Ok(n),
+        _ => Err(ParseError(format!(
+            "'{t}' is not a run count; use a whole number from 1 to 10000"
+        ))),
+    }
+}
+
+/// `--format`: the formats that suit stdout, from the registry (`report::view`).
+fn format(t: &str) -> Result<Format, ParseError> {
+    Format::parse(t.trim()).ok_or_else(|| {
+        ParseError(format!(
+            "unknown format '{t}'; accepted: {}",
+            format_names().join(",")
+        ))
+    })
+}
+
+/// The names `--format` accepts, in the registry's order.
+fn format_names() -> Vec<&'static str> {
+    Format::all()
+        .iter()
+        .filter(|f| f.stdout)
+        .map(|f| f.name())
+        .collect()
+}
+
+/// A path flag's value: not empty, else `empty path; {form}`.
+fn path(t: &str, form: &str) -> Result<PathBuf, ParseError> {
+    if t.trim().is_empty() {
+        return Err(ParseError(format!("empty path; {form}")));
+    }
+    Ok(PathBuf::from(t))
+}
+
+/// `--output DIR`.
+fn output(t: &str) -> Result<PathBuf, ParseError> {
+    path(t, "give a directory")
+}
+
+/// `--html FILE`.
+fn html(t: &str) -> Result<PathBuf, ParseError> {
+    path(t, "give a file name like report.html")
+}
+
+/// `--history PATH`.
+fn history(t: &str) -> Result<PathBuf, ParseError> {
+    path(t, "give a database file like ~/peakbench-history.db")
+}
+
+/// `--width`: columns from `util::term::MIN_WIDTH` to 10000.
+fn width(t: &str) -> Result<usize, ParseError> {
+    let min = crate::util::term::MIN_WIDTH;
+    match t.trim().parse::<usize>() {
+        Ok(n) if (min..=10_000).contains(&n) => Ok(n),
+        _ => Err(ParseError(format!(
+            "'{t}' is not a width; use a number of columns from {min} to 10000"
+        ))),
+    }
+}
+
+/// `--until-stable PCT`: a percentage above 0 and at most 50 (the number, in percent).
+fn until_stable(t: &str) -> Result<f64, ParseError> {
+    t.trim()
+        .strip_suffix('%')
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v > 0.0 && *v <= 50.0)
+        .ok_or_else(|| {
+            ParseError(format!(
+                "'{t}' is not a precision; give a percentage above 0 and at most 50, e.g. 1%"
+            ))
+        })
+}
+
+/// `--stable-budget DUR`: a duration above 0.
+fn stable_budget(t: &str) -> Result<Duration, ParseError> {
+    match parse_duration(t)? {
+        d if d.is_zero() => Err(ParseError(format!(
+            "'{t}' is no time; give a duration above 0, e.g. 30s"
+        ))),
+        d => Ok(d),
+    }
+}
+
+/// `--cpus LIST`: [`cpus_among`] the the CPUs this process may use.
+fn cpus(t: &str) -> Result<List<usize>, ParseError> {
+    cpus_among(t, &crate::hw::cpu::allowed_cpus())
 }
 
 /// Most threads accepted per case: far beyond any oversubscription worth measuring.
@@ -159,92 +260,29 @@ pub struct CommonOptions {
     pub(crate) prom_file: Option<PathBuf>,
 }
 
-/// Validates the common options; `quick` (no subcommand) shortens the default
-/// `--min-time`. `--html` is left `None`: whether it applies depends on the command, so
-/// `options` checks it after the subcommand's own flags. `--peak` is left empty too:
-/// its keys name every resource's peaks (`bench::peaks`, above the resources), so
-/// `options` parses them with `bench::parse_peak`.
+/// The common options with their defaults filled in and the checks that span flags
+/// (each value was checked where clap read it); `quick` (no subcommand) shortens the
+/// default `--min-time`. `--html` is left `None`: whether it applies depends on the
+/// command, so `options` sets it after the subcommand's own flags. `--peak` is left
+/// empty too: its keys name every resource's peaks (`bench::peaks`, above the
+/// resources), so `options` parses them with `bench::parse_peak`.
 pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
-    let repeat = match &c.repeat {
-        None => 3,
-        Some(t) => match t.trim().parse::<u32>() {
-            Ok(n) if (1..=10_000).contains(&n) => n,
-            _ => {
-                return Err(UsageError::new(
-                    "--repeat",
-                    format!("'{t}' is not a run count; use a whole number from 1 to 10000"),
-                ))
-            }
-        },
-    };
-    let min_time = match &c.min_time {
+    let min_time = match c.min_time {
         None if quick => Duration::from_millis(200),
         None => Duration::from_millis(500),
-        Some(t) => parse_duration(t).map_err(|e| UsageError::new("--min-time", e))?,
+        Some(d) => d,
     };
-    let format = match &c.format {
-        None => crate::report::view::table::FORMAT,
-        Some(t) => Format::parse(t.trim()).ok_or_else(|| {
-            let names: Vec<&str> = Format::all()
-                .iter()
-                .filter(|f| f.stdout)
-                .map(|f| f.name())
-                .collect();
-            UsageError::new(
-                "--format",
-                format!("unknown format '{t}'; accepted: {}", names.join(",")),
-            )
-        })?,
-    };
-    let output = match &c.output {
-        None => PathBuf::from("results"),
-        Some(t) if t.trim().is_empty() => {
-            return Err(UsageError::new("--output", "empty path; give a directory"))
-        }
-        Some(t) => PathBuf::from(t),
-    };
-    let width = match &c.width {
-        None => crate::util::term::stdout_width(),
-        Some(t) => match t.trim().parse::<usize>() {
-            Ok(n) if (crate::util::term::MIN_WIDTH..=10_000).contains(&n) => Some(n),
-            _ => {
-                return Err(UsageError::new(
-                    "--width",
-                    format!(
-                        "'{t}' is not a width; use a number of columns from {} to 10000",
-                        crate::util::term::MIN_WIDTH
-                    ),
-                ))
-            }
-        },
-    };
-    let until_stable = parse_stable(c)?;
-    let history = match c.history.as_deref() {
-        None => None,
-        Some(_) if c.no_history => {
-            return Err(UsageError::new(
-                "--no-history",
-                "--history PATH says where to record the run; give one of the two",
-            ))
-        }
-        Some(t) if t.trim().is_empty() => {
-            return Err(UsageError::new(
-                "--history",
-                "empty path; give a database file like ~/peakbench-history.db",
-            ))
-        }
-        Some(t) => Some(PathBuf::from(t)),
-    };
-    let cpus = c
-        .cpus
-        .as_deref()
-        .map(|t| parse_cpus(t, &crate::hw::cpu::allowed_cpus()))
-        .transpose()?;
+    if c.history.is_some() && c.no_history {
+        return Err(UsageError::new(
+            "--no-history",
+            "--history PATH says where to record the run; give one of the two",
+        ));
+    }
     Ok(CommonOptions {
-        repeat,
+        repeat: c.repeat.unwrap_or(3),
         min_time,
-        format,
-        output,
+        format: c.format.unwrap_or(crate::report::view::table::FORMAT),
+        output: c.output.clone().unwrap_or_else(|| PathBuf::from("results")),
         quiet: c.quiet,
         scaling: if c.weak {
             Scaling::Weak
@@ -254,44 +292,37 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
         peaks: PeakOverrides::default(),
         html: None,
         reference: c.reference,
-        until_stable,
-        width,
-        cpus,
+        until_stable: stable(c)?,
+        width: c.width.or_else(crate::util::term::stdout_width),
+        cpus: c.cpus.clone(),
         dry_run: c.dry_run,
-        history,
+        history: c.history.clone(),
         no_history: c.no_history,
-        prom_file: c.prom_file.as_deref().map(parse_prom_file).transpose()?,
+        prom_file: c.prom_file.clone(),
     })
 }
 
 /// `--prom-file`: a path ending in `.prom`, the only files node_exporter's textfile
 /// collector reads.
-fn parse_prom_file(t: &str) -> Result<PathBuf, UsageError> {
+fn prom_file(t: &str) -> Result<PathBuf, ParseError> {
     let form = "give a *.prom file, e.g. /var/lib/node_exporter/textfile_collector/peakbench.prom";
-    if t.trim().is_empty() {
-        return Err(UsageError::new(
-            "--prom-file",
-            format!("empty path; {form}"),
-        ));
-    }
-    let p = PathBuf::from(t);
+    let p = path(t, form)?;
     let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
     match name {
         Some(n) if n.len() > ".prom".len() && n.ends_with(".prom") => Ok(p),
-        _ => Err(UsageError::new(
-            "--prom-file",
-            format!("'{t}' does not end in .prom, and node_exporter's textfile collector reads only *.prom files; {form}"),
-        )),
+        _ => Err(ParseError(format!(
+            "'{t}' does not end in .prom, and node_exporter's textfile collector reads only *.prom files; {form}"
+        ))),
     }
 }
 
-/// `0,2-3` → the CPUs listed, ascending. Single numbers and inclusive ranges,
+/// `--cpus`: `0,2-3` → the CPUs listed, ascending. Single numbers and inclusive ranges,
 /// comma-separated; each CPU once; every one among `allowed` (the CPUs this process may
 /// run on, `sched_getaffinity`). Errors are one line naming what is wrong.
-pub(crate) fn parse_cpus(text: &str, allowed: &[usize]) -> Result<Vec<usize>, UsageError> {
-    let err = |m: String| UsageError::new("--cpus", m);
+fn cpus_among(text: &str, allowed: &[usize]) -> Result<Vec<usize>, ParseError> {
+    let err = ParseError;
     let form = "give logical CPU numbers and ranges like 0,2-3";
-    let num = |s: &str| -> Result<usize, UsageError> {
+    let num = |s: &str| -> Result<usize, ParseError> {
         s.trim()
             .parse::<usize>()
             .map_err(|_| err(format!("'{}' is not a CPU number; {form}", s.trim())))
@@ -360,7 +391,7 @@ pub(crate) fn confine_to(cpus: &[usize]) -> Result<(), String> {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: cpu_set_t is plain data; CPU_SET only writes inside it for numbers
-        // below CPU_SETSIZE, which parse_cpus guarantees (they were in the affinity mask).
+        // below CPU_SETSIZE, which cpus_among guarantees (they were in the affinity mask).
         unsafe {
             let mut set: libc::cpu_set_t = std::mem::zeroed();
             for &c in cpus {
@@ -383,10 +414,9 @@ pub(crate) fn confine_to(cpus: &[usize]) -> Result<(), String> {
     }
 }
 
-/// `--until-stable PCT` (a percentage above 0 and at most 50) and `--stable-budget DUR`
-/// (only with it; 30 s by default).
-fn parse_stable(c: &CommonArgs) -> Result<Option<Stable>, UsageError> {
-    let Some(t) = &c.until_stable else {
+/// `--until-stable PCT` and `--stable-budget DUR` (only with it; 30 s by default).
+fn stable(c: &CommonArgs) -> Result<Option<Stable>, UsageError> {
+    let Some(pct) = c.until_stable else {
         if c.stable_budget.is_some() {
             return Err(UsageError::new(
                 "--stable-budget",
@@ -395,35 +425,9 @@ fn parse_stable(c: &CommonArgs) -> Result<Option<Stable>, UsageError> {
         }
         return Ok(None);
     };
-    let pct = t
-        .trim()
-        .strip_suffix('%')
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|v| v.is_finite() && *v > 0.0 && *v <= 50.0)
-        .ok_or_else(|| {
-            UsageError::new(
-                "--until-stable",
-                format!(
-                    "'{t}' is not a precision; give a percentage above 0 and at most 50, e.g. 1%"
-                ),
-            )
-        })?;
-    let budget = match &c.stable_budget {
-        None => Duration::from_secs(30),
-        Some(b) => match parse_duration(b) {
-            Ok(d) if !d.is_zero() => d,
-            Ok(_) => {
-                return Err(UsageError::new(
-                    "--stable-budget",
-                    format!("'{b}' is no time; give a duration above 0, e.g. 30s"),
-                ))
-            }
-            Err(e) => return Err(UsageError::new("--stable-budget", e)),
-        },
-    };
     Ok(Some(Stable {
         target: pct / 100.0,
-        budget,
+        budget: c.stable_budget.unwrap_or(Duration::from_secs(30)),
     }))
 }
 
@@ -541,8 +545,8 @@ mod cpus_tests {
     #[test]
     fn cpu_lists_parse_ranges_and_refuse_what_is_not_allowed() {
         let allowed = [0, 1, 2, 3, 6];
-        assert_eq!(parse_cpus("0,2-3", &allowed).unwrap(), [0, 2, 3]);
-        assert_eq!(parse_cpus(" 6 , 1 ", &allowed).unwrap(), [1, 6]);
+        assert_eq!(cpus_among("0,2-3", &allowed).unwrap(), [0, 2, 3]);
+        assert_eq!(cpus_among(" 6 , 1 ", &allowed).unwrap(), [1, 6]);
         for (bad, why) in [
             ("4", "CPU 4 is not one this process may run on (0-3,6)"),
             ("3-1", "runs backwards"),
@@ -551,9 +555,12 @@ mod cpus_tests {
             ("", "empty entry"),
             ("0,,1", "empty entry"),
         ] {
-            let e = parse_cpus(bad, &allowed).unwrap_err().0;
-            assert!(e.starts_with("--cpus: ") && e.contains(why), "{bad}: {e}");
+            let e = cpus_among(bad, &allowed).unwrap_err().0;
+            assert!(e.contains(why), "{bad}: {e}");
         }
         assert_eq!(cpu_list(&[5, 0, 1, 2, 7, 8]), "0-2,5,7-8");
+        // Where clap reads it, the one line naming the flag.
+        let e = crate::bench::flags::try_args::<CommonArgs>(&["--cpus", "a"]).unwrap_err();
+        assert!(e.0.starts_with("--cpus: 'a' is not a CPU number"), "{e}");
     }
 }

@@ -56,11 +56,12 @@
 //! `cli::reads` naming the common options it reads (by default the output options;
 //! its help offers those, and the others are refused when given).
 //!
-//! A common option is a field of `common::CommonArgs` (its clap flag) and of
-//! `common::CommonOptions` (validated in `common::parse`), its id in `cli::OUTPUT`
-//! (how results are shown and where they go) or `cli::MEASURE` (how a run measures),
-//! in `cli::overlay` and `cli::given`, and in `cli::reads` for the commands that
-//! measure nothing yet read it. The top level offers every common option; a
+//! A common option is a typed field of `common::CommonArgs` (its clap flag, its
+//! `value_parser`), one line in `cli::COMMON` (`common_options!`: its id and whether it
+//! is an output or a measurement option; `cli::overlay`, `cli::given` and `cli::reads`
+//! derive from it), a field of `common::CommonOptions` where a case or the report reads
+//! it (defaults and cross-flag checks in `common::parse`), and its name in `cli::reads`
+//! for the commands that measure nothing yet read it. The top level offers every common option; a
 //! resource's subcommand offers them all too.
 //!
 //! # Layers
