@@ -1,5 +1,5 @@
 //! A kernel at work: whether it can run on this host ([`unavailable`]) and the runner's
-//! per-thread workload that runs it ([`KernelWork`]; [`run_once`] for the tests that
+//! per-thread workload that runs it ([`KernelWork`]; `run_once` for the tests that
 //! compare its lanes with the scalar reference). Below the resource (`mod.rs`), the
 //! quick suite's choice (`select.rs`) and the table's tests (`kernels.rs`).
 
