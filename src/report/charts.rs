@@ -241,12 +241,13 @@ impl Map {
                 }
                 let first = (self.lo / step).ceil() * step;
                 let n = ((self.hi - first) / step + 1e-9).floor() as i64;
-                // Where the span is a few ulps of the values (1e64 ± 1e49), `first` can
-                // round to below `lo`: only ticks inside the axis are drawn.
-                let slack = (self.hi - self.lo) * 1e-9;
+                // Where the span is a few ulps of the values (1e64 ± 1e49, or 7.0415287e-9
+                // ± 4e-16), `first` can round to below `lo`, and a tick's place on the
+                // axis is off by rounding by more than a fixed share of the span: only
+                // ticks whose place, as drawn, is inside the axis are kept.
                 (0..=n.clamp(0, 50))
                     .map(|i| first + i as f64 * step)
-                    .filter(|t| t.is_finite() && *t >= self.lo - slack && *t <= self.hi + slack)
+                    .filter(|t| t.is_finite() && (-1e-9..=1.0 + 1e-9).contains(&self.f(*t)))
                     .collect()
             }
             Scale::Log10 | Scale::Log2 => {
@@ -651,7 +652,7 @@ mod tests {
     }
 
     /// Fuzzed inputs (chart_ticks): linear axes whose span is a few ulps of the values
-    /// (2.4e64 and −1.2e52): every tick inside the axis, none at NaN.
+    /// (2.4e64, −1.2e52 and 7.04e-9): every tick inside the axis, none at NaN.
     #[test]
     fn fuzzed_linear_axis_gives_bounded_ticks() {
         let bytes: [u8; 28] = [
@@ -671,6 +672,19 @@ mod tests {
             .collect();
         close[2] = f64::from_bits(close[2].to_bits() + 1);
         ticks.extend(ticks_of(0, &close, false));
+        // 7.0415287e-9 and 7.0415291e-9 (CI's fuzz run, 2026-11-26): a span of 4e-16,
+        // where a tick's place was off by rounding by 1.4e-9 of the span.
+        let bytes: [u8; 29] = [
+            87, 62, 62, 62, 30, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62,
+            62, 62, 62, 62, 62, 62, 62,
+        ];
+        let tiny: Vec<f64> = bytes[1..]
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        let before = ticks.len();
+        ticks.extend(ticks_of(bytes[0] % 3, &tiny, false));
+        assert!(ticks.len() > before, "the tiny span keeps ticks");
         assert!(ticks.len() <= 51, "{} ticks", ticks.len());
         for (t, at, label) in &ticks {
             assert!(t.is_finite(), "tick {t}");
