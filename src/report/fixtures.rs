@@ -43,3 +43,33 @@ pub(crate) fn report() -> Report {
         run_quality: None,
     }
 }
+
+/// A gathered `net --matrix` report of hosts a, b, c: one weak link (c → a, 4 of
+/// 10 GB/s) and one failed (c → b); for the matrix's grid and its views.
+pub(crate) fn matrix() -> Report {
+    let link = |from: &str, to: &str, v: Option<f64>| {
+        let r = BenchResult::new(
+            Resource::Net,
+            "tcp_throughput",
+            Metric::Throughput,
+            Unit::BytePerSec,
+        )
+        .param("from", from)
+        .param("to", to);
+        match v {
+            Some(v) => r.with_samples(vec![v, v]),
+            None => r.failed("not measured: rank 2 (c): connection closed"),
+        }
+    };
+    let mut rep = report();
+    rep.hosts = super::samples::host_runs(&["a", "b", "c"]);
+    rep.results = vec![
+        link("a", "b", Some(10e9)),
+        link("b", "a", Some(10e9)),
+        link("a", "c", Some(10e9)),
+        link("c", "a", Some(4e9)),
+        link("b", "c", Some(10e9)),
+        link("c", "b", None),
+    ];
+    rep
+}

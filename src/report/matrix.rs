@@ -99,35 +99,10 @@ pub(crate) fn grids(rep: &Report) -> Vec<Grid<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::{Metric, Resource, Unit};
-
-    fn link(from: &str, to: &str, v: Option<f64>) -> BenchResult {
-        let r = BenchResult::new(
-            Resource::Net,
-            "tcp_throughput",
-            Metric::Throughput,
-            Unit::BytePerSec,
-        )
-        .param("from", from)
-        .param("to", to);
-        match v {
-            Some(v) => r.with_samples(vec![v, v]),
-            None => r.failed("not measured: rank 2 (c): connection closed"),
-        }
-    }
 
     #[test]
     fn grid_marks_weak_links_and_failed_ones() {
-        let mut rep = crate::report::fixtures::report();
-        rep.hosts = crate::report::samples::host_runs(&["a", "b", "c"]);
-        rep.results = vec![
-            link("a", "b", Some(10e9)),
-            link("b", "a", Some(10e9)),
-            link("a", "c", Some(10e9)),
-            link("c", "a", Some(4e9)),
-            link("b", "c", Some(10e9)),
-            link("c", "b", None),
-        ];
+        let rep = crate::report::fixtures::matrix();
         let gs = grids(&rep);
         assert_eq!(gs.len(), 1);
         let g = &gs[0];

@@ -172,31 +172,7 @@ mod tests {
     /// computes them).
     #[test]
     fn a_matrix_marks_weak_and_failed_links() {
-        use crate::report::model::{BenchResult, Metric, Resource, Unit};
-        let link = |from: &str, to: &str, v: Option<f64>| {
-            let r = BenchResult::new(
-                Resource::Net,
-                "tcp_throughput",
-                Metric::Throughput,
-                Unit::BytePerSec,
-            )
-            .param("from", from)
-            .param("to", to);
-            match v {
-                Some(v) => r.with_samples(vec![v, v]),
-                None => r.failed("not measured: rank 2 (c): connection closed"),
-            }
-        };
-        let mut rep = crate::report::fixtures::report();
-        rep.hosts = crate::report::samples::host_runs(&["a", "b", "c"]);
-        rep.results = vec![
-            link("a", "b", Some(10e9)),
-            link("b", "a", Some(10e9)),
-            link("a", "c", Some(10e9)),
-            link("c", "a", Some(4e9)),
-            link("b", "c", Some(10e9)),
-            link("c", "b", None),
-        ];
+        let rep = crate::report::fixtures::matrix();
         let h = render(Doc::Matrix(&rep), html::FORMAT);
         assert_eq!(h.matches(" WEAK</td>").count(), 1, "{h}");
         assert!(h.contains(">failed</td>") && h.contains("connection closed"));
