@@ -171,12 +171,9 @@ impl Options {
             Some(Sub::Cmd(Cmd::Reference(a))) => Command::Reference(a.clone()),
             Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(crate::reporting::parse_fleet(a)),
             Some(Sub::Cmd(Cmd::History(a))) => Command::History(crate::history::command::parse(a)?),
-            Some(Sub::Cmd(Cmd::Baseline(a))) => {
-                Command::Baseline(crate::gate::options::parse_baseline(
-                    a,
-                    c.output.as_ref().map(|o| o.to_string_lossy()).as_deref(),
-                )?)
-            }
+            Some(Sub::Cmd(Cmd::Baseline(a))) => Command::Baseline(
+                crate::gate::options::parse_baseline(a, c.output.as_deref())?,
+            ),
             Some(Sub::Cmd(Cmd::Check(a))) => Command::Check(crate::gate::options::parse_check(a)?),
         };
         refuse_unused(c, &command)?;
