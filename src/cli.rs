@@ -346,7 +346,7 @@ pub(crate) enum Cmd {
     /// Check a run against a baseline: pass, regressed, improved, inconclusive or missing per case; exit 1 on a regression
     Check(crate::gate::CheckOptions),
     /// The recorded runs: list them, show a case over time with its change points, import results files
-    History(crate::history::command::HistoryArgs),
+    History(crate::history::command::HistoryOptions),
 }
 
 /// `peakbench compare` arguments.
