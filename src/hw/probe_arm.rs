@@ -137,7 +137,8 @@ pub(crate) fn run_probe(cpu: &CpuInfo, t0: std::time::Instant) -> ProbeReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hw::probe::{settle_test, Reading, ARM_TESTS};
+    use crate::hw::probe::{settle_test, Reading};
+    use crate::hw::probe_class::ARM_TESTS;
     use crate::hw::uarch::{Pipe, Width};
 
     fn readings(xs: &[f64]) -> Vec<Reading> {
