@@ -203,8 +203,12 @@ fn sixteen_bit_instead(p: Precision, host: &HostInfo, ran: &[&'static Kernel]) -
     if here.is_empty() {
         "no other 16-bit kernel runs here either".to_string()
     } else {
-        let mut ps: Vec<&str> = here.iter().map(|k| k.precision.name()).collect();
-        ps.dedup();
+        let mut ps: Vec<&str> = Vec::new();
+        for p in here.iter().map(|k| k.precision.name()) {
+            if !ps.contains(&p) {
+                ps.push(p);
+            }
+        }
         format!(
             "16-bit kernels this CPU runs: {} (--precision {})",
             list(here),

@@ -128,16 +128,29 @@ pub(crate) fn dram_peak(host: &HostInfo, overrides: &PeakOverrides) -> Peak {
         .iter()
         .map(|x| x.speed_mts as f64 * 1e6 * x.data_width_bits as f64 / 8.0)
         .sum();
-    let mut speeds: Vec<u32> = d.iter().map(|x| x.speed_mts).collect();
-    speeds.dedup();
+    // Mixed DIMMs are named once per distinct speed and bus width, in order.
+    let distinct = |v: &[u32]| {
+        let mut out: Vec<u32> = Vec::new();
+        for x in v {
+            if !out.contains(x) {
+                out.push(*x);
+            }
+        }
+        out.iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    let speeds: Vec<u32> = d.iter().map(|x| x.speed_mts).collect();
+    let widths: Vec<u32> = d.iter().map(|x| x.data_width_bits / 8).collect();
     Peak {
         value: Some(value),
         source: format!(
             "{} DIMM{} x {} MT/s x {} B (SMBIOS type 17, configured speed; assumes one DIMM per channel)",
             d.len(),
             if d.len() == 1 { "" } else { "s" },
-            speeds.iter().map(|s| s.to_string()).collect::<Vec<_>>().join("/"),
-            d[0].data_width_bits / 8
+            distinct(&speeds),
+            distinct(&widths)
         ),
     }
 }
@@ -291,6 +304,21 @@ mod tests {
         assert_eq!(p.value, Some(6.0 * 2933e6 * 8.0));
         assert!(
             p.source.contains("6 DIMMs x 2933 MT/s x 8 B"),
+            "{}",
+            p.source
+        );
+        // Mixed DIMMs: each distinct speed once, in order; the sum is per DIMM.
+        for (i, speed) in [(1, 3200), (3, 3200)] {
+            h.memory.dimms[i].speed_mts = speed;
+        }
+        h.memory.dimms[5].data_width_bits = 32;
+        let p = dram_peak(&h, &PeakOverrides::default());
+        assert_eq!(
+            p.value,
+            Some((4.0 * 2933e6 + 2.0 * 3200e6) * 8.0 - 2933e6 * 4.0)
+        );
+        assert!(
+            p.source.contains("6 DIMMs x 2933/3200 MT/s x 8/4 B"),
             "{}",
             p.source
         );
