@@ -113,8 +113,8 @@ fn evidence(test: Test, c: f64, estimates: &[f64]) -> String {
 /// reading and the loop, back to back) on one CPU, and whether the timing thread kept
 /// its core meanwhile (its CPU time at least `measure::share::MIN_SHARE` of the wall
 /// time). This is the interface an architecture's loops feed the decision rule
-/// ([`settle`]) with: x86 in `probe::measure_readings`, other architectures in their
-/// own files.
+/// ([`settle`]) with: `probe::measure_readings` takes them on x86 and Arm alike, each
+/// architecture's loops in its own file (`probe_x86.rs`, `probe_arm.rs`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Reading {
     /// The CPU it was taken on, when pinned.
