@@ -311,18 +311,16 @@ fn import(db: &Path, files: &[PathBuf], out: &mut dyn Write) -> anyhow::Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
+    use clap::FromArgMatches;
 
     /// `peakbench history ARGS` read by clap and [`parse`] (a bad value: the line
     /// `cmdline` prints).
     fn opts(args: &[&str]) -> Result<HistoryOptions, UsageError> {
-        let argv = ["peakbench", "history"].iter().chain(args);
-        let cli = crate::cli::Cli::try_parse_from(argv)
+        let cmd = HistoryOptions::augment_args(clap::Command::new("history"));
+        let m = cmd
+            .try_get_matches_from(std::iter::once("history").chain(args.iter().copied()))
             .map_err(|e| UsageError::from_clap(&e).unwrap_or_else(|| panic!("{e}")))?;
-        match cli.command {
-            Some(crate::cli::Sub::Cmd(crate::cli::Cmd::History(a))) => Ok(parse(&a)),
-            other => panic!("{other:?}"),
-        }
+        Ok(parse(&HistoryOptions::from_arg_matches(&m).unwrap()))
     }
 
     /// Issue #34 item 2: each value is checked where clap reads it (before or after the
