@@ -342,11 +342,11 @@ pub(crate) enum Cmd {
     /// Merge many hosts' results files: per workload the fleet median, spread and outlier hosts
     Fleet(crate::reporting::FleetOptions),
     /// Write a baseline (per case the median and a tolerance) from known-good results files
-    Baseline(crate::gate::BaselineArgs),
+    Baseline(crate::gate::BaselineOptions),
     /// Check a run against a baseline: pass, regressed, improved, inconclusive or missing per case; exit 1 on a regression
-    Check(crate::gate::CheckArgs),
+    Check(crate::gate::CheckOptions),
     /// The recorded runs: list them, show a case over time with its change points, import results files
-    History(crate::history::command::HistoryArgs),
+    History(crate::history::command::HistoryOptions),
 }
 
 /// `peakbench compare` arguments.

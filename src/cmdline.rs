@@ -160,14 +160,18 @@ fn flag_position(args: &[OsString], flag: &str) -> Option<Vec<usize>> {
     }
 }
 
-/// Whether `--flag` takes a value in any subcommand (or globally).
+/// Whether `--flag` (or the short `-f`) takes a value in any subcommand (or globally).
 fn takes_value(flag: &str) -> bool {
     let name = flag.trim_start_matches('-');
+    let short = flag.strip_prefix('-').filter(|s| s.len() == 1);
     let top = Cli::command();
     let found = std::iter::once(&top)
         .chain(top.get_subcommands())
         .flat_map(|c| c.get_arguments())
-        .filter(|a| a.get_long() == Some(name))
+        .filter(|a| match short {
+            Some(s) => a.get_short().map(String::from).as_deref() == Some(s),
+            None => a.get_long() == Some(name),
+        })
         .any(|a| a.get_action().takes_values());
     found
 }

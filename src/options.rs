@@ -170,13 +170,10 @@ impl Options {
             },
             Some(Sub::Cmd(Cmd::Reference(a))) => Command::Reference(a.clone()),
             Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(crate::reporting::parse_fleet(a)),
-            Some(Sub::Cmd(Cmd::History(a))) => Command::History(crate::history::command::parse(a)?),
-            Some(Sub::Cmd(Cmd::Baseline(a))) => {
-                Command::Baseline(crate::gate::options::parse_baseline(
-                    a,
-                    c.output.as_ref().map(|o| o.to_string_lossy()).as_deref(),
-                )?)
-            }
+            Some(Sub::Cmd(Cmd::History(a))) => Command::History(crate::history::command::parse(a)),
+            Some(Sub::Cmd(Cmd::Baseline(a))) => Command::Baseline(
+                crate::gate::options::parse_baseline(a, c.output.as_deref())?,
+            ),
             Some(Sub::Cmd(Cmd::Check(a))) => Command::Check(crate::gate::options::parse_check(a)?),
         };
         refuse_unused(c, &command)?;
@@ -448,6 +445,44 @@ mod tests {
         &["compare", "a.json", "b.json", "--html", "c.html"],
         &["fleet", "a.json", "b.json", "--threshold", "3", "--strict"],
         &["reference", "--run", "--threads", "1"],
+        &[
+            "baseline",
+            "--from",
+            "a.json",
+            "b.json",
+            "-o",
+            "b.toml",
+            "--tolerance",
+            "7%",
+            "--tolerance",
+            "disk=25%,net=20%",
+        ],
+        &[
+            "baseline",
+            "--from-history",
+            "--host",
+            "n1, n2,n1",
+            "--runs",
+            "9",
+            "--command",
+            " cpu ",
+            "--output",
+            "x.toml",
+        ],
+        &[
+            "check",
+            "--baseline",
+            "b.toml",
+            "r.json",
+            "--junit",
+            "j.xml",
+            "--strict",
+        ],
+        &["check", "--against", "history", "--runs", "7"],
+        &["history"],
+        &["history", "show", " memory triad ", "--host", "n1"],
+        &["history", "--since", "7d", "list"],
+        &["history", "import", "a.json", "b.json"],
     ];
 
     /// The report's `config` (the serialised [`Options`]) of each [`GOLDEN_LINES`] line,

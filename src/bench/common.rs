@@ -20,7 +20,7 @@ use crate::hw::HostInfo;
 use crate::measure::{RunConfig, Scaling, Stable};
 use crate::report::model::{BenchResult, Note};
 use crate::report::Format;
-use crate::util::units::{parse_duration, parse_list, ParseError};
+use crate::util::units::{parse_duration, ParseError};
 use crate::util::usage::UsageError;
 use clap::Args;
 use serde::{Serialize, Serializer};
@@ -194,9 +194,6 @@ fn stable_budget(t: &str) -> Result<Duration, ParseError> {
 fn cpus(t: &str) -> Result<List<usize>, ParseError> {
     cpus_among(t, &crate::hw::cpu::allowed_cpus())
 }
-
-/// Most threads accepted per case: far beyond any oversubscription worth measuring.
-pub(crate) const MAX_THREADS: usize = 4096;
 
 /// Serialises a duration as seconds (`f64`), for `*_s` option fields in the report.
 pub(crate) fn secs<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -441,24 +438,6 @@ pub(crate) fn default_threads(cores: usize) -> Vec<usize> {
     }
     v.push(cores.max(1));
     v
-}
-
-/// Parses a thread list: whole numbers from 1 to [`MAX_THREADS`].
-pub(crate) fn parse_threads(text: &str) -> Result<Vec<usize>, UsageError> {
-    parse_list(text, |s| {
-        let n: usize = s.parse().map_err(|_| {
-            crate::util::units::ParseError(format!(
-                "'{s}' is not a thread count; use whole numbers like 1,2,4,8"
-            ))
-        })?;
-        if n == 0 || n > MAX_THREADS {
-            return Err(crate::util::units::ParseError(format!(
-                "'{s}' is out of range; thread counts go from 1 to {MAX_THREADS}"
-            )));
-        }
-        Ok(n)
-    })
-    .map_err(|e| UsageError::new("--threads", e))
 }
 
 /// The logical CPUs to pin `threads` threads to: the first of the host's pin order, or

@@ -51,13 +51,13 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for Choices<T> {
     }
 }
 
-/// Most threads accepted per case (`bench::common::MAX_THREADS`, which
-/// `options_golden` checks it equals: this file imports nothing of `bench`, so that
-/// the options files that use it stay out of import circles through `common`).
+/// Most threads accepted per case: far beyond any oversubscription worth measuring
+/// (this file imports nothing of `bench`, so that the options files that use it stay
+/// out of import circles through `common`).
 pub(crate) const MAX_THREADS: usize = 4096;
 
-/// `--threads`: a list of thread counts, whole numbers from 1 to [`MAX_THREADS`], with
-/// the messages `common::parse_threads` gives.
+/// `--threads`: a list of thread counts, whole numbers from 1 to [`MAX_THREADS`] (every
+/// resource's `--threads`, `reference --threads` and `null --threads`).
 pub(crate) fn threads(text: &str) -> Result<List<usize>, ParseError> {
     crate::util::units::parse_list(text, |s| {
         let n: usize = s.parse().map_err(|_| {

@@ -2,7 +2,7 @@
 //! runner, threads, results model, peaks, exporters, files — so tests can check the
 //! pipeline without depending on real hardware speed. Hidden subcommand `null`.
 
-use super::common::parse_threads;
+use super::flags::{threads, List};
 use super::peaks::{PeakKey, PeakKind};
 use super::resource::{self, Case, Context, Plan, Run, UsageError};
 use crate::measure::runner::Workload;
@@ -13,30 +13,24 @@ use serde::Serialize;
 /// The null resource.
 pub(crate) struct NullBench;
 
-/// `peakbench null` arguments.
-#[derive(Debug, clap::Args, Default)]
-pub(crate) struct NullArgs {
-    /// Thread counts
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    threads: Option<String>,
-}
-
-/// `peakbench null` options.
-#[derive(Debug, Clone, Serialize)]
+/// `peakbench null`: its flag (clap, its value checked where clap reads it) and its
+/// options ([`parse`] fills in the default).
+#[derive(Debug, Clone, Default, clap::Args, Serialize)]
 pub(crate) struct NullOptions {
+    /// Thread counts
+    #[arg(long = "threads", value_name = "LIST", allow_hyphen_values = true, value_parser = threads)]
+    #[serde(skip)]
+    given: Option<List<usize>>,
     /// `--threads` [default: 1].
+    #[arg(skip)]
     threads: Vec<usize>,
 }
 
-/// Validates `null`'s arguments.
-fn parse(a: &NullArgs) -> Result<NullOptions, UsageError> {
+/// `null`'s options with the default thread count.
+fn parse(a: &NullOptions) -> Result<NullOptions, UsageError> {
     Ok(NullOptions {
-        threads: a
-            .threads
-            .as_deref()
-            .map(parse_threads)
-            .transpose()?
-            .unwrap_or_else(|| vec![1]),
+        threads: a.given.clone().unwrap_or_else(|| vec![1]),
+        ..a.clone()
     })
 }
 
@@ -123,7 +117,7 @@ impl resource::Resource for NullBench {
     }
 
     fn command(&self) -> clap::Command {
-        resource::subcommand::<NullArgs>(self)
+        resource::subcommand::<NullOptions>(self)
     }
 
     fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {
@@ -136,5 +130,33 @@ impl resource::Resource for NullBench {
 
     fn quick(&self, _ctx: &Context) -> Vec<Box<dyn Case>> {
         vec![Box::new(NullCase { threads: 1 })]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{Args, FromArgMatches};
+
+    /// `--threads` is typed where clap reads it, with the lines of the other resources'
+    /// `--threads`; none given is one thread.
+    #[test]
+    fn threads_are_typed() {
+        let read = |args: &[&str]| -> Result<NullOptions, String> {
+            let m = NullOptions::augment_args(clap::Command::new("null"))
+                .try_get_matches_from(std::iter::once("null").chain(args.iter().copied()))
+                .map_err(|e| UsageError::from_clap(&e).unwrap().0)?;
+            Ok(parse(&NullOptions::from_arg_matches(&m).unwrap()).unwrap())
+        };
+        assert_eq!(read(&[]).unwrap().threads, [1]);
+        assert_eq!(read(&["--threads", "2,1"]).unwrap().threads, [2, 1]);
+        assert_eq!(
+            read(&["--threads", "0"]).unwrap_err(),
+            "--threads: '0' is out of range; thread counts go from 1 to 4096"
+        );
+        assert_eq!(
+            read(&["--threads", "two"]).unwrap_err(),
+            "--threads: 'two' is not a thread count; use whole numbers like 1,2,4,8"
+        );
     }
 }

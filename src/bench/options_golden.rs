@@ -41,21 +41,6 @@ fn actual(r: &str, argv: &[&str]) -> String {
     }
 }
 
-/// `--threads` reads the same limit and gives the same lines through the typed flags as
-/// through `common::parse_threads` (reference, null).
-#[test]
-fn typed_threads_are_commons() {
-    assert_eq!(
-        crate::bench::flags::MAX_THREADS,
-        crate::bench::common::MAX_THREADS
-    );
-    for t in ["1,2,4", "0", "4097", "two", "1,,2", "4096"] {
-        let typed = crate::bench::flags::threads(t).map_err(|e| format!("--threads: {e}"));
-        let common = crate::bench::common::parse_threads(t).map_err(|e| e.0);
-        assert_eq!(typed, common, "{t}");
-    }
-}
-
 /// Every case gives the JSON it gave before the flags were typed. ($PEAKBENCH_TOKEN
 /// would make `token_given` true where no `--token` is given: the test reads it as
 /// `false` only when the variable is unset or empty.)

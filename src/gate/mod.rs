@@ -23,13 +23,13 @@ pub(crate) mod history;
 pub(crate) mod junit;
 pub(crate) mod options;
 
-pub(crate) use options::{BaselineArgs, CheckArgs};
+pub(crate) use options::{BaselineOptions, CheckOptions};
 
 use crate::report::{load, Format, Grid};
 use crate::util::usage::UsageError;
 use baseline::Baseline;
 use check::Check;
-use options::{BaselineOptions, CheckOptions, HistoryPick, Reference, Source};
+use options::{HistoryPick, Reference, Source};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -1,7 +1,9 @@
-//! The flags of `peakbench baseline` and `peakbench check` (clap) and their validation
-//! into [`BaselineOptions`] and [`CheckOptions`]; `cli.rs` puts them under their
-//! subcommands, `options.rs` calls [`parse_baseline`] and [`parse_check`]. Every bad
-//! value is one [`UsageError`] line naming the flag and the accepted form.
+//! `peakbench baseline` and `peakbench check`: one typed struct each, [`BaselineOptions`]
+//! and [`CheckOptions`], whose flags clap reads (`cli.rs` puts them under their
+//! subcommands). Each value is checked where clap reads it: its `value_parser` below
+//! gives a bad one the line `--flag: what is wrong; the accepted form`. What spans flags
+//! (`--baseline` or `--against`, `--from` or `--from-history`, `-o` or `--output`) is
+//! checked by [`parse_baseline`] and [`parse_check`], which fill in what the flags give.
 
 use super::baseline::{parse_tolerance, resource_names, Tolerance};
 use crate::report::model::Resource;
@@ -10,55 +12,83 @@ use crate::util::usage::UsageError;
 use clap::Args;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// `peakbench baseline` arguments.
-#[derive(Debug, Args, Default)]
-pub(crate) struct BaselineArgs {
+/// `peakbench baseline`: its flags (clap, each value checked where clap reads it) and
+/// the options they give ([`parse_baseline`] fills in `from`, `out`, `all` and
+/// `per_resource`).
+#[derive(Debug, Clone, Args, Serialize)]
+pub(crate) struct BaselineOptions {
     /// Results files of known-good runs: one run, or one per host of a fleet (median ± 3.5 robust sd)
-    #[arg(long, value_name = "FILE.json", num_args = 1..)]
-    pub(crate) from: Vec<String>,
+    #[arg(long = "from", value_name = "FILE.json", num_args = 1.., value_parser = file)]
+    #[serde(skip)]
+    pub(crate) from_files: Vec<PathBuf>,
     /// Take it from the history instead: the last --runs runs of --host (median ± 3.5 robust sd)
     #[arg(long)]
+    #[serde(skip)]
     pub(crate) from_history: bool,
     /// With --from-history: how many of each host's latest runs [default: 5]
     #[arg(long, value_name = "N", value_parser = runs)]
+    #[serde(skip)]
     pub(crate) runs: Option<usize>,
     /// With --from-history: the hosts (hostnames), e.g. node1,node2; several make a fleet baseline [default: this host]
-    #[arg(long, value_name = "HOST", value_delimiter = ',')]
+    #[arg(long, value_name = "HOST", value_delimiter = ',', value_parser = host)]
+    #[serde(skip)]
     pub(crate) host: Vec<String>,
     /// With --from-history: the command whose runs to take (quick, cpu, memory, …) [default: that of the latest run]
-    #[arg(long = "command", value_name = "COMMAND", allow_hyphen_values = true)]
+    #[arg(long = "command", value_name = "COMMAND", allow_hyphen_values = true, value_parser = run_command)]
+    #[serde(skip)]
     pub(crate) run_command: Option<String>,
     /// Write the baseline to this file (atomically) [default: stdout]; --output FILE also does
-    #[arg(short = 'o', value_name = "FILE", allow_hyphen_values = true)]
-    pub(crate) out: Option<String>,
+    #[arg(short = 'o', value_name = "FILE", allow_hyphen_values = true, value_parser = file)]
+    #[serde(skip)]
+    pub(crate) o: Option<PathBuf>,
     /// Tolerance for every case, or per resource: 5%, or disk=20%,net=20% [default: cpu, linalg 5%; memory, gpu 10%; disk, net 20%]
-    #[arg(long, value_name = "[RESOURCE=]PCT", allow_hyphen_values = true)]
-    pub(crate) tolerance: Vec<String>,
+    #[arg(long, value_name = "[RESOURCE=]PCT", allow_hyphen_values = true, value_parser = tolerances)]
+    #[serde(skip)]
+    pub(crate) tolerance: Vec<Tolerances>,
+    /// `--from` or `--from-history`: the known-good runs ([`parse_baseline`]).
+    #[arg(skip = Source::Files(Vec::new()))]
+    pub(crate) from: Source,
+    /// Where the baseline goes, `-o` or `--output` (`None`: stdout).
+    #[arg(skip)]
+    pub(crate) out: Option<PathBuf>,
+    /// `--tolerance PCT`: every resource's tolerance.
+    #[arg(skip)]
+    pub(crate) all: Option<Tolerance>,
+    /// `--tolerance RESOURCE=PCT`: per resource (over `all`).
+    #[arg(skip)]
+    pub(crate) per_resource: BTreeMap<String, Tolerance>,
 }
 
-/// `peakbench check` arguments.
-#[derive(Debug, Args, Default)]
-pub(crate) struct CheckArgs {
+/// `peakbench check`: its flags (clap, each value checked where clap reads it) and the
+/// options they give ([`parse_check`] fills in `reference`).
+#[derive(Debug, Clone, Args, Serialize)]
+pub(crate) struct CheckOptions {
     /// The baseline file (written by `peakbench baseline`, see docs/baseline.md)
-    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
-    pub(crate) baseline: Option<String>,
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = file)]
+    #[serde(skip)]
+    pub(crate) baseline: Option<PathBuf>,
     /// Compare with the history instead of a baseline file: the last --runs clean runs of the host (only: history)
     #[arg(long, value_name = "SOURCE", value_parser = against)]
+    #[serde(skip)]
     pub(crate) against: Option<Against>,
     /// With --against history: how many of the host's latest runs make the reference [default: 5]
     #[arg(long, value_name = "N", value_parser = runs)]
+    #[serde(skip)]
     pub(crate) runs: Option<usize>,
     /// The results file to check [default: this host's latest run in the history, else results/HOST-latest.json in --output DIR]
-    #[arg(value_name = "RESULTS.json")]
-    pub(crate) results: Option<String>,
+    #[arg(value_name = "RESULTS.json", value_parser = file)]
+    pub(crate) results: Option<PathBuf>,
     /// Also write a JUnit XML report (one testcase per case) to this file
-    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
-    pub(crate) junit: Option<String>,
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = file)]
+    pub(crate) junit: Option<PathBuf>,
     /// Fail (exit 1) on inconclusive cases too, not only on regressed and missing ones
     #[arg(long)]
     pub(crate) strict: bool,
+    /// `--baseline FILE`, or `--against history` (its `--runs`) ([`parse_check`]).
+    #[arg(skip = Reference::History(DEFAULT_RUNS))]
+    pub(crate) reference: Reference,
 }
 
 /// How many runs of a host `--runs` takes when not given.
@@ -95,6 +125,63 @@ fn against(s: &str) -> Result<Against, ParseError> {
     }
 }
 
+/// A file flag's value (`--from`, `-o`, `--baseline`, `--junit`, RESULTS.json): not
+/// empty.
+fn file(s: &str) -> Result<PathBuf, ParseError> {
+    if s.trim().is_empty() {
+        return Err(ParseError("empty path; give a file name".into()));
+    }
+    Ok(PathBuf::from(s))
+}
+
+/// One `--host` name (of a comma-separated list), trimmed: not empty.
+fn host(s: &str) -> Result<String, ParseError> {
+    match s.trim() {
+        "" => Err(ParseError(
+            "empty host name; give hostnames like node1,node2".into(),
+        )),
+        h => Ok(h.to_string()),
+    }
+}
+
+/// `--command COMMAND`, trimmed: not empty.
+fn run_command(s: &str) -> Result<String, ParseError> {
+    match s.trim() {
+        "" => Err(ParseError(
+            "empty; give a command like quick or cpu, or drop the flag".into(),
+        )),
+        c => Ok(c.to_string()),
+    }
+}
+
+/// One `--tolerance` value: its comma-separated items, each `PCT` (every resource) or
+/// `RESOURCE=PCT`, in the order given.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Tolerances(pub(crate) Vec<(Option<String>, Tolerance)>);
+
+/// `--tolerance [RESOURCE=]PCT,…`: the resources from the registry of report
+/// resources, each tolerance a percentage ([`tolerance_pct`]).
+fn tolerances(s: &str) -> Result<Tolerances, ParseError> {
+    let mut v = Vec::new();
+    for item in s.split(',').map(str::trim) {
+        match item.split_once('=') {
+            Some((res, pct)) => {
+                let res = res.trim();
+                if Resource::parse(res).is_none() {
+                    return Err(ParseError(format!(
+                        "unknown resource '{res}'; one of {} (e.g. disk=20%)",
+                        resource_names()
+                    )));
+                }
+                let t = tolerance_pct(pct.trim()).map_err(ParseError)?;
+                v.push((Some(res.to_string()), t));
+            }
+            None => v.push((None, tolerance_pct(item).map_err(ParseError)?)),
+        }
+    }
+    Ok(Tolerances(v))
+}
+
 /// Where `peakbench baseline` takes its runs from.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) enum Source {
@@ -113,19 +200,6 @@ pub(crate) struct HistoryPick {
     pub(crate) hosts: Vec<String>,
     /// `--command`: the command (`None`: that of the latest run).
     pub(crate) command: Option<String>,
-}
-
-/// Validated `peakbench baseline` options.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct BaselineOptions {
-    /// `--from` or `--from-history`: the known-good runs.
-    pub(crate) from: Source,
-    /// Where the baseline goes (`None`: stdout).
-    pub(crate) out: Option<PathBuf>,
-    /// `--tolerance PCT`: every resource's tolerance.
-    pub(crate) all: Option<Tolerance>,
-    /// `--tolerance RESOURCE=PCT`: per resource (over `all`).
-    pub(crate) per_resource: BTreeMap<String, Tolerance>,
 }
 
 /// What `check` compares the run with.
@@ -147,44 +221,23 @@ impl Reference {
     }
 }
 
-/// Validated `peakbench check` options.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct CheckOptions {
-    /// `--baseline FILE`, or `--against history` (its `--runs`).
-    pub(crate) reference: Reference,
-    /// The results file; `None`: this host's latest in the results folder.
-    pub(crate) results: Option<PathBuf>,
-    /// `--junit`.
-    pub(crate) junit: Option<PathBuf>,
-    /// `--strict`.
-    pub(crate) strict: bool,
-}
-
-fn path(flag: &str, v: &str) -> Result<PathBuf, UsageError> {
-    if v.trim().is_empty() {
-        return Err(UsageError::new(flag, "empty path; give a file name"));
-    }
-    Ok(PathBuf::from(v))
-}
-
-/// Validates `peakbench baseline` arguments; `output` is the common `--output` (which
-/// for this command names the baseline file, like `-o`).
+/// `peakbench baseline`'s options once the flags are read: the checks that span flags
+/// and what they give. `output` is the common `--output` (which for this command names
+/// the baseline file, like `-o`).
 pub(crate) fn parse_baseline(
-    a: &BaselineArgs,
-    output: Option<&str>,
+    a: &BaselineOptions,
+    output: Option<&Path>,
 ) -> Result<BaselineOptions, UsageError> {
-    let out = match (a.out.as_deref(), output) {
+    let out = match (&a.o, output) {
         (Some(_), Some(_)) => {
             return Err(UsageError::new(
                 "-o",
                 "given with --output; name the baseline file once (-o FILE or --output FILE)",
             ))
         }
-        (Some(o), None) => Some(path("-o", o)?),
-        (None, Some(o)) => Some(path("--output", o)?),
-        (None, None) => None,
+        (o, output) => o.clone().or_else(|| output.map(Path::to_path_buf)),
     };
-    let from = match (a.from.is_empty(), a.from_history) {
+    let from = match (a.from_files.is_empty(), a.from_history) {
         (false, true) => {
             return Err(UsageError::new(
                 "--from-history",
@@ -210,61 +263,30 @@ pub(crate) fn parse_baseline(
                     ));
                 }
             }
-            Source::Files(
-                a.from
-                    .iter()
-                    .map(|f| path("--from", f))
-                    .collect::<Result<Vec<_>, _>>()?,
-            )
+            Source::Files(a.from_files.clone())
         }
         (true, true) => {
-            let mut hosts = Vec::new();
+            let mut hosts: Vec<String> = Vec::new();
             for h in &a.host {
-                let h = h.trim();
-                if h.is_empty() {
-                    return Err(UsageError::new(
-                        "--host",
-                        "empty host name; give hostnames like node1,node2",
-                    ));
-                }
-                if !hosts.iter().any(|x: &String| x == h) {
-                    hosts.push(h.to_string());
+                if !hosts.contains(h) {
+                    hosts.push(h.clone());
                 }
             }
-            let command = match a.run_command.as_deref().map(str::trim) {
-                Some("") => {
-                    return Err(UsageError::new(
-                        "--command",
-                        "empty; give a command like quick or cpu, or drop the flag",
-                    ))
-                }
-                c => c.map(str::to_string),
-            };
             Source::History(HistoryPick {
                 runs: a.runs.unwrap_or(DEFAULT_RUNS),
                 hosts,
-                command,
+                command: a.run_command.clone(),
             })
         }
     };
     let mut all = None;
     let mut per_resource = BTreeMap::new();
-    for item in a.tolerance.iter().flat_map(|t| t.split(',')) {
-        let item = item.trim();
-        let bad = |msg: String| UsageError::new("--tolerance", msg);
-        match item.split_once('=') {
-            Some((res, pct)) => {
-                let res = res.trim();
-                if Resource::parse(res).is_none() {
-                    return Err(bad(format!(
-                        "unknown resource '{res}'; one of {} (e.g. disk=20%)",
-                        resource_names()
-                    )));
-                }
-                let t = tolerance_pct(pct.trim()).map_err(bad)?;
-                per_resource.insert(res.to_string(), t);
+    for (res, t) in a.tolerance.iter().flat_map(|t| &t.0) {
+        match res {
+            Some(r) => {
+                per_resource.insert(r.clone(), *t);
             }
-            None => all = Some(tolerance_pct(item).map_err(bad)?),
+            None => all = Some(*t),
         }
     }
     Ok(BaselineOptions {
@@ -272,6 +294,7 @@ pub(crate) fn parse_baseline(
         out,
         all,
         per_resource,
+        ..a.clone()
     })
 }
 
@@ -286,8 +309,9 @@ fn tolerance_pct(s: &str) -> Result<Tolerance, String> {
     parse_tolerance(s)
 }
 
-/// Validates `peakbench check` arguments.
-pub(crate) fn parse_check(a: &CheckArgs) -> Result<CheckOptions, UsageError> {
+/// `peakbench check`'s options once the flags are read: `--baseline` or `--against`
+/// (and `--runs` only with `--against`).
+pub(crate) fn parse_check(a: &CheckOptions) -> Result<CheckOptions, UsageError> {
     let reference = match (&a.baseline, a.against) {
         (Some(_), Some(_)) => {
             return Err(UsageError::new(
@@ -306,125 +330,176 @@ pub(crate) fn parse_check(a: &CheckArgs) -> Result<CheckOptions, UsageError> {
                     "applies to --against history; drop it, or use --against history instead of --baseline",
                 ));
             }
-            Reference::Baseline(path("--baseline", b)?)
+            Reference::Baseline(b.clone())
         }
         (None, Some(Against::History)) => Reference::History(a.runs.unwrap_or(DEFAULT_RUNS)),
     };
     Ok(CheckOptions {
         reference,
-        results: a
-            .results
-            .as_deref()
-            .map(|r| path("RESULTS.json", r))
-            .transpose()?,
-        junit: a.junit.as_deref().map(|j| path("--junit", j)).transpose()?,
-        strict: a.strict,
+        ..a.clone()
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::FromArgMatches;
 
-    fn args(from: &[&str], out: Option<&str>, tol: &[&str]) -> BaselineArgs {
-        BaselineArgs {
-            from: from.iter().map(|s| s.to_string()).collect(),
-            out: out.map(String::from),
-            tolerance: tol.iter().map(|s| s.to_string()).collect(),
-            ..BaselineArgs::default()
-        }
+    /// `args` read by clap as `T`'s flags (a bad value: the line `cmdline` prints).
+    fn read<T: Args + FromArgMatches>(args: &[&str]) -> Result<T, UsageError> {
+        let cmd = T::augment_args(clap::Command::new("t"));
+        let m = cmd
+            .try_get_matches_from(std::iter::once("t").chain(args.iter().copied()))
+            .map_err(|e| UsageError::from_clap(&e).unwrap_or_else(|| panic!("{e}")))?;
+        Ok(T::from_arg_matches(&m).unwrap())
+    }
+
+    fn baseline(args: &[&str], output: Option<&str>) -> Result<BaselineOptions, UsageError> {
+        parse_baseline(&read(args)?, output.map(Path::new))
+    }
+
+    fn check(args: &[&str]) -> Result<CheckOptions, UsageError> {
+        parse_check(&read(args)?)
     }
 
     #[test]
     fn tolerances_and_output() {
-        let o = parse_baseline(
-            &args(&["a.json"], Some("b.toml"), &["7%", "disk=25%"]),
+        let o = baseline(
+            &[
+                "--from",
+                "a.json",
+                "-o",
+                "b.toml",
+                "--tolerance",
+                "7%",
+                "--tolerance",
+                "disk=25%",
+            ],
             None,
         )
         .unwrap();
         assert_eq!(o.out, Some(PathBuf::from("b.toml")));
         assert_eq!(o.all, Some(Tolerance::Relative(0.07)));
         assert_eq!(o.per_resource["disk"], Tolerance::Relative(0.25));
-        let o = parse_baseline(&args(&["a.json"], None, &[]), Some("x.toml")).unwrap();
+        let o = baseline(
+            &["--from", "a.json", "--tolerance", "5%, net=20% ,cpu=1%"],
+            None,
+        )
+        .unwrap();
+        assert_eq!(o.all, Some(Tolerance::Relative(0.05)));
+        assert_eq!(o.per_resource.len(), 2);
+        let o = baseline(&["--from", "a.json"], Some("x.toml")).unwrap();
         assert_eq!(o.out, Some(PathBuf::from("x.toml")));
-        let e = parse_baseline(&args(&["a.json"], Some("a"), &[]), Some("b")).unwrap_err();
+        let e = baseline(&["--from", "a.json", "-o", "a"], Some("b")).unwrap_err();
         assert!(e.0.starts_with("-o: given with --output"), "{e}");
         for (bad, needle) in [
-            ("cpux=5%", "unknown resource 'cpux'"),
+            ("cpux=5%", "unknown resource 'cpux'; one of cpu, "),
             ("150%", "from 0 to 100 %"),
             ("-5%", "from 0 to 100 %"),
-            ("5", "not a percentage"),
+            (
+                "5",
+                "'5' is not a percentage; use a relative tolerance like 5%",
+            ),
             ("disk=abc%", "not a tolerance"),
+            ("5%,,", "'' is not a percentage"),
         ] {
-            let e = parse_baseline(&args(&["a.json"], None, &[bad]), None).unwrap_err();
+            let e = baseline(&["--from", "a.json", "--tolerance", bad], None).unwrap_err();
             assert!(e.0.starts_with("--tolerance: "), "{bad}: {e}");
             assert!(e.0.contains(needle), "{bad}: {e}");
         }
     }
 
+    /// Issue #34 item 2: each value is checked where clap reads it, with the line its
+    /// hand-written check gave.
+    #[test]
+    fn each_value_keeps_its_line() {
+        for (a, line) in [
+            (&["--from", " "][..], "--from: empty path; give a file name"),
+            (&["--from", "a.json", "-o", ""], "-o: empty path; give a file name"),
+            (&["--from-history", "--host", "n1,,n2"], "--host: empty host name; give hostnames like node1,node2"),
+            (&["--from-history", "--command", " "], "--command: empty; give a command like quick or cpu, or drop the flag"),
+            (&["--from-history", "--runs", "0"], "--runs: '0' is not a number of runs; use a whole number from 1 to 1000, e.g. 5"),
+            (&["--from", "a.json", "--tolerance", "5"], "--tolerance: '5' is not a percentage; use a relative tolerance like 5% (absolute ones go per case in the baseline file)"),
+        ] {
+            assert_eq!(baseline(a, None).unwrap_err().0, line, "{a:?}");
+        }
+        for (a, line) in [
+            (&["--baseline", ""][..], "--baseline: empty path; give a file name"),
+            (&["--baseline", "b.toml", "--junit", " "], "--junit: empty path; give a file name"),
+            (&["--baseline", "b.toml", ""], "RESULTS.json: empty path; give a file name"),
+            (&["--against", "past"], "--against: 'past' is not a reference to check against; use --against history (or --baseline FILE)"),
+            (&["--against", "history", "--runs", "1001"], "--runs: '1001' is not a number of runs; use a whole number from 1 to 1000, e.g. 5"),
+        ] {
+            assert_eq!(check(a).unwrap_err().0, line, "{a:?}");
+        }
+        let o = check(&[
+            "--baseline",
+            "b.toml",
+            "r.json",
+            "--junit",
+            "j.xml",
+            "--strict",
+        ])
+        .unwrap();
+        assert!(matches!(&o.reference, Reference::Baseline(b) if b == Path::new("b.toml")));
+        assert_eq!(o.results, Some(PathBuf::from("r.json")));
+        assert_eq!(o.junit, Some(PathBuf::from("j.xml")));
+        assert!(o.strict);
+    }
+
     #[test]
     fn history_flags_and_their_conflicts() {
-        let o = parse_check(&CheckArgs {
-            against: Some(Against::History),
-            ..CheckArgs::default()
-        })
-        .unwrap();
+        let o = check(&["--against", "history"]).unwrap();
         assert!(matches!(o.reference, Reference::History(DEFAULT_RUNS)));
-        let o = parse_check(&CheckArgs {
-            against: Some(Against::History),
-            runs: Some(9),
-            ..CheckArgs::default()
-        })
-        .unwrap();
+        let o = check(&["--against", "history", "--runs", "9"]).unwrap();
         assert_eq!(o.reference.runs(), 9);
         for (a, needle) in [
             (
-                CheckArgs {
-                    against: Some(Against::History),
-                    baseline: Some("b.toml".into()),
-                    ..CheckArgs::default()
-                },
+                &["--against", "history", "--baseline", "b.toml"][..],
                 "--against: given with --baseline",
             ),
-            (CheckArgs::default(), "--baseline: missing"),
+            (&[], "--baseline: missing"),
             (
-                CheckArgs {
-                    baseline: Some("b.toml".into()),
-                    runs: Some(3),
-                    ..CheckArgs::default()
-                },
+                &["--baseline", "b.toml", "--runs", "3"],
                 "--runs: applies to --against history",
             ),
         ] {
-            let e = parse_check(&a).unwrap_err();
+            let e = check(a).unwrap_err();
             assert!(e.0.starts_with(needle), "{e}");
         }
-        let b = parse_baseline(
-            &BaselineArgs {
-                from_history: true,
-                host: vec!["n1".into(), "n2".into(), "n1".into()],
-                ..BaselineArgs::default()
-            },
+        let b = baseline(
+            &["--from-history", "--host", " n1,n2", "--host", "n1 "],
             None,
         )
         .unwrap();
         match b.from {
             Source::History(p) => {
-                assert_eq!((p.runs, p.hosts.len()), (DEFAULT_RUNS, 2));
+                assert_eq!(
+                    (p.runs, p.hosts),
+                    (DEFAULT_RUNS, vec!["n1".into(), "n2".into()])
+                );
             }
             other => panic!("{other:?}"),
         }
-        let e = parse_baseline(
-            &BaselineArgs {
-                from_history: true,
-                ..args(&["a.json"], None, &[])
-            },
-            None,
-        )
-        .unwrap_err();
-        assert!(e.0.starts_with("--from-history: given with --from"), "{e}");
+        for (a, needle) in [
+            (
+                &["--from", "a.json", "--from-history"][..],
+                "--from-history: given with --from",
+            ),
+            (&[], "--from: missing"),
+            (
+                &["--from", "a.json", "--host", "n1"],
+                "--host: applies to --from-history",
+            ),
+            (
+                &["--from", "a.json", "--command", "cpu"],
+                "--command: applies to --from-history",
+            ),
+        ] {
+            let e = baseline(a, None).unwrap_err();
+            assert!(e.0.starts_with(needle), "{e}");
+        }
         assert!(runs("0").unwrap_err().0.contains("from 1 to 1000"));
         assert_eq!(runs("7").unwrap(), 7);
-        assert!(against("past").unwrap_err().0.contains("--against history"));
     }
 }

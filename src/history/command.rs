@@ -4,49 +4,65 @@
 
 use super::{open, open_existing, Filter, History, HistoryError};
 use crate::report::{export, export_fit, Format, Grid};
+use crate::util::units::ParseError;
 use crate::util::usage::UsageError;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// `peakbench history` arguments.
-#[derive(Debug, Args, Default)]
-pub(crate) struct HistoryArgs {
+/// `peakbench history`: its flags (clap, each value checked where clap reads it) and
+/// the options they give ([`parse`] fills in `action` and `filter`).
+#[derive(Debug, Clone, Default, Args, Serialize)]
+pub(crate) struct HistoryOptions {
     /// What to do; none lists the runs.
     #[command(subcommand)]
-    pub(crate) action: Option<HistoryCmd>,
+    #[serde(skip)]
+    pub(crate) cmd: Option<HistoryCmd>,
     /// Only runs of this host (its hostname; of a gathered run, that host's cases)
-    #[arg(long, global = true, value_name = "HOST", allow_hyphen_values = true)]
+    #[arg(long, global = true, value_name = "HOST", allow_hyphen_values = true, value_parser = text)]
+    #[serde(skip)]
     pub(crate) host: Option<String>,
     /// Only runs of this command: quick, cpu, memory, disk, net, gpu, linalg
     #[arg(
         long = "command",
         global = true,
         value_name = "COMMAND",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = text
     )]
+    #[serde(skip)]
     pub(crate) run_command: Option<String>,
     /// Only runs started at or after this time: 2026-11-26, an RFC 3339 time, or an age like 7d
-    #[arg(long, global = true, value_name = "WHEN", allow_hyphen_values = true)]
-    pub(crate) since: Option<String>,
+    #[arg(long, global = true, value_name = "WHEN", allow_hyphen_values = true, value_parser = when)]
+    #[serde(skip)]
+    pub(crate) since: Option<i64>,
     /// Only runs started before this time (same forms as --since)
-    #[arg(long, global = true, value_name = "WHEN", allow_hyphen_values = true)]
-    pub(crate) until: Option<String>,
+    #[arg(long, global = true, value_name = "WHEN", allow_hyphen_values = true, value_parser = when)]
+    #[serde(skip)]
+    pub(crate) until: Option<i64>,
     /// Only runs (or cases) whose case contains this text, e.g. 'memory triad'
-    #[arg(long, global = true, value_name = "TEXT", allow_hyphen_values = true)]
+    #[arg(long, global = true, value_name = "TEXT", allow_hyphen_values = true, value_parser = text)]
+    #[serde(skip)]
     pub(crate) case: Option<String>,
+    /// What to do ([`parse`]).
+    #[arg(skip)]
+    pub(crate) action: Action,
+    /// Which runs ([`parse`]).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub(crate) filter: Filter,
 }
 
 /// The actions of `peakbench history`.
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub(crate) enum HistoryCmd {
     /// List the recorded runs, oldest first (the default)
     List,
     /// One case's figures over time with their change points (every case without CASE)
     Show {
         /// Part of the case's name, e.g. 'memory triad' or 'cpu fma_f64_avx2 [threads=1]'
-        #[arg(value_name = "CASE")]
+        #[arg(value_name = "CASE", value_parser = text)]
         case: Option<String>,
     },
     /// Record existing results files; a file already recorded is not recorded again
@@ -58,9 +74,10 @@ pub(crate) enum HistoryCmd {
 }
 
 /// What `history` does.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub(crate) enum Action {
     /// List the runs.
+    #[default]
     List,
     /// Show the cases matching this text (all when `None`).
     Show(Option<String>),
@@ -68,18 +85,17 @@ pub(crate) enum Action {
     Import(Vec<PathBuf>),
 }
 
-/// Validated `peakbench history` options.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct HistoryOptions {
-    /// What to do.
-    pub(crate) action: Action,
-    /// Which runs.
-    #[serde(skip)]
-    pub(crate) filter: Filter,
+/// A text flag's value (`--host`, `--command`, `--case`, CASE), trimmed: not empty.
+fn text(t: &str) -> Result<String, ParseError> {
+    match t.trim() {
+        "" => Err(ParseError("empty; give a value or drop the flag".into())),
+        t => Ok(t.to_string()),
+    }
 }
 
-/// `2026-11-26`, an RFC 3339 time, or an age (`7d`, `12h`) → Unix seconds.
-fn when(flag: &str, t: &str) -> Result<i64, UsageError> {
+/// `--since`/`--until WHEN`: `2026-11-26`, an RFC 3339 time, or an age (`7d`, `12h`)
+/// before now → Unix seconds.
+fn when(t: &str) -> Result<i64, ParseError> {
     let t = t.trim();
     let form = "give a date like 2026-11-26, an RFC 3339 time like 2026-11-26T14:00:00Z, or an age like 7d or 12h";
     if let Ok(age) = humantime::parse_duration(t) {
@@ -97,36 +113,31 @@ fn when(flag: &str, t: &str) -> Result<i64, UsageError> {
         .ok()
         .and_then(|s| s.duration_since(std::time::UNIX_EPOCH).ok())
         .map(|d| d.as_secs() as i64)
-        .ok_or_else(|| UsageError::new(flag, format!("'{t}' is not a time; {form}")))
+        .ok_or_else(|| ParseError(format!("'{t}' is not a time; {form}")))
 }
 
-/// Validates `peakbench history` arguments.
-pub(crate) fn parse(a: &HistoryArgs) -> Result<HistoryOptions, UsageError> {
-    let text = |flag: &str, v: &Option<String>| -> Result<Option<String>, UsageError> {
-        match v.as_deref().map(str::trim) {
-            None => Ok(None),
-            Some("") => Err(UsageError::new(
-                flag,
-                "empty; give a value or drop the flag",
-            )),
-            Some(t) => Ok(Some(t.to_string())),
-        }
-    };
+/// `peakbench history`'s options once the flags are read: the action and the filter
+/// (every value was checked where clap read it; no check spans its flags).
+pub(crate) fn parse(a: &HistoryOptions) -> HistoryOptions {
     let filter = Filter {
-        host: text("--host", &a.host)?,
-        command: text("--command", &a.run_command)?,
-        since: a.since.as_deref().map(|t| when("--since", t)).transpose()?,
-        until: a.until.as_deref().map(|t| when("--until", t)).transpose()?,
-        case: text("--case", &a.case)?,
+        host: a.host.clone(),
+        command: a.run_command.clone(),
+        since: a.since,
+        until: a.until,
+        case: a.case.clone(),
     };
-    let action = match &a.action {
+    let action = match &a.cmd {
         None | Some(HistoryCmd::List) => Action::List,
-        Some(HistoryCmd::Show { case }) => Action::Show(text("CASE", case)?),
+        Some(HistoryCmd::Show { case }) => Action::Show(case.clone()),
         Some(HistoryCmd::Import { files }) => {
             Action::Import(files.iter().map(PathBuf::from).collect())
         }
     };
-    Ok(HistoryOptions { action, filter })
+    HistoryOptions {
+        action,
+        filter,
+        ..a.clone()
+    }
 }
 
 /// A history error as a refusal (exit 2): a missing, foreign or corrupt database, a
@@ -295,4 +306,78 @@ fn import(db: &Path, files: &[PathBuf], out: &mut dyn Write) -> anyhow::Result<(
         db.display()
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::FromArgMatches;
+
+    /// `peakbench history ARGS` read by clap and [`parse`] (a bad value: the line
+    /// `cmdline` prints).
+    fn opts(args: &[&str]) -> Result<HistoryOptions, UsageError> {
+        let cmd = HistoryOptions::augment_args(clap::Command::new("history"));
+        let m = cmd
+            .try_get_matches_from(std::iter::once("history").chain(args.iter().copied()))
+            .map_err(|e| UsageError::from_clap(&e).unwrap_or_else(|| panic!("{e}")))?;
+        Ok(parse(&HistoryOptions::from_arg_matches(&m).unwrap()))
+    }
+
+    /// Issue #34 item 2: each value is checked where clap reads it (before or after the
+    /// action), with the line its hand-written check gave.
+    #[test]
+    fn each_value_keeps_its_line() {
+        let time = "is not a time; give a date like 2026-11-26, an RFC 3339 time like 2026-11-26T14:00:00Z, or an age like 7d or 12h";
+        let empty = "empty; give a value or drop the flag";
+        for (a, line) in [
+            (&["--since", "soon"][..], format!("--since: 'soon' {time}")),
+            (
+                &["show", "--until", " 2026-13-01 "],
+                format!("--until: '2026-13-01' {time}"),
+            ),
+            (&["--host", " "], format!("--host: {empty}")),
+            (&["list", "--command", ""], format!("--command: {empty}")),
+            (&["--case", "  ", "show", "x"], format!("--case: {empty}")),
+            (&["show", " "], format!("CASE: {empty}")),
+        ] {
+            assert_eq!(opts(a).unwrap_err().0, line, "{a:?}");
+        }
+    }
+
+    #[test]
+    fn the_filter_and_the_action() {
+        let o = opts(&[
+            "show",
+            " memory triad ",
+            "--host",
+            " n1 ",
+            "--command",
+            "cpu",
+            "--since",
+            "2026-11-26",
+            "--until",
+            "2026-11-26T14:00:00Z",
+        ])
+        .unwrap();
+        assert!(matches!(&o.action, Action::Show(Some(c)) if c == "memory triad"));
+        let f = &o.filter;
+        assert_eq!(f.host.as_deref(), Some("n1"));
+        assert_eq!(f.command.as_deref(), Some("cpu"));
+        assert_eq!(f.since, Some(1_795_651_200));
+        assert_eq!(f.until, Some(1_795_651_200 + 14 * 3600));
+        let f = opts(&["--case", " triad "]).unwrap().filter;
+        assert_eq!(f.case.as_deref(), Some("triad"));
+        // An age is counted back from now.
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64;
+        let since = opts(&["--since", "7d"]).unwrap().filter.since.unwrap();
+        assert!((now - 7 * 86_400 - since).abs() <= 60, "{since} {now}");
+        assert!(matches!(opts(&[]).unwrap().action, Action::List));
+        assert!(matches!(
+            opts(&["import", "a.json", "b.json"]).unwrap().action,
+            Action::Import(f) if f.len() == 2
+        ));
+    }
 }

@@ -19,6 +19,9 @@ pub mod peak;
 pub(crate) mod precision;
 pub(crate) mod probe;
 pub(crate) mod probe_arm;
+mod probe_class;
+mod probe_report;
+mod probe_settle;
 #[cfg(target_arch = "x86_64")]
 mod probe_x86;
 pub(crate) mod rates;

@@ -8,8 +8,8 @@
 //! and normal. The clock is the plain dependent-add chain of `hw::clock` (one `add` per
 //! cycle on every Arm core); NEON has no frequency licence to match.
 //!
-//! The readings go to the architecture-neutral rule, `probe::settle`, exactly as the
-//! x86 loops' do. On a machine with several kinds of core (big.LITTLE: several MIDR
+//! The readings go to the architecture-neutral rule, `probe_settle::settle`, exactly as
+//! the x86 loops' do. On a machine with several kinds of core (big.LITTLE: several MIDR
 //! parts, `hw::arm::CorePart`) each kind is probed on its own CPUs. Under user-mode
 //! emulation there is no clock (the add chain would time the emulator), so every test
 //! says so instead of giving a rate.
@@ -137,7 +137,8 @@ pub(crate) fn run_probe(cpu: &CpuInfo, t0: std::time::Instant) -> ProbeReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hw::probe::{settle_test, Reading, ARM_TESTS};
+    use crate::hw::probe::{settle_test, Reading};
+    use crate::hw::probe_class::ARM_TESTS;
     use crate::hw::uarch::{Pipe, Width};
 
     fn readings(xs: &[f64]) -> Vec<Reading> {

@@ -3,6 +3,10 @@
 //! unit count or has a reason (never a speed).
 
 use super::*;
+use crate::hw::probe_class::{AMX_UNITS, FMA_UNITS, MUL_UNITS, TESTS, TOLERANCE};
+use crate::hw::probe_settle::{decide, decide_fma512, fmt_units, settle};
+#[cfg(target_arch = "x86_64")]
+use crate::hw::uarch::Pipe;
 
 /// Readings that all kept their core, on cpus 0 and 1 in turn.
 fn quiet(v: &[f64]) -> Vec<Reading> {

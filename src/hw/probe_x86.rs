@@ -19,7 +19,7 @@
 //! features do not name (AVX-VNNI, AVX512-FP16/BF16, AMX): callers check the CPU first.
 
 use super::asm::{amx_loop_body, irp12, irp24, tile_config};
-use super::probe::Test;
+use super::probe_class::Test;
 use super::uarch::Width;
 
 /// A probe loop: runs `loops` iterations.

@@ -15,7 +15,8 @@
 //! Limits: the first reference is the first burst of the run, so contention present
 //! for the whole run, probe included, lowers the best itself and is not seen; a
 //! neighbour that comes and goes within one sample, between the bursts, is not seen
-//! either. The probe's rule (`hw::probe::settle`) guards the peaks against the first.
+//! either. The probe's rule (`hw::probe_settle::settle`) guards the peaks against the
+//! first.
 
 use serde::{Deserialize, Serialize};
 

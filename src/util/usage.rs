@@ -17,8 +17,10 @@ impl UsageError {
     /// The line a flag's typed value gives when clap refuses it: a `value_parser`
     /// function's error (`ErrorKind::ValueValidation`, or `InvalidValue` with the
     /// parser's error as its source) becomes `--flag: <the parser's message>`, the line
-    /// the same check gave as a [`UsageError`] before the flag was typed. `None` for every
-    /// other clap error (unknown flags, a missing value, help), which keep clap's words.
+    /// the same check gave as a [`UsageError`] before the flag was typed; a short flag's
+    /// is `-o: …`, a positional argument's `NAME: …` (its value name, `[NAME]` in clap's
+    /// words). `None` for every other clap error (unknown flags, a missing value, help),
+    /// which keep clap's words.
     pub(crate) fn from_clap(e: &clap::Error) -> Option<UsageError> {
         use clap::error::{ContextKind, ContextValue, ErrorKind};
         if !matches!(
@@ -28,13 +30,24 @@ impl UsageError {
             return None;
         }
         let msg = std::error::Error::source(e)?.to_string();
-        // clap names the argument with its value name: "--precision <LIST>".
+        // clap names a flag with its value name, "--precision <LIST>" or "-o <FILE>", and
+        // a positional argument by its value name alone: "[RESULTS.json]", "<CASE>".
         let flag = match e.get(ContextKind::InvalidArg)? {
             ContextValue::String(s) => s.split([' ', '=']).next()?.to_string(),
             _ => return None,
         };
-        flag.starts_with("--")
-            .then(|| UsageError::new(flag, msg.lines().next().unwrap_or_default()))
+        let name = match flag.strip_prefix(['[', '<']) {
+            Some(p) => p
+                .trim_end_matches('.')
+                .strip_suffix([']', '>'])?
+                .to_string(),
+            None if flag.starts_with('-') => flag,
+            None => return None,
+        };
+        Some(UsageError::new(
+            name,
+            msg.lines().next().unwrap_or_default(),
+        ))
     }
 }
 
@@ -76,6 +89,31 @@ mod tests {
         for argv in [&["t", "--depth"][..], &["t", "--deep", "1"]] {
             let e = cmd().try_get_matches_from(argv).unwrap_err();
             assert_eq!(UsageError::from_clap(&e), None, "{argv:?}");
+        }
+        // A short flag, and a positional argument (optional or required), by its name.
+        let cmd = |required: bool| {
+            clap::Command::new("t")
+                .arg(
+                    clap::Arg::new("o")
+                        .short('o')
+                        .value_name("FILE")
+                        .value_parser(count),
+                )
+                .arg(
+                    clap::Arg::new("n")
+                        .value_name("N.json")
+                        .required(required)
+                        .value_parser(count),
+                )
+        };
+        for (argv, line) in [
+            (&["t", "-o", "x"][..], "-o: 'x' is not a count; use e.g. 4"),
+            (&["t", "y"], "N.json: 'y' is not a count; use e.g. 4"),
+        ] {
+            for required in [false, true] {
+                let e = cmd(required).try_get_matches_from(argv).unwrap_err();
+                assert_eq!(UsageError::from_clap(&e).unwrap().0, line, "{argv:?}");
+            }
         }
     }
 }
