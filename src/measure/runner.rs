@@ -422,8 +422,10 @@ impl Runner {
                 loop {
                     out.push(sample()?);
                     i += 1;
+                    // `--repeat` is the floor: the budget only limits repeating past it.
                     let done = stable_enough(&out, n, stable.target)
-                        || Tick::now().secs_since(t0) >= stable.budget.as_secs_f64()
+                        || (out.len() >= n
+                            && Tick::now().secs_since(t0) >= stable.budget.as_secs_f64())
                         || out.len() >= STABLE_MAX_SAMPLES;
                     // The total is unknown until it stops: the progress shows the floor.
                     on_sample(i, if done { i } else { n.max(i + 1) });
@@ -672,6 +674,30 @@ mod tests {
         );
         // Without --until-stable nothing is dropped.
         assert_eq!(split_kept(s.clone(), false).0.len(), s.len());
+    }
+
+    /// `--until-stable` with its budget spent before `--repeat` samples: the runner
+    /// still takes `--repeat` of them (the budget only limits repeating past it), and
+    /// stops there (the precision is out of reach). Checked on the samples' own time
+    /// stamps: the budget had passed before the last ones were taken.
+    #[test]
+    fn until_stable_takes_at_least_repeat_samples_whatever_the_budget() {
+        let budget = Duration::from_millis(1);
+        let mut c = cfg(1);
+        c.repeat = 6;
+        c.stable = Some(Stable {
+            target: 1e-12,
+            budget,
+        });
+        let s = Runner::run(&c, |_| Ok(Count), &|_, _| {}).unwrap();
+        assert_eq!(
+            s.len(),
+            6,
+            "{:?}",
+            s.iter().map(|x| x.at).collect::<Vec<_>>()
+        );
+        // Samples of 5 ms each: the budget was spent before the last one.
+        assert!(s[5].at >= budget.as_secs_f64(), "{}", s[5].at);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! a one-shot iperf3 server on a free port and a 3 s client with the case's streams and
 //! message size.
 
-use super::{free_port, Context, Invocation, Row, Tool, VersionFrom};
+use super::{free_port, Context, Invocation, Row, Server, Tool, VersionFrom};
 use crate::report::model::{BenchResult, Metric, Resource, Unit};
 use std::time::Duration;
 
@@ -55,7 +55,8 @@ impl Tool for Iperf3 {
             return None;
         }
         let proto = r.param_str("proto").unwrap_or("tcp");
-        let port = free_port()?.to_string();
+        let port_n = free_port()?;
+        let port = port_n.to_string();
         let mut argv: Vec<String> = vec![
             "iperf3".into(),
             "-c".into(),
@@ -81,13 +82,10 @@ impl Tool for Iperf3 {
             timeout: Duration::from_secs(30),
             parse: parse_json,
             unit: Unit::BytePerSec,
-            server: Some(vec![
-                "iperf3".into(),
-                "-s".into(),
-                "-1".into(),
-                "-p".into(),
-                port,
-            ]),
+            server: Some(Server {
+                argv: vec!["iperf3".into(), "-s".into(), "-1".into(), "-p".into(), port],
+                port: port_n,
+            }),
         })
     }
 }

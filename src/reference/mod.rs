@@ -24,17 +24,15 @@ pub mod sysbench;
 mod tool;
 
 use crate::report::model::{BenchResult, Note, NoteKind, Reference, Resource};
-use crate::util::process::spawn_quiet;
 pub use crate::util::process::which;
 /// Running external programs lives in `util::process` (the one place that does);
 /// re-exported for the adapters.
 pub(crate) use crate::util::process::{capture, capture_in};
 use serde::Serialize;
 use std::path::PathBuf;
-use std::time::Duration;
 pub(crate) use tool::{
-    free_port, number_after, strip_ansi, Context, Found, Invocation, Memo, Row, SharedFound, Tool,
-    VersionFrom,
+    free_port, number_after, start_server, strip_ansi, Context, Found, Invocation, Memo, Row,
+    Server, SharedFound, Tool, VersionFrom,
 };
 
 /// Every adapter, in listing order.
@@ -87,16 +85,8 @@ pub(crate) fn detect() -> Vec<Detected> {
 
 /// Runs one invocation (with its server, if any) and returns the reference figure.
 pub(crate) fn run(tool: &Row, version: &str, inv: &Invocation) -> Result<Reference, String> {
-    let mut server = match &inv.server {
-        Some(argv) => {
-            let child = spawn_quiet(argv)?;
-            // Give the server time to listen.
-            std::thread::sleep(Duration::from_millis(300));
-            Some(child)
-        }
-        None => None,
-    };
-    let res = capture(&inv.argv, inv.timeout);
+    let (mut server, argv) = start_server(inv)?;
+    let res = capture(&argv, inv.timeout);
     if let Some(s) = server.as_mut() {
         let _ = s.kill();
         let _ = s.wait();
@@ -106,7 +96,7 @@ pub(crate) fn run(tool: &Row, version: &str, inv: &Invocation) -> Result<Referen
     Ok(Reference {
         tool: tool.name.to_string(),
         version: version.to_string(),
-        command: inv.argv.join(" "),
+        command: argv.join(" "),
         value,
         unit: inv.unit,
     })
@@ -204,6 +194,78 @@ mod tests {
     use crate::hw::HostInfo;
     use crate::report::model::Unit;
     use crate::report::model::{Metric, Resource};
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::Duration;
+
+    /// A fake loopback tool in `dir`: `tool -s -p PORT` is a server that logs
+    /// `server PORT` and exits at once (its port taken) while fewer than `fails` servers
+    /// have started, then stays up; `tool -c -p PORT` logs `client PORT` and prints 42.
+    fn fake_server_tool(dir: &std::path::Path, fails: usize) -> (String, std::path::PathBuf) {
+        let log = dir.join("log");
+        let script = format!(
+            "#!/bin/sh\nlog='{log}'\nif [ \"$1\" = -s ]; then\n  echo \"server $3\" >> \"$log\"\n  \
+             if [ $(grep -c '^server' \"$log\") -le {fails} ]; then exit 1; fi\n  exec sleep 30\nfi\n\
+             echo \"client $3\" >> \"$log\"\necho 42\n",
+            log = log.display()
+        );
+        let p = dir.join("fake-tool");
+        std::fs::write(&p, script).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        (p.display().to_string(), log)
+    }
+
+    fn served(tool: &str, port: u16) -> Invocation {
+        let argv = |mode: &str| vec![tool.to_string(), mode.into(), "-p".into(), port.to_string()];
+        Invocation {
+            argv: argv("-c"),
+            timeout: Duration::from_secs(30),
+            parse: |s| s.trim().parse::<f64>().map_err(|e| e.to_string()),
+            unit: Unit::BytePerSec,
+            server: Some(Server {
+                argv: argv("-s"),
+                port,
+            }),
+        }
+    }
+
+    /// A reference server whose first port was taken by another process (it exits at
+    /// once) is started again on another port, and the client goes to that port.
+    #[test]
+    fn a_server_that_cannot_listen_moves_to_another_port() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tool, log) = fake_server_tool(dir.path(), 1);
+        let first = free_port().unwrap();
+        let got = run(&iperf3::ROW, "1", &served(&tool, first)).unwrap();
+        assert_eq!(got.value, 42.0);
+        let lines: Vec<String> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert_eq!(lines[0], format!("server {first}"));
+        let second = lines[1].strip_prefix("server ").unwrap();
+        assert_ne!(second, first.to_string(), "{lines:?}");
+        assert_eq!(lines[2], format!("client {second}"));
+        assert!(
+            got.command.ends_with(&format!("-p {second}")),
+            "{}",
+            got.command
+        );
+    }
+
+    /// A server that never starts is tried a bounded number of times, then the run
+    /// fails with one line and the client never runs.
+    #[test]
+    fn a_server_that_never_listens_fails_after_a_few_ports() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tool, log) = fake_server_tool(dir.path(), usize::MAX >> 1);
+        let err = run(&iperf3::ROW, "1", &served(&tool, free_port().unwrap())).unwrap_err();
+        assert!(err.contains("exited before its client ran"), "{err}");
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(text.lines().count(), tool::SERVER_TRIES, "{text}");
+        assert!(!text.contains("client"), "{text}");
+    }
 
     #[test]
     fn helpers() {

@@ -7,7 +7,7 @@
 //! and takes messages of [`MIN_MSG`] to [`MAX_MSG`] bytes: a case outside that gets a
 //! one-line reason instead of a figure of another message size or stream count.
 
-use super::{free_port, Context, Invocation, Row, Tool, VersionFrom};
+use super::{free_port, Context, Invocation, Row, Server, Tool, VersionFrom};
 use crate::report::model::{BenchResult, Metric, Resource, Unit};
 use std::time::Duration;
 
@@ -80,7 +80,8 @@ impl Tool for Sockperf {
             return None;
         }
         let tcp = r.param_str("proto") == Some("tcp");
-        let port = free_port()?.to_string();
+        let port_n = free_port()?;
+        let port = port_n.to_string();
         let mut server: Vec<String> = vec![
             "sockperf".into(),
             "server".into(),
@@ -108,7 +109,10 @@ impl Tool for Sockperf {
             timeout: Duration::from_secs(30),
             parse: parse_pingpong,
             unit: Unit::Second,
-            server: Some(server),
+            server: Some(Server {
+                argv: server,
+                port: port_n,
+            }),
         })
     }
 }

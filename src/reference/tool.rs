@@ -8,10 +8,11 @@ use crate::report::model::{BenchResult, Reference, Resource, Unit};
 /// Running external programs lives in `util::process` (the one place that does);
 /// re-exported for the adapters.
 pub(crate) use crate::util::process::capture;
-use crate::util::process::output_any;
+use crate::util::process::{output_any, spawn_quiet};
 use std::any::Any;
 use std::collections::HashMap;
 use std::path::Path;
+use std::process::Child;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -105,7 +106,17 @@ pub(crate) struct Invocation {
     /// Unit of the parsed value (the case's unit).
     pub(crate) unit: Unit,
     /// A helper to start first and stop after (a server), if any.
-    pub(crate) server: Option<Vec<String>>,
+    pub(crate) server: Option<Server>,
+}
+
+/// A server a reference client measures against on loopback.
+pub(crate) struct Server {
+    /// Program and arguments (`argv[0]` is the binary name).
+    pub(crate) argv: Vec<String>,
+    /// The loopback port it listens on, from [`free_port`]: the argument after `-p`
+    /// in both `argv` and the client's argv, replaced there when the server has to
+    /// move to another port (see [`start_server`]).
+    pub(crate) port: u16,
 }
 
 /// One reference tool as data: who it is, what it checks and how its version is read.
@@ -265,4 +276,50 @@ pub(crate) fn free_port() -> Option<u16> {
         .local_addr()
         .ok()
         .map(|a| a.port())
+}
+
+/// How many ports a reference server is started on before the run gives up.
+pub(crate) const SERVER_TRIES: usize = 5;
+
+/// How long a reference server gets to start listening before the client runs; one
+/// that has exited by then did not start (its port was taken, most often).
+const SERVER_START: Duration = Duration::from_millis(300);
+
+/// `argv` with the port after each `-p` that reads `from` set to `to`.
+fn moved(argv: &[String], from: u16, to: u16) -> Vec<String> {
+    let from = from.to_string();
+    let mut out = argv.to_vec();
+    for i in 1..out.len() {
+        if out[i - 1] == "-p" && out[i] == from {
+            out[i] = to.to_string();
+        }
+    }
+    out
+}
+
+/// Starts `inv`'s server, if it has one, and returns it with the client's argv for the
+/// port it listens on. [`free_port`] only says the port was free when it looked: another
+/// process may bind it before the server does. A server that has exited within
+/// [`SERVER_START`] could not listen, so it is started again on a fresh port, at most
+/// [`SERVER_TRIES`] times in all; then the run fails with one line saying so.
+pub(crate) fn start_server(inv: &Invocation) -> Result<(Option<Child>, Vec<String>), String> {
+    let Some(server) = &inv.server else {
+        return Ok((None, inv.argv.clone()));
+    };
+    let mut port = server.port;
+    for _ in 0..SERVER_TRIES {
+        let argv = moved(&server.argv, server.port, port);
+        let mut child = spawn_quiet(&argv)?;
+        std::thread::sleep(SERVER_START);
+        match child.try_wait() {
+            Ok(None) => return Ok((Some(child), moved(&inv.argv, server.port, port))),
+            Ok(Some(_)) => {}
+            Err(e) => return Err(format!("cannot watch `{}`: {e}", argv.join(" "))),
+        }
+        port = free_port().ok_or("no free loopback port for the server")?;
+    }
+    Err(format!(
+        "server `{}` exited before its client ran, on {SERVER_TRIES} ports in turn (port in use?)",
+        server.argv.join(" ")
+    ))
 }

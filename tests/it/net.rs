@@ -229,8 +229,10 @@ fn refused_port_and_port_in_use_exit_1() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("in use"), "{}", stderr(&out));
     drop(l);
-    // Nothing listens there any more.
-    let (_, out) = json_run(&["--server", &addr, "--time", "100ms"]);
+    // A port held bound but not listening: connections are refused, and no other
+    // process can take it meanwhile (the dropped listener's port could be).
+    let hold = common::PortHold::new();
+    let (_, out) = json_run(&["--server", &hold.addr(), "--time", "100ms"]);
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let first = v["results"][0]["status"]["failed"]["error"]
