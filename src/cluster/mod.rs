@@ -525,10 +525,14 @@ fn write(report: &Report, options: &Options, matrix: bool) -> anyhow::Result<Exi
         eprintln!("results: {}", path.display());
         eprintln!("html: {}", html.display());
     }
+    // Exit 1 when a host or a case failed, as a run on one host does: a matrix whose
+    // links all failed exited 0 (issue #43 item 10), so a CI step saw success.
     let failed = report
         .hosts
         .iter()
-        .any(|h| matches!(h.status, crate::report::model::Status::Failed { .. }));
+        .map(|h| &h.status)
+        .chain(report.results.iter().map(|r| &r.status))
+        .any(|s| matches!(s, crate::report::model::Status::Failed { .. }));
     Ok(if failed {
         ExitCode::FAILURE
     } else {

@@ -216,21 +216,17 @@ fn from_history(common: &Output, pick: &HistoryPick) -> Result<history::Sources,
 pub(crate) fn read_baseline(path: &Path) -> Result<Baseline, UsageError> {
     let name = path.display();
     let bad = |msg: String| UsageError(format!("--baseline: {name}: {msg}"));
-    let meta = std::fs::metadata(path).map_err(|e| bad(format!("cannot read: {e}")))?;
-    if !meta.is_file() {
-        return Err(bad(
-            "not a regular file; give a baseline file written by `peakbench baseline`".into(),
-        ));
-    }
-    let f = std::fs::File::open(path).map_err(|e| bad(format!("cannot read: {e}")))?;
-    let bytes =
-        load::read_capped(f, MAX_BASELINE_BYTES).map_err(|e| bad(format!("cannot read: {e}")))?;
-    if bytes.len() as u64 > MAX_BASELINE_BYTES {
-        return Err(bad(format!(
-            "larger than {} MiB: not a baseline",
-            MAX_BASELINE_BYTES >> 20
-        )));
-    }
+    // The one capped reader (issue #43 item 5): a FIFO is refused, never waited on.
+    let bytes = crate::util::regular::read_capped(path, MAX_BASELINE_BYTES).map_err(|e| {
+        use crate::util::regular::ReadError;
+        match e {
+            ReadError::NotRegular(what) => bad(format!(
+                "{what}; give a baseline file written by `peakbench baseline`"
+            )),
+            ReadError::TooBig(_) => bad(format!("{e}: not a baseline")),
+            ReadError::Io(_) => bad(e.to_string()),
+        }
+    })?;
     let text = String::from_utf8(bytes)
         .map_err(|_| bad("not UTF-8 text: not a baseline (format: docs/baseline.md)".into()))?;
     Baseline::parse(&text).map_err(bad)

@@ -288,68 +288,23 @@ pub(crate) fn load_all(paths: &[std::path::PathBuf]) -> Result<Vec<Report>, Load
 /// [`load`], also returning the file's count of values (at most `left`, see
 /// [`parse_counted`]).
 fn load_counted(path: &Path, left: usize) -> Result<(Report, usize), LoadError> {
+    use crate::util::regular::ReadError;
     let name = path.display().to_string();
-    let io = |err| LoadError::Io {
-        path: name.clone(),
-        err,
-    };
-    // The type is checked before opening: opening a FIFO for reading blocks until a
-    // writer comes, so `report FIFO` would hang instead of answering.
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if let Some(msg) = not_regular(meta.file_type()) {
-        return Err(LoadError::Malformed { path: name, msg });
-    }
-    // The size the file reports is not trusted (pipes, /proc files and growing files
-    // report anything): at most MAX_BYTES + 1 bytes are ever read.
-    // Opened non-blocking and checked again on the open file: a path swapped for a FIFO
-    // between the check and the open is refused, not waited on.
-    let f = {
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(path)
-            .map_err(io)?
-    };
-    if let Some(msg) = not_regular(f.metadata().map_err(io)?.file_type()) {
-        return Err(LoadError::Malformed { path: name, msg });
-    }
-    let bytes = read_capped(f, MAX_BYTES).map_err(io)?;
-    if bytes.len() as u64 > MAX_BYTES {
-        return Err(LoadError::Malformed {
-            path: name,
-            msg: format!("larger than {} MiB", MAX_BYTES >> 20),
-        });
-    }
+    // The one capped reader (issue #43 item 5): opened non-blocking and checked on the
+    // open file (a FIFO would block, a device never end), refused by its size before
+    // anything is read, and at most MAX_BYTES + 1 bytes read whatever size it claims.
+    let bytes = crate::util::regular::read_capped(path, MAX_BYTES).map_err(|e| match e {
+        ReadError::Io(err) => LoadError::Io { path: name.clone(), err },
+        ReadError::NotRegular(what) => LoadError::Malformed {
+            path: name.clone(),
+            msg: format!("{what}; give a .json file"),
+        },
+        too_big @ ReadError::TooBig(_) => LoadError::Malformed {
+            path: name.clone(),
+            msg: too_big.to_string(),
+        },
+    })?;
     parse_counted(&name, &bytes, left)
-}
-
-/// Why a file of this type is refused, or `None` for a regular file: only regular files
-/// are read (a FIFO, socket or device would block or never end).
-fn not_regular(kind: std::fs::FileType) -> Option<String> {
-    use std::os::unix::fs::FileTypeExt;
-    let what = if kind.is_file() {
-        return None;
-    } else if kind.is_dir() {
-        "is a directory"
-    } else if kind.is_fifo() {
-        "is a named pipe (FIFO), not a regular file"
-    } else if kind.is_socket() {
-        "is a socket, not a regular file"
-    } else if kind.is_char_device() || kind.is_block_device() {
-        "is a device, not a file"
-    } else {
-        "is not a regular file"
-    };
-    Some(format!("{what}; give a .json file"))
-}
-
-/// Reads at most `cap` + 1 bytes: one more than allowed tells "too big" apart.
-pub(crate) fn read_capped(r: impl std::io::Read, cap: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::Read as _;
-    let mut bytes = Vec::new();
-    r.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
-    Ok(bytes)
 }
 
 #[cfg(test)]
@@ -431,11 +386,30 @@ mod tests {
         assert!(e.contains("no \"schema\""), "{e}");
     }
 
+    /// Issue #43 item 5: a results file over the cap is refused by its size (a sparse
+    /// file, nothing read) and a FIFO at once, each in one line naming the file.
     #[test]
-    fn reads_are_capped_whatever_the_size_says() {
-        let endless = std::io::repeat(b' ');
-        assert_eq!(read_capped(endless, 1000).unwrap().len(), 1001);
-        assert_eq!(read_capped(&b"abc"[..], 1000).unwrap(), b"abc");
+    fn oversized_files_and_fifos_are_refused_unread() {
+        let d = tempfile::tempdir().unwrap();
+        let huge = d.path().join("huge.json");
+        std::fs::File::create(&huge)
+            .unwrap()
+            .set_len(MAX_BYTES + 1)
+            .unwrap();
+        let e = load(&huge).unwrap_err().to_string();
+        assert!(
+            e.ends_with("huge.json: not a peakbench results file: larger than 256 MiB"),
+            "{e}"
+        );
+        let fifo = d.path().join("fifo.json");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = load(&fifo).unwrap_err().to_string();
+        assert!(
+            e.ends_with("is a named pipe (FIFO), not a regular file; give a .json file"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! a run writes its file into the default folder, `index.md` lists every run there
 //! (newest first: when, host, command, how many results ran, the file) and
 //! `HOST-latest.json` links to that host's newest file (a copy where the filesystem
-//! has no symbolic links). Only reports are read; files that are not are left out.
+//! has no symbolic links). Only reports are read; files that are not (and FIFOs,
+//! devices, files over the results reader's caps: issue #43 item 5) are left out.
 
 use std::path::{Path, PathBuf};
 
@@ -41,10 +42,18 @@ struct Run {
     finished: bool,
 }
 
-/// Reads the run of report `path`, `None` when it is not a report.
+/// Reads the run of report `path`, `None` when it is not a report. Bounded as
+/// `peakbench report` reads (issue #43 item 5: a FIFO named `*.json` hung the run after
+/// measuring, a huge file was read whole): a regular file of at most
+/// [`crate::report::load::MAX_BYTES`] through the one capped reader, and at most
+/// [`crate::report::load::MAX_VALUES`] JSON values before the tree is built.
 fn read_run(path: &Path) -> Option<Run> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    use crate::report::load::{count_values, MAX_BYTES, MAX_VALUES};
+    let bytes = crate::util::regular::read_capped(path, MAX_BYTES).ok()?;
+    if count_values(&bytes) > MAX_VALUES {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
     let schema = v.get("schema")?.as_str()?;
     if !schema.starts_with("peakbench/") {
         return None;

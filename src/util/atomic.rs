@@ -1,5 +1,9 @@
 //! The one atomic file write, and exits that respect it.
 //!
+//! What is at the path decides first ([`crate::util::outpath`]): a regular file or
+//! nothing is replaced as below; standard output, a device or a FIFO is written
+//! through in place; a symbolic link is followed to its target; a directory is refused.
+//!
 //! A file is written to a temporary file beside it, created exclusively under a name no
 //! other writer uses (`.NAME.PID-N.tmp`: two runs saving at once never share it), then
 //! synced and renamed over the target, so readers see the old or the new content, never
@@ -94,12 +98,41 @@ fn temp_path(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()))
 }
 
-/// Writes what `render` produces to `path` atomically (see the module doc). On any
-/// error the temporary file is removed and `path` is untouched.
+/// Writes what `render` produces to `path`: atomically where a regular file (or
+/// nothing) is, written through to standard output, a device or a FIFO, a symbolic
+/// link followed to its target ([`crate::util::outpath`]; a directory is refused). On
+/// any error of an atomic write the temporary file is removed and the target is
+/// untouched.
 pub(crate) fn write_atomic(
     path: &Path,
     render: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
+    use crate::util::outpath::{self, Dest};
+    match outpath::resolve(path)? {
+        Dest::Replace(target) => replace(&target, render),
+        // Written through: no temporary, no rename, and no save lock held (a reader
+        // that stops reading must not hold up an exit on a signal).
+        Dest::Stdout => {
+            let mut out = io::stdout().lock();
+            render(&mut out)?;
+            out.flush()
+        }
+        Dest::Fd(fd) => write_through(outpath::dup_fd(fd)?, render),
+        Dest::Through(p) => write_through(outpath::open_through(&p)?, render),
+    }
+}
+
+fn write_through(
+    f: std::fs::File,
+    render: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut w = io::BufWriter::new(f);
+    render(&mut w)?;
+    w.flush()
+}
+
+/// The atomic write of [`write_atomic`] to the regular file (or nothing) at `path`.
+fn replace(path: &Path, render: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
     let _saving = lock();
     let tmp = temp_path(path);
     let f = create_temp(&tmp)?;
@@ -118,18 +151,22 @@ pub(crate) fn write_atomic(
     r
 }
 
-/// Checks, before any work, that `path` can be written: its directory exists and
-/// accepts a new file (a temporary one, removed at once; `path` is not touched).
+/// Checks, before any work, that `path` can be written as [`write_atomic`] will: a
+/// regular file's directory exists and accepts a new file (a temporary one, removed at
+/// once; `path` is not touched), a device or FIFO is writable by this process
+/// (a FIFO's reader is only looked for when writing), a directory is refused.
 pub(crate) fn check_writable(path: &Path) -> io::Result<()> {
-    if path.is_dir() {
-        return Err(io::Error::new(
-            io::ErrorKind::IsADirectory,
-            "is a directory",
-        ));
+    use crate::util::outpath::{self, Dest};
+    match outpath::resolve(path)? {
+        Dest::Replace(target) => {
+            let tmp = temp_path(&target);
+            create_temp(&tmp)?;
+            settle_temp(&tmp, None)
+        }
+        Dest::Stdout => Ok(()),
+        Dest::Fd(fd) => outpath::dup_fd(fd).map(drop),
+        Dest::Through(p) => outpath::may_write(&p),
     }
-    let tmp = temp_path(path);
-    create_temp(&tmp)?;
-    settle_temp(&tmp, None)
 }
 
 /// Creates `dir/STEM.EXT` exclusively, or `STEM-2.EXT`, `STEM-3.EXT`, … when taken, and

@@ -1,12 +1,14 @@
 //! Small helpers shared by every layer: unit parsing and printing, the usage error,
-//! the sanitiser for text from outside, the one atomic file write, the framing and the
-//! HMAC proof of the two TCP protocols, opening a user's file without blocking, running
+//! the sanitiser for text from outside, the one atomic file write (and where an output
+//! path leads), the framing and the
+//! HMAC proof of the two TCP protocols, opening and reading a user's file without blocking, running
 //! external programs, reporting a library that exits the process, a small seedable generator,
 //! and (tests only) where tests write their scratch files.
 
 pub(crate) mod atomic;
 pub(crate) mod foreign;
 pub mod frame;
+pub(crate) mod outpath;
 pub(crate) mod process;
 pub(crate) mod proof;
 pub(crate) mod regular;

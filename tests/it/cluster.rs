@@ -582,6 +582,8 @@ fn an_authenticated_rank_cannot_forge_hosts_or_impossible_figures() {
     let m: Msg = serde_json::from_value(forged).unwrap();
     c.send(&m, STEP).unwrap();
     let outs = wait(d.path(), vec![r0], Duration::from_secs(60));
+    // A refused (failed) result fails the launch (#43 item 10).
+    assert_eq!(outs[0].status.code(), Some(1));
     let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
     assert_eq!(host_names(&v), ["h0", "h1"]);
     let r = &v["results"].as_array().unwrap()[1];
@@ -755,6 +757,11 @@ fn a_matrix_rank_cannot_send_the_others_elsewhere() {
             "{case}: rank 0 connected to the address the rank named"
         );
         let v: Value = serde_json::from_slice(&outs[0].stdout).unwrap();
+        // #43 item 10: every link this launch reports failed, and so does rank 0 (it
+        // exited 0, so a CI step or a cron `&&` chain saw success).
+        let all = v["results"].as_array().unwrap();
+        assert!(all.iter().all(|r| r["status"]["failed"].is_object()), "{v:#}");
+        assert_eq!(outs[0].status.code(), Some(1), "{case}: failed links exit 1");
         let to_h1: Vec<&Value> = v["results"]
             .as_array()
             .unwrap()

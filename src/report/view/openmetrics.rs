@@ -80,15 +80,12 @@ pub(crate) fn save(report: &Report, path: Option<&Path>) -> io::Result<()> {
     })
 }
 
-/// The [`LAST_SUCCESS`] value of the file at `path`, if it holds one.
+/// The [`LAST_SUCCESS`] value of the file at `path`, if it is a regular file of at most
+/// 16 MiB that holds one. Through the one capped reader (issue #43 item 5): a FIFO or a
+/// device at the path is not read (opening a FIFO blocked the run until a writer came).
 fn previous_success(path: &Path) -> Option<f64> {
-    use std::io::Read;
-    let mut text = String::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(16 << 20)
-        .read_to_string(&mut text)
-        .ok()?;
+    let bytes = crate::util::regular::read_capped(path, 16 << 20).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
     text.lines().find_map(|l| {
         let v = l.strip_prefix(LAST_SUCCESS)?.strip_prefix(' ')?;
         v.trim().parse::<f64>().ok().filter(|v| v.is_finite())
@@ -630,6 +627,35 @@ mod tests {
         // Written atomically: the file and nothing else.
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
         save(&r, None).unwrap();
+    }
+
+    /// Issue #43 items 1 and 5: a FIFO at `--prom-file` after a failed case is never
+    /// opened for reading (that blocked for ever); with nobody reading it the write is
+    /// refused at once, and with a reader the metrics go through it, in place.
+    #[test]
+    fn a_fifo_at_the_prom_file_is_never_waited_on() {
+        use std::io::Read;
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        let mut r = crate::report::fixtures::report();
+        r.results[1] = r.results[1].clone().failed("boom");
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("pb.prom");
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        // SAFETY: a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = save(&r, Some(&p)).unwrap_err().to_string();
+        assert!(e.contains("no reader on FIFO "), "{e}");
+        let mut reader = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&p)
+            .unwrap();
+        save(&r, Some(&p)).unwrap();
+        let mut got = String::new();
+        reader.read_to_string(&mut got).unwrap();
+        assert!(got.contains("peakbench_run_cases{status=\"failed\"} 1\n"), "{got}");
+        assert!(std::fs::symlink_metadata(&p).unwrap().file_type().is_fifo());
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
     }
 
     #[test]
