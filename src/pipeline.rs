@@ -214,7 +214,10 @@ pub(crate) fn run_cases(
         }
         save(&report, &path)?;
         // Standard output, a device or a FIFO gets the page once, at the end (#43).
-        if let Some(h) = html.as_deref().filter(|h| !crate::util::outpath::is_stream(h)) {
+        if let Some(h) = html
+            .as_deref()
+            .filter(|h| !crate::util::outpath::is_stream(h))
+        {
             crate::reporting::write_html(&report, h)?;
         }
         progress.done();

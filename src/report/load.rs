@@ -294,7 +294,10 @@ fn load_counted(path: &Path, left: usize) -> Result<(Report, usize), LoadError> 
     // open file (a FIFO would block, a device never end), refused by its size before
     // anything is read, and at most MAX_BYTES + 1 bytes read whatever size it claims.
     let bytes = crate::util::regular::read_capped(path, MAX_BYTES).map_err(|e| match e {
-        ReadError::Io(err) => LoadError::Io { path: name.clone(), err },
+        ReadError::Io(err) => LoadError::Io {
+            path: name.clone(),
+            err,
+        },
         ReadError::NotRegular(what) => LoadError::Malformed {
             path: name.clone(),
             msg: format!("{what}; give a .json file"),

@@ -50,17 +50,27 @@ fn own_fd(p: &Path) -> Option<i32> {
         _ => {}
     }
     let pid = format!("/proc/{}/fd/", std::process::id());
-    ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/", pid.as_str()]
-        .iter()
-        .find_map(|pre| s.strip_prefix(pre))
-        .and_then(|n| n.parse::<i32>().ok())
-        .filter(|&n| n >= 0)
+    [
+        "/dev/fd/",
+        "/proc/self/fd/",
+        "/proc/thread-self/fd/",
+        pid.as_str(),
+    ]
+    .iter()
+    .find_map(|pre| s.strip_prefix(pre))
+    .and_then(|n| n.parse::<i32>().ok())
+    .filter(|&n| n >= 0)
 }
 
 /// What is wrong with writing over a file of this type, or `Ok` with how to write it.
 fn by_kind(p: PathBuf, kind: std::fs::FileType) -> io::Result<Dest> {
     use std::os::unix::fs::FileTypeExt;
-    let refuse = |what: &str| Err(io::Error::new(io::ErrorKind::InvalidInput, what.to_string()));
+    let refuse = |what: &str| {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            what.to_string(),
+        ))
+    };
     if kind.is_file() {
         Ok(Dest::Replace(p))
     } else if kind.is_char_device() || kind.is_fifo() {
@@ -132,12 +142,10 @@ pub(crate) fn open_through(p: &Path) -> io::Result<std::fs::File> {
             if e.raw_os_error() == Some(libc::ENXIO) {
                 // Not `BrokenPipe`: that kind ends the process quietly with success
                 // (a reader that went away, as `| head` does), and this is a failure.
-                io::Error::other(
-                    format!(
-                        "no reader on FIFO {}: start its reader first, or give a regular file",
-                        crate::util::sanitize::line(&p.display().to_string())
-                    ),
-                )
+                io::Error::other(format!(
+                    "no reader on FIFO {}: start its reader first, or give a regular file",
+                    crate::util::sanitize::line(&p.display().to_string())
+                ))
             } else {
                 e
             }

@@ -76,9 +76,9 @@ impl std::fmt::Display for ReadError {
 
 /// A cap in words: whole MiB or KiB where it is one, bytes otherwise.
 pub(crate) fn cap_text(cap: u64) -> String {
-    if cap >= 1 << 20 && cap % (1 << 20) == 0 {
+    if cap >= 1 << 20 && cap.is_multiple_of(1 << 20) {
         format!("{} MiB", cap >> 20)
-    } else if cap >= 1 << 10 && cap % (1 << 10) == 0 {
+    } else if cap >= 1 << 10 && cap.is_multiple_of(1 << 10) {
         format!("{} KiB", cap >> 10)
     } else {
         format!("{cap} B")

@@ -760,8 +760,15 @@ fn a_matrix_rank_cannot_send_the_others_elsewhere() {
         // #43 item 10: every link this launch reports failed, and so does rank 0 (it
         // exited 0, so a CI step or a cron `&&` chain saw success).
         let all = v["results"].as_array().unwrap();
-        assert!(all.iter().all(|r| r["status"]["failed"].is_object()), "{v:#}");
-        assert_eq!(outs[0].status.code(), Some(1), "{case}: failed links exit 1");
+        assert!(
+            all.iter().all(|r| r["status"]["failed"].is_object()),
+            "{v:#}"
+        );
+        assert_eq!(
+            outs[0].status.code(),
+            Some(1),
+            "{case}: failed links exit 1"
+        );
         let to_h1: Vec<&Value> = v["results"]
             .as_array()
             .unwrap()

@@ -206,10 +206,7 @@ fn place(s: &Setup, w: &Writer, kind: &str) -> (PathBuf, PathBuf) {
 }
 
 fn run(s: &Setup, w: &Writer, p: &Path) -> Output {
-    common::pb_bounded()
-        .args((w.args)(s, p))
-        .output()
-        .unwrap()
+    common::pb_bounded().args((w.args)(s, p)).output().unwrap()
 }
 
 fn names(d: &Path) -> Vec<String> {
@@ -363,7 +360,11 @@ fn a_directory_is_refused_in_one_line_and_dash_is_stdout() {
         assert!(!o.status.success(), "{}: {err}", w.name);
         assert_eq!(err.trim_end().lines().count(), 1, "{}: {err}", w.name);
         assert!(err.contains("is a directory"), "{}: {err}", w.name);
-        assert!(std::fs::read_dir(&p).unwrap().next().is_none(), "{}", w.name);
+        assert!(
+            std::fs::read_dir(&p).unwrap().next().is_none(),
+            "{}",
+            w.name
+        );
         // `--prom-file` takes a *.prom name (its stdout form is --format openmetrics).
         if w.ext == "prom" {
             continue;

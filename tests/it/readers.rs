@@ -64,7 +64,11 @@ fn named_inputs_refuse_fifos_and_files_over_their_cap() {
         refused(&["compare", fix, "@A"], file, &[name, why]);
         refused(&["fleet", fix, "@A"], file, &[name, why]);
         refused(baseline_args, file, &[name, why]);
-        refused(&["history", "import", "--history", db, "@A"], file, &[name, why]);
+        refused(
+            &["history", "import", "--history", db, "@A"],
+            file,
+            &[name, why],
+        );
     }
     // check: the baseline (16 MiB cap) and the results file.
     let base = d.path().join("base.toml");
@@ -76,7 +80,11 @@ fn named_inputs_refuse_fifos_and_files_over_their_cap() {
     common::assert_success(&o, "baseline");
     for (file, why) in [(&fifo_toml, fifo), (&huge_toml, "larger than 16 MiB")] {
         let name = file.to_str().unwrap();
-        refused(&["check", "--baseline", "@A", fix], file, &["--baseline: ", name, why]);
+        refused(
+            &["check", "--baseline", "@A", fix],
+            file,
+            &["--baseline: ", name, why],
+        );
     }
     let base = base.to_str().unwrap();
     for (file, why) in [(&fifo_json, fifo), (&huge_json, big)] {
@@ -99,7 +107,14 @@ fn the_results_index_skips_fifos_and_huge_files() {
     let t0 = Instant::now();
     let o = common::pb_bounded()
         .current_dir(d.path())
-        .args(["null", "--min-time", "2ms", "--no-history", "--format", "json"])
+        .args([
+            "null",
+            "--min-time",
+            "2ms",
+            "--no-history",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     common::assert_success(&o, "null in a folder with a FIFO and a huge file");
@@ -107,7 +122,10 @@ fn the_results_index_skips_fifos_and_huge_files() {
     let index = std::fs::read_to_string(res.join("index.md")).unwrap();
     let rows: Vec<&str> = index.lines().filter(|l| l.starts_with("| 2")).collect();
     assert_eq!(rows.len(), 1, "{index}");
-    assert!(!index.contains("jam.json") && !index.contains("huge.json"), "{index}");
+    assert!(
+        !index.contains("jam.json") && !index.contains("huge.json"),
+        "{index}"
+    );
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("latest: "), "{err}");
 }

@@ -653,7 +653,10 @@ mod tests {
         save(&r, Some(&p)).unwrap();
         let mut got = String::new();
         reader.read_to_string(&mut got).unwrap();
-        assert!(got.contains("peakbench_run_cases{status=\"failed\"} 1\n"), "{got}");
+        assert!(
+            got.contains("peakbench_run_cases{status=\"failed\"} 1\n"),
+            "{got}"
+        );
         assert!(std::fs::symlink_metadata(&p).unwrap().file_type().is_fifo());
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
     }
