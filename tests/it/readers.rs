@@ -129,3 +129,51 @@ fn the_results_index_skips_fifos_and_huge_files() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("latest: "), "{err}");
 }
+
+/// The case: a run with a failed case (here `net` against a closed loopback
+/// port) looked for the last success in the previous `--prom-file`, opening a FIFO there
+/// for reading, which waited for a writer for ever. Now the FIFO is not read; nobody
+/// reads it either, so writing the metrics is refused at once, the results file kept.
+#[test]
+fn a_fifo_at_the_prom_file_after_a_failed_case_is_not_waited_on() {
+    let d = common::scratch_dir();
+    let prom = d.path().join("m.prom");
+    common::mkfifo(&prom);
+    let res = d.path().join("results");
+    let t0 = Instant::now();
+    let o = common::pb_bounded()
+        .args([
+            "net",
+            "--server",
+            "127.0.0.1:1",
+            "--time",
+            "200ms",
+            "--repeat",
+            "1",
+        ])
+        .args(["--no-history", "--quiet", "--format", "json", "--output"])
+        .arg(&res)
+        .arg("--prom-file")
+        .arg(&prom)
+        .output()
+        .unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(50));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("cannot write the metrics file")
+            && err.contains("no reader on FIFO ")
+            && err.contains("the results file was written"),
+        "{err}"
+    );
+    // The results file was written before the metrics, with the failed case.
+    let f = std::fs::read_dir(&res)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap();
+    let rs = v["results"].as_array().unwrap();
+    assert!(rs.iter().any(|r| r["status"]["failed"].is_object()), "{v}");
+}
