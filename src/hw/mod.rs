@@ -28,6 +28,7 @@ pub(crate) mod rates;
 pub mod uarch;
 pub(crate) mod uarch_arm;
 pub(crate) mod uarch_row;
+pub(crate) mod x86id;
 
 use serde::{Deserialize, Serialize};
 
@@ -87,6 +88,14 @@ impl HostInfo {
     }
 }
 
+/// Why this process's CPU is emulated (user-mode emulation: qemu-user), or `None` on a
+/// real machine or a system VM: the Arm test (`arm::emulated`) on aarch64, the x86 one
+/// (`x86id::emulated`, CPUID against /proc/cpuinfo) on x86-64. An emulated CPU's timings
+/// are the emulator's: no clock is measured, no efficiency claimed, peaks are per cycle.
+pub(crate) fn emulated() -> Option<String> {
+    arm::emulated().or_else(x86id::emulated)
+}
+
 /// This machine's hostname (the kernel's, else `$HOSTNAME`, else `localhost`).
 pub(crate) fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
@@ -117,11 +126,12 @@ fn uname_release() -> String {
 /// Hypervisor from CPUID (the hypervisor bit and vendor leaf) or DMI, container from
 /// the usual marker files.
 fn virtualization(cpu: &cpu::CpuInfo) -> String {
-    if let Some(h) = &cpu.hypervisor {
-        return h.clone();
-    }
+    // Emulation first: qemu-user's CPUID sets the hypervisor bit of the model it shows.
     if cpu.emulated.is_some() {
         return "emulated CPU (user-mode emulation, e.g. qemu-user)".to_string();
+    }
+    if let Some(h) = &cpu.hypervisor {
+        return h.clone();
     }
     if std::path::Path::new("/.dockerenv").exists() {
         return "container (docker)".to_string();
