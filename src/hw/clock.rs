@@ -752,7 +752,7 @@ mod tests {
             // Another architecture, or an emulated CPU (its chain would time the emulator).
             eprintln!(
                 "skipped: no clock chain here ({})",
-                super::emulated().unwrap_or_else(|| std::env::consts::ARCH.to_string())
+                crate::hw::emulated().unwrap_or_else(|| std::env::consts::ARCH.to_string())
             );
             return;
         }

@@ -110,6 +110,7 @@ impl Cpuid {
 
     /// The first CPU of a `cpuid -r` dump (lines `0x00000007 0x00: eax=… ebx=… ecx=…
     /// edx=…`), as tests/fixtures/x86-cpuid holds them.
+    #[cfg(test)]
     pub(crate) fn parse_raw(text: &str) -> Cpuid {
         let mut leaves = Vec::new();
         for (n, line) in text.lines().enumerate() {

@@ -202,23 +202,23 @@ fn encode(d: &CpuDescription) -> Cpuid {
         (d.family, 0)
     };
     let eax = (ext << 20) | ((d.model >> 4) << 16) | (base << 8) | ((d.model & 0xf) << 4) | d.stepping;
-    let mut regs = |leaf: u32, sub: u32| -> &mut [u32; 4] {
+    fn regs(leaves: &mut Vec<((u32, u32), [u32; 4])>, leaf: u32, sub: u32) -> &mut [u32; 4] {
         if !leaves.iter().any(|(k, _)| *k == (leaf, sub)) {
             leaves.push(((leaf, sub), [0; 4]));
         }
         &mut leaves.iter_mut().find(|(k, _)| *k == (leaf, sub)).unwrap().1
-    };
-    regs(1, 0)[EAX] = eax;
+    }
+    regs(&mut leaves, 1, 0)[EAX] = eax;
     for &(name, leaf, sub, r, bit) in FLAG_BITS {
         if d.has(name) {
-            regs(leaf, sub)[r] |= 1 << bit;
+            regs(&mut leaves, leaf, sub)[r] |= 1 << bit;
         }
     }
     let mut b = d.brand.clone().into_bytes();
     b.resize(48, 0);
     for (i, leaf) in (0x8000_0002..=0x8000_0004).enumerate() {
         let c = &b[i * 16..i * 16 + 16];
-        *regs(leaf, 0) = [word(&c[0..4]), word(&c[4..8]), word(&c[8..12]), word(&c[12..16])];
+        *regs(&mut leaves, leaf, 0) = [word(&c[0..4]), word(&c[4..8]), word(&c[8..12]), word(&c[12..16])];
     }
     Cpuid { leaves }
 }
