@@ -79,9 +79,28 @@ const FLAG_BITS: &[(&str, u32, u32, usize, u32)] = &[
 /// /proc/cpuinfo but absent from this process's CPUID means the file is another CPU's.
 /// (Not `hypervisor`, nor flags a late microcode load may withdraw, such as `rtm`.)
 pub(crate) const KERNEL_CANNOT_INVENT: &[&str] = &[
-    "ssse3", "sse4_1", "sse4_2", "aes", "pclmulqdq", "avx", "f16c", "fma", "bmi1", "bmi2",
-    "avx2", "sha_ni", "avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl",
-    "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile", "avx_vnni",
+    "ssse3",
+    "sse4_1",
+    "sse4_2",
+    "aes",
+    "pclmulqdq",
+    "avx",
+    "f16c",
+    "fma",
+    "bmi1",
+    "bmi2",
+    "avx2",
+    "sha_ni",
+    "avx512f",
+    "avx512dq",
+    "avx512cd",
+    "avx512bw",
+    "avx512vl",
+    "avx512_vnni",
+    "avx512_bf16",
+    "avx512_fp16",
+    "amx_tile",
+    "avx_vnni",
 ];
 
 impl Cpuid {

@@ -38,7 +38,10 @@ fn recorded_cpuid_dumps_decode() {
     let n = cpuid("qemu-user-Nehalem").flags();
     assert!(has(&n, "sse4_2") && !has(&n, "avx"), "{n:?}");
     let s = cpuid("qemu-user-SandyBridge").flags();
-    assert!(has(&s, "avx") && !has(&s, "fma") && !has(&s, "avx2"), "{s:?}");
+    assert!(
+        has(&s, "avx") && !has(&s, "fma") && !has(&s, "avx2"),
+        "{s:?}"
+    );
     let r = cpuid("qemu-user-EPYC-Rome");
     assert_eq!(r.vendor(), "AuthenticAMD");
     assert_eq!(r.family_model_stepping(), (23, 49, 0));
@@ -84,7 +87,10 @@ fn emulated_cpuid_against_the_hosts_cpuinfo_is_emulation() {
     ] {
         let why = emulation_evidence(&cpuid(&format!("qemu-user-{model}")), Some("x86_64"), &host)
             .unwrap_or_else(|| panic!("{model}: not taken for emulation"));
-        assert!(why.contains(says) && why.contains("user-mode emulation"), "{model}: {why}");
+        assert!(
+            why.contains(says) && why.contains("user-mode emulation"),
+            "{model}: {why}"
+        );
     }
 }
 
@@ -99,7 +105,10 @@ fn hidden_features_are_not_emulation_invented_ones_are() {
     assert_eq!(emulation_evidence(&c, Some("x86_64"), &hidden), None);
     let invented = host.replace(" avx2 ", " avx2 avx512_fp16 amx_tile ");
     let why = emulation_evidence(&c, Some("x86_64"), &invented).unwrap();
-    assert!(why.contains("lists avx512_fp16, amx_tile that CPUID lacks"), "{why}");
+    assert!(
+        why.contains("lists avx512_fp16, amx_tile that CPUID lacks"),
+        "{why}"
+    );
     // A flag a late microcode load may withdraw (TSX) or the hypervisor bit proves nothing.
     let tsx = host.replace(" avx2 ", " avx2 rtm hle ");
     assert_eq!(emulation_evidence(&c, Some("x86_64"), &tsx), None);
@@ -168,7 +177,11 @@ fn recorded_machines_and_system_vms_are_not_emulated() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let c = encode(&d);
         assert_eq!(c.vendor(), d.vendor, "{name}");
-        assert_eq!(c.family_model_stepping(), (d.family, d.model, d.stepping), "{name}");
+        assert_eq!(
+            c.family_model_stepping(),
+            (d.family, d.model, d.stepping),
+            "{name}"
+        );
         let decoded = c.flags();
         for f in FLAG_BITS.iter().map(|b| b.0) {
             assert_eq!(decoded.iter().any(|x| x == f), d.has(f), "{name}: {f}");
@@ -181,7 +194,11 @@ fn recorded_machines_and_system_vms_are_not_emulated() {
             d.brand,
             d.flags.join(" ")
         );
-        assert_eq!(emulation_evidence(&c, Some("x86_64"), &info), None, "{name}");
+        assert_eq!(
+            emulation_evidence(&c, Some("x86_64"), &info),
+            None,
+            "{name}"
+        );
         seen += 1;
     }
     assert!(seen >= 40, "{seen} x86 fixtures");
@@ -201,12 +218,17 @@ fn encode(d: &CpuDescription) -> Cpuid {
     } else {
         (d.family, 0)
     };
-    let eax = (ext << 20) | ((d.model >> 4) << 16) | (base << 8) | ((d.model & 0xf) << 4) | d.stepping;
+    let eax =
+        (ext << 20) | ((d.model >> 4) << 16) | (base << 8) | ((d.model & 0xf) << 4) | d.stepping;
     fn regs(leaves: &mut Vec<((u32, u32), [u32; 4])>, leaf: u32, sub: u32) -> &mut [u32; 4] {
         if !leaves.iter().any(|(k, _)| *k == (leaf, sub)) {
             leaves.push(((leaf, sub), [0; 4]));
         }
-        &mut leaves.iter_mut().find(|(k, _)| *k == (leaf, sub)).unwrap().1
+        &mut leaves
+            .iter_mut()
+            .find(|(k, _)| *k == (leaf, sub))
+            .unwrap()
+            .1
     }
     regs(&mut leaves, 1, 0)[EAX] = eax;
     for &(name, leaf, sub, r, bit) in FLAG_BITS {
@@ -218,7 +240,12 @@ fn encode(d: &CpuDescription) -> Cpuid {
     b.resize(48, 0);
     for (i, leaf) in (0x8000_0002..=0x8000_0004).enumerate() {
         let c = &b[i * 16..i * 16 + 16];
-        *regs(&mut leaves, leaf, 0) = [word(&c[0..4]), word(&c[4..8]), word(&c[8..12]), word(&c[12..16])];
+        *regs(&mut leaves, leaf, 0) = [
+            word(&c[0..4]),
+            word(&c[4..8]),
+            word(&c[8..12]),
+            word(&c[12..16]),
+        ];
     }
     Cpuid { leaves }
 }

@@ -231,7 +231,11 @@ fn sysinfo_json_has_the_fields() {
     assert!(v["host"]["clock"]["method"].is_string());
     if !cpu["emulated"].is_null() {
         // Under user-mode emulation (detection says so): no clock, and the reason.
-        assert!(v["host"]["clock"]["scalar_hz"].is_null(), "{}", v["host"]["clock"]);
+        assert!(
+            v["host"]["clock"]["scalar_hz"].is_null(),
+            "{}",
+            v["host"]["clock"]
+        );
         let method = v["host"]["clock"]["method"].as_str().unwrap();
         assert!(method.contains("emulated CPU"), "{method}");
     } else if cfg!(target_arch = "x86_64") {
