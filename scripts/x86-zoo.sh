@@ -13,7 +13,8 @@
 # Nothing is built: PEAKBENCH_BIN (default target/release/peakbench) and PEAKBENCH_LIBTEST
 # (default: the library's unit-test binary of `cargo test --release`, asked of cargo,
 # which builds nothing when it is up to date) are run as they are. QEMU 7.2's TCG has no
-# AVX-512, so no model here runs an AVX-512 kernel. About 30 s on 2 busy cores.
+# AVX-512, so no model here runs an AVX-512 kernel. About 19 s of CPU time for the four
+# models (82 s of wall time on a 2-vCPU guest at load 19, Intel Cascade Lake host).
 # Usage: scripts/x86-zoo.sh [MODEL...]   (default: Nehalem SandyBridge Haswell EPYC-Rome)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -184,12 +184,12 @@ pub(crate) fn chain_available(kind: ClockKind) -> bool {
         // emulator a chain counts the emulator's speed, not cycles.
         ClockKind::Scalar => {
             (cfg!(target_arch = "x86_64") || cfg!(target_arch = "aarch64"))
-                && super::emulated().is_none()
+                && super::emulation::emulated().is_none()
         }
         ClockKind::Avx512 => {
             #[cfg(target_arch = "x86_64")]
             {
-                std::is_x86_feature_detected!("avx512f") && super::emulated().is_none()
+                std::is_x86_feature_detected!("avx512f") && super::emulation::emulated().is_none()
             }
             #[cfg(not(target_arch = "x86_64"))]
             {
@@ -752,7 +752,8 @@ mod tests {
             // Another architecture, or an emulated CPU (its chain would time the emulator).
             eprintln!(
                 "skipped: no clock chain here ({})",
-                crate::hw::emulated().unwrap_or_else(|| std::env::consts::ARCH.to_string())
+                crate::hw::emulation::emulated()
+                    .unwrap_or_else(|| std::env::consts::ARCH.to_string())
             );
             return;
         }

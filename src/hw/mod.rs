@@ -11,6 +11,7 @@ pub(crate) mod clock;
 pub mod cpu;
 pub mod cpudesc;
 pub(crate) mod disk;
+pub(crate) mod emulation;
 pub(crate) mod gpu;
 pub(crate) mod gpu_table;
 pub(crate) mod memory;
@@ -86,14 +87,6 @@ impl HostInfo {
             gpus: gpu::detect(),
         }
     }
-}
-
-/// Why this process's CPU is emulated (user-mode emulation: qemu-user), or `None` on a
-/// real machine or a system VM: the Arm test (`arm::emulated`) on aarch64, the x86 one
-/// (`x86id::emulated`, CPUID against /proc/cpuinfo) on x86-64. An emulated CPU's timings
-/// are the emulator's: no clock is measured, no efficiency claimed, peaks are per cycle.
-pub(crate) fn emulated() -> Option<String> {
-    arm::emulated().or_else(x86id::emulated)
 }
 
 /// This machine's hostname (the kernel's, else `$HOSTNAME`, else `localhost`).

@@ -107,7 +107,7 @@ pub(crate) fn run_probe(cpu: &CpuInfo) -> ProbeReport {
 
 /// Why a test cannot run on this CPU, or `None`.
 fn unavailable(test: Test, cpu: &CpuInfo) -> Option<ProbeError> {
-    if let Some(why) = super::emulated() {
+    if let Some(why) = super::emulation::emulated() {
         // No clock under an emulator: a rate per cycle would be the emulator's.
         return Some(
             format!(
