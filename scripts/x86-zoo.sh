@@ -79,7 +79,7 @@ for model in "${models[@]}"; do
   grep -q "emulated CPU" "$tmp/sysinfo.txt" || bad "sysinfo's text does not say 'emulated CPU'"
 
   # A short cpu run: every kernel the model has, one thread, one tiny sample each.
-  "${q[@]}" "$pb" cpu --threads 1 --min-time 1ms --repeat 1 --quiet --format csv \
+  "${q[@]}" "$pb" cpu --threads 1 --min-time 1ms --repeat 1 --quiet --no-history --format csv \
     --output "$tmp/out" >"$tmp/cpu.csv" 2>"$tmp/cpu.err" ||
     { tail -n 20 "$tmp/cpu.err" >&2; bad "peakbench cpu failed"; continue; }
   ran="$({ grep -o '^cpu,[a-z0-9_]*,' "$tmp/cpu.csv" || true; } | cut -d, -f2 | sort -u | tr '\n' ' ')"
@@ -91,7 +91,7 @@ for model in "${models[@]}"; do
   done
   # fp16 on a model without F16C: one row, skipped with what is missing.
   if case " ${NOT[$model]} " in *" fma_f16_f16c "*) true ;; *) false ;; esac; then
-    "${q[@]}" "$pb" cpu --precision fp16 --threads 1 --min-time 1ms --repeat 1 --quiet \
+    "${q[@]}" "$pb" cpu --precision fp16 --threads 1 --min-time 1ms --repeat 1 --quiet --no-history \
       --format json --output "$tmp/out" >"$tmp/fp16.json" 2>/dev/null || bad "cpu --precision fp16 failed"
     grep -q 'no fp16 kernel runs on this CPU' "$tmp/fp16.json" ||
       bad "--precision fp16 was not skipped with its reason"

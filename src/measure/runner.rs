@@ -661,7 +661,7 @@ mod tests {
         assert!(
             before
                 .iter()
-                .skip(c.repeat.saturating_sub(1))
+                .skip(c.repeat.saturating_sub(1) as usize)
                 .all(|x| x.at < budget.as_secs_f64()),
             "{:?}",
             s.iter().map(|x| x.at).collect::<Vec<_>>()
