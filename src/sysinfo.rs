@@ -79,7 +79,7 @@ pub(crate) fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
                 // SAFETY: the kernel's chain uses its own instructions, which the CPU
                 // has (`unavailable` checked the features and any OS permission).
                 k.clock
-                    .filter(|_| skipped.is_none())
+                    .filter(|_| skipped.is_none() && host.cpu.emulated.is_none())
                     .and_then(|c| unsafe { measure_warm(cpus, c, KERNEL_WARMUP_SECS) })
             };
             let (one_hz, all_hz) = match own(&one_cpu) {

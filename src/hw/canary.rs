@@ -24,11 +24,13 @@ const HALF: f64 = 0.00012;
 /// The run's best canary rate per CPU.
 static BEST: Mutex<Best> = Mutex::new(Best::new());
 
-/// Whether the canary runs: an x86-64 build (the probe's loops) and not turned off
-/// with `PEAKBENCH_CANARY=off`.
+/// Whether the canary runs: an x86-64 build (the probe's loops), a CPU that is not
+/// emulated (its clock chain would time the emulator) and not turned off with
+/// `PEAKBENCH_CANARY=off`.
 pub(crate) fn enabled() -> bool {
     cfg!(target_arch = "x86_64")
         && std::env::var("PEAKBENCH_CANARY").map_or(true, |v| v.trim() != "off")
+        && super::emulation::emulated().is_none()
 }
 
 /// The canary's loop (function, instructions per iteration), its clock chain and its

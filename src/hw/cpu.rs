@@ -48,8 +48,9 @@ pub struct CpuInfo {
     pub(crate) hypervisor: Option<String>,
     /// Logical CPUs in pinning order: one per physical core first, then SMT siblings.
     pub(crate) pin_order: Vec<usize>,
-    /// aarch64 under an emulator (qemu-user): why it is taken for one. Its timings are
-    /// the emulator's, so no clock is measured and no peak or efficiency is claimed.
+    /// Under an emulator (qemu-user, aarch64 or x86-64): why it is taken for one. Its
+    /// timings are the emulator's, so no clock is measured and no peak or efficiency is
+    /// claimed; the core is identified from the emulated ID registers or CPUID alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) emulated: Option<String>,
 }
@@ -108,6 +109,14 @@ impl CpuInfo {
             if live.parts.len() > 1 {
                 d.parts = live.parts;
             }
+            return d;
+        }
+        if self.emulated.is_some() {
+            // Under user-mode emulation /proc/cpuinfo is the host's: identity and flags
+            // from the executable CPUID alone (the host's flags named qemu's Haswell
+            // model after the host's AVX-512 generation).
+            let mut d = self.description_of_fields();
+            d.flags = super::x86id::Cpuid::live().description().flags;
             return d;
         }
         let key = "flags";
@@ -197,6 +206,7 @@ fn identify(info: &mut CpuInfo) {
             info.model_name = b.to_string();
         }
     }
+    info.emulated = super::x86id::emulated();
     if let Some(h) = id.get_hypervisor_info() {
         use raw_cpuid::Hypervisor as H;
         info.hypervisor = Some(

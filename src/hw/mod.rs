@@ -11,6 +11,7 @@ pub(crate) mod clock;
 pub mod cpu;
 pub mod cpudesc;
 pub(crate) mod disk;
+pub(crate) mod emulation;
 pub(crate) mod gpu;
 pub(crate) mod gpu_table;
 pub(crate) mod memory;
@@ -28,6 +29,7 @@ pub(crate) mod rates;
 pub mod uarch;
 pub(crate) mod uarch_arm;
 pub(crate) mod uarch_row;
+pub(crate) mod x86id;
 
 use serde::{Deserialize, Serialize};
 
@@ -117,11 +119,12 @@ fn uname_release() -> String {
 /// Hypervisor from CPUID (the hypervisor bit and vendor leaf) or DMI, container from
 /// the usual marker files.
 fn virtualization(cpu: &cpu::CpuInfo) -> String {
-    if let Some(h) = &cpu.hypervisor {
-        return h.clone();
-    }
+    // Emulation first: qemu-user's CPUID sets the hypervisor bit of the model it shows.
     if cpu.emulated.is_some() {
         return "emulated CPU (user-mode emulation, e.g. qemu-user)".to_string();
+    }
+    if let Some(h) = &cpu.hypervisor {
+        return h.clone();
     }
     if std::path::Path::new("/.dockerenv").exists() {
         return "container (docker)".to_string();

@@ -107,18 +107,17 @@ pub(crate) fn run_probe(cpu: &CpuInfo) -> ProbeReport {
 
 /// Why a test cannot run on this CPU, or `None`.
 fn unavailable(test: Test, cpu: &CpuInfo) -> Option<ProbeError> {
-    if cfg!(target_arch = "aarch64") {
-        if let Some(why) = super::arm::emulated() {
-            // No clock under an emulator: a rate per cycle would be the emulator's.
-            return Some(
-                format!(
-                    "probe: {}, no rates per cycle ({why})",
-                    super::arm::EMULATED
-                )
-                .into(),
-            );
-        }
-    } else if !cfg!(target_arch = "x86_64") {
+    if let Some(why) = super::emulation::emulated() {
+        // No clock under an emulator: a rate per cycle would be the emulator's.
+        return Some(
+            format!(
+                "probe: {}, no rates per cycle ({why})",
+                super::arm::EMULATED
+            )
+            .into(),
+        );
+    }
+    if !cfg!(target_arch = "x86_64") && !cfg!(target_arch = "aarch64") {
         return Some("probe: only x86-64 and aarch64 have probe loops".into());
     }
     let missing: Vec<String> = test

@@ -279,7 +279,7 @@ fn report_lookup_by_pipe_width_and_kernel() {
 
 #[test]
 fn real_probe_gives_allowed_counts_or_reasons() {
-    if let Some(why) = crate::hw::arm::emulated() {
+    if let Some(why) = crate::hw::emulation::emulated() {
         // probe_arm's arm_probe_under_emulation_says_so checks what it says there.
         println!("skipped: emulated CPU, no clock to probe with ({why})");
         return;

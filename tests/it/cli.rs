@@ -59,30 +59,42 @@ fn bad_input_is_one_line_and_exit_2() {
     usage_error(&["frobnicate"], "unrecognized subcommand 'frobnicate'");
 }
 
-#[test]
-fn missing_isa_is_a_usage_error() {
-    // An ISA this CPU (or this build's architecture) cannot run.
+/// The peakbench feature names detection gives this CPU (`sysinfo --format json`).
+fn detected_features() -> Vec<String> {
     let info = json(&["sysinfo"]);
-    let features: Vec<String> = info["host"]["cpu"]["features"]
+    info["host"]["cpu"]["features"]
         .as_array()
         .unwrap()
         .iter()
         .map(|f| f.as_str().unwrap().to_string())
-        .collect();
-    for (isa, feature) in [
-        ("amx", "amx-tile"),
-        ("avx512-fp16", "avx512fp16"),
-        ("avx512", "avx512f"),
-    ] {
-        if !features.iter().any(|f| f == feature) {
-            usage_error(
-                &["cpu", "--isa", isa],
-                &format!("--isa: this CPU lacks '{isa}'"),
-            );
-            return;
-        }
-    }
-    eprintln!("skipped: this CPU has every ISA peakbench knows");
+        .collect()
+}
+
+/// An ISA the CPU under the test cannot run, chosen through detection: the first of the
+/// kernel table's ISAs with no kernel these features run, else one of the other
+/// architecture (an Arm ISA on x86 and the other way round: certainly absent).
+fn an_isa_this_cpu_lacks(features: &[String]) -> &'static str {
+    let all = peakbench::bench::cpu::kernels::all();
+    all.iter()
+        .map(|k| k.isa_name())
+        .find(|isa| {
+            !all.iter()
+                .any(|k| k.isa_name() == *isa && k.supported_by(features))
+        })
+        .unwrap_or(if cfg!(target_arch = "aarch64") {
+            "avx2"
+        } else {
+            "neon"
+        })
+}
+
+#[test]
+fn missing_isa_is_a_usage_error() {
+    let isa = an_isa_this_cpu_lacks(&detected_features());
+    usage_error(
+        &["cpu", "--isa", isa],
+        &format!("--isa: this CPU lacks '{isa}'"),
+    );
 }
 
 #[test]
@@ -217,7 +229,16 @@ fn sysinfo_json_has_the_fields() {
     }
     assert!(v["host"]["memory"]["total_bytes"].as_u64().unwrap() > 0);
     assert!(v["host"]["clock"]["method"].is_string());
-    if cfg!(target_arch = "x86_64") {
+    if !cpu["emulated"].is_null() {
+        // Under user-mode emulation (detection says so): no clock, and the reason.
+        assert!(
+            v["host"]["clock"]["scalar_hz"].is_null(),
+            "{}",
+            v["host"]["clock"]
+        );
+        let method = v["host"]["clock"]["method"].as_str().unwrap();
+        assert!(method.contains("emulated CPU"), "{method}");
+    } else if cfg!(target_arch = "x86_64") {
         let hz = v["host"]["clock"]["scalar_hz"].as_f64().unwrap();
         assert!(hz > 3e8 && hz < 7e9);
     }
@@ -266,6 +287,8 @@ fn short_cpu_run_reports_ops_peak_and_clock() {
     ]);
     let results = v["results"].as_array().unwrap();
     assert!(results.len() >= 2);
+    // Detection says whether the CPU is emulated (qemu-user): then no clock, no peak value.
+    let emulated = !v["host"]["cpu"]["emulated"].is_null();
     for r in results {
         assert_eq!(r["resource"], "cpu");
         assert_eq!(r["metric"], "ops");
@@ -279,7 +302,9 @@ fn short_cpu_run_reports_ops_peak_and_clock() {
             assert!(r["summary"]["mean"].as_f64().unwrap() > 0.0);
             assert!(r["peak"]["source"].is_string());
             assert!(r["over_peak"].is_boolean());
-            if r["params"]["isa"] != "generic" && cfg!(target_arch = "x86_64") {
+            if emulated {
+                assert!(r["clock_hz"].is_null() && r["efficiency"].is_null(), "{r}");
+            } else if r["params"]["isa"] != "generic" && cfg!(target_arch = "x86_64") {
                 assert!(r["peak"]["value"].as_f64().unwrap() > 0.0);
                 assert!(r["clock_hz"].as_f64().unwrap() > 3e8);
                 assert!(r["efficiency"].as_f64().unwrap() > 0.0);
@@ -318,24 +343,32 @@ fn sustained_mode_makes_a_time_series() {
 
 #[test]
 fn a_precision_the_cpu_cannot_run_is_skipped_with_the_reason() {
-    let info = json(&["sysinfo"]);
-    let has = |f: &str| {
-        info["host"]["cpu"]["features"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|x| x == f)
-    };
-    if has("avx512fp16") {
-        eprintln!("skipped: this CPU has AVX512-FP16");
+    // Which precision no kernel here runs, asked of detection and the kernel table (no
+    // CPU assumed: fp16 runs through F16C on most x86 CPUs, bf16 needs AVX512-BF16/AMX).
+    let features = detected_features();
+    let all = peakbench::bench::cpu::kernels::all();
+    let absent = all.iter().map(|k| k.precision_name()).find(|p| {
+        !all.iter()
+            .any(|k| k.precision_name() == *p && k.supported_by(&features))
+    });
+    let Some(p) = absent else {
+        // This CPU runs every precision: an ISA it lacks is refused with its reason
+        // instead (missing_isa_is_a_usage_error), the one absence left to show.
+        println!("skipped: this CPU runs every precision (features: {features:?})");
+        let isa = an_isa_this_cpu_lacks(&features);
+        usage_error(
+            &["cpu", "--isa", isa],
+            &format!("--isa: this CPU lacks '{isa}'"),
+        );
         return;
-    }
+    };
+    println!("precision no kernel runs here: {p}");
     let dir = tmp();
     let d = dir.path().to_str().unwrap();
     let v = json(&[
         "cpu",
         "--precision",
-        "fp16",
+        p,
         "--threads",
         "1",
         "--min-time",
@@ -343,10 +376,27 @@ fn a_precision_the_cpu_cannot_run_is_skipped_with_the_reason() {
         "--output",
         d,
     ]);
-    let r = &v["results"][0];
-    assert_eq!(r["params"]["precision"], "fp16");
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{results:?}");
+    let r = &results[0];
+    assert_eq!(r["params"]["precision"], p);
     let reason = r["status"]["skipped"]["reason"].as_str().unwrap();
-    assert!(reason.contains("avx512fp16"), "{reason}");
+    assert!(
+        reason.starts_with(&format!("no {p} kernel runs on this CPU (needs one of: ")),
+        "{reason}"
+    );
+    // Each alternative the reason names needs a feature detection did not find.
+    let needs = reason
+        .split("needs one of: ")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .unwrap();
+    for alt in needs.split(", ") {
+        assert!(
+            alt.split('+').any(|f| !features.iter().any(|x| x == f)),
+            "{alt} is all detected ({features:?}), yet {p} was skipped: {reason}"
+        );
+    }
 }
 
 // ---- Regressions of the hardening rounds and the loose ends (#16, #26, #27, #33). ----

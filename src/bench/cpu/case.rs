@@ -68,7 +68,11 @@ impl CpuCase {
         };
         // The clock is read on the same cores before the samples and after each one
         // (while the workers wait), with the chain matching the kernel.
-        let chain = k.clock.or_else(|| chain_fn(clock_kind(k)));
+        // None under emulation: a chain would time the emulator, not the core.
+        let chain = k
+            .clock
+            .or_else(|| chain_fn(clock_kind(k)))
+            .filter(|_| host.cpu.emulated.is_none());
         // The runner's per-sample hook is `Fn + Sync`, hence the Mutex.
         let readings = Mutex::new(Vec::new());
         // The canary on the same cores around every sample (not in a sustained

@@ -463,6 +463,17 @@ impl Kernel {
             .iter()
             .all(|r| features.iter().any(|f| f == r))
     }
+
+    /// Its `--precision` value (the integration tests choose, through detection, a
+    /// precision or ISA the CPU under them cannot run).
+    pub fn precision_name(&self) -> &'static str {
+        self.precision.name()
+    }
+
+    /// Its `--isa` value.
+    pub fn isa_name(&self) -> &'static str {
+        self.isa.name()
+    }
 }
 
 /// The increment of the converging recurrence, 2⁻¹⁰ (exact in every float format).
