@@ -214,7 +214,7 @@ pub fn identify(d: &CpuDescription) -> Identification {
     }
     let model_rows: Vec<&'static Uarch> = UARCHES.iter().filter(|u| u.model_matches(d)).collect();
     let id_words = if d.arch == "aarch64" {
-        format!("part 0x{:x}", d.model)
+        format!("part 0x{:03x}", d.model)
     } else {
         format!("family {} model {}", d.family, d.model)
     };
@@ -281,7 +281,7 @@ pub(crate) fn infer(d: &CpuDescription) -> Option<(&'static Uarch, String)> {
     if d.arch == "aarch64" {
         return row(
             super::uarch_arm::GENERIC,
-            format!("aarch64 part 0x{:x} is not in the table", d.model),
+            format!("aarch64 part 0x{:03x} is not in the table", d.model),
         );
     }
     match d.vendor.as_str() {
