@@ -440,9 +440,10 @@ unsafe fn version_armpl(lib: &libloading::Library) -> String {
 /// # Safety
 /// `lib` must be an NVPL BLAS (the call has that prototype).
 unsafe fn version_nvpl(lib: &libloading::Library) -> String {
-    // SAFETY: the documented prototype, no arguments.
-    let v = unsafe { sym::<unsafe extern "C" fn() -> c_int>(lib, "nvpl_blas_get_version") }
-        .map(|f| unsafe { f() });
+    // SAFETY: the documented prototype, called with no arguments.
+    let v = unsafe {
+        sym::<unsafe extern "C" fn() -> c_int>(lib, "nvpl_blas_get_version").map(|f| f())
+    };
     match v {
         Some(v) if v > 0 => format!("NVPL BLAS {}.{}.{}", v / 10000, v / 100 % 100, v % 100),
         _ => "NVPL BLAS".into(),
