@@ -132,6 +132,56 @@ pub(crate) fn run(opts: &CommonOptions, out: &mut dyn Write) -> std::io::Result<
     export_fit(&doc, opts.format, opts.width, out)
 }
 
+/// The rows only an Arm CPU has: the SoC where the firmware names it, implementer,
+/// part and variant of each kind of core in hex (as the vendors and /proc/cpuinfo print
+/// them), and the SVE vector length.
+fn arm_rows(c: &crate::hw::cpu::CpuInfo) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    if let Some(soc) = &c.soc {
+        rows.push(("soc".into(), format!("{} ({})", soc.name, soc.evidence)));
+    }
+    let imp = |vendor: &str| {
+        crate::hw::arm::implementer_code(vendor).map_or_else(
+            || vendor.to_string(),
+            |code| format!("{vendor} (0x{code:02x})"),
+        )
+    };
+    let d = &c.description;
+    let parts = if d.parts.len() > 1 {
+        d.parts
+            .iter()
+            .map(|p| {
+                format!(
+                    "0x{:03x} r{} (CPUs {})",
+                    p.model,
+                    p.stepping,
+                    crate::hw::clock_kinds::cpu_list(&p.cpus)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else {
+        format!("0x{:03x} / r{}", c.model, c.stepping)
+    };
+    rows.push((
+        if d.parts.len() > 1 {
+            "implementer / parts".into()
+        } else {
+            "implementer / part / variant".into()
+        },
+        format!("{} / {parts}", imp(&c.vendor)),
+    ));
+    rows.push((
+        "SVE vector length".into(),
+        match c.sve_vector_bits {
+            Some(b) => format!("{b} bits ({} bytes)", b / 8),
+            None if c.features.iter().any(|f| f == "sve") => "not read".into(),
+            None => "no SVE".into(),
+        },
+    ));
+    rows
+}
+
 fn ghz(x: Option<f64>) -> String {
     x.map_or("not measured".into(), |v| format!("{:.3} GHz", v / 1e9))
 }
@@ -157,17 +207,24 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
             )
         })
         .collect();
-    let rows: Vec<(&str, String)> = vec![
-        ("host", h.hostname.clone()),
-        ("os / kernel", format!("{} / {}", h.os, h.kernel)),
-        ("virtualization", h.virtualization.clone()),
-        ("cpu", format!("{} ({})", c.model_name, c.vendor)),
-        (
-            "family / model / stepping",
+    let arm = c.description.arch == "aarch64";
+    let mut rows: Vec<(String, String)> = vec![
+        ("host".into(), h.hostname.clone()),
+        ("os / kernel".into(), format!("{} / {}", h.os, h.kernel)),
+        ("virtualization".into(), h.virtualization.clone()),
+        ("cpu".into(), format!("{} ({})", c.model_name, c.vendor)),
+    ];
+    if arm {
+        rows.extend(arm_rows(c));
+    } else {
+        rows.push((
+            "family / model / stepping".into(),
             format!("{} / {} / {}", c.family, c.model, c.stepping),
-        ),
-        ("microarchitecture", c.microarch.clone()),
-        ("identified by", {
+        ));
+    }
+    rows.extend([
+        ("microarchitecture".into(), c.microarch.clone()),
+        ("identified by".into(), {
             let id = c.identified();
             match &id.model_overruled {
                 Some(o) => format!("{}; {o}", id.evidence),
@@ -175,32 +232,52 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
             }
         }),
         (
-            "sockets / cores / threads",
+            "sockets / cores / threads".into(),
             format!("{} / {} / {}", c.sockets, c.cores, c.threads),
         ),
-        ("caches", caches.join(", ")),
-        ("features", c.features.join(" ")),
-        ("clock (add chain)", ghz(h.clock.scalar_hz)),
-        ("clock (add chain, all cores)", ghz(h.clock.scalar_all_hz)),
-        ("clock (AVX-512 load)", ghz(h.clock.avx512_hz)),
+        ("caches".into(), caches.join(", ")),
+        ("features".into(), c.features.join(" ")),
+        ("clock (add chain)".into(), ghz(h.clock.scalar_hz)),
         (
-            "clock (AVX-512 load, all cores)",
-            ghz(h.clock.avx512_all_hz),
+            "clock (add chain, all cores)".into(),
+            ghz(h.clock.scalar_all_hz),
         ),
-        ("clock method", h.clock.method.clone()),
-        ("clock label (/proc/cpuinfo)", ghz(h.clock.label_hz)),
-        (
-            "memory",
+    ]);
+    // big.LITTLE: each kind of core's own clock (the peaks use it for its cores).
+    for k in &h.clock.kinds {
+        rows.push((
             format!(
-                "{} total, {} available, THP {}",
-                format_size(h.memory.total_bytes),
-                format_size(h.memory.available_bytes),
-                h.memory.thp.as_deref().unwrap_or("unknown")
+                "clock (add chain), {}",
+                crate::hw::clock_kinds::label(k, &c.vendor)
             ),
+            ghz(k.hz),
+        ));
+    }
+    // The AVX-512 licence and the TSC label mean something on x86 only.
+    if !arm {
+        rows.extend([
+            ("clock (AVX-512 load)".into(), ghz(h.clock.avx512_hz)),
+            (
+                "clock (AVX-512 load, all cores)".into(),
+                ghz(h.clock.avx512_all_hz),
+            ),
+        ]);
+    }
+    rows.push(("clock method".into(), h.clock.method.clone()));
+    if !arm {
+        rows.push(("clock label (/proc/cpuinfo)".into(), ghz(h.clock.label_hz)));
+    }
+    rows.push((
+        "memory".into(),
+        format!(
+            "{} total, {} available, THP {}",
+            format_size(h.memory.total_bytes),
+            format_size(h.memory.available_bytes),
+            h.memory.thp.as_deref().unwrap_or("unknown")
         ),
-    ];
+    ));
     for (k, v) in rows {
-        t.add_row(vec![k.to_string(), v]);
+        t.add_row(vec![k, v]);
     }
     for d in &h.disks {
         t.add_row(vec![
@@ -358,4 +435,125 @@ pub(crate) fn print_gpus(
         "Theoretical GPU peaks\n{}",
         crate::util::term::table_text(&p)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Graviton2-like host as sysinfo would detect it (Neoverse N1, part 0xd0c).
+    fn arm_info(parts: Vec<crate::hw::arm::CorePart>) -> SysInfo {
+        let mut host = crate::report::samples::host();
+        host.arch = "aarch64".into();
+        let c = &mut host.cpu;
+        c.vendor = "ARM".into();
+        c.family = 0;
+        c.model = 0xd0c;
+        c.stepping = 3;
+        c.description = crate::hw::cpudesc::CpuDescription {
+            arch: "aarch64".into(),
+            vendor: "ARM".into(),
+            model: 0xd0c,
+            stepping: 3,
+            flags: vec!["fp".into(), "asimd".into(), "sve".into()],
+            parts,
+            ..Default::default()
+        };
+        c.identification = crate::hw::uarch::identify(&c.description);
+        c.microarch = c.identification.row.clone();
+        c.model_name = "AWS Graviton2 (Neoverse N1)".into();
+        c.features = vec!["neon".into(), "sve".into()];
+        c.sve_vector_bits = Some(256);
+        c.soc = Some(crate::hw::arm_soc::Soc {
+            name: "AWS Graviton2".into(),
+            evidence: "EC2 instance type c6g.large (/sys/class/dmi/id/product_name)".into(),
+        });
+        c.probed.clear();
+        host.clock.avx512_hz = None;
+        host.clock.label_hz = None;
+        SysInfo {
+            schema: "test",
+            host,
+            cpu_peaks: Vec::new(),
+        }
+    }
+
+    fn text(info: &SysInfo) -> String {
+        let mut out = Vec::new();
+        print_text(info, None, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// Issue #42 item 5: what an Arm user sees: the SoC, the part in hex, the SVE
+    /// vector length (text and JSON), no x86-only clock rows, no doubled names.
+    #[test]
+    fn an_arm_host_shows_its_soc_part_in_hex_and_sve_length() {
+        let info = arm_info(Vec::new());
+        let t = text(&info);
+        for want in [
+            "AWS Graviton2 (EC2 instance type c6g.large",
+            "implementer / part / variant",
+            "ARM (0x41) / 0xd0c / r3",
+            "SVE vector length",
+            "256 bits (32 bytes)",
+        ] {
+            assert!(t.contains(want), "{want}:\n{t}");
+        }
+        for gone in [
+            "AVX-512",
+            "clock label",
+            "family / model / stepping",
+            "3340",
+        ] {
+            assert!(!t.contains(gone), "{gone}:\n{t}");
+        }
+        let json = serde_json::to_value(&info).unwrap();
+        assert_eq!(json["host"]["cpu"]["sve_vector_bits"], 256);
+        assert_eq!(json["host"]["cpu"]["soc"]["name"], "AWS Graviton2");
+        // The name says the core once.
+        let line = crate::report::view::cells::host_line(&info.host);
+        assert!(line.contains("| AWS Graviton2 (Neoverse N1) |"), "{line}");
+        // Without SVE it says so; an x86 host keeps its rows and has no SVE row.
+        let mut info = arm_info(Vec::new());
+        info.host.cpu.sve_vector_bits = None;
+        info.host.cpu.features = vec!["neon".into()];
+        assert!(text(&info).contains("no SVE"));
+        let x86 = SysInfo {
+            schema: "test",
+            host: crate::report::samples::host(),
+            cpu_peaks: Vec::new(),
+        };
+        let t = text(&x86);
+        assert!(t.contains("family / model / stepping") && t.contains("clock (AVX-512 load)"));
+        assert!(!t.contains("SVE") && !t.contains("implementer"), "{t}");
+    }
+
+    /// On big.LITTLE each kind of core is listed with its part in hex, and each gets
+    /// its own clock row.
+    #[test]
+    fn a_big_little_host_lists_each_kind_and_its_clock() {
+        let part = |model: u32, cpus: Vec<usize>| crate::hw::arm::CorePart {
+            vendor: "ARM".into(),
+            model,
+            stepping: 1,
+            cpus,
+        };
+        let parts = vec![part(0xd05, vec![0, 1, 2, 3]), part(0xd0b, vec![4, 5, 6, 7])];
+        let mut info = arm_info(parts.clone());
+        let d = info.host.cpu.description.clone();
+        let plan = crate::hw::clock_kinds::plan(&parts, &(0..8).collect::<Vec<_>>());
+        info.host.clock.kinds =
+            crate::hw::clock_kinds::assign(&d, 8, &plan, &[Some(1.8e9), Some(2.4e9)]);
+        let t = text(&info);
+        for want in [
+            "implementer / parts",
+            "0xd05 r1 (CPUs 0-3), 0xd0b r1 (CPUs 4-7)",
+            "clock (add chain), Cortex-A55 (0x41:0xd05, CPUs 0-3)",
+            "1.800 GHz",
+            "(0x41:0xd0b, CPUs 4-7)",
+            "2.400 GHz",
+        ] {
+            assert!(t.contains(want), "{want}:\n{t}");
+        }
+    }
 }

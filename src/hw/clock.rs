@@ -41,6 +41,10 @@ pub(crate) struct ClockInfo {
     pub(crate) label_hz: Option<f64>,
     /// How the clock was measured.
     pub(crate) method: String,
+    /// On a machine with several kinds of core (big.LITTLE): each kind's clock, read on
+    /// one of its cores (`clock_kinds.rs`); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) kinds: Vec<super::clock_kinds::KindClock>,
 }
 
 /// Which clock chain to run.
@@ -99,7 +103,19 @@ impl ClockInfo {
         } else {
             (scalar_hz, avx512_hz)
         };
+        // big.LITTLE: one reading per kind of core, each on one of its cores.
+        let plan = super::clock_kinds::plan(&cpu.description.parts, &cpu.pin_order);
+        let kinds = if plan.is_empty() || !kinds_ok {
+            Vec::new()
+        } else {
+            let readings: Vec<Option<f64>> = plan
+                .iter()
+                .map(|&c| read(ClockKind::Scalar, &[c]))
+                .collect();
+            super::clock_kinds::assign(&cpu.description, cpu.threads, &plan, &readings)
+        };
         ClockInfo {
+            kinds,
             scalar_hz,
             avx512_hz,
             scalar_all_hz,

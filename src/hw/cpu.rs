@@ -53,6 +53,13 @@ pub struct CpuInfo {
     /// claimed; the core is identified from the emulated ID registers or CPUID alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) emulated: Option<String>,
+    /// aarch64 with SVE: the vector length in bits (128–2048), read at run time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) sve_vector_bits: Option<u32>,
+    /// aarch64: the SoC, where the firmware names it (`arm_soc.rs`); never read under
+    /// an emulator, whose /sys is the host's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) soc: Option<super::arm_soc::Soc>,
 }
 
 /// Reports written before identification existed carry no description; they are
@@ -89,9 +96,28 @@ impl CpuInfo {
         info.identification = uarch::identify(&info.description);
         info.microarch = info.identification.row.clone();
         if info.description.arch == "aarch64" {
+            info.sve_vector_bits = super::arm::sve_vector_bytes().map(|b| b as u32 * 8);
+            if info.emulated.is_none() {
+                info.soc = super::arm_soc::detect(std::path::Path::new("/"));
+            }
             info.model_name = arm_model_name(&info.description, info.threads);
+            if let Some(soc) = &info.soc {
+                info.model_name = format!("{} ({})", soc.name, info.model_name);
+            }
         }
         info
+    }
+
+    /// The CPU's name with its table row when the name does not already say it:
+    /// `Intel(R) Xeon(R) Gold 6248 (Skylake-SP/Cascade Lake/Cooper Lake)`, but
+    /// `Neoverse N1` and `AWS Graviton2 (Neoverse N1)` once, never
+    /// `Neoverse N1 (Neoverse N1)`.
+    pub(crate) fn name_with_row(&self) -> String {
+        if self.microarch.is_empty() || self.model_name.contains(&self.microarch) {
+            self.model_name.clone()
+        } else {
+            format!("{} ({})", self.model_name, self.microarch)
+        }
     }
 
     /// The description of the live machine: identity from these fields (CPUID on x86),

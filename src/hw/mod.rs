@@ -5,9 +5,11 @@
 //! datasheet figures the GPU peaks are built from.
 
 pub(crate) mod arm;
+pub(crate) mod arm_soc;
 pub(crate) mod asm;
 pub(crate) mod canary;
 pub(crate) mod clock;
+pub(crate) mod clock_kinds;
 pub mod cpu;
 pub mod cpudesc;
 pub(crate) mod disk;
@@ -28,6 +30,7 @@ mod probe_x86;
 pub(crate) mod rates;
 pub mod uarch;
 pub(crate) mod uarch_arm;
+pub(crate) mod uarch_f16c;
 pub(crate) mod uarch_row;
 pub(crate) mod x86id;
 

@@ -214,7 +214,7 @@ pub fn identify(d: &CpuDescription) -> Identification {
     }
     let model_rows: Vec<&'static Uarch> = UARCHES.iter().filter(|u| u.model_matches(d)).collect();
     let id_words = if d.arch == "aarch64" {
-        format!("part 0x{:x}", d.model)
+        format!("part 0x{:03x}", d.model)
     } else {
         format!("family {} model {}", d.family, d.model)
     };
@@ -281,7 +281,7 @@ pub(crate) fn infer(d: &CpuDescription) -> Option<(&'static Uarch, String)> {
     if d.arch == "aarch64" {
         return row(
             super::uarch_arm::GENERIC,
-            format!("aarch64 part 0x{:x} is not in the table", d.model),
+            format!("aarch64 part 0x{:03x} is not in the table", d.model),
         );
     }
     match d.vendor.as_str() {
@@ -512,5 +512,24 @@ mod tests {
                 "{v} {fam} {flags}"
             );
         }
+    }
+
+    /// Issue #49: every x86 row that runs the F16C loop (256-bit FMA) has an entry in
+    /// `uarch_f16c.rs`, a figure or the reason there is none, and every entry names a
+    /// row of this table; the rate is the row's `Pipe::F16c` at 256 bits only.
+    #[test]
+    fn every_row_running_the_f16c_loop_has_its_figure_or_a_reason() {
+        use super::super::uarch_f16c;
+        for u in UARCHES {
+            let runs = u.rate(Pipe::Fma, Width::V256) > 0.0;
+            assert_eq!(uarch_f16c::listed(u.name), runs, "{}", u.name);
+        }
+        for r in uarch_f16c::rows() {
+            assert!(UARCHES.iter().any(|u| u.name == r), "{r}");
+        }
+        let skx = by_name("Skylake-SP/Cascade Lake/Cooper Lake").unwrap();
+        assert_eq!(skx.rate(Pipe::F16c, Width::V256), 0.5);
+        assert_eq!(skx.rate(Pipe::F16c, Width::V512), 0.0);
+        assert_eq!(by_name("Zen 2").unwrap().rate(Pipe::F16c, Width::V256), 0.0);
     }
 }

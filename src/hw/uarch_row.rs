@@ -32,6 +32,10 @@ pub enum Pipe {
     Fp16,
     /// AMX tile multiply (`tdpbf16ps`, `tdpbssd`).
     Amx,
+    /// The F16C fp16 step (`vcvtph2ps`, fp32 FMA, `vcvtps2ph`), counted as its FMA: its
+    /// rate follows from the ports the three instructions share (`uarch_f16c.rs`), not
+    /// from a field of the row.
+    F16c,
 }
 
 /// Vector width of a kernel's instructions.
@@ -115,6 +119,8 @@ impl Uarch {
             Pipe::DotBf16 => self.dot_bf16[i],
             Pipe::Fp16 => self.fp16,
             Pipe::Amx => self.amx,
+            Pipe::F16c if width == Width::V256 => super::uarch_f16c::per_cycle(self.name),
+            Pipe::F16c => 0.0,
         }
     }
 

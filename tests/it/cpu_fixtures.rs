@@ -146,7 +146,9 @@ fn every_kernel_a_recorded_cpu_can_run_gets_a_rate() {
         let features = f.cpu.peakbench_features();
         for k in kernels::all() {
             let Some(pipe) = k.pipe else { continue };
-            if !k.supported_by(&features) {
+            // The F16C loop's rate is per row with a reason where there is none
+            // (Zen 1/2, Lion Cove): `bench::cpu::peak`'s unit test replays this corpus.
+            if !k.supported_by(&features) || pipe == Pipe::F16c {
                 continue;
             }
             if id.uarch().rate(pipe, k.width) <= 0.0 {

@@ -221,9 +221,9 @@ pub(crate) static X86: &[Kernel] = &[
     Kernel { name: "add_i64_avx512", isa: I::Avx512, precision: P::Int64, requires: &["avx512f"], pipe: Some(Alu), width: V512, instrs_per_iter: 24, ops_per_instr: 8, layout: lay(24, 64, 8, I64), values: V::IntAdd, run: x::add_i64_avx512, clock: Some(x::add_i64_avx512_clock), reference: ref_add_i64, vla: false },
     Kernel { name: "mul_i64_avx512", isa: I::Avx512, precision: P::Int64, requires: &["avx512f", "avx512dq"], pipe: Some(Mul64), width: V512, instrs_per_iter: 24, ops_per_instr: 8, layout: lay(24, 64, 8, I64), values: V::IntMul, run: x::mul_i64_avx512dq, clock: Some(x::mul_i64_avx512dq_clock), reference: ref_mul_i64, vla: false },
     // fp16
-    // No pipe: the rate is bounded by the conversions around an fp32 FMA, and no fp16
-    // peak is claimed (see `F16C_PEAK`).
-    Kernel { name: "fma_f16_f16c", isa: I::F16c, precision: P::Fp16, requires: &["avx", "fma", "f16c"], pipe: None, width: V256, instrs_per_iter: 12, ops_per_instr: 16, layout: lay(12, 32, 8, F16), values: V::Converge, run: x::fma_f16_f16c, clock: None, reference: ref_fma_f16_f16c, vla: false },
+    // Pipe F16c: one step (convert, FMA, convert) per instruction counted; its rate
+    // per core row is `hw::uarch_f16c`'s.
+    Kernel { name: "fma_f16_f16c", isa: I::F16c, precision: P::Fp16, requires: &["avx", "fma", "f16c"], pipe: Some(F16c), width: V256, instrs_per_iter: 12, ops_per_instr: 16, layout: lay(12, 32, 8, F16), values: V::Converge, run: x::fma_f16_f16c, clock: None, reference: ref_fma_f16_f16c, vla: false },
     Kernel { name: "fma_f16_avx512fp16", isa: I::Avx512Fp16, precision: P::Fp16, requires: &["avx512f", "avx512fp16"], pipe: Some(Fp16), width: V512, instrs_per_iter: 24, ops_per_instr: 64, layout: lay(24, 64, 32, F16), values: V::Converge, run: x::fma_f16_avx512fp16, clock: Some(x::fma_f16_avx512fp16_clock), reference: ref_fma_f16, vla: false },
     // bf16
     Kernel { name: "dp_bf16_avx512bf16", isa: I::Avx512Bf16, precision: P::Bf16, requires: &["avx512f", "avx512bf16"], pipe: Some(DotBf16), width: V512, instrs_per_iter: 24, ops_per_instr: 64, layout: lay(24, 64, 16, F32), values: V::Bf16Dot, run: x::dp_bf16_avx512bf16, clock: Some(x::dp_bf16_avx512bf16_clock), reference: ref_dot_bf16, vla: false },
@@ -326,11 +326,12 @@ pub fn default_kernels(features: &[String]) -> Vec<&'static Kernel> {
         .collect()
 }
 
-/// The peak provenance of the F16C fp16 kernel: none is claimed.
-pub(crate) const F16C_PEAK: &str = "unknown: fp16 through F16C conversion, the arithmetic is fp32 FMA (vcvtph2ps, vfmadd132ps, vcvtps2ph); no fp16 peak is claimed, the fp32 FMA peak (fma_f32_avx2) bounds it from above (use --peak)";
+/// What a peak of the F16C fp16 kernel says when its core row has no figure for the
+/// loop (`hw::uarch_f16c`): what bounds it, and how to give it.
+pub(crate) const F16C_NO_PEAK: &str = "fp16 through F16C conversion, the arithmetic is fp32 FMA (vcvtph2ps, vfmadd132ps, vcvtps2ph); the fp32 FMA peak (fma_f32_avx2) bounds it from above (use --peak cpu.fp16.f16c=VALUE)";
 
 /// The note on every F16C fp16 row.
-pub(crate) const F16C_NOTE: &str = "fp16 through F16C: each step widens the fp16 values to fp32 (vcvtph2ps), does one fp32 FMA and rounds the result back to fp16 (vcvtps2ph), so the values are fp16 but the arithmetic is fp32 after conversion; the CPU has no native fp16 arithmetic, and the fp32 FMA rate is the bound";
+pub(crate) const F16C_NOTE: &str = "fp16 through F16C: each step widens the fp16 values to fp32 (vcvtph2ps), does one fp32 FMA and rounds the result back to fp16 (vcvtps2ph), so the values are fp16 but the arithmetic is fp32 after conversion; the CPU has no native fp16 arithmetic, and the conversions' ports bound the rate (the peak counts the FMA's 16 FLOP per step)";
 
 #[cfg(test)]
 mod tests {
@@ -468,7 +469,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             (k.isa, k.precision, k.pipe),
-            (Isa::F16c, Precision::Fp16, None)
+            (Isa::F16c, Precision::Fp16, Some(Pipe::F16c))
         );
         // The model rises from 2⁻¹⁰ by fp16 steps (and stalls where the step rounds
         // away, as fp16 does): every value an fp16 number in (0, 1].

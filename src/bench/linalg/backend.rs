@@ -163,7 +163,7 @@ pub(crate) fn resolve(choices: &[BlasChoice], host: &HostInfo) -> Result<Vec<Bac
             BlasChoice::Faer => push(Backend::Faer, &mut out),
             BlasChoice::Auto => {
                 push(Backend::Faer, &mut out);
-                for k in KNOWN.iter().filter(|k| k.not_in_auto.is_none()) {
+                for k in KNOWN.iter().filter(|k| k.not_in_auto.is_none() && k.here()) {
                     if let Ok(b) = find(k, host) {
                         push(b, &mut out);
                     }
@@ -240,7 +240,7 @@ pub(crate) fn auto_summary(host: &HostInfo) -> String {
     let mut s = format!("--blas auto ran {}", names.join(", "));
     let absent: Vec<&str> = KNOWN
         .iter()
-        .filter(|k| k.not_in_auto.is_none() && !names.contains(&k.name))
+        .filter(|k| k.not_in_auto.is_none() && k.here() && !names.contains(&k.name))
         .map(|k| k.name)
         .collect();
     if !absent.is_empty() {
@@ -751,8 +751,9 @@ mod tests {
     #[test]
     fn every_known_family_names_files_and_an_install_line() {
         for k in &KNOWN {
+            // The Arm vendors' libraries (one architecture) come from their vendors.
             assert!(
-                !k.files.is_empty() && k.install.contains("apt-get"),
+                !k.files.is_empty() && (k.install.contains("apt-get") || k.arch.is_some()),
                 "{}",
                 k.name
             );

@@ -8,7 +8,7 @@
 //! `dgemm_`/`sgemm_` for GEMM, `dgetrf_`/`sgetrf_` then `dgetrs_`/`sgetrs_` for the
 //! solve. Orders beyond `i32::MAX` are refused before any call.
 //!
-//! Every library family peakbench knows is one row of [`KNOWN`]: its `--blas` name, the
+//! Every library family peakbench knows is one row of [`KNOWN`] (`blas_known.rs`): its `--blas` name, the
 //! files tried for it, the symbol that tells it apart, its thread-count call, how its
 //! version is read and how to install it. Adding a BLAS backend is one row there (and,
 //! when the library has a version call, the function that reads it). What is read to
@@ -26,9 +26,11 @@
 //! [`crate::util::foreign::arm`]: a library that calls `exit()` inside it is reported,
 //! naming the routine and the file, and the exit status is 1, never the library's 0.
 
+pub(crate) use super::blas_known::{known, Known, KNOWN};
+use super::blas_known::{sym, text, ThreadCall, Version, NO_THREAD_CALL};
 use super::dense::Real;
 use faer::{MatMut, MatRef};
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_char, c_int, c_void};
 use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -73,209 +75,12 @@ type SetIntFn = unsafe extern "C" fn(c_int);
 /// BLIS's `dim_t` is 64-bit.
 type GetDimFn = unsafe extern "C" fn() -> i64;
 type SetDimFn = unsafe extern "C" fn(i64);
-/// `const char *f(void)`.
-type StrFn = unsafe extern "C" fn() -> *const c_char;
 
 /// The routines of one precision a library exports.
 pub(crate) struct Fns<T> {
     gemm: Option<GemmFn<T>>,
     getrf: Option<GetrfFn<T>>,
     getrs: Option<GetrsFn<T>>,
-}
-
-/// One library family peakbench knows: everything the loader, `--blas` and its help need
-/// about it. Adding a BLAS backend is one row in [`KNOWN`].
-pub(crate) struct Known {
-    /// The `--blas` name and row label.
-    pub name: &'static str,
-    /// The symbol whose presence tells a loaded file is this family (the rows are asked
-    /// in order); `None` for the one row that takes any other BLAS, last.
-    pub marker: Option<&'static str>,
-    /// Sonames (searched like `dlopen`) then paths.
-    pub files: &'static [&'static str],
-    /// The other families (by name) a file found for this one may be told as.
-    pub also: &'static [&'static str],
-    /// Install hint.
-    pub install: &'static str,
-    /// How the thread count is set.
-    pub threads: ThreadCall,
-    /// How the version is read.
-    pub version: Version,
-    /// Whether it reads `OPENBLAS_CORETYPE` when loaded (peakbench sets it for the load
-    /// from the CPU's features where the environment does not).
-    pub coretype: bool,
-    /// Why `--blas auto` leaves it out (it runs when named), or `None`.
-    pub not_in_auto: Option<&'static str>,
-}
-
-/// A family's thread-count call.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum ThreadCall {
-    /// `void set(int)` and `int get(void)`.
-    Int {
-        /// The setter.
-        set: &'static str,
-        /// The getter (read back).
-        get: &'static str,
-    },
-    /// `void set(dim_t)` and `dim_t get(void)` (BLIS: 64-bit).
-    Dim {
-        /// The setter.
-        set: &'static str,
-        /// The getter (read back).
-        get: &'static str,
-    },
-    /// No call: why the library ignores the setting.
-    None(&'static str),
-}
-
-/// How a family's version string is read.
-#[derive(Clone, Copy)]
-pub(crate) enum Version {
-    /// The library's own calls, read by this function.
-    ///
-    /// # Safety
-    /// The function may be called only on a library of the row's family.
-    Call(unsafe fn(&libloading::Library) -> String),
-    /// The library has no version call: this text.
-    Fixed(&'static str),
-}
-
-/// Why a library without a thread-count call ignores the setting (and any library whose
-/// row names a call it does not export).
-const NO_THREAD_CALL: &str =
-    "the library has no thread-count call (the reference BLAS runs on the calling thread alone)";
-
-/// The families `auto` looks for, in the order rows appear (and the order in which a
-/// loaded file's symbols are asked).
-pub(crate) static KNOWN: [Known; 6] = [
-    Known {
-        name: "openblas",
-        marker: Some("openblas_get_config"),
-        files: &[
-            "libopenblas.so.0",
-            "libopenblasp.so.0",
-            "libopenblaso.so.0",
-            "libopenblas.so",
-            "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
-            "/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0",
-            "/usr/lib/aarch64-linux-gnu/openblas-pthread/libopenblas.so.0",
-            "/usr/lib64/libopenblasp.so.0",
-            "/usr/lib64/libopenblas.so.0",
-            "/opt/OpenBLAS/lib/libopenblas.so",
-        ],
-        also: &[],
-        install: "apt-get install libopenblas0-pthread (Debian/Ubuntu), dnf install openblas-threads (RHEL, EPEL)",
-        threads: ThreadCall::Int {
-            set: "openblas_set_num_threads",
-            get: "openblas_get_num_threads",
-        },
-        version: Version::Call(version_openblas),
-        coretype: true,
-        not_in_auto: None,
-    },
-    Known {
-        name: "blis",
-        marker: Some("bli_info_get_version_str"),
-        files: &[
-            "libblis.so.4",
-            "libblis.so.3",
-            "libblis-mt.so.4",
-            "libblis.so",
-            "/usr/lib/x86_64-linux-gnu/blis-pthread/libblis.so.4",
-            "/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4",
-            "/usr/lib64/libblis-mt.so.4",
-            "/usr/lib64/libblis.so.4",
-        ],
-        also: &[],
-        install: "apt-get install libblis4-pthread (Debian/Ubuntu), dnf install blis (RHEL, EPEL)",
-        threads: ThreadCall::Dim {
-            set: "bli_thread_set_num_threads",
-            get: "bli_thread_get_num_threads",
-        },
-        version: Version::Call(version_blis),
-        coretype: false,
-        not_in_auto: None,
-    },
-    Known {
-        name: "mkl",
-        marker: Some("MKL_Get_Version_String"),
-        files: &[
-            "libmkl_rt.so.2",
-            "libmkl_rt.so",
-            "/opt/intel/oneapi/mkl/latest/lib/libmkl_rt.so.2",
-            "/opt/intel/oneapi/mkl/latest/lib/intel64/libmkl_rt.so.2",
-        ],
-        also: &[],
-        install: "apt-get install libmkl-rt (Debian/Ubuntu, non-free), or Intel oneAPI's intel-oneapi-mkl (RHEL)",
-        threads: ThreadCall::Int {
-            set: "MKL_Set_Num_Threads",
-            get: "MKL_Get_Max_Threads",
-        },
-        version: Version::Call(version_mkl),
-        coretype: false,
-        not_in_auto: None,
-    },
-    Known {
-        name: "flexiblas",
-        marker: Some("flexiblas_get_version"),
-        files: &["libflexiblas.so.3", "libflexiblas.so"],
-        also: &[],
-        install: "apt-get install libflexiblas-dev (Debian/Ubuntu), dnf install flexiblas (RHEL)",
-        threads: ThreadCall::Int {
-            set: "flexiblas_set_num_threads",
-            get: "flexiblas_get_num_threads",
-        },
-        version: Version::Call(version_flexiblas),
-        coretype: false,
-        not_in_auto: None,
-    },
-    Known {
-        name: "atlas",
-        marker: Some("ATL_buildinfo"),
-        files: &[
-            "libtatlas.so.3",
-            "libsatlas.so.3",
-            "/usr/lib64/atlas/libtatlas.so.3",
-            "/usr/lib64/atlas/libsatlas.so.3",
-            "/usr/lib/x86_64-linux-gnu/atlas/libblas.so.3",
-        ],
-        // Debian's ATLAS BLAS exports no ATL_buildinfo.
-        also: &["reference"],
-        install: "apt-get install libatlas3-base (Debian/Ubuntu), dnf install atlas (RHEL)",
-        threads: ThreadCall::None("ATLAS fixes its thread count when it is built (libtatlas: every core, libsatlas: one); it has no call to set it"),
-        version: Version::Fixed("ATLAS"),
-        coretype: false,
-        not_in_auto: None,
-    },
-    Known {
-        name: "reference",
-        marker: None,
-        files: &[
-            "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3",
-            "/usr/lib/aarch64-linux-gnu/blas/libblas.so.3",
-            "/usr/lib64/libblas.so.3",
-        ],
-        also: &[],
-        install: "apt-get install libblas3 (Debian/Ubuntu), dnf install blas (RHEL)",
-        threads: ThreadCall::None(NO_THREAD_CALL),
-        version: Version::Fixed("BLAS without a version call"),
-        coretype: false,
-        // Issue #32 item 6.
-        not_in_auto: Some("netlib's reference BLAS is for correctness, not speed (plain loops on one thread: minutes at --n 4096); name it (--blas reference) to run it"),
-    },
-];
-
-/// The row named `name` (case as in the table).
-pub(crate) fn known(name: &str) -> Option<&'static Known> {
-    KNOWN.iter().find(|k| k.name == name)
-}
-
-impl Known {
-    /// Whether a loaded library told as `kind` is one of this family's.
-    pub(crate) fn accepts(&self, kind: &Known) -> bool {
-        kind.name == self.name || self.also.contains(&kind.name)
-    }
 }
 
 /// How a thread-count call went.
@@ -335,33 +140,6 @@ impl Elem for f32 {
     }
 }
 
-/// Looks up `name` in `lib` as a `T` (a function pointer type), or `None`.
-///
-/// # Safety
-/// `T` must be the symbol's true type.
-unsafe fn sym<T: Copy>(lib: &libloading::Library, name: &str) -> Option<T> {
-    // SAFETY: the caller names the symbol's type; the pointer is copied out while `lib`
-    // stays loaded for the life of the process (ManuallyDrop in `Library`).
-    unsafe { lib.get::<T>(name.as_bytes()).ok().map(|s| *s) }
-}
-
-/// A C string returned by a library, copied (lossy UTF-8), or `None` for null.
-///
-/// # Safety
-/// `p` must be null or point to a NUL-terminated string.
-unsafe fn text(p: *const c_char) -> Option<String> {
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: non-null and NUL-terminated per the caller.
-    Some(
-        unsafe { CStr::from_ptr(p) }
-            .to_string_lossy()
-            .trim()
-            .to_string(),
-    )
-}
-
 /// The file a symbol at `addr` was loaded from (`dladdr`), canonical.
 fn file_of(addr: *const c_void) -> Option<PathBuf> {
     // SAFETY: `dladdr` only reads the loader's tables; `info` is plain data it fills.
@@ -414,7 +192,7 @@ impl Library {
         let has = |n: &str| unsafe { sym::<*const c_void>(&lib, n) }.is_some();
         let kind = KNOWN
             .iter()
-            .find(|k| k.marker.is_none_or(&has))
+            .find(|k| k.tells(&has, &file))
             .expect("one row of KNOWN takes any BLAS");
         let label: Arc<str> = Arc::from(crate::util::sanitize::line(&file.display().to_string()));
         let armed = crate::util::foreign::arm("its version calls", &label);
@@ -598,95 +376,6 @@ impl Library {
             return Err(CallError::Info("getrs", info));
         }
         Ok(())
-    }
-}
-
-/// OpenBLAS's configuration and kernels.
-///
-/// # Safety
-/// `lib` must be an OpenBLAS (its calls have the documented prototypes).
-unsafe fn version_openblas(lib: &libloading::Library) -> String {
-    // SAFETY (whole body): each symbol is called with its documented prototype; every
-    // returned string is the library's own static, NUL-terminated text.
-    unsafe {
-        let config = sym::<StrFn>(lib, "openblas_get_config").and_then(|f| text(f()));
-        let core = sym::<StrFn>(lib, "openblas_get_corename").and_then(|f| text(f()));
-        let mut s = config.unwrap_or_else(|| "OpenBLAS".into());
-        if let Some(c) = core {
-            s.push_str(&format!(" (kernels: {c})"));
-        }
-        s
-    }
-}
-
-/// BLIS's version and kernels.
-///
-/// # Safety
-/// `lib` must be a BLIS (its calls have the documented prototypes).
-unsafe fn version_blis(lib: &libloading::Library) -> String {
-    // SAFETY (whole body): as in `version_openblas`.
-    unsafe {
-        let v = sym::<StrFn>(lib, "bli_info_get_version_str").and_then(|f| text(f()));
-        type ArchId = unsafe extern "C" fn() -> c_int;
-        type ArchStr = unsafe extern "C" fn(c_int) -> *const c_char;
-        let arch = match (
-            sym::<ArchId>(lib, "bli_arch_query_id"),
-            sym::<ArchStr>(lib, "bli_arch_string"),
-        ) {
-            (Some(id), Some(name)) => text(name(id())),
-            _ => None,
-        };
-        format!(
-            "BLIS {}{}",
-            v.unwrap_or_else(|| "?".into()),
-            arch.map_or(String::new(), |a| format!(" (kernels: {a})"))
-        )
-    }
-}
-
-/// oneMKL's version string.
-///
-/// # Safety
-/// `lib` must be a oneMKL (its calls have the documented prototypes).
-unsafe fn version_mkl(lib: &libloading::Library) -> String {
-    // SAFETY (whole body): as in `version_openblas`; the buffer's length is passed.
-    unsafe {
-        type VerFn = unsafe extern "C" fn(*mut c_char, c_int);
-        let mut buf = [0 as c_char; 256];
-        match sym::<VerFn>(lib, "MKL_Get_Version_String") {
-            Some(f) => {
-                f(buf.as_mut_ptr(), buf.len() as c_int - 1);
-                text(buf.as_ptr()).unwrap_or_else(|| "Intel oneMKL".into())
-            }
-            None => "Intel oneMKL".into(),
-        }
-    }
-}
-
-/// FlexiBLAS's version and the backend it switched to.
-///
-/// # Safety
-/// `lib` must be a FlexiBLAS (its calls have the documented prototypes).
-unsafe fn version_flexiblas(lib: &libloading::Library) -> String {
-    // SAFETY (whole body): as in `version_mkl`.
-    unsafe {
-        type VerFn = unsafe extern "C" fn(*mut c_int, *mut c_int, *mut c_int);
-        type BackendFn = unsafe extern "C" fn(*mut c_char, usize) -> isize;
-        let mut s = String::from("FlexiBLAS");
-        if let Some(f) = sym::<VerFn>(lib, "flexiblas_get_version") {
-            let (mut a, mut b, mut c) = (0, 0, 0);
-            f(&mut a, &mut b, &mut c);
-            s.push_str(&format!(" {a}.{b}.{c}"));
-        }
-        if let Some(f) = sym::<BackendFn>(lib, "flexiblas_current_backend") {
-            let mut buf = [0 as c_char; 256];
-            if f(buf.as_mut_ptr(), buf.len() - 1) >= 0 {
-                if let Some(b) = text(buf.as_ptr()) {
-                    s.push_str(&format!(" (backend: {b})"));
-                }
-            }
-        }
-        s
     }
 }
 

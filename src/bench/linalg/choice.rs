@@ -77,7 +77,7 @@ mod tests {
         let err = parse_choice("eigen").unwrap_err();
         assert_eq!(
             err,
-            "unknown BLAS 'eigen'; accepted: auto, faer, openblas, blis, mkl, flexiblas, atlas, reference, or a path to a .so"
+            "unknown BLAS 'eigen'; accepted: auto, faer, openblas, blis, mkl, flexiblas, atlas, armpl, nvpl, ssl2, reference, or a path to a .so"
         );
         for k in &KNOWN {
             assert!(
@@ -91,8 +91,9 @@ mod tests {
                 parse_choice(&k.name.to_ascii_uppercase()),
                 Ok(BlasChoice::Named(k.name))
             );
+            // The Arm vendors' libraries (one architecture) come from their vendors.
             assert!(
-                !k.files.is_empty() && k.install.contains("apt-get"),
+                !k.files.is_empty() && (k.install.contains("apt-get") || k.arch.is_some()),
                 "{}",
                 k.name
             );

@@ -19,6 +19,7 @@
 
 pub(crate) mod backend;
 pub(crate) mod blas;
+pub(crate) mod blas_known;
 pub(crate) mod case;
 pub(crate) mod choice;
 pub(crate) mod dense;

@@ -63,15 +63,24 @@ pub(crate) fn cell(s: &str) -> String {
     o
 }
 
+/// The CPU in the heading: `model, row`, or the model alone where it names the row
+/// (Arm: `Neoverse N1`, never `Neoverse N1, Neoverse N1`).
+fn markdown_cpu(c: &crate::hw::cpu::CpuInfo) -> String {
+    if c.microarch.is_empty() || c.model_name.contains(&c.microarch) {
+        c.model_name.clone()
+    } else {
+        format!("{}, {}", c.model_name, c.microarch)
+    }
+}
+
 /// Writes a heading with the host, the table, and the notes as a list.
 fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
     let h = &report.host;
     writeln!(
         out,
-        "### peakbench on {} ({}, {}, {} cores)\n",
+        "### peakbench on {} ({}, {} cores)\n",
         cell(&h.hostname),
-        cell(&h.cpu.model_name),
-        cell(&h.cpu.microarch),
+        cell(&markdown_cpu(&h.cpu)),
         h.cpu.cores
     )?;
     // With reference figures: the tool's figure, its efficiency against the same

@@ -165,11 +165,15 @@ pub(crate) fn efficiency(r: &BenchResult) -> String {
 }
 
 /// The host line of the text views: `name | model (uarch) | N cores / M threads | kernel`,
-/// sanitised.
+/// sanitised; the row is left out where the model already names it (Arm).
 pub(crate) fn host_line(h: &crate::hw::HostInfo) -> String {
     sanitize::line(&format!(
-        "{} | {} ({}) | {} cores / {} threads | {}",
-        h.hostname, h.cpu.model_name, h.cpu.microarch, h.cpu.cores, h.cpu.threads, h.kernel
+        "{} | {} | {} cores / {} threads | {}",
+        h.hostname,
+        h.cpu.name_with_row(),
+        h.cpu.cores,
+        h.cpu.threads,
+        h.kernel
     ))
 }
 
