@@ -1,7 +1,10 @@
 //! aarch64 loops of the execution-resource probe (`probe.rs`), in inline assembly,
 //! and the probe's run on each kind of core of the machine.
 //!
-//! Each loop runs one instruction class on 24 independent accumulators (v0–v23), which
+//! Each loop runs one instruction class on 24 independent accumulators (v0–v23; z0–z23
+//! for SVE FMLA, at the core's vector length, so its rate tells two 256-bit SVE pipes
+//! from four 128-bit ones; SMMLA and BFMMLA so the matrix rates, which a published
+//! Graviton3 run found at half the table's, do not rest on the table alone), which
 //! covers latency × pipes of every core in `hw::uarch_arm` (FMLA 4 cycles × 4 pipes on
 //! Neoverse V1/V2 = 16; SDOT 3 × 4 = 12), so its rate is bound by the number of pipes,
 //! never by a dependency. All registers start at zero: every value stays zero, finite
@@ -52,6 +55,43 @@ neon_probe_loop!(
     "neon,dotprod",
     "sdot v\\r\\().4s, v30.16b, v31.16b"
 );
+#[cfg(target_arch = "aarch64")]
+neon_probe_loop!(
+    smmla_v4s,
+    "neon,i8mm",
+    "smmla v\\r\\().4s, v30.16b, v31.16b"
+);
+#[cfg(target_arch = "aarch64")]
+neon_probe_loop!(
+    bfmmla_v4s,
+    "neon,bf16",
+    "bfmmla v\\r\\().4s, v30.8h, v31.8h"
+);
+
+/// The SVE FMLA loop: 24 accumulators z0–z23 at the core's vector length, operands
+/// z30/z31, every lane active (p0), all zero.
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "sve")]
+unsafe fn fmla_zd(loops: u64) {
+    std::arch::asm!(
+        "ptrue p0.d",
+        super::asm::irp24!(), "mov z\\r\\().d, #0", ".endr",
+        "mov z30.d, #0",
+        "mov z31.d, #0",
+        ".p2align 5",
+        "2:",
+        super::asm::irp24!(), "fmla z\\r\\().d, p0/m, z30.d, z31.d", ".endr",
+        "subs {n}, {n}, #1",
+        "b.ne 2b",
+        n = inout(reg) loops => _,
+        out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _, out("v5") _,
+        out("v6") _, out("v7") _, out("v8") _, out("v9") _, out("v10") _, out("v11") _,
+        out("v12") _, out("v13") _, out("v14") _, out("v15") _, out("v16") _, out("v17") _,
+        out("v18") _, out("v19") _, out("v20") _, out("v21") _, out("v22") _, out("v23") _,
+        out("v30") _, out("v31") _, out("p0") _,
+        options(nomem, nostack),
+    );
+}
 
 /// The loop of an aarch64 test and the counted instructions one iteration retires;
 /// `None` for the x86 tests (and on other architectures, where only tests call it).
@@ -62,6 +102,9 @@ pub(crate) fn loop_for(test: Test) -> Option<(LoopFn, u64)> {
         match test {
             Test::Fmla => Some((fmla_v2d as LoopFn, 24)),
             Test::Sdot => Some((sdot_v4s as LoopFn, 24)),
+            Test::SveFmla => Some((fmla_zd as LoopFn, 24)),
+            Test::Smmla => Some((smmla_v4s as LoopFn, 24)),
+            Test::Bfmmla => Some((bfmmla_v4s as LoopFn, 24)),
             _ => None,
         }
     }
@@ -178,6 +221,61 @@ mod tests {
         assert_eq!(Test::for_kernel("fma_f64_neon"), Some(Test::Fmla));
         assert_eq!(Test::for_kernel("udot_i8_neon"), Some(Test::Sdot));
         assert_eq!(Test::Sdot.requires(), &["neon", "dotprod"]);
+    }
+
+    /// Issue #42 item 4: SVE FMLA, SMMLA and BFMMLA readings settle as FMLA's do. SVE
+    /// FMLA answers for the machine's vector length only (two per cycle on Neoverse V1's
+    /// 256-bit SVE, where NEON FMLA reads four), and a consistent reading below the
+    /// table (a Graviton3 run measured SMMLA and BF16 at half the table's rate) lowers it,
+    /// since the Arm rows hold that count too.
+    #[test]
+    fn sve_and_matrix_readings_settle() {
+        use crate::hw::probe_report::arm_canonical_test;
+        use crate::hw::rates::reconcile_with;
+        use crate::hw::uarch::possible_rates;
+        let p = settle_test(Test::SveFmla, &readings(&[1.99, 2.0, 1.98])).unwrap();
+        assert_eq!(p.per_cycle, 2.0);
+        assert!(p.evidence.contains("2 SVE FMLA/cycle, fmla z.d"), "{}", p.evidence);
+        let sve256 = Width::V256;
+        assert_eq!(
+            arm_canonical_test(Pipe::Fma, Width::V256, sve256),
+            Some(Test::SveFmla)
+        );
+        assert_eq!(arm_canonical_test(Pipe::Fma, Width::V512, sve256), None);
+        assert_eq!(
+            arm_canonical_test(Pipe::Fma, Width::V128, sve256),
+            Some(Test::Fmla)
+        );
+        assert_eq!(
+            arm_canonical_test(Pipe::Mmla, Width::V128, Width::V128),
+            Some(Test::Smmla)
+        );
+        assert_eq!(
+            arm_canonical_test(Pipe::MmlaBf16, Width::V128, Width::V128),
+            Some(Test::Bfmmla)
+        );
+        assert_eq!(Test::Smmla.pipe_width(), (Pipe::Mmla, Width::V128));
+        assert_eq!(Test::Bfmmla.requires(), &["neon", "bf16"]);
+        assert_eq!(Test::for_kernel("fma_f32_sve"), Some(Test::SveFmla));
+        assert_eq!(Test::for_kernel("bfmmla_bf16_sve"), Some(Test::Bfmmla));
+        // Half the table's SMMLA and BFMMLA rates on a Neoverse V1 row (4 per cycle).
+        for (test, pipe) in [(Test::Smmla, Pipe::Mmla), (Test::Bfmmla, Pipe::MmlaBf16)] {
+            let p = settle_test(test, &readings(&[2.01, 1.98, 2.0])).unwrap();
+            assert_eq!(p.per_cycle, 2.0);
+            let possible = possible_rates("aarch64", pipe, Width::V128);
+            let r = reconcile_with(4.0, &possible, Some(&p));
+            assert_eq!(r.per_cycle, 2.0, "{}", r.provenance);
+            assert!(r.provenance.contains("probe overrules table"), "{}", r.provenance);
+        }
+        // SVE FMLA at 256 bits: no Arm row holds one per cycle there, so such a reading
+        // keeps the V1 row's 2 and says why; a reading above the table always wins.
+        let p = settle_test(Test::SveFmla, &readings(&[1.0, 0.99, 1.01])).unwrap();
+        let possible = possible_rates("aarch64", Pipe::Fma, Width::V256);
+        let r = reconcile_with(2.0, &possible, Some(&p));
+        assert_eq!(r.per_cycle, 2.0);
+        assert!(r.provenance.contains("not a count the table holds"), "{}", r.provenance);
+        let p = settle_test(Test::SveFmla, &readings(&[3.0, 2.99, 3.01])).unwrap();
+        assert_eq!(reconcile_with(2.0, &possible, Some(&p)).per_cycle, 3.0);
     }
 
     /// Only aarch64 has these loops; x86 has none of them.

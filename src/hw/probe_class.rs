@@ -52,6 +52,13 @@ pub(crate) enum Test {
     Fmla,
     /// aarch64: 128-bit NEON `sdot v.4s` (DotProd).
     Sdot,
+    /// aarch64: SVE `fmla z.d` at the core's vector length (tells two 256-bit SVE pipes,
+    /// Neoverse V1, from four 128-bit ones).
+    SveFmla,
+    /// aarch64: NEON `smmla v.4s` (I8MM).
+    Smmla,
+    /// aarch64: NEON `bfmmla v.4s` (BF16).
+    Bfmmla,
 }
 
 /// Allowed FMA and mul+add instructions per cycle.
@@ -92,8 +99,25 @@ pub(crate) const TESTS: &[Test] = &[
     Test::AmxInt8,
 ];
 
-/// The tests of an aarch64 core, in report order (`probe_arm.rs`): FMLA, SDOT.
-pub(crate) const ARM_TESTS: &[Test] = &[Test::Fmla, Test::Sdot];
+/// The tests of an aarch64 core, in report order (`probe_arm.rs`): FMLA, SVE FMLA, SDOT,
+/// SMMLA, BFMMLA.
+pub(crate) const ARM_TESTS: &[Test] = &[
+    Test::Fmla,
+    Test::SveFmla,
+    Test::Sdot,
+    Test::Smmla,
+    Test::Bfmmla,
+];
+
+/// The width SVE instructions run at on this machine (`arm::sve_vector_bytes`; 128 bits
+/// without SVE, lengths above 512 bits at 512).
+pub(crate) fn sve_width() -> Width {
+    match super::arm::sve_vector_bytes().unwrap_or(16) {
+        0..=16 => Width::V128,
+        17..=32 => Width::V256,
+        _ => Width::V512,
+    }
+}
 
 /// The tests this build has loops for: [`ARM_TESTS`] on aarch64, [`TESTS`] elsewhere.
 pub(crate) fn tests_here() -> &'static [Test] {
@@ -133,6 +157,9 @@ impl Test {
             Test::AmxInt8 => "tdpbssd".into(),
             Test::Fmla => "fmla v.2d".into(),
             Test::Sdot => "sdot v.4s".into(),
+            Test::SveFmla => "fmla z.d (SVE)".into(),
+            Test::Smmla => "smmla v.4s".into(),
+            Test::Bfmmla => "bfmmla v.4s".into(),
         }
     }
 
@@ -152,6 +179,9 @@ impl Test {
             Test::AmxBf16 | Test::AmxInt8 => (Pipe::Amx, Width::Tile),
             Test::Fmla => (Pipe::Fma, Width::V128),
             Test::Sdot => (Pipe::Dot, Width::V128),
+            Test::SveFmla => (Pipe::Fma, sve_width()),
+            Test::Smmla => (Pipe::Mmla, Width::V128),
+            Test::Bfmmla => (Pipe::MmlaBf16, Width::V128),
         }
     }
 
@@ -179,13 +209,16 @@ impl Test {
             Test::AmxInt8 => &["amx-tile", "amx-int8"],
             Test::Fmla => &["neon"],
             Test::Sdot => &["neon", "dotprod"],
+            Test::SveFmla => &["sve"],
+            Test::Smmla => &["neon", "i8mm"],
+            Test::Bfmmla => &["neon", "bf16"],
         }
     }
 
     /// The unit counts a measurement may snap to.
     pub(crate) fn candidates(self) -> &'static [f64] {
         match self {
-            Test::Fma(_) | Test::MulAdd(_) | Test::Fmla => FMA_UNITS,
+            Test::Fma(_) | Test::MulAdd(_) | Test::Fmla | Test::SveFmla => FMA_UNITS,
             #[cfg(target_arch = "x86_64")]
             Test::FmaShuffleMix => MIX_UNITS,
             Test::Vpmulld(_) | Test::Vpmullq => MUL_UNITS,
@@ -193,7 +226,9 @@ impl Test {
             | Test::Vpdpbusd(_)
             | Test::Vpdpwssd(_)
             | Test::Vdpbf16ps
-            | Test::Sdot => DOT_UNITS,
+            | Test::Sdot
+            | Test::Smmla
+            | Test::Bfmmla => DOT_UNITS,
             Test::Fp16Fma => FP16_UNITS,
             Test::AmxBf16 | Test::AmxInt8 => AMX_UNITS,
         }
@@ -229,6 +264,9 @@ impl Test {
             Test::AmxInt8 => "tdpbssd",
             Test::Fmla => "FMLA",
             Test::Sdot => "SDOT",
+            Test::SveFmla => "SVE FMLA",
+            Test::Smmla => "SMMLA",
+            Test::Bfmmla => "BFMMLA",
         }
     }
 
@@ -257,6 +295,9 @@ impl Test {
             "tdp_i8_amx" => Test::AmxInt8,
             "fma_f64_neon" | "fma_f32_neon" => Test::Fmla,
             "sdot_i8_neon" | "udot_i8_neon" => Test::Sdot,
+            "fma_f64_sve" | "fma_f32_sve" | "fma_f16_sve" => Test::SveFmla,
+            "smmla_i8_neon" | "ummla_i8_neon" | "smmla_i8_sve" => Test::Smmla,
+            "bfmmla_bf16_neon" | "bfmmla_bf16_sve" => Test::Bfmmla,
             _ => return None,
         })
     }

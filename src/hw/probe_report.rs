@@ -123,7 +123,7 @@ fn canonical_test(pipe: Pipe, width: Width) -> Option<Test> {
         w => w,
     };
     if cfg!(target_arch = "aarch64") {
-        return arm_canonical_test(pipe, w);
+        return arm_canonical_test(pipe, w, super::probe_class::sve_width());
     }
     Some(match (pipe, w) {
         (Pipe::Amx, Tile) => Test::AmxBf16,
@@ -139,12 +139,16 @@ fn canonical_test(pipe: Pipe, width: Width) -> Option<Test> {
     })
 }
 
-/// aarch64's [`canonical_test`]: the 128-bit FMA and dot-product pipes (NEON FMLA,
-/// SDOT); SVE widths and the other classes are not probed.
-fn arm_canonical_test(pipe: Pipe, width: Width) -> Option<Test> {
+/// aarch64's [`canonical_test`]: the 128-bit FMA, dot-product and matrix pipes (NEON
+/// FMLA, SDOT, SMMLA, BFMMLA) and FMA at the machine's SVE vector length `sve` when it
+/// is wider (SVE FMLA); the other classes are not probed.
+pub(super) fn arm_canonical_test(pipe: Pipe, width: Width, sve: Width) -> Option<Test> {
     match (pipe, width) {
         (Pipe::Fma, Width::V128) => Some(Test::Fmla),
+        (Pipe::Fma, w) if w == sve => Some(Test::SveFmla),
         (Pipe::Dot, Width::V128) => Some(Test::Sdot),
+        (Pipe::Mmla, Width::V128) => Some(Test::Smmla),
+        (Pipe::MmlaBf16, Width::V128) => Some(Test::Bfmmla),
         _ => None,
     }
 }
@@ -162,6 +166,8 @@ impl ProbeReport {
             Pipe::Mul64,
             Pipe::Dot,
             Pipe::DotBf16,
+            Pipe::Mmla,
+            Pipe::MmlaBf16,
             Pipe::Fp16,
             Pipe::Amx,
         ];

@@ -28,6 +28,11 @@ pub enum Pipe {
     Dot,
     /// BF16 dot products (`vdpbf16ps`), slower than the integer ones on Intel cores.
     DotBf16,
+    /// Arm int8 matrix multiply-accumulate (`smmla`/`ummla`, I8MM): on some cores a
+    /// different rate from the dot products (AmpereOne: one per cycle, SDOT two).
+    Mmla,
+    /// Arm BF16 matrix multiply-accumulate (`bfmmla`).
+    MmlaBf16,
     /// AVX512-FP16 FMA (`vfmadd231ph`).
     Fp16,
     /// AMX tile multiply (`tdpbf16ps`, `tdpbssd`).
@@ -97,6 +102,10 @@ pub struct Uarch {
     pub(crate) dot: [f64; 3],
     /// `vdpbf16ps` per cycle.
     pub(crate) dot_bf16: [f64; 3],
+    /// Arm SMMLA/UMMLA per cycle (0 on every x86 row).
+    pub(crate) mmla: [f64; 3],
+    /// Arm BFMMLA per cycle (0 on every x86 row).
+    pub(crate) mmla_bf16: [f64; 3],
     /// AVX512-FP16 FMAs per cycle (512-bit).
     pub(crate) fp16: f64,
     /// AMX tile multiplies per cycle (1/16 on Sapphire Rapids and later).
@@ -117,6 +126,8 @@ impl Uarch {
             Pipe::Mul64 => self.mul64[i],
             Pipe::Dot => self.dot[i],
             Pipe::DotBf16 => self.dot_bf16[i],
+            Pipe::Mmla => self.mmla[i],
+            Pipe::MmlaBf16 => self.mmla_bf16[i],
             Pipe::Fp16 => self.fp16,
             Pipe::Amx => self.amx,
             Pipe::F16c if width == Width::V256 => super::uarch_f16c::per_cycle(self.name),

@@ -1,0 +1,13 @@
+# kernel: fma_f16_sve
+# counts: fmla
+# pipe: Fma
+# width: V128
+# ops_per_instr: 16
+# vla: true
+# from: src/bench/cpu/arm.rs fma_f16_sve
+2:
+.irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23
+fmla z\r\().h, p0/m, z30.h, z31.h
+.endr
+subs x0, x0, #1
+b.ne 2b

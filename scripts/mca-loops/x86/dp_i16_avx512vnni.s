@@ -1,0 +1,10 @@
+# kernel: dp_i16_avx512vnni
+# counts: vpdpwssd
+# from: src/bench/cpu/x86.rs dp_i16_avx512vnni
+.intel_syntax noprefix
+2:
+.irp r,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23
+vpdpwssd zmm\r, zmm30, zmm31
+.endr
+dec rcx
+jnz 2b

@@ -1,0 +1,10 @@
+# kernel: fma_f64_avx2
+# counts: vfmadd132pd
+# from: src/bench/cpu/x86.rs fma_f64_avx2
+.intel_syntax noprefix
+2:
+.irp r,0,1,2,3,4,5,6,7,8,9,10,11
+vfmadd132pd ymm\r, ymm15, ymm14
+.endr
+dec rcx
+jnz 2b

@@ -1,0 +1,13 @@
+# kernel: muladd_f64_avx
+# counts: vaddpd vmulpd
+# from: src/bench/cpu/x86.rs muladd_f64_avx
+.intel_syntax noprefix
+2:
+.irp r,0,1,2,3,4,5,6,7,8,9,10,11
+vmulpd ymm\r, ymm\r, ymm14
+.endr
+.irp r,0,1,2,3,4,5,6,7,8,9,10,11
+vaddpd ymm\r, ymm\r, ymm15
+.endr
+dec rcx
+jnz 2b
