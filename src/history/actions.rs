@@ -21,7 +21,11 @@ fn future_line(r: &Report, secs: i64) -> String {
     format!(
         "dated in the future (starts {}, {} after now: a clock set wrong, or an edited file); recorded, marked 'future' in `history list`, never taken as the latest run",
         line_max(&r.started_at, 40),
-        humantime::format_duration(std::time::Duration::from_secs(secs.max(0) as u64))
+        if secs >= 86_400 {
+            format!("{} days", secs / 86_400)
+        } else {
+            format!("{} min", secs / 60)
+        }
     )
 }
 

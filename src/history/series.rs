@@ -167,4 +167,49 @@ impl History {
             cases,
         })
     }
+
+    /// The change points of `host`'s `command` runs that start after `since` (Unix):
+    /// one line each (`CASE: −12.0 % at run ID (STARTED)`), at most `max` and a count of
+    /// the rest. What `baseline --from-history` says when the runs it takes span a
+    /// change (issue #44 item 7): a reference mixing before and after is no reference.
+    pub fn changes_after(
+        &self,
+        host: &str,
+        command: &str,
+        since: i64,
+        max: usize,
+    ) -> Result<Vec<String>, HistoryError> {
+        let f = Filter {
+            host: Some(host.to_string()),
+            command: Some(command.to_string()),
+            ..Filter::default()
+        };
+        let mut lines = Vec::new();
+        for k in self.case_keys(&f, None)? {
+            for s in self.case_series(&f, &k)? {
+                for c in &s.change_points {
+                    if super::record::unix(&c.started_at) > since {
+                        lines.push(format!(
+                            "{k}{}: {} at run {} ({})",
+                            if s.settings.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" ({})", s.settings)
+                            },
+                            c.rel
+                                .map_or("a change".into(), |r| format!("{:+.1} %", r * 100.0)),
+                            s.points[c.index].run,
+                            c.started_at
+                        ));
+                    }
+                }
+            }
+        }
+        if lines.len() > max {
+            let more = lines.len() - max;
+            lines.truncate(max);
+            lines.push(format!("and {more} more change points"));
+        }
+        Ok(lines)
+    }
 }

@@ -236,7 +236,7 @@ fn import_skips_bad_files_refuses_impossible_figures_and_flags_the_future() {
     // `history list` marks it; the newest recorded is not it but the run after it.
     let newer = results_file(dir, "newer.json", "2026-11-23T10:00:00Z", 0.5, |_| {});
     assert_success(&hist(&db, &["import", newer.to_str().unwrap()]), "import");
-    let list = success_text(&hist(&db, &[]), "list");
+    let list = success_text(&hist(&db, &["--width", "300"]), "list");
     assert!(list.contains("2099-01-01T00:00:00Z (future)"), "{list}");
     let runs = success_json(&hist(&db, &["--format", "json"]), "list json");
     let flags: Vec<bool> = runs
