@@ -12,6 +12,9 @@ use crate::report::series::{
 };
 use std::collections::BTreeMap;
 
+/// What sets a series apart: the host and the settings that change the figure.
+type SeriesId = (String, BTreeMap<String, String>);
+
 impl History {
     /// The case keys recorded under `f` whose key contains `case` (every key when
     /// `None`), sorted.
@@ -88,7 +91,7 @@ impl History {
             )
             .map_err(err)?;
         // (host, figure settings) → the series, in the order first seen.
-        let mut by: Vec<((String, BTreeMap<String, String>), CaseSeries, f64)> = Vec::new();
+        let mut by: Vec<(SeriesId, CaseSeries, f64)> = Vec::new();
         for row in rows {
             let (p, metric, unit, settings, resource) = row.map_err(err)?;
             let (Some(metric), Some(unit)) = (Metric::parse(&metric), Unit::parse(&unit)) else {
