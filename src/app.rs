@@ -84,8 +84,7 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
         Command::History(h) => {
             let (db, html) = (common.history.as_deref(), common.html.as_deref());
             let mut out = stdout.lock();
-            crate::history::command::run(h, db, common.format, common.width, html, &mut out)?;
-            Ok(ExitCode::SUCCESS)
+            crate::history::command::run(h, db, common.format, common.width, html, &mut out)
         }
         Command::Baseline(b) => {
             crate::gate::run_baseline(&gate_output(common), b, &mut stdout.lock())?;

@@ -36,6 +36,8 @@ pub struct Cli {
 }
 
 /// The subcommand given.
+// One value per process, read once: the size of its largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub(crate) enum Sub {
     /// A registered resource's subcommand, with its matches (the resource parses them).

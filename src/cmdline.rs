@@ -160,13 +160,21 @@ fn flag_position(args: &[OsString], flag: &str) -> Option<Vec<usize>> {
     }
 }
 
-/// Whether `--flag` (or the short `-f`) takes a value in any subcommand (or globally).
+/// Every command under `c` (itself, its subcommands, theirs: `history prune`).
+fn commands(c: &clap::Command) -> Vec<&clap::Command> {
+    std::iter::once(c)
+        .chain(c.get_subcommands().flat_map(commands))
+        .collect()
+}
+
+/// Whether `--flag` (or the short `-f`) takes a value in any subcommand, at any depth
+/// (or globally).
 fn takes_value(flag: &str) -> bool {
     let name = flag.trim_start_matches('-');
     let short = flag.strip_prefix('-').filter(|s| s.len() == 1);
     let top = Cli::command();
-    let found = std::iter::once(&top)
-        .chain(top.get_subcommands())
+    let found = commands(&top)
+        .into_iter()
         .flat_map(|c| c.get_arguments())
         .filter(|a| match short {
             Some(s) => a.get_short().map(String::from).as_deref() == Some(s),

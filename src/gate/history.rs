@@ -68,16 +68,17 @@ fn run_label(h: &History, row: &crate::history::RunRow) -> String {
     l
 }
 
-/// This host's latest run in the history (`None`: the database holds none).
+/// This host's latest run in the history: the newest recorded (`None`: the database
+/// holds none). A run dated in the future never stays the latest (issue #43 item 4).
 pub(crate) fn latest(h: &History, host: &str, flag: &str) -> Result<Option<Run>, UsageError> {
     let f = crate::history::Filter {
         host: Some(host.to_string()),
         ..Default::default()
     };
-    let rows = h.runs(&f).map_err(|e| usage(flag, e))?;
-    let Some(row) = rows.last() else {
+    let Some(row) = h.latest_row(&f).map_err(|e| usage(flag, e))? else {
         return Ok(None);
     };
+    let row = &row;
     Ok(Some(Run {
         id: row.id,
         label: run_label(h, row),
@@ -193,7 +194,7 @@ fn differing(want: &BTreeMap<String, String>, other: &BTreeMap<String, String>) 
         .join(", ")
 }
 
-/// The command of the newest run of `host` (`None`: no run of it).
+/// The command of the newest recorded run of `host` (`None`: no run of it).
 pub(crate) fn latest_command(
     h: &History,
     host: &str,
@@ -203,8 +204,8 @@ pub(crate) fn latest_command(
         host: Some(host.to_string()),
         ..Default::default()
     };
-    let rows = h.runs(&f).map_err(|e| usage(flag, e))?;
-    Ok(rows.last().map(|r| r.command.clone()))
+    let row = h.latest_row(&f).map_err(|e| usage(flag, e))?;
+    Ok(row.map(|r| r.command))
 }
 
 #[cfg(test)]

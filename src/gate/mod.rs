@@ -203,6 +203,22 @@ fn from_history(common: &Output, pick: &HistoryPick) -> Result<history::Sources,
         if want.is_none() {
             want = Some(crate::report::fleet::settings(&p.runs[0].report));
         }
+        // The runs taken must not span a change point silently (issue #44 item 7).
+        if let Some(oldest) = p.runs.last() {
+            let since = crate::history::record::unix(&oldest.report.started_at);
+            let spans = h
+                .changes_after(host, &command, since, 10)
+                .map_err(|e| history::usage(flag, e))?;
+            if !spans.is_empty() && !common.quiet {
+                eprintln!(
+                    "baseline: the {} runs taken of host {host} span change points (`peakbench history show` shows them); take fewer with --runs to stay after them:",
+                    p.runs.len()
+                );
+                for l in spans {
+                    eprintln!("  {l}");
+                }
+            }
+        }
         out.passed_over.extend(p.passed_over);
         for r in p.runs.into_iter().rev() {
             out.names.push(r.label);

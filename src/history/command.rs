@@ -1,8 +1,11 @@
 //! `peakbench history`: the recorded runs (`list`, the default), one case's figures
-//! over time with their change points (`show`), and recording existing results files
-//! (`import`). Output through the one exporter (`--format`, `--html FILE`).
+//! over time with their change points (`show`), recording existing results files
+//! (`import`), and changing what is recorded (`tag`, `export`, `delete`, `prune`,
+//! `compare`: `history::actions`). Output through the one exporter (`--format`,
+//! `--html FILE`).
 
-use super::{open, open_existing, Filter, History, HistoryError};
+use super::actions;
+use super::{open_existing, Filter, History, HistoryError};
 use crate::report::{export, export_fit, Format, Grid};
 use crate::util::units::ParseError;
 use crate::util::usage::UsageError;
@@ -10,6 +13,7 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 /// `peakbench history`: its flags (clap, each value checked where clap reads it) and
 /// the options they give ([`parse`] fills in `action` and `filter`).
@@ -65,11 +69,53 @@ pub(crate) enum HistoryCmd {
         #[arg(value_name = "CASE", value_parser = text)]
         case: Option<String>,
     },
-    /// Record existing results files; a file already recorded is not recorded again
+    /// Record existing results files; a file already recorded is not recorded again, a bad one is skipped with its reason
     Import {
         /// Results files written by peakbench runs
         #[arg(value_name = "FILE.json", required = true, num_args = 1..)]
         files: Vec<String>,
+    },
+    /// Put notes on a run: key=value (an empty value removes that key), e.g. note='after BIOS update'
+    Tag {
+        /// The run's id (`peakbench history` lists them)
+        #[arg(value_name = "RUN", value_parser = run_id)]
+        run: i64,
+        /// key=value, the key letters, digits, '_', '-' or '.'
+        #[arg(value_name = "KEY=VALUE", required = true, num_args = 1.., value_parser = tag)]
+        tags: Vec<(String, String)>,
+    },
+    /// Write a recorded run back as its results file, which compare, check and report read
+    Export {
+        /// The run's id
+        #[arg(value_name = "RUN", value_parser = run_id)]
+        run: i64,
+        /// The file to write (atomically); - writes to stdout
+        #[arg(short = 'o', value_name = "FILE", required = true, allow_hyphen_values = true, value_parser = file)]
+        o: PathBuf,
+    },
+    /// Remove runs from the history (all or none: an id that is not there removes nothing)
+    Delete {
+        /// The runs' ids
+        #[arg(value_name = "RUN", required = true, num_args = 1.., value_parser = run_id)]
+        runs: Vec<i64>,
+    },
+    /// Remove old runs: all but the newest N of each host and command, or those started before an age
+    Prune {
+        /// Keep the newest N runs of each host and command
+        #[arg(long, value_name = "N", value_parser = keep)]
+        keep: Option<usize>,
+        /// Remove runs started more than this long ago: 90d, 12w, 1y
+        #[arg(long = "older-than", value_name = "AGE", value_parser = age)]
+        older_than: Option<i64>,
+    },
+    /// Compare the runs of two periods, case by case, as `compare` compares files: FROM..TO FROM..TO (dates or ages; an end may be left out)
+    Compare {
+        /// The reference period, e.g. 2026-11-01..2026-11-15 or 30d..14d
+        #[arg(value_name = "PERIOD", value_parser = period)]
+        before: (Option<i64>, Option<i64>),
+        /// The period compared with it, e.g. 2026-11-15.. or 14d..
+        #[arg(value_name = "PERIOD", value_parser = period)]
+        after: (Option<i64>, Option<i64>),
     },
 }
 
@@ -83,6 +129,118 @@ pub(crate) enum Action {
     Show(Option<String>),
     /// Import these files.
     Import(Vec<PathBuf>),
+    /// Tag a run.
+    Tag(i64, Vec<(String, String)>),
+    /// Export a run to a file (`-`: stdout).
+    Export(i64, PathBuf),
+    /// Delete runs.
+    Delete(Vec<i64>),
+    /// Prune runs.
+    Prune(super::manage::Prune),
+    /// Compare two periods (`[from, to)` each, Unix seconds).
+    Compare((Option<i64>, Option<i64>), (Option<i64>, Option<i64>)),
+}
+
+/// RUN: a run's id, a whole number from 1.
+fn run_id(t: &str) -> Result<i64, ParseError> {
+    t.trim()
+        .parse::<i64>()
+        .ok()
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| {
+            ParseError(format!(
+                "'{}' is not a run id; give the number `peakbench history` lists, like 12",
+                crate::util::sanitize::line_max(t, 40)
+            ))
+        })
+}
+
+/// KEY=VALUE of `history tag`: a key of letters, digits, `_`, `-`, `.` (1 to 64), a
+/// value of printable text (at most 200 characters; empty removes the tag).
+fn tag(t: &str) -> Result<(String, String), ParseError> {
+    let form = "give key=value, the key letters, digits, '_', '-' or '.' (at most 64), the value printable text of at most 200 characters";
+    let shown = crate::util::sanitize::line_max(t, 60);
+    let (k, v) = t
+        .split_once('=')
+        .ok_or_else(|| ParseError(format!("'{shown}' has no '='; {form}")))?;
+    let (k, v) = (k.trim(), v.trim());
+    let key_ok = !k.is_empty()
+        && k.len() <= 64
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+    let value_ok = v.chars().count() <= 200
+        && !v.chars().any(char::is_control)
+        && crate::util::sanitize::is_clean(v);
+    if !key_ok || !value_ok {
+        return Err(ParseError(format!("'{shown}' is not a tag; {form}")));
+    }
+    Ok((k.to_string(), v.to_string()))
+}
+
+/// `-o FILE`: not empty.
+fn file(t: &str) -> Result<PathBuf, ParseError> {
+    if t.is_empty() {
+        return Err(ParseError(
+            "empty; give a file like run-12.json, or - for stdout".into(),
+        ));
+    }
+    Ok(PathBuf::from(t))
+}
+
+/// `--keep N`: a whole number from 1 (keeping none is `history delete`).
+fn keep(t: &str) -> Result<usize, ParseError> {
+    t.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| {
+            ParseError(format!(
+                "'{}' is not a count of runs to keep; give a whole number from 1, like 30",
+                crate::util::sanitize::line_max(t, 40)
+            ))
+        })
+}
+
+/// `--older-than AGE` → the Unix time that age before now.
+fn age(t: &str) -> Result<i64, ParseError> {
+    let d = humantime::parse_duration(t.trim())
+        .ok()
+        .filter(|d| d.as_secs() > 0 && d.as_secs() < 200 * 365 * 86_400)
+        .ok_or_else(|| {
+            ParseError(format!(
+                "'{}' is not an age; give one like 90d, 12w or 1y",
+                crate::util::sanitize::line_max(t, 40)
+            ))
+        })?;
+    Ok(super::record::now_unix() - d.as_secs() as i64)
+}
+
+/// PERIOD `FROM..TO`: each end a time as `--since` takes it, or empty (open).
+fn period(t: &str) -> Result<(Option<i64>, Option<i64>), ParseError> {
+    let form = "give FROM..TO, each a date like 2026-11-26, an RFC 3339 time or an age like 7d, either end left out for open";
+    let (a, b) = t.trim().split_once("..").ok_or_else(|| {
+        ParseError(format!(
+            "'{}' is not a period; {form}",
+            crate::util::sanitize::line_max(t, 60)
+        ))
+    })?;
+    let end = |x: &str| -> Result<Option<i64>, ParseError> {
+        if x.trim().is_empty() {
+            Ok(None)
+        } else {
+            when(x).map(Some)
+        }
+    };
+    let (from, to) = (end(a)?, end(b)?);
+    if let (Some(f), Some(u)) = (from, to) {
+        if f >= u {
+            return Err(ParseError(format!(
+                "'{}' ends before it starts; {form}",
+                crate::util::sanitize::line_max(t, 60)
+            )));
+        }
+    }
+    Ok((from, to))
 }
 
 /// A text flag's value (`--host`, `--command`, `--case`, CASE), trimmed: not empty.
@@ -132,6 +290,14 @@ pub(crate) fn parse(a: &HistoryOptions) -> HistoryOptions {
         Some(HistoryCmd::Import { files }) => {
             Action::Import(files.iter().map(PathBuf::from).collect())
         }
+        Some(HistoryCmd::Tag { run, tags }) => Action::Tag(*run, tags.clone()),
+        Some(HistoryCmd::Export { run, o }) => Action::Export(*run, o.clone()),
+        Some(HistoryCmd::Delete { runs }) => Action::Delete(runs.clone()),
+        Some(HistoryCmd::Prune { keep, older_than }) => Action::Prune(super::manage::Prune {
+            keep: *keep,
+            before: *older_than,
+        }),
+        Some(HistoryCmd::Compare { before, after }) => Action::Compare(*before, *after),
     };
     HistoryOptions {
         action,
@@ -142,7 +308,7 @@ pub(crate) fn parse(a: &HistoryOptions) -> HistoryOptions {
 
 /// A history error as a refusal (exit 2): a missing, foreign or corrupt database, a
 /// case that matches nothing, a file that does not load.
-fn usage(e: HistoryError) -> anyhow::Error {
+pub(crate) fn usage(e: HistoryError) -> anyhow::Error {
     UsageError(e.to_string()).into()
 }
 
@@ -154,7 +320,7 @@ pub(crate) fn run(
     width: Option<usize>,
     html: Option<&Path>,
     out: &mut dyn Write,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<ExitCode> {
     let path = match db {
         Some(p) => p.to_path_buf(),
         None => super::default_path().ok_or_else(|| {
@@ -164,21 +330,42 @@ pub(crate) fn run(
             )
         })?,
     };
+    let reads = matches!(
+        o.action,
+        Action::List | Action::Show(_) | Action::Compare(..)
+    );
+    if html.is_some() && !reads {
+        return Err(UsageError::new(
+            "--html",
+            "applies to `history list`, `history show` and `history compare`; drop it",
+        )
+        .into());
+    }
     match &o.action {
-        Action::Import(files) => {
-            if html.is_some() {
-                return Err(UsageError::new(
-                    "--html",
-                    "applies to `history list` and `history show`; drop it",
-                )
-                .into());
-            }
-            import(&path, files, out)
+        Action::Import(files) => actions::import(&path, db.is_none(), files, out),
+        Action::Tag(id, kv) => actions::tag(&path, *id, kv, out).map(|()| ExitCode::SUCCESS),
+        Action::Export(id, file) => {
+            actions::export(&path, *id, file, out).map(|()| ExitCode::SUCCESS)
+        }
+        Action::Delete(ids) => actions::delete(&path, ids, out).map(|()| ExitCode::SUCCESS),
+        Action::Prune(p) => actions::prune(&path, &o.filter, *p, out).map(|()| ExitCode::SUCCESS),
+        Action::Compare(a, b) => {
+            let h = open_existing(&path).map_err(usage)?;
+            let c = actions::compare_periods(&h, &o.filter, *a, *b)?;
+            write_html(html, &c)?;
+            export_fit(&c, format, width, out)?;
+            Ok(ExitCode::SUCCESS)
         }
         Action::List => {
             let h = open_existing(&path).map_err(usage)?;
             let runs = h.runs(&o.filter).map_err(usage)?;
-            let footer = format!("{} runs in {}\n", runs.len(), path.display());
+            let future = runs.iter().filter(|r| r.future).count();
+            let mut footer = format!("{} runs in {}\n", runs.len(), path.display());
+            if future > 0 {
+                footer.push_str(&format!(
+                    "{future} marked 'future': dated more than 10 minutes after they were recorded (a clock set wrong, or an edited file); never taken as the latest run\n"
+                ));
+            }
             let g = Grid {
                 title: "peakbench runs",
                 headers: &[
@@ -189,6 +376,7 @@ pub(crate) fn run(
                     "cases",
                     "disturbed",
                     "version",
+                    "tags",
                     "results file",
                 ],
                 rows: runs
@@ -196,12 +384,21 @@ pub(crate) fn run(
                     .map(|r| {
                         vec![
                             r.id.to_string(),
-                            r.started_at.clone(),
+                            if r.future {
+                                format!("{} (future)", r.started_at)
+                            } else {
+                                r.started_at.clone()
+                            },
                             r.host.clone(),
                             r.command.clone(),
                             r.cases.to_string(),
                             r.disturbed.to_string(),
                             r.tool_version.clone(),
+                            r.tags
+                                .iter()
+                                .map(|(k, v)| format!("{k}={v}"))
+                                .collect::<Vec<_>>()
+                                .join(", "),
                             r.source.clone().unwrap_or_default(),
                         ]
                     })
@@ -211,14 +408,14 @@ pub(crate) fn run(
             };
             write_html(html, &g)?;
             export_fit(&g, format, width, out)?;
-            Ok(())
+            Ok(ExitCode::SUCCESS)
         }
         Action::Show(case) => {
             let h = open_existing(&path).map_err(usage)?;
             let doc = show(&h, &o.filter, case.as_deref())?;
             write_html(html, &doc)?;
             export_fit(&doc, format, width, out)?;
-            Ok(())
+            Ok(ExitCode::SUCCESS)
         }
     }
 }
@@ -258,7 +455,7 @@ fn show(
 }
 
 /// `--html FILE`: the page of the document.
-fn write_html<'a>(
+pub(crate) fn write_html<'a>(
     html: Option<&Path>,
     doc: impl Into<crate::report::Doc<'a>>,
 ) -> anyhow::Result<()> {
@@ -274,37 +471,6 @@ fn write_html<'a>(
             ),
         )
     })?;
-    Ok(())
-}
-
-/// `history import`: every file loaded first (a bad one is refused before anything is
-/// recorded), then recorded; one line per file.
-fn import(db: &Path, files: &[PathBuf], out: &mut dyn Write) -> anyhow::Result<()> {
-    let load = |f: &Path| crate::report::load::load(f).map_err(|e| UsageError(e.to_string()));
-    for f in files {
-        load(f)?;
-    }
-    let mut h = open(db).map_err(usage)?;
-    let (mut new, mut old) = (0, 0);
-    for f in files {
-        let r = load(f)?;
-        let abs = std::fs::canonicalize(f).unwrap_or_else(|_| f.clone());
-        match h.record_file(&r, Some(&abs))? {
-            super::record::Recorded::New(id) => {
-                new += 1;
-                writeln!(out, "{}: recorded as run {id}", f.display())?;
-            }
-            super::record::Recorded::Already(id) => {
-                old += 1;
-                writeln!(out, "{}: already recorded (run {id})", f.display())?;
-            }
-        }
-    }
-    writeln!(
-        out,
-        "{new} recorded, {old} already there, in {}",
-        db.display()
-    )?;
     Ok(())
 }
 

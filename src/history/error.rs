@@ -16,6 +16,15 @@ pub enum HistoryError {
     /// No database at the path (reading commands do not create one).
     #[error("no history database at {0}; a measuring run creates it (or give --history PATH, or `peakbench history import FILE.json`)")]
     Missing(String),
+    /// A reader on a database of an older schema (a writer upgrades it).
+    #[error("{0} has the history schema version {1}, older than this peakbench's {2}; the next measuring run or `peakbench history import` by a user who can write it upgrades it")]
+    Old(String, i32, i32),
+    /// A run that is not recorded: an impossible figure, or more than one run may add.
+    #[error("{0}")]
+    Refused(String),
+    /// No run with this id.
+    #[error("history database {0} has no run {1}; `peakbench history` lists the runs")]
+    NoRun(String, i64),
     /// A stored report that does not read back.
     #[error("history database {0}: run {1} does not read back: {2}")]
     Stored(String, i64, String),

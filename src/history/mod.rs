@@ -17,8 +17,10 @@
 //! [`open`] / [`open_existing`], then [`History::latest_runs`] (the last runs of a host,
 //! as reports), [`History::runs`] (rows, filtered) and [`History::report`] (one run).
 
+mod actions;
 pub(crate) mod command;
 mod error;
+pub(crate) mod manage;
 pub(crate) mod record;
 pub(crate) mod schema;
 pub(crate) mod series;
@@ -51,19 +53,34 @@ pub struct History {
     pub(crate) conn: Connection,
     /// The path as shown in messages.
     pub(crate) shown: String,
+    /// What one run may add ([`record::Limits`]).
+    pub(crate) limits: record::Limits,
 }
 
 /// Opens the history at `path`, creating it (not its directory) when missing, and
 /// migrates it to the current schema.
 pub fn open(path: &Path) -> Result<History, HistoryError> {
     Ok(History {
-        conn: schema::open(path, true)?,
+        conn: schema::open(path, schema::Mode::Create)?,
         shown: path.display().to_string(),
+        limits: record::Limits::default(),
     })
 }
 
-/// Opens an existing history (the reading commands never create one).
+/// Opens an existing history to read it: read-only (`SQLITE_OPEN_READ_ONLY`), so it
+/// reads a database it cannot write and never waits behind a writer; the reading
+/// commands never create, migrate or switch one.
 pub fn open_existing(path: &Path) -> Result<History, HistoryError> {
+    existing(path, schema::Mode::Read)
+}
+
+/// Opens an existing history to change it (`history delete`, `tag`, `prune`):
+/// migrated like a measuring run's, never created.
+pub(crate) fn open_to_change(path: &Path) -> Result<History, HistoryError> {
+    existing(path, schema::Mode::Write)
+}
+
+fn existing(path: &Path, mode: schema::Mode) -> Result<History, HistoryError> {
     if !path.exists() {
         return Err(HistoryError::Missing(path.display().to_string()));
     }
@@ -74,8 +91,9 @@ pub fn open_existing(path: &Path) -> Result<History, HistoryError> {
         ));
     }
     Ok(History {
-        conn: schema::open(path, false)?,
+        conn: schema::open(path, mode)?,
         shown: path.display().to_string(),
+        limits: record::Limits::default(),
     })
 }
 
@@ -162,6 +180,13 @@ pub struct RunRow {
     pub gathered: bool,
     /// The results file it was recorded from, when known.
     pub source: Option<String>,
+    /// When it was recorded (UTC, RFC 3339).
+    pub recorded_at: String,
+    /// Dated in the future: it starts more than 10 minutes after it was recorded (a
+    /// clock set wrong, or an edited file); never taken as the latest run.
+    pub future: bool,
+    /// The operator's notes on it (`history tag`), by key.
+    pub tags: std::collections::BTreeMap<String, String>,
 }
 
 /// Which runs a query reads: every field `None` reads them all.
@@ -180,30 +205,55 @@ pub struct Filter {
 }
 
 impl History {
-    /// Runs matching `f`, oldest first.
+    /// Runs matching `f`, oldest first (by start time).
     pub fn runs(&self, f: &Filter) -> Result<Vec<RunRow>, HistoryError> {
+        self.query_runs(f, "r.started_unix, r.id", None)
+    }
+
+    /// The newest recorded run matching `f` (the last one written, not the one dated
+    /// last: a run dated in the future never stays "the latest"; issue #43 item 4).
+    pub fn latest_row(&self, f: &Filter) -> Result<Option<RunRow>, HistoryError> {
+        Ok(self.query_runs(f, "r.id DESC", Some(1))?.pop())
+    }
+
+    fn query_runs(
+        &self,
+        f: &Filter,
+        order: &str,
+        limit: Option<i64>,
+    ) -> Result<Vec<RunRow>, HistoryError> {
         let err = |e: rusqlite::Error| HistoryError::Sqlite(self.shown.clone(), why(&e));
         let mut st = self
             .conn
-            .prepare(
+            .prepare(&format!(
                 "SELECT r.id, r.hostname, r.command, r.started_at, r.finished_at, r.tool_version,
-                        (SELECT count(*) FROM cases c WHERE c.run_id = r.id),
-                        (SELECT count(*) FROM cases c WHERE c.run_id = r.id AND c.disturbed),
-                        r.gathered, r.source
+                        (SELECT count(*) FROM case_rows c WHERE c.run_id = r.id),
+                        (SELECT count(*) FROM case_rows c WHERE c.run_id = r.id AND c.disturbed),
+                        r.gathered, r.source, r.recorded_at,
+                        r.started_unix > CAST(strftime('%s', r.recorded_at) AS INTEGER) + {slack}
                  FROM runs r
                  WHERE (?1 IS NULL OR r.hostname = ?1
-                        OR EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id AND c.host = ?1))
+                        OR EXISTS (SELECT 1 FROM case_rows c JOIN texts t ON t.id = c.host_t
+                                   WHERE c.run_id = r.id AND t.text = ?1))
                    AND (?2 IS NULL OR r.command = ?2)
                    AND (?3 IS NULL OR r.started_unix >= ?3)
                    AND (?4 IS NULL OR r.started_unix < ?4)
-                   AND (?5 IS NULL OR EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id
-                                               AND instr(c.key, ?5) > 0))
-                 ORDER BY r.started_unix, r.id",
-            )
+                   AND (?5 IS NULL OR EXISTS (SELECT 1 FROM case_rows c JOIN texts t ON t.id = c.key_t
+                                               WHERE c.run_id = r.id AND instr(t.text, ?5) > 0))
+                 ORDER BY {order} LIMIT ?6",
+                slack = record::FUTURE_SLACK_S
+            ))
             .map_err(err)?;
         let rows = st
             .query_map(
-                rusqlite::params![f.host, f.command, f.since, f.until, f.case],
+                rusqlite::params![
+                    f.host,
+                    f.command,
+                    f.since,
+                    f.until,
+                    f.case,
+                    limit.unwrap_or(-1)
+                ],
                 |r| {
                     Ok(RunRow {
                         id: r.get(0)?,
@@ -216,20 +266,27 @@ impl History {
                         disturbed: r.get(7)?,
                         gathered: r.get(8)?,
                         source: r.get(9)?,
+                        recorded_at: r.get(10)?,
+                        future: r.get(11)?,
+                        tags: Default::default(),
                     })
                 },
             )
             .map_err(err)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(err)
+        let mut rows = rows.collect::<Result<Vec<_>, _>>().map_err(err)?;
+        let tags = self.tags()?;
+        for r in &mut rows {
+            if let Some(t) = tags.get(&r.id) {
+                r.tags = t.clone();
+            }
+        }
+        Ok(rows)
     }
 
     /// The report of run `id`, as it was recorded (read back through
     /// `report::load`, so older schemas are converted as a file's would be).
     pub fn report(&self, id: i64) -> Result<Report, HistoryError> {
-        let json: String = self
-            .conn
-            .query_row("SELECT report FROM runs WHERE id = ?1", [id], |r| r.get(0))
-            .map_err(|e| HistoryError::Sqlite(self.shown.clone(), why(&e)))?;
+        let json = self.report_json(id)?;
         crate::report::load::parse(&format!("run {id}"), json.as_bytes())
             .map_err(|e| HistoryError::Stored(self.shown.clone(), id, e.to_string()))
     }
@@ -249,6 +306,7 @@ impl History {
         };
         let rows = self.runs(&f)?;
         rows.iter()
+            .filter(|r| !r.future)
             .rev()
             .take(n)
             .map(|r| self.report(r.id))

@@ -4,6 +4,11 @@
 //! A run is identified by the SHA-256 of its report's JSON (`runs.digest`): the same
 //! report recorded twice (a run's own hook, then `history import` of its file, or one
 //! file imported twice) is one run.
+//!
+//! What a file cannot do to the database (issue #43 items 2 and 3): each distinct text
+//! of the cases is stored once (`texts`), one run adds at most [`Limits`] (bytes and
+//! cases), and a report with a figure no machine could measure
+//! (`report::physics::check_report`) is refused; each is one line, nothing written.
 
 use super::{why, History, HistoryError};
 use crate::report::compare::CaseKey;
@@ -11,7 +16,139 @@ use crate::report::model::{NoteKind, Report, Status};
 use rusqlite::{params, OptionalExtension};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
+
+/// Most bytes one run may add (its report, samples, settings, host identity and the
+/// texts of its cases): a whole quick suite with its samples is well under 2 MiB.
+pub(crate) const MAX_RUN_BYTES: usize = 64 << 20;
+/// Most cases one run may add (a quick suite has about 200).
+pub(crate) const MAX_RUN_CASES: usize = 100_000;
+/// A run starting more than this many seconds after it was recorded is dated in the
+/// future (a clock set wrong, or a file dated 2099): flagged, never "the latest".
+pub(crate) const FUTURE_SLACK_S: i64 = 600;
+
+/// What one run may add to the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Limits {
+    /// Bytes (report JSON, samples, settings, identity, the texts of its cases).
+    pub(crate) bytes: usize,
+    /// Cases.
+    pub(crate) cases: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            bytes: MAX_RUN_BYTES,
+            cases: MAX_RUN_CASES,
+        }
+    }
+}
+
+/// Seconds by which `report` starts after `now` (Unix), when that is more than
+/// [`FUTURE_SLACK_S`]: a run dated in the future.
+pub(crate) fn ahead(report: &Report, now: i64) -> Option<i64> {
+    let d = unix(&report.started_at) - now;
+    (d > FUTURE_SLACK_S).then_some(d)
+}
+
+/// Now, in Unix seconds.
+pub(crate) fn now_unix() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// One case as recorded: its texts (stored once each in `texts`) and its figures.
+struct CaseRow {
+    texts: [String; 8],
+    value: Option<f64>,
+    median: Option<f64>,
+    sd: Option<f64>,
+    n: i64,
+    peak: Option<f64>,
+    efficiency: Option<f64>,
+    over_peak: bool,
+    disturbed: bool,
+    high_cv: bool,
+    samples: String,
+}
+
+/// The cases of `report` as rows.
+fn case_rows(report: &Report) -> Vec<CaseRow> {
+    report
+        .results
+        .iter()
+        .map(|r| {
+            let status = match r.status {
+                Status::Ok => "ok",
+                Status::Skipped { .. } => "skipped",
+                Status::Failed { .. } => "failed",
+            };
+            let s = r.summary.as_ref();
+            CaseRow {
+                texts: [
+                    r.host
+                        .clone()
+                        .unwrap_or_else(|| report.host.hostname.clone()),
+                    CaseKey::of(r).label(),
+                    r.resource.to_string(),
+                    r.workload.clone(),
+                    r.metric.to_string(),
+                    r.unit.to_string(),
+                    serde_json::to_string(&r.params).unwrap_or_else(|_| "{}".into()),
+                    status.to_string(),
+                ],
+                value: s.map(|s| s.mean),
+                median: s.map(|s| s.median),
+                sd: s.map(|s| s.sd),
+                n: r.samples.len() as i64,
+                peak: r.peak.as_ref().and_then(|p| p.value),
+                efficiency: r.efficiency,
+                over_peak: r.over_peak,
+                disturbed: r.disturbed,
+                high_cv: r.notes.iter().any(|n| n.kind == NoteKind::HighCv),
+                samples: serde_json::to_string(&r.samples).unwrap_or_else(|_| "[]".into()),
+            }
+        })
+        .collect()
+}
+
+/// Refuses a run that adds more than `limits` allow (one line, before anything is
+/// written). The bytes count each distinct text once, as they are stored.
+fn within(
+    limits: Limits,
+    json: &str,
+    extra: &[&str],
+    rows: &[CaseRow],
+) -> Result<(), HistoryError> {
+    if rows.len() > limits.cases {
+        return Err(HistoryError::Refused(format!(
+            "{} cases; one run adds at most {}, not recorded",
+            rows.len(),
+            limits.cases
+        )));
+    }
+    let mut distinct: HashSet<&str> = HashSet::new();
+    let mut bytes = json.len() + extra.iter().map(|t| t.len()).sum::<usize>();
+    for r in rows {
+        bytes += r.samples.len() + 8 * 16;
+        for t in &r.texts {
+            if distinct.insert(t) {
+                bytes += t.len();
+            }
+        }
+    }
+    if bytes > limits.bytes {
+        return Err(HistoryError::Refused(format!(
+            "the run would add {} MiB to the history; one run adds at most {} MiB, not recorded",
+            bytes.div_ceil(1 << 20),
+            limits.bytes >> 20
+        )));
+    }
+    Ok(())
+}
 
 /// What recording did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,11 +291,25 @@ impl History {
         source: Option<&Path>,
         microcode: Option<String>,
     ) -> Result<Recorded, HistoryError> {
+        crate::report::physics::check_report(report).map_err(|e| {
+            HistoryError::Refused(format!(
+                "{e}; such a figure is not a measurement (a corrupted or edited file), not recorded"
+            ))
+        })?;
         let shown = self.shown.clone();
         let err = |e: rusqlite::Error| HistoryError::Sqlite(shown.clone(), why(&e));
         let json = serde_json::to_string(report)
             .map_err(|e| HistoryError::Sqlite(self.shown.clone(), e.to_string()))?;
         let digest = hex(Sha256::digest(json.as_bytes()));
+        let ident = identity(report, microcode).to_string();
+        let settings = settings(report).to_string();
+        let rows = case_rows(report);
+        within(
+            self.limits,
+            &json,
+            &[&ident, &settings, &report.host.hostname],
+            &rows,
+        )?;
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -172,7 +323,6 @@ impl History {
         {
             return Ok(Recorded::Already(id));
         }
-        let ident = identity(report, microcode).to_string();
         let fingerprint = hex(Sha256::digest(ident.as_bytes()));
         tx.execute(
             "INSERT OR IGNORE INTO hosts (fingerprint, hostname, identity) VALUES (?1, ?2, ?3)",
@@ -201,7 +351,7 @@ impl History {
                 unix(&report.started_at),
                 report.finished_at,
                 report.tool_version,
-                settings(report).to_string(),
+                settings,
                 !report.hosts.is_empty(),
                 source.map(|p| p.display().to_string()),
                 now,
@@ -211,43 +361,57 @@ impl History {
         .map_err(err)?;
         let run_id = tx.last_insert_rowid();
         {
+            let mut ids: HashMap<&str, i64> = HashMap::new();
+            let mut add = tx
+                .prepare("INSERT OR IGNORE INTO texts (text) VALUES (?1)")
+                .map_err(err)?;
+            let mut get = tx
+                .prepare("SELECT id FROM texts WHERE text = ?1")
+                .map_err(err)?;
             let mut st = tx
                 .prepare(
-                    "INSERT INTO cases (run_id, idx, host, key, resource, workload, metric, unit,
-                                        params, status, value, median, sd, n, peak, efficiency,
-                                        over_peak, disturbed, high_cv, samples)
+                    "INSERT INTO case_rows (run_id, idx, host_t, key_t, resource_t, workload_t,
+                                            metric_t, unit_t, params_t, status_t, value, median,
+                                            sd, n, peak, efficiency, over_peak, disturbed,
+                                            high_cv, samples)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
                              ?16, ?17, ?18, ?19, ?20)",
                 )
                 .map_err(err)?;
-            for (i, r) in report.results.iter().enumerate() {
-                let status = match r.status {
-                    Status::Ok => "ok",
-                    Status::Skipped { .. } => "skipped",
-                    Status::Failed { .. } => "failed",
-                };
-                let s = r.summary.as_ref();
+            for (i, r) in rows.iter().enumerate() {
+                let mut t = [0i64; 8];
+                for (slot, text) in t.iter_mut().zip(&r.texts) {
+                    *slot = match ids.get(text.as_str()) {
+                        Some(&id) => id,
+                        None => {
+                            add.execute([text]).map_err(err)?;
+                            let id: i64 = get.query_row([text], |r| r.get(0)).map_err(err)?;
+                            ids.insert(text, id);
+                            id
+                        }
+                    };
+                }
                 st.execute(params![
                     run_id,
                     i as i64,
-                    r.host.as_deref().unwrap_or(&report.host.hostname),
-                    CaseKey::of(r).label(),
-                    r.resource.to_string(),
-                    r.workload,
-                    r.metric.to_string(),
-                    r.unit.to_string(),
-                    serde_json::to_string(&r.params).unwrap_or_else(|_| "{}".into()),
-                    status,
-                    s.map(|s| s.mean),
-                    s.map(|s| s.median),
-                    s.map(|s| s.sd),
-                    r.samples.len() as i64,
-                    r.peak.as_ref().and_then(|p| p.value),
+                    t[0],
+                    t[1],
+                    t[2],
+                    t[3],
+                    t[4],
+                    t[5],
+                    t[6],
+                    t[7],
+                    r.value,
+                    r.median,
+                    r.sd,
+                    r.n,
+                    r.peak,
                     r.efficiency,
                     r.over_peak,
                     r.disturbed,
-                    r.notes.iter().any(|n| n.kind == NoteKind::HighCv),
-                    serde_json::to_string(&r.samples).unwrap_or_else(|_| "[]".into()),
+                    r.high_cv,
+                    r.samples,
                 ])
                 .map_err(err)?;
             }

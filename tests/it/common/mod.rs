@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 pub mod cluster;
 pub mod frames;
+pub mod history;
 
 #[path = "../../../src/util/scratch.rs"]
 mod scratch;

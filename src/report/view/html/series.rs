@@ -19,6 +19,21 @@ fn short(t: &str) -> String {
     }
 }
 
+/// Most time labels under one chart: an `11-26 14:05` label is about 70 px wide, and
+/// more than this many overlap on the chart's width (issue #44 item 9).
+const MAX_LABELS: usize = 10;
+
+/// Every `k`-th label kept (the others blank) so that at most [`MAX_LABELS`] show,
+/// the first always among them.
+fn thinned(labels: Vec<String>) -> Vec<String> {
+    let k = labels.len().div_ceil(MAX_LABELS).max(1);
+    labels
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| if i % k == 0 { l } else { String::new() })
+        .collect()
+}
+
 /// The chart of one case.
 pub(crate) fn chart(s: &CaseSeries) -> Chart {
     let at = |i: usize| i as f64;
@@ -66,11 +81,17 @@ pub(crate) fn chart(s: &CaseSeries) -> Chart {
     }
     let host = s.points.first().map(|p| p.host.as_str()).unwrap_or("");
     Chart {
-        title: format!("{} on {host}", s.case),
+        title: if s.settings.is_empty() {
+            format!("{} on {host}", s.case)
+        } else {
+            format!("{} on {host} ({})", s.case, s.settings)
+        },
         x: Axis {
             label: "run (UTC start)".into(),
             scale: Scale::Linear,
-            ticks: Ticks::Categories(s.points.iter().map(|p| short(&p.started_at)).collect()),
+            ticks: Ticks::Categories(thinned(
+                s.points.iter().map(|p| short(&p.started_at)).collect(),
+            )),
         },
         y: Axis {
             label: unit.clone(),
@@ -97,7 +118,13 @@ pub(crate) fn chart(s: &CaseSeries) -> Chart {
 pub(crate) fn page(doc: &Series) -> String {
     let mut out = String::with_capacity(16 * 1024);
     head(&mut out, &doc.title);
-    let runs: usize = doc.cases.iter().map(|c| c.points.len()).sum();
+    // Runs, not points: a run of 200 cases is one run (issue #44 item 9).
+    let runs = doc
+        .cases
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.run))
+        .collect::<std::collections::BTreeSet<i64>>()
+        .len();
     let _ = write!(
         out,
         "<header><h1>{}</h1><div class=\"meta\">{} cases · {runs} runs · change points: {}</div></header>",
