@@ -6,6 +6,7 @@
 
 use super::kernels::{self, Isa, Kernel, Precision};
 use super::peak::{clock_kind, outrun_probe_peak, peak_for};
+use crate::bench::quota::quota_peak;
 use super::select;
 use super::work::{unavailable, KernelWork};
 use crate::bench::common::{record_clock, run_config};
@@ -108,7 +109,7 @@ impl CpuCase {
         if self.sustain.is_some() {
             r.timeseries = Some(samples.iter().map(|s| (s.at, s.rate())).collect());
         }
-        let peak = peak_for(k, host, cores, clock, &o.peaks);
+        let peak = quota_peak(peak_for(k, host, cores, clock, &o.peaks), host, cores);
         let stable = o.until_stable.is_some() && self.sustain.is_none();
         let mut r = r
             .with_runner_samples(samples, stable, |s| s.rate())
@@ -117,6 +118,7 @@ impl CpuCase {
         if let Some(p) = r
             .efficiency
             .and_then(|e| outrun_probe_peak(k, host, cores, clock, &o.peaks, e))
+            .map(|p| quota_peak(p, host, cores))
         {
             let over = crate::report::model::NoteKind::OverPeak;
             r.notes.retain(|n| n.kind != over);

@@ -64,7 +64,9 @@ impl Plan for MemoryBench {
         let threads = o
             .threads
             .clone()
-            .unwrap_or_else(|| crate::bench::common::default_threads(host.cpu.cores));
+            .unwrap_or_else(|| {
+                crate::bench::common::default_threads(crate::bench::quota::thread_cores(host))
+            });
         let max_threads = *threads.iter().max().unwrap_or(&1);
         let max_arrays = kinds
             .iter()
