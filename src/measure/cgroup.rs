@@ -147,7 +147,11 @@ fn parse_mountinfo(text: &str) -> Vec<Mount> {
             root: unescape(root),
             point: unescape(point),
             version,
-            controllers: if version == 1 { controllers } else { Vec::new() },
+            controllers: if version == 1 {
+                controllers
+            } else {
+                Vec::new()
+            },
         });
     }
     out
@@ -211,8 +215,10 @@ struct Tree {
 
 impl Tree {
     fn read(root: &Path) -> Option<Tree> {
-        let groups = parse_proc_cgroup(&std::fs::read_to_string(root.join("proc/self/cgroup")).ok()?);
-        let mounts = parse_mountinfo(&std::fs::read_to_string(root.join("proc/self/mountinfo")).ok()?);
+        let groups =
+            parse_proc_cgroup(&std::fs::read_to_string(root.join("proc/self/cgroup")).ok()?);
+        let mounts =
+            parse_mountinfo(&std::fs::read_to_string(root.join("proc/self/mountinfo")).ok()?);
         (!mounts.is_empty()).then(|| Tree {
             root: root.to_path_buf(),
             mounts,
@@ -223,7 +229,10 @@ impl Tree {
     /// The place of controller `ctl`: its v1 hierarchy when one is mounted, else the
     /// unified (v2) one.
     fn place(&self, ctl: &str) -> Option<Place> {
-        let v1 = self.mounts.iter().find(|m| m.version == 1 && m.controllers.iter().any(|c| c == ctl));
+        let v1 = self
+            .mounts
+            .iter()
+            .find(|m| m.version == 1 && m.controllers.iter().any(|c| c == ctl));
         let (mount, path) = match v1 {
             Some(m) => (
                 m,
@@ -243,9 +252,13 @@ impl Tree {
         let below = if mount.root == "/" {
             path.as_str()
         } else {
-            path.strip_prefix(mount.root.as_str()).unwrap_or(path.as_str())
+            path.strip_prefix(mount.root.as_str())
+                .unwrap_or(path.as_str())
         };
-        let parts: Vec<&str> = below.split('/').filter(|p| !p.is_empty() && *p != "..").collect();
+        let parts: Vec<&str> = below
+            .split('/')
+            .filter(|p| !p.is_empty() && *p != "..")
+            .collect();
         let mut dirs = Vec::new();
         let mut shown = Vec::new();
         for n in (0..=parts.len()).rev() {
@@ -268,7 +281,9 @@ impl Tree {
 }
 
 fn read(p: &Path) -> Option<String> {
-    std::fs::read_to_string(p).ok().map(|s| s.trim().to_string())
+    std::fs::read_to_string(p)
+        .ok()
+        .map(|s| s.trim().to_string())
 }
 
 /// The tightest CPU quota on the path, and the directory of its `cpu.stat`.
@@ -340,7 +355,9 @@ fn cpuset(p: &Place, root: &Path) -> Option<String> {
     } else {
         &["cpuset.effective_cpus", "cpuset.cpus"]
     };
-    let set = names.iter().find_map(|n| read(&leaf.join(n)).filter(|s| !s.is_empty()))?;
+    let set = names
+        .iter()
+        .find_map(|n| read(&leaf.join(n)).filter(|s| !s.is_empty()))?;
     let online = read(&root.join("sys/devices/system/cpu/online"))?;
     (count_list(&set) < count_list(&online)).then_some(set)
 }
@@ -416,7 +433,10 @@ fn this() -> &'static Option<(CgroupLimits, Option<PathBuf>)> {
 
 /// This process's cgroup limits, `None` where none is set or none is readable.
 pub(crate) fn limits() -> Option<CgroupLimits> {
-    this().as_ref().map(|l| l.0.clone()).filter(CgroupLimits::any)
+    this()
+        .as_ref()
+        .map(|l| l.0.clone())
+        .filter(CgroupLimits::any)
 }
 
 /// The CPU periods of a quota and the throttled ones over a window (or since the
@@ -492,7 +512,11 @@ pub(crate) fn throttle_words(t: &Throttle) -> String {
 /// was throttled.
 pub(crate) fn throttled_over(bad: &[&super::SampleShare]) -> Option<Throttle> {
     let mut sum: Option<Throttle> = None;
-    for t in bad.iter().filter_map(|s| s.throttle).filter(|t| t.throttled > 0) {
+    for t in bad
+        .iter()
+        .filter_map(|s| s.throttle)
+        .filter(|t| t.throttled > 0)
+    {
         sum.get_or_insert_with(Throttle::default).add(&t);
     }
     sum

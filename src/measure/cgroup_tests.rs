@@ -5,7 +5,9 @@
 use super::*;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cgroup").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/cgroup")
+        .join(name)
 }
 
 #[test]
@@ -48,13 +50,22 @@ fn a_v2_container_in_its_namespace_reads_its_own_root() {
     assert_eq!(l.memory_max, Some(1 << 30));
     assert_eq!(l.memory_used, Some(256 << 20));
     assert_eq!(l.cpuset.as_deref(), Some("2-3"));
-    assert_eq!(l.io_max, vec!["8:0 rbps=1048576 wbps=max riops=max wiops=max"]);
+    assert_eq!(
+        l.io_max,
+        vec!["8:0 rbps=1048576 wbps=max riops=max wiops=max"]
+    );
     assert!(l.any());
     let lines = l.lines();
     assert_eq!(lines.len(), 4, "{lines:?}");
-    assert!(lines[2].starts_with("cgroup memory limit 1.0 GiB"), "{lines:?}");
+    assert!(
+        lines[2].starts_with("cgroup memory limit 1.0 GiB"),
+        "{lines:?}"
+    );
     let t = parse_cpu_stat(&std::fs::read_to_string(stat.unwrap()).unwrap()).unwrap();
-    assert_eq!((t.periods, t.throttled, t.throttled_us), (47, 45, 2_250_000));
+    assert_eq!(
+        (t.periods, t.throttled, t.throttled_us),
+        (47, 45, 2_250_000)
+    );
 }
 
 #[test]
@@ -110,10 +121,25 @@ fn mountinfo_escapes_and_other_mounts() {
 
 #[test]
 fn throttle_windows_subtract_and_add() {
-    let a = Throttle { periods: 10, throttled: 4, throttled_us: 100 };
-    let b = Throttle { periods: 30, throttled: 20, throttled_us: 900 };
+    let a = Throttle {
+        periods: 10,
+        throttled: 4,
+        throttled_us: 100,
+    };
+    let b = Throttle {
+        periods: 30,
+        throttled: 20,
+        throttled_us: 900,
+    };
     let mut d = b.since(&a);
-    assert_eq!(d, Throttle { periods: 20, throttled: 16, throttled_us: 800 });
+    assert_eq!(
+        d,
+        Throttle {
+            periods: 20,
+            throttled: 16,
+            throttled_us: 800
+        }
+    );
     d.add(&a);
     assert_eq!(d, b);
     assert_eq!(count_list("0-3,8"), 5);

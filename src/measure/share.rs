@@ -395,7 +395,12 @@ pub(crate) fn warning(shares: &[SampleShare]) -> Option<String> {
     }
     per.sort_by_key(|(n, _, _)| *n);
     if let Some(t) = super::cgroup::throttled_over(&bad) {
-        return Some(super::cgroup::quota_warning(&t, bad.len(), shares.len(), &per));
+        return Some(super::cgroup::quota_warning(
+            &t,
+            bad.len(),
+            shares.len(),
+            &per,
+        ));
     }
     let mut causes = Vec::new();
     if let Some(r) = bad

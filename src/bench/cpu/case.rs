@@ -6,10 +6,10 @@
 
 use super::kernels::{self, Isa, Kernel, Precision};
 use super::peak::{clock_kind, outrun_probe_peak, peak_for};
-use crate::bench::quota::quota_peak;
 use super::select;
 use super::work::{unavailable, KernelWork};
 use crate::bench::common::{record_clock, run_config};
+use crate::bench::quota::quota_peak;
 use crate::bench::resource::{self, Case, Context};
 use crate::hw::clock::{self as clock, chain_fn, measure_on, ClockKind};
 use crate::hw::HostInfo;
