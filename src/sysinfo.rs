@@ -3,6 +3,7 @@
 
 use crate::bench::common::CommonOptions;
 use crate::bench::cpu::{kernels, peak_for, per_cycle_for, unavailable};
+use crate::bench::quota::quota_peak;
 use crate::hw::clock::measure_warm;
 use crate::hw::peak::Peak;
 use crate::hw::rates::trim_float;
@@ -92,8 +93,8 @@ pub(crate) fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
                     precision: k.precision.name(),
                     isa: k.isa.name(),
                     unit: k.precision.unit().as_str(),
-                    one_core: peak_for(k, host, 1, one_hz, &opts.peaks),
-                    all_cores: peak_for(k, host, all, all_hz, &opts.peaks),
+                    one_core: quota_peak(peak_for(k, host, 1, one_hz, &opts.peaks), host, 1),
+                    all_cores: quota_peak(peak_for(k, host, all, all_hz, &opts.peaks), host, all),
                     skipped,
                     per_cycle: host.cpu.emulated.as_ref().and_then(|_| {
                         Some((per_cycle_for(k, host, 1)?, per_cycle_for(k, host, all)?))
@@ -278,6 +279,10 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
     ));
     for (k, v) in rows {
         t.add_row(vec![k, v]);
+    }
+    // The container's limits are the machine's (#47): the peaks below follow them.
+    for l in h.cgroup.iter().flat_map(|c| c.lines()) {
+        t.add_row(vec!["container limit".to_string(), l]);
     }
     for d in &h.disks {
         t.add_row(vec![

@@ -81,6 +81,7 @@ pub(crate) mod null;
 #[cfg(test)]
 mod options_golden;
 pub mod peaks;
+pub(crate) mod quota;
 
 pub(crate) mod resource;
 

@@ -61,6 +61,10 @@ pub struct HostInfo {
     /// GPU adapters (wgpu), or why there are none.
     #[serde(default)]
     pub(crate) gpus: gpu::GpuDetection,
+    /// The limits of the container (cgroup) this run was in, when any is set (#47);
+    /// absent in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cgroup: Option<crate::measure::cgroup::CgroupLimits>,
 }
 
 impl HostInfo {
@@ -77,17 +81,27 @@ impl HostInfo {
         } else {
             clock::ClockInfo::default()
         };
+        let cgroup = crate::measure::cgroup::limits();
+        let mut memory = memory::MemoryInfo::detect();
+        // A container's memory limit is the machine's memory: sizes fit what it leaves.
+        if let Some(room) = cgroup.as_ref().and_then(|c| c.memory_room()) {
+            memory.available_bytes = match memory.available_bytes {
+                0 => room,
+                a => a.min(room),
+            };
+        }
         HostInfo {
             hostname: hostname(),
             os: os_name(),
             kernel: uname_release(),
             arch: std::env::consts::ARCH.to_string(),
             virtualization: virtualization(&cpu),
-            memory: memory::MemoryInfo::detect(),
+            memory,
             cpu,
             clock,
             disks: disk::detect_all(),
             gpus: gpu::detect(),
+            cgroup,
         }
     }
 }

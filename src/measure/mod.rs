@@ -5,6 +5,7 @@
 //! `app.rs` turns them into `report::model` results.
 
 pub(crate) mod canary;
+pub(crate) mod cgroup;
 pub mod clock;
 pub(crate) mod isolation;
 pub(crate) mod runner;

@@ -177,6 +177,10 @@ pub struct SampleShare {
     /// issued per cycle against the best the run had seen. Empty where no canary ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) canary: Vec<CanaryShare>,
+    /// The container's CPU quota over the window (`measure::cgroup`): periods and the
+    /// throttled ones; `None` where no quota is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) throttle: Option<super::cgroup::Throttle>,
 }
 
 impl SampleShare {
@@ -188,7 +192,14 @@ impl SampleShare {
     /// Whether a thread lost its core or the window saw steal above [`MAX_STEAL`]
     /// (disturbed inside the guest).
     pub(crate) fn guest_disturbed(&self) -> bool {
-        self.short_threads().next().is_some() || self.steal.is_some_and(|s| s > MAX_STEAL)
+        self.short_threads().next().is_some()
+            || self.steal.is_some_and(|s| s > MAX_STEAL)
+            || self.throttled()
+    }
+
+    /// Whether the container's CPU quota throttled the window (issue #47).
+    pub(crate) fn throttled(&self) -> bool {
+        self.throttle.is_some_and(|t| t.throttled > 0)
     }
 
     /// Whether a worker CPU's canary fell below the run's best (contention the guest
@@ -230,6 +241,9 @@ impl SampleShare {
             .collect();
         if let Some(s) = self.steal.filter(|s| *s > MAX_STEAL) {
             parts.push(format!("{:.1} % stolen by the hypervisor", s * 100.0));
+        }
+        if let Some(t) = self.throttle.filter(|t| t.throttled > 0) {
+            parts.push(super::cgroup::throttle_words(&t));
         }
         if self.contended() {
             parts.push(self.contention_words());
@@ -290,6 +304,11 @@ impl SampleShare {
         out.steal = weighted(|p| p.steal);
         out.pressure = weighted(|p| p.pressure);
         out.runnable = parts.iter().filter_map(|(p, _)| p.runnable).min();
+        for (p, _) in parts {
+            if let Some(t) = &p.throttle {
+                out.throttle.get_or_insert_with(Default::default).add(t);
+            }
+        }
         // Per CPU the lowest canary of the windows: the merged sample is as disturbed
         // as its worst window.
         for (p, _) in parts {
@@ -343,7 +362,7 @@ fn guest_disturbed(shares: &[SampleShare]) -> bool {
     let short = per.iter().any(|(_, c, w)| *w > 0.0 && c / w < MIN_SHARE);
     let steal: Vec<f64> = shares.iter().filter_map(|s| s.steal).collect();
     let stolen = !steal.is_empty() && steal.iter().sum::<f64>() / steal.len() as f64 > MAX_STEAL;
-    short || stolen
+    short || stolen || shares.iter().any(SampleShare::throttled)
 }
 
 /// `thread 2 (cpu 1)`, or `thread 2` when its CPU is unknown.
@@ -375,6 +394,14 @@ pub(crate) fn warning(shares: &[SampleShare]) -> Option<String> {
         }
     }
     per.sort_by_key(|(n, _, _)| *n);
+    if let Some(t) = super::cgroup::throttled_over(&bad) {
+        return Some(super::cgroup::quota_warning(
+            &t,
+            bad.len(),
+            shares.len(),
+            &per,
+        ));
+    }
     let mut causes = Vec::new();
     if let Some(r) = bad
         .iter()
@@ -512,6 +539,8 @@ pub(crate) struct HostMark {
     /// `procs_running` but are no other task).
     own_running: u32,
     pressure_us: Option<u64>,
+    /// The container's CPU quota's counts (`None`: no quota).
+    throttle: Option<super::cgroup::Throttle>,
     at: Option<super::clock::Tick>,
 }
 
@@ -529,6 +558,7 @@ impl HostMark {
             stat,
             own_running,
             pressure_us,
+            throttle: super::cgroup::throttle_now(),
             at: Some(super::clock::Tick::now()),
         }
     }
@@ -570,6 +600,10 @@ impl HostMark {
             pressure,
             runnable,
             canary: Vec::new(),
+            throttle: match (self.throttle, start.throttle) {
+                (Some(b), Some(a)) => Some(b.since(&a)),
+                _ => None,
+            },
         }
     }
 }
@@ -713,6 +747,7 @@ full avg10=0.00 avg60=0.00 avg300=0.00 total=0
             pressure: Some(0.0),
             runnable: Some(0),
             canary: Vec::new(),
+            throttle: None,
         }
     }
 

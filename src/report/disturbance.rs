@@ -70,7 +70,18 @@ impl BenchResult {
     /// judged (a network or GPU case has busy threads of its own), nor are runnable
     /// tasks alone (a task runnable at the two readings may have been idle between).
     pub(crate) fn with_window(mut self, w: SampleShare) -> BenchResult {
-        let others = w.runnable.filter(|r| *r > 0);
+        if let Some(t) = w.throttle.filter(|t| t.throttled > 0) {
+            self.disturbed = true;
+            self.notes.push(Note::new(
+                NoteKind::Shared,
+                format!(
+                    "container CPU quota: {}; the figure is what the quota allows, not the machine's own",
+                    crate::measure::cgroup::throttle_words(&t)
+                ),
+            ));
+        }
+        // Under a throttling quota the pressure is the quota's, not other tasks'.
+        let others = w.runnable.filter(|r| *r > 0 && !w.throttled());
         let pressure = w.pressure.filter(|p| *p >= WINDOW_PRESSURE);
         if let (Some(n), Some(p), false) = (others, pressure, self.disturbed) {
             self.disturbed = true;
@@ -124,6 +135,7 @@ mod tests {
                 pressure: Some(0.5),
                 runnable: Some(1),
                 canary: Vec::new(),
+                throttle: None,
             },
         }
     }

@@ -36,6 +36,7 @@ pub(crate) fn report() -> Report {
             clock: Default::default(),
             disks: Vec::new(),
             gpus: Default::default(),
+            cgroup: None,
         },
         config: serde_json::json!({"repeat": 3}),
         results: vec![ok, over, skipped],

@@ -63,6 +63,7 @@ pub(crate) fn host() -> HostInfo {
         },
         disks: Vec::new(),
         gpus: Default::default(),
+        cgroup: None,
     }
 }
 

@@ -14,6 +14,7 @@ mod blas_checks;
 mod cli;
 mod cluster;
 mod cluster_netns;
+mod container;
 mod cpu_fixtures;
 mod cpus;
 mod disk;

@@ -9,6 +9,7 @@ use super::peak::{clock_kind, outrun_probe_peak, peak_for};
 use super::select;
 use super::work::{unavailable, KernelWork};
 use crate::bench::common::{record_clock, run_config};
+use crate::bench::quota::quota_peak;
 use crate::bench::resource::{self, Case, Context};
 use crate::hw::clock::{self as clock, chain_fn, measure_on, ClockKind};
 use crate::hw::HostInfo;
@@ -112,7 +113,7 @@ impl CpuCase {
         if self.sustain.is_some() {
             r.timeseries = Some(samples.iter().map(|s| (s.at, s.rate())).collect());
         }
-        let peak = peak_for(k, host, cores, clock, &o.peaks);
+        let peak = quota_peak(peak_for(k, host, cores, clock, &o.peaks), host, cores);
         let stable = o.until_stable.is_some() && self.sustain.is_none();
         let mut r = r
             .with_runner_samples(samples, stable, |s| s.rate())
@@ -121,6 +122,7 @@ impl CpuCase {
         if let Some(p) = r
             .efficiency
             .and_then(|e| outrun_probe_peak(k, host, cores, clock, &o.peaks, e))
+            .map(|p| quota_peak(p, host, cores))
         {
             let over = crate::report::model::NoteKind::OverPeak;
             r.notes.retain(|n| n.kind != over);

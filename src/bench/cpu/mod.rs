@@ -93,7 +93,7 @@ impl Plan for CpuBench {
         let threads = c
             .threads
             .clone()
-            .unwrap_or_else(|| default_threads(host.cpu.cores));
+            .unwrap_or_else(|| default_threads(crate::bench::quota::thread_cores(host)));
         let chosen: Vec<&'static Kernel> = all
             .into_iter()
             .filter(|k| {

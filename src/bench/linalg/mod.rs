@@ -423,7 +423,11 @@ fn fma_peak(
     let cores = threads.min(host.cpu.cores).max(1);
     match fma_kernel(p, host) {
         Some(k) => {
-            let mut peak = crate::bench::cpu::peak_for(k, host, cores, clock, overrides);
+            let mut peak = crate::bench::quota::quota_peak(
+                crate::bench::cpu::peak_for(k, host, cores, clock, overrides),
+                host,
+                cores,
+            );
             peak.source = format!("FMA peak of {}: {}", k.name, peak.source);
             peak
         }
@@ -544,7 +548,7 @@ fn random<T: Real>(rows: usize, cols: usize, seed: u64) -> Mat<T> {
 
 /// Default thread counts: the CPU benchmark's (1, 2, 4, … cores).
 fn default_threads(host: &HostInfo) -> Vec<usize> {
-    crate::bench::common::default_threads(host.cpu.cores)
+    crate::bench::common::default_threads(crate::bench::quota::thread_cores(host))
 }
 
 /// The FMA peak per second of precision `p` on `cores` cores at the clock detected at

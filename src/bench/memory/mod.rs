@@ -61,10 +61,9 @@ impl Plan for MemoryBench {
     fn plan(&self, o: &MemoryOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let host = ctx.host;
         let kinds = o.kernels.clone().unwrap_or_else(Kind::all);
-        let threads = o
-            .threads
-            .clone()
-            .unwrap_or_else(|| crate::bench::common::default_threads(host.cpu.cores));
+        let threads = o.threads.clone().unwrap_or_else(|| {
+            crate::bench::common::default_threads(crate::bench::quota::thread_cores(host))
+        });
         let max_threads = *threads.iter().max().unwrap_or(&1);
         let max_arrays = kinds
             .iter()
