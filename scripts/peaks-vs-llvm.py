@@ -31,14 +31,15 @@ import subprocess
 import sys
 import tempfile
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LOOPS = ROOT / "scripts" / "mca-loops"
 DATA = ROOT / "scripts" / "peaks-vs-llvm.toml"
-ITERATIONS = 200
+ITERATIONS = 100
 # Relative distance within which the table and LLVM agree: the loop's control
-# instructions and the start-up of 200 iterations cost LLVM's figure about 1 %.
+# instructions and the start-up of 100 iterations cost LLVM's figure about 1 %.
 TOLERANCE = 0.05
 WIDTH_INDEX = {"Scalar": 0, "V128": 0, "V256": 1, "V512": 2, "Tile": 2}
 SVE_WIDTH = {128: "V128", 256: "V256", 512: "V512"}
@@ -144,6 +145,36 @@ def model_name(resources):
     return (p or resources[0]).rstrip("_") + "*"
 
 
+def kernels_of(core, row, kernels, loops, sve):
+    """The loops a row's cores run, each with the table's rate and its operations."""
+    todo = []
+    for lp in loops:
+        k = kernels.get(lp.name)
+        pipe = k["pipe"] if k else lp.headers.get("pipe")
+        pipe = None if pipe in (None, "none") else pipe
+        width = k["width"] if k else lp.headers["width"]
+        ops = int(k["ops_per_instr"] if k else lp.headers["ops_per_instr"])
+        vla = (k["vla"] if k else lp.headers.get("vla") == "true")
+        if any(fnmatch.fnmatchcase(lp.name, g) for g in core.get("skip", [])):
+            continue  # the row's cores lack the kernel's instructions
+        if vla:
+            if not sve:
+                continue
+            width, ops = SVE_WIDTH[sve], ops * sve // 128
+        if pipe is None:
+            # No table figure (the F16C stand-in): shown where the row has
+            # the fp32 FMA it runs on.
+            if row["rates"]["Fma"][1] <= 0:
+                continue
+            rate = None
+        else:
+            rate = row["rates"][pipe][WIDTH_INDEX[width]]
+            if rate <= 0:
+                continue  # the row's cores do not run this kernel
+        todo.append((lp, rate, ops))
+    return todo
+
+
 def explanation(data, row, mcpu, kernel):
     for e in data.get("explain", []):
         if (fnmatch.fnmatchcase(row, e.get("row", "*"))
@@ -180,6 +211,20 @@ def main():
         "arm": [Loop(p) for p in sorted((LOOPS / "arm").glob("*.s"))],
     }
 
+    # Every llvm-mca run first, side by side (one per -mcpu and row).
+    jobs = {}
+    for core in data["core"]:
+        row = rows.get(core["row"])
+        if row is None:
+            sys.exit(f"peaks-vs-llvm: {DATA.name}: row '{core['row']}' is not in peakbench's tables")
+        arm = row["vendor"] == "aarch64"
+        todo = kernels_of(core, row, kernels, loops["arm" if arm else "x86"], core.get("sve_bits", 0))
+        for mcpu in core["mcpu"]:
+            jobs[(core["row"], mcpu)] = (mca, "aarch64" if arm else "x86_64", mcpu,
+                                         [t[0] for t in todo], ARM_ATTRS if arm else "")
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        results = dict(zip(jobs, pool.map(lambda j: run_mca(*j), jobs.values())))
+
     lines = []
     unexplained = []
     used = set()
@@ -206,38 +251,16 @@ def main():
                      "| table ops/cycle | LLVM ops/cycle | verdict |")
         lines.append("|---|---|---|---|---|---|---|")
         for mcpu in core["mcpu"]:
-            todo = []
-            for lp in loops[arch]:
-                k = kernels.get(lp.name)
-                pipe = k["pipe"] if k else lp.headers.get("pipe")
-                pipe = None if pipe in (None, "none") else pipe
-                width = k["width"] if k else lp.headers["width"]
-                ops = int(k["ops_per_instr"] if k else lp.headers["ops_per_instr"])
-                vla = (k["vla"] if k else lp.headers.get("vla") == "true")
-                if vla:
-                    if not sve:
-                        continue
-                    width, ops = SVE_WIDTH[sve], ops * sve // 128
-                if pipe is None:
-                    # No table figure (the F16C stand-in): shown where the row has
-                    # the fp32 FMA it runs on.
-                    if row["rates"]["Fma"][1] <= 0:
-                        continue
-                    rate = None
-                else:
-                    rate = row["rates"][pipe][WIDTH_INDEX[width]]
-                    if rate <= 0:
-                        continue  # the row's cores do not run this kernel
-                todo.append((lp, rate, ops))
-            res = run_mca(mca, "aarch64" if arm else "x86_64", mcpu,
-                          [t[0] for t in todo], ARM_ATTRS if arm else "")
+            todo = kernels_of(core, row, kernels, loops[arch], sve)
+            res = results[(rname, mcpu)]
             if res is None:
                 lines.append(f"| {mcpu} | (all) | | | | | LLVM {version} has no scheduling model for -mcpu={mcpu} |")
                 counts["not modelled"] += 1
                 continue
+            known = [g[2] for g in res.values() if g]
             for lp, rate, ops in todo:
                 got = res.get(lp.name)
-                llvm, bound, model = (got if got else (None, None, "?"))
+                llvm, bound, model = (got if got else (None, None, known[0] if known else "?"))
                 close = lambda x: abs(x - rate) <= TOLERANCE * rate
                 if got is None:
                     verdict = "LLVM's model lacks an instruction of the loop"
