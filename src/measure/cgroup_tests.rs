@@ -57,10 +57,7 @@ fn a_v2_container_in_its_namespace_reads_its_own_root() {
     assert!(l.any());
     let lines = l.lines();
     assert_eq!(lines.len(), 4, "{lines:?}");
-    assert!(
-        lines[2].starts_with("cgroup memory limit 1.0 GiB"),
-        "{lines:?}"
-    );
+    assert!(lines[2].starts_with("cgroup memory limit "), "{lines:?}");
     let t = parse_cpu_stat(&std::fs::read_to_string(stat.unwrap()).unwrap()).unwrap();
     assert_eq!(
         (t.periods, t.throttled, t.throttled_us),

@@ -3,7 +3,9 @@
 //! `cpu.max`), starts `peakbench cpu --precision fp64 --threads 1` in it (a shell
 //! writes its pid into `cgroup.procs`, then execs the binary), and checks that the
 //! report records the quota, that every peak is half a core's with the quota named in
-//! its source, and that the throttling is named as the quota's, not other tasks'. The
+//! its source, and that a row the quota throttled names the quota as its cause, not
+//! other tasks (a busy machine may give the thread under half a CPU anyway, so that no
+//! period is throttled: then no row may name it). The
 //! cgroup is removed afterwards, also when the test fails. It needs root and a
 //! writable cgroup file system; elsewhere it prints why and passes. Nothing here
 //! checks speed.
@@ -113,13 +115,14 @@ fn a_half_cpu_quota_is_half_a_core_and_its_throttling_is_named() {
     assert_eq!(quota["period_us"], 100000);
     let rows = report["results"].as_array().unwrap();
     let mut measured = 0;
+    let mut throttled_rows = 0;
     for r in rows.iter().filter(|r| r["peak"]["value"].is_number()) {
         measured += 1;
         let source = r["peak"]["source"].as_str().unwrap();
         assert!(
             source.contains("× 0.5/1 core: cgroup CPU quota 50000/100000 µs = 0.5 CPU"),
             "{}: {source}",
-            r["name"]
+            r["workload"]
         );
         let notes: Vec<&str> = r["notes"]
             .as_array()
@@ -130,12 +133,32 @@ fn a_half_cpu_quota_is_half_a_core_and_its_throttling_is_named() {
         let named = notes
             .iter()
             .find(|n| n.contains("throttled by the container's CPU quota"));
-        assert!(named.is_some(), "{}: {notes:?}", r["name"]);
-        assert!(
-            !named.unwrap().contains("other task"),
-            "the quota, not other tasks: {notes:?}"
-        );
-        assert_eq!(r["disturbed"], true);
+        // Throttled only when the quota bit: on a busy machine the thread may get less
+        // than half a CPU anyway, and then no period is throttled.
+        let throttled: u64 = r["share"].as_array().map_or(0, |s| {
+            s.iter()
+                .map(|x| x["throttle"]["throttled"].as_u64().unwrap_or(0))
+                .sum()
+        });
+        if throttled > 0 {
+            throttled_rows += 1;
+            let named = named.unwrap_or_else(|| panic!("{}: {notes:?}", r["workload"]));
+            assert!(
+                !named.contains("other task"),
+                "the quota, not other tasks: {notes:?}"
+            );
+            assert_eq!(r["disturbed"], true);
+        } else {
+            assert!(
+                named.is_none(),
+                "named without a throttled period: {notes:?}"
+            );
+        }
     }
     assert!(measured > 0, "no row with a peak: {rows:?}");
+    let stat = std::fs::read_to_string(g.dir.join("cpu.stat")).unwrap_or_default();
+    println!(
+        "{throttled_rows} of {measured} rows throttled by the quota; the cgroup's cpu.stat: {}",
+        stat.split_whitespace().collect::<Vec<_>>().join(" ")
+    );
 }
