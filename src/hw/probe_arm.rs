@@ -235,7 +235,11 @@ mod tests {
         use crate::hw::uarch::possible_rates;
         let p = settle_test(Test::SveFmla, &readings(&[1.99, 2.0, 1.98])).unwrap();
         assert_eq!(p.per_cycle, 2.0);
-        assert!(p.evidence.contains("2 SVE FMLA/cycle, fmla z.d"), "{}", p.evidence);
+        assert!(
+            p.evidence.contains("2 SVE FMLA/cycle, fmla z.d"),
+            "{}",
+            p.evidence
+        );
         let sve256 = Width::V256;
         assert_eq!(
             arm_canonical_test(Pipe::Fma, Width::V256, sve256),
@@ -265,7 +269,11 @@ mod tests {
             let possible = possible_rates("aarch64", pipe, Width::V128);
             let r = reconcile_with(4.0, &possible, Some(&p));
             assert_eq!(r.per_cycle, 2.0, "{}", r.provenance);
-            assert!(r.provenance.contains("probe overrules table"), "{}", r.provenance);
+            assert!(
+                r.provenance.contains("probe overrules table"),
+                "{}",
+                r.provenance
+            );
         }
         // SVE FMLA at 256 bits: no Arm row holds one per cycle there, so such a reading
         // keeps the V1 row's 2 and says why; a reading above the table always wins.
@@ -273,7 +281,11 @@ mod tests {
         let possible = possible_rates("aarch64", Pipe::Fma, Width::V256);
         let r = reconcile_with(2.0, &possible, Some(&p));
         assert_eq!(r.per_cycle, 2.0);
-        assert!(r.provenance.contains("not a count the table holds"), "{}", r.provenance);
+        assert!(
+            r.provenance.contains("not a count the table holds"),
+            "{}",
+            r.provenance
+        );
         let p = settle_test(Test::SveFmla, &readings(&[3.0, 2.99, 3.01])).unwrap();
         assert_eq!(reconcile_with(2.0, &possible, Some(&p)).per_cycle, 3.0);
     }

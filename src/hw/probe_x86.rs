@@ -361,7 +361,9 @@ pub(super) fn loop_for(test: Test) -> (LoopFn, u64) {
         Test::AmxBf16 => (tdpbf16ps_tile, 4),
         Test::AmxInt8 => (tdpbssd_tile, 4),
         // aarch64's tests (`probe_arm.rs`): not in `TESTS`, never run here.
-        Test::Fmla | Test::Sdot | Test::SveFmla | Test::Smmla | Test::Bfmmla => unreachable!("{} is an aarch64 test", test.name()),
+        Test::Fmla | Test::Sdot | Test::SveFmla | Test::Smmla | Test::Bfmmla => {
+            unreachable!("{} is an aarch64 test", test.name())
+        }
     }
 }
 

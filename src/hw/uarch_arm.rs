@@ -403,10 +403,30 @@ mod tests {
             ("ARM", 0xd07, "Cortex-A57", 1.0),
             ("ARM", 0xd04, "Cortex-A35", 1.0),
             ("Qualcomm", 0x001, "Qualcomm Oryon", 4.0),
-            ("Apple", 0x023, "Apple Firestorm/Avalanche (M1/M2 P-core)", 4.0),
-            ("Apple", 0x039, "Apple Firestorm/Avalanche (M1/M2 P-core)", 4.0),
-            ("Apple", 0x022, "Apple Icestorm/Blizzard (M1/M2 E-core)", 2.0),
-            ("Apple", 0x034, "Apple Icestorm/Blizzard (M1/M2 E-core)", 2.0),
+            (
+                "Apple",
+                0x023,
+                "Apple Firestorm/Avalanche (M1/M2 P-core)",
+                4.0,
+            ),
+            (
+                "Apple",
+                0x039,
+                "Apple Firestorm/Avalanche (M1/M2 P-core)",
+                4.0,
+            ),
+            (
+                "Apple",
+                0x022,
+                "Apple Icestorm/Blizzard (M1/M2 E-core)",
+                2.0,
+            ),
+            (
+                "Apple",
+                0x034,
+                "Apple Icestorm/Blizzard (M1/M2 E-core)",
+                2.0,
+            ),
             ("NVIDIA", 0x004, "NVIDIA Denver/Carmel", 2.0),
             ("NVIDIA", 0x003, "NVIDIA Denver/Carmel", 2.0),
             ("HiSilicon", 0xd01, "HiSilicon TSV110 (Kunpeng 920)", 2.0),
@@ -415,7 +435,11 @@ mod tests {
             ("Ampere", 0xac5, "AmpereOne B", 2.0),
         ] {
             let id = identify(vendor, part);
-            assert_eq!((id.row.as_str(), id.by.as_str()), (row, "model"), "{vendor} {part:#x}");
+            assert_eq!(
+                (id.row.as_str(), id.by.as_str()),
+                (row, "model"),
+                "{vendor} {part:#x}"
+            );
             let u = by_name(row).unwrap().uarch;
             assert_eq!(u.rate(Pipe::Fma, Width::V128), fma, "{row}");
         }

@@ -203,7 +203,9 @@ mod tests {
         );
         let ks = v["kernels"].as_array().unwrap();
         assert_eq!(ks.len(), kernels::all().len());
-        assert!(ks.iter().all(|k| k["instrs_per_iter"].as_u64().unwrap() > 0));
+        assert!(ks
+            .iter()
+            .all(|k| k["instrs_per_iter"].as_u64().unwrap() > 0));
         if let Some(path) = std::env::var_os("PEAKBENCH_TABLE_JSON") {
             std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap())
                 .unwrap_or_else(|e| panic!("{}: {e}", Path::new(&path).display()));
@@ -313,7 +315,8 @@ mod tests {
         assert_eq!(lf.lines[0], ("vfmadd132pd zmm\\r, zmm31, zmm30".into(), 3));
         assert_eq!(lf.lines.len(), 3);
         assert_eq!(mnemonic("{vex} vpdpbusd ymm0, ymm1, ymm2"), "vpdpbusd");
-        let src = "x!(\n    k_clock,\n    \"no\"\n);\nx!(\n    fma k,\n    \"{{vex}} a \\\\r\"\n);\n";
+        let src =
+            "x!(\n    k_clock,\n    \"no\"\n);\nx!(\n    fma k,\n    \"{{vex}} a \\\\r\"\n);\n";
         assert_eq!(literals_of(src, "k"), ["{vex} a \\r"]);
     }
 }

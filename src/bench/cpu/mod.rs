@@ -23,9 +23,9 @@ pub(crate) mod arm;
 pub(crate) mod case;
 pub(crate) mod generic;
 pub(crate) mod kernel;
+pub mod kernels;
 #[cfg(test)]
 mod mca;
-pub mod kernels;
 pub mod options;
 pub(crate) mod peak;
 pub(crate) mod select;
