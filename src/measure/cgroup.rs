@@ -508,42 +508,29 @@ pub(crate) fn throttle_words(t: &Throttle) -> String {
     )
 }
 
-/// The quota's counts summed over the throttled samples of `bad`, `None` when none
-/// was throttled.
-pub(crate) fn throttled_over(bad: &[&super::SampleShare]) -> Option<Throttle> {
+/// The quota's counts summed over the throttled windows of `windows`, `None` when
+/// none was throttled.
+pub(crate) fn throttled_over(windows: impl Iterator<Item = Option<Throttle>>) -> Option<Throttle> {
     let mut sum: Option<Throttle> = None;
-    for t in bad
-        .iter()
-        .filter_map(|s| s.throttle)
-        .filter(|t| t.throttled > 0)
-    {
+    for t in windows.flatten().filter(|t| t.throttled > 0) {
         sum.get_or_insert_with(Throttle::default).add(&t);
     }
     sum
 }
 
 /// The warning of a result whose samples the quota throttled: its own cause, not
-/// other tasks. `per`: each worker thread short of its window with its shares. Example:
+/// other tasks. `threads`: what each worker thread short of its window ran. Example:
 /// `container CPU quota: 3 of 3 samples throttled: throttled by the container's CPU
 /// quota: 45 of 47 periods (2.25 s stopped); thread 1 (cpu 0) ran 50 % of the window;
 /// the figure is what the quota allows, not the machine's own`.
-pub(crate) fn quota_warning(
-    t: &Throttle,
-    bad: usize,
-    all: usize,
-    per: &[(usize, Option<usize>, Vec<f64>)],
-) -> String {
+pub(crate) fn quota_warning(t: &Throttle, bad: usize, all: usize, threads: &[String]) -> String {
     let mut text = format!(
         "container CPU quota: {bad} of {all} samples throttled: {}",
         throttle_words(t)
     );
-    for (n, cpu, v) in per {
-        let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
-        text.push_str(&format!(
-            "; {} ran {:.0} % of the window",
-            super::share::thread_name(*n, *cpu),
-            mean * 100.0
-        ));
+    for w in threads {
+        text.push_str("; ");
+        text.push_str(w);
     }
     text.push_str("; the figure is what the quota allows, not the machine's own");
     text

@@ -394,12 +394,23 @@ pub(crate) fn warning(shares: &[SampleShare]) -> Option<String> {
         }
     }
     per.sort_by_key(|(n, _, _)| *n);
-    if let Some(t) = super::cgroup::throttled_over(&bad) {
+    if let Some(t) = super::cgroup::throttled_over(bad.iter().map(|s| s.throttle)) {
+        let threads: Vec<String> = per
+            .iter()
+            .map(|(n, cpu, v)| {
+                let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+                format!(
+                    "{} ran {:.0} % of the window",
+                    thread_name(*n, *cpu),
+                    mean * 100.0
+                )
+            })
+            .collect();
         return Some(super::cgroup::quota_warning(
             &t,
             bad.len(),
             shares.len(),
-            &per,
+            &threads,
         ));
     }
     let mut causes = Vec::new();

@@ -320,4 +320,61 @@ mod tests {
         .unwrap();
         assert!(!old.disturbed && old.share.is_empty() && old.window.is_none());
     }
+
+    /// A sample whose one thread ran half its window, with the quota's counts.
+    fn throttled_sample(throttled: u64) -> SampleShare {
+        SampleShare {
+            threads: vec![ThreadShare {
+                thread: 1,
+                cpu: Some(0),
+                share: 0.5,
+                cpu_secs: 0.5,
+                wall_secs: 1.0,
+                nivcsw: 0,
+            }],
+            steal: Some(0.0),
+            pressure: Some(0.5),
+            runnable: Some(3),
+            canary: Vec::new(),
+            throttle: Some(crate::measure::cgroup::Throttle {
+                periods: 10,
+                throttled,
+                throttled_us: 500_000,
+            }),
+        }
+    }
+
+    #[test]
+    fn throttling_is_named_as_the_quota_not_other_tasks() {
+        let s = throttled_sample(9);
+        assert!(s.disturbed());
+        assert!(
+            s.why().unwrap().contains(
+                "throttled by the container's CPU quota: 9 of 10 periods (0.50 s stopped)"
+            ),
+            "{:?}",
+            s.why()
+        );
+        let w = crate::measure::share::warning(&[s.clone(), s.clone()]).unwrap();
+        assert_eq!(
+            w,
+            "container CPU quota: 2 of 2 samples throttled: throttled by the container's CPU quota: 18 of 20 periods (1.00 s stopped); thread 1 (cpu 0) ran 50 % of the window; the figure is what the quota allows, not the machine's own"
+        );
+        // Merged windows add their counts.
+        let m = SampleShare::merge(&[(s.clone(), 1.0), (s, 1.0)]);
+        assert_eq!(m.throttle.unwrap().throttled, 18);
+        // Without a throttled period the other tasks are named, as before.
+        let w = crate::measure::share::warning(&[throttled_sample(0)]).unwrap();
+        assert!(
+            w.starts_with("shared machine:") && w.contains("3 other tasks runnable"),
+            "{w}"
+        );
+        // A window (disk, net, linalg) the quota throttled: the quota, not other tasks.
+        let r = r().with_samples(vec![1.0]).with_window(throttled_sample(9));
+        assert!(r.disturbed);
+        assert_eq!(
+            shared_notes(&r),
+            ["container CPU quota: throttled by the container's CPU quota: 9 of 10 periods (0.50 s stopped); the figure is what the quota allows, not the machine's own"]
+        );
+    }
 }
