@@ -50,7 +50,7 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
         if net.is_some_and(|n| n.matrix) {
             return Err(UsageError::new(
                 "--matrix",
-                "needs a cluster launch: mpirun or srun with a build with --features mpi, or $PEAKBENCH_RANK, $PEAKBENCH_SIZE and $PEAKBENCH_COORD (see README)",
+                "needs a cluster launch: mpirun or srun with a build with --features mpi, or $PEAKBENCH_RANK, $PEAKBENCH_SIZE and $PEAKBENCH_COORD (see docs/fleet.md)",
             )
             .into());
         }

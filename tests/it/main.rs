@@ -17,6 +17,7 @@ mod cluster_netns;
 mod cpu_fixtures;
 mod cpus;
 mod disk;
+mod docs;
 mod first_contact;
 mod fleet;
 mod gate;
