@@ -7,6 +7,7 @@
 pub(crate) mod canary;
 pub mod clock;
 pub(crate) mod isolation;
+pub(crate) mod others;
 pub(crate) mod runner;
 pub(crate) mod sample;
 pub(crate) mod share;

@@ -131,12 +131,54 @@ pub(crate) fn fit_table(t: &mut comfy_table::Table, width: Option<usize>) {
 }
 
 /// A table's text in the one frame ([`PRESET`]): its lines with no trailing spaces
-/// (the frame pads the last column), joined with newlines (none at the end).
+/// (the frame pads the last column), joined with newlines (none at the end). A table
+/// fitted to a width keeps its words whole where the width allows ([`keep_words`]).
 pub(crate) fn table_text(t: &comfy_table::Table) -> String {
+    let mut t = t.clone();
+    keep_words(&mut t);
     t.lines()
         .map(|l| l.trim_end().to_string())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Gives each column of a table fitted to a width at least the width of its longest
+/// word, so comfy-table wraps cells between words (issue #45: `baselin`/`e`,
+/// `precisio`/`n=fp64` at 80 columns). When the longest words of all columns do not
+/// fit together, the longest give way first (those are then cut, as before).
+fn keep_words(t: &mut comfy_table::Table) {
+    use comfy_table::{ColumnConstraint, Width};
+    let Some(width) = t.width() else { return };
+    let n = t.column_count();
+    let mut longest = vec![0usize; n];
+    let rows = t.header().into_iter().chain(t.row_iter());
+    for row in rows {
+        for (i, cell) in row.cell_iter().enumerate().take(n) {
+            for word in cell.content().split_whitespace() {
+                longest[i] = longest[i].max(len(word));
+            }
+        }
+    }
+    // The frame: 1 character of padding each side and 1 between columns.
+    let budget = usize::from(width).saturating_sub(3 * n).saturating_add(1);
+    while longest.iter().sum::<usize>() > budget {
+        let Some(top) = longest.iter_mut().max() else {
+            break;
+        };
+        if *top <= 1 {
+            break;
+        }
+        *top -= 1;
+    }
+    for (col, l) in t.column_iter_mut().zip(longest) {
+        // A column laid out by its table (hidden, fixed) keeps its constraint.
+        if l > 0 && col.constraint().is_none() {
+            let w = u16::try_from(l).unwrap_or(u16::MAX);
+            col.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
+                w.saturating_add(col.padding_width()),
+            )));
+        }
+    }
 }
 
 /// `text` with every line ended by a newline and every line longer than `width`
