@@ -43,10 +43,19 @@ fn the_quick_suite_table_fits_80_120_and_200_columns() {
         );
         // Every result has its row and its mean, whole on one line.
         assert!(s.contains("\n 50 │"), "{w}:\n{s}");
-        for mean in ["49.48 GOP/s", "61.15 kIO/s", "57.26 µs", "631.4 MB/s"] {
+        for mean in ["49.48 GOP/s", "61.15 kIO/s", "631.4 MB/s"] {
             assert!(s.contains(mean), "{w}: {mean} missing:\n{s}");
         }
-        assert!(s.contains("efficiency"), "{w}");
+        // Issue #45 item 3: 8 of its 50 rows have an efficiency and none is marked, 9
+        // have a p99: at 80 columns the p99s stay and the efficiency makes way.
+        if w == 80 {
+            assert!(
+                s.contains("p99 / loss") && !s.contains("efficiency"),
+                "{w}:\n{s}"
+            );
+        } else {
+            assert!(s.contains("efficiency"), "{w}");
+        }
     }
     // COLUMNS (what shells and tmux set) works like --width; --width wins.
     let s = report(&[], Some(("COLUMNS", "100")));
@@ -360,9 +369,11 @@ fn a_disturbed_memory_row_is_marked() {
     }
 }
 
-/// The words of a text view: split at white space and the table frame.
+/// The words of a text view: split at white space and the table frame, without the
+/// `:` and `;` a table shown as records puts after its headers and values.
 fn tokens(s: &str) -> std::collections::BTreeSet<String> {
     s.split(|c: char| c.is_whitespace() || matches!(c, '│' | '─' | '┼'))
+        .map(|w| w.trim_end_matches([':', ';']))
         .filter(|w| !w.is_empty())
         .map(str::to_string)
         .collect()

@@ -155,8 +155,10 @@ pub(super) fn export(
     // A mostly empty efficiency column (most rows have no peak: memory, disk, net)
     // makes way before the p99 / loss column in a narrow terminal (issue #45: at 80
     // columns the quick suite dropped the p99s and kept the mostly empty efficiency).
+    // A column carrying `~` marks stays, since they say which figures to trust.
     let filled = |c: usize| rows.iter().filter(|r| !r[c].is_empty()).count();
-    if 2 * filled(EFFICIENCY) < rows.len() && filled(TAIL) > 0 {
+    let marks = report.results.iter().any(|r| r.disturbed);
+    if !marks && 2 * filled(EFFICIENCY) < rows.len() && filled(TAIL) > 0 {
         cols[EFFICIENCY].keep = cols[TAIL].keep - 1;
     }
     // A column empty in every row says nothing.
@@ -435,13 +437,13 @@ fn notes(
         }
         if section == Section::Warning {
             for c in condense::condense(&shared) {
-                // `~` stands in the efficiency cells that have a figure, and only
-                // when the column is shown.
+                // `~` stands in the efficiency cells of the disturbed rows (alone
+                // where there is no figure), and only when the column is shown.
                 let marked: Vec<usize> = c
                     .rows
                     .iter()
                     .copied()
-                    .filter(|&n| results[n - 1].efficiency.is_some())
+                    .filter(|&n| results[n - 1].efficiency.is_some() || results[n - 1].disturbed)
                     .collect();
                 let text = match shown {
                     Some(s) if s.efficiency && marked == c.rows => {
