@@ -175,11 +175,50 @@ fn records(t: &comfy_table::Table) -> String {
                 _ => v.clone(),
             })
             .collect();
-        if !pairs.is_empty() {
-            out.extend(wrap("  ", &pairs.join("; "), 4, width));
-        }
+        out.extend(pair_lines(&pairs, width));
     }
     out.join("\n")
+}
+
+/// `pairs` (`header: value`) on lines indented by two, `; ` between them, a pair broken
+/// over lines only when it is longer than a line: a value stays with its header and
+/// its unit.
+fn pair_lines(pairs: &[String], width: Option<usize>) -> Vec<String> {
+    let w = width.unwrap_or(usize::MAX);
+    let mut out = Vec::new();
+    let mut line = "  ".to_string();
+    let mut empty = true;
+    for (k, p) in pairs.iter().enumerate() {
+        let text = if k + 1 < pairs.len() {
+            format!("{p};")
+        } else {
+            p.clone()
+        };
+        let sep = usize::from(!empty);
+        if len(&line) + sep + len(&text) <= w {
+            if !empty {
+                line.push(' ');
+            }
+            line.push_str(&text);
+            empty = false;
+            continue;
+        }
+        if !empty {
+            out.push(std::mem::replace(&mut line, "    ".to_string()));
+        }
+        if len(&line) + len(&text) <= w {
+            line.push_str(&text);
+        } else {
+            let mut ls = wrap(&line, &text, 4, Some(w));
+            line = ls.pop().unwrap_or_default();
+            out.extend(ls);
+        }
+        empty = false;
+    }
+    if !empty {
+        out.push(line);
+    }
+    out
 }
 
 /// Gives each column of a table fitted to a width at least the width of its longest
@@ -280,7 +319,10 @@ mod tests {
         for w in [40, 60, 80, 120] {
             let s = table(w);
             assert!(s.lines().all(|l| len(l) <= w), "{w}:\n{s}");
-            let have: Vec<&str> = s.split(|c: char| c.is_whitespace() || c == '│').collect();
+            let have: Vec<&str> = s
+                .split(|c: char| c.is_whitespace() || c == '│' || c == ';')
+                .map(|w| w.trim_end_matches(':'))
+                .collect();
             for word in [
                 "fma_f64_avx512",
                 "[precision=fp64",
@@ -292,6 +334,12 @@ mod tests {
             }
         }
         assert!(table(40).starts_with("case: cpu"), "{}", table(40));
+        // A value stays on the line of its header, with its unit.
+        assert!(
+            table(40).contains("baseline: 100.0 GFLOP/s"),
+            "{}",
+            table(40)
+        );
         assert!(table(120).starts_with(" case"), "{}", table(120));
     }
 

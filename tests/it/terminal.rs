@@ -365,7 +365,7 @@ fn a_disturbed_memory_row_is_marked() {
             .lines()
             .find(|l| l.starts_with(&row) && l.contains("│ memory"))
             .unwrap_or_else(|| panic!("row {} at {w}:\n{s}", i + 1));
-        assert!(line.trim_end().ends_with('~'), "{w}: {line}");
+        assert!(line.split('│').any(|c| c.trim() == "~"), "{w}: {line}");
     }
 }
 
@@ -388,9 +388,11 @@ fn no_word_split(what: &str, w: usize, wide: &str, text: &str) {
         widest(text)
     );
     let have = tokens(text);
+    // A table shown as records leaves out a column empty in its rows: its header.
+    let headers = tokens(wide.lines().find(|l| l.contains('│')).unwrap_or(""));
     let split: Vec<String> = tokens(wide)
         .into_iter()
-        .filter(|t| !have.contains(t))
+        .filter(|t| !have.contains(t) && !headers.contains(t))
         .collect();
     assert!(split.is_empty(), "{what} at {w}: split {split:?}:\n{text}");
 }
