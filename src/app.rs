@@ -50,7 +50,7 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
         if net.is_some_and(|n| n.matrix) {
             return Err(UsageError::new(
                 "--matrix",
-                "needs a cluster launch: mpirun or srun with a build with --features mpi, or $PEAKBENCH_RANK, $PEAKBENCH_SIZE and $PEAKBENCH_COORD (see README)",
+                "needs a cluster launch: mpirun or srun with a build with --features mpi, or $PEAKBENCH_RANK, $PEAKBENCH_SIZE and $PEAKBENCH_COORD (see docs/fleet.md)",
             )
             .into());
         }
@@ -73,8 +73,10 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
             crate::reporting::run_report(common, r, &mut stdout.lock())?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Compare { files } => {
-            crate::reporting::run_compare(common, files, &mut stdout.lock())?;
+        Command::Compare { files, to_stdout } => {
+            let (mut out, mut sink) = (stdout.lock(), std::io::sink());
+            let out: &mut dyn Write = if *to_stdout { &mut out } else { &mut sink };
+            crate::reporting::run_compare(common, files, out)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Fleet(f) => {
@@ -142,12 +144,15 @@ fn dry_run(options: &Options, plan: Planner<'_>) -> anyhow::Result<ExitCode> {
     };
     let cases = plan(&ctx)?;
     let mut out = std::io::stdout().lock();
-    for l in crate::report::progress::plan_lines(&planned(&cases, &options.common), true) {
-        writeln!(out, "{l}")?;
-    }
-    if let Some(n) = quick_notice(options) {
-        writeln!(out, "{n}")?;
-    }
+    // Wrapped to the width like every view (issue #45: the plan lines were not).
+    let mut lines = crate::report::progress::plan_lines(&planned(&cases, &options.common), true);
+    lines.extend(quick_notice(options));
+    let text = lines.join("\n");
+    write!(
+        out,
+        "{}",
+        crate::util::term::fit_text(&text, options.common.width)
+    )?;
     writeln!(out, "dry run: nothing was measured")?;
     Ok(ExitCode::SUCCESS)
 }
@@ -165,8 +170,30 @@ fn measure(options: &Options, plan: Planner<'_>) -> anyhow::Result<ExitCode> {
     if let Some(cpus) = &opts.cpus {
         crate::bench::common::confine_to(cpus).map_err(anyhow::Error::msg)?;
     }
+    // Other peakbench runs on this machine: named now, and during each case (#45).
+    let command: Vec<String> = std::iter::once("peakbench".to_string())
+        .chain(std::env::args().skip(1))
+        .collect();
+    let others = crate::measure::others::Registry::enter(&command.join(" "));
+    if let Some(o) = &others {
+        let now = o.active();
+        if !now.is_empty() {
+            eprintln!(
+                "peakbench: {}",
+                crate::measure::others::warning(&o.unsaid(&now))
+            );
+        }
+    }
     let host = HostInfo::detect(true);
-    let (report, path, html) = run_cases(options, &host, &host.hostname, html, plan, |_| {})?;
+    let (report, path, html) = run_cases(
+        options,
+        &host,
+        &host.hostname,
+        html,
+        plan,
+        |_| {},
+        others.as_ref(),
+    )?;
     crate::history::after_run(opts.history.as_deref(), opts.no_history, &report, &path);
     crate::report::view::openmetrics::save(&report, opts.prom_file.as_deref())?;
     let stdout = std::io::stdout();
@@ -280,8 +307,18 @@ mod tests {
                 let (k, _) = bench::parse_peak(&format!("{plain}=1")).unwrap();
                 assert_eq!(k.to_string(), plain);
             }
-            // Each common flag it refuses is refused with its reason, the others taken.
+            // Each common flag it refuses is refused with its reason, the others taken;
+            // one it refuses whatever its options is left out of its help (issue #45).
             for flag in CommonFlag::ALL {
+                let arg = sub
+                    .get_arguments()
+                    .find(|a| a.get_id().as_str() == flag.id())
+                    .unwrap_or_else(|| panic!("{name}: {} not parsed", flag.flag()));
+                let never = r.never_takes().contains(&flag);
+                assert_eq!(arg.is_hide_set(), never, "{name} {}", flag.flag());
+                if never {
+                    assert!(run.refuses(flag).is_some(), "{name}: {}", flag.flag());
+                }
                 let mut args = vec![name, flag.flag()];
                 match flag {
                     CommonFlag::Weak => {}

@@ -122,9 +122,11 @@ impl CommandFactory for Cli {
             .collect();
         for name in names {
             let reads = reads(&name);
+            let never = crate::bench::find(&name).map_or(&[][..], |r| r.never_takes());
             c = c.mut_subcommand(&name, |mut s| {
                 for a in common.get_arguments() {
-                    let offered = reads.contains(&a.get_id().as_str());
+                    let id = a.get_id().as_str();
+                    let offered = reads.contains(&id) && !never.iter().any(|f| f.id() == id);
                     // `history`'s own subcommands (show, import) take them too.
                     let global = offered && name == "history";
                     s = s.arg(a.clone().hide(!offered).global(global));

@@ -30,6 +30,9 @@ pub(crate) enum Command {
     Compare {
         /// The files, baseline first.
         files: Vec<PathBuf>,
+        /// Whether stdout gets the `--format` view: not when only `--html` was asked
+        /// for (as `report`; issue #45).
+        to_stdout: bool,
     },
     /// `peakbench reference`.
     Reference(ReferenceOptions),
@@ -51,8 +54,9 @@ impl Clone for Command {
             Command::Resource(r) => Command::Resource(r.clone_run()),
             Command::Serve(s) => Command::Serve(s.clone()),
             Command::Report(r) => Command::Report(r.clone()),
-            Command::Compare { files } => Command::Compare {
+            Command::Compare { files, to_stdout } => Command::Compare {
                 files: files.clone(),
+                to_stdout: *to_stdout,
             },
             Command::Reference(r) => Command::Reference(r.clone()),
             Command::Fleet(f) => Command::Fleet(f.clone()),
@@ -104,7 +108,7 @@ impl Serialize for Command {
             Command::Sysinfo => Shown::Sysinfo,
             Command::Serve(o) => Shown::Serve(o),
             Command::Report(o) => Shown::Report(o),
-            Command::Compare { files } => Shown::Compare { files },
+            Command::Compare { files, .. } => Shown::Compare { files },
             Command::Reference(o) => Shown::Reference(o),
             Command::Fleet(o) => Shown::Fleet(o),
             Command::History(o) => Shown::History(o),
@@ -167,6 +171,7 @@ impl Options {
             Some(Sub::Cmd(Cmd::Report(a))) => Command::Report(crate::reporting::parse_report(a, c)),
             Some(Sub::Cmd(Cmd::Compare(a))) => Command::Compare {
                 files: a.files.clone(),
+                to_stdout: c.format.is_some() || c.html.is_none(),
             },
             Some(Sub::Cmd(Cmd::Reference(a))) => Command::Reference(a.clone()),
             Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(crate::reporting::parse_fleet(a)),
@@ -542,7 +547,9 @@ mod tests {
             let o = offered(r.name());
             for (id, _) in crate::cli::COMMON {
                 let long = id.replace('_', "-");
-                assert!(o.contains(&long), "{}: {long}", r.name());
+                // What it refuses whatever its options is not offered (issue #45).
+                let never = r.never_takes().iter().any(|f| f.id() == *id);
+                assert_eq!(o.contains(&long), !never, "{}: {long}", r.name());
             }
         }
         // The top level offers every common option, for the quick suite.

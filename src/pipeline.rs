@@ -95,6 +95,7 @@ pub(crate) fn run_cases(
     html: impl FnOnce(&Path) -> Option<PathBuf>,
     plan: Planner<'_>,
     tag: impl Fn(&mut crate::report::model::BenchResult),
+    others: Option<&crate::measure::others::Registry>,
 ) -> anyhow::Result<(Report, PathBuf, Option<PathBuf>)> {
     let opts = &options.common;
     // From here on, SIGINT/SIGTERM end the run between saves, never inside one (the
@@ -142,13 +143,15 @@ pub(crate) fn run_cases(
     let planned = planned(&cases, opts);
     if !opts.quiet {
         let total: std::time::Duration = planned.iter().map(|(_, d)| *d).sum();
+        let mut lines = Vec::new();
         if total > crate::report::progress::LONG_RUN || quick_notice(options).is_some() {
-            for l in crate::report::progress::plan_lines(&planned, false) {
-                eprintln!("{l}");
-            }
+            lines = crate::report::progress::plan_lines(&planned, false);
         }
-        if let Some(n) = quick_notice(options) {
-            eprintln!("{n}");
+        lines.extend(quick_notice(options));
+        if !lines.is_empty() {
+            // Wrapped to stderr's width (issue #45: the plan lines were not).
+            let w = crate::util::term::stderr_width();
+            eprint!("{}", crate::util::term::fit_text(&lines.join("\n"), w));
         }
     }
     let progress = Progress::new(planned.into_iter().map(|(_, d)| d).collect(), opts.quiet);
@@ -189,9 +192,28 @@ pub(crate) fn run_cases(
         let busy = crate::measure::isolation::settle();
         progress.start(&case.label());
         let before = crate::measure::share::HostMark::now();
+        let case_start = std::time::SystemTime::now();
         let results = case.run(&ctx);
         let window = crate::measure::share::HostMark::now().since(&before, &[], Vec::new());
+        // Another peakbench run on this machine during the case (issue #45 item 5).
+        let beside = others.map(|o| o.during(case_start)).unwrap_or_default();
+        if let Some(o) = others {
+            let new = o.unsaid(&beside);
+            if !new.is_empty() {
+                progress.say(&format!(
+                    "peakbench: {}",
+                    crate::measure::others::warning(&new)
+                ));
+            }
+        }
         for mut r in results {
+            if !beside.is_empty() && r.is_ok() {
+                r.notes.push(crate::report::model::Note::new(
+                    crate::report::model::NoteKind::Shared,
+                    crate::measure::others::note(&beside),
+                ));
+                r.disturbed = true;
+            }
             if let Some(w) = crate::measure::isolation::warning(&busy) {
                 r.notes.push(crate::report::model::Note::new(
                     crate::report::model::NoteKind::Shared,

@@ -78,6 +78,11 @@ pub(crate) trait Resource: Sync {
         let _ = (key, rest);
         Ok(None)
     }
+    /// The common flags it refuses whatever its options ([`Plan::refuses`] says why):
+    /// left out of its `--help` (issue #45: `disk --help` listed three it refuses).
+    fn never_takes(&self) -> &'static [CommonFlag] {
+        &[]
+    }
 }
 
 /// The common flags a resource may refuse (with its reason) rather than ignore.
@@ -96,6 +101,15 @@ impl CommonFlag {
     #[cfg(test)]
     pub(crate) const ALL: [CommonFlag; 3] =
         [CommonFlag::Weak, CommonFlag::UntilStable, CommonFlag::Cpus];
+
+    /// The flag's clap id (`CommonArgs`' field).
+    pub(crate) fn id(self) -> &'static str {
+        match self {
+            CommonFlag::Weak => "weak",
+            CommonFlag::UntilStable => "until_stable",
+            CommonFlag::Cpus => "cpus",
+        }
+    }
 
     /// The flag as typed.
     pub(crate) fn flag(self) -> &'static str {

@@ -80,7 +80,7 @@ impl Secret {
             });
         }
         Err(UsageError(
-            "a cluster launch needs a shared secret: set $PEAKBENCH_TOKEN (or $PEAKBENCH_TOKEN_FILE) to the same value on every rank (see README, Many hosts)".into(),
+            "a cluster launch needs a shared secret: set $PEAKBENCH_TOKEN (or $PEAKBENCH_TOKEN_FILE) to the same value on every rank (see docs/fleet.md)".into(),
         ))
     }
 }

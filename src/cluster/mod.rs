@@ -407,7 +407,7 @@ fn work(
             local.common.html = None;
             let tag = |r: &mut crate::report::model::BenchResult| r.host = Some(l.host.clone());
             let (report, _, _) =
-                crate::pipeline::run_cases(&local, ctx.host, &l.host, |_| None, plan, tag)?;
+                crate::pipeline::run_cases(&local, ctx.host, &l.host, |_| None, plan, tag, None)?;
             results = report.results;
         }
         s.send(&Msg::Results { results }, step)?;

@@ -8,6 +8,7 @@ pub(crate) mod canary;
 pub(crate) mod cgroup;
 pub mod clock;
 pub(crate) mod isolation;
+pub(crate) mod others;
 pub(crate) mod runner;
 pub(crate) mod sample;
 pub(crate) mod share;

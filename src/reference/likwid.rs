@@ -10,10 +10,17 @@
 //! vector width and store kind (a non-temporal case runs likwid's `_mem` kernel, whose
 //! stores bypass the cache too) and the same byte count (likwid counts the streamed
 //! bytes, not the write-allocate reads). A case without such a twin gets a one-line
-//! reason instead of a figure of unlike work.
+//! reason instead of a figure of unlike work, and so does a case that moves blocks
+//! smaller than its whole per-thread arrays: likwid streams whole arrays.
+//!
+//! Runs: once per configuration (the likwid-bench command), as many times as the case
+//! has samples, kept in the run's memo: rows of one configuration share those runs,
+//! and the figure beside them is their mean, the runs listed in a note (issue #45 item
+//! 7: one command gave 21.85, 32.71 and 32.64 GB/s beside three rows of one
+//! configuration, one run each).
 
-use super::{number_after, Context, Invocation, Row, Tool, VersionFrom};
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use super::{capture, number_after, Context, Found, Row, SharedFound, Tool, VersionFrom};
+use crate::report::model::{BenchResult, Metric, Reference, Resource, Unit};
 use std::time::Duration;
 
 /// The likwid-bench adapter.
@@ -82,6 +89,76 @@ pub(crate) fn memory_test(r: &BenchResult) -> Option<Result<String, String>> {
     })
 }
 
+/// How many arrays a memory kernel streams per thread (STREAM's layout).
+fn arrays(kernel: &str) -> u64 {
+    match kernel {
+        "read" | "write" => 1,
+        "copy" | "scale" => 2,
+        _ => 3,
+    }
+}
+
+/// Why a memory case is not likwid's whole-array streaming: its blocks are smaller than
+/// the per-thread arrays (a block-size row), or `None`.
+fn partial_blocks(r: &BenchResult) -> Option<String> {
+    let block = r.param_u64("block")?;
+    let size = r.param_u64("size")?;
+    let threads = r.param_u64("threads").unwrap_or(1).max(1);
+    let n = arrays(r.param_str("kernel").unwrap_or("triad"));
+    // 1 % slack: the per-thread arrays are rounded to whole elements.
+    if (block * threads * n) as f64 >= 0.99 * size as f64 {
+        return None;
+    }
+    Some(format!(
+        "likwid-bench streams whole arrays; this case moves blocks of {} B out of {} B per thread and array",
+        block,
+        size / (threads * n)
+    ))
+}
+
+/// The likwid-bench command for `r`, how to read it and its unit; `None` when likwid
+/// has nothing for it.
+/// How a likwid-bench output is read: its figure in the case's unit.
+type Parse = fn(&str) -> Result<f64, String>;
+
+fn command(r: &BenchResult) -> Option<(Vec<String>, Parse, Unit)> {
+    let threads = r.param_u64("threads").unwrap_or(1).max(1);
+    if r.resource == Resource::Cpu && r.metric == Metric::Ops && r.unit == Unit::FlopPerSec {
+        let test = peakflops_test(r.param_str("precision")?, r.param_str("isa")?)?;
+        let argv = vec![
+            "likwid-bench".into(),
+            "-t".into(),
+            test.into(),
+            "-W".into(),
+            format!("N:32kB:{threads}"),
+        ];
+        return Some((argv, parse_flops, Unit::FlopPerSec));
+    }
+    if let Some(Ok(test)) = memory_test(r) {
+        if partial_blocks(r).is_some() {
+            return None;
+        }
+        let size = r.param_u64("size")?;
+        let argv = vec![
+            "likwid-bench".into(),
+            "-t".into(),
+            test,
+            "-W".into(),
+            format!("N:{}kB:{threads}", size.div_ceil(1000).max(1)),
+        ];
+        return Some((argv, parse_bytes, Unit::BytePerSec));
+    }
+    None
+}
+
+/// How many times likwid runs for `r`: as many as the case's samples (1..=10).
+fn repeats(r: &BenchResult) -> usize {
+    r.summary
+        .as_ref()
+        .map_or(r.samples.len(), |s| s.n)
+        .clamp(1, 10)
+}
+
 /// FLOP/s from likwid-bench's `MFlops/s:` line.
 pub fn parse_flops(text: &str) -> Result<f64, String> {
     number_after(text, "MFlops/s")
@@ -112,43 +189,52 @@ pub(crate) static ROW: Row = Row {
 
 impl Tool for Likwid {
     fn cannot_match(&self, r: &BenchResult, _ctx: &Context) -> Option<String> {
-        memory_test(r)?.err()
+        memory_test(r)?.err().or_else(|| partial_blocks(r))
     }
-    fn invocation(&self, r: &BenchResult, _ctx: &Context) -> Option<Invocation> {
-        let threads = r.param_u64("threads").unwrap_or(1).max(1);
-        if r.resource == Resource::Cpu && r.metric == Metric::Ops && r.unit == Unit::FlopPerSec {
-            let test = peakflops_test(r.param_str("precision")?, r.param_str("isa")?)?;
-            return Some(Invocation {
-                argv: vec![
-                    "likwid-bench".into(),
-                    "-t".into(),
-                    test.into(),
-                    "-W".into(),
-                    format!("N:32kB:{threads}"),
-                ],
-                timeout: Duration::from_secs(60),
-                parse: parse_flops,
-                unit: Unit::FlopPerSec,
-                server: None,
-            });
-        }
-        if let Some(Ok(test)) = memory_test(r) {
-            let size = r.param_u64("size")?;
-            return Some(Invocation {
-                argv: vec![
-                    "likwid-bench".into(),
-                    "-t".into(),
-                    test,
-                    "-W".into(),
-                    format!("N:{}kB:{threads}", size.div_ceil(1000).max(1)),
-                ],
-                timeout: Duration::from_secs(120),
-                parse: parse_bytes,
-                unit: Unit::BytePerSec,
-                server: None,
-            });
-        }
-        None
+    fn shared(&self, r: &BenchResult, ctx: &Context, version: &str) -> SharedFound {
+        let (argv, parse, unit) = command(r)?;
+        let n = repeats(r);
+        let key = format!("{} x{n}", argv.join(" "));
+        let timeout = if unit == Unit::FlopPerSec {
+            Duration::from_secs(60)
+        } else {
+            Duration::from_secs(120)
+        };
+        let runs: Result<Vec<f64>, String> = ctx.memo.get_or_insert_with(&key, || {
+            (0..n)
+                .map(|_| capture(&argv, timeout).and_then(|(out, _)| parse(&out)))
+                .collect()
+        });
+        let runs = match runs {
+            Ok(v) if !v.is_empty() => v,
+            Ok(_) => return Some(Err("likwid-bench gave no figure".into())),
+            Err(e) => return Some(Err(e)),
+        };
+        let mean = runs.iter().sum::<f64>() / runs.len() as f64;
+        let notes = if runs.len() > 1 {
+            let each: Vec<String> = runs
+                .iter()
+                .map(|v| crate::util::units::format_si(*v, unit.as_str()))
+                .collect();
+            vec![format!(
+                "{} runs of `{}` for this configuration, as many as the case's samples: {}; their mean stands beside every row of it",
+                runs.len(),
+                argv.join(" "),
+                each.join(", ")
+            )]
+        } else {
+            Vec::new()
+        };
+        Some(Ok(Found {
+            reference: Some(Reference {
+                tool: ROW.name.to_string(),
+                version: version.to_string(),
+                command: argv.join(" "),
+                value: mean,
+                unit,
+            }),
+            notes,
+        }))
     }
 }
 
@@ -196,9 +282,9 @@ mod tests {
             let memo = crate::reference::Memo::default();
             let ctx = Context::new(&host, &memo);
             assert!(Likwid.cannot_match(&r, &ctx).is_none());
-            let inv = Likwid.invocation(&r, &ctx).unwrap();
-            assert_eq!(inv.argv[2], want);
-            assert_eq!(inv.argv[4], "N:268436kB:1");
+            let (argv, _, _) = command(&r).unwrap();
+            assert_eq!(argv[2], want);
+            assert_eq!(argv[4], "N:268436kB:1");
         }
         for (r, why) in [
             (
@@ -216,6 +302,18 @@ mod tests {
         ] {
             assert_eq!(memory_test(&r), Some(Err(why.to_string())), "{}", r.workload);
         }
+        // Issue #45 item 7: a block-size row (blocks smaller than the whole per-thread
+        // arrays) is not likwid's whole-array streaming; the whole-array row is.
+        let blocks = mem("copy", "avx512", false, "stream").size("block", 4096);
+        let host = crate::report::samples::host();
+        let memo = crate::reference::Memo::default();
+        let ctx = Context::new(&host, &memo);
+        let why = Likwid.cannot_match(&blocks, &ctx).unwrap();
+        assert!(why.starts_with("likwid-bench streams whole arrays; this case moves blocks of 4096 B out of 134217728 B"), "{why}");
+        assert!(command(&blocks).is_none());
+        let whole = mem("copy", "avx512", false, "stream").size("block", 128 << 20);
+        assert!(Likwid.cannot_match(&whole, &ctx).is_none());
+        assert!(command(&whole).is_some());
         // Not likwid's kind of case: nothing, not even a reason.
         let mut rand = mem("copy", "avx512", false, "stream");
         rand.params.insert("pattern".into(), "rand".into());

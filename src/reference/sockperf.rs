@@ -1,6 +1,9 @@
 //! sockperf (Debian `sockperf`): ping-pong latency. sockperf reports one-way latency as
-//! half the round trip, in µs (`avg-latency=13.140`), converted here to seconds. Its
-//! output carries ANSI colours, removed before parsing.
+//! half the round trip, in µs (`avg-latency=13.140`); peakbench's latency rows are the
+//! round trip, so the figure put beside them is twice that, in seconds: the same
+//! quantity on both sides (issue #45 item 7: `82.70 µs vs 11.75 µs: 7.04x` divided a
+//! round trip by a one-way figure). Its output carries ANSI colours, removed before
+//! parsing.
 //!
 //! Matching: a `net` latency case on loopback gets a sockperf server on a free port and
 //! a 3 s ping-pong with the case's protocol and message size. sockperf runs one stream
@@ -27,10 +30,11 @@ fn covered(r: &BenchResult, ctx: &Context) -> bool {
 /// The sockperf adapter.
 pub(crate) struct Sockperf;
 
-/// Mean one-way latency in seconds from `avg-latency=13.140 (std-dev=…)` (µs).
+/// Mean round trip in seconds: twice the one-way `avg-latency=13.140 (std-dev=…)` (µs),
+/// which sockperf computes as half of each round trip.
 pub fn parse_pingpong(text: &str) -> Result<f64, String> {
     super::number_after(text, "avg-latency")
-        .map(|us| us / 1e6)
+        .map(|us| 2.0 * us / 1e6)
         .ok_or_else(|| "no avg-latency in sockperf output".into())
 }
 
@@ -39,7 +43,7 @@ pub(crate) static ROW: Row = Row {
     name: "sockperf",
     binary: "sockperf",
     package: "sockperf",
-    covers: "net TCP/UDP ping-pong latency on loopback (one-way = RTT/2)",
+    covers: "net TCP/UDP ping-pong latency on loopback (round trip: its one-way RTT/2 doubled)",
     version: VersionFrom::Command {
         argv: &["sockperf", "--version"],
         pick: |l| {

@@ -385,7 +385,17 @@ fn sources<'a>(
     warnings: &mut Vec<String>,
 ) -> Vec<Source<'a>> {
     let mut out: Vec<Source<'a>> = Vec::new();
-    for (file, rep) in names.iter().zip(reports) {
+    for (i, (file, rep)) in names.iter().zip(reports).enumerate() {
+        // The same run in two files (`HOST-latest.json` is a copy of the newest
+        // `HOST-TIME.json`, so `results/*.json` names it twice) counts once (issue #45:
+        // one host was counted as two).
+        if let Some(j) = reports[..i].iter().position(|r| r == rep) {
+            warnings.push(format!(
+                "{file} is the same run as {}: counted once",
+                names[j]
+            ));
+            continue;
+        }
         let set = settings(rep);
         if rep.hosts.is_empty() {
             out.push(Source {

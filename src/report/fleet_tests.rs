@@ -203,6 +203,28 @@ fn a_host_named_twice_is_told_apart_by_its_file() {
     assert!(f.warnings.iter().any(|w| w.contains("more than one file")));
 }
 
+/// Issue #45: `fleet results/*.json` read `HOST-latest.json`, a copy of the newest run,
+/// beside that run's own file, and counted the host twice. The same run is counted once.
+#[test]
+fn the_same_run_in_two_files_counts_once() {
+    let reps = vec![
+        host("a", 1e9, 1e-7, 3),
+        host("b", 1.1e9, 1e-7, 3),
+        host("a", 1e9, 1e-7, 3),
+    ];
+    let f = fleet(&names(3), &reps, Rule::default());
+    let hs: Vec<&str> = f.hosts.iter().map(|h| h.host.as_str()).collect();
+    assert_eq!(hs, ["a", "b"]);
+    assert_eq!(f.workloads[0].n, 2);
+    assert!(
+        f.warnings
+            .iter()
+            .any(|w| w == "h2.json is the same run as h0.json: counted once"),
+        "{:?}",
+        f.warnings
+    );
+}
+
 /// Issue #33 item 15: `a` and `a ` are one host named twice, not two hosts.
 #[test]
 fn issue_33_host_names_differing_in_white_space_are_one_host() {

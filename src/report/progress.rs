@@ -87,6 +87,14 @@ impl Progress {
         }
     }
 
+    /// Prints `line` on stderr above the bar (a line that cannot wait for the end).
+    pub(crate) fn say(&self, line: &str) {
+        match &self.bar {
+            Some(b) => b.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+
     /// Removes the bar.
     pub(crate) fn finish(&self) {
         if let Some(b) = &self.bar {

@@ -64,7 +64,16 @@ fn read_run(path: &Path) -> Option<Run> {
         file: path.file_name()?.to_string_lossy().into_owned(),
         started: v["started_at"].as_str().unwrap_or("").to_string(),
         host: v["host"]["hostname"].as_str().unwrap_or("?").to_string(),
-        command: v["config"]["command"].as_str().unwrap_or("?").to_string(),
+        // `config.command` is `{"command": "cpu", …}` (the parsed options); a bare
+        // string in older files (issue #45: the index showed `?` for every run).
+        command: {
+            let c = &v["config"]["command"];
+            c["command"]
+                .as_str()
+                .or(c.as_str())
+                .unwrap_or("?")
+                .to_string()
+        },
         ok,
         other: results.len() - ok,
         finished: v["finished_at"].is_string(),
@@ -166,12 +175,19 @@ mod tests {
     use super::*;
 
     fn report(host: &str, started: &str, statuses: &[&str], finished: bool) -> String {
+        // What runs write: the parsed options, the command's name inside; the older
+        // of the two runs has the bare name.
+        let command = if finished {
+            "\"cpu\""
+        } else {
+            "{\"command\": \"memory\", \"kernel\": [\"read\"]}"
+        };
         let results: Vec<String> = statuses
             .iter()
             .map(|s| format!("{{\"status\": \"{s}\"}}"))
             .collect();
         format!(
-            "{{\"schema\": \"peakbench/2\", \"started_at\": \"{started}\", {}\"host\": {{\"hostname\": \"{host}\"}}, \"config\": {{\"command\": \"cpu\"}}, \"results\": [{}]}}",
+            "{{\"schema\": \"peakbench/2\", \"started_at\": \"{started}\", {}\"host\": {{\"hostname\": \"{host}\"}}, \"config\": {{\"command\": {command}}}, \"results\": [{}]}}",
             if finished { "\"finished_at\": \"x\", " } else { "" },
             results.join(",")
         )
@@ -202,11 +218,14 @@ mod tests {
         assert_eq!(rows.len(), 2, "{index}");
         assert!(
             rows[0].contains("08:00:00Z")
+                && rows[0].contains("| memory |")
                 && rows[0].contains("1 ok, 1 skipped or failed, unfinished"),
             "{index}"
         );
         assert!(
-            rows[1].contains("07:00:00Z") && rows[1].contains("| 2 ok |"),
+            rows[1].contains("07:00:00Z")
+                && rows[1].contains("| cpu |")
+                && rows[1].contains("| 2 ok |"),
             "{index}"
         );
         assert!(

@@ -46,8 +46,28 @@ pub(crate) fn line_max(text: &str, max: usize) -> String {
 /// An error message for stderr, whatever text it quotes (a flag's value, a file's
 /// field): each of its lines through [`line()`], so a value can neither act on the
 /// terminal nor forge lines, while a message's own line breaks stay.
+/// A line over [`MAX_CHARS`] keeps its start and its end, the middle left out with
+/// how much, since a message ends with its reason and the fix (issue #45: a long value
+/// quoted first pushed the reason past the cap).
 pub fn message(text: &str) -> String {
-    text.lines().map(line).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|l| {
+            let n = l.chars().count();
+            if n <= MAX_CHARS {
+                return line(l);
+            }
+            let keep = MAX_CHARS / 2;
+            let head: String = l.chars().take(keep).collect();
+            let tail: String = l.chars().skip(n - keep).collect();
+            format!(
+                "{} … ({} characters left out) … {}",
+                line(&head),
+                n - 2 * keep,
+                line(&tail)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `bytes` (a file name or path, not necessarily UTF-8) as one argument for a POSIX
@@ -189,5 +209,23 @@ mod tests {
         // Escapes never let the output grow without bound either.
         let esc = "\x1b".repeat(250 * 1024);
         assert!(line(&esc).len() <= 4 * MAX_CHARS + 3);
+    }
+
+    /// Issue #45: an error quoting a long value lost its reason at the cap.
+    #[test]
+    fn a_long_message_keeps_its_reason() {
+        let m = format!(
+            "--dir: {} is not usable (No such file or directory); give an existing directory",
+            "x/".repeat(2000)
+        );
+        let s = message(&m);
+        assert!(s.starts_with("--dir: x/x/"), "{s}");
+        assert!(
+            s.ends_with("is not usable (No such file or directory); give an existing directory"),
+            "{s}"
+        );
+        assert!(s.contains(" characters left out) … "), "{s}");
+        assert!(s.chars().count() < MAX_CHARS + 60);
+        assert_eq!(message("short\nlines"), "short\nlines");
     }
 }

@@ -131,12 +131,133 @@ pub(crate) fn fit_table(t: &mut comfy_table::Table, width: Option<usize>) {
 }
 
 /// A table's text in the one frame ([`PRESET`]): its lines with no trailing spaces
-/// (the frame pads the last column), joined with newlines (none at the end).
+/// (the frame pads the last column), joined with newlines (none at the end). A table
+/// fitted to a width keeps its words whole ([`keep_words`]), as records where they
+/// cannot stand side by side ([`records`]).
 pub(crate) fn table_text(t: &comfy_table::Table) -> String {
+    let mut t = t.clone();
+    if !keep_words(&mut t) {
+        return records(&t);
+    }
     t.lines()
         .map(|l| l.trim_end().to_string())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// A table too narrow for its words, as records: each row's first cell on a line,
+/// then its other cells as `header: value` pairs, wrapped between words to the width
+/// (issue #45: at 80 columns `check` cut `baselin`/`e`, `toleran`/`ce`).
+fn records(t: &comfy_table::Table) -> String {
+    let width = t.width().map(usize::from);
+    let one = |s: String| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let headers: Vec<String> = t
+        .header()
+        .map(|h| h.cell_iter().map(|c| one(c.content())).collect())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for row in t.row_iter() {
+        let cells: Vec<String> = row.cell_iter().map(|c| one(c.content())).collect();
+        let Some((first, rest)) = cells.split_first() else {
+            continue;
+        };
+        let head = match headers.first() {
+            Some(h) if !h.is_empty() => format!("{h}: {first}"),
+            _ => first.clone(),
+        };
+        out.extend(wrap("", &head, 4, width));
+        let pairs: Vec<String> = rest
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(i, v)| match headers.get(i + 1) {
+                Some(h) if !h.is_empty() => format!("{h}: {v}"),
+                _ => v.clone(),
+            })
+            .collect();
+        out.extend(pair_lines(&pairs, width));
+    }
+    out.join("\n")
+}
+
+/// `pairs` (`header: value`) on lines indented by two, `; ` between them, a pair broken
+/// over lines only when it is longer than a line: a value stays with its header and
+/// its unit.
+fn pair_lines(pairs: &[String], width: Option<usize>) -> Vec<String> {
+    let w = width.unwrap_or(usize::MAX);
+    let mut out = Vec::new();
+    let mut line = "  ".to_string();
+    let mut empty = true;
+    for (k, p) in pairs.iter().enumerate() {
+        let text = if k + 1 < pairs.len() {
+            format!("{p};")
+        } else {
+            p.clone()
+        };
+        let sep = usize::from(!empty);
+        if len(&line) + sep + len(&text) <= w {
+            if !empty {
+                line.push(' ');
+            }
+            line.push_str(&text);
+            empty = false;
+            continue;
+        }
+        if !empty {
+            out.push(std::mem::replace(&mut line, "    ".to_string()));
+        }
+        if len(&line) + len(&text) <= w {
+            line.push_str(&text);
+        } else {
+            let mut ls = wrap(&line, &text, 4, Some(w));
+            line = ls.pop().unwrap_or_default();
+            out.extend(ls);
+        }
+        empty = false;
+    }
+    if !empty {
+        out.push(line);
+    }
+    out
+}
+
+/// Gives each column of a table fitted to a width at least the width of its longest
+/// word, so comfy-table wraps cells between words (issue #45: `baselin`/`e`,
+/// `precisio`/`n=fp64` at 80 columns). `false` when the longest words of all columns
+/// do not fit side by side: the table is then better shown as [`records`].
+fn keep_words(t: &mut comfy_table::Table) -> bool {
+    use comfy_table::{ColumnConstraint, Width};
+    let Some(width) = t.width() else {
+        return true;
+    };
+    if t.column_iter().any(|c| c.constraint().is_some()) {
+        // Laid out by its own table code.
+        return true;
+    }
+    let n = t.column_count();
+    let mut longest = vec![0usize; n];
+    let rows = t.header().into_iter().chain(t.row_iter());
+    for row in rows {
+        for (i, cell) in row.cell_iter().enumerate().take(n) {
+            for word in cell.content().split_whitespace() {
+                longest[i] = longest[i].max(len(word));
+            }
+        }
+    }
+    // The frame: 1 character of padding each side and 1 between columns.
+    let budget = usize::from(width).saturating_sub(3 * n).saturating_add(1);
+    if longest.iter().sum::<usize>() > budget {
+        return false;
+    }
+    for (col, l) in t.column_iter_mut().zip(longest) {
+        if l > 0 {
+            let w = u16::try_from(l).unwrap_or(u16::MAX);
+            col.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
+                w.saturating_add(col.padding_width()),
+            )));
+        }
+    }
+    true
 }
 
 /// `text` with every line ended by a newline and every line longer than `width`
@@ -175,6 +296,51 @@ mod tests {
             "{fitted}"
         );
         assert_eq!(fit_text("one", None), "one\n");
+    }
+
+    /// Issue #45: a fitted table keeps its words whole, as a table where they fit side
+    /// by side, else as records.
+    #[test]
+    fn tables_keep_their_words_whole() {
+        let table = |w: usize| {
+            let mut t = comfy_table::Table::new();
+            t.load_preset(PRESET)
+                .set_header(["case", "verdict", "baseline", "tolerance", "why"]);
+            fit_table(&mut t, Some(w));
+            t.add_row([
+                "cpu fma_f64_avx512 [precision=fp64 threads=1]",
+                "inconclusive",
+                "100.0 GFLOP/s",
+                "5%",
+                "1 sample: no confidence interval; run with --repeat 3 or more",
+            ]);
+            table_text(&t)
+        };
+        for w in [40, 60, 80, 120] {
+            let s = table(w);
+            assert!(s.lines().all(|l| len(l) <= w), "{w}:\n{s}");
+            let have: Vec<&str> = s
+                .split(|c: char| c.is_whitespace() || c == '│' || c == ';')
+                .map(|w| w.trim_end_matches(':'))
+                .collect();
+            for word in [
+                "fma_f64_avx512",
+                "[precision=fp64",
+                "inconclusive",
+                "confidence",
+                "--repeat",
+            ] {
+                assert!(have.contains(&word), "{w}: {word}\n{s}");
+            }
+        }
+        assert!(table(40).starts_with("case: cpu"), "{}", table(40));
+        // A value stays on the line of its header, with its unit.
+        assert!(
+            table(40).contains("baseline: 100.0 GFLOP/s"),
+            "{}",
+            table(40)
+        );
+        assert!(table(120).starts_with(" case"), "{}", table(120));
     }
 
     #[test]

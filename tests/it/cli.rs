@@ -399,6 +399,44 @@ fn a_precision_the_cpu_cannot_run_is_skipped_with_the_reason() {
     }
 }
 
+/// Issue #45: `--precision dp,sp,hp,qp --isa avx512` ran dp and sp and dropped hp and
+/// qp without a word. A precision no kernel of the asked --isa computes is a skipped
+/// row saying which sets do. The generic kernels exist on every CPU; fp16 has none.
+#[test]
+fn a_precision_the_asked_isa_lacks_is_a_skipped_row() {
+    let dir = tmp();
+    let d = dir.path().to_str().unwrap();
+    let v = json(&[
+        "cpu",
+        "--precision",
+        "fp64,fp16",
+        "--isa",
+        "generic",
+        "--threads",
+        "1",
+        "--repeat",
+        "1",
+        "--min-time",
+        "5ms",
+        "--output",
+        d,
+    ]);
+    let results = v["results"].as_array().unwrap();
+    let fp16: Vec<_> = results
+        .iter()
+        .filter(|r| r["params"]["precision"] == "fp16")
+        .collect();
+    assert_eq!(fp16.len(), 1, "{results:?}");
+    let reason = fp16[0]["status"]["skipped"]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("no fp16 kernel for --isa generic: fp16 runs on "),
+        "{reason}"
+    );
+    assert!(results
+        .iter()
+        .any(|r| r["params"]["precision"] == "fp64" && r["status"] == "ok"));
+}
+
 // ---- Regressions of the hardening rounds and the loose ends (#16, #26, #27, #33). ----
 
 /// #16 item 7: `--peak` values are read with their prefix whatever its case

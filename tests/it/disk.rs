@@ -94,6 +94,54 @@ fn missing_dir_or_file_or_block_device_is_refused() {
     }
 }
 
+/// Issue #45 item 2: the documented `--dir target/sample` failed on a fresh clone. A
+/// missing `--dir` whose parent exists is created (one level, as `mkdir`), said on
+/// stderr, and removed at the end when empty; its dry run leaves nothing either; a
+/// missing parent is still refused.
+#[test]
+fn a_missing_dir_in_an_existing_one_is_created_and_removed() {
+    let parent = scratch();
+    let out = scratch();
+    let new = parent.path().join("sample");
+    let short = [
+        "--file-size",
+        "1MiB",
+        "--pattern",
+        "seq-read",
+        "--depth",
+        "1",
+        "--runtime",
+        "100ms",
+        "--ramp",
+        "0",
+        "--repeat",
+        "1",
+        "--buffered",
+    ];
+    let dry = common::pb()
+        .args(["disk", "--dir"])
+        .arg(&new)
+        .args(short)
+        .arg("--dry-run")
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    common::assert_success(&dry, "dry run");
+    assert!(!new.exists(), "a dry run leaves no --dir behind");
+    let a = disk(&new, out.path(), &short).success();
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(
+        err.contains("created (it did not exist; its parent does)"),
+        "{err}"
+    );
+    assert!(!new.exists(), "the --dir the run created is removed");
+    assert!(entries(parent.path()).is_empty());
+    let deeper = parent.path().join("a/b");
+    let a = disk(&deeper, out.path(), &short);
+    common::assert_refused(a.get_output(), &deeper, &["--dir:", "is not usable"]);
+    assert!(entries(parent.path()).is_empty(), "nothing created");
+}
+
 /// The course's sizes: decimal and sub-sector blocks through the page cache, and the
 /// copy (sequential read+write) pattern, end to end; every case measured, files removed.
 #[test]

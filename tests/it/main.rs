@@ -18,6 +18,7 @@ mod container;
 mod cpu_fixtures;
 mod cpus;
 mod disk;
+mod docs;
 mod first_contact;
 mod fleet;
 mod gate;

@@ -225,3 +225,71 @@ fn hpcc_runs_stream_once_per_thread_count_beside_dram_rows() {
     }
     assert_eq!(seen, 4);
 }
+
+/// Issue #45 item 7: likwid-bench ran once per row, and one command gave 21.85, 32.71
+/// and 32.64 GB/s beside three rows. It runs as many times as the case has samples,
+/// once per configuration, and the mean of those runs stands beside the row, the runs
+/// in a note. The SSE2 fp64 kernel exists on every x86-64 CPU.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn likwid_runs_once_per_configuration_repeated_like_the_case() {
+    let bin = scratch();
+    let out = scratch();
+    let log = bin.path().join("likwid.log");
+    fake_tool(
+        bin.path(),
+        "likwid-bench",
+        "likwid-bench -- Version 5.2.2",
+        &fixture("likwid-bench_peakflops_avx512_fma.txt"),
+        &log,
+    );
+    let o = common::pb()
+        .env("PATH", path_with(bin.path()))
+        .args([
+            "cpu",
+            "--precision",
+            "fp64",
+            "--isa",
+            "sse2",
+            "--threads",
+            "1",
+            "--repeat",
+            "3",
+            "--min-time",
+            "5ms",
+            "--quiet",
+            "--no-history",
+            "--reference",
+            "--format",
+            "json",
+            "--output",
+        ])
+        .arg(out.path())
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    common::assert_success(&o, "cpu --reference");
+    // Its version is read with `-h` first.
+    let runs: Vec<String> = logged(&log).into_iter().filter(|r| r != "-h").collect();
+    assert_eq!(runs.len(), 3, "as many runs as samples: {runs:?}");
+    assert!(
+        runs.iter().all(|r| r == "-t peakflops_sse -W N:32kB:1"),
+        "{runs:?}"
+    );
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let r = &report["results"][0];
+    let refs = r["reference"].as_array().expect("a likwid figure");
+    assert_eq!(refs[0]["value"].as_f64().unwrap(), 23669.26e6);
+    let notes: Vec<&str> = r["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["text"].as_str())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("3 runs of `likwid-bench -t peakflops_sse -W N:32kB:1`")),
+        "{notes:?}"
+    );
+}

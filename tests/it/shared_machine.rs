@@ -381,3 +381,90 @@ fn until_stable_runs_the_pipeline_and_records_its_settings() {
         r["samples"].as_array().unwrap().len()
     );
 }
+
+/// Issue #45 item 5: two runs started at once were both pinned to cpu 0 and neither
+/// said so. A run that starts while another measures names it on stderr, and the cases
+/// of both during which the other ran are marked disturbed with a note naming it. The
+/// two runs share one registry of running runs (each test run has its own otherwise).
+#[test]
+fn two_runs_at_once_name_each_other() {
+    let runs = common::scratch_dir();
+    let out = common::scratch_dir();
+    let mut first = common::pb_std();
+    first
+        .env("PEAKBENCH_RUNS_DIR", runs.path())
+        .args([
+            "null",
+            "--threads",
+            "1,2",
+            "--min-time",
+            "500ms",
+            "--repeat",
+            "3",
+            "--quiet",
+            "--no-history",
+            "--format",
+            "json",
+            "--output",
+        ])
+        .arg(out.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let first = first.spawn().unwrap();
+    let pid = first.id();
+    // Once the first run is in the registry, the second starts.
+    let t = std::time::Instant::now();
+    while std::fs::read_dir(runs.path())
+        .map(|d| d.count() == 0)
+        .unwrap_or(true)
+    {
+        assert!(t.elapsed() < std::time::Duration::from_secs(60));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let second = pb()
+        .env("PEAKBENCH_RUNS_DIR", runs.path())
+        .args([
+            "null",
+            "--threads",
+            "1",
+            "--min-time",
+            "50ms",
+            "--repeat",
+            "2",
+            "--quiet",
+            "--no-history",
+            "--format",
+            "json",
+            "--output",
+        ])
+        .arg(out.path())
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let first = common::finish(first, std::time::Duration::from_secs(120), "first run");
+    let err = String::from_utf8_lossy(&second.stderr);
+    let v = common::success_json(&second, "second run");
+    assert!(
+        err.contains(&format!(
+            "another peakbench run is measuring on this machine (pid {pid}, `peakbench null --threads 1,2"
+        )),
+        "{err}"
+    );
+    for r in ok_rows(&v) {
+        assert_eq!(r["disturbed"], true, "{r}");
+        assert!(
+            shared_notes(&r)
+                .iter()
+                .any(|n| n.contains("another peakbench run was measuring during the case")),
+            "{r}"
+        );
+    }
+    // The first saw the second too, in the case it ran beside.
+    let v = common::success_json(&first, "first run");
+    assert!(
+        ok_rows(&v).iter().any(|r| shared_notes(r)
+            .iter()
+            .any(|n| n.contains("`peakbench null --threads 1 --min-time 50ms"))),
+        "{v}"
+    );
+}

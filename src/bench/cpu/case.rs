@@ -182,6 +182,39 @@ pub(super) fn skipped_precision(
     }
 }
 
+/// The row of a precision asked for that no kernel of the `--isa` asked for computes
+/// (issue #45: `--precision dp,sp,hp,qp --isa avx512` dropped hp and qp without a word):
+/// which instruction sets do, and which of them this CPU has.
+pub(super) fn skipped_for_isa(p: Precision, isas: &[Isa], host: &HostInfo) -> SkippedCase {
+    let all = kernels::all();
+    let mut with: Vec<&str> = Vec::new();
+    let mut here: Vec<&str> = Vec::new();
+    for k in all.iter().filter(|k| k.precision == p) {
+        if !with.contains(&k.isa.name()) {
+            with.push(k.isa.name());
+        }
+        if k.supported_by(&host.cpu.features) && !here.contains(&k.isa.name()) {
+            here.push(k.isa.name());
+        }
+    }
+    let asked: Vec<&str> = isas.iter().map(|i| i.name()).collect();
+    let here = if here.is_empty() {
+        "none on this CPU".to_string()
+    } else {
+        format!("this CPU has {}", here.join(","))
+    };
+    SkippedCase {
+        precision: p,
+        reason: format!(
+            "no {} kernel for --isa {}: {} runs on {} ({here}); add one of those to --isa",
+            p.name(),
+            asked.join(","),
+            p.name(),
+            with.join(","),
+        ),
+    }
+}
+
 /// Which 16-bit kernels stand in for the 16-bit float precision `p` no kernel here runs:
 /// those of this run (`ran`), else those the CPU has and how to ask for them.
 fn sixteen_bit_instead(p: Precision, host: &HostInfo, ran: &[&'static Kernel]) -> String {

@@ -36,7 +36,7 @@ pub(crate) mod x86;
 use super::common::default_threads;
 use super::peaks::{PeakKey, PeakKind};
 use super::resource::{self, Case, CommonFlag, Context, Plan, Run, UsageError};
-use case::{skipped_precision, CpuCase};
+use case::{skipped_for_isa, skipped_precision, CpuCase};
 use kernels::{Isa, Kernel, Precision};
 use options::CpuOptions;
 pub(crate) use peak::{peak_for, peak_key, per_cycle_for};
@@ -116,11 +116,13 @@ impl Plan for CpuBench {
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
         // A precision asked for without --isa that no kernel here can run becomes one
         // skipped row naming what is missing (the question has an answer: "not here").
-        if c.isas.is_none() {
-            for p in c.precisions.iter().flatten() {
-                if !chosen.iter().any(|k| k.precision == *p) {
-                    cases.push(Box::new(skipped_precision(*p, host, &chosen)));
-                }
+        // With --isa, a precision none of those sets computes is a skipped row too.
+        for p in c.precisions.iter().flatten() {
+            if !chosen.iter().any(|k| k.precision == *p) {
+                cases.push(Box::new(match &c.isas {
+                    None => skipped_precision(*p, host, &chosen),
+                    Some(isas) => skipped_for_isa(*p, isas, host),
+                }));
             }
         }
         if chosen.is_empty() && cases.is_empty() {

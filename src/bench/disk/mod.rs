@@ -54,21 +54,42 @@ fn reserve(total: u64) -> u64 {
 /// The resolved target of a run.
 enum Target {
     Dir(PathBuf),
+    /// A `--dir` that does not exist yet, in a directory that does: the run creates it
+    /// (as `mkdir` would, one level) and removes it at the end when it is empty
+    /// (issue #45 item 2: the documented `--dir target/sample` failed on a fresh clone).
+    NewDir(PathBuf),
     Device(PathBuf),
+}
+
+/// The existing directory `dir` would be created in, when `dir` is missing but its
+/// parent is a directory (a relative name without a parent is in the current one).
+fn creatable(dir: &Path) -> Option<PathBuf> {
+    let parent = match dir.parent() {
+        Some(p) if p.as_os_str().is_empty() => Path::new("."),
+        Some(p) => p,
+        None => return None,
+    };
+    (dir.file_name().is_some() && parent.is_dir()).then(|| parent.to_path_buf())
 }
 
 fn check_target(o: &DiskOptions) -> Result<Target, UsageError> {
     use std::os::unix::fs::FileTypeExt;
     let dir = o.dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    let meta = std::fs::metadata(&dir).map_err(|e| {
-        UsageError::new(
-            "--dir",
-            format!(
-                "{} is not usable ({e}); give an existing directory",
-                dir.display()
-            ),
-        )
-    })?;
+    let meta = match std::fs::metadata(&dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && creatable(&dir).is_some() => {
+            return Ok(Target::NewDir(dir));
+        }
+        Err(e) => {
+            return Err(UsageError::new(
+                "--dir",
+                format!(
+                    "{} is not usable ({e}); give an existing directory, or a new one in an existing directory",
+                    dir.display()
+                ),
+            ))
+        }
+        Ok(m) => m,
+    };
     if meta.file_type().is_block_device() {
         if !o.allow_destructive {
             return Err(UsageError::new(
@@ -250,6 +271,7 @@ pub(crate) fn prepare(
         .max(options::SECTOR);
     let device = match &target {
         Target::Dir(d) | Target::Device(d) => hwdisk::backing(d),
+        Target::NewDir(d) => creatable(d).and_then(|p| hwdisk::backing(&p)),
     };
     let mut stale_notes = Vec::new();
     if let Some(dev) = &device {
@@ -284,13 +306,20 @@ pub(crate) fn prepare(
             }
             Workspace::on_device(d, o.file_size)
         }
-        Target::Dir(d) => {
+        Target::Dir(d) | Target::NewDir(d) => {
+            let new = matches!(target, Target::NewDir(_));
+            // The filesystem the files land on: the new directory's parent's.
+            let space_of = if new {
+                creatable(d).unwrap_or_else(|| d.clone())
+            } else {
+                d.clone()
+            };
             // Before the free-space check: a killed run's files take that space.
-            for line in stale::reclaim(d) {
+            for line in if new { Vec::new() } else { stale::reclaim(d) } {
                 eprintln!("peakbench: {line}");
                 stale_notes.push(line);
             }
-            let (avail, total, ro) = fs_space(d).ok_or_else(|| {
+            let (avail, total, ro) = fs_space(&space_of).ok_or_else(|| {
                 UsageError::new(
                     "--dir",
                     format!("cannot read the free space of {}", d.display()),
@@ -330,7 +359,7 @@ pub(crate) fn prepare(
                     ),
                 ));
             }
-            Workspace::in_dir(d, o.file_size).map_err(|e| {
+            let ws = Workspace::in_dir(d, o.file_size, new).map_err(|e| {
                 UsageError::new(
                     "--dir",
                     format!(
@@ -338,7 +367,16 @@ pub(crate) fn prepare(
                         d.display()
                     ),
                 )
-            })?
+            })?;
+            if new {
+                let said = format!(
+                    "--dir {}: created (it did not exist; its parent does); removed at the end when empty",
+                    d.display()
+                );
+                eprintln!("peakbench: {said}");
+                stale_notes.push(said);
+            }
+            ws
         }
     };
     if !o.buffered {
@@ -431,6 +469,10 @@ impl Resource for DiskBench {
 
     fn about(&self) -> &'static str {
         "File I/O like fio: throughput, IOPS and completion-latency percentiles (O_DIRECT)"
+    }
+
+    fn never_takes(&self) -> &'static [CommonFlag] {
+        &[CommonFlag::Weak, CommonFlag::UntilStable, CommonFlag::Cpus]
     }
 
     fn command(&self) -> clap::Command {

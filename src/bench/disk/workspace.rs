@@ -35,6 +35,9 @@ use std::time::{Duration, Instant};
 struct Created {
     files: Vec<PathBuf>,
     dir: Option<PathBuf>,
+    /// The `--dir` itself, when the run created it (it did not exist): removed after
+    /// `dir`, and only when empty.
+    made_parent: Option<PathBuf>,
     /// Set by the cleanup: nothing more may be created.
     closed: bool,
 }
@@ -81,6 +84,10 @@ impl Shared {
                     problems.push(format!("cannot remove {}: {e}", shown(&d)));
                 }
             }
+        }
+        if let Some(d) = c.made_parent.take() {
+            // Only when empty: whatever else was put there since stays, with it.
+            let _ = std::fs::remove_dir(&d);
         }
         problems
     }
@@ -182,8 +189,14 @@ pub(crate) fn open(path: &Path, direct: bool, create: bool) -> io::Result<OwnedF
 }
 
 impl Workspace {
-    /// Creates a fresh subdirectory of `parent` (nothing else is touched).
-    pub(crate) fn in_dir(parent: &Path, file_size: u64) -> io::Result<Workspace> {
+    /// Creates a fresh subdirectory of `parent` (nothing else is touched); with
+    /// `create_parent`, `parent` itself first (one level, as `mkdir`; it must not exist),
+    /// removed again at the end when empty.
+    pub(crate) fn in_dir(
+        parent: &Path,
+        file_size: u64,
+        create_parent: bool,
+    ) -> io::Result<Workspace> {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
@@ -203,7 +216,12 @@ impl Workspace {
                 Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"))
             } else {
                 // create_dir fails if it exists: we never adopt someone else's directory.
-                std::fs::create_dir(&dir).map(|()| c.dir = Some(dir.clone()))
+                let made = if create_parent {
+                    std::fs::create_dir(parent).map(|()| c.made_parent = Some(parent.into()))
+                } else {
+                    Ok(())
+                };
+                made.and_then(|()| std::fs::create_dir(&dir).map(|()| c.dir = Some(dir.clone())))
             }
         };
         let mut ws = Workspace {
@@ -418,7 +436,7 @@ mod tests {
         let parent = crate::util::scratch::scratch_dir();
         let keep = parent.path().join("not-ours.txt");
         std::fs::write(&keep, b"keep me").unwrap();
-        let ws = Workspace::in_dir(parent.path(), 1 << 20).unwrap();
+        let ws = Workspace::in_dir(parent.path(), 1 << 20, false).unwrap();
         let direct = ws.probe_direct().is_ok();
         ws.ensure_files(2, direct, 7).unwrap();
         let (p, base) = ws.target(1);
@@ -437,7 +455,7 @@ mod tests {
     #[test]
     fn a_foreign_file_in_the_run_dir_is_never_removed() {
         let parent = crate::util::scratch::scratch_dir();
-        let ws = Workspace::in_dir(parent.path(), 1 << 20).unwrap();
+        let ws = Workspace::in_dir(parent.path(), 1 << 20, false).unwrap();
         let dir = ws.dir.clone().unwrap();
         // Someone plants the files the run is about to create.
         for name in ["job0.dat", "probe"] {

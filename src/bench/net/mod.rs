@@ -343,6 +343,10 @@ impl Resource for NetBench {
         "TCP/UDP throughput and ping-pong latency (loopback, or against `peakbench serve`)"
     }
 
+    fn never_takes(&self) -> &'static [CommonFlag] {
+        &[CommonFlag::Weak, CommonFlag::UntilStable, CommonFlag::Cpus]
+    }
+
     fn command(&self) -> clap::Command {
         resource::subcommand::<options::NetOptions>(self)
     }

@@ -83,7 +83,7 @@ pub(crate) struct NetOptions {
     #[arg(long, value_name = "SECRET")]
     #[serde(serialize_with = "redact", rename = "token_given")]
     pub(crate) token: Option<String>,
-    /// All pairs of hosts of a cluster launch (mpirun/srun; see README): a host x host matrix of TCP throughput and latency
+    /// All pairs of hosts of a cluster launch (mpirun/srun; see docs/fleet.md): a host x host matrix of TCP throughput and latency
     #[arg(long)]
     pub(crate) matrix: bool,
 }

@@ -157,6 +157,9 @@ fn export(report: &Report, out: &mut CsvWriter) -> std::io::Result<()> {
     out.record(&header)?;
     for r in &report.results {
         let s = r.summary.as_ref();
+        // One sample has no spread: sd, cv and the interval stay empty rather than a
+        // 0 a spreadsheet would plot as a zero-width error bar (issue #45).
+        let spread = s.filter(|s| s.n > 1);
         let (status, reason) = match &r.status {
             Status::Ok => ("ok", String::new()),
             Status::Skipped { reason } => ("skipped", reason.clone()),
@@ -170,13 +173,13 @@ fn export(report: &Report, out: &mut CsvWriter) -> std::io::Result<()> {
             r.unit.to_string(),
             s.map_or(String::new(), |s| s.n.to_string()),
             opt_num(s.map(|s| s.mean)),
-            opt_num(s.map(|s| s.sd)),
+            opt_num(spread.map(|s| s.sd)),
             opt_num(s.map(|s| s.min)),
             opt_num(s.map(|s| s.max)),
             opt_num(s.map(|s| s.median)),
-            opt_num(s.map(|s| s.cv)),
-            opt_num(s.map(|s| s.ci95_low)),
-            opt_num(s.map(|s| s.ci95_high)),
+            opt_num(spread.map(|s| s.cv)),
+            opt_num(spread.map(|s| s.ci95_low)),
+            opt_num(spread.map(|s| s.ci95_high)),
             opt_num(r.peak.as_ref().and_then(|p| p.value)),
             r.peak.as_ref().map_or(String::new(), |p| p.source.clone()),
             opt_num(r.efficiency),
@@ -305,6 +308,33 @@ mod tests {
         for l in &lines[1..] {
             assert_eq!(l.split(',').count(), cols, "{l}");
         }
+    }
+
+    /// Issue #45: at n = 1 the CSV wrote sd 0, cv 0 and a zero-width interval, which a
+    /// plot draws as an error bar of nothing; those cells are empty now, the rest kept.
+    #[test]
+    fn one_sample_leaves_sd_cv_and_the_interval_empty() {
+        let mut rep = crate::report::fixtures::report();
+        let s = rep.results[0].summary.as_mut().unwrap();
+        s.n = 1;
+        s.sd = 0.0;
+        s.cv = 0.0;
+        s.ci95_low = s.mean;
+        s.ci95_high = s.mean;
+        let mut buf = Vec::new();
+        export(&rep, &mut CsvWriter::new(&mut buf)).unwrap();
+        let s = String::from_utf8(buf).unwrap();
+        let head: Vec<&str> = s.lines().next().unwrap().split(',').collect();
+        let row: Vec<&str> = s.lines().nth(1).unwrap().split(',').collect();
+        let cell = |k: &str| row[head.iter().position(|h| *h == k).unwrap()];
+        assert_eq!(cell("n"), "1");
+        for k in ["sd", "cv", "ci95_low", "ci95_high"] {
+            assert_eq!(cell(k), "", "{k} at n = 1: {s}");
+        }
+        assert_eq!(cell("mean"), "152000000000");
+        // More samples keep every cell.
+        let row: Vec<&str> = s.lines().nth(2).unwrap().split(',').collect();
+        assert!(!row[head.iter().position(|h| *h == "sd").unwrap()].is_empty());
     }
 
     #[test]

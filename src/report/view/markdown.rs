@@ -27,7 +27,11 @@ fn write(doc: Doc<'_>, _width: Option<usize>, out: &mut dyn Write) -> io::Result
         Doc::Grid(g) => grid(g.headers, &g.rows, out),
         Doc::Series(s) => {
             writeln!(out, "## {}\n", cell(&s.title))?;
-            grid(&cells::series::HEADERS, &cells::series::rows(s, false), out)?;
+            grid(
+                &cells::series::TEXT_HEADERS,
+                &cells::series::rows(s, false),
+                out,
+            )?;
             writeln!(out)?;
             for l in cells::series::footer(s).lines() {
                 writeln!(out, "- {}", cell(l))?;

@@ -45,6 +45,7 @@ pub const SHELL_VARS: &[&str] = &[
     "LC_MESSAGES",
     "PEAKBENCH_TOKEN",
     "PEAKBENCH_TOKEN_FILE",
+    "PEAKBENCH_RUNS_DIR",
     "PEAKBENCH_RANK",
     "PEAKBENCH_SIZE",
     "PEAKBENCH_COORD",
@@ -62,14 +63,26 @@ pub fn data_home() -> std::path::PathBuf {
     scratch_root().join("xdg-data")
 }
 
+/// A registry of running runs of its own for each started binary
+/// (`PEAKBENCH_RUNS_DIR`): the tests run in parallel, and runs that see each other mark
+/// their figures disturbed (issue #45 item 5); a test about that shares one on purpose.
+pub fn runs_dir() -> PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    scratch_root().join(format!("runs/{}-{n}", std::process::id()))
+}
+
 /// Gives `c` the clean environment of the tests: [`SHELL_VARS`] removed, then
-/// `LC_ALL=C` and `XDG_DATA_HOME` in the scratch root ([`data_home`]). For commands that start the binary through another program (`ip netns
+/// `LC_ALL=C`, `XDG_DATA_HOME` in the scratch root ([`data_home`]) and a registry of
+/// runs of its own ([`runs_dir`]). For commands that start the binary through another program (`ip netns
 /// exec`, `timeout`), which passes its environment on.
 pub fn clean_env(c: &mut std::process::Command) -> &mut std::process::Command {
     for v in SHELL_VARS {
         c.env_remove(v);
     }
-    c.env("LC_ALL", "C").env("XDG_DATA_HOME", data_home())
+    c.env("LC_ALL", "C")
+        .env("XDG_DATA_HOME", data_home())
+        .env("PEAKBENCH_RUNS_DIR", runs_dir())
 }
 
 /// The path of the `peakbench` binary built for these tests.
@@ -83,7 +96,9 @@ pub fn pb() -> Command {
     for v in SHELL_VARS {
         c.env_remove(v);
     }
-    c.env("LC_ALL", "C").env("XDG_DATA_HOME", data_home());
+    c.env("LC_ALL", "C")
+        .env("XDG_DATA_HOME", data_home())
+        .env("PEAKBENCH_RUNS_DIR", runs_dir());
     c
 }
 

@@ -5,7 +5,7 @@ use crate::report::series::{CaseSeries, Series};
 use crate::util::sanitize;
 use crate::util::units::format_si;
 
-/// The columns of a series' rows.
+/// The columns of a series' raw rows (CSV).
 pub(crate) const HEADERS: [&str; 9] = [
     "case",
     "host",
@@ -13,6 +13,19 @@ pub(crate) const HEADERS: [&str; 9] = [
     "run",
     "value",
     "unit",
+    "efficiency",
+    "disturbed",
+    "change",
+];
+
+/// The columns of the text views (table, Markdown, HTML): the value carries its unit
+/// (`37.48 GFLOP/s`; issue #45: a unit column parted `37.48 G` from `FLOP/s`).
+pub(crate) const TEXT_HEADERS: [&str; 8] = [
+    "case",
+    "host",
+    "started (UTC)",
+    "run",
+    "value",
     "efficiency",
     "disturbed",
     "change",
@@ -30,15 +43,16 @@ fn change(s: &CaseSeries, i: usize) -> String {
         .unwrap_or_default()
 }
 
-/// Every run of every case as a row; `raw`: numbers as they are (CSV), else with SI
-/// prefixes and efficiency in percent.
+/// Every run of every case as a row; `raw`: numbers as they are and a unit column
+/// ([`HEADERS`], CSV), else values with their SI prefix and unit and efficiency in
+/// percent ([`TEXT_HEADERS`]).
 pub(crate) fn rows(doc: &Series, raw: bool) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     for s in &doc.cases {
         for (i, p) in s.points.iter().enumerate() {
             let value = match p.value {
                 Some(v) if raw => v.to_string(),
-                Some(v) => format_si(v, ""),
+                Some(v) => format_si(v, s.unit.as_str()),
                 None => p.status.clone(),
             };
             let eff = match p.efficiency {
@@ -57,17 +71,20 @@ pub(crate) fn rows(doc: &Series, raw: bool) -> Vec<Vec<String>> {
             } else {
                 ""
             };
-            out.push(vec![
+            let mut row = vec![
                 sanitize::line(&s.case),
                 sanitize::line(&p.host),
                 sanitize::line(&p.started_at),
                 p.run.to_string(),
                 value.trim().to_string(),
-                s.unit.to_string(),
                 eff,
                 disturbed.to_string(),
                 change(s, i),
-            ]);
+            ];
+            if raw {
+                row.insert(5, s.unit.to_string());
+            }
+            out.push(row);
         }
     }
     out

@@ -47,6 +47,11 @@ fn efficiency_cell(r: &BenchResult) -> String {
                 e * 100.0
             )
         }
+        // A disturbed row without an efficiency is marked all the same (issue #45).
+        _ if r.disturbed => {
+            "<span class=\"flag\" title=\"disturbed: the machine was shared\">~</span> no peak"
+                .to_string()
+        }
         _ => String::new(),
     }
 }
@@ -55,7 +60,7 @@ fn efficiency_cell(r: &BenchResult) -> String {
 /// `*` for a high CV; empty when the table has neither.
 fn legend(rs: &[&BenchResult]) -> String {
     let mut keys = Vec::new();
-    if rs.iter().any(|r| r.disturbed && r.efficiency.is_some()) {
+    if rs.iter().any(|r| r.disturbed) {
         keys.push(
             "<span class=\"flag\">~</span> and an orange bar: the machine was shared while the row measured (disturbed: weaker evidence; its note says which thread lost how much)"
                 .to_string(),
@@ -670,6 +675,17 @@ mod tests {
             "{key}"
         );
         assert!(key.contains("*</span> after the CV: above 5 %"), "{key}");
+        // Issue #45: a disturbed row without a peak (memory, disk) is marked as well.
+        let mut rep = samples::mixed();
+        let i = rep
+            .results
+            .iter()
+            .position(|r| r.efficiency.is_none() && r.is_ok())
+            .unwrap();
+        rep.results[i].disturbed = true;
+        let h = page(&rep);
+        assert!(h.contains("disturbed: the machine was shared\">~</span> no peak"));
+        assert!(h.contains("<p class=\"legend\">"));
         // The best-result table has a metric column (disk rows of one workload differ
         // only in it).
         let h = page(&samples::mixed());

@@ -145,7 +145,7 @@ pub(crate) fn page(doc: &Series) -> String {
         );
     }
     out.push_str("</div><h2>Runs</h2><div class=\"tw\"><table><tr>");
-    for h in cells::series::HEADERS {
+    for h in cells::series::TEXT_HEADERS {
         let _ = write!(out, "<th>{}</th>", esc(h));
     }
     out.push_str("</tr>");

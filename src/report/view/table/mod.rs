@@ -38,7 +38,7 @@ fn export(doc: Doc<'_>, width: Option<usize>, out: &mut dyn Write) -> io::Result
             let footer = super::cells::series::footer(s);
             let g = Grid {
                 title: &s.title,
-                headers: &super::cells::series::HEADERS,
+                headers: &super::cells::series::TEXT_HEADERS,
                 rows: super::cells::series::rows(s, false),
                 json: serde_json::Value::Null,
                 footer: Some(&footer),

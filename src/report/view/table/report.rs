@@ -94,7 +94,9 @@ const COLS: [Col; 12] = [
     },
 ];
 const RESOURCE: usize = 1;
+const MEAN: usize = 5;
 const CV: usize = 6;
+const TAIL: usize = 7;
 const EFFICIENCY: usize = 10;
 /// The order in which spare width goes to the columns that wrap.
 const GROW: [usize; 4] = [EFFICIENCY, 7, 2, 4];
@@ -138,6 +140,10 @@ pub(super) fn export(
         .map(|(i, r)| cells(i + 1, r, &params.rows[i]).map(|c| sanitize::line(&c)))
         .collect();
     let mut cols = COLS;
+    // Latency rows with percentiles show their median (`… p50`, [`cells::mean`]).
+    if report.results.iter().any(|r| r.percentiles.is_some()) {
+        cols[MEAN].header = "mean / p50";
+    }
     let mut resources: Vec<_> = report.results.iter().map(|r| r.resource).collect();
     resources.dedup();
     if resources.iter().any(|r| *r != resources[0]) {
@@ -145,6 +151,15 @@ pub(super) fn export(
     }
     if rows.iter().any(|r| r[CV].ends_with('*')) {
         cols[CV].keep = 88;
+    }
+    // A mostly empty efficiency column (most rows have no peak: memory, disk, net)
+    // makes way before the p99 / loss column in a narrow terminal (issue #45: at 80
+    // columns the quick suite dropped the p99s and kept the mostly empty efficiency).
+    // A column carrying `~` marks stays, since they say which figures to trust.
+    let filled = |c: usize| rows.iter().filter(|r| !r[c].is_empty()).count();
+    let marks = report.results.iter().any(|r| r.disturbed);
+    if !marks && 2 * filled(EFFICIENCY) < rows.len() && filled(TAIL) > 0 {
+        cols[EFFICIENCY].keep = cols[TAIL].keep - 1;
     }
     // A column empty in every row says nothing.
     let mut visible: Vec<bool> = (0..cols.len())
@@ -395,7 +410,14 @@ fn notes(
                 .filter(|(k, _)| kinds.contains(k))
                 .map(|(k, t)| (t.clone(), rows_of[&(*k as u8, t.clone())].clone()))
                 .collect();
-            let condensed = condense::condense_within(&info, AGREE);
+            // The clock notes (one per CPU row, 16 in a quick suite) are one line per
+            // shape with the range of readings, however far apart: each row's own
+            // readings stay in the JSON (issue #45 item 3).
+            let (clock, info): (Vec<_>, Vec<_>) = info
+                .into_iter()
+                .partition(|(t, _)| t.starts_with("clock readings"));
+            let mut condensed = condense::condense_within(&info, AGREE);
+            condensed.extend(condense::condense_within(&clock, f64::INFINITY));
             for c in &condensed {
                 emit(section, prefix, &whom(results, &c.rows), &c.text);
             }
@@ -415,13 +437,13 @@ fn notes(
         }
         if section == Section::Warning {
             for c in condense::condense(&shared) {
-                // `~` stands in the efficiency cells that have a figure, and only
-                // when the column is shown.
+                // `~` stands in the efficiency cells of the disturbed rows (alone
+                // where there is no figure), and only when the column is shown.
                 let marked: Vec<usize> = c
                     .rows
                     .iter()
                     .copied()
-                    .filter(|&n| results[n - 1].efficiency.is_some())
+                    .filter(|&n| results[n - 1].efficiency.is_some() || results[n - 1].disturbed)
                     .collect();
                 let text = match shown {
                     Some(s) if s.efficiency && marked == c.rows => {
