@@ -257,11 +257,10 @@ pub(crate) mod tests {
     #[test]
     fn a_check_is_well_formed_junit_with_a_failure_naming_the_case() {
         let run = crate::report::samples::compare_a();
-        let (mut b, _) = crate::gate::baseline::take(
+        let (mut b, _) = crate::gate::take::take(
             &["a.json".into()],
             std::slice::from_ref(&run),
-            Default::default(),
-            String::new(),
+            &Default::default(),
         )
         .unwrap();
         b.cases[0].median *= match b.cases[0].direction {
@@ -271,7 +270,13 @@ pub(crate) mod tests {
         let mut run = run;
         // Hostile text everywhere a case's name reaches the XML.
         run.host.hostname = "h<&\"'>\u{7}".into();
-        let c = crate::gate::check::check(&b, "b<1>.toml", &run, "r&.json", false);
+        let c = crate::gate::check::check(
+            &b,
+            "b<1>.toml",
+            &run,
+            "r&.json",
+            crate::gate::check::Policy::Distinct,
+        );
         let x = render(&c, "2026-11-26T00:00:00Z");
         let names = well_formed(&x).unwrap_or_else(|e| panic!("{e}\n{x}"));
         assert_eq!(names[0], "testsuites");
