@@ -21,8 +21,8 @@
 //!   latest run of it) and `shared` (taken on a shared machine, disturbed results
 //!   included) are optional: files written before them read as before.
 
-pub(crate) use super::tolerance::{default_tolerance, parse_tolerance, Tolerance};
 use super::tolerance::num;
+pub(crate) use super::tolerance::{default_tolerance, parse_tolerance, Tolerance};
 use crate::report::compare::CaseKey;
 use crate::report::model::{Metric, Resource, Unit};
 use crate::util::units::format_si;

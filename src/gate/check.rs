@@ -624,7 +624,10 @@ mod tests {
         assert!(!c.passed);
         assert!(c.summary.starts_with("INCONCLUSIVE"), "{}", c.summary);
         assert_eq!(c.outcome.code(), EXIT_INCONCLUSIVE);
-        assert_eq!(check(&b, "b", &run, "a", Policy::Strict).outcome, Outcome::Fail);
+        assert_eq!(
+            check(&b, "b", &run, "a", Policy::Strict).outcome,
+            Outcome::Fail
+        );
         let c = check(&b, "base.toml", &run, "a.json", Policy::Allow);
         assert!(c.passed, "{c:#?}");
         assert!(c.summary.starts_with("PASS"), "{}", c.summary);
@@ -667,7 +670,11 @@ mod tests {
         });
         let c = judge(&ops, T, "h", Some(&r));
         assert_eq!(c.verdict, Verdict::Inconclusive, "{c:?}");
-        assert!(c.why.starts_with("not a believable measurement"), "{}", c.why);
+        assert!(
+            c.why.starts_with("not a believable measurement"),
+            "{}",
+            c.why
+        );
         // Slightly over the peak (a clock reading off a little) is still a figure.
         let mut r = result(Metric::Ops, Unit::FlopPerSec, &[110e9, 110.5e9, 111e9]);
         r.peak = Some(crate::hw::peak::Peak {

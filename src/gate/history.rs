@@ -325,7 +325,10 @@ pub(crate) fn record_accepted(db: &Path, a: Accepted, flag: &str) -> Result<(), 
         .map_err(|e| {
             UsageError::new(
                 flag,
-                format!("cannot write {} ({e}); the run is not accepted", p.display()),
+                format!(
+                    "cannot write {} ({e}); the run is not accepted",
+                    p.display()
+                ),
             )
         })
 }
@@ -395,7 +398,10 @@ mod tests {
         assert!(accepted_for(&all, "n2", "cpu", "repeat=3").is_none());
         std::fs::write(accepted_path(&db), "schema = 1\n").unwrap();
         let e = read_accepted(&db, "--accept").unwrap_err();
-        assert!(e.0.starts_with("--accept: ") && e.0.contains("move it away"), "{e}");
+        assert!(
+            e.0.starts_with("--accept: ") && e.0.contains("move it away"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -357,8 +357,8 @@ fn against_history(
     let before = Some(crate::history::record::unix(&run.started_at)).filter(|t| *t > 0);
     let db = history::db_path(common.history.as_deref()).unwrap_or_default();
     let accepted = history::read_accepted(&db, flag)?;
-    let marker = history::accepted_for(&accepted, &host, &command, &key)
-        .filter(|a| Some(a.run) != run_id);
+    let marker =
+        history::accepted_for(&accepted, &host, &command, &key).filter(|a| Some(a.run) != run_id);
     let q = history::Query {
         host: &host,
         command: &command,
@@ -421,7 +421,10 @@ fn against_history(
 
 /// `--against run:ID,…`: a baseline taken from those runs of the history, as
 /// `baseline --from` takes files.
-fn against_runs(common: &Output, ids: &[i64]) -> Result<(Baseline, String, Vec<String>), UsageError> {
+fn against_runs(
+    common: &Output,
+    ids: &[i64],
+) -> Result<(Baseline, String, Vec<String>), UsageError> {
     let flag = "--against";
     let h = history::open(common.history.as_deref(), flag)?;
     let runs = history::runs_by_id(&h, ids, flag)?;
@@ -437,7 +440,10 @@ fn against_runs(common: &Output, ids: &[i64]) -> Result<(Baseline, String, Vec<S
         "history {}: fixed run{} {}",
         h.shown,
         if ids.len() == 1 { "" } else { "s" },
-        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+        ids.iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     let mut left = t.left_out;
     left.extend(t.capped);

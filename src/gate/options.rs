@@ -519,7 +519,10 @@ mod tests {
         let o = check(&["--against", "history", "--runs", "9"]).unwrap();
         assert_eq!(o.reference.runs(), 9);
         let o = check(&["--against", "run:7, 3,7"]).unwrap();
-        assert!(matches!(&o.reference, Reference::Runs(v) if v == &[3, 7]), "{o:?}");
+        assert!(
+            matches!(&o.reference, Reference::Runs(v) if v == &[3, 7]),
+            "{o:?}"
+        );
         assert!(check(&["--against", "history", "--accept"]).unwrap().accept);
         for (a, needle) in [
             (

@@ -186,7 +186,10 @@ pub(crate) fn make(
                 continue;
             }
             let refs: Vec<&Report> = last.iter().map(|&g| &series[g].1).collect();
-            let names: Vec<String> = last.iter().map(|&g| cands[series[g].0].label.clone()).collect();
+            let names: Vec<String> = last
+                .iter()
+                .map(|&g| cands[series[g].0].label.clone())
+                .collect();
             let Some((bc, _)) = reference_of(&refs, &names, how) else {
                 good.push(s);
                 continue;
@@ -223,7 +226,10 @@ pub(crate) fn make(
             continue;
         }
         let refs: Vec<&Report> = last.iter().map(|&g| &series[g].1).collect();
-        let names: Vec<String> = last.iter().map(|&g| cands[series[g].0].label.clone()).collect();
+        let names: Vec<String> = last
+            .iter()
+            .map(|&g| cands[series[g].0].label.clone())
+            .collect();
         let Some((mut bc, t)) = reference_of(&refs, &names, how) else {
             continue;
         };
@@ -310,14 +316,28 @@ mod tests {
     #[test]
     fn a_regression_stays_failed_until_accepted() {
         let how = How::default();
-        let mut cands: Vec<Candidate> = (0..8).map(|i| run(i, 1.0 + 0.002 * (i % 3) as f64)).collect();
+        let mut cands: Vec<Candidate> = (0..8)
+            .map(|i| run(i, 1.0 + 0.002 * (i % 3) as f64))
+            .collect();
         for night in 0..10 {
             let checked = run(8 + night, 0.5);
             let made = make(&checked.report, &cands, 5, false, &how).unwrap();
-            assert_eq!(verdict(&made, &checked), Verdict::Regressed, "night {night}");
-            assert!(made.ids.iter().all(|id| *id < 8), "night {night}: {:?}", made.ids);
+            assert_eq!(
+                verdict(&made, &checked),
+                Verdict::Regressed,
+                "night {night}"
+            );
+            assert!(
+                made.ids.iter().all(|id| *id < 8),
+                "night {night}: {:?}",
+                made.ids
+            );
             if night >= 1 {
-                assert!(made.held[0].contains("held out of the reference"), "{:?}", made.held);
+                assert!(
+                    made.held[0].contains("held out of the reference"),
+                    "{:?}",
+                    made.held
+                );
             }
             cands.push(checked);
         }
@@ -332,9 +352,7 @@ mod tests {
     #[test]
     fn noise_within_the_tolerance_rolls_on() {
         let how = How::default();
-        let cands: Vec<Candidate> = (0..12)
-            .map(|i| run(i, 1.0 - 0.003 * i as f64))
-            .collect();
+        let cands: Vec<Candidate> = (0..12).map(|i| run(i, 1.0 - 0.003 * i as f64)).collect();
         let checked = run(12, 0.96);
         let made = make(&checked.report, &cands, 5, false, &how).unwrap();
         assert!(made.held.is_empty(), "{:?}", made.held);

@@ -19,7 +19,7 @@
 //!   rank sends, issue #43 item 9), and disturbed ones unless `--allow-disturbed`
 //!   (issue #44 item 5: a baseline on a shared machine, which then says so in the file).
 
-use super::baseline::{Baseline, BaseCase, Direction, SCHEMA};
+use super::baseline::{BaseCase, Baseline, Direction, SCHEMA};
 use super::tolerance::{default_tolerance, max_shown, Tolerance, MAX_RELATIVE};
 use crate::report::compare::CaseKey;
 use crate::report::model::{BenchResult, Report, Resource};
@@ -100,20 +100,21 @@ pub(crate) fn take(
     // Only the results a baseline may hold, so that the fleet sees known-good figures.
     let mut clean: Vec<Report> = reports.to_vec();
     for (name, rep) in names.iter().zip(clean.iter_mut()) {
-        rep.results.retain(|r| match usable(r, how.allow_disturbed) {
-            Ok(()) => true,
-            Err(why) => {
-                let host = r
-                    .host
-                    .as_deref()
-                    .map(|h| format!(" on {h}"))
-                    .unwrap_or_default();
-                taken
-                    .left_out
-                    .push(format!("{name}: {}{host}: {why}", CaseKey::of(r).label()));
-                false
-            }
-        });
+        rep.results
+            .retain(|r| match usable(r, how.allow_disturbed) {
+                Ok(()) => true,
+                Err(why) => {
+                    let host = r
+                        .host
+                        .as_deref()
+                        .map(|h| format!(" on {h}"))
+                        .unwrap_or_default();
+                    taken
+                        .left_out
+                        .push(format!("{name}: {}{host}: {why}", CaseKey::of(r).label()));
+                    false
+                }
+            });
         for r in &mut rep.results {
             if shared(r).is_some() {
                 // Taken on purpose (--allow-disturbed): the fleet must not drop it.
@@ -334,7 +335,11 @@ mod tests {
         // MAD = 0.1 x median → 3.5 x 0.1 / 0.6745 = 51.9 %: capped at 50 %, said so.
         assert_eq!(b.tolerance_of(c), Tolerance::Relative(0.5));
         let (_, taken) = take(&names, &reports, &How::default()).unwrap();
-        assert!(taken.capped.iter().any(|l| l.contains("51.9 %")), "{:?}", taken.capped);
+        assert!(
+            taken.capped.iter().any(|l| l.contains("51.9 %")),
+            "{:?}",
+            taken.capped
+        );
         // Identical hosts: the resource default stays.
         let same = vec![host("h1", 1.0), host("h2", 1.0), host("h3", 1.0)];
         let (b, _) = take(&names[..3], &same, &How::default()).unwrap();
@@ -420,6 +425,10 @@ mod tests {
         rep.results[0].host = Some("n1".into());
         rep.results[0].samples.clear();
         let (_, t) = take(&["a".into()], &[rep], &How::default()).unwrap();
-        assert!(t.left_out.iter().any(|l| l.contains("without raw samples")), "{:?}", t.left_out);
+        assert!(
+            t.left_out.iter().any(|l| l.contains("without raw samples")),
+            "{:?}",
+            t.left_out
+        );
     }
 }

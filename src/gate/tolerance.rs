@@ -177,7 +177,10 @@ mod tests {
     fn tolerances_are_bounded_whatever_their_form() {
         for bad in ["99.9999999%", "50.1%", "150%", "-1%", "NaN%", "inf%"] {
             let e = parse_tolerance(bad).unwrap_err();
-            assert!(e.contains("out of range") || e.contains("not a tolerance"), "{bad}: {e}");
+            assert!(
+                e.contains("out of range") || e.contains("not a tolerance"),
+                "{bad}: {e}"
+            );
         }
         assert_eq!(parse_tolerance("50%"), Ok(Tolerance::Relative(0.5)));
         assert_eq!(parse_tolerance(" 0% "), Ok(Tolerance::Relative(0.0)));
@@ -186,10 +189,19 @@ mod tests {
         }
         // An absolute tolerance against its median: a latency of 1e300 s, a rate's
         // tolerance at its median (a bound of 0), are refused; half the median is not.
-        let e = Tolerance::Absolute(1e300).within(1e-7, Unit::Second).unwrap_err();
-        assert!(e.contains("out of range") && e.contains("at most 5e-8"), "{e}");
-        assert!(Tolerance::Absolute(10.0).within(10.0, Unit::FlopPerSec).is_err());
-        assert!(Tolerance::Absolute(5.0).within(10.0, Unit::FlopPerSec).is_ok());
+        let e = Tolerance::Absolute(1e300)
+            .within(1e-7, Unit::Second)
+            .unwrap_err();
+        assert!(
+            e.contains("out of range") && e.contains("at most 5e-8"),
+            "{e}"
+        );
+        assert!(Tolerance::Absolute(10.0)
+            .within(10.0, Unit::FlopPerSec)
+            .is_err());
+        assert!(Tolerance::Absolute(5.0)
+            .within(10.0, Unit::FlopPerSec)
+            .is_ok());
         assert!(Tolerance::Relative(0.5).within(10.0, Unit::Second).is_ok());
         assert!(Tolerance::Relative(0.9).within(10.0, Unit::Second).is_err());
     }

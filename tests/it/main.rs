@@ -20,6 +20,8 @@ mod disk;
 mod first_contact;
 mod fleet;
 mod gate;
+mod gate_ci;
+mod gate_ops;
 mod gpu;
 mod history;
 mod layers;
