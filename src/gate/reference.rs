@@ -88,8 +88,7 @@ fn only(rep: &Report, key: &CaseKey) -> Report {
 /// usable result.
 fn reference_of(refs: &[&Report], names: &[String], how: &How) -> Option<(BaseCase, Taken)> {
     let reports: Vec<Report> = refs.iter().map(|r| (*r).clone()).collect();
-    let (b, t) = take(names, &reports, how).ok()?;
-    let mut b = b;
+    let (mut b, t) = take(names, &reports, how).ok()?;
     let c = b.cases.pop()?;
     let tol = b.tolerance_of(&c);
     Some((
@@ -196,12 +195,14 @@ pub(crate) fn make(
             };
             let tol = bc.tolerance.expect("set by reference_of");
             let c = judge(&bc, tol, &r.host.hostname, r.results.first());
+            let median_beyond = c.measured.is_some_and(|m| match direction {
+                Direction::Higher => m < c.bound,
+                Direction::Lower => m > c.bound,
+            });
             let beyond = c.verdict == Verdict::Regressed
-                || c.measured.is_some_and(|m| match direction {
-                    Direction::Higher => m < c.bound,
-                    Direction::Lower => m > c.bound,
-                }) && c.verdict == Verdict::Inconclusive
-                    && !c.why.starts_with("disturbed");
+                || (median_beyond
+                    && c.verdict == Verdict::Inconclusive
+                    && !c.why.starts_with("disturbed"));
             if beyond {
                 bad[s] = true;
             } else {

@@ -123,7 +123,7 @@ fn the_cron_example_runs_as_written() {
     let prom = std::fs::read_to_string(state.join("textfile/peakbench-cpu.prom")).unwrap();
     assert!(prom.contains("command=\"null\""), "{prom}");
     let json: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(state.join("check-cpu.json")).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(state.join("cpu/check.json")).unwrap()).unwrap();
     assert_eq!(json["schema"], "peakbench-check/1");
     let outcome = json["outcome"].as_str().unwrap();
     assert_eq!(
@@ -135,8 +135,8 @@ fn the_cron_example_runs_as_written() {
         },
         "{json}"
     );
-    if let Err(e) = valid_junit(&state.join("check-cpu.xml")) {
-        panic!("check-cpu.xml is not valid under junit-10.xsd: {e}");
+    if let Err(e) = valid_junit(&state.join("cpu/check.xml")) {
+        panic!("check.xml is not valid under junit-10.xsd: {e}");
     }
 }
 
@@ -173,9 +173,9 @@ fn the_ci_example_runs_as_written() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    // --strict: pass (0) or fail (1), never the inconclusive 3.
-    assert!(matches!(o.status.code(), Some(0 | 1)), "{err}");
-    assert!(job.contains("junit: check.xml"), "{job}");
+    // Pass, fail, or inconclusive on a busy machine (the job's allowed exit code).
+    assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{err}");
+    assert!(job.contains("junit: check.xml") && job.contains("exit_codes: [3]"), "{job}");
     if let Err(e) = valid_junit(&d.path().join("check.xml")) {
         panic!("check.xml is not valid under junit-10.xsd: {e}");
     }

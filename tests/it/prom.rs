@@ -78,10 +78,10 @@ fn a_run_in_openmetrics_on_stdout_and_in_the_prom_file() {
         assert!(names.contains(&family), "{family} missing: {file}");
     }
     assert!(file.contains(
-        "peakbench_operations_per_second{resource=\"null\",workload=\"spin\",metric=\"ops\",threads=\"2\"} "
+        "peakbench_operations_per_second{command=\"null\",resource=\"null\",workload=\"spin\",metric=\"ops\",threads=\"2\"} "
     ));
     assert!(file.contains(
-        "peakbench_peak_operations_per_second{resource=\"null\",workload=\"spin\",metric=\"ops\",threads=\"1\"} 1000000000000\n"
+        "peakbench_peak_operations_per_second{command=\"null\",resource=\"null\",workload=\"spin\",metric=\"ops\",threads=\"1\"} 1000000000000\n"
     ));
     assert!(file.contains("command=\"null\"} 1\n"), "{file}");
     // The atomic write leaves the file alone beside the results folder.
@@ -257,7 +257,7 @@ fn node_exporter_serves_the_prom_file() {
     // node_exporter sorts the labels of each series.
     assert!(
         metrics.lines().any(|l| l.starts_with(
-            "peakbench_operations_per_second{metric=\"ops\",resource=\"null\",threads=\"2\",workload=\"spin\"} "
+            "peakbench_operations_per_second{command=\"null\",metric=\"ops\",resource=\"null\",threads=\"2\",workload=\"spin\"} "
         )),
         "{metrics}"
     );
