@@ -437,9 +437,13 @@ pub(crate) fn check(
     let failing = |v: Verdict| {
         v == Verdict::Regressed || v == Verdict::Missing || (strict && v == Verdict::Inconclusive)
     };
-    let outcome = if cases.iter().any(|c| failing(c.verdict)) {
+    // No case to judge at all (a reference from the history whose every earlier result
+    // was disturbed): no evidence, never a pass.
+    let none = cases.is_empty();
+    let outcome = if cases.iter().any(|c| failing(c.verdict)) || (strict && none) {
         Outcome::Fail
-    } else if policy == Policy::Distinct && cases.iter().any(|c| c.verdict == Verdict::Inconclusive)
+    } else if policy == Policy::Distinct
+        && (none || cases.iter().any(|c| c.verdict == Verdict::Inconclusive))
     {
         Outcome::Inconclusive
     } else {
@@ -447,6 +451,11 @@ pub(crate) fn check(
     };
     let passed = outcome == Outcome::Pass;
     let mut notes = Vec::new();
+    if none {
+        notes.push(
+            "no case of the run has a reference: every earlier result of its cases was disturbed, failed or held out (the machine was shared?)".into(),
+        );
+    }
     if !baseline.hosts.is_empty() {
         let others: Vec<&String> = hosts
             .iter()
