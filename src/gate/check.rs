@@ -64,10 +64,10 @@ pub(crate) fn robust_interval(samples: &[f64]) -> Option<(f64, usize, Option<(f6
     v.sort_by(f64::total_cmp);
     let med = |v: &[f64]| {
         let n = v.len();
-        if n % 2 == 1 {
-            v[n / 2]
-        } else {
+        if n.is_multiple_of(2) {
             (v[n / 2 - 1] + v[n / 2]) / 2.0
+        } else {
+            v[n / 2]
         }
     };
     let m = med(&v);
@@ -691,6 +691,35 @@ mod tests {
             source: "test".into(),
         });
         assert_eq!(judge(&ops, T, "h", Some(&r)).verdict, Verdict::Improved);
+    }
+
+    /// A reference with no case (every earlier result disturbed): no evidence, so the
+    /// outcome is inconclusive, never a pass; --strict fails it.
+    #[test]
+    fn no_case_to_judge_is_never_a_pass() {
+        let run = crate::report::samples::compare_a();
+        let (mut b, _) = super::super::take::take(
+            &["a.json".into()],
+            std::slice::from_ref(&run),
+            &Default::default(),
+        )
+        .unwrap();
+        b.cases.clear();
+        let c = check(&b, "h", &run, "r", Policy::Distinct);
+        assert_eq!(c.outcome, Outcome::Inconclusive, "{c:#?}");
+        assert!(
+            c.notes[0].starts_with("no case of the run has a reference"),
+            "{:?}",
+            c.notes
+        );
+        assert_eq!(
+            check(&b, "h", &run, "r", Policy::Strict).outcome,
+            Outcome::Fail
+        );
+        assert_eq!(
+            check(&b, "h", &run, "r", Policy::Allow).outcome,
+            Outcome::Pass
+        );
     }
 
     /// Issue #43 item 9: a gathered result with a summary and no samples is missing.

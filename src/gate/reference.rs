@@ -170,7 +170,7 @@ pub(crate) fn make(
             };
             if worse {
                 let end = cps.get(j + 1).map_or(points.len(), |c| c.index);
-                bad[cp.index..end].iter_mut().for_each(|b| *b = true);
+                bad[cp.index..end].fill(true);
             }
         }
         // 2. Replay: each run against the reference of its own time.

@@ -175,7 +175,10 @@ fn the_ci_example_runs_as_written() {
     let err = String::from_utf8_lossy(&o.stderr);
     // Pass, fail, or inconclusive on a busy machine (the job's allowed exit code).
     assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{err}");
-    assert!(job.contains("junit: check.xml") && job.contains("exit_codes: [3]"), "{job}");
+    assert!(
+        job.contains("junit: check.xml") && job.contains("exit_codes: [3]"),
+        "{job}"
+    );
     if let Err(e) = valid_junit(&d.path().join("check.xml")) {
         panic!("check.xml is not valid under junit-10.xsd: {e}");
     }

@@ -403,7 +403,7 @@ pub(crate) fn param_names<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<St
     let wanted: Vec<String> = keys.iter().map(|k| label_name(k)).collect();
     let mut out = Vec::with_capacity(keys.len());
     for (i, name) in wanted.iter().enumerate() {
-        let clash_later = wanted[i + 1..].iter().any(|w| w == name);
+        let clash_later = wanted[i + 1..].contains(name);
         let mut n = name.clone();
         if taken.contains(&n) || clash_later {
             n = format!("param_{name}");
