@@ -290,7 +290,36 @@ pub(crate) fn shared(r: &BenchResult) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gate::tolerance::default_tolerance;
     use crate::report::samples;
+
+    fn one() -> Baseline {
+        take(
+            &["a.json".into()],
+            &[samples::compare_a()],
+            &How {
+                created: "2026-11-26T00:00:00Z".into(),
+                command: Some("quick".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .0
+    }
+
+    #[test]
+    fn a_baseline_reads_back_as_written() {
+        let b = one();
+        assert!(!b.cases.is_empty());
+        let text = b.to_toml();
+        assert!(text.starts_with("# peakbench baseline"), "{text}");
+        let back = Baseline::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(back, b);
+        // One run: the median of the samples, the resource's default tolerance.
+        let c = &b.cases[0];
+        assert_eq!(b.tolerance_of(c), default_tolerance(c.resource));
+        assert!(b.tolerance.contains_key(c.resource.as_str()));
+    }
 
     #[test]
     fn a_fleet_baseline_is_the_median_with_a_robust_tolerance() {
