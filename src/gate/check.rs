@@ -58,9 +58,13 @@ const K_MAD: f64 = 0.6745;
 /// The standard error of a median is `1.2533 σ / √n` for a normal law (`√(π/2)`).
 const MEDIAN_SE: f64 = 1.2533;
 
-/// The run's figure of a case: `(median, n, robust 95 % interval)` of `samples` (the
-/// interval `None` below [`MIN_SAMPLES`]); `None` without a finite sample.
-pub(crate) fn robust_interval(samples: &[f64]) -> Option<(f64, usize, Option<(f64, f64)>)> {
+/// A run's figure of a case: its median, its number of samples and its robust 95 %
+/// interval (`None` below [`MIN_SAMPLES`]).
+pub(crate) type Figure = (f64, usize, Option<(f64, f64)>);
+
+/// The run's figure of a case from `samples` ([`Figure`]); `None` without a finite
+/// sample.
+pub(crate) fn robust_interval(samples: &[f64]) -> Option<Figure> {
     if samples.is_empty() || samples.iter().any(|x| !x.is_finite()) {
         return None;
     }

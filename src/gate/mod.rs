@@ -10,7 +10,7 @@
 //!   the statistical test on the raw samples, and the outcome (exit 0, 1 or 3);
 //! - [`history`]: the reference runs of `check --against history` and `baseline
 //!   --from-history`, the run `check` reads by default, and the accepted runs;
-//!   [`reference`]: the reference of `check --against history`, which keeps a
+//!   [`reference`](mod@reference): the reference of `check --against history`, which keeps a
 //!   regression failed until it is accepted;
 //! - [`junit`]: `--junit FILE`, the check as JUnit XML;
 //! - [`options`]: the two commands' flags.

@@ -183,7 +183,7 @@ fn serve(exporter: &Path, textfiles: &Path) -> (String, String) {
             .unwrap()
             .port();
         let mut ex = Exporter(
-            Command::new(&exporter)
+            Command::new(exporter)
                 .arg("--collector.disable-defaults")
                 .arg("--collector.textfile")
                 .arg(format!(

@@ -427,7 +427,7 @@ fn case_labels(r: &BenchResult) -> String {
         label("workload", &r.workload),
         label("metric", r.metric.as_str()),
     ];
-    let names = param_names(r.params.iter().map(|(k, _)| k.as_str()));
+    let names = param_names(r.params.keys().map(|k| k.as_str()));
     for ((_, p), name) in r.params.iter().zip(names) {
         let value = match p {
             Param::Text(s) => s.clone(),
