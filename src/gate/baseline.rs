@@ -10,17 +10,21 @@
 //!   and the parameters as `key=value` text.
 //! - `direction` follows from the metric (latency: lower is better, rates: higher);
 //!   it is written for the reader and checked on reading.
-//! - `median`: from one run, the median of the case's samples; from several (a fleet
-//!   of hosts, or several runs of one), the median of their means, as `peakbench
-//!   fleet` computes it.
-//! - Tolerance: per case (`tolerance = "5%"` relative, or a number, absolute in the
-//!   case's unit), else the `[tolerance]` table's entry for the case's resource (a
-//!   percentage), else [`default_tolerance`]. From several sources a case's tolerance
-//!   is widened to [`MAD_K`] robust standard deviations of the sources' figures
-//!   (`MAD_K · MAD / 0.6745`) when that is wider.
+//! - `median`: how it is taken is `gate::take`'s (the median of the samples, or of
+//!   several sources' medians).
+//! - Tolerance ([`Tolerance`], `gate::tolerance`): per case (`tolerance = "5%"`
+//!   relative, or a number, absolute in the case's unit), else the `[tolerance]`
+//!   table's entry for the case's resource (a percentage), else [`default_tolerance`];
+//!   at most 50 % of the median whatever its form, checked on reading and wherever a
+//!   baseline is taken.
+//! - `command` (the runs' command, so that `check` without a results file takes the
+//!   latest run of it) and `shared` (taken on a shared machine, disturbed results
+//!   included) are optional: files written before them read as before.
 
-use crate::report::compare::{noise_floor, CaseKey};
-use crate::report::model::{BenchResult, Metric, Report, Resource, Unit};
+use super::tolerance::num;
+pub(crate) use super::tolerance::{default_tolerance, parse_tolerance, Tolerance};
+use crate::report::compare::CaseKey;
+use crate::report::model::{Metric, Resource, Unit};
 use crate::util::units::format_si;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -28,123 +32,6 @@ use std::fmt::Write as _;
 
 /// The schema written into every baseline and required on reading.
 pub(crate) const SCHEMA: &str = "peakbench-baseline/1";
-
-/// How many robust standard deviations a host may fall from a fleet's median before it
-/// fails: 3.5, the threshold `peakbench fleet` marks outliers by (Iglewicz and
-/// Hoaglin's modified z-score), so a host passes the gate when fleet would not call it
-/// a slow outlier.
-pub(crate) const MAD_K: f64 = 3.5;
-
-/// `0.6745`: `MAD / 0.6745` estimates σ for a normal law.
-const K_MAD: f64 = 0.6745;
-
-/// The default tolerance of a resource: the run-to-run noise `compare` takes as no
-/// change ([`noise_floor`]), what repeated quick suites on one shared guest moved by
-/// between runs minutes apart: 5 % for CPU and linear algebra, 10 % for memory and
-/// GPU, 20 % for disk and network.
-pub(crate) fn default_tolerance(resource: Resource) -> Tolerance {
-    Tolerance::Relative(noise_floor(resource))
-}
-
-/// How far a figure may fall from the baseline's.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Tolerance {
-    /// A fraction of the median (`"5%"` is 0.05), 0 to 1 exclusive.
-    Relative(f64),
-    /// A figure in the case's unit.
-    Absolute(f64),
-}
-
-impl Tolerance {
-    /// The allowed distance from `median`, in the case's unit.
-    pub(crate) fn abs(self, median: f64) -> f64 {
-        match self {
-            Tolerance::Relative(r) => r * median.abs(),
-            Tolerance::Absolute(a) => a,
-        }
-    }
-
-    /// As written in the file and the views: `5%`, or the absolute figure with `unit`.
-    pub(crate) fn show(self, unit: Unit) -> String {
-        match self {
-            Tolerance::Relative(r) => format!("{}%", trim_float(r * 100.0)),
-            Tolerance::Absolute(a) => format_si(a, unit.as_str()),
-        }
-    }
-}
-
-impl Serialize for Tolerance {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Tolerance::Relative(r) => s.serialize_str(&format!("{}%", trim_float(r * 100.0))),
-            Tolerance::Absolute(a) => s.serialize_f64(*a),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Tolerance {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Tolerance, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = Tolerance;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a tolerance: a percentage like \"5%\", or a non-negative number in the case's unit")
-            }
-            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Tolerance, E> {
-                parse_tolerance(s).map_err(E::custom)
-            }
-            fn visit_f64<E: serde::de::Error>(self, x: f64) -> Result<Tolerance, E> {
-                absolute(x).map_err(E::custom)
-            }
-            fn visit_i64<E: serde::de::Error>(self, x: i64) -> Result<Tolerance, E> {
-                absolute(x as f64).map_err(E::custom)
-            }
-            fn visit_u64<E: serde::de::Error>(self, x: u64) -> Result<Tolerance, E> {
-                absolute(x as f64).map_err(E::custom)
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-fn absolute(x: f64) -> Result<Tolerance, String> {
-    if x.is_finite() && x >= 0.0 {
-        Ok(Tolerance::Absolute(x))
-    } else {
-        Err(format!(
-            "tolerance {x} is out of range; an absolute tolerance is a number from 0 up, in the case's unit"
-        ))
-    }
-}
-
-/// Parses `5%` (relative) or a plain number (absolute).
-pub(crate) fn parse_tolerance(s: &str) -> Result<Tolerance, String> {
-    let t = s.trim();
-    if let Some(p) = t.strip_suffix('%') {
-        return match p.trim().parse::<f64>() {
-            Ok(x) if x.is_finite() && (0.0..100.0).contains(&x) => Ok(Tolerance::Relative(x / 100.0)),
-            Ok(_) => Err(format!(
-                "tolerance '{t}' is out of range; a relative tolerance is from 0 to 100 % (exclusive), like \"5%\""
-            )),
-            Err(_) => Err(format!(
-                "'{t}' is not a tolerance; use a percentage like \"5%\" or a number in the case's unit"
-            )),
-        };
-    }
-    match t.parse::<f64>() {
-        Ok(x) => absolute(x),
-        Err(_) => Err(format!(
-            "'{t}' is not a tolerance; use a percentage like \"5%\" or a number in the case's unit"
-        )),
-    }
-}
-
-/// A float as short as it reads back (`5`, `12.5`).
-fn trim_float(x: f64) -> String {
-    let s = format!("{:.6}", x);
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    s.to_string()
-}
 
 /// `cpu, memory, …`: the resource names.
 pub(crate) fn resource_names() -> String {
@@ -234,6 +121,13 @@ pub(crate) struct Baseline {
     /// How the medians and tolerances were taken.
     #[serde(default)]
     pub(crate) method: String,
+    /// The command of the runs it was taken from (`quick`, `cpu`, …): what `check`
+    /// without a results file takes the latest run of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) command: Option<String>,
+    /// Taken on a shared machine: disturbed results are in it (`--allow-disturbed`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) shared: bool,
     /// The results files it was taken from.
     #[serde(default)]
     pub(crate) sources: Vec<String>,
@@ -293,7 +187,7 @@ impl Baseline {
     /// The checks serde cannot make: resource names of `[tolerance]`, relative
     /// tolerances there, units that fit their metric, directions that fit, medians,
     /// duplicate cases.
-    fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         for (res, t) in &self.tolerance {
             if Resource::parse(res).is_none() {
                 return Err(format!(
@@ -305,7 +199,7 @@ impl Baseline {
             if let Tolerance::Absolute(_) = t {
                 return Err(format!(
                     "[tolerance]: {res} = {}: a resource's tolerance is a percentage like \"5%\" (its cases have different units; absolute tolerances go on a case)",
-                    trim_float(t.abs(1.0))
+                    num(t.abs(1.0))
                 ));
             }
         }
@@ -343,11 +237,15 @@ impl Baseline {
                 if d == Direction::Higher && a >= c.median {
                     return Err(format!(
                         "{at}: tolerance {} is out of range: at or above the median {} it can never fail; give less than the median, or a percentage like \"5%\"",
-                        trim_float(a),
-                        trim_float(c.median)
+                        num(a),
+                        num(c.median)
                     ));
                 }
             }
+            // The tolerance the case is checked with, wherever it comes from.
+            self.tolerance_of(c)
+                .within(c.median, c.unit)
+                .map_err(|e| format!("{at}: {e}"))?;
             if !seen.insert(c.key()) {
                 return Err(format!("{at}: the same case twice; keep one"));
             }
@@ -371,6 +269,15 @@ impl Baseline {
         let _ = writeln!(s, "created = {}", q(&self.created));
         let _ = writeln!(s, "tool_version = {}", q(&self.tool_version));
         let _ = writeln!(s, "method = {}", q(&self.method));
+        if let Some(c) = &self.command {
+            let _ = writeln!(s, "command = {}", q(c));
+        }
+        if self.shared {
+            let _ = writeln!(
+                s,
+                "# Taken on a shared machine: disturbed results are in it; its figures say less.\nshared = true"
+            );
+        }
         let list = |v: &[String]| v.iter().map(|x| q(x)).collect::<Vec<_>>().join(", ");
         let _ = writeln!(s, "sources = [{}]", list(&self.sources));
         let _ = writeln!(s, "hosts = [{}]", list(&self.hosts));
@@ -439,223 +346,9 @@ fn toml_error(text: &str, e: &toml::de::Error) -> String {
     }
 }
 
-/// What `baseline` made of its inputs, besides the baseline.
-#[derive(Debug, Default)]
-pub(crate) struct Taken {
-    /// Results left out and why (disturbed, not ok), one line each.
-    pub(crate) left_out: Vec<String>,
-}
-
-/// The results a baseline may be taken from: measured (`ok`) and not disturbed.
-fn usable(r: &BenchResult) -> Result<(), &'static str> {
-    if !r.is_ok() {
-        Err("not measured (skipped or failed)")
-    } else if shared(r).is_some() {
-        Err("disturbed (the machine was shared while it measured)")
-    } else if r.samples.is_empty() && r.summary.is_none() {
-        Err("no samples")
-    } else {
-        Ok(())
-    }
-}
-
-/// Takes a baseline from known-good runs (`names`: their file labels). One report of
-/// one host: per case the median of its samples and the resource's tolerance. Several
-/// sources (files, or hosts of a gathered file): per case the fleet median of their
-/// means, the tolerance widened to [`MAD_K`] robust sd when wider. `defaults` holds
-/// the `[tolerance]` table (resource name → tolerance).
-pub(crate) fn take(
-    names: &[String],
-    reports: &[Report],
-    defaults: BTreeMap<String, Tolerance>,
-    created: String,
-) -> Result<(Baseline, Taken), String> {
-    let mut taken = Taken::default();
-    // Only the results a baseline may hold, so that the fleet sees known-good figures.
-    let mut clean: Vec<Report> = reports.to_vec();
-    for (name, rep) in names.iter().zip(clean.iter_mut()) {
-        rep.results.retain(|r| match usable(r) {
-            Ok(()) => true,
-            Err(why) => {
-                let host = r
-                    .host
-                    .as_deref()
-                    .map(|h| format!(" on {h}"))
-                    .unwrap_or_default();
-                taken
-                    .left_out
-                    .push(format!("{name}: {}{host}: {why}", CaseKey::of(r).label()));
-                false
-            }
-        });
-    }
-    let sources: usize = clean
-        .iter()
-        .map(|r| if r.hosts.is_empty() { 1 } else { r.hosts.len() })
-        .sum();
-    let tol_of = |res: Resource| {
-        defaults
-            .get(res.as_str())
-            .copied()
-            .unwrap_or_else(|| default_tolerance(res))
-    };
-    let mut cases = Vec::new();
-    let method;
-    if sources <= 1 {
-        method = "one run: per case the median of its samples; tolerance per resource".to_string();
-        let mut seen = std::collections::BTreeSet::new();
-        for r in clean.iter().flat_map(|rep| &rep.results) {
-            let key = CaseKey::of(r);
-            if !seen.insert(key.clone()) {
-                continue;
-            }
-            let (median, n) = match crate::measure::stats::Summary::of(&r.samples) {
-                Ok(s) => (s.median, s.n),
-                Err(_) => match &r.summary {
-                    Some(s) => (s.median, s.n),
-                    None => continue,
-                },
-            };
-            cases.push(base_case(key, median, None, Some(n as u64), None));
-        }
-    } else {
-        method = format!(
-            "{sources} sources: per case the median of their means (as peakbench fleet); tolerance per resource, widened to {MAD_K} x MAD / 0.6745 where that is wider"
-        );
-        let fleet = crate::report::fleet::fleet(names, &clean, Default::default());
-        if let Some(w) = fleet.workloads.iter().find(|w| w.settings.is_some()) {
-            return Err(format!(
-                "{} was run with differing settings across the files ({}); take a baseline from runs with the same settings",
-                w.case.label(),
-                w.settings.as_deref().unwrap_or_default()
-            ));
-        }
-        for w in &fleet.workloads {
-            let base = tol_of(w.case.resource).abs(w.median);
-            let robust = MAD_K * w.mad / K_MAD;
-            let tol = (robust > base && w.median != 0.0).then(|| {
-                // Rounded up to 0.1 % so the file reads well and never tightens it.
-                let pct = (robust / w.median.abs() * 1000.0).ceil() / 1000.0;
-                if pct < 1.0 {
-                    Tolerance::Relative(pct)
-                } else {
-                    Tolerance::Absolute(robust)
-                }
-            });
-            cases.push(base_case(
-                w.case.clone(),
-                w.median,
-                tol,
-                Some(w.n as u64),
-                Some(w.mad),
-            ));
-        }
-    }
-    if cases.is_empty() {
-        return Err(format!(
-            "no case to take a baseline from: {} holds no measured, undisturbed case; give results files of a known-good run",
-            names.join(", ")
-        ));
-    }
-    let mut hosts: Vec<String> = Vec::new();
-    for rep in reports {
-        let hs: Vec<String> = if rep.hosts.is_empty() {
-            vec![rep.host.hostname.clone()]
-        } else {
-            rep.hosts.iter().map(|h| h.name.clone()).collect()
-        };
-        for h in hs {
-            if !hosts.contains(&h) {
-                hosts.push(h);
-            }
-        }
-    }
-    // Every resource of the baseline gets its line in [tolerance], to be edited.
-    let mut tolerance = BTreeMap::new();
-    for c in &cases {
-        tolerance.insert(c.resource.as_str().to_string(), tol_of(c.resource));
-    }
-    Ok((
-        Baseline {
-            schema: SCHEMA.into(),
-            created,
-            tool_version: env!("CARGO_PKG_VERSION").into(),
-            method,
-            sources: names.to_vec(),
-            hosts,
-            tolerance,
-            cases,
-        },
-        taken,
-    ))
-}
-
-fn base_case(
-    key: CaseKey,
-    median: f64,
-    tolerance: Option<Tolerance>,
-    n: Option<u64>,
-    mad: Option<f64>,
-) -> BaseCase {
-    BaseCase {
-        direction: Direction::of(key.metric, key.unit),
-        resource: key.resource,
-        workload: key.workload,
-        params: key.params,
-        metric: key.metric,
-        unit: key.unit,
-        median,
-        tolerance,
-        n,
-        mad,
-    }
-}
-
-/// Why a result's figure is no evidence about the machine, if it is not: it was
-/// disturbed (`disturbed`), or a `shared` note says the machine was shared (host
-/// contention included).
-pub(crate) fn shared(r: &BenchResult) -> Option<String> {
-    let note = r
-        .notes
-        .iter()
-        .find(|n| n.kind == crate::report::model::NoteKind::Shared)
-        .map(|n| n.text.clone());
-    match (r.disturbed, note) {
-        (_, Some(n)) => Some(n),
-        (true, None) => Some("the result is marked disturbed".into()),
-        (false, None) => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::samples;
-
-    fn one() -> Baseline {
-        take(
-            &["a.json".into()],
-            &[samples::compare_a()],
-            BTreeMap::new(),
-            "2026-11-26T00:00:00Z".into(),
-        )
-        .unwrap()
-        .0
-    }
-
-    #[test]
-    fn a_baseline_reads_back_as_written() {
-        let b = one();
-        assert!(!b.cases.is_empty());
-        let text = b.to_toml();
-        assert!(text.starts_with("# peakbench baseline"), "{text}");
-        let back = Baseline::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        assert_eq!(back, b);
-        // One run: the median of the samples, the resource's default tolerance.
-        let c = &b.cases[0];
-        assert_eq!(b.tolerance_of(c), default_tolerance(c.resource));
-        assert!(b.tolerance.contains_key(c.resource.as_str()));
-    }
 
     #[test]
     fn hand_edits_read() {
@@ -709,6 +402,16 @@ tolerance = 2e-8
             (case("tolerance = \"-1%\""), "out of range"),
             (case("tolerance = -3"), "out of range"),
             (case("tolerance = 10"), "can never fail"),
+            (case("tolerance = 6"), "more than 50 % of the median"),
+            (case("tolerance = \"99.9999999%\""), "out of range"),
+            (case("tolerance = \"50.5%\""), "from 0 to 50 %"),
+            (
+                case("tolerance = 1e300")
+                    .replace("\"ops\"", "\"latency\"")
+                    .replace("FLOP/s", "s")
+                    .replace("higher", "lower"),
+                "more than 50 % of the median",
+            ),
             (case("tolerance = \"fast\""), "not a tolerance"),
             (case("speed = 1"), "unknown field `speed`"),
             (
@@ -754,70 +457,5 @@ tolerance = 2e-8
             assert!(e.contains(needle), "{needle:?} not in {e:?}\n{text}");
             assert!(!e.contains('\n'), "{e:?}");
         }
-    }
-
-    #[test]
-    fn a_fleet_baseline_is_the_median_with_a_robust_tolerance() {
-        let base = samples::compare_a();
-        let host = |name: &str, f: f64| {
-            let mut r = base.clone();
-            r.host.hostname = name.into();
-            for x in &mut r.results {
-                x.samples.iter_mut().for_each(|s| *s *= f);
-                x.summary = crate::measure::stats::Summary::of(&x.samples).ok();
-            }
-            r
-        };
-        let names: Vec<String> = (1..=5).map(|i| format!("h{i}.json")).collect();
-        // A spread of ±20 %: 3.5 robust sd is far beyond the 5 % default.
-        let reports = vec![
-            host("h1", 1.0),
-            host("h2", 1.2),
-            host("h3", 0.8),
-            host("h4", 1.1),
-            host("h5", 0.9),
-        ];
-        let (b, _) = take(&names, &reports, BTreeMap::new(), String::new()).unwrap();
-        assert_eq!(b.hosts.len(), 5);
-        let c = b
-            .cases
-            .iter()
-            .find(|c| c.resource == Resource::Cpu)
-            .unwrap();
-        assert_eq!(c.n, Some(5));
-        let mean1 = crate::measure::stats::Summary::of(
-            &base
-                .results
-                .iter()
-                .find(|r| CaseKey::of(r) == c.key())
-                .unwrap()
-                .samples,
-        )
-        .unwrap()
-        .mean;
-        assert!((c.median - mean1).abs() < 1e-6 * mean1);
-        // MAD = 0.1 x median → 3.5 x 0.1 / 0.6745 = 51.9 %, rounded up to 0.1 %.
-        match b.tolerance_of(c) {
-            Tolerance::Relative(t) => assert!((t - 0.519).abs() < 1e-9, "{t}"),
-            t => panic!("{t:?}"),
-        }
-        // Identical hosts: the resource default stays.
-        let same = vec![host("h1", 1.0), host("h2", 1.0), host("h3", 1.0)];
-        let (b, _) = take(&names[..3], &same, BTreeMap::new(), String::new()).unwrap();
-        assert!(b.cases.iter().all(|c| c.tolerance.is_none()));
-    }
-
-    #[test]
-    fn disturbed_and_failed_results_are_left_out() {
-        let mut rep = samples::compare_a();
-        rep.results[0].disturbed = true;
-        let n = rep.results.len();
-        let (b, t) = take(&["a".into()], &[rep], BTreeMap::new(), String::new()).unwrap();
-        assert!(b.cases.len() < n);
-        assert!(
-            t.left_out.iter().any(|l| l.contains("disturbed")),
-            "{:?}",
-            t.left_out
-        );
     }
 }

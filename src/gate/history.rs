@@ -2,23 +2,25 @@
 //! `peakbench check --against history` and `peakbench baseline --from-history` take
 //! from the database, and the run `check` reads when no results file is given.
 //!
-//! A host's reference is its last N runs of one command with the same settings
-//! (`report::fleet::settings`: peakbench version, common options, the command's
-//! options), newest first, the checked run itself and any run started after it left
-//! out. Those reports then go through `baseline::take` exactly as `baseline --from`
-//! files do: disturbed and failed cases are left out of the reference, several runs
-//! give the median of their means with the tolerance widened to 3.5 robust sd.
+//! A host's reference runs are its runs of one command with the same settings
+//! (`report::settings::figure_settings`: the settings that change a figure, not where
+//! the output goes), newest first, the checked run itself and any run started after it
+//! left out; `gate::reference` makes the reference of each case from them.
+//!
+//! **Accepted runs** (issue #44 item 2): `check --against history --accept` records the
+//! checked run as the start of its host's, command's and settings' reference in a small
+//! TOML file beside the database ([`accepted_path`]: `history.db` →
+//! `history.accepted.toml`), so that a regression stays failed until a person accepts
+//! the new level. The file is the gate's own (the database is the run history's); it is
+//! read bounded, regular files only, and written atomically.
 
 use crate::history::{History, HistoryError};
-use crate::report::fleet::settings;
 use crate::report::model::Report;
+use crate::report::settings::figure_settings as settings;
 use crate::util::usage::UsageError;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// Fewest reference runs `check --against history` compares with (unless `--runs` asks
-/// for fewer): one run says nothing about how much its figures move from run to run.
-pub(crate) const MIN_RUNS: usize = 2;
 
 /// A history error as a refusal (exit 2), naming the flag that led to the database.
 pub(crate) fn usage(flag: &str, e: HistoryError) -> UsageError {
@@ -68,11 +70,18 @@ fn run_label(h: &History, row: &crate::history::RunRow) -> String {
     l
 }
 
-/// This host's latest run in the history: the newest recorded (`None`: the database
-/// holds none). A run dated in the future never stays the latest (issue #43 item 4).
-pub(crate) fn latest(h: &History, host: &str, flag: &str) -> Result<Option<Run>, UsageError> {
+/// This host's latest run in the history, of `command` when given: the newest recorded
+/// (`None`: the database holds none). A run dated in the future never stays the latest
+/// (issue #43 item 4).
+pub(crate) fn latest(
+    h: &History,
+    host: &str,
+    command: Option<&str>,
+    flag: &str,
+) -> Result<Option<Run>, UsageError> {
     let f = crate::history::Filter {
         host: Some(host.to_string()),
+        command: command.map(str::to_string),
         ..Default::default()
     };
     let Some(row) = h.latest_row(&f).map_err(|e| usage(flag, e))? else {
@@ -118,6 +127,8 @@ pub(crate) struct Query<'a> {
     pub(crate) exclude: Option<i64>,
     /// Runs started after this Unix time are not taken.
     pub(crate) before: Option<i64>,
+    /// Runs started before this Unix time are not taken (an accepted run's start).
+    pub(crate) since: Option<i64>,
     /// How many runs at most.
     pub(crate) n: usize,
 }
@@ -145,10 +156,12 @@ pub(crate) fn pick(h: &History, q: &Query<'_>, flag: &str) -> Result<Picked, Usa
         if Some(row.id) == exclude {
             continue;
         }
-        if let Some(b) = before {
-            if crate::history::record::unix(&row.started_at) > b {
-                continue;
-            }
+        let started = crate::history::record::unix(&row.started_at);
+        if before.is_some_and(|b| started > b) {
+            continue;
+        }
+        if q.since.is_some_and(|s| started < s) {
+            continue;
         }
         let report = h.report(row.id).map_err(|e| usage(flag, e))?;
         crate::report::physics::check_report(&report).map_err(|e| {
@@ -182,6 +195,157 @@ pub(crate) fn pick(h: &History, q: &Query<'_>, flag: &str) -> Result<Picked, Usa
     Ok(out)
 }
 
+/// The runs `ids` of the history (`check --against run:ID,…`, a fixed reference),
+/// oldest first; an id the database does not hold is one line.
+pub(crate) fn runs_by_id(h: &History, ids: &[i64], flag: &str) -> Result<Vec<Run>, UsageError> {
+    let rows = h
+        .runs(&crate::history::Filter::default())
+        .map_err(|e| usage(flag, e))?;
+    let mut out = Vec::new();
+    for id in ids {
+        let Some(row) = rows.iter().find(|r| r.id == *id) else {
+            return Err(UsageError::new(
+                flag,
+                format!(
+                    "{} holds no run {id}; `peakbench history` lists the runs with their ids",
+                    h.shown
+                ),
+            ));
+        };
+        let report = h.report(row.id).map_err(|e| usage(flag, e))?;
+        crate::report::physics::check_report(&report).map_err(|e| {
+            UsageError::new(
+                flag,
+                format!(
+                    "{}: {e}; such a figure is not a measurement (a corrupted or edited run)",
+                    run_label(h, row)
+                ),
+            )
+        })?;
+        out.push(Run {
+            id: row.id,
+            label: run_label(h, row),
+            report,
+        });
+    }
+    out.sort_by_key(|r| (crate::history::record::unix(&r.report.started_at), r.id));
+    Ok(out)
+}
+
+/// The schema of the accepted-runs file.
+pub(crate) const ACCEPTED_SCHEMA: &str = "peakbench-accepted/1";
+
+/// Largest accepted-runs file read (a line per acceptance: years of them fit).
+const MAX_ACCEPTED_BYTES: u64 = 4 << 20;
+
+/// One acceptance: from this run on, the reference of its host, command and settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Accepted {
+    /// The host (hostname).
+    pub(crate) host: String,
+    /// The command (`quick`, `cpu`, …).
+    pub(crate) command: String,
+    /// The settings that change a figure, as `report::settings::key_text` writes them.
+    pub(crate) settings: String,
+    /// The accepted run's id in the database.
+    pub(crate) run: i64,
+    /// Its start (RFC 3339): the reference starts there.
+    pub(crate) started_at: String,
+    /// When it was accepted (RFC 3339).
+    pub(crate) accepted_at: String,
+}
+
+/// The accepted-runs file.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AcceptedFile {
+    schema: String,
+    #[serde(default)]
+    accepted: Vec<Accepted>,
+}
+
+/// Where the accepted runs of the database `db` are kept: beside it, its name's
+/// extension replaced (`history.db` → `history.accepted.toml`).
+pub(crate) fn accepted_path(db: &Path) -> PathBuf {
+    db.with_extension("accepted.toml")
+}
+
+/// The acceptances recorded for the database `db`, oldest first (none: no file).
+pub(crate) fn read_accepted(db: &Path, flag: &str) -> Result<Vec<Accepted>, UsageError> {
+    let p = accepted_path(db);
+    let bad = |m: String| UsageError::new(flag, format!("{}: {m}", p.display()));
+    let f = match crate::util::regular::open(&p) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(bad(format!("cannot read: {e}"))),
+    };
+    let bytes = crate::report::load::read_capped(f, MAX_ACCEPTED_BYTES)
+        .map_err(|e| bad(format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > MAX_ACCEPTED_BYTES {
+        return Err(bad(format!(
+            "larger than {} MiB: not peakbench's accepted runs; move it away",
+            MAX_ACCEPTED_BYTES >> 20
+        )));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|_| bad("not UTF-8 text: not peakbench's accepted runs".into()))?;
+    let file: AcceptedFile = toml::from_str(&text).map_err(|e| {
+        bad(format!(
+            "not peakbench's accepted runs ({}); move it away (docs/baseline.md)",
+            crate::util::sanitize::line_max(&e.message().replace('\n', " "), 200)
+        ))
+    })?;
+    if file.schema != ACCEPTED_SCHEMA {
+        return Err(bad(format!(
+            "schema '{}' is not {ACCEPTED_SCHEMA}; move it away (docs/baseline.md)",
+            crate::util::sanitize::line_max(&file.schema, 80)
+        )));
+    }
+    Ok(file.accepted)
+}
+
+/// Appends `a` to the accepted runs of the database `db` (atomically: the old file or
+/// the new one, never half of one).
+pub(crate) fn record_accepted(db: &Path, a: Accepted, flag: &str) -> Result<(), UsageError> {
+    let mut all = read_accepted(db, flag)?;
+    all.push(a);
+    let file = AcceptedFile {
+        schema: ACCEPTED_SCHEMA.into(),
+        accepted: all,
+    };
+    let body = toml::to_string(&file)
+        .map_err(|e| UsageError::new(flag, format!("cannot write the accepted runs: {e}")))?;
+    let text = format!(
+        "# peakbench: runs a person accepted as the start of `check --against history`'s\n\
+         # reference for their host, command and settings (docs/baseline.md). The latest entry\n\
+         # of a host, command and settings wins; remove entries to go back.\n{body}"
+    );
+    let p = accepted_path(db);
+    crate::util::atomic::write_atomic(&p, |w| std::io::Write::write_all(w, text.as_bytes()))
+        .map_err(|e| {
+            UsageError::new(
+                flag,
+                format!(
+                    "cannot write {} ({e}); the run is not accepted",
+                    p.display()
+                ),
+            )
+        })
+}
+
+/// The latest acceptance for `host`, `command` and `settings` (key text), if any.
+pub(crate) fn accepted_for<'a>(
+    all: &'a [Accepted],
+    host: &str,
+    command: &str,
+    settings: &str,
+) -> Option<&'a Accepted> {
+    all.iter()
+        .rev()
+        .find(|a| a.host == host && a.command == command && a.settings == settings)
+}
+
 /// The settings of `other` that differ from `want`, as `key=value`.
 fn differing(want: &BTreeMap<String, String>, other: &BTreeMap<String, String>) -> String {
     let mut keys: Vec<&String> = want.keys().chain(other.keys()).collect();
@@ -211,6 +375,35 @@ pub(crate) fn latest_command(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn accepted_runs_round_trip_beside_the_database() {
+        let d = tempfile::tempdir().unwrap();
+        let db = d.path().join("history.db");
+        assert_eq!(accepted_path(&db), d.path().join("history.accepted.toml"));
+        assert!(read_accepted(&db, "--accept").unwrap().is_empty());
+        let a = |run: i64, settings: &str| Accepted {
+            host: "n1".into(),
+            command: "cpu".into(),
+            settings: settings.into(),
+            run,
+            started_at: "2026-11-20T10:00:00Z".into(),
+            accepted_at: "2026-11-21T10:00:00Z".into(),
+        };
+        record_accepted(&db, a(3, "repeat=3"), "--accept").unwrap();
+        record_accepted(&db, a(7, "repeat=3"), "--accept").unwrap();
+        record_accepted(&db, a(9, "repeat=5"), "--accept").unwrap();
+        let all = read_accepted(&db, "--accept").unwrap();
+        assert_eq!(all.len(), 3);
+        assert_eq!(accepted_for(&all, "n1", "cpu", "repeat=3").unwrap().run, 7);
+        assert!(accepted_for(&all, "n2", "cpu", "repeat=3").is_none());
+        std::fs::write(accepted_path(&db), "schema = 1\n").unwrap();
+        let e = read_accepted(&db, "--accept").unwrap_err();
+        assert!(
+            e.0.starts_with("--accept: ") && e.0.contains("move it away"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn differing_names_the_other_runs_settings() {

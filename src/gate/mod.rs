@@ -4,11 +4,14 @@
 //! with it case by case and exits 1 when a case regressed, so that CI and nightly
 //! acceptance runs can act on it.
 //!
-//! - [`baseline`]: the baseline file (TOML, docs/baseline.md), taking one from runs;
+//! - [`baseline`]: the baseline file (TOML, docs/baseline.md); [`tolerance`]: its
+//!   tolerances and their bounds; [`take`]: taking one from runs;
 //! - [`check`]: the verdicts (pass, regressed, improved, inconclusive, missing) with
-//!   the statistical test on the raw samples;
+//!   the statistical test on the raw samples, and the outcome (exit 0, 1 or 3);
 //! - [`history`]: the reference runs of `check --against history` and `baseline
-//!   --from-history`, and the run `check` reads by default, from the run history;
+//!   --from-history`, the run `check` reads by default, and the accepted runs;
+//!   [`reference`](mod@reference): the reference of `check --against history`, which keeps a
+//!   regression failed until it is accepted;
 //! - [`junit`]: `--junit FILE`, the check as JUnit XML;
 //! - [`options`]: the two commands' flags.
 //!
@@ -22,6 +25,9 @@ pub(crate) mod check;
 pub(crate) mod history;
 pub(crate) mod junit;
 pub(crate) mod options;
+pub(crate) mod reference;
+pub(crate) mod take;
+pub(crate) mod tolerance;
 
 pub(crate) use options::{BaselineOptions, CheckOptions};
 
@@ -111,8 +117,14 @@ pub(crate) fn run_baseline(
         }
     }
     defaults.extend(o.per_resource.clone());
-    let (mut b, taken) = baseline::take(&names, &reports, defaults, now())
-        .map_err(|e| UsageError::new("--from", e))?;
+    let how = take::How {
+        defaults,
+        created: now(),
+        allow_disturbed: o.allow_disturbed,
+        command: one_command(&reports),
+    };
+    let (mut b, taken) =
+        take::take(&names, &reports, &how).map_err(|e| UsageError::new("--from", e))?;
     // Only the resources the baseline holds keep a [tolerance] line.
     let held: std::collections::BTreeSet<&str> =
         b.cases.iter().map(|c| c.resource.as_str()).collect();
@@ -150,8 +162,18 @@ pub(crate) fn run_baseline(
         for l in passed_over.iter().chain(&taken.left_out) {
             eprintln!("left out: {l}");
         }
+        for l in &taken.capped {
+            eprintln!("capped: {l}");
+        }
     }
     Ok(())
+}
+
+/// The command of `reports` when they are all of one (`quick`, `cpu`, …).
+fn one_command(reports: &[crate::report::model::Report]) -> Option<String> {
+    let mut cmds = reports.iter().map(crate::history::record::command);
+    let first = cmds.next()?;
+    (first != "unknown" && cmds.all(|c| c == first)).then_some(first)
 }
 
 /// `baseline --from-history`: per host (`--host`, default this one) its last `--runs`
@@ -187,6 +209,7 @@ fn from_history(common: &Output, pick: &HistoryPick) -> Result<history::Sources,
             settings: want.as_ref(),
             exclude: None,
             before: None,
+            since: None,
             n: pick.runs,
         };
         let p = history::pick(&h, &q, flag)?;
@@ -201,7 +224,7 @@ fn from_history(common: &Output, pick: &HistoryPick) -> Result<history::Sources,
             ));
         }
         if want.is_none() {
-            want = Some(crate::report::fleet::settings(&p.runs[0].report));
+            want = Some(crate::report::settings::figure_settings(&p.runs[0].report));
         }
         // The runs taken must not span a change point silently (issue #44 item 7).
         if let Some(oldest) = p.runs.last() {
@@ -248,13 +271,15 @@ pub(crate) fn read_baseline(path: &Path) -> Result<Baseline, UsageError> {
     Baseline::parse(&text).map_err(bad)
 }
 
-/// The run to check: the results file given; else this host's latest run in the
-/// history (`--history PATH` or the default database, when it holds one); else this
-/// host's latest run in the results folder (`--output DIR`, default `results/`). With
-/// its label and, when it is in the history, its run id there.
+/// The run to check: the results file given; else this host's latest run of the
+/// baseline's command (any command when the baseline names none) in the history
+/// (`--history PATH` or the default database, when it holds one); else this host's
+/// latest run in the results folder (`--output DIR`, default `results/`), refused when
+/// it is another command's. With its label and, when it is in the history, its run id.
 fn results_run(
     common: &Output,
     o: &CheckOptions,
+    command: Option<&str>,
 ) -> Result<(crate::report::model::Report, String, Option<i64>), UsageError> {
     let path = match &o.results {
         Some(p) => p.clone(),
@@ -262,7 +287,7 @@ fn results_run(
             let host = crate::hw::hostname();
             let db = history::db_path(common.history.as_deref());
             let read = common.history.is_some()
-                || matches!(o.reference, Reference::History(_))
+                || !matches!(o.reference, Reference::Baseline(_))
                 || db.as_ref().is_some_and(|p| p.exists());
             if read {
                 let flag = if common.history.is_some() {
@@ -271,7 +296,7 @@ fn results_run(
                     "RESULTS.json"
                 };
                 let h = history::open(common.history.as_deref(), flag)?;
-                if let Some(r) = history::latest(&h, &host, flag)? {
+                if let Some(r) = history::latest(&h, &host, command, flag)? {
                     return Ok((r.report, r.label, Some(r.id)));
                 }
             }
@@ -283,7 +308,8 @@ fn results_run(
                 return Err(UsageError::new(
                     "RESULTS.json",
                     format!(
-                        "none given, the history holds no run of {host} and {} (this host's latest run) does not exist; give a results file, or run peakbench first (it records the run and keeps results/HOST-latest.json)",
+                        "none given, the history holds no {}run of {host} and {} (this host's latest run) does not exist; give a results file, or run peakbench first (it records the run and keeps results/HOST-latest.json)",
+                        command.map(|c| format!("{c} ")).unwrap_or_default(),
                         p.display()
                     ),
                 ));
@@ -298,65 +324,185 @@ fn results_run(
             path.display()
         ))
     })?;
+    if let (None, Some(want)) = (&o.results, command) {
+        let got = crate::history::record::command(&run);
+        if got != want {
+            return Err(UsageError::new(
+                "RESULTS.json",
+                format!(
+                    "none given, and {} (this host's latest run) is a {got} run while the baseline holds {want} cases; give the results file of a {want} run",
+                    path.display()
+                ),
+            ));
+        }
+    }
     Ok((run, label(&path), None))
 }
 
-/// `--against history`: a baseline taken in memory, as `baseline --from` takes one,
-/// from the last `n` runs of the checked run's host and command with its settings
-/// (the run itself and later runs left out). With its label and the runs passed over.
+/// The checked run's key in the history: its host, command and figure settings.
+fn run_key(run: &crate::report::model::Report) -> (String, String, String) {
+    (
+        run.host.hostname.clone(),
+        crate::history::record::command(run),
+        crate::report::settings::key_text(&crate::report::settings::figure_settings(run)),
+    )
+}
+
+/// `--against history`: the reference of `gate::reference` from the host's runs of
+/// the checked run's command and settings (the run itself and later runs left out,
+/// none before the run last accepted for them). With its label, what was left out,
+/// and the cases that hold runs out.
 fn against_history(
     common: &Output,
     run: &crate::report::model::Report,
     run_id: Option<i64>,
     n: usize,
-) -> Result<(Baseline, String, Vec<String>), UsageError> {
+) -> Result<(Baseline, String, Vec<String>, Vec<String>), UsageError> {
     let flag = "--against";
     let h = history::open(common.history.as_deref(), flag)?;
     let run_id = match run_id {
         Some(id) => Some(id),
         None => h.find(run).map_err(|e| history::usage(flag, e))?,
     };
-    let host = run.host.hostname.clone();
-    let command = crate::history::record::command(run);
-    let want = crate::report::fleet::settings(run);
+    let (host, command, key) = run_key(run);
+    let want = crate::report::settings::figure_settings(run);
     let before = Some(crate::history::record::unix(&run.started_at)).filter(|t| *t > 0);
+    let db = history::db_path(common.history.as_deref()).unwrap_or_default();
+    let accepted = history::read_accepted(&db, flag)?;
+    let marker =
+        history::accepted_for(&accepted, &host, &command, &key).filter(|a| Some(a.run) != run_id);
     let q = history::Query {
         host: &host,
         command: &command,
         settings: Some(&want),
         exclude: run_id,
         before,
-        n,
+        since: marker.map(|a| crate::history::record::unix(&a.started_at)),
+        n: reference::REPLAY_RUNS.max(n),
     };
     let p = history::pick(&h, &q, flag)?;
-    let need = n.min(history::MIN_RUNS);
+    let need = if marker.is_some() {
+        1
+    } else {
+        n.min(reference::MIN_RUNS)
+    };
     if p.runs.len() < need {
         return Err(UsageError::new(
             flag,
             format!(
-                "history {} holds {} earlier {command} run{} of {host} with this run's settings; the reference needs at least {need} (--runs {n}): record more runs, or give --baseline FILE",
+                "history {} holds {} earlier {command} run{} of {host} with this run's settings{}; the reference needs at least {need} (--runs {n}): record more runs, or give --baseline FILE",
                 h.shown,
                 p.runs.len(),
                 if p.runs.len() == 1 { "" } else { "s" },
+                if marker.is_some() { " since the accepted run" } else { "" },
             ),
         ));
     }
-    let names: Vec<String> = p.runs.iter().rev().map(|r| r.label.clone()).collect();
-    let ids: Vec<String> = p.runs.iter().rev().map(|r| r.id.to_string()).collect();
-    let reports: Vec<crate::report::model::Report> =
-        p.runs.into_iter().rev().map(|r| r.report).collect();
-    let (b, taken) = baseline::take(&names, &reports, Default::default(), now())
+    let cands: Vec<reference::Candidate> = p
+        .runs
+        .into_iter()
+        .rev()
+        .map(|r| reference::Candidate {
+            id: r.id,
+            label: r.label,
+            report: r.report,
+        })
+        .collect();
+    let how = take::How {
+        created: now(),
+        command: Some(command.clone()),
+        ..Default::default()
+    };
+    let made = reference::make(run, &cands, n, marker.is_some(), &how)
         .map_err(|e| UsageError::new(flag, e))?;
+    let ids: Vec<String> = made.ids.iter().map(i64::to_string).collect();
+    let k = made.ids.len();
     let shown = format!(
-        "history {}: the last {} {command} run{} of {host} (runs {})",
+        "history {}: the last {k} {command} run{} of {host} that did not fail the gate{} (runs {})",
         h.shown,
-        names.len(),
-        if names.len() == 1 { "" } else { "s" },
+        if k == 1 { "" } else { "s" },
+        marker
+            .map(|a| format!(", since run {} (accepted {})", a.run, a.accepted_at))
+            .unwrap_or_default(),
         ids.join(", ")
     );
     let mut left = p.passed_over;
-    left.extend(taken.left_out);
+    left.extend(made.left_out);
+    Ok((made.baseline, shown, left, made.held))
+}
+
+/// `--against run:ID,…`: a baseline taken from those runs of the history, as
+/// `baseline --from` takes files.
+fn against_runs(
+    common: &Output,
+    ids: &[i64],
+) -> Result<(Baseline, String, Vec<String>), UsageError> {
+    let flag = "--against";
+    let h = history::open(common.history.as_deref(), flag)?;
+    let runs = history::runs_by_id(&h, ids, flag)?;
+    let names: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
+    let reports: Vec<crate::report::model::Report> = runs.into_iter().map(|r| r.report).collect();
+    let how = take::How {
+        created: now(),
+        command: one_command(&reports),
+        ..Default::default()
+    };
+    let (b, t) = take::take(&names, &reports, &how).map_err(|e| UsageError::new(flag, e))?;
+    let shown = format!(
+        "history {}: fixed run{} {}",
+        h.shown,
+        if ids.len() == 1 { "" } else { "s" },
+        ids.iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut left = t.left_out;
+    left.extend(t.capped);
     Ok((b, shown, left))
+}
+
+/// `check --against history --accept`: records the checked run as the start of its
+/// reference, beside the database.
+fn accept(
+    common: &Output,
+    run: &crate::report::model::Report,
+    run_label: &str,
+    run_id: Option<i64>,
+) -> Result<String, UsageError> {
+    let flag = "--accept";
+    let h = history::open(common.history.as_deref(), flag)?;
+    let id = match run_id {
+        Some(id) => id,
+        None => h.find(run).map_err(|e| history::usage(flag, e))?.ok_or_else(|| {
+            UsageError::new(
+                flag,
+                format!(
+                    "{run_label} is not in history {}; only a recorded run can be accepted (`peakbench history import FILE` records it)",
+                    h.shown
+                ),
+            )
+        })?,
+    };
+    let (host, command, settings) = run_key(run);
+    let db = history::db_path(common.history.as_deref()).unwrap_or_default();
+    history::record_accepted(
+        &db,
+        history::Accepted {
+            host: host.clone(),
+            command: command.clone(),
+            settings,
+            run: id,
+            started_at: run.started_at.clone(),
+            accepted_at: now(),
+        },
+        flag,
+    )?;
+    Ok(format!(
+        "accepted: {command} run {id} of {host} ({}) starts the reference of `check --against history` for its settings; recorded in {}",
+        run.started_at,
+        history::accepted_path(&db).display()
+    ))
 }
 
 /// The check as a [`Grid`] for the one exporter: the rows for table, CSV and Markdown,
@@ -423,7 +569,8 @@ fn grid<'a>(c: &Check, footer: &'a str) -> Grid<'a> {
 }
 
 /// `peakbench check --baseline FILE [RESULTS.json] [--junit FILE] [--strict]`: exit
-/// code 0 when the gate passes, 1 when it fails.
+/// code 0 when the gate passes, 1 when it fails, 3 when it is inconclusive
+/// ([`check::Outcome`]).
 pub(crate) fn run_check(
     common: &Output,
     o: &CheckOptions,
@@ -433,12 +580,25 @@ pub(crate) fn run_check(
     // A baseline file is read first: a bad one is refused before anything else.
     let file_base = match &o.reference {
         Reference::Baseline(p) => Some((read_baseline(p)?, label(p), Vec::new())),
-        Reference::History(_) => None,
+        Reference::History(_) | Reference::Runs(_) => None,
     };
-    let (run, run_label, run_id) = results_run(common, o)?;
-    let (base, base_name, left_out) = match file_base {
-        Some(b) => b,
-        None => against_history(common, &run, run_id, o.reference.runs())?,
+    let command = file_base.as_ref().and_then(|b| b.0.command.clone());
+    let (run, run_label, run_id) = results_run(common, o, command.as_deref())?;
+    if o.accept {
+        let line = accept(common, &run, &run_label, run_id)?;
+        writeln!(out, "{line}")?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut held = Vec::new();
+    let (base, base_name, left_out) = match (file_base, &o.reference) {
+        (Some(b), _) => b,
+        (None, Reference::Runs(ids)) => against_runs(common, ids)?,
+        (None, _) => {
+            let (b, s, l, h) = against_history(common, &run, run_id, o.reference.runs())?;
+            held = h;
+            (b, s, l)
+        }
     };
     if let Some(j) = &o.junit {
         crate::util::atomic::check_writable(j).map_err(|e| {
@@ -451,7 +611,15 @@ pub(crate) fn run_check(
             )
         })?;
     }
-    let c = check::check(&base, &base_name, &run, &run_label, o.strict);
+    let policy = if o.strict {
+        check::Policy::Strict
+    } else if o.allow_inconclusive {
+        check::Policy::Allow
+    } else {
+        check::Policy::Distinct
+    };
+    let mut c = check::check(&base, &base_name, &run, &run_label, policy);
+    c.notes.extend(held);
     let mut footer = c.summary.clone();
     for n in &c.notes {
         footer.push_str("\nnote: ");
@@ -477,9 +645,5 @@ pub(crate) fn run_check(
             eprintln!("junit: {}", j.display());
         }
     }
-    Ok(if c.passed {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(ExitCode::from(c.outcome.code()))
 }

@@ -39,6 +39,10 @@ pub(crate) struct BaselineOptions {
     #[arg(long = "command", value_name = "COMMAND", allow_hyphen_values = true, value_parser = run_command)]
     #[serde(skip)]
     pub(crate) run_command: Option<String>,
+    /// Take disturbed results too (a shared machine); the baseline then says so (shared = true)
+    #[arg(long)]
+    #[serde(skip)]
+    pub(crate) allow_disturbed: bool,
     /// Write the baseline to this file (atomically) [default: stdout]; --output FILE also does
     #[arg(short = 'o', value_name = "FILE", allow_hyphen_values = true, value_parser = file)]
     #[serde(skip)]
@@ -69,7 +73,7 @@ pub(crate) struct CheckOptions {
     #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = file)]
     #[serde(skip)]
     pub(crate) baseline: Option<PathBuf>,
-    /// Compare with the history instead of a baseline file: the last --runs clean runs of the host (only: history)
+    /// Compare with the history instead of a baseline file: history (the last --runs runs that did not fail the gate), or run:ID,… (fixed runs)
     #[arg(long, value_name = "SOURCE", value_parser = against)]
     #[serde(skip)]
     pub(crate) against: Option<Against>,
@@ -83,9 +87,15 @@ pub(crate) struct CheckOptions {
     /// Also write a JUnit XML report (one testcase per case) to this file
     #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = file)]
     pub(crate) junit: Option<PathBuf>,
-    /// Fail (exit 1) on inconclusive cases too, not only on regressed and missing ones
+    /// Fail (exit 1) on inconclusive cases too, not only on regressed and missing ones [default: exit 3 when a case is inconclusive]
     #[arg(long)]
     pub(crate) strict: bool,
+    /// Pass (exit 0) with inconclusive cases (disturbed, too few samples) [default: exit 3]
+    #[arg(long)]
+    pub(crate) allow_inconclusive: bool,
+    /// With --against history: accept the checked run as the start of the reference (a regression stays failed until accepted)
+    #[arg(long)]
+    pub(crate) accept: bool,
     /// `--baseline FILE`, or `--against history` (its `--runs`) ([`parse_check`]).
     #[arg(skip = Reference::History(DEFAULT_RUNS))]
     pub(crate) reference: Reference,
@@ -108,21 +118,41 @@ fn runs(s: &str) -> Result<usize, ParseError> {
 }
 
 /// What `check --against` compares with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Against {
-    /// The history database's last runs of the host.
+    /// The history database's last runs of the host that did not fail the gate.
     History,
+    /// Fixed runs of the history, by id (`run:12,13`): a reference that never moves.
+    Runs(Vec<i64>),
 }
 
-/// `--against SOURCE`: only `history`.
+/// Most runs `--against run:…` names.
+const MAX_FIXED_RUNS: usize = 100;
+
+/// `--against SOURCE`: `history`, or `run:ID[,ID…]`.
 fn against(s: &str) -> Result<Against, ParseError> {
-    match s.trim() {
-        "history" => Ok(Against::History),
-        _ => Err(ParseError(format!(
-            "'{s}' is not a reference to check against; use --against history (or --baseline FILE)"
-        ))),
+    let t = s.trim();
+    if t == "history" {
+        return Ok(Against::History);
     }
+    if let Some(list) = t.strip_prefix("run:") {
+        let ids: Result<Vec<i64>, _> = list.split(',').map(|x| x.trim().parse::<i64>()).collect();
+        return match ids {
+            Ok(ids) if !ids.is_empty() && ids.len() <= MAX_FIXED_RUNS && ids.iter().all(|i| *i > 0) => {
+                let mut v = ids;
+                v.sort_unstable();
+                v.dedup();
+                Ok(Against::Runs(v))
+            }
+            _ => Err(ParseError(format!(
+                "'{s}' does not name runs of the history; use run:ID or run:ID,ID,… (1 to {MAX_FIXED_RUNS} ids, as `peakbench history` lists them)"
+            ))),
+        };
+    }
+    Err(ParseError(format!(
+        "'{s}' is not a reference to check against; use --against history, --against run:ID,… (or --baseline FILE)"
+    )))
 }
 
 /// A file flag's value (`--from`, `-o`, `--baseline`, `--junit`, RESULTS.json): not
@@ -207,8 +237,11 @@ pub(crate) struct HistoryPick {
 pub(crate) enum Reference {
     /// `--baseline FILE`.
     Baseline(PathBuf),
-    /// `--against history --runs N`: the host's last N clean runs in the history.
+    /// `--against history --runs N`: the host's last N runs in the history that did
+    /// not fail the gate.
     History(usize),
+    /// `--against run:ID,…`: fixed runs of the history.
+    Runs(Vec<i64>),
 }
 
 impl Reference {
@@ -216,6 +249,7 @@ impl Reference {
     pub(crate) fn runs(&self) -> usize {
         match self {
             Reference::History(n) => *n,
+            Reference::Runs(ids) => ids.len(),
             Reference::Baseline(_) => DEFAULT_RUNS,
         }
     }
@@ -312,7 +346,25 @@ fn tolerance_pct(s: &str) -> Result<Tolerance, String> {
 /// `peakbench check`'s options once the flags are read: `--baseline` or `--against`
 /// (and `--runs` only with `--against`).
 pub(crate) fn parse_check(a: &CheckOptions) -> Result<CheckOptions, UsageError> {
-    let reference = match (&a.baseline, a.against) {
+    if a.strict && a.allow_inconclusive {
+        return Err(UsageError::new(
+            "--allow-inconclusive",
+            "given with --strict; choose what an inconclusive case does: --strict fails it, --allow-inconclusive passes it (default: exit 3)",
+        ));
+    }
+    if a.accept && a.against != Some(Against::History) {
+        return Err(UsageError::new(
+            "--accept",
+            "applies to --against history (a baseline file is accepted by writing a new one: peakbench baseline --from …)",
+        ));
+    }
+    if a.accept && a.junit.is_some() {
+        return Err(UsageError::new(
+            "--accept",
+            "accepts a run and checks nothing; drop --junit",
+        ));
+    }
+    let reference = match (&a.baseline, a.against.clone()) {
         (Some(_), Some(_)) => {
             return Err(UsageError::new(
                 "--against",
@@ -333,6 +385,15 @@ pub(crate) fn parse_check(a: &CheckOptions) -> Result<CheckOptions, UsageError> 
             Reference::Baseline(b.clone())
         }
         (None, Some(Against::History)) => Reference::History(a.runs.unwrap_or(DEFAULT_RUNS)),
+        (None, Some(Against::Runs(ids))) => {
+            if a.runs.is_some() {
+                return Err(UsageError::new(
+                    "--runs",
+                    "applies to --against history; --against run:ID,… names its runs",
+                ));
+            }
+            Reference::Runs(ids)
+        }
     };
     Ok(CheckOptions {
         reference,
@@ -394,8 +455,9 @@ mod tests {
         assert!(e.0.starts_with("-o: given with --output"), "{e}");
         for (bad, needle) in [
             ("cpux=5%", "unknown resource 'cpux'; one of cpu, "),
-            ("150%", "from 0 to 100 %"),
-            ("-5%", "from 0 to 100 %"),
+            ("150%", "from 0 to 50 %"),
+            ("-5%", "from 0 to 50 %"),
+            ("99.9999999%", "from 0 to 50 %"),
             (
                 "5",
                 "'5' is not a percentage; use a relative tolerance like 5%",
@@ -427,7 +489,10 @@ mod tests {
             (&["--baseline", ""][..], "--baseline: empty path; give a file name"),
             (&["--baseline", "b.toml", "--junit", " "], "--junit: empty path; give a file name"),
             (&["--baseline", "b.toml", ""], "RESULTS.json: empty path; give a file name"),
-            (&["--against", "past"], "--against: 'past' is not a reference to check against; use --against history (or --baseline FILE)"),
+            (&["--against", "past"], "--against: 'past' is not a reference to check against; use --against history, --against run:ID,… (or --baseline FILE)"),
+            (&["--against", "run:1,x"], "--against: 'run:1,x' does not name runs of the history; use run:ID or run:ID,ID,… (1 to 100 ids, as `peakbench history` lists them)"),
+            (&["--baseline", "b.toml", "--strict", "--allow-inconclusive"], "--allow-inconclusive: given with --strict; choose what an inconclusive case does: --strict fails it, --allow-inconclusive passes it (default: exit 3)"),
+            (&["--baseline", "b.toml", "--accept"], "--accept: applies to --against history (a baseline file is accepted by writing a new one: peakbench baseline --from …)"),
             (&["--against", "history", "--runs", "1001"], "--runs: '1001' is not a number of runs; use a whole number from 1 to 1000, e.g. 5"),
         ] {
             assert_eq!(check(a).unwrap_err().0, line, "{a:?}");
@@ -453,6 +518,12 @@ mod tests {
         assert!(matches!(o.reference, Reference::History(DEFAULT_RUNS)));
         let o = check(&["--against", "history", "--runs", "9"]).unwrap();
         assert_eq!(o.reference.runs(), 9);
+        let o = check(&["--against", "run:7, 3,7"]).unwrap();
+        assert!(
+            matches!(&o.reference, Reference::Runs(v) if v == &[3, 7]),
+            "{o:?}"
+        );
+        assert!(check(&["--against", "history", "--accept"]).unwrap().accept);
         for (a, needle) in [
             (
                 &["--against", "history", "--baseline", "b.toml"][..],

@@ -341,40 +341,11 @@ struct Source<'a> {
     results: Vec<&'a BenchResult>,
 }
 
-/// Options that only choose where and how the output goes; they never change a figure.
-const PRESENTATION: [&str; 6] = ["command", "format", "output", "quiet", "html", "reference"];
-
 /// The settings of a run that can change a case's figure without showing in its
-/// parameters: the peakbench version, the common options but the presentation ones,
-/// and the command's scalar options (its lists only choose which cases run).
+/// parameters: [`super::settings::figure_settings`], the one rule the gate and the
+/// history key their series by.
 pub(crate) fn settings(rep: &Report) -> BTreeMap<String, String> {
-    let mut s = BTreeMap::new();
-    s.insert("tool_version".to_string(), rep.tool_version.clone());
-    let Some(cfg) = rep.config.as_object() else {
-        return s;
-    };
-    let scalar = |v: &serde_json::Value| match v {
-        serde_json::Value::Null | serde_json::Value::Array(_) => None,
-        serde_json::Value::String(t) => Some(t.clone()),
-        other => Some(other.to_string()),
-    };
-    for (k, v) in cfg {
-        if !PRESENTATION.contains(&k.as_str()) {
-            if let Some(t) = scalar(v) {
-                s.insert(k.clone(), t);
-            }
-        }
-    }
-    if let Some(cmd) = cfg.get("command").and_then(|c| c.as_object()) {
-        for (k, v) in cmd {
-            if k != "command" {
-                if let Some(t) = scalar(v) {
-                    s.insert(k.clone(), t);
-                }
-            }
-        }
-    }
-    s
+    super::settings::figure_settings(rep)
 }
 
 /// Splits the files into hosts: a gathered file (`hosts[]`) by each result's host tag,

@@ -28,6 +28,7 @@ pub(crate) mod results_index;
 #[cfg(test)]
 pub(crate) mod samples;
 pub mod series;
+pub(crate) mod settings;
 pub(crate) mod view;
 
 pub use view::{export, export_fit, Doc, Format, Grid, Text, TextDoc};

@@ -16,12 +16,12 @@ fn pb() -> Command {
     common::pb()
 }
 
-fn fixture() -> PathBuf {
+pub fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report_compare_a.json")
 }
 
 /// The fixture run, changed by `edit`, written into `dir` as `name`.
-fn run_file(dir: &Path, name: &str, edit: impl Fn(&mut Value)) -> PathBuf {
+pub fn run_file(dir: &Path, name: &str, edit: impl Fn(&mut Value)) -> PathBuf {
     let mut v: Value = serde_json::from_slice(&std::fs::read(fixture()).unwrap()).unwrap();
     edit(&mut v);
     let p = dir.join(name);
@@ -42,8 +42,13 @@ fn baseline(dir: &Path, from: &[&Path]) -> PathBuf {
     out
 }
 
+/// `peakbench baseline --from FILE -o DIR/baseline.toml`, asserting success.
+pub fn baseline_of(dir: &Path, from: &Path) -> PathBuf {
+    baseline(dir, &[from])
+}
+
 /// `peakbench check --format json …`: exit code and the check's JSON.
-fn check(args: &[&std::ffi::OsStr]) -> (i32, Value, String) {
+pub fn check(args: &[&std::ffi::OsStr]) -> (i32, Value, String) {
     let o = pb()
         .arg("check")
         .args(args)
@@ -56,7 +61,7 @@ fn check(args: &[&std::ffi::OsStr]) -> (i32, Value, String) {
     (o.status.code().unwrap(), v, err)
 }
 
-fn verdict<'a>(v: &'a Value, workload: &str, params: &str) -> &'a str {
+pub fn verdict<'a>(v: &'a Value, workload: &str, params: &str) -> &'a str {
     v["cases"]
         .as_array()
         .unwrap()
@@ -67,7 +72,7 @@ fn verdict<'a>(v: &'a Value, workload: &str, params: &str) -> &'a str {
         .unwrap()
 }
 
-const T1: &str = "isa=avx512 precision=fp64 threads=1";
+pub const T1: &str = "isa=avx512 precision=fp64 threads=1";
 
 #[test]
 fn a_baseline_from_a_run_passes_the_next_run_of_the_host() {
@@ -88,12 +93,25 @@ fn a_baseline_from_a_run_passes_the_next_run_of_the_host() {
         }
     });
     let junit = d.path().join("check.xml");
+    // One case has one sample: no verdict, so the outcome is inconclusive (exit 3)
+    // unless inconclusive cases are allowed.
+    let (code, v, err) = check(&["--baseline".as_ref(), b.as_os_str(), next.as_os_str()]);
+    assert_eq!(code, 3, "{v}\n{err}");
+    assert_eq!(
+        (&v["outcome"], &v["passed"]),
+        (&Value::from("inconclusive"), &Value::from(false))
+    );
+    assert!(
+        err.contains("INCONCLUSIVE: 5 cases checked") && err.contains("exit 3"),
+        "{err}"
+    );
     let (code, v, err) = check(&[
         "--baseline".as_ref(),
         b.as_os_str(),
         next.as_os_str(),
         "--junit".as_ref(),
         junit.as_os_str(),
+        "--allow-inconclusive".as_ref(),
     ]);
     assert_eq!(code, 0, "{v}\n{err}");
     assert_eq!(v["schema"], "peakbench-check/1");
@@ -114,7 +132,7 @@ fn a_baseline_from_a_run_passes_the_next_run_of_the_host() {
     assert_eq!(xml.matches("<testcase ").count(), 5, "{xml}");
     // The table: one row per case and the summary line.
     let o = pb()
-        .args(["check", "--baseline"])
+        .args(["check", "--allow-inconclusive", "--baseline"])
         .arg(&b)
         .arg(&next)
         .output()
@@ -157,7 +175,7 @@ fn a_raised_baseline_fails_with_a_junit_failure_naming_the_case_and_figures() {
     for needle in [
         "type=\"regressed\"",
         "cpu fma_f64_avx512 [isa=avx512 precision=fp64 threads=1] ops",
-        "measured 100.0 GFLOP/s",
+        "measured median 100.0 GFLOP/s",
         "baseline 120.0 GFLOP/s",
         "tolerance 5%",
         "bound 114.0 GFLOP/s",
@@ -201,7 +219,9 @@ fn a_disturbed_case_is_inconclusive_and_a_lacking_one_missing() {
         r["notes"] = serde_json::json!([{"kind": "shared", "text": "shared machine: cpu 0 had 60 % of its core"}]);
     });
     let (code, v, err) = check(&["--baseline".as_ref(), b.as_os_str(), disturbed.as_os_str()]);
-    assert_eq!(code, 0, "{v}\n{err}");
+    // Never a pass a cron job can mistake: exit 3, "INCONCLUSIVE".
+    assert_eq!(code, 3, "{v}\n{err}");
+    assert!(err.starts_with("INCONCLUSIVE"), "{err}");
     assert_eq!(verdict(&v, "fma_f64_avx512", T1), "inconclusive");
     let why = v["cases"][0]["why"].as_str().unwrap();
     assert!(
@@ -248,7 +268,12 @@ fn a_fleet_baseline_takes_the_median_of_the_hosts() {
     assert!(text.contains("3 sources"), "{text}");
     assert!(text.contains("hosts = [\"n1\", \"n2\", \"n3\"]"), "{text}");
     // Each host passes against the fleet's baseline (another host: a note says so).
-    let (code, v, err) = check(&["--baseline".as_ref(), b.as_os_str(), fixture().as_os_str()]);
+    let (code, v, err) = check(&[
+        "--baseline".as_ref(),
+        b.as_os_str(),
+        fixture().as_os_str(),
+        "--allow-inconclusive".as_ref(),
+    ]);
     assert_eq!(code, 0, "{v}\n{err}");
     assert!(err.contains("not among the baseline's"), "{err}");
 }
@@ -301,7 +326,7 @@ fn end_to_end_with_null_runs_and_the_latest_run_by_default() {
     let o = pb()
         .current_dir(d.path())
         .env("XDG_DATA_HOME", &xdg)
-        .args(["baseline", "--tolerance", "90%", "--from"])
+        .args(["baseline", "--tolerance", "50%", "--from"])
         .arg(&good)
         .arg("--output")
         .arg(&b)
@@ -313,13 +338,22 @@ fn end_to_end_with_null_runs_and_the_latest_run_by_default() {
         let o = pb()
             .current_dir(d.path())
             .env("XDG_DATA_HOME", data)
-            .args(["check", "--format", "json", "--baseline"])
+            .args([
+                "check",
+                "--allow-inconclusive",
+                "--format",
+                "json",
+                "--baseline",
+            ])
             .arg(&b)
             .output()
             .unwrap();
-        let v = common::success_json(&o, "check the latest null run");
-        let vd = v["cases"][0]["verdict"].as_str().unwrap();
-        assert!(["pass", "improved", "inconclusive"].contains(&vd), "{v}");
+        // A busy machine may halve the spin loop's rate between two runs: the verdict
+        // is the fixtures' to check, here the wiring.
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{err}");
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["cases"][0]["case"]["resource"], "null", "{v}");
         v["results"].as_str().unwrap().to_string()
     };
     // The history holds both runs: the latest is its run 2.
@@ -371,7 +405,7 @@ fn bad_input_is_one_line_and_exit_2_and_writes_nothing() {
                 "tol.toml",
                 &good.replacen("cpu = \"5%\"", "cpu = \"250%\"", 1),
             ),
-            vec!["out of range", "0 to 100 %"],
+            vec!["out of range", "0 to 50 %"],
         ),
         (
             write(
@@ -431,7 +465,7 @@ fn bad_input_is_one_line_and_exit_2_and_writes_nothing() {
     for (args, needles) in [
         (
             vec!["--tolerance", "150%"],
-            vec!["--tolerance:", "0 to 100 %"],
+            vec!["--tolerance:", "0 to 50 %"],
         ),
         (
             vec!["--tolerance", "tpu=5%"],
@@ -467,7 +501,7 @@ fn bad_input_is_one_line_and_exit_2_and_writes_nothing() {
 
 /// The fixture run, every figure (samples and summary) scaled by `f`, started at
 /// `started`, written into `dir` as `name`: a run of the history to import.
-fn scaled_run(dir: &Path, name: &str, f: f64, started: &str) -> PathBuf {
+pub fn scaled_run(dir: &Path, name: &str, f: f64, started: &str) -> PathBuf {
     run_file(dir, name, |v| {
         v["started_at"] = started.into();
         for r in v["results"].as_array_mut().unwrap() {
@@ -494,7 +528,7 @@ fn scaled_run(dir: &Path, name: &str, f: f64, started: &str) -> PathBuf {
 }
 
 /// `peakbench history import FILES --history DB`, asserting success.
-fn import(db: &Path, files: &[&Path]) {
+pub fn import(db: &Path, files: &[&Path]) {
     import_output(db, files);
 }
 
@@ -528,7 +562,7 @@ fn against_history_passes_the_next_run_and_fails_when_the_history_is_raised() {
     import(&db, &[&a1, &a2]);
     let next = scaled_run(d.path(), "next.json", 0.99, "2026-11-22T10:00:00Z");
     let junit = d.path().join("check.xml");
-    let hist = ["--against", "history", "--history"];
+    let hist = ["--allow-inconclusive", "--against", "history", "--history"];
     let args = |extra: &[&std::ffi::OsStr]| -> Vec<std::ffi::OsString> {
         let mut v: Vec<std::ffi::OsString> = hist.iter().map(Into::into).collect();
         v.push(db.clone().into());
@@ -547,7 +581,9 @@ fn against_history_passes_the_next_run_and_fails_when_the_history_is_raised() {
     assert_eq!(verdict(&v, "chase", "kernel=chase size=256MiB"), "pass");
     let base = v["baseline"].as_str().unwrap();
     assert!(
-        base.contains("the last 2 quick runs of fixture-host (runs 1, 2)"),
+        base.contains(
+            "the last 2 quick runs of fixture-host that did not fail the gate (runs 1, 2)"
+        ),
         "{base}"
     );
     // The median of the two runs' means: 100.5 GFLOP/s; the tolerance the cpu's 5 %.
@@ -578,10 +614,15 @@ fn against_history_passes_the_next_run_and_fails_when_the_history_is_raised() {
     assert_eq!(code, 1, "{v}\n{err}");
     assert_eq!(v["passed"], false);
     assert_eq!(verdict(&v, "fma_f64_avx512", T1), "regressed");
-    // Direction-aware: the latency 30 % higher in the history is better now.
-    assert_eq!(verdict(&v, "chase", "kernel=chase size=256MiB"), "improved");
+    // Direction-aware: the latency 30 % higher in runs 3 and 4 was a regression of
+    // theirs, held out of the reference: the run is checked against runs 1 and 2.
+    assert_eq!(verdict(&v, "chase", "kernel=chase size=256MiB"), "pass");
     assert!(
-        err.contains("FAIL: 5 cases") && err.contains("(runs 3, 4)"),
+        err.contains("FAIL: 5 cases") && err.contains("(runs 1, 2, 3, 4)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("note: memory chase [kernel=chase size=256MiB] latency: 2 runs from 2026-11-21T12:00:00Z on (run 3) held out of the reference"),
         "{err}"
     );
     let xml = std::fs::read_to_string(&junit).unwrap();
@@ -592,7 +633,7 @@ fn against_history_passes_the_next_run_and_fails_when_the_history_is_raised() {
     for needle in [
         "type=\"regressed\"",
         "cpu fma_f64_avx512 [isa=avx512 precision=fp64 threads=1] ops",
-        "measured 99.00 GFLOP/s",
+        "measured median 99.00 GFLOP/s",
         "baseline 130.5 GFLOP/s",
         "tolerance 5%",
     ] {
@@ -663,8 +704,14 @@ fn a_baseline_from_the_history() {
     assert!(text.contains("hosts = [\"fixture-host\"]"), "{text}");
     assert!(text.contains("median = 101000000000.0"), "{text}");
     // The file it wrote is a baseline `check` reads.
-    let (code, v, err) = check(&["--baseline".as_ref(), out.as_os_str(), a1.as_os_str()]);
+    let (code, v, err) = check(&[
+        "--baseline".as_ref(),
+        out.as_os_str(),
+        a1.as_os_str(),
+        "--allow-inconclusive".as_ref(),
+    ]);
     assert_eq!(code, 0, "{v}\n{err}");
+    assert!(text.contains("command = \"quick\""), "{text}");
     // A fleet: the latest run of each host.
     let o = pb()
         .args([
@@ -916,12 +963,14 @@ fn end_to_end_on_the_history_with_null_runs() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(matches!(o.status.code(), Some(0 | 1)), "{err}");
+    assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{err}");
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let this_run = format!(" run {} (", runs + 1);
     assert!(v["results"].as_str().unwrap().contains(&this_run), "{v}");
-    let last = format!("the last {runs} null runs");
-    assert!(v["baseline"].as_str().unwrap().contains(&last), "{v}");
+    // A busy machine may hold a run out of the reference (it measured the spin loop
+    // far slower): the runs named are some of the earlier ones.
+    let last = "null runs of ";
+    assert!(v["baseline"].as_str().unwrap().contains(last), "{v}");
     assert_eq!(v["cases"][0]["case"]["resource"], "null", "{v}");
     // The same run given as its results file is left out of its own reference.
     let latest: Vec<PathBuf> = std::fs::read_dir(d.path().join("results"))
@@ -946,10 +995,10 @@ fn end_to_end_on_the_history_with_null_runs() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(matches!(o.status.code(), Some(0 | 1)), "{err}");
+    assert!(matches!(o.status.code(), Some(0 | 1 | 3)), "{err}");
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let b = v["baseline"].as_str().unwrap();
     let ids = &b[b.rfind("(runs ").unwrap_or_else(|| panic!("{v}"))..];
     let this_id = (runs + 1).to_string();
-    assert!(b.contains(&last) && !ids.contains(&this_id), "{v}");
+    assert!(b.contains(last) && !ids.contains(&this_id), "{v}");
 }

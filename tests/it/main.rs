@@ -22,6 +22,8 @@ mod docs;
 mod first_contact;
 mod fleet;
 mod gate;
+mod gate_ci;
+mod gate_ops;
 mod gpu;
 mod history;
 mod layers;

@@ -78,10 +78,10 @@ fn a_run_in_openmetrics_on_stdout_and_in_the_prom_file() {
         assert!(names.contains(&family), "{family} missing: {file}");
     }
     assert!(file.contains(
-        "peakbench_operations_per_second{resource=\"null\",workload=\"spin\",metric=\"ops\",threads=\"2\"} "
+        "peakbench_operations_per_second{command=\"null\",resource=\"null\",workload=\"spin\",metric=\"ops\",threads=\"2\"} "
     ));
     assert!(file.contains(
-        "peakbench_peak_operations_per_second{resource=\"null\",workload=\"spin\",metric=\"ops\",threads=\"1\"} 1000000000000\n"
+        "peakbench_peak_operations_per_second{command=\"null\",resource=\"null\",workload=\"spin\",metric=\"ops\",threads=\"1\"} 1000000000000\n"
     ));
     assert!(file.contains("command=\"null\"} 1\n"), "{file}");
     // The atomic write leaves the file alone beside the results folder.
@@ -168,20 +168,11 @@ fn scrape(port: u16) -> Option<String> {
     Some(body)
 }
 
-#[test]
-fn node_exporter_serves_the_prom_file() {
-    let Some(exporter) = program(
-        "prometheus-node-exporter",
-        "prometheus-node-exporter",
-        "node_exporter_serves_the_prom_file",
-    ) else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let textfiles = dir.path().join("textfile_collector");
-    std::fs::create_dir(&textfiles).unwrap();
-    let prom = textfiles.join("peakbench.prom");
-    null_run(dir.path(), &["--prom-file".as_ref(), prom.as_os_str()]);
+/// Starts node_exporter on a free loopback port with only the textfile collector on
+/// `textfiles`, scrapes it once, and returns the HTTP answer and what the exporter
+/// logged (where it reports series collected twice).
+fn serve(exporter: &Path, textfiles: &Path) -> (String, String) {
+    let log_dir = tempfile::tempdir().unwrap();
     // A free loopback port (another process may take it before the exporter: then the
     // exporter exits and the next port is tried).
     let mut served = None;
@@ -192,7 +183,7 @@ fn node_exporter_serves_the_prom_file() {
             .unwrap()
             .port();
         let mut ex = Exporter(
-            Command::new(&exporter)
+            Command::new(exporter)
                 .arg("--collector.disable-defaults")
                 .arg("--collector.textfile")
                 .arg(format!(
@@ -202,7 +193,7 @@ fn node_exporter_serves_the_prom_file() {
                 .arg(format!("--web.listen-address=127.0.0.1:{port}"))
                 .arg("--web.disable-exporter-metrics")
                 .stdout(Stdio::null())
-                .stderr(Stdio::null())
+                .stderr(std::fs::File::create(log_dir.path().join("log")).unwrap())
                 .spawn()
                 .unwrap(),
         );
@@ -222,7 +213,28 @@ fn node_exporter_serves_the_prom_file() {
             break;
         }
     }
-    let body = served.expect("the exporter never answered on its loopback port");
+    let log = std::fs::read_to_string(log_dir.path().join("log")).unwrap_or_default();
+    (
+        served.expect("the exporter never answered on its loopback port"),
+        log,
+    )
+}
+
+#[test]
+fn node_exporter_serves_the_prom_file() {
+    let Some(exporter) = program(
+        "prometheus-node-exporter",
+        "prometheus-node-exporter",
+        "node_exporter_serves_the_prom_file",
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let textfiles = dir.path().join("textfile_collector");
+    std::fs::create_dir(&textfiles).unwrap();
+    let prom = textfiles.join("peakbench.prom");
+    null_run(dir.path(), &["--prom-file".as_ref(), prom.as_os_str()]);
+    let (body, _) = serve(&exporter, &textfiles);
     let (head, metrics) = body.split_once("\r\n\r\n").unwrap();
     assert!(
         head.starts_with("HTTP/1.") && head.contains(" 200 "),
@@ -245,10 +257,69 @@ fn node_exporter_serves_the_prom_file() {
     // node_exporter sorts the labels of each series.
     assert!(
         metrics.lines().any(|l| l.starts_with(
-            "peakbench_operations_per_second{metric=\"ops\",resource=\"null\",threads=\"2\",workload=\"spin\"} "
+            "peakbench_operations_per_second{command=\"null\",metric=\"ops\",resource=\"null\",threads=\"2\",workload=\"spin\"} "
         )),
         "{metrics}"
     );
+}
+
+/// Issue #44 item 1: four commands' files in one textfile directory (cpu, memory,
+/// disk, net nightly, here the same fixture run under each command) and a null run:
+/// node_exporter serves every command's series, logs no series collected twice, and
+/// each command keeps its own last success.
+#[test]
+fn node_exporter_serves_several_commands_files_without_collisions() {
+    let Some(exporter) = program(
+        "prometheus-node-exporter",
+        "prometheus-node-exporter",
+        "node_exporter_serves_several_commands_files_without_collisions",
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let textfiles = dir.path().join("textfile_collector");
+    std::fs::create_dir(&textfiles).unwrap();
+    let commands = ["cpu", "memory", "disk", "net"];
+    for c in commands {
+        let mut v = common::fixture_json("report_compare_a.json");
+        v["config"]["command"] = serde_json::json!({ "command": c });
+        let json = common::write_json(dir.path(), &format!("{c}.json"), &v);
+        let o = pb()
+            .arg("report")
+            .arg(&json)
+            .args(["--format", "openmetrics"])
+            .output()
+            .unwrap();
+        let text = common::success_text(&o, "report --format openmetrics");
+        std::fs::write(textfiles.join(format!("peakbench-{c}.prom")), text).unwrap();
+    }
+    let prom = textfiles.join("peakbench-null.prom");
+    null_run(dir.path(), &["--prom-file".as_ref(), prom.as_os_str()]);
+    let (body, log) = serve(&exporter, &textfiles);
+    let (head, metrics) = body.split_once("\r\n\r\n").unwrap();
+    assert!(head.contains(" 200 "), "{head}");
+    assert!(
+        metrics.contains("\nnode_textfile_scrape_error 0\n"),
+        "{metrics}"
+    );
+    assert!(
+        !log.contains("collected before") && !log.to_lowercase().contains("level=error"),
+        "node_exporter logged: {log}"
+    );
+    for c in commands.iter().chain(&["null"]) {
+        let success = format!("peakbench_last_success_timestamp_seconds{{command=\"{c}\"}} ");
+        assert!(
+            metrics.contains(&success),
+            "{success} not served: {metrics}"
+        );
+        // A case series of each fixture command (node_exporter sorts the labels).
+        if *c != "null" {
+            let case = format!(
+                "peakbench_floating_point_operations_per_second{{command=\"{c}\",isa=\"avx512\",metric=\"ops\",precision=\"fp64\",resource=\"cpu\",threads=\"1\",workload=\"fma_f64_avx512\"}} 1e+11"
+            );
+            assert!(metrics.contains(&case), "{case} not served: {metrics}");
+        }
+    }
 }
 
 #[test]

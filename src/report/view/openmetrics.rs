@@ -12,14 +12,22 @@
 //!   `peakbench_floating_point_operations_per_second`, …) holding each case's mean,
 //!   and one per peak (`peakbench_peak_…`, same labels), the efficiency
 //!   (`peakbench_efficiency_ratio`), the spread (`peakbench_cv_ratio`), whether the case
-//!   was disturbed or failed, and the run's own: `peakbench_run_info` (version, host,
-//!   command), `peakbench_run_cases` (per status) and
+//!   was disturbed or failed, a latency's percentiles
+//!   (`peakbench_latency_percentile_seconds`), and the run's own: `peakbench_run_info`
+//!   (version, host, command), `peakbench_run_cases` (per status) and
 //!   `peakbench_last_success_timestamp_seconds` (when a run finished with no failed
 //!   case).
-//! - A case's labels: `resource`, `workload`, `metric`, then one label per parameter
-//!   under its flag name (`threads`, `precision`, `isa`, `block`, …; sizes in bytes),
-//!   and `host` in a gathered run. Label values are escaped (`\\`, `\"`, `\n`), any
-//!   other control character written visibly (`\x1b`), at most 1000 characters.
+//! - **Every series carries `command`** (issue #44 item 1), so the files of several
+//!   commands (cpu, memory, disk, net nightly) in one textfile directory never hold the
+//!   same series: node_exporter would otherwise keep one file's value and log the
+//!   others away on every scrape while answering 200.
+//! - A case's labels: `command`, `resource`, `workload`, `metric`, then one label per
+//!   parameter under its flag name (`threads`, `precision`, `isa`, `block`, …; sizes in
+//!   bytes), and `host` in a gathered run. **Label names are unique by construction**
+//!   (issue #43 item 7, [`param_names`]): a parameter whose name is a fixed label's, or
+//!   sanitises to a name already taken, is renamed until it is free. Label values are
+//!   escaped (`\\`, `\"`, `\n`), any other control character written visibly
+//!   (`\x1b`), at most 1000 characters.
 //! - No sample timestamps (node_exporter refuses them in textfiles), `# EOF` at the
 //!   end, nothing else (OpenMetrics has no free comments).
 //!
@@ -87,7 +95,12 @@ fn previous_success(path: &Path) -> Option<f64> {
     let bytes = crate::util::regular::read_capped(path, 16 << 20).ok()?;
     let text = String::from_utf8(bytes).ok()?;
     text.lines().find_map(|l| {
-        let v = l.strip_prefix(LAST_SUCCESS)?.strip_prefix(' ')?;
+        let rest = l.strip_prefix(LAST_SUCCESS)?;
+        // `NAME VALUE`, or `NAME{command="…"} VALUE` (written since #44).
+        let v = match rest.strip_prefix(' ') {
+            Some(v) => v,
+            None => rest.strip_prefix('{')?.rsplit_once("} ")?.1,
+        };
         v.trim().parse::<f64>().ok().filter(|v| v.is_finite())
     })
 }
@@ -221,6 +234,7 @@ fn render(report: &Report, carried: Option<f64>, out: &mut dyn Write) -> io::Res
         .and_then(|c| c.get("command").or(Some(c)))
         .and_then(|c| c.as_str())
         .unwrap_or("");
+    let cmd = label("command", command);
     run_info.push(
         &[
             label("version", &report.tool_version),
@@ -237,7 +251,7 @@ fn render(report: &Report, carried: Option<f64>, out: &mut dyn Write) -> io::Res
         "When the last run with no failed case finished, Unix time",
     );
     if let Some(t) = success_time(report).or(carried) {
-        last.push("", 0, t);
+        last.push(&cmd, 0, t);
     }
     let mut finished = Family::new(
         "peakbench_run_finished_timestamp_seconds",
@@ -245,7 +259,7 @@ fn render(report: &Report, carried: Option<f64>, out: &mut dyn Write) -> io::Res
         "When this run finished (failed cases or not), Unix time",
     );
     if let Some(t) = report.finished_at.as_deref().and_then(unix_seconds) {
-        finished.push("", 0, t);
+        finished.push(&cmd, 0, t);
     }
     let mut cases = Family::new(
         "peakbench_run_cases",
@@ -258,7 +272,7 @@ fn render(report: &Report, carried: Option<f64>, out: &mut dyn Write) -> io::Res
             .iter()
             .filter(|r| status_name(&r.status) == status)
             .count();
-        cases.push(&label("status", status), 0, n as f64);
+        cases.push(&join(&cmd, &label("status", status)), 0, n as f64);
     }
     let mut values: Vec<Family> = Vec::new();
     let mut peaks: Vec<Family> = Vec::new();
@@ -282,8 +296,13 @@ fn render(report: &Report, carried: Option<f64>, out: &mut dyn Write) -> io::Res
         None,
         "1 when a case failed (the report says why), 0 when it was measured",
     );
+    let mut pct = Family::new(
+        "peakbench_latency_percentile_seconds",
+        Some("seconds"),
+        "Percentiles of a latency case's individual operations (percentile: p50, p90, p99, p99.9, max), seconds",
+    );
     for (i, r) in report.results.iter().enumerate() {
-        let labels = case_labels(r);
+        let labels = join(&cmd, &case_labels(r));
         match &r.status {
             Status::Skipped { .. } => continue,
             Status::Failed { .. } => {
@@ -309,6 +328,17 @@ fn render(report: &Report, carried: Option<f64>, out: &mut dyn Write) -> io::Res
         if let Some(e) = r.efficiency {
             efficiency.push(&labels, i, e);
         }
+        if let (Some(p), Unit::Second) = (&r.percentiles, r.unit) {
+            for (name, v) in [
+                ("p50", p.p50),
+                ("p90", p.p90),
+                ("p99", p.p99),
+                ("p99.9", p.p99_9),
+                ("max", p.max),
+            ] {
+                pct.push(&join(&labels, &label(PERCENTILE, name)), i, v);
+            }
+        }
         disturbed.push(&labels, i, if r.disturbed { 1.0 } else { 0.0 });
     }
     for f in [&run_info, &last, &finished, &cases] {
@@ -317,7 +347,7 @@ fn render(report: &Report, carried: Option<f64>, out: &mut dyn Write) -> io::Res
     for f in values.iter().chain(&peaks) {
         f.write(out)?;
     }
-    for f in [&efficiency, &cv, &disturbed, &failed] {
+    for f in [&efficiency, &cv, &disturbed, &failed, &pct] {
         f.write(out)?;
     }
     writeln!(out, "# EOF")
@@ -347,20 +377,55 @@ fn status_name(s: &Status) -> &'static str {
     }
 }
 
-/// The labels of a case (see the module doc): `resource`, `workload`, `metric`, each
-/// parameter, and `host` in a gathered run.
+/// The label a percentile is under (`peakbench_latency_percentile_seconds`).
+const PERCENTILE: &str = "percentile";
+
+/// Label names a case's own labels use: no parameter may take one.
+const FIXED: [&str; 7] = [
+    "command", "resource", "workload", "metric", "host", "seq", PERCENTILE,
+];
+
+/// The label names of parameters `keys` (in order), unique by construction: each is
+/// [`label_name`] of its key; one that is a fixed label's or already taken becomes
+/// `param_<name>`, then `param_<name>_2`, `_3`, … until free. Two keys that sanitise
+/// alike (`io-depth`, `io.depth`) or a key that is another's rename (`host` and
+/// `param_host`) never give one label name twice, which Prometheus refuses ("duplicate
+/// label names") and node_exporter drops the whole file for.
+pub(crate) fn param_names<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut taken: std::collections::HashSet<String> =
+        FIXED.iter().map(|s| s.to_string()).collect();
+    let keys: Vec<&str> = keys.into_iter().collect();
+    // The names the keys ask for as they are, so a later key's own name is not taken
+    // by an earlier key's rename.
+    let wanted: Vec<String> = keys.iter().map(|k| label_name(k)).collect();
+    let mut out = Vec::with_capacity(keys.len());
+    for (i, name) in wanted.iter().enumerate() {
+        let clash_later = wanted[i + 1..].contains(name);
+        let mut n = name.clone();
+        if taken.contains(&n) || clash_later {
+            n = format!("param_{name}");
+            let mut k = 2;
+            while taken.contains(&n) || wanted[i + 1..].contains(&n) {
+                n = format!("param_{name}_{k}");
+                k += 1;
+            }
+        }
+        taken.insert(n.clone());
+        out.push(n);
+    }
+    out
+}
+
+/// The labels of a case (see the module doc) but `command`: `resource`, `workload`,
+/// `metric`, each parameter, and `host` in a gathered run.
 fn case_labels(r: &BenchResult) -> String {
-    const FIXED: [&str; 4] = ["resource", "workload", "metric", "host"];
     let mut v = vec![
         label("resource", r.resource.as_str()),
         label("workload", &r.workload),
         label("metric", r.metric.as_str()),
     ];
-    for (k, p) in &r.params {
-        let mut name = label_name(k);
-        if FIXED.contains(&name.as_str()) || name == "seq" {
-            name = format!("param_{name}");
-        }
+    let names = param_names(r.params.keys().map(|k| k.as_str()));
+    for ((_, p), name) in r.params.iter().zip(names) {
         let value = match p {
             Param::Text(s) => s.clone(),
             other => other.to_string(),
@@ -446,244 +511,5 @@ pub(crate) fn number(x: f64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn text(r: &Report) -> String {
-        let mut buf = Vec::new();
-        render(r, None, &mut buf).unwrap();
-        String::from_utf8(buf).unwrap()
-    }
-
-    /// Every name a family or label may have: the Prometheus data model's rule.
-    fn valid_name(s: &str) -> bool {
-        let mut c = s.chars();
-        c.next()
-            .is_some_and(|f| f.is_ascii_alphabetic() || f == '_' || f == ':')
-            && c.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
-    }
-
-    #[test]
-    fn names_follow_the_conventions() {
-        for u in Unit::ALL {
-            let (stem, unit, _) = figure(*u);
-            let name = format!("peakbench_{stem}");
-            assert!(valid_name(&name), "{name}");
-            // A `# UNIT` is the name's suffix, and the names end in base units.
-            if let Some(unit) = unit {
-                assert!(name.ends_with(&format!("_{unit}")), "{name} {unit}");
-            }
-            assert!(
-                name.ends_with("_per_second") || name.ends_with("_seconds"),
-                "{name}"
-            );
-            for bad in [
-                "_ms", "milli", "kilo", "giga", "_bits", "_percent", "_total",
-            ] {
-                assert!(!name.contains(bad), "{name}");
-            }
-        }
-        let s = text(&crate::report::fixtures::report());
-        for l in s.lines().filter(|l| !l.starts_with('#')) {
-            let name = l.split(['{', ' ']).next().unwrap();
-            assert!(name.starts_with("peakbench_") && valid_name(name), "{l}");
-        }
-        for l in s.lines().filter(|l| l.starts_with("# UNIT ")) {
-            let mut w = l.split(' ').skip(2);
-            let (name, unit) = (w.next().unwrap(), w.next().unwrap());
-            assert!(name.ends_with(&format!("_{unit}")), "{l}");
-        }
-    }
-
-    #[test]
-    fn label_names_are_made_valid() {
-        assert_eq!(label_name("threads"), "threads");
-        assert_eq!(label_name("file_size"), "file_size");
-        assert_eq!(label_name("io-depth"), "io_depth");
-        assert_eq!(label_name("2x"), "_2x");
-        assert_eq!(label_name("__name__"), "param__name__");
-        assert_eq!(label_name(""), "param");
-        for k in ["a.b", "ü", "x y", "9", "__"] {
-            assert!(valid_name(&label_name(k)), "{k}");
-        }
-    }
-
-    #[test]
-    fn label_values_are_escaped() {
-        assert_eq!(escape_value("plain"), "plain");
-        assert_eq!(escape_value(r"a\b"), r"a\\b");
-        assert_eq!(escape_value("say \"x\""), r#"say \"x\""#);
-        assert_eq!(escape_value("two\nlines"), r"two\nlines");
-        assert_eq!(escape_value("bell\x07"), r"bell\\x07");
-        assert_eq!(escape_value("\u{1b}[2J"), r"\\x1b[2J");
-        assert_eq!(escape_value("über"), "über");
-        let long = "x".repeat(2000);
-        assert_eq!(escape_value(&long).chars().count(), 1001);
-        let mut r = crate::report::fixtures::report();
-        r.host.hostname = "evil\"}\nfake_metric 1".into();
-        r.results[0].workload = "w\\\"".into();
-        let s = text(&r);
-        assert!(s.contains(r#"host="evil\"}\nfake_metric 1""#), "{s}");
-        assert!(s.contains(r#"workload="w\\\"""#), "{s}");
-        assert!(!s.lines().any(|l| l.starts_with("fake_metric")), "{s}");
-    }
-
-    #[test]
-    fn numbers_read_back() {
-        for (x, s) in [
-            (0.0, "0"),
-            (1.0, "1"),
-            (0.95, "0.95"),
-            (152e9, "152000000000"),
-            (1.5e-9, "1.5e-9"),
-            (3.2e15, "3.2e15"),
-            (-2.5, "-2.5"),
-            (f64::INFINITY, "+Inf"),
-        ] {
-            assert_eq!(number(x), s);
-            if x.is_finite() {
-                assert_eq!(s.parse::<f64>().unwrap(), x);
-            }
-        }
-    }
-
-    #[test]
-    fn a_report_as_gauges_with_units_and_eof() {
-        let s = text(&crate::report::fixtures::report());
-        assert!(s.ends_with("# EOF\n"), "{s}");
-        assert_eq!(s.matches("# EOF").count(), 1);
-        assert!(s.contains(
-            "# TYPE peakbench_floating_point_operations_per_second gauge\n# HELP peakbench_floating_point_operations_per_second Mean"
-        ), "{s}");
-        assert!(s.contains(
-            "peakbench_floating_point_operations_per_second{resource=\"cpu\",workload=\"fma_f64_avx512\",metric=\"ops\",isa=\"avx512\",precision=\"fp64\",threads=\"2\"} 152000000000\n"
-        ), "{s}");
-        assert!(s.contains("peakbench_peak_floating_point_operations_per_second{resource=\"cpu\",workload=\"fma_f64_avx512\",metric=\"ops\",isa=\"avx512\",precision=\"fp64\",threads=\"2\"} 160000000000\n"), "{s}");
-        assert!(s.contains("# TYPE peakbench_efficiency_ratio gauge\n# UNIT peakbench_efficiency_ratio ratio\n"), "{s}");
-        assert!(s.contains("peakbench_efficiency_ratio{resource=\"cpu\",workload=\"fma_f64_avx512\",metric=\"ops\",isa=\"avx512\",precision=\"fp64\",threads=\"2\"} 0.95\n"), "{s}");
-        // Over the peak: the ratio is above 1, never clamped.
-        assert!(
-            s.contains(
-                "workload=\"add_i32_avx2\",metric=\"ops\",precision=\"int32\",threads=\"1\"} 1.1\n"
-            ),
-            "{s}"
-        );
-        assert!(
-            s.contains("peakbench_run_info{version=\"0.1.0\",host=\"testhost\",command=\"\"} 1\n"),
-            "{s}"
-        );
-        // 2026-11-21T21:00:05Z.
-        assert!(s.contains("# UNIT peakbench_last_success_timestamp_seconds seconds\n"));
-        assert!(
-            s.contains("\npeakbench_last_success_timestamp_seconds 1795294805\n"),
-            "{s}"
-        );
-        assert!(
-            s.contains("peakbench_run_cases{status=\"skipped\"} 1\n"),
-            "{s}"
-        );
-        // The skipped case has no figure.
-        assert!(!s.contains("tdpbf16ps_amx"), "{s}");
-        // Every family's samples are together, each family once, no timestamps.
-        let mut names: Vec<&str> = Vec::new();
-        for l in s.lines().filter(|l| !l.starts_with('#')) {
-            let name = l.split(['{', ' ']).next().unwrap();
-            if names.last() != Some(&name) {
-                assert!(!names.contains(&name), "{name} split: {s}");
-                names.push(name);
-            }
-            let value = l.rsplit(' ').next().unwrap();
-            assert!(value.parse::<f64>().is_ok(), "{l}");
-            // `name{labels} value`: no timestamp after the value.
-            let (series, _) = l.rsplit_once(' ').unwrap();
-            assert!(series.ends_with('}') || !series.contains(' '), "{l}");
-        }
-    }
-
-    #[test]
-    fn a_failed_case_drops_the_success_and_the_file_carries_the_last_one() {
-        let mut r = crate::report::fixtures::report();
-        r.results[1] = r.results[1].clone().failed("boom");
-        let s = text(&r);
-        assert!(!s.contains(LAST_SUCCESS), "{s}");
-        assert!(
-            s.contains("peakbench_case_failed{resource=\"cpu\",workload=\"add_i32_avx2\""),
-            "{s}"
-        );
-        assert!(s.contains("peakbench_run_finished_timestamp_seconds 1795294805\n"));
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("pb.prom");
-        save(&crate::report::fixtures::report(), Some(&p)).unwrap();
-        save(&r, Some(&p)).unwrap();
-        let s = std::fs::read_to_string(&p).unwrap();
-        assert!(
-            s.contains("\npeakbench_last_success_timestamp_seconds 1795294805\n"),
-            "{s}"
-        );
-        assert!(
-            s.contains("peakbench_run_cases{status=\"failed\"} 1\n"),
-            "{s}"
-        );
-        // Written atomically: the file and nothing else.
-        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
-        save(&r, None).unwrap();
-    }
-
-    /// Issue #43 items 1 and 5: a FIFO at `--prom-file` after a failed case is never
-    /// opened for reading (that blocked for ever); with nobody reading it the write is
-    /// refused at once, and with a reader the metrics go through it, in place.
-    #[test]
-    fn a_fifo_at_the_prom_file_is_never_waited_on() {
-        use std::io::Read;
-        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-        let mut r = crate::report::fixtures::report();
-        r.results[1] = r.results[1].clone().failed("boom");
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("pb.prom");
-        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
-        // SAFETY: a valid C string.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let e = save(&r, Some(&p)).unwrap_err().to_string();
-        assert!(e.contains("no reader on FIFO "), "{e}");
-        let mut reader = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(&p)
-            .unwrap();
-        save(&r, Some(&p)).unwrap();
-        let mut got = String::new();
-        reader.read_to_string(&mut got).unwrap();
-        assert!(
-            got.contains("peakbench_run_cases{status=\"failed\"} 1\n"),
-            "{got}"
-        );
-        assert!(std::fs::symlink_metadata(&p).unwrap().file_type().is_fifo());
-        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
-    }
-
-    #[test]
-    fn repeated_cases_stay_distinct_series() {
-        let mut r = crate::report::fixtures::report();
-        let first = r.results[0].clone();
-        r.results.push(first);
-        let s = text(&r);
-        assert!(s.contains(",seq=\"3\"} 152000000000\n"), "{s}");
-    }
-
-    #[test]
-    fn only_reports_have_metrics() {
-        let names = vec!["a".to_string(), "b".to_string()];
-        let reports = [
-            crate::report::samples::compare_a(),
-            crate::report::samples::compare_b(),
-        ];
-        let cmp = crate::report::compare::compare(&names, &reports);
-        let e = write(Doc::Comparison(&cmp), None, &mut Vec::new()).unwrap_err();
-        assert!(e
-            .to_string()
-            .contains("openmetrics renders the figures of a run"));
-        let mut buf = Vec::new();
-        write(Doc::Matrix(&reports[0]), None, &mut buf).unwrap();
-        assert!(String::from_utf8(buf).unwrap().ends_with("# EOF\n"));
-    }
-}
+#[path = "openmetrics_tests.rs"]
+mod tests;
