@@ -560,8 +560,8 @@ fn changes_after_names_the_change_points_inside_the_runs_taken() {
     let d = scratch_dir();
     let mut h = open(&d.path().join("h.db")).unwrap();
     let mut r0 = None;
-    for day in 1..=14u32 {
-        let level = if day <= 10 { 100.0 } else { 70.0 };
+    for day in 1..=20u32 {
+        let level = if day <= 13 { 100.0 } else { 70.0 };
         let r = report(&format!("2026-11-{day:02}T10:00:00Z"), level, false);
         r0.get_or_insert_with(|| r.clone());
         h.record_file(&r, None).unwrap();
@@ -569,16 +569,16 @@ fn changes_after_names_the_change_points_inside_the_runs_taken() {
     let r0 = r0.unwrap();
     let host = &r0.host.hostname;
     let cmd = record::command(&r0);
-    // The last 5 runs (days 10 to 14) span the change at day 11.
-    let since = record::unix("2026-11-10T10:00:00Z");
+    // Runs from day 13 on span the change at day 14.
+    let since = record::unix("2026-11-13T10:00:00Z");
     let lines = h.changes_after(host, &cmd, since, 100).unwrap();
     assert!(!lines.is_empty());
     assert!(
-        lines.iter().all(|l| l.contains("-30.0 % at run 11")),
+        lines.iter().all(|l| l.contains("-30.0 % at run 14")),
         "{lines:?}"
     );
-    // The last 3 (days 12 to 14) do not.
-    let since = record::unix("2026-11-12T10:00:00Z");
+    // Runs from day 14 on do not.
+    let since = record::unix("2026-11-14T10:00:00Z");
     assert!(h.changes_after(host, &cmd, since, 100).unwrap().is_empty());
     let capped = h.changes_after(host, &cmd, 0, 1).unwrap();
     assert!(capped.len() <= 2);
