@@ -1,11 +1,11 @@
 //! Reading one case's figures over time out of the history, as the document
 //! `report::series::Series` (its change points found by `report::series`' method).
 //! A series is one case on one host with one set of the settings that change its
-//! figure (`report::figure_settings`): a `--repeat 5` run never joins a series of
+//! figure (`report::settings::config_settings`): a `--repeat 5` run never joins a series of
 //! `--repeat 3` runs.
 
 use super::{why, Filter, History, HistoryError};
-use crate::report::figure_settings::{figure_settings, show};
+use crate::report::settings::{config_settings as figure_settings, show};
 use crate::report::model::{Metric, Resource, Unit};
 use crate::report::series::{
     change_points_with, min_effect, CaseSeries, Point, Search, Series, METHOD,

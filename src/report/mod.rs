@@ -11,7 +11,6 @@ pub mod charts;
 pub mod compare;
 mod condense;
 pub(crate) mod disturbance;
-pub(crate) mod figure_settings;
 pub(crate) mod figures;
 #[cfg(test)]
 pub(crate) mod fixtures;

@@ -21,8 +21,11 @@ use super::model::Report;
 use std::collections::BTreeMap;
 
 /// The run's settings that never change a figure: where and how the output goes.
-pub(crate) const OUTPUT_ONLY: [&str; 12] = [
+pub(crate) const OUTPUT_ONLY: [&str; 15] = [
     "command",
+    "junit",
+    "tag",
+    "tags",
     "format",
     "output",
     "quiet",
@@ -44,9 +47,17 @@ const MEASURING_LISTS: [&str; 1] = ["cpus"];
 /// parameters (see the module doc), as `name → value` text: two runs whose maps are
 /// equal measured their common cases the same way.
 pub(crate) fn figure_settings(rep: &Report) -> BTreeMap<String, String> {
-    let mut s = BTreeMap::new();
+    let mut s = config_settings(&rep.config);
     s.insert("tool_version".to_string(), rep.tool_version.clone());
-    let Some(cfg) = rep.config.as_object() else {
+    s
+}
+
+/// [`figure_settings`] of a run's `config` alone (a report's, or the history's
+/// `runs.settings`), without the peakbench version: the history's series span versions
+/// (a new version that changes a figure is a change point to see, not another series).
+pub(crate) fn config_settings(config: &serde_json::Value) -> BTreeMap<String, String> {
+    let mut s = BTreeMap::new();
+    let Some(cfg) = config.as_object() else {
         return s;
     };
     let scalar = |v: &serde_json::Value| match v {
@@ -80,6 +91,14 @@ pub(crate) fn figure_settings(rep: &Report) -> BTreeMap<String, String> {
         }
     }
     s
+}
+
+/// The settings as `k=v, …` (how `history show` names a series' settings).
+pub(crate) fn show(s: &BTreeMap<String, String>) -> String {
+    s.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// [`figure_settings`] as one line, `key=value` joined by spaces: how a reference's
@@ -132,5 +151,23 @@ mod tests {
         }
         let c = figure_settings(&run(serde_json::json!({"cpus": [0, 2]})));
         assert_eq!(c["cpus"], "0,2");
+    }
+
+    #[test]
+    fn the_history_key_has_no_version_and_drops_output_options() {
+        use serde_json::json;
+        let a = json!({"format": "json", "output": "r", "repeat": 3, "min_time_s": 0.5,
+                       "prom_file": "x.prom", "peaks": {}, "tag": "bios",
+                       "command": {"command": "cpu", "threads": [1, 2], "interval_s": 1.0}});
+        let b = json!({"format": "table", "repeat": 3, "min_time_s": 0.5,
+                       "command": {"command": "cpu", "threads": [1], "interval_s": 1.0}});
+        assert_eq!(config_settings(&a), config_settings(&b));
+        assert_eq!(
+            show(&config_settings(&a)),
+            "interval_s=1.0, min_time_s=0.5, repeat=3"
+        );
+        let c = json!({"repeat": 5, "min_time_s": 0.5, "cpus": "0-3",
+                       "command": {"command": "cpu", "interval_s": 1.0}});
+        assert_ne!(config_settings(&a), config_settings(&c));
     }
 }
