@@ -275,19 +275,20 @@ pub(crate) fn accepted_path(db: &Path) -> PathBuf {
 pub(crate) fn read_accepted(db: &Path, flag: &str) -> Result<Vec<Accepted>, UsageError> {
     let p = accepted_path(db);
     let bad = |m: String| UsageError::new(flag, format!("{}: {m}", p.display()));
-    let f = match crate::util::regular::open(&p) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(bad(format!("cannot read: {e}"))),
+    // Through the one capped, non-blocking reader (issue #43 item 5).
+    let bytes = match crate::util::regular::read_capped(&p, MAX_ACCEPTED_BYTES) {
+        Ok(b) => b,
+        Err(crate::util::regular::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Vec::new())
+        }
+        Err(crate::util::regular::ReadError::TooBig(_)) => {
+            return Err(bad(format!(
+                "larger than {} MiB: not peakbench's accepted runs; move it away",
+                MAX_ACCEPTED_BYTES >> 20
+            )))
+        }
+        Err(e) => return Err(bad(e.to_string())),
     };
-    let bytes = crate::report::load::read_capped(f, MAX_ACCEPTED_BYTES)
-        .map_err(|e| bad(format!("cannot read: {e}")))?;
-    if bytes.len() as u64 > MAX_ACCEPTED_BYTES {
-        return Err(bad(format!(
-            "larger than {} MiB: not peakbench's accepted runs; move it away",
-            MAX_ACCEPTED_BYTES >> 20
-        )));
-    }
     let text = String::from_utf8(bytes)
         .map_err(|_| bad("not UTF-8 text: not peakbench's accepted runs".into()))?;
     let file: AcceptedFile = toml::from_str(&text).map_err(|e| {

@@ -301,36 +301,36 @@ fn latency_percentiles_are_exported() {
             "{p}: {s}"
         );
     }
+}
 
-    /// Issue #43 items 1 and 5: a FIFO at `--prom-file` after a failed case is never
-    /// opened for reading (that blocked for ever); with nobody reading it the write is
-    /// refused at once, and with a reader the metrics go through it, in place.
-    #[test]
-    fn a_fifo_at_the_prom_file_is_never_waited_on() {
-        use std::io::Read;
-        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-        let mut r = crate::report::fixtures::report();
-        r.results[1] = r.results[1].clone().failed("boom");
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("pb.prom");
-        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
-        // SAFETY: a valid C string.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let e = save(&r, Some(&p)).unwrap_err().to_string();
-        assert!(e.contains("no reader on FIFO "), "{e}");
-        let mut reader = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(&p)
-            .unwrap();
-        save(&r, Some(&p)).unwrap();
-        let mut got = String::new();
-        reader.read_to_string(&mut got).unwrap();
-        assert!(
-            got.contains("status=\"failed\"} 1\n"),
-            "{got}"
-        );
-        assert!(std::fs::symlink_metadata(&p).unwrap().file_type().is_fifo());
-        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
-    }
+/// Issue #43 items 1 and 5: a FIFO at `--prom-file` after a failed case is never
+/// opened for reading (that blocked for ever); with nobody reading it the write is
+/// refused at once, and with a reader the metrics go through it, in place.
+#[test]
+fn a_fifo_at_the_prom_file_is_never_waited_on() {
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let mut r = crate::report::fixtures::report();
+    r.results[1] = r.results[1].clone().failed("boom");
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("pb.prom");
+    let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let e = save(&r, Some(&p)).unwrap_err().to_string();
+    assert!(e.contains("no reader on FIFO "), "{e}");
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&p)
+        .unwrap();
+    save(&r, Some(&p)).unwrap();
+    let mut got = String::new();
+    reader.read_to_string(&mut got).unwrap();
+    assert!(
+        got.contains("status=\"failed\"} 1\n"),
+        "{got}"
+    );
+    assert!(std::fs::symlink_metadata(&p).unwrap().file_type().is_fifo());
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
 }
