@@ -3,7 +3,7 @@
 //! skipped with its reason, a summary, exit 1 when some were refused), `tag`, `export`,
 //! `delete`, `prune`, and `compare` of two periods.
 
-use super::command::usage;
+use super::error::usage;
 use super::manage::Prune;
 use super::record::{ahead, now_unix, Recorded};
 use super::{open, open_to_change, Filter, History, HistoryError};

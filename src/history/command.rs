@@ -5,6 +5,7 @@
 //! `--html FILE`).
 
 use super::actions;
+pub(crate) use super::error::usage;
 use super::{open_existing, Filter, History, HistoryError};
 use crate::report::{export, export_fit, Format, Grid};
 use crate::util::units::ParseError;
@@ -304,12 +305,6 @@ pub(crate) fn parse(a: &HistoryOptions) -> HistoryOptions {
         filter,
         ..a.clone()
     }
-}
-
-/// A history error as a refusal (exit 2): a missing, foreign or corrupt database, a
-/// case that matches nothing, a file that does not load.
-pub(crate) fn usage(e: HistoryError) -> anyhow::Error {
-    UsageError(e.to_string()).into()
 }
 
 /// Runs `peakbench history` on the database at `db` (`None`: the default place).

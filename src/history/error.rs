@@ -34,3 +34,9 @@ pub enum HistoryError {
 pub(crate) fn why(e: &rusqlite::Error) -> String {
     crate::util::sanitize::line_max(&e.to_string(), 300)
 }
+
+/// A history error as a refusal (exit 2): a missing, foreign or corrupt database, a
+/// case that matches nothing, a file that does not load.
+pub(crate) fn usage(e: HistoryError) -> anyhow::Error {
+    crate::util::usage::UsageError(e.to_string()).into()
+}

@@ -20,6 +20,7 @@
 mod actions;
 pub(crate) mod command;
 mod error;
+pub(crate) mod limits;
 pub(crate) mod manage;
 pub(crate) mod record;
 pub(crate) mod schema;
@@ -53,8 +54,8 @@ pub struct History {
     pub(crate) conn: Connection,
     /// The path as shown in messages.
     pub(crate) shown: String,
-    /// What one run may add ([`record::Limits`]).
-    pub(crate) limits: record::Limits,
+    /// What one run may add ([`limits::Limits`]).
+    pub(crate) limits: limits::Limits,
 }
 
 /// Opens the history at `path`, creating it (not its directory) when missing, and
@@ -63,7 +64,7 @@ pub fn open(path: &Path) -> Result<History, HistoryError> {
     Ok(History {
         conn: schema::open(path, schema::Mode::Create)?,
         shown: path.display().to_string(),
-        limits: record::Limits::default(),
+        limits: limits::Limits::default(),
     })
 }
 
@@ -93,7 +94,7 @@ fn existing(path: &Path, mode: schema::Mode) -> Result<History, HistoryError> {
     Ok(History {
         conn: schema::open(path, mode)?,
         shown: path.display().to_string(),
-        limits: record::Limits::default(),
+        limits: limits::Limits::default(),
     })
 }
 
@@ -241,7 +242,7 @@ impl History {
                    AND (?5 IS NULL OR EXISTS (SELECT 1 FROM case_rows c JOIN texts t ON t.id = c.key_t
                                                WHERE c.run_id = r.id AND instr(t.text, ?5) > 0))
                  ORDER BY {order} LIMIT ?6",
-                slack = record::FUTURE_SLACK_S
+                slack = limits::FUTURE_SLACK_S
             ))
             .map_err(err)?;
         let rows = st

@@ -19,32 +19,7 @@ use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-/// Most bytes one run may add (its report, samples, settings, host identity and the
-/// texts of its cases): a whole quick suite with its samples is well under 2 MiB.
-pub(crate) const MAX_RUN_BYTES: usize = 64 << 20;
-/// Most cases one run may add (a quick suite has about 200).
-pub(crate) const MAX_RUN_CASES: usize = 100_000;
-/// A run starting more than this many seconds after it was recorded is dated in the
-/// future (a clock set wrong, or a file dated 2099): flagged, never "the latest".
-pub(crate) const FUTURE_SLACK_S: i64 = 600;
-
-/// What one run may add to the database.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Limits {
-    /// Bytes (report JSON, samples, settings, identity, the texts of its cases).
-    pub(crate) bytes: usize,
-    /// Cases.
-    pub(crate) cases: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            bytes: MAX_RUN_BYTES,
-            cases: MAX_RUN_CASES,
-        }
-    }
-}
+pub(crate) use super::limits::{Limits, FUTURE_SLACK_S};
 
 /// Seconds by which `report` starts after `now` (Unix), when that is more than
 /// [`FUTURE_SLACK_S`]: a run dated in the future.
