@@ -6,7 +6,7 @@
 
 use super::actions;
 pub(crate) use super::error::usage;
-use super::{open_existing, Filter, History, HistoryError};
+use super::{open_existing, Filter, History};
 use crate::report::{export, export_fit, Format, Grid};
 use crate::util::units::ParseError;
 use crate::util::usage::UsageError;
