@@ -5,11 +5,11 @@
 //! `--repeat 3` runs.
 
 use super::{why, Filter, History, HistoryError};
-use crate::report::settings::{config_settings as figure_settings, show};
 use crate::report::model::{Metric, Resource, Unit};
 use crate::report::series::{
     change_points_with, min_effect, CaseSeries, Point, Search, Series, METHOD,
 };
+use crate::report::settings::{config_settings as figure_settings, show};
 use std::collections::BTreeMap;
 
 /// What sets a series apart: the host and the settings that change the figure.

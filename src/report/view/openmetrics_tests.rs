@@ -327,10 +327,7 @@ fn a_fifo_at_the_prom_file_is_never_waited_on() {
     save(&r, Some(&p)).unwrap();
     let mut got = String::new();
     reader.read_to_string(&mut got).unwrap();
-    assert!(
-        got.contains("status=\"failed\"} 1\n"),
-        "{got}"
-    );
+    assert!(got.contains("status=\"failed\"} 1\n"), "{got}");
     assert!(std::fs::symlink_metadata(&p).unwrap().file_type().is_fifo());
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
 }
