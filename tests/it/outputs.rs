@@ -134,6 +134,7 @@ const WRITERS: &[Writer] = &[
                 &s.baseline,
                 &fixture("report_compare_a.json"),
                 &"--quiet",
+                &"--allow-inconclusive",
                 &"--junit",
                 &p,
             ])

@@ -64,11 +64,21 @@ fn named_inputs_refuse_fifos_and_files_over_their_cap() {
         refused(&["compare", fix, "@A"], file, &[name, why]);
         refused(&["fleet", fix, "@A"], file, &[name, why]);
         refused(baseline_args, file, &[name, why]);
-        refused(
-            &["history", "import", "--history", db, "@A"],
-            file,
-            &[name, why],
-        );
+        // The lenient import (#44 item 9): one line per refused file, then the
+        // summary line; exit 2 when no file was recorded, no database created.
+        let t0 = Instant::now();
+        let o = common::pb_bounded()
+            .args(["history", "import", "--history", db])
+            .arg(file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(name) && err.contains(why), "{err}");
+        assert!(err.contains("no file recorded"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!Path::new(db).exists(), "{err}");
+        assert!(t0.elapsed() < Duration::from_secs(50));
     }
     // check: the baseline (16 MiB cap) and the results file.
     let base = d.path().join("base.toml");

@@ -407,8 +407,9 @@ fn at_width(args: &[&std::ffi::OsStr], w: usize, columns: bool) -> String {
         c.arg("--width").arg(w.to_string());
     }
     let out = c.output().unwrap();
+    // 3: `check` with an inconclusive case (#44 item 5), which still prints its table.
     assert!(
-        matches!(out.status.code(), Some(0 | 1)),
+        matches!(out.status.code(), Some(0 | 1 | 3)),
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
