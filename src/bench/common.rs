@@ -357,27 +357,8 @@ fn cpus_among(text: &str, allowed: &[usize]) -> Result<Vec<usize>, ParseError> {
     Ok(cpus)
 }
 
-/// `[0, 1, 2, 5]` → `0-2,5`.
-pub(crate) fn cpu_list(cpus: &[usize]) -> String {
-    let mut v = cpus.to_vec();
-    v.sort_unstable();
-    v.dedup();
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < v.len() {
-        let mut j = i;
-        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
-            j += 1;
-        }
-        out.push(if i == j {
-            v[i].to_string()
-        } else {
-            format!("{}-{}", v[i], v[j])
-        });
-        i = j + 1;
-    }
-    out.join(",")
-}
+/// `[0, 1, 2, 5]` → `0-2,5`: the one formatter, in `hw` (the clock's kinds use it too).
+pub(crate) use crate::hw::clock_kinds::cpu_list;
 
 /// Confines this process to `cpus` (`--cpus`) before the host is detected, as
 /// `taskset -c` would: every thread started after it (workers, BLAS pools, GPU driver
