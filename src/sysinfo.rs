@@ -7,7 +7,6 @@ use crate::bench::quota::quota_peak;
 use crate::hw::clock::measure_warm;
 use crate::hw::peak::Peak;
 use crate::hw::rates::trim_float;
-use crate::hw::uarch::Width;
 use crate::hw::HostInfo;
 use crate::report::{export_fit, TextDoc};
 use crate::util::term::{fit_table, fit_text};
@@ -75,7 +74,7 @@ pub(crate) fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
         .map(|k| {
             progress.start(&format!("clock of {} on 1 and {all} cores", k.name));
             let skipped = unavailable(k, host);
-            let wide = matches!(k.width, Width::V512 | Width::Tile);
+            let kind = crate::bench::cpu::clock_kind(k);
             let own = |cpus: &[usize]| {
                 // SAFETY: the kernel's chain uses its own instructions, which the CPU
                 // has (`unavailable` checked the features and any OS permission).
@@ -85,7 +84,7 @@ pub(crate) fn cpu_peaks(host: &HostInfo, opts: &CommonOptions) -> Vec<PeakRow> {
             };
             let (one_hz, all_hz) = match own(&one_cpu) {
                 Some(one) => (Some(one), own(&all_cpus).or(Some(one))),
-                None => (host.clock.for_peak(wide, 1), host.clock.for_peak(wide, all)),
+                None => (host.clock.for_peak(kind, 1), host.clock.for_peak(kind, all)),
             };
             let row =
                 PeakRow {
@@ -257,6 +256,11 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
     // The AVX-512 licence and the TSC label mean something on x86 only.
     if !arm {
         rows.extend([
+            ("clock (AVX2 load)".into(), ghz(h.clock.avx2_hz)),
+            (
+                "clock (AVX2 load, all cores)".into(),
+                ghz(h.clock.avx2_all_hz),
+            ),
             ("clock (AVX-512 load)".into(), ghz(h.clock.avx512_hz)),
             (
                 "clock (AVX-512 load, all cores)".into(),

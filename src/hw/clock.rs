@@ -1,8 +1,9 @@
 //! The real core clock, measured: a long chain of dependent `add reg, reg` runs one add
 //! per cycle on every x86 core since the P6, so adds ÷ seconds = cycles/s. Chains of
 //! *immediate* adds must not be used: recent cores fuse or eliminate them and read
-//! 5–15 GHz. A second chain interleaves 512-bit FMAs with the adds, because wide vectors
-//! can lower the clock (AVX-512 frequency licences).
+//! 5–15 GHz. Two more chains interleave 256-bit and 512-bit FMAs with the adds, because
+//! dense vector arithmetic can lower the clock (Intel's AVX2 and AVX-512 frequency
+//! licences).
 //!
 //! Estimator: the *largest* of several short readings. A reading can only be lowered by
 //! things that steal time from the chain (preemption by other tasks, a hypervisor
@@ -37,6 +38,14 @@ pub(crate) struct ClockInfo {
     /// Every physical core running the AVX-512 chain at once (AVX-512 CPUs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) avx512_all_hz: Option<f64>,
+    /// One core running the add chain interleaved with 256-bit FMAs (x86 with FMA): the
+    /// clock of Intel's AVX2 "heavy" licence, which 256-bit FP and integer-multiply
+    /// kernels run in (issue #49: on Cascade Lake 2.68 GHz against 3.05 for the adds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) avx2_hz: Option<f64>,
+    /// Every physical core running the 256-bit FMA chain at once (x86 with FMA only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) avx2_all_hz: Option<f64>,
     /// "cpu MHz" from /proc/cpuinfo (the TSC rate in most VMs), for reference.
     pub(crate) label_hz: Option<f64>,
     /// How the clock was measured.
@@ -52,6 +61,9 @@ pub(crate) struct ClockInfo {
 pub(crate) enum ClockKind {
     /// Dependent integer adds only.
     Scalar,
+    /// Dependent adds with independent 256-bit FMAs interleaved (one per two adds): the
+    /// licence of 256-bit FP and integer-multiply code on Intel cores.
+    Avx2,
     /// Dependent adds with independent 512-bit FMAs interleaved (one per two adds).
     Avx512,
 }
@@ -85,23 +97,19 @@ impl ClockInfo {
             chain_fn(k).and_then(|f| unsafe { measure_warm(cpus, f, WARMUP_SECS) })
         };
         let avx512 = cpu.has("avx512f");
+        let fma = cpu.has("fma");
+        let when = |on: bool, k, cpus: &[usize]| if on { read(k, cpus) } else { None };
         let scalar_hz = read(ClockKind::Scalar, &one);
-        let avx512_hz = if avx512 {
-            read(ClockKind::Avx512, &one)
-        } else {
-            None
-        };
-        let (scalar_all_hz, avx512_all_hz) = if all.len() > 1 {
+        let avx2_hz = when(fma, ClockKind::Avx2, &one);
+        let avx512_hz = when(avx512, ClockKind::Avx512, &one);
+        let (scalar_all_hz, avx2_all_hz, avx512_all_hz) = if all.len() > 1 {
             (
                 read(ClockKind::Scalar, &all),
-                if avx512 {
-                    read(ClockKind::Avx512, &all)
-                } else {
-                    None
-                },
+                when(fma, ClockKind::Avx2, &all),
+                when(avx512, ClockKind::Avx512, &all),
             )
         } else {
-            (scalar_hz, avx512_hz)
+            (scalar_hz, avx2_hz, avx512_hz)
         };
         // big.LITTLE: one reading per kind of core, each on one of its cores.
         let plan = super::clock_kinds::plan(&cpu.description.parts, &cpu.pin_order);
@@ -120,6 +128,8 @@ impl ClockInfo {
             avx512_hz,
             scalar_all_hz,
             avx512_all_hz,
+            avx2_hz,
+            avx2_all_hz,
             label_hz,
             method: if let Some(why) = &cpu.emulated {
                 format!("{} ({why})", super::arm::EMULATED)
@@ -135,16 +145,20 @@ impl ClockInfo {
         }
     }
 
-    /// The clock a peak of `width` on `cores` cores uses in sysinfo: the all-core
-    /// reading for more than one core, the AVX-512 chain for 512-bit and tile kernels.
-    pub(crate) fn for_peak(&self, wide: bool, cores: usize) -> Option<f64> {
-        let (one, all) = if wide {
-            (
+    /// The clock a peak of a kernel whose chain is `kind` on `cores` cores uses: the
+    /// all-core reading for more than one core; the AVX2 or AVX-512 chain for the kernels
+    /// that run in those licences, the add chain where that chain was not measured.
+    pub(crate) fn for_peak(&self, kind: ClockKind, cores: usize) -> Option<f64> {
+        let (one, all) = match kind {
+            ClockKind::Scalar => (self.scalar_hz, self.scalar_all_hz),
+            ClockKind::Avx2 => (
+                self.avx2_hz.or(self.scalar_hz),
+                self.avx2_all_hz.or(self.scalar_all_hz),
+            ),
+            ClockKind::Avx512 => (
                 self.avx512_hz.or(self.scalar_hz),
                 self.avx512_all_hz.or(self.scalar_all_hz),
-            )
-        } else {
-            (self.scalar_hz, self.scalar_all_hz)
+            ),
         };
         if cores > 1 {
             all.or(one)
@@ -189,6 +203,7 @@ pub(crate) fn chain_fn(kind: ClockKind) -> Option<ChainFn> {
     }
     Some(match kind {
         ClockKind::Scalar => scalar_chain as ChainFn,
+        ClockKind::Avx2 => avx2_chain_adds as ChainFn,
         ClockKind::Avx512 => avx512_chain_adds as ChainFn,
     })
 }
@@ -201,6 +216,18 @@ pub(crate) fn chain_available(kind: ClockKind) -> bool {
         ClockKind::Scalar => {
             (cfg!(target_arch = "x86_64") || cfg!(target_arch = "aarch64"))
                 && super::emulation::emulated().is_none()
+        }
+        ClockKind::Avx2 => {
+            #[cfg(target_arch = "x86_64")]
+            {
+                std::is_x86_feature_detected!("avx")
+                    && std::is_x86_feature_detected!("fma")
+                    && super::emulation::emulated().is_none()
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            {
+                false
+            }
         }
         ClockKind::Avx512 => {
             #[cfg(target_arch = "x86_64")]
@@ -582,6 +609,45 @@ unsafe fn scalar_chain(loops: u64) -> u64 {
 }
 
 #[cfg(target_arch = "x86_64")]
+unsafe fn avx2_chain_adds(loops: u64) -> u64 {
+    avx2_chain(loops);
+    loops * 192
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn avx2_chain_adds(loops: u64) -> u64 {
+    loops
+}
+
+/// 192 dependent adds with 96 independent 256-bit FMAs (8 accumulators) interleaved:
+/// the FMAs keep the core in the licence of dense 256-bit FP code (Intel's AVX2
+/// "heavy" licence; AMD cores have none and read the add chain's clock), the adds
+/// count cycles. One FMA every two adds is the density of the 256-bit kernels' own
+/// chains (`bench::cpu::x86`), under which 12 independent 256-bit FMAs run their 6
+/// cycles on Cascade Lake (issue #49).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,fma")]
+unsafe fn avx2_chain(loops: u64) {
+    add_chain!(
+        loops,
+        ["vpxor ymm8, ymm8, ymm8", "vpxor ymm9, ymm9, ymm9"],
+        [
+            ".rept 12",
+            ".irp r,0,1,2,3,4,5,6,7",
+            "add {a}, {b}",
+            "add {a}, {b}",
+            "vfmadd231ps ymm\\r, ymm8, ymm9",
+            ".endr",
+            ".endr"
+        ],
+        ["vzeroupper"],
+        out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,
+        out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _,
+        out("ymm8") _, out("ymm9") _,
+    );
+}
+
+#[cfg(target_arch = "x86_64")]
 unsafe fn avx512_chain_adds(loops: u64) -> u64 {
     avx512_chain(loops);
     loops * 192
@@ -637,148 +703,5 @@ pub(crate) fn clean_vector_state() {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_sample_takes_the_larger_reading_around_it() {
-        // Samples between (2.34, 2.40), (2.40, 2.23), (2.23, 2.38): 2.40, 2.40, 2.38.
-        let hz = used_hz(&[2.34e9, 2.40e9, 2.23e9, 2.38e9]).unwrap();
-        assert!((hz - 7.18e9 / 3.0).abs() < 1.0, "{hz}");
-        assert_eq!(max_reading(&[2.34e9, 2.40e9, 2.23e9, 2.38e9]), Some(2.40e9));
-        assert_eq!(used_hz(&[2.3e9, 2.3e9]), Some(2.3e9));
-        assert_eq!(used_hz(&[2.1e9]), Some(2.1e9));
-        assert_eq!(used_hz(&[]), None);
-        // A failed or broken reading never becomes the clock.
-        assert_eq!(used_hz(&[f64::NAN, 0.0, -1.0, f64::INFINITY]), None);
-        assert_eq!(used_hz(&[f64::NAN, 2.2e9, f64::INFINITY]), Some(2.2e9));
-    }
-
-    #[test]
-    fn peaks_use_the_clock_of_their_width_and_core_count() {
-        let c = ClockInfo {
-            scalar_hz: Some(4.0e9),
-            avx512_hz: Some(3.6e9),
-            scalar_all_hz: Some(3.9e9),
-            avx512_all_hz: Some(3.5e9),
-            ..ClockInfo::default()
-        };
-        assert_eq!(c.for_peak(false, 1), Some(4.0e9));
-        assert_eq!(c.for_peak(false, 2), Some(3.9e9));
-        assert_eq!(c.for_peak(true, 1), Some(3.6e9));
-        assert_eq!(c.for_peak(true, 8), Some(3.5e9));
-        // No AVX-512 chain (AMD Zen 3, say): wide kernels fall back to the add chain.
-        let z = ClockInfo {
-            scalar_hz: Some(3.2e9),
-            scalar_all_hz: Some(3.1e9),
-            ..ClockInfo::default()
-        };
-        assert_eq!(z.for_peak(true, 2), Some(3.1e9));
-        // Reports from before the all-core readings: the one-core clock.
-        let old = ClockInfo {
-            scalar_hz: Some(3.2e9),
-            ..ClockInfo::default()
-        };
-        assert_eq!(old.for_peak(false, 4), Some(3.2e9));
-    }
-
-    fn r(hz: f64, share: f64) -> Reading {
-        Reading {
-            hz,
-            running_hz: hz / share,
-            share,
-        }
-    }
-
-    #[test]
-    fn a_descheduled_reading_does_not_lower_the_clock() {
-        // The best of several readings is the largest clean one.
-        let b = best_reading([r(3.6e9, 1.0), r(1.9e9, 0.5), r(3.68e9, 0.99)].into_iter());
-        assert_eq!(b.hz, 3.68e9);
-        // None clean: the one with most of its core, at its running clock.
-        let b = best_reading([r(1.8e9, 0.49), r(1.9e9, 0.515)].into_iter());
-        assert!(b.descheduled());
-        assert!((b.clock() - 1.9e9 / 0.515).abs() < 1.0);
-        // The linalg case of the issue: 1.88/1.86 GHz readings at half a core among
-        // 3.69 GHz ones; the peak stays at the sustained clock and the note says why.
-        let c = case_clock(
-            &[
-                r(1.88e9, 0.51),
-                r(1.86e9, 0.505),
-                r(3.69e9, 1.0),
-                r(3.69e9, 1.0),
-            ],
-            Some(3.69e9),
-        );
-        assert_eq!(c.sustained, Some(3.69e9));
-        assert!(c.measured.unwrap() > 3.6e9, "{c:?}");
-        assert!(
-            c.notes[0].1.starts_with(
-                "clock readings before the samples and after each: 1.88, 1.86, 3.69, 3.69 GHz;"
-            ),
-            "{c:?}"
-        );
-        assert!(c.notes[1].0);
-        assert!(c.notes[1].1.starts_with("clock readings 1.88, 1.86 GHz taken while the chain's thread had 51 % of its core (descheduled, not a slower clock)"), "{}", c.notes[1].1);
-        assert_eq!(c.notes.len(), 2, "{c:?}");
-    }
-
-    #[test]
-    fn a_slower_clean_clock_is_said_and_the_peak_stays_sustained() {
-        let c = case_clock(&[r(3.2e9, 1.0), r(3.2e9, 1.0)], Some(3.69e9));
-        assert_eq!(c.sustained, Some(3.69e9));
-        assert_eq!(c.measured, Some(3.2e9));
-        assert!(
-            c.notes[0]
-                .1
-                .ends_with("peak at the sustained 3.690 GHz (the host's all-core reading)"),
-            "{c:?}"
-        );
-        assert!(
-            c.notes
-                .iter()
-                .any(|(w, t)| *w && t.starts_with(
-                    "taken at a lower clock: 3.20 GHz measured, 13 % below the sustained 3.69 GHz"
-                )),
-            "{c:?}"
-        );
-        // No host reading, or a lower one: the highest reading of the case.
-        let c = case_clock(&[r(3.7e9, 1.0), r(3.65e9, 1.0)], Some(3.5e9));
-        assert_eq!(c.sustained, Some(3.7e9));
-        assert!(c.notes[0].1.ends_with("(the highest reading of the case)"));
-        assert_eq!(c.notes.len(), 1);
-        assert_eq!(case_clock(&[], None).sustained, None);
-        assert_eq!(case_clock(&[], Some(3e9)).measured, None);
-    }
-
-    #[test]
-    fn spread_is_largest_over_smallest() {
-        assert_eq!(spread(&[]), None);
-        assert_eq!(spread(&[2.3e9]), Some(1.0));
-        assert_eq!(spread(&[2.0e9, 2.2e9, 2.1e9]), Some(1.1));
-        assert_eq!(spread(&[0.0, 2.0e9, f64::NAN, 2.1e9]), Some(1.05));
-        // The reading that made fma_f64_avx512 read 103 % of peak in a quick suite.
-        assert!(spread(&[2.23e9, 2.34e9, 2.40e9]).unwrap() > SPREAD_WARN);
-        assert!(spread(&[2.34e9, 2.38e9, 2.36e9, 2.39e9]).unwrap() <= SPREAD_WARN);
-    }
-
-    #[test]
-    fn clock_is_plausible() {
-        if !chain_available(ClockKind::Scalar) {
-            // Another architecture, or an emulated CPU (its chain would time the emulator).
-            eprintln!(
-                "skipped: no clock chain here ({})",
-                crate::hw::emulation::emulated()
-                    .unwrap_or_else(|| std::env::consts::ARCH.to_string())
-            );
-            return;
-        }
-        let hz = unsafe { max_hz(chain_fn(ClockKind::Scalar).unwrap(), 3, 0.01) };
-        // Any real core runs between 0.3 and 7 GHz; a collapsed chain would read more.
-        assert!(hz > 3e8 && hz < 7e9, "measured {hz} Hz");
-        if chain_available(ClockKind::Avx512) {
-            let v = unsafe { max_hz(chain_fn(ClockKind::Avx512).unwrap(), 3, 0.01) };
-            assert!(v > 3e8 && v < 7e9, "measured {v} Hz under AVX-512");
-        }
-    }
-}
+#[path = "clock_tests.rs"]
+mod tests;

@@ -12,6 +12,12 @@
 //! cores) is spread over 12 accumulators, so no core here is latency-bound below
 //! 0.67 step per cycle; the port bound (0.5) is the rate.
 //!
+//! The peak is at the clock of the licence the loop runs in: its own chain and the
+//! host's sustained reading are those of 256-bit FP code (`hw::clock::ClockKind::Avx2`).
+//! At the add chain's clock the row read 80 % on Cascade Lake; at the AVX2 licence's
+//! (2.68 against 3.05 GHz there) it reads about 92 %: the loop's 12 steps take 26
+//! cycles against the ports' 24.
+//!
 //! Kept beside the table rather than in `Uarch` so the Arm rows (which never run the
 //! loop) need no field for it. BENCHMARKS.md ("fp16 through F16C") has the loop as
 //! `llvm-mca` input and the command that gives these figures.

@@ -73,6 +73,8 @@ impl CpuCase {
         let chain = k
             .clock
             .or_else(|| chain_fn(clock_kind(k)))
+            // A CPU without the licence's chain (AVX without FMA): the adds alone.
+            .or_else(|| chain_fn(ClockKind::Scalar))
             .filter(|_| host.cpu.emulated.is_none());
         // The runner's per-sample hook is `Fn + Sync`, hence the Mutex.
         let readings = Mutex::new(Vec::new());
@@ -106,8 +108,7 @@ impl CpuCase {
         watch.attach(&mut samples);
         let readings = readings.into_inner().unwrap();
         let cores = self.threads.min(host.cpu.cores).max(1);
-        let wide = clock_kind(k) == ClockKind::Avx512;
-        let seen = clock::case_clock(&readings, host.clock.for_peak(wide, cores));
+        let seen = clock::case_clock(&readings, host.clock.for_peak(clock_kind(k), cores));
         // The readings first (info), then the warnings about them.
         let clock = record_clock(&mut r, seen, |t| t);
         if self.sustain.is_some() {

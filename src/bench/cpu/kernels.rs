@@ -223,7 +223,7 @@ pub(crate) static X86: &[Kernel] = &[
     // fp16
     // Pipe F16c: one step (convert, FMA, convert) per instruction counted; its rate
     // per core row is `hw::uarch_f16c`'s.
-    Kernel { name: "fma_f16_f16c", isa: I::F16c, precision: P::Fp16, requires: &["avx", "fma", "f16c"], pipe: Some(F16c), width: V256, instrs_per_iter: 12, ops_per_instr: 16, layout: lay(12, 32, 8, F16), values: V::Converge, run: x::fma_f16_f16c, clock: None, reference: ref_fma_f16_f16c, vla: false },
+    Kernel { name: "fma_f16_f16c", isa: I::F16c, precision: P::Fp16, requires: &["avx", "fma", "f16c"], pipe: Some(F16c), width: V256, instrs_per_iter: 12, ops_per_instr: 16, layout: lay(12, 32, 8, F16), values: V::Converge, run: x::fma_f16_f16c, clock: Some(x::fma_f16_f16c_clock), reference: ref_fma_f16_f16c, vla: false },
     Kernel { name: "fma_f16_avx512fp16", isa: I::Avx512Fp16, precision: P::Fp16, requires: &["avx512f", "avx512fp16"], pipe: Some(Fp16), width: V512, instrs_per_iter: 24, ops_per_instr: 64, layout: lay(24, 64, 32, F16), values: V::Converge, run: x::fma_f16_avx512fp16, clock: Some(x::fma_f16_avx512fp16_clock), reference: ref_fma_f16, vla: false },
     // bf16
     Kernel { name: "dp_bf16_avx512bf16", isa: I::Avx512Bf16, precision: P::Bf16, requires: &["avx512f", "avx512bf16"], pipe: Some(DotBf16), width: V512, instrs_per_iter: 24, ops_per_instr: 64, layout: lay(24, 64, 16, F32), values: V::Bf16Dot, run: x::dp_bf16_avx512bf16, clock: Some(x::dp_bf16_avx512bf16_clock), reference: ref_dot_bf16, vla: false },

@@ -39,7 +39,7 @@ use super::resource::{self, Case, CommonFlag, Context, Plan, Run, UsageError};
 use case::{skipped_for_isa, skipped_precision, CpuCase};
 use kernels::{Isa, Kernel, Precision};
 use options::CpuOptions;
-pub(crate) use peak::{peak_for, peak_key, per_cycle_for};
+pub(crate) use peak::{clock_kind, peak_for, peak_key, per_cycle_for};
 pub(crate) use work::unavailable;
 
 /// The CPU resource.

@@ -12,10 +12,15 @@ use crate::hw::peak::{cpu_peak, emulated_peak, CpuPeakInput, Peak};
 use crate::hw::uarch::{Pipe, Width};
 use crate::hw::HostInfo;
 
-/// The clock chain matching a kernel's width.
-pub(super) fn clock_kind(k: &Kernel) -> ClockKind {
-    match k.width {
-        Width::V512 | Width::Tile => ClockKind::Avx512,
+/// The clock chain matching a kernel's frequency licence: the AVX-512 chain for 512-bit
+/// and tile kernels; the 256-bit FMA chain for 256-bit kernels of FP arithmetic and
+/// integer multiplies (Intel's AVX2 "heavy" licence: on Cascade Lake `vmulps` and
+/// `vpmulld` run at its 2.68 GHz, `vpaddd` at the adds' 3.05 GHz); the add chain for
+/// the rest (256-bit integer adds and logic are "light", SSE and scalar code).
+pub(crate) fn clock_kind(k: &Kernel) -> ClockKind {
+    match (k.width, k.pipe) {
+        (Width::V512 | Width::Tile, _) => ClockKind::Avx512,
+        (Width::V256, Some(p)) if p != Pipe::Alu && !k.vla => ClockKind::Avx2,
         _ => ClockKind::Scalar,
     }
 }
@@ -118,6 +123,7 @@ fn peak_at_rate(
         clock_what: match (k.clock.is_some(), clock_kind(k)) {
             (true, _) => "measured with this kernel's instruction",
             (false, ClockKind::Avx512) => "measured, AVX-512 chain",
+            (false, ClockKind::Avx2) => "measured, AVX2 chain",
             (false, ClockKind::Scalar) => "measured, add chain",
         },
     };
@@ -261,6 +267,38 @@ pub(crate) fn outrun_probe_peak(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn each_kernel_reads_the_clock_of_its_frequency_licence() {
+        let kind = |name: &str| {
+            let all = kernels::all();
+            let k = all.iter().find(|k| k.name == name).expect(name);
+            clock_kind(k)
+        };
+        // 256-bit FP and integer multiplies: Intel's AVX2 heavy licence (issue #49).
+        for name in [
+            "fma_f32_avx2",
+            "fma_f64_avx2",
+            "muladd_f32_avx",
+            "mul_i32_avx2",
+            "fma_f16_f16c",
+        ] {
+            assert_eq!(kind(name), ClockKind::Avx2, "{name}");
+        }
+        // 256-bit integer adds are light; SSE and scalar code have no licence.
+        for name in [
+            "add_i32_avx2",
+            "add_i64_avx2",
+            "muladd_f64_sse2",
+            "muladd_f64_scalar",
+        ] {
+            assert_eq!(kind(name), ClockKind::Scalar, "{name}");
+        }
+        for name in ["fma_f64_avx512", "add_i32_avx512"] {
+            assert_eq!(kind(name), ClockKind::Avx512, "{name}");
+        }
+    }
 
     /// A 128-bit fp64 FMA row (4 FLOP per instruction) on any architecture.
     fn fmla_f64_like() -> Kernel {

@@ -398,8 +398,8 @@ fn clock_note(
     readings: &[clock::Reading],
 ) -> Option<f64> {
     let cores = threads.min(host.cpu.cores).max(1);
-    let wide = fma.is_some_and(|k| k.width == crate::hw::uarch::Width::V512);
-    let seen = clock::case_clock(readings, host.clock.for_peak(wide, cores));
+    let kind = fma.map_or(clock::ClockKind::Scalar, crate::bench::cpu::clock_kind);
+    let seen = clock::case_clock(readings, host.clock.for_peak(kind, cores));
     record_clock(r, seen, |text| {
         text.replacen(
             "clock readings before",

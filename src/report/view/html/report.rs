@@ -112,6 +112,9 @@ fn host_section(out: &mut String, rep: &Report) {
             .scalar_hz
             .map(|v| format!("{} (add chain)", format_si(v, "Hz"))),
         h.clock
+            .avx2_hz
+            .map(|v| format!("{} (AVX2 chain)", format_si(v, "Hz"))),
+        h.clock
             .avx512_hz
             .map(|v| format!("{} (AVX-512 chain)", format_si(v, "Hz"))),
         h.clock
