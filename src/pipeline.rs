@@ -32,18 +32,8 @@ fn save(report: &Report, path: &Path) -> anyhow::Result<()> {
     .with_context(|| format!("cannot write {} (choose another --output)", path.display()))
 }
 
-/// `host` as it stands in file names: letters, digits, `-` and `.`, others `_`.
-pub(crate) fn file_host(host: &str) -> String {
-    host.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
+/// `host` as it stands in file names: one rule for the results files and their index.
+pub(crate) use crate::report::results_index::file_host;
 
 /// Reserves `HOST-TIME.json` in `dir` with an exclusive create (`HOST-TIME-2.json`, …
 /// when another run took it in the same second).

@@ -25,9 +25,30 @@ pub(crate) const APPLICATION_ID: i32 = 0x7062_6e68;
 /// on one database take turns; each holds the lock for one small transaction).
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The figure columns of a case row and its key, the same in version 1's `cases` and
+/// version 2's `case_rows` (one text, so the two tables cannot drift apart).
+macro_rules! case_figures {
+    () => {
+        "    value      REAL,
+    median     REAL,
+    sd         REAL,
+    n          INTEGER NOT NULL,
+    peak       REAL,
+    efficiency REAL,
+    over_peak  INTEGER NOT NULL,
+    disturbed  INTEGER NOT NULL,
+    high_cv    INTEGER NOT NULL,
+    samples    TEXT NOT NULL,
+    PRIMARY KEY (run_id, idx)
+);
+"
+    };
+}
+
 /// Version 1: hosts (fingerprints), runs (the whole report JSON and its settings) and
 /// cases (one row per result, with its raw samples and verdicts).
-const V1: &str = "
+const V1: &str = concat!(
+    "
 CREATE TABLE hosts (
     id          INTEGER PRIMARY KEY,
     fingerprint TEXT NOT NULL UNIQUE,
@@ -62,27 +83,19 @@ CREATE TABLE cases (
     unit       TEXT NOT NULL,
     params     TEXT NOT NULL,
     status     TEXT NOT NULL,
-    value      REAL,
-    median     REAL,
-    sd         REAL,
-    n          INTEGER NOT NULL,
-    peak       REAL,
-    efficiency REAL,
-    over_peak  INTEGER NOT NULL,
-    disturbed  INTEGER NOT NULL,
-    high_cv    INTEGER NOT NULL,
-    samples    TEXT NOT NULL,
-    PRIMARY KEY (run_id, idx)
+",
+    case_figures!(),
+    "CREATE INDEX cases_by_key ON cases(key, host);
+"
 );
-CREATE INDEX cases_by_key ON cases(key, host);
-";
 
 /// Version 2 (issue #43 item 2, #44 item 9): each distinct text of the cases (host,
 /// key, resource, workload, metric, unit, params, status) is stored once in `texts`
 /// and the cases refer to it (`case_rows`); the view `cases` shows them with the
 /// columns of version 1, so queries written for it (and `sqlite3` one-liners) still
 /// read. `tags` holds the operator's `key=value` notes on runs.
-const V2: &str = "
+const V2: &str = concat!(
+    "
 CREATE TABLE texts (
     id   INTEGER PRIMARY KEY,
     text TEXT NOT NULL UNIQUE
@@ -102,19 +115,9 @@ CREATE TABLE case_rows (
     unit_t     INTEGER NOT NULL,
     params_t   INTEGER NOT NULL,
     status_t   INTEGER NOT NULL,
-    value      REAL,
-    median     REAL,
-    sd         REAL,
-    n          INTEGER NOT NULL,
-    peak       REAL,
-    efficiency REAL,
-    over_peak  INTEGER NOT NULL,
-    disturbed  INTEGER NOT NULL,
-    high_cv    INTEGER NOT NULL,
-    samples    TEXT NOT NULL,
-    PRIMARY KEY (run_id, idx)
-);
-INSERT INTO case_rows
+",
+    case_figures!(),
+    "INSERT INTO case_rows
     SELECT c.run_id, c.idx,
            (SELECT id FROM texts WHERE text = c.host), (SELECT id FROM texts WHERE text = c.key),
            (SELECT id FROM texts WHERE text = c.resource),
@@ -145,7 +148,8 @@ CREATE TABLE tags (
     value  TEXT NOT NULL,
     PRIMARY KEY (run_id, key)
 );
-";
+"
+);
 
 /// The migrations, in order: entry `i` takes version `i` to `i + 1`.
 pub(crate) const MIGRATIONS: &[&str] = &[V1, V2];

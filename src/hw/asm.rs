@@ -4,6 +4,24 @@
 //! probe time the same instructions; the caller's `asm!` joins the strings with
 //! newlines, so a string here that holds several lines assembles as if written apart.
 
+/// The end of a counted loop whose body starts at label `2:`: `{n}` counted down and a
+/// jump back while it is not zero (two lines, as the caller's `asm!` joins them).
+#[cfg(target_arch = "x86_64")]
+macro_rules! loop_end {
+    () => {
+        "dec {n}\njnz 2b"
+    };
+}
+/// The end of a counted loop whose body starts at label `2:` (aarch64).
+#[cfg(target_arch = "aarch64")]
+macro_rules! loop_end {
+    () => {
+        "subs {n}, {n}, #1\nb.ne 2b"
+    };
+}
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(crate) use loop_end;
+
 /// `.irp` over the 24 accumulators of the 512-bit loops (zmm0–23).
 macro_rules! irp24 {
     () => {

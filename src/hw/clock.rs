@@ -92,8 +92,8 @@ impl ClockInfo {
             .take(cpu.cores.max(1))
             .copied()
             .collect();
-        // SAFETY: chain_fn only returns chains this CPU supports.
         let read = |k, cpus: &[usize]| {
+            // SAFETY: chain_fn only returns chains this CPU supports.
             chain_fn(k).and_then(|f| unsafe { measure_warm(cpus, f, WARMUP_SECS) })
         };
         let avx512 = cpu.has("avx512f");
@@ -544,19 +544,20 @@ unsafe fn chain_adds(chain: ChainFn, secs: f64) -> (f64, f64, f64) {
 }
 
 /// The asm of a clock chain, the one template of every chain that counts cycles (here
-/// and in `bench::cpu::x86`): `$setup`, then a loop of `$loops` iterations over `$body`,
-/// which holds the dependent `add {a}, {b}`s (one per cycle) and whatever runs beside
-/// them, then `$tail`. `$clobber` lists the registers the setup and body overwrite,
-/// each followed by a comma.
-#[cfg(target_arch = "x86_64")]
+/// and in `bench::cpu::x86`), on both architectures: `$setup`, then a loop of `$loops`
+/// iterations over `$body`, which holds the dependent adds (`add {a}, {b}` on x86-64,
+/// `add {a}, {a}, {b}` on aarch64: one per cycle) and whatever runs beside them, closed
+/// by the architecture's count-down ([`crate::hw::asm`]'s `loop_end`, which runs on
+/// other ports beside the adds), then `$tail`. `$clobber` lists the registers the
+/// setup and body overwrite, each followed by a comma.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 macro_rules! add_chain {
     ($loops:expr, [$($setup:literal),*], [$($body:literal),+], [$($tail:literal),*], $($clobber:tt)*) => {
         std::arch::asm!(
             $($setup,)*
             "2:",
             $($body,)+
-            "dec {n}",
-            "jnz 2b",
+            $crate::hw::asm::loop_end!(),
             $($tail,)*
             n = inout(reg) $loops => _,
             a = inout(reg) 1u64 => _,
@@ -578,25 +579,6 @@ unsafe fn scalar_chain(loops: u64) -> u64 {
 
 /// aarch64: 192 dependent `add x, x, y` per loop iteration (one per cycle on every
 /// Arm core: single-cycle integer ALUs); subs/b.ne run beside them.
-#[cfg(target_arch = "aarch64")]
-macro_rules! add_chain {
-    ($loops:expr, [$($setup:literal),*], [$($body:literal),+], [$($tail:literal),*], $($clobber:tt)*) => {
-        std::arch::asm!(
-            $($setup,)*
-            "2:",
-            $($body,)+
-            "subs {n}, {n}, #1",
-            "b.ne 2b",
-            $($tail,)*
-            n = inout(reg) $loops => _,
-            a = inout(reg) 1u64 => _,
-            b = in(reg) std::hint::black_box(3u64),
-            $($clobber)*
-            options(nomem, nostack),
-        )
-    };
-}
-
 #[cfg(target_arch = "aarch64")]
 unsafe fn scalar_chain(loops: u64) -> u64 {
     add_chain!(loops, [], [".rept 192", "add {a}, {a}, {b}", ".endr"], [],);

@@ -144,11 +144,18 @@ fn clock_is_plausible() {
         );
         return;
     }
+    // SAFETY: the scalar chain is plain integer adds, on every CPU that has a chain.
     let hz = unsafe { max_hz(chain_fn(ClockKind::Scalar).unwrap(), 3, 0.01) };
     // Any real core runs between 0.3 and 7 GHz; a collapsed chain would read more.
     assert!(hz > 3e8 && hz < 7e9, "measured {hz} Hz");
     if chain_available(ClockKind::Avx512) {
+        // SAFETY: `chain_available` checked the CPU has AVX-512.
         let v = unsafe { max_hz(chain_fn(ClockKind::Avx512).unwrap(), 3, 0.01) };
         assert!(v > 3e8 && v < 7e9, "measured {v} Hz under AVX-512");
+    }
+    if chain_available(ClockKind::Avx2) {
+        // SAFETY: `chain_available` checked the CPU has AVX and FMA.
+        let v = unsafe { max_hz(chain_fn(ClockKind::Avx2).unwrap(), 3, 0.01) };
+        assert!(v > 3e8 && v < 7e9, "measured {v} Hz under 256-bit FMAs");
     }
 }

@@ -60,21 +60,40 @@ pub(crate) fn per_cycle(i: &CpuPeakInput) -> Option<f64> {
     (i.rate.per_cycle > 0.0).then_some(i.cores as f64 * i.rate.per_cycle * i.ops_per_instr)
 }
 
+impl CpuPeakInput<'_> {
+    /// `1 core`, `4 cores`.
+    fn cores_text(&self) -> String {
+        format!(
+            "{} core{}",
+            self.cores,
+            if self.cores == 1 { "" } else { "s" }
+        )
+    }
+
+    /// The factors of a core's peak after its clock, as a source states them:
+    /// `2 instr/cycle (Fma V512: table; row 'x') x 16 op/instr`.
+    fn per_core_factors(&self) -> String {
+        format!(
+            "{} instr/cycle ({:?} {:?}: {}; {}) x {} op/instr",
+            trim_float(self.rate.per_cycle),
+            self.pipe,
+            self.width,
+            self.rate.provenance,
+            self.identified,
+            trim_float(self.ops_per_instr)
+        )
+    }
+}
+
 /// The peak of an emulated CPU: no value (the emulator has no clock worth the name),
 /// the reason, and the per-cycle peak of the emulated core with its inputs.
 pub(crate) fn emulated_peak(i: &CpuPeakInput, why: &str) -> Peak {
     let per = match per_cycle(i) {
         Some(v) => format!(
-            "{} op/cycle on {} core{} = {} instr/cycle ({:?} {:?}: {}; {}) x {} op/instr",
+            "{} op/cycle on {} = {}",
             trim_float(v),
-            i.cores,
-            if i.cores == 1 { "" } else { "s" },
-            trim_float(i.rate.per_cycle),
-            i.pipe,
-            i.width,
-            i.rate.provenance,
-            i.identified,
-            trim_float(i.ops_per_instr)
+            i.cores_text(),
+            i.per_core_factors()
         ),
         None => format!(
             "no {:?} {:?} rate ({}; {})",
@@ -97,17 +116,11 @@ pub(crate) fn cpu_peak(i: &CpuPeakInput) -> Peak {
     }
     let value = i.cores as f64 * hz * i.rate.per_cycle * i.ops_per_instr;
     let mut source = format!(
-        "{} core{} x {:.3} GHz ({}) x {} instr/cycle ({:?} {:?}: {}; {}) x {} op/instr",
-        i.cores,
-        if i.cores == 1 { "" } else { "s" },
+        "{} x {:.3} GHz ({}) x {}",
+        i.cores_text(),
         hz / 1e9,
         i.clock_what,
-        trim_float(i.rate.per_cycle),
-        i.pipe,
-        i.width,
-        i.rate.provenance,
-        i.identified,
-        trim_float(i.ops_per_instr)
+        i.per_core_factors()
     );
     if !i.note.is_empty() {
         source.push_str("; ");
@@ -270,20 +283,41 @@ mod tests {
     use super::*;
     use crate::hw::rates::{reconcile, Probed};
 
+    /// The FMA pipe's peak input: `rate` of the row `identified`, at `width` with `ops`
+    /// per instruction, on `cores` at the clock `(Hz, what read it)`.
+    fn fma_input<'a>(
+        rate: &'a Rate,
+        identified: &'a str,
+        width: Width,
+        ops: f64,
+        cores: usize,
+        (clock, what): (f64, &'a str),
+    ) -> CpuPeakInput<'a> {
+        CpuPeakInput {
+            rate,
+            identified,
+            note: "",
+            pipe: Pipe::Fma,
+            width,
+            ops_per_instr: ops,
+            cores,
+            clock_hz: Some(clock),
+            clock_what: what,
+        }
+    }
+
     #[test]
     fn avx512_fp64_peak_formula() {
         let rate = reconcile(2.0, None);
-        let p = cpu_peak(&CpuPeakInput {
-            rate: &rate,
-            identified: "row 'Skylake-SP/Cascade Lake/Cooper Lake' chosen by family 6 model 85",
-            note: "",
-            pipe: Pipe::Fma,
-            width: Width::V512,
-            ops_per_instr: 16.0,
-            cores: 2,
-            clock_hz: Some(2.5e9),
-            clock_what: "AVX-512 chain",
-        });
+        let row = "row 'Skylake-SP/Cascade Lake/Cooper Lake' chosen by family 6 model 85";
+        let p = cpu_peak(&fma_input(
+            &rate,
+            row,
+            Width::V512,
+            16.0,
+            2,
+            (2.5e9, "AVX-512 chain"),
+        ));
         // 2 cores x 2.5 GHz x 2 FMA/cycle x 8 lanes x 2 = 160 GFLOP/s
         assert_eq!(p.value, Some(160e9));
         assert!(p.source.contains("2.500 GHz"));
@@ -306,17 +340,14 @@ mod tests {
                 ..Probed::default()
             }),
         );
-        let p = cpu_peak(&CpuPeakInput {
-            rate: &rate,
-            identified: "row 'x'",
-            note: "",
-            pipe: Pipe::Fma,
-            width: Width::V512,
-            ops_per_instr: 16.0,
-            cores: 1,
-            clock_hz: Some(2e9),
-            clock_what: "AVX-512 chain",
-        });
+        let p = cpu_peak(&fma_input(
+            &rate,
+            "row 'x'",
+            Width::V512,
+            16.0,
+            1,
+            (2e9, "AVX-512 chain"),
+        ));
         assert_eq!(p.value, Some(32e9));
         assert!(p
             .source
@@ -326,17 +357,14 @@ mod tests {
     #[test]
     fn unknowns_say_why() {
         let rate = reconcile(0.0, None);
-        let p = cpu_peak(&CpuPeakInput {
-            rate: &rate,
-            identified: "row 'unknown'",
-            note: "",
-            pipe: Pipe::Fma,
-            width: Width::V256,
-            ops_per_instr: 8.0,
-            cores: 1,
-            clock_hz: Some(3e9),
-            clock_what: "scalar chain",
-        });
+        let p = cpu_peak(&fma_input(
+            &rate,
+            "row 'unknown'",
+            Width::V256,
+            8.0,
+            1,
+            (3e9, "scalar chain"),
+        ));
         assert_eq!(p.value, None);
         assert!(p.source.starts_with("unknown"));
     }

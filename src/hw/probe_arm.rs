@@ -20,30 +20,50 @@
 use super::cpu::CpuInfo;
 use super::probe::{LoopFn, ProbeReport, Test};
 
-/// A probe loop over 24 NEON accumulators, operands v30 and v31.
+/// A probe loop over 24 accumulators (v0–v23, or the z registers over them) and the
+/// operands v30/v31 (z30/z31): `$setup`, every register zeroed (`$zero` per
+/// accumulator, `\\r` its number), then `$instr` over every accumulator per iteration.
+/// `$clobber` lists the registers beyond those, each followed by a comma.
 #[cfg(target_arch = "aarch64")]
-macro_rules! neon_probe_loop {
-    ($name:ident, $features:literal, $instr:literal) => {
+macro_rules! arm_probe_loop {
+    ($name:ident, $features:literal, [$($setup:literal),*], $zero:literal, $zero_a:literal,
+     $zero_b:literal, $instr:literal, $($clobber:tt)*) => {
         #[target_feature(enable = $features)]
         unsafe fn $name(loops: u64) {
             std::arch::asm!(
-                super::asm::irp24!(), "movi v\\r\\().16b, #0", ".endr",
-                "movi v30.16b, #0",
-                "movi v31.16b, #0",
+                $($setup,)*
+                super::asm::irp24!(), $zero, ".endr",
+                $zero_a,
+                $zero_b,
                 ".p2align 5",
                 "2:",
                 super::asm::irp24!(), $instr, ".endr",
-                "subs {n}, {n}, #1",
-                "b.ne 2b",
+                super::asm::loop_end!(),
                 n = inout(reg) loops => _,
                 out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _, out("v5") _,
                 out("v6") _, out("v7") _, out("v8") _, out("v9") _, out("v10") _, out("v11") _,
                 out("v12") _, out("v13") _, out("v14") _, out("v15") _, out("v16") _, out("v17") _,
                 out("v18") _, out("v19") _, out("v20") _, out("v21") _, out("v22") _, out("v23") _,
-                out("v30") _, out("v31") _,
+                out("v30") _, out("v31") _, $($clobber)*
                 options(nomem, nostack),
             );
         }
+    };
+}
+
+/// A NEON test loop: 24 accumulators v0–v23, operands v30/v31, all zero.
+#[cfg(target_arch = "aarch64")]
+macro_rules! neon_probe_loop {
+    ($name:ident, $features:literal, $instr:literal) => {
+        arm_probe_loop!(
+            $name,
+            $features,
+            [],
+            "movi v\\r\\().16b, #0",
+            "movi v30.16b, #0",
+            "movi v31.16b, #0",
+            $instr,
+        );
     };
 }
 
@@ -68,30 +88,19 @@ neon_probe_loop!(
     "bfmmla v\\r\\().4s, v30.8h, v31.8h"
 );
 
-/// The SVE FMLA loop: 24 accumulators z0–z23 at the core's vector length, operands
-/// z30/z31, every lane active (p0), all zero.
+// The SVE FMLA loop: 24 accumulators z0–z23 at the core's vector length, operands
+// z30/z31, every lane active (p0), all zero.
 #[cfg(target_arch = "aarch64")]
-#[target_feature(enable = "sve")]
-unsafe fn fmla_zd(loops: u64) {
-    std::arch::asm!(
-        "ptrue p0.d",
-        super::asm::irp24!(), "mov z\\r\\().d, #0", ".endr",
-        "mov z30.d, #0",
-        "mov z31.d, #0",
-        ".p2align 5",
-        "2:",
-        super::asm::irp24!(), "fmla z\\r\\().d, p0/m, z30.d, z31.d", ".endr",
-        "subs {n}, {n}, #1",
-        "b.ne 2b",
-        n = inout(reg) loops => _,
-        out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _, out("v5") _,
-        out("v6") _, out("v7") _, out("v8") _, out("v9") _, out("v10") _, out("v11") _,
-        out("v12") _, out("v13") _, out("v14") _, out("v15") _, out("v16") _, out("v17") _,
-        out("v18") _, out("v19") _, out("v20") _, out("v21") _, out("v22") _, out("v23") _,
-        out("v30") _, out("v31") _, out("p0") _,
-        options(nomem, nostack),
-    );
-}
+arm_probe_loop!(
+    fmla_zd,
+    "sve",
+    ["ptrue p0.d"],
+    "mov z\\r\\().d, #0",
+    "mov z30.d, #0",
+    "mov z31.d, #0",
+    "fmla z\\r\\().d, p0/m, z30.d, z31.d",
+    out("p0") _,
+);
 
 /// The loop of an aarch64 test and the counted instructions one iteration retires;
 /// `None` for the x86 tests (and on other architectures, where only tests call it).

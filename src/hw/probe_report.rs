@@ -159,20 +159,9 @@ impl ProbeReport {
     /// prefix (the provenance says "probe" already).
     pub(crate) fn rates(&self) -> Vec<ProbedRate> {
         use Width::*;
-        let pipes = [
-            Pipe::Fma,
-            Pipe::MulAdd,
-            Pipe::Mul32,
-            Pipe::Mul64,
-            Pipe::Dot,
-            Pipe::DotBf16,
-            Pipe::Mmla,
-            Pipe::MmlaBf16,
-            Pipe::Fp16,
-            Pipe::Amx,
-        ];
         let mut out = Vec::new();
-        for pipe in pipes {
+        // The ALUs have no probe test (their rate is the table's).
+        for pipe in Pipe::TABLED.into_iter().filter(|&p| p != Pipe::Alu) {
             for width in [V128, V256, V512, Tile] {
                 let Some(test) = canonical_test(pipe, width) else {
                     continue;

@@ -43,6 +43,24 @@ pub enum Pipe {
     F16c,
 }
 
+impl Pipe {
+    /// The pipes a row's own rate columns hold, in declaration order: all but `F16c`,
+    /// whose rate is per row in `uarch_f16c.rs`.
+    pub(crate) const TABLED: [Pipe; 11] = [
+        Pipe::Fma,
+        Pipe::MulAdd,
+        Pipe::Alu,
+        Pipe::Mul32,
+        Pipe::Mul64,
+        Pipe::Dot,
+        Pipe::DotBf16,
+        Pipe::Mmla,
+        Pipe::MmlaBf16,
+        Pipe::Fp16,
+        Pipe::Amx,
+    ];
+}
+
 /// Vector width of a kernel's instructions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Width {

@@ -108,12 +108,13 @@ impl Cpuid {
     pub(crate) fn live() -> Cpuid {
         #[cfg(target_arch = "x86_64")]
         {
-            // SAFETY: CPUID exists on every x86-64 CPU; a leaf above the maximum
-            // returns some other leaf's data, which `get` avoids by checking the
-            // maximum first. The intrinsic is safe from Rust 1.94 on; the block keeps
-            // the crate building on 1.90, its `rust-version`.
+            // The intrinsic is safe from Rust 1.94 on; the block keeps the crate building
+            // on 1.90, its `rust-version`.
             #[allow(unused_unsafe)]
             let read = |l: u32, s: u32| {
+                // SAFETY: CPUID exists on every x86-64 CPU; a leaf above the maximum
+                // returns some other leaf's data, which `get` avoids by checking the
+                // maximum first.
                 let r = unsafe { std::arch::x86_64::__cpuid_count(l, s) };
                 ((l, s), [r.eax, r.ebx, r.ecx, r.edx])
             };

@@ -9,6 +9,7 @@ pub(crate) mod cgroup;
 pub mod clock;
 pub(crate) mod isolation;
 pub(crate) mod others;
+pub(crate) mod proc_stat;
 pub(crate) mod runner;
 pub(crate) mod sample;
 pub(crate) mod share;

@@ -16,6 +16,7 @@
 pub(crate) mod clpeak;
 pub mod fio;
 pub(crate) mod hpcc;
+pub(crate) mod hpcc_files;
 pub mod iperf3;
 pub mod likwid;
 pub mod mbw;

@@ -7,6 +7,7 @@
 //! Adding a format is one file and one registry line ([`view`]'s `FORMATS`); adding a
 //! document is one [`Doc`] variant and one arm in each format.
 
+pub(crate) mod chart_axis;
 pub mod charts;
 pub mod compare;
 mod condense;

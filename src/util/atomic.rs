@@ -257,6 +257,16 @@ pub(crate) fn catch_signals() {
 }
 
 fn install_catch() {
+    watch_signals("signal-watch", |sig, name| {
+        eprintln!("peakbench: interrupted by {name}");
+        exit_after_saves(128 + sig);
+    });
+}
+
+/// Installs [`on_signal`] for SIGINT and SIGTERM and starts a watcher thread named
+/// `thread` that looks for a caught signal every 20 ms and then calls `exit` with its
+/// number and name (`exit` ends the process).
+fn watch_signals(thread: &str, exit: impl Fn(i32, &str) + Send + 'static) {
     for sig in [libc::SIGINT, libc::SIGTERM] {
         // SAFETY: a zeroed sigaction is valid; the handler only stores an atomic.
         unsafe {
@@ -267,7 +277,7 @@ fn install_catch() {
         }
     }
     let _ = std::thread::Builder::new()
-        .name("signal-watch".into())
+        .name(thread.into())
         .spawn(move || loop {
             let sig = CAUGHT.load(Ordering::SeqCst);
             if sig != 0 {
@@ -276,8 +286,7 @@ fn install_catch() {
                 } else {
                     "SIGTERM"
                 };
-                eprintln!("peakbench: interrupted by {name}");
-                exit_after_saves(128 + sig);
+                exit(sig, name);
             }
             std::thread::sleep(Duration::from_millis(20));
         });
@@ -290,49 +299,29 @@ fn install_catch() {
 /// registered temporary file, says so and exits with 128 + the signal number. A file
 /// already renamed into place is whole; one not yet renamed was never there.
 pub(crate) fn discard_on_signal() {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: a zeroed sigaction is valid; the handler only stores an atomic.
-        unsafe {
-            let mut act: libc::sigaction = std::mem::zeroed();
-            act.sa_sigaction = on_signal as *const () as usize;
-            libc::sigemptyset(&mut act.sa_mask);
-            libc::sigaction(sig, &act, std::ptr::null_mut());
-        }
-    }
-    let _ = std::thread::Builder::new()
-        .name("signal-discard".into())
-        .spawn(move || loop {
-            let sig = CAUGHT.load(Ordering::SeqCst);
-            if sig != 0 {
-                let mut t = temps();
-                let mut removed = Vec::new();
-                for p in t.drain(..) {
-                    if std::fs::remove_file(&p).is_ok() {
-                        removed.push(crate::util::sanitize::line(&p.display().to_string()));
-                    }
-                }
-                let name = if sig == libc::SIGINT {
-                    "SIGINT"
-                } else {
-                    "SIGTERM"
-                };
-                if removed.is_empty() {
-                    eprintln!("peakbench: interrupted by {name}");
-                } else {
-                    eprintln!(
-                        "peakbench: interrupted by {name}; removed the unfinished {}",
-                        removed.join(", ")
-                    );
-                }
-                let _ = io::stderr().flush();
-                // The registry stays locked: the writer thread can neither create
-                // nor rename a temporary file before the process is gone.
-                std::mem::forget(t);
-                crate::util::foreign::exiting();
-                std::process::exit(128 + sig);
+    watch_signals("signal-discard", |sig, name| {
+        let mut t = temps();
+        let mut removed = Vec::new();
+        for p in t.drain(..) {
+            if std::fs::remove_file(&p).is_ok() {
+                removed.push(crate::util::sanitize::line(&p.display().to_string()));
             }
-            std::thread::sleep(Duration::from_millis(20));
-        });
+        }
+        if removed.is_empty() {
+            eprintln!("peakbench: interrupted by {name}");
+        } else {
+            eprintln!(
+                "peakbench: interrupted by {name}; removed the unfinished {}",
+                removed.join(", ")
+            );
+        }
+        let _ = io::stderr().flush();
+        // The registry stays locked: the writer thread can neither create nor rename
+        // a temporary file before the process is gone.
+        std::mem::forget(t);
+        crate::util::foreign::exiting();
+        std::process::exit(128 + sig);
+    });
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@
 //! taken on a shared machine, references keyed by the settings that change a figure,
 //! and `check` without a results file taking the baseline's command.
 
-use super::gate::{check, fixture, import, run_file, scaled_run, verdict, T1};
+use super::gate::{check, fixture, run_file, verdict, T1};
+use super::gate_history::{import, scaled_run};
 use crate::common;
 use serde_json::Value;
 use std::ffi::OsStr;

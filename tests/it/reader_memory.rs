@@ -35,9 +35,10 @@ fn run_measured(mut cmd: std::process::Command) -> (std::process::Output, f64) {
     let stdout = reader.join().unwrap();
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
-    // SAFETY: wait4 writes the status and the struct it is given.
+    // SAFETY: `rusage` is integers and time values: all zeroes is valid.
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
     loop {
+        // SAFETY: wait4 writes the status and the struct it is given, both ours.
         let r = unsafe { libc::wait4(pid, &mut status, 0, &mut u) };
         if r == pid {
             break;

@@ -14,26 +14,33 @@
 //! accumulators stored whole (`str z, [.., mul vl]`), so a kernel never needs to know
 //! its vector length; the table scales lanes and operations by it
 //! (`Kernel::vector_scale`). Callers check the features first (the table's
-//! `requires`); `iters` must be at least 1.
+//! `requires`, which each function's `target_feature` names: `kernel_features.rs`
+//! checks it); `iters` must be at least 1.
 
 use super::kernel::Operands;
-use crate::hw::asm::irp24;
+use crate::hw::asm::{irp24, loop_end};
 
-/// NEON kernel: 24 accumulators v0–v23, operands a = v30, b = v31.
-macro_rules! neon_kernel {
-    ($name:ident, $features:literal, $($body:literal),+) => {
+/// The code every Arm kernel shares, NEON or SVE: `$setup`, load operands a and b
+/// (`$load_a`, `$load_b`) and each of the 24 accumulators (`$load_c`; `\\r` is its
+/// number) from `init`, run the `$body` instructions over every accumulator `iters`
+/// times, store each accumulator (`$store`) to `out`. `$clobber` lists the registers
+/// beyond v0–v23, v30 and v31 (which hold the SVE z registers' low halves too), each
+/// followed by a comma.
+macro_rules! arm_kernel {
+    ($name:ident, $features:literal, [$($setup:literal),*], $load_a:literal, $load_b:literal,
+     $load_c:literal, $store:literal, [$($body:literal),+], $($clobber:tt)*) => {
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
             std::arch::asm!(
-                "ldr q30, [{a}]",
-                "ldr q31, [{b}]",
-                irp24!(), "ldr q\\r, [{c}]", ".endr",
+                $($setup,)*
+                $load_a,
+                $load_b,
+                irp24!(), $load_c, ".endr",
                 ".p2align 5",
                 "2:",
                 $(irp24!(), $body, ".endr",)+
-                "subs {n}, {n}, #1",
-                "b.ne 2b",
-                irp24!(), "str q\\r, [{o}, #16*\\r]", ".endr",
+                loop_end!(),
+                irp24!(), $store, ".endr",
                 n = inout(reg) iters => _,
                 a = in(reg) p.a.as_ptr(),
                 b = in(reg) p.b.as_ptr(),
@@ -43,10 +50,18 @@ macro_rules! neon_kernel {
                 out("v6") _, out("v7") _, out("v8") _, out("v9") _, out("v10") _, out("v11") _,
                 out("v12") _, out("v13") _, out("v14") _, out("v15") _, out("v16") _, out("v17") _,
                 out("v18") _, out("v19") _, out("v20") _, out("v21") _, out("v22") _, out("v23") _,
-                out("v30") _, out("v31") _,
+                out("v30") _, out("v31") _, $($clobber)*
                 options(nostack),
             );
         }
+    };
+}
+
+/// NEON kernel: 24 accumulators v0–v23, operands a = v30, b = v31.
+macro_rules! neon_kernel {
+    ($name:ident, $features:literal, $($body:literal),+) => {
+        arm_kernel!($name, $features, [], "ldr q30, [{a}]", "ldr q31, [{b}]", "ldr q\\r, [{c}]",
+            "str q\\r, [{o}, #16*\\r]", [$($body),+],);
     };
 }
 
@@ -54,32 +69,9 @@ macro_rules! neon_kernel {
 /// (p0); `str` stores each accumulator's whole vector length.
 macro_rules! sve_kernel {
     ($name:ident, $features:literal, $($body:literal),+) => {
-        #[target_feature(enable = $features)]
-        pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
-            std::arch::asm!(
-                "ptrue p0.b",
-                "ld1rqb {{z30.b}}, p0/z, [{a}]",
-                "ld1rqb {{z31.b}}, p0/z, [{b}]",
-                irp24!(), "ld1rqb {{z\\r\\().b}}, p0/z, [{c}]", ".endr",
-                ".p2align 5",
-                "2:",
-                $(irp24!(), $body, ".endr",)+
-                "subs {n}, {n}, #1",
-                "b.ne 2b",
-                irp24!(), "str z\\r, [{o}, #\\r, mul vl]", ".endr",
-                n = inout(reg) iters => _,
-                a = in(reg) p.a.as_ptr(),
-                b = in(reg) p.b.as_ptr(),
-                c = in(reg) p.init.as_ptr(),
-                o = in(reg) out,
-                out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _, out("v5") _,
-                out("v6") _, out("v7") _, out("v8") _, out("v9") _, out("v10") _, out("v11") _,
-                out("v12") _, out("v13") _, out("v14") _, out("v15") _, out("v16") _, out("v17") _,
-                out("v18") _, out("v19") _, out("v20") _, out("v21") _, out("v22") _, out("v23") _,
-                out("v30") _, out("v31") _, out("p0") _,
-                options(nostack),
-            );
-        }
+        arm_kernel!($name, $features, ["ptrue p0.b"], "ld1rqb {{z30.b}}, p0/z, [{a}]",
+            "ld1rqb {{z31.b}}, p0/z, [{b}]", "ld1rqb {{z\\r\\().b}}, p0/z, [{c}]",
+            "str z\\r, [{o}, #\\r, mul vl]", [$($body),+], out("p0") _,);
     };
 }
 

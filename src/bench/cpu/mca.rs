@@ -13,24 +13,10 @@ use crate::hw::uarch_arm::ARM_CORES;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-const PIPES: [Pipe; 11] = [
-    Pipe::Fma,
-    Pipe::MulAdd,
-    Pipe::Alu,
-    Pipe::Mul32,
-    Pipe::Mul64,
-    Pipe::Dot,
-    Pipe::DotBf16,
-    Pipe::Mmla,
-    Pipe::MmlaBf16,
-    Pipe::Fp16,
-    Pipe::Amx,
-];
-
 /// One row: its name, vendor, model or part ranges, and every pipe's rate at 128, 256
 /// and 512 bits (instructions per cycle per core; AMX and FP16 have one rate).
 fn row_json(u: &Uarch, implementer: Option<u32>, source: Option<&str>) -> Value {
-    let rates: serde_json::Map<String, Value> = PIPES
+    let rates: serde_json::Map<String, Value> = Pipe::TABLED
         .iter()
         .map(|&p| {
             let r: Vec<f64> = [Width::V128, Width::V256, Width::V512]

@@ -23,6 +23,8 @@ pub(crate) mod arm;
 pub(crate) mod case;
 pub(crate) mod generic;
 pub(crate) mod kernel;
+#[cfg(test)]
+mod kernel_features;
 pub mod kernels;
 #[cfg(test)]
 mod mca;

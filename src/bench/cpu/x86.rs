@@ -12,10 +12,11 @@
 //! the chains, and (b) AVX512-FP16 and AMX intrinsics are not stable in Rust 1.95 while
 //! the assembler accepts the instructions. The `.irp` directive repeats an instruction
 //! over the accumulator registers. Callers check the CPU features first (see the
-//! table's `requires`); `iters` must be at least 1.
+//! table's `requires`, which each function's `target_feature` names exactly:
+//! `kernel_features.rs` checks it); `iters` must be at least 1.
 
 use super::kernel::Operands;
-use crate::hw::asm::{irp12, irp24};
+use crate::hw::asm::{irp12, irp24, loop_end};
 use crate::hw::clock::add_chain;
 
 /// The clock chain of a kernel: the dependent `add reg, reg` chain of `hw::clock` (192
@@ -77,8 +78,7 @@ macro_rules! acc_kernel {
                 ".p2align 5",
                 "2:",
                 $($irp!(), $body, ".endr",)+
-                "dec {n}",
-                "jnz 2b",
+                loop_end!(),
                 $irp!(), concat!($mov, " [{o} + ", $stride, "*\\r], ", $reg, "\\r"), ".endr",
                 $($tail,)*
                 n = inout(reg) iters => _,
@@ -138,15 +138,15 @@ macro_rules! ymm_kernel {
 
 /// 128-bit legacy-SSE kernel: 12 accumulators xmm0–11, operands a = xmm14, b = xmm15.
 macro_rules! xmm_kernel {
-    ($name:ident, $clock:ident, $first:literal $(, $body:literal)*) => {
-        xmm_kernel!(@kernel $name, $first $(, $body)*);
-        clock_chain!($clock, "sse2", "pxor xmm14, xmm14", "pxor xmm15, xmm15", $first, "",
+    ($name:ident, $clock:ident, $features:literal, $first:literal $(, $body:literal)*) => {
+        xmm_kernel!(@kernel $name, $features, $first $(, $body)*);
+        clock_chain!($clock, $features, "pxor xmm14, xmm14", "pxor xmm15, xmm15", $first, "",
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
             out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
             out("xmm14") _, out("xmm15") _);
     };
-    (@kernel $name:ident, $($body:literal),+) => {
-        acc_kernel!($name, "sse2", "movdqu", "xmm", irp12, "14", "15", "16", [$($body),+], [],
+    (@kernel $name:ident, $features:literal, $($body:literal),+) => {
+        acc_kernel!($name, $features, "movdqu", "xmm", irp12, "14", "15", "16", [$($body),+], [],
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _, out("xmm5") _, out("xmm6") _,
             out("xmm7") _, out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _, out("xmm14") _, out("xmm15") _,);
     };
@@ -157,24 +157,28 @@ macro_rules! xmm_kernel {
 xmm_kernel!(
     muladd_f64_scalar,
     muladd_f64_scalar_clock,
+    "sse2",
     "mulsd xmm\\r, xmm14",
     "addsd xmm\\r, xmm15"
 );
 xmm_kernel!(
     muladd_f32_scalar,
     muladd_f32_scalar_clock,
+    "sse2",
     "mulss xmm\\r, xmm14",
     "addss xmm\\r, xmm15"
 );
 xmm_kernel!(
     muladd_f64_sse2,
     muladd_f64_sse2_clock,
+    "sse2",
     "mulpd xmm\\r, xmm14",
     "addpd xmm\\r, xmm15"
 );
 xmm_kernel!(
     muladd_f32_sse2,
     muladd_f32_sse2_clock,
+    "sse2",
     "mulps xmm\\r, xmm14",
     "addps xmm\\r, xmm15"
 );
@@ -219,14 +223,14 @@ zmm_kernel!(
 zmm_kernel!(
     fma_f16_avx512fp16,
     fma_f16_avx512fp16_clock,
-    "avx512f",
+    "avx512f,avx512fp16",
     "vfmadd132ph zmm\\r, zmm31, zmm30"
 );
 // BF16 dot product: acc.f32 += a.bf16[2i] * b.bf16[2i] + a.bf16[2i+1] * b.bf16[2i+1].
 zmm_kernel!(
     dp_bf16_avx512bf16,
     dp_bf16_avx512bf16_clock,
-    "avx512f",
+    "avx512f,avx512bf16",
     "vdpbf16ps zmm\\r, zmm30, zmm31"
 );
 
@@ -236,47 +240,57 @@ zmm_kernel!(
 zmm_kernel!(
     dp_i8_avx512vnni,
     dp_i8_avx512vnni_clock,
-    "avx512f",
+    "avx512f,avx512vnni",
     "vpdpbusd zmm\\r, zmm30, zmm31"
 );
 zmm_kernel!(
     dp_i16_avx512vnni,
     dp_i16_avx512vnni_clock,
-    "avx512f",
+    "avx512f,avx512vnni",
     "vpdpwssd zmm\\r, zmm30, zmm31"
 );
 ymm_kernel!(
     dp_i8_avxvnni,
     dp_i8_avxvnni_clock,
-    "avx,avx2",
+    "avx2,avxvnni",
     "{{vex}} vpdpbusd ymm\\r, ymm14, ymm15"
 );
 ymm_kernel!(
     dp_i16_avxvnni,
     dp_i16_avxvnni_clock,
-    "avx,avx2",
+    "avx2,avxvnni",
     "{{vex}} vpdpwssd ymm\\r, ymm14, ymm15"
 );
 
 // Integer add and multiply: acc += a, acc *= a (wrapping).
-xmm_kernel!(add_i32_sse2, add_i32_sse2_clock, "paddd xmm\\r, xmm14");
-xmm_kernel!(add_i64_sse2, add_i64_sse2_clock, "paddq xmm\\r, xmm14");
+xmm_kernel!(
+    add_i32_sse2,
+    add_i32_sse2_clock,
+    "sse2",
+    "paddd xmm\\r, xmm14"
+);
+xmm_kernel!(
+    add_i64_sse2,
+    add_i64_sse2_clock,
+    "sse2",
+    "paddq xmm\\r, xmm14"
+);
 ymm_kernel!(
     add_i32_avx2,
     add_i32_avx2_clock,
-    "avx,avx2",
+    "avx2",
     "vpaddd ymm\\r, ymm\\r, ymm14"
 );
 ymm_kernel!(
     add_i64_avx2,
     add_i64_avx2_clock,
-    "avx,avx2",
+    "avx2",
     "vpaddq ymm\\r, ymm\\r, ymm14"
 );
 ymm_kernel!(
     mul_i32_avx2,
     mul_i32_avx2_clock,
-    "avx,avx2",
+    "avx2",
     "vpmulld ymm\\r, ymm\\r, ymm14"
 );
 zmm_kernel!(
@@ -298,8 +312,8 @@ zmm_kernel!(
     "vpmulld zmm\\r, zmm\\r, zmm30"
 );
 zmm_kernel!(
-    mul_i64_avx512dq,
-    mul_i64_avx512dq_clock,
+    mul_i64_avx512,
+    mul_i64_avx512_clock,
     "avx512f,avx512dq",
     "vpmullq zmm\\r, zmm\\r, zmm30"
 );
@@ -333,8 +347,7 @@ pub(super) unsafe fn fma_f16_f16c(iters: u64, p: &Operands, out: *mut u8) {
         irp12!(), "vcvtph2ps ymm\\r, xmm\\r", ".endr",
         irp12!(), "vfmadd132ps ymm\\r, ymm15, ymm14", ".endr",
         irp12!(), "vcvtps2ph xmm\\r, ymm\\r, 0", ".endr",
-        "dec {n}",
-        "jnz 2b",
+        loop_end!(),
         irp12!(), "vmovdqu ymmword ptr [{o} + 32*\\r], ymm\\r", ".endr",
         "vzeroupper",
         n = inout(reg) iters => _,

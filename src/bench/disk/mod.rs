@@ -118,8 +118,9 @@ fn check_target(o: &DiskOptions) -> Result<Target, UsageError> {
 fn fs_space(dir: &Path) -> Option<(u64, u64, bool)> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    // SAFETY: valid C string and a zeroed out-struct.
+    // SAFETY: `statvfs` is plain integers, for which all zeroes is a valid value.
     let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path and `s` a live out-struct of the right type.
     if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
         return None;
     }

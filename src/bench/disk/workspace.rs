@@ -375,8 +375,8 @@ fn fill_file(
     stop: &AtomicBool,
 ) -> io::Result<()> {
     let raw = fd.as_raw_fd();
-    // SAFETY: plain syscalls on our own descriptor.
     let r = match base {
+        // SAFETY: a plain syscall on our own open descriptor; no memory is passed.
         None => unsafe { libc::fallocate(raw, 0, 0, size as libc::off_t) },
         Some(_) => 0,
     };
@@ -404,8 +404,8 @@ fn fill_file(
         let len = chunk.min((size - off) as usize);
         let s = &mut buf.slot_mut(0)[..len];
         data::fill(s, seed, file_id, off, 0);
-        // SAFETY: `len` bytes of the aligned buffer; len is a multiple of 512.
         let at = base.unwrap_or(0) + off;
+        // SAFETY: `len` bytes of the aligned buffer; len is a multiple of 512.
         let n = unsafe { libc::pwrite(raw, buf.ptr(0) as *const _, len, at as libc::off_t) };
         if n < 0 {
             return Err(io::Error::last_os_error());

@@ -142,8 +142,9 @@ impl Elem for f32 {
 
 /// The file a symbol at `addr` was loaded from (`dladdr`), canonical.
 fn file_of(addr: *const c_void) -> Option<PathBuf> {
-    // SAFETY: `dladdr` only reads the loader's tables; `info` is plain data it fills.
+    // SAFETY: `Dl_info` is pointers and integers, for which all zeroes is valid.
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: `dladdr` only reads the loader's tables; `info` is plain data it fills.
     if unsafe { libc::dladdr(addr, &mut info) } == 0 || info.dli_fname.is_null() {
         return None;
     }
@@ -157,15 +158,15 @@ impl Library {
     /// not: not found/loadable, or not a BLAS (no `dgemm_` nor `sgemm_`).
     pub(crate) fn load(name: &Path) -> Result<Library, LoadError> {
         let asked: Arc<str> = Arc::from(crate::util::sanitize::line(&name.display().to_string()));
-        // SAFETY: loading runs the library's initialisers; a BLAS's only start its
-        // thread pool. Which file is loaded is the user's choice or a known BLAS name.
         let lib = {
             let _armed = crate::util::foreign::arm("its initialisers (dlopen)", &asked);
+            // SAFETY: loading runs the library's initialisers; a BLAS's only start its
+            // thread pool. Which file is loaded is the user's choice or a known BLAS name.
             unsafe { libloading::Library::new(name.as_os_str()) }
         }
         .map_err(|e| LoadError::NotFound(e.to_string()))?;
-        // SAFETY (every `sym` below): each type is the symbol's documented C or Fortran
-        // prototype (LP64: `int` is 32-bit), see the type aliases above.
+        // SAFETY: each type is the symbol's documented C or Fortran prototype (LP64:
+        // `int` is 32-bit), see the type aliases above.
         let d: Fns<f64> = unsafe {
             Fns {
                 gemm: sym(&lib, "dgemm_"),
@@ -173,6 +174,7 @@ impl Library {
                 getrs: sym(&lib, "dgetrs_"),
             }
         };
+        // SAFETY: as for `d`: the single-precision routines' documented prototypes.
         let s: Fns<f32> = unsafe {
             Fns {
                 gemm: sym(&lib, "sgemm_"),

@@ -327,8 +327,8 @@ impl Known {
 /// # Safety
 /// `lib` must be an OpenBLAS (its calls have the documented prototypes).
 unsafe fn version_openblas(lib: &libloading::Library) -> String {
-    // SAFETY (whole body): each symbol is called with its documented prototype; every
-    // returned string is the library's own static, NUL-terminated text.
+    // SAFETY: each symbol is called with its documented prototype; every returned
+    // string is the library's own static, NUL-terminated text.
     unsafe {
         let config = sym::<StrFn>(lib, "openblas_get_config").and_then(|f| text(f()));
         let core = sym::<StrFn>(lib, "openblas_get_corename").and_then(|f| text(f()));
@@ -345,7 +345,8 @@ unsafe fn version_openblas(lib: &libloading::Library) -> String {
 /// # Safety
 /// `lib` must be a BLIS (its calls have the documented prototypes).
 unsafe fn version_blis(lib: &libloading::Library) -> String {
-    // SAFETY (whole body): as in `version_openblas`.
+    // SAFETY: each symbol is called with BLIS's documented prototype; every returned
+    // string is the library's own static, NUL-terminated text.
     unsafe {
         let v = sym::<StrFn>(lib, "bli_info_get_version_str").and_then(|f| text(f()));
         type ArchId = unsafe extern "C" fn() -> c_int;
@@ -370,7 +371,8 @@ unsafe fn version_blis(lib: &libloading::Library) -> String {
 /// # Safety
 /// `lib` must be a oneMKL (its calls have the documented prototypes).
 unsafe fn version_mkl(lib: &libloading::Library) -> String {
-    // SAFETY (whole body): as in `version_openblas`; the buffer's length is passed.
+    // SAFETY: the symbol is called with oneMKL's documented prototype, on a buffer of
+    // ours whose length is passed with it; the text it writes is NUL-terminated.
     unsafe {
         type VerFn = unsafe extern "C" fn(*mut c_char, c_int);
         let mut buf = [0 as c_char; 256];
@@ -389,7 +391,9 @@ unsafe fn version_mkl(lib: &libloading::Library) -> String {
 /// # Safety
 /// `lib` must be a FlexiBLAS (its calls have the documented prototypes).
 unsafe fn version_flexiblas(lib: &libloading::Library) -> String {
-    // SAFETY (whole body): as in `version_mkl`.
+    // SAFETY: each symbol is called with FlexiBLAS's documented prototype; the integers
+    // and the buffer it writes are ours, the buffer's length passed less one byte, so
+    // the zeroed buffer stays NUL-terminated.
     unsafe {
         type VerFn = unsafe extern "C" fn(*mut c_int, *mut c_int, *mut c_int);
         type BackendFn = unsafe extern "C" fn(*mut c_char, usize) -> isize;
@@ -416,8 +420,8 @@ unsafe fn version_flexiblas(lib: &libloading::Library) -> String {
 /// # Safety
 /// `lib` must be an Arm Performance Libraries build (the call has that prototype).
 unsafe fn version_armpl(lib: &libloading::Library) -> String {
-    // SAFETY (whole body): the documented prototype; the tag is the library's own static
-    // NUL-terminated text.
+    // SAFETY: the symbol is called with its documented prototype; the tag is the
+    // library's own static NUL-terminated text.
     unsafe {
         type VerFn = unsafe extern "C" fn(*mut c_int, *mut c_int, *mut c_int, *mut *const c_char);
         let mut s = String::from("Arm Performance Libraries");

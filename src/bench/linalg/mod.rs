@@ -512,35 +512,6 @@ impl Case for RooflineCase {
     }
 }
 
-/// The roofline's memory levels and the bytes per thread each gets: half of L1 and of
-/// L2 (private), half of the last-level cache shared by the threads, and the larger of
-/// 4× the LLC and 256 MiB shared for DRAM.
-fn roofline_levels(host: &HostInfo, threads: usize) -> Vec<(&'static str, u64)> {
-    let size = |level: u8| {
-        host.cpu
-            .caches
-            .iter()
-            .find(|c| c.level == level && c.kind != "Instruction")
-            .map(|c| c.size_bytes)
-            .filter(|&b| b > 0)
-    };
-    let t = threads.max(1) as u64;
-    let mut v = Vec::new();
-    if let Some(l1) = size(1) {
-        v.push(("L1", l1 / 2));
-    }
-    if let Some(l2) = size(2) {
-        v.push(("L2", l2 / 2));
-    }
-    let llc = host.cpu.llc_bytes().filter(|&b| b > 0);
-    if let (Some(l3), Some(_)) = (size(3), llc) {
-        v.push(("L3", l3 / 2 / t));
-    }
-    let dram = llc.unwrap_or(32 << 20).saturating_mul(4).max(256 << 20);
-    v.push(("DRAM", dram / t));
-    v
-}
-
 /// A random matrix (re-exported for the roofline points and tests).
 fn random<T: Real>(rows: usize, cols: usize, seed: u64) -> Mat<T> {
     dense::random::<T>(rows, cols, seed)
@@ -587,7 +558,7 @@ impl Plan for LinalgBench {
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
         let avail = host.memory.available_bytes;
         if o.routines.contains(&Routine::Roofline) {
-            for (level, bytes) in roofline_levels(host, max_t) {
+            for (level, bytes) in roofline::levels(host, max_t) {
                 let need = bytes.saturating_mul(max_t as u64);
                 if ram_refuses(need, avail) {
                     return Err(UsageError::new(

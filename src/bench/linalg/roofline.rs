@@ -11,6 +11,7 @@
 //! the sum is consumed (`black_box`) and compared with a plain scalar loop in the
 //! tests.
 
+use crate::hw::HostInfo;
 use crate::measure::runner::Workload;
 
 /// FMAs per element of the sweep: intensities 1/8, 3/8, 5/8, 9/8, … 513/8 FLOP/B.
@@ -31,6 +32,35 @@ pub(crate) fn flops_per_elem(k: u32) -> f64 {
 /// FLOP per byte loaded at `k` FMAs.
 pub(crate) fn intensity(k: u32) -> f64 {
     flops_per_elem(k) / 8.0
+}
+
+/// The roofline's memory levels and the bytes per thread each gets: half of L1 and of
+/// L2 (private), half of the last-level cache shared by the threads, and the larger of
+/// 4× the LLC and 256 MiB shared for DRAM.
+pub(crate) fn levels(host: &HostInfo, threads: usize) -> Vec<(&'static str, u64)> {
+    let size = |level: u8| {
+        host.cpu
+            .caches
+            .iter()
+            .find(|c| c.level == level && c.kind != "Instruction")
+            .map(|c| c.size_bytes)
+            .filter(|&b| b > 0)
+    };
+    let t = threads.max(1) as u64;
+    let mut v = Vec::new();
+    if let Some(l1) = size(1) {
+        v.push(("L1", l1 / 2));
+    }
+    if let Some(l2) = size(2) {
+        v.push(("L2", l2 / 2));
+    }
+    let llc = host.cpu.llc_bytes().filter(|&b| b > 0);
+    if let (Some(l3), Some(_)) = (size(3), llc) {
+        v.push(("L3", l3 / 2 / t));
+    }
+    let dram = llc.unwrap_or(32 << 20).saturating_mul(4).max(256 << 20);
+    v.push(("DRAM", dram / t));
+    v
 }
 
 /// The plain scalar reference: the same recurrence per element, summed in order.

@@ -312,11 +312,11 @@ impl<'a> Passes<'a> for BwWork<'a> {
         let be = self.geo.block_elems;
         let nb = self.geo.blocks();
         let mut sum = 0.0;
-        // SAFETY (all calls): block b covers elements [b·be, (b+1)·be) < elems of every
-        // array; the kernel's features were checked when the case was planned.
         let (pattern, pass) = self.run.next_pass();
         for_each_block(pattern, nb, pass, |b| {
             let o = b * be;
+            // SAFETY: block b covers elements [b·be, (b+1)·be) < elems of every array;
+            // the kernel's features were checked when the case was planned.
             sum += unsafe { f(d.add(o), x.add(o), y.add(o), SCALAR, be) };
         });
         sum

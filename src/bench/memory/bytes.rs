@@ -187,8 +187,8 @@ impl<'a> Passes<'a> for ByteWork<'a> {
         let (bs, nb) = (self.geo.block, self.geo.blocks());
         let mut sum = 0u64;
         let (pattern, pass) = self.run.next_pass();
-        // SAFETY (all calls): block b covers bytes [b·bs, (b+1)·bs) < len of each array.
         for_each_block(pattern, nb, pass, |b| {
+            // SAFETY: block b covers bytes [b·bs, (b+1)·bs) < len of each array.
             sum += unsafe { self.block(src, dst, b * bs) };
         });
         sum

@@ -304,21 +304,9 @@ mod tests {
 
     #[test]
     fn lists_parse() {
-        let o = args(&[
-            "--kernel",
-            "copy,triad,chase,copy",
-            "--pattern",
-            "seq,rand",
-            "--block",
-            "8B,1KiB,8KiB,1MiB,8MiB,80MiB",
-            "--size",
-            "1GiB",
-            "--threads",
-            "1,2",
-            "--nt",
-            "on",
-        ])
-        .unwrap();
+        let line = "--kernel copy,triad,chase,copy --pattern seq,rand \
+                    --block 8B,1KiB,8KiB,1MiB,8MiB,80MiB --size 1GiB --threads 1,2 --nt on";
+        let o = args(&line.split_whitespace().collect::<Vec<_>>()).unwrap();
         assert_eq!(
             o.kernels,
             Some(vec![Kind::Bw(Op::Copy), Kind::Bw(Op::Triad), Kind::Chase])

@@ -46,10 +46,11 @@ impl MsgHeaders {
                 iov_len: b.len(),
             })
             .collect();
-        // SAFETY: zeroed mmsghdr is valid; each points at one live iovec above.
+        // Each header points at one live iovec above.
         let hdrs = iov
             .iter_mut()
             .map(|v| {
+                // SAFETY: `mmsghdr` is pointers and integers: all zeroes is valid.
                 let mut h: libc::mmsghdr = unsafe { std::mem::zeroed() };
                 h.msg_hdr.msg_iov = v;
                 h.msg_hdr.msg_iovlen = 1;

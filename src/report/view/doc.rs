@@ -30,29 +30,17 @@ pub enum Doc<'a> {
     Text(&'a dyn Text),
 }
 
-impl<'a> From<&'a Report> for Doc<'a> {
-    fn from(r: &'a Report) -> Doc<'a> {
-        Doc::Report(r)
-    }
+/// `Doc::from(&x)` for each document type: the variant of the same name.
+macro_rules! doc_from {
+    ($($ty:ident),+) => {$(
+        impl<'a> From<&'a $ty> for Doc<'a> {
+            fn from(d: &'a $ty) -> Doc<'a> {
+                Doc::$ty(d)
+            }
+        }
+    )+};
 }
-
-impl<'a> From<&'a Comparison> for Doc<'a> {
-    fn from(c: &'a Comparison) -> Doc<'a> {
-        Doc::Comparison(c)
-    }
-}
-
-impl<'a> From<&'a Fleet> for Doc<'a> {
-    fn from(f: &'a Fleet) -> Doc<'a> {
-        Doc::Fleet(f)
-    }
-}
-
-impl<'a> From<&'a Series> for Doc<'a> {
-    fn from(s: &'a Series) -> Doc<'a> {
-        Doc::Series(s)
-    }
-}
+doc_from!(Report, Comparison, Fleet, Series);
 
 impl<'a> From<&'a Grid<'a>> for Doc<'a> {
     fn from(g: &'a Grid<'a>) -> Doc<'a> {
