@@ -7,7 +7,7 @@ use super::peaks::{PeakKey, PeakKind};
 use super::resource::{self, Case, Context, Plan, Run, UsageError};
 use crate::measure::runner::Workload;
 use crate::measure::{RunConfig, Runner};
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
 use serde::Serialize;
 
 /// The null resource.
@@ -77,7 +77,7 @@ impl NullCase {
             cpus: ctx.host.cpu.pin_order.clone(),
             stable: o.until_stable,
         };
-        let r = BenchResult::new(Resource::Null, "spin", Metric::Ops, Unit::OpPerSec)
+        let r = BenchResult::new(ResourceName::Null, "spin", Metric::Ops, Unit::OpPerSec)
             .param("threads", self.threads);
         match Runner::run(&cfg, |_| Ok(Spin), &|_, _| {}) {
             Ok(samples) => {
