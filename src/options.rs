@@ -130,8 +130,10 @@ impl Command {
         }
     }
 
-    /// The options of the resource run, when this is one whose options are a `T`
-    /// (e.g. `NetOptions` for `net`).
+    /// The options of the resource run, when this is one whose options are a `T`.
+    /// Only `net --matrix` is read this way (a cluster launch runs it round by round,
+    /// not as cases: the one documented exception); everything else the top needs of
+    /// a resource's options is a hook (`Plan::hints`, `Plan::action`, …).
     pub(crate) fn options_of<T: 'static>(&self) -> Option<&T> {
         match self {
             Command::Resource(r) => r.options().downcast_ref::<T>(),

@@ -67,7 +67,8 @@ impl Direction {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct BaseCase {
-    /// ResourceName (`cpu`, …).
+    /// Resource (`cpu`, …).
+    #[serde(deserialize_with = "crate::report::kinds::built_in")]
     pub(crate) resource: ResourceName,
     /// Workload (`fma_f64_avx512`).
     pub(crate) workload: String,

@@ -492,35 +492,47 @@ impl<'de> Deserialize<'de> for ResourceName {
     }
 }
 
-/// Reads a built-in row by its JSON name; anything else is an error naming the
-/// accepted names.
+/// The built-in metrics' names, for serde's "expected one of" (a test holds them to
+/// [`Metric::ALL`]).
+const METRIC_NAMES: &[&str] = &["ops", "throughput", "iops", "latency"];
+
+/// The built-in units' symbols, for serde's "expected one of" (a test holds them to
+/// [`Unit::ALL`]).
+const UNIT_NAMES: &[&str] = &["OP/s", "FLOP/s", "B/s", "IO/s", "s"];
+
+/// Reads a built-in row by its JSON name; anything else is serde's unknown-variant
+/// error naming the accepted names, as when these were enums.
 fn read_row<'de, D: Deserializer<'de>, T: Copy + fmt::Display>(
     d: D,
-    what: &str,
     all: &[T],
+    names: &'static [&'static str],
 ) -> Result<T, D::Error> {
     let s = String::deserialize(d)?;
     all.iter()
         .copied()
         .find(|v| v.to_string() == s)
-        .ok_or_else(|| {
-            let names: Vec<String> = all.iter().map(T::to_string).collect();
-            serde::de::Error::custom(format!(
-                "unknown {what} '{s}'; expected one of {}",
-                names.join(", ")
-            ))
-        })
+        .ok_or_else(|| serde::de::Error::unknown_variant(&s, names))
+}
+
+/// The built-in resources' names, for serde's "expected one of" (a test holds them to
+/// [`ResourceName::ALL`]).
+const RESOURCE_NAMES: &[&str] = &["cpu", "memory", "disk", "net", "gpu", "linalg", "null"];
+
+/// Reads a built-in resource only (`deserialize_with`), for files that must name one:
+/// a baseline's cases, whose tolerances and directions are the built-in rows' facts.
+pub(crate) fn built_in<'de, D: Deserializer<'de>>(d: D) -> Result<ResourceName, D::Error> {
+    read_row(d, ResourceName::ALL, RESOURCE_NAMES)
 }
 
 impl<'de> Deserialize<'de> for Metric {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        read_row(d, "metric", Metric::ALL)
+        read_row(d, Metric::ALL, METRIC_NAMES)
     }
 }
 
 impl<'de> Deserialize<'de> for Unit {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        read_row(d, "unit", Unit::ALL)
+        read_row(d, Unit::ALL, UNIT_NAMES)
     }
 }
 
@@ -543,7 +555,26 @@ mod tests {
             let back: ResourceName = serde_json::from_value(r.as_str().into()).unwrap();
             assert_eq!(back, *r);
         }
-        assert!(serde_json::from_str::<Unit>("\"W\"").is_err());
+        let names = |v: Vec<String>| v.join(",");
+        assert_eq!(
+            names(Unit::ALL.iter().map(|u| u.to_string()).collect()),
+            UNIT_NAMES.join(",")
+        );
+        assert_eq!(
+            names(Metric::ALL.iter().map(|u| u.to_string()).collect()),
+            METRIC_NAMES.join(",")
+        );
+        assert_eq!(
+            names(ResourceName::ALL.iter().map(|u| u.to_string()).collect()),
+            RESOURCE_NAMES.join(",")
+        );
+        let e = serde_json::from_str::<Unit>("\"W\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("unknown variant `W`, expected one of `OP/s`"),
+            "{e}"
+        );
     }
 
     /// A name no built-in resource has is read with default facts; a bad one is not.

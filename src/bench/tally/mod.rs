@@ -52,19 +52,17 @@ static TALLY: ResourceDef = ResourceDef {
     },
 };
 
-/// `peakbench tally`: its flag, kept as given ([`parse`] applies the default).
-#[derive(Debug, Clone, Default, clap::Args, Serialize)]
+/// `peakbench tally`: its flag, typed and defaulted where clap reads it.
+#[derive(Debug, Clone, clap::Args, Serialize)]
 pub(crate) struct TallyOptions {
-    /// Thread counts [default: 1]
-    #[arg(long = "threads", value_name = "LIST", allow_hyphen_values = true, value_parser = threads)]
-    threads: Option<List<usize>>,
+    /// Thread counts
+    #[arg(long = "threads", value_name = "LIST", allow_hyphen_values = true, value_parser = threads, default_value = "1")]
+    threads: List<usize>,
 }
 
-/// `tally`'s options as given: one thread when none is.
+/// `tally`'s options: clap's, as they are.
 fn parse(a: &TallyOptions) -> Result<TallyOptions, UsageError> {
-    Ok(TallyOptions {
-        threads: Some(a.threads.clone().unwrap_or_else(|| vec![1])),
-    })
+    Ok(a.clone())
 }
 
 /// Counts, one dependent step at a time.
@@ -124,7 +122,6 @@ impl Plan for TallyBench {
     fn plan(&self, o: &TallyOptions, _ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         Ok(o.threads
             .iter()
-            .flatten()
             .map(|&t| Box::new(TallyCase { threads: t }) as Box<dyn Case>)
             .collect())
     }

@@ -9,7 +9,7 @@ use serde::Serialize;
 /// The identity of a case across files.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub(crate) struct CaseKey {
-    /// ResourceName, e.g. `cpu`.
+    /// Resource, e.g. `cpu`.
     pub(crate) resource: ResourceName,
     /// Workload, e.g. `fma_f64_avx512`.
     pub(crate) workload: String,
