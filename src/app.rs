@@ -59,7 +59,10 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
     if common.dry_run {
         return Err(UsageError::new(
             "--dry-run",
-            "only a measuring command (cpu, memory, disk, net, gpu, linalg, the quick suite) has a plan to print",
+            format!(
+                "only a measuring command ({}) has a plan to print",
+                bench::measuring_commands()
+            ),
         )
         .into());
     }
@@ -108,14 +111,11 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
                 options: crate::reporting::reference_cpu(r),
             })),
         }),
-        // A resource's subcommand that measures nothing: `gpu --list`.
-        Command::Resource(r) if r.name() == "gpu" => {
-            let det = crate::hw::gpu::detect();
-            let doc = crate::report::TextDoc {
-                value: &det,
-                text: crate::sysinfo::print_gpus,
-            };
-            crate::report::export_fit(&doc, common.format, common.width, &mut stdout.lock())?;
+        // A resource's subcommand that measures nothing (`gpu --list`): its action.
+        Command::Resource(r) if r.action().is_some() => {
+            if let Some(act) = r.action() {
+                act(common, &mut stdout.lock())?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         // Every other command is in the planner's table (a test holds it to that).
@@ -297,8 +297,9 @@ mod tests {
             assert_eq!(quick.contains(&name), !r.hidden(), "{name}: quick suite");
             // Its keys are listed in the registry's message and parse through it.
             if !r.peak_keys().is_empty() {
+                // A hidden resource's keys parse but are not offered in messages.
                 let e = bench::parse_peak("nonesuch=1").unwrap_err().0;
-                assert!(e.contains(r.peak_keys()), "{name}: {e}");
+                assert_eq!(e.contains(r.peak_keys()), !r.hidden(), "{name}: {e}");
                 let plain = r
                     .peak_keys()
                     .split(", ")
@@ -325,7 +326,7 @@ mod tests {
                     CommonFlag::UntilStable => args.push("2%"),
                     CommonFlag::Cpus => args.push("0"),
                 }
-                match run.refuses(flag) {
+                match crate::options::refusal(&o.command, flag) {
                     Some(why) => assert_eq!(
                         parse(&args).unwrap_err().0,
                         format!("{}: {why}", flag.flag())

@@ -206,65 +206,6 @@ fn subcommand_of(args: &[OsString]) -> Option<String> {
     })
 }
 
-/// Names of a flag in one resource and another: (command, flag given, the command's
-/// own flag, what it is there). Checked when clap does not know the flag.
-const ALIASES: &[(&str, &str, &str, &str)] = &[
-    (
-        "disk",
-        "--threads",
-        "--jobs",
-        "parallel jobs, each with its own file",
-    ),
-    (
-        "disk",
-        "--streams",
-        "--jobs",
-        "parallel jobs, each with its own file",
-    ),
-    (
-        "disk",
-        "--size",
-        "--file-size",
-        "the size of each job's file",
-    ),
-    ("disk", "--msg", "--block", "the size of each I/O"),
-    ("disk", "--time", "--runtime", "how long each case runs"),
-    ("disk", "--kernel", "--pattern", "seq-read, rand-write, …"),
-    ("net", "--threads", "--streams", "parallel connections"),
-    ("net", "--jobs", "--streams", "parallel connections"),
-    ("net", "--block", "--msg", "the size of each message"),
-    ("net", "--size", "--msg", "the size of each message"),
-    ("net", "--runtime", "--time", "how long each case sends"),
-    ("memory", "--jobs", "--threads", "threads"),
-    ("memory", "--streams", "--threads", "threads"),
-    ("memory", "--msg", "--block", "the working set per thread"),
-    ("memory", "--file-size", "--size", "the working set"),
-    ("cpu", "--jobs", "--threads", "threads"),
-    ("cpu", "--streams", "--threads", "threads"),
-    (
-        "cpu",
-        "--kernel",
-        "--precision",
-        "the kernels are chosen by --precision and --isa",
-    ),
-    (
-        "cpu",
-        "--time",
-        "--min-time",
-        "how long each timed run lasts at least",
-    ),
-    (
-        "memory",
-        "--time",
-        "--min-time",
-        "how long each timed run lasts at least",
-    ),
-    ("linalg", "--jobs", "--threads", "threads"),
-    ("linalg", "--streams", "--threads", "threads"),
-    ("linalg", "--size", "--n", "the matrix order"),
-    ("linalg", "--kernel", "--routine", "gemm, lu"),
-];
-
 /// One line for clap's error: its first line, the did-you-mean or the other resource's
 /// name for the flag, and where the help is.
 fn clap_line(e: &clap::Error, args: &[OsString]) -> String {
@@ -284,8 +225,13 @@ fn clap_line(e: &clap::Error, args: &[OsString]) -> String {
     };
     let bad = invalid_arg(e);
     if let (Some(s), Some(b)) = (&sub, &bad) {
-        if let Some((_, _, theirs, why)) = ALIASES.iter().find(|(c, f, _, _)| c == s && f == b) {
-            return format!("{s} has no {b}; {s} calls it {theirs} ({why}) ({help})");
+        // Another resource's name for one of this resource's flags (its `aliases`).
+        let aliases = crate::bench::find(s).map_or(&[][..], |r| r.aliases());
+        if let Some(a) = aliases.iter().find(|a| a.given == b) {
+            return format!(
+                "{s} has no {b}; {s} calls it {} ({}) ({help})",
+                a.ours, a.what
+            );
         }
     }
     let suggestion = [ContextKind::SuggestedSubcommand, ContextKind::SuggestedArg]
@@ -357,15 +303,17 @@ mod tests {
         );
         // Every alias names a flag its command has and one it has not.
         let top = Cli::command();
-        for (c, given, theirs, _) in ALIASES {
-            let sub = top.find_subcommand(c).unwrap();
+        for r in crate::bench::RESOURCES {
+            let sub = top.find_subcommand(r.name()).unwrap();
             let has = |f: &str| {
                 sub.get_arguments()
                     .chain(top.get_arguments())
                     .any(|a| a.get_long() == Some(f.trim_start_matches('-')))
             };
-            assert!(has(theirs), "{c} {theirs}");
-            assert!(!has(given), "{c} {given}");
+            for a in r.aliases() {
+                assert!(has(a.ours), "{} {}", r.name(), a.ours);
+                assert!(!has(a.given), "{} {}", r.name(), a.given);
+            }
         }
     }
 

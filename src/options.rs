@@ -130,8 +130,10 @@ impl Command {
         }
     }
 
-    /// The options of the resource run, when this is one whose options are a `T`
-    /// (e.g. `NetOptions` for `net`).
+    /// The options of the resource run, when this is one whose options are a `T`.
+    /// Only `net --matrix` is read this way (a cluster launch runs it round by round,
+    /// not as cases: the one documented exception); everything else the top needs of
+    /// a resource's options is a hook (`Plan::hints`, `Plan::action`, …).
     pub(crate) fn options_of<T: 'static>(&self) -> Option<&T> {
         match self {
             Command::Resource(r) => r.options().downcast_ref::<T>(),
@@ -231,19 +233,29 @@ impl Options {
 
 /// Why a common flag would do nothing for this command: the resource's own reason
 /// (`resource::Plan::refuses`), or for the commands that measure nothing, theirs.
-fn refusal(command: &Command, flag: CommonFlag) -> Option<&'static str> {
-    match (command, flag) {
-        (Command::Resource(r), _) => r.refuses(flag),
-        (_, CommonFlag::Cpus) => Some(crate::bench::resource::CPUS_ONLY),
+/// The lists of resources in these reasons come from the registry.
+pub(crate) fn refusal(command: &Command, flag: CommonFlag) -> Option<String> {
+    let why = match (command, flag) {
+        (Command::Resource(r), _) => r.refuses(flag).map(str::to_string),
+        (_, CommonFlag::Cpus) => Some(crate::bench::resource::CPUS_ONLY.to_string()),
         (Command::Quick, _) => None,
         (Command::Reference(_) | Command::Fleet(_), CommonFlag::Weak) => None,
-        (_, CommonFlag::Weak) => Some(
-            "applies only to the cpu, memory and linalg measurements (and the quick suite); drop --weak",
-        ),
-        (_, CommonFlag::UntilStable) => Some(
-            "applies only to the cpu, memory and linalg roofline measurements (and the quick suite); drop --until-stable",
-        ),
-    }
+        (_, CommonFlag::Weak) => Some(format!(
+            "applies only to the {} measurements (and the quick suite); drop --weak",
+            crate::bench::taking(flag)
+        )),
+        // A resource may take it for some of its options only (linalg: its roofline);
+        // its own refusal says so.
+        (_, CommonFlag::UntilStable) => Some(format!(
+            "applies only to the {} measurements (and the quick suite); drop --until-stable",
+            crate::bench::taking(flag)
+        )),
+    }?;
+    Some(if why == crate::bench::resource::CPUS_ONLY {
+        crate::bench::cpus_only()
+    } else {
+        why
+    })
 }
 
 /// Refuses the common flags that would do nothing for this command, rather than accept
@@ -330,7 +342,10 @@ fn check_prom_file(path: &std::path::Path, command: &Command) -> Result<(), Usag
     if !measures {
         return Err(UsageError::new(
             "--prom-file",
-            "applies only to a measuring run (cpu, memory, disk, net, gpu, linalg, the quick suite); for a results file use report FILE.json --format openmetrics",
+            format!(
+                "applies only to a measuring run ({}); for a results file use report FILE.json --format openmetrics",
+                crate::bench::measuring_commands()
+            ),
         ));
     }
     crate::util::atomic::check_writable(path).map_err(|e| {

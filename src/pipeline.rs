@@ -59,17 +59,16 @@ pub(crate) fn planned(
         .collect()
 }
 
-/// What the quick suite says before it starts: where its disk cases write.
+/// What the quick suite says before it starts: each resource's notice
+/// (`Resource::quick_notice`; disk: where its cases write).
 pub(crate) fn quick_notice(options: &Options) -> Option<String> {
-    matches!(options.command, Command::Quick).then(|| {
-        let here = std::env::current_dir()
-            .map(|d| d.display().to_string())
-            .unwrap_or_else(|_| ".".into());
-        format!(
-            "the disk cases write a {} file into the current directory, {here} (in a peakbench-disk-* directory, removed at the end); cd to another disk to measure it",
-            crate::util::units::format_size(crate::bench::disk::QUICK_FILE_SIZE)
-        )
-    })
+    let notices: Vec<String> = match options.command {
+        Command::Quick => crate::bench::quick_suite()
+            .filter_map(|r| r.quick_notice())
+            .collect(),
+        _ => Vec::new(),
+    };
+    (!notices.is_empty()).then(|| notices.join("\n"))
 }
 
 /// The one run pipeline, for a plain run and for each host's runner under a cluster
@@ -154,16 +153,14 @@ pub(crate) fn run_cases(
     let memo = crate::reference::Memo::default();
     // What the reference tools need beyond each typed result: the disk --dir as given
     // and whether the network run was against a --server.
+    let hints = match &options.command {
+        Command::Resource(r) => r.hints(),
+        _ => Default::default(),
+    };
     let rctx = crate::reference::Context {
         host,
-        disk_dir: options
-            .command
-            .options_of::<crate::bench::disk::options::DiskOptions>()
-            .and_then(|d| d.dir.as_deref()),
-        remote: options
-            .command
-            .options_of::<crate::bench::net::options::NetOptions>()
-            .is_some_and(|n| n.server.is_some()),
+        disk_dir: hints.dir,
+        remote: hints.remote,
         memo: &memo,
     };
     // One step of progress and one save per case: a case's results come from one

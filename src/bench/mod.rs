@@ -4,9 +4,12 @@
 //! # How to add a resource
 //!
 //! A resource touches its own folder and one line of [`RESOURCES`]; the subcommand,
-//! its help, the parsing of its flags, the planner, the quick suite, its `--peak` keys
-//! and its refusals of common flags are all built from the registry (a test,
-//! `every_resource_is_reachable_from_every_list`, holds every place to it).
+//! its help, the parsing of its flags, the planner, the quick suite, its `--peak` keys,
+//! its refusals of common flags, its hooks (reference hints, an action instead of a
+//! measurement, the quick-suite notice, other resources' names for its flags) and the
+//! lists of resources in messages are all built from the registry (a test,
+//! `every_resource_is_reachable_from_every_list`, holds every place to it). The hidden
+//! `tally` test resource is this recipe followed, with a metric and a unit of its own.
 //!
 //! 1. `bench/<resource>/options.rs`: one typed struct, `<Resource>Options`, deriving
 //!    `clap::Args` (each flag typed by a `value_parser` whose accepted values and help
@@ -24,6 +27,9 @@
 //!      forms, for messages) and `peak_key` (reads the key's parts after its name, with
 //!      the same function that builds the keys it looks up: `ctx.opts.peaks.find`).
 //!      `hidden` keeps it out of help and the quick suite (the `null` test resource).
+//!      Optional hooks: `aliases` (other resources' names for its flags, for the
+//!      refusal of an unknown flag), `quick_notice` (what the quick suite says first
+//!      because of its cases), `never_takes` (common flags left out of its help).
 //!    - [`Plan`](resource::Plan), with `type Options = <Resource>Options`: `plan` is called once before
 //!      anything runs, with the validated options; it returns the cases, or a
 //!      [`UsageError`] naming the flag when the request cannot be satisfied on this
@@ -31,8 +37,14 @@
 //!      has no side effects. `refuses` says why a common flag (`--weak`,
 //!      `--until-stable`, `--cpus`: [`resource::CommonFlag`]) would do nothing with
 //!      these options (by default `--cpus` is refused, the others apply), `threads`
-//!      gives the `--threads` list `--cpus` is checked against.
-//! 3. Each case implements [`Case`]: `label` for progress, `run` returns every
+//!      gives the `--threads` list `--cpus` is checked against; `hints` what the
+//!      reference tools need of its options (disk `--dir`, net `--server`), and
+//!      `action` what its options do instead of measuring (`gpu --list`).
+//! 3. Its results name it with its own row, `ResourceName::new(&ROW)` (a
+//!    `report::kinds::ResourceDef`: its name, noise floor, `--peak` key per row, chart
+//!    hints), and a metric or unit of its own is a `MetricDef` / `UnitDef` row in its
+//!    folder (`tally`); the built-in resources' rows are `ResourceName::ALL`.
+//! 4. Each case implements [`Case`]: `label` for progress, `run` returns every
 //!    complete `BenchResult` (samples, summary, peak, status) of one measurement —
 //!    one for most cases, several when one run yields several metrics (disk:
 //!    throughput, IOPS and latency of the same I/O). State that outlives a case (a
@@ -41,7 +53,7 @@
 //!    `measure::Runner` for iteration-calibrated work, configured and pinned by
 //!    [`common::run_config`] (which warns when oversubscribed), and check a plan's
 //!    memory with [`common::ram_refuses`]; never print from a case.
-//! 4. One line in [`RESOURCES`], in quick-suite order.
+//! 5. One line in [`RESOURCES`], in quick-suite order.
 //!
 //! Cases that cannot run on this host return a `skipped` result with the reason; cases
 //! that fail return `failed`. Neither stops the run.
@@ -82,12 +94,15 @@ pub(crate) mod null;
 mod options_golden;
 pub mod peaks;
 pub(crate) mod quota;
+#[cfg(test)]
+pub(crate) mod tally;
 
 pub(crate) mod resource;
 
 pub(crate) use resource::{Case, Context, Resource, UsageError};
 
-/// Every resource, in quick-suite order; `null` (hidden) is for tests.
+/// Every resource, in quick-suite order; `null` and (in tests) `tally`, hidden, are
+/// for tests.
 pub(crate) static RESOURCES: &[&dyn Resource] = &[
     &cpu::CpuBench,
     &memory::MemoryBench,
@@ -96,6 +111,8 @@ pub(crate) static RESOURCES: &[&dyn Resource] = &[
     &gpu::GpuBench,
     &linalg::LinalgBench,
     &null::NullBench,
+    #[cfg(test)]
+    &tally::TallyBench,
 ];
 
 /// The registered resource of subcommand `name`.
@@ -111,6 +128,42 @@ pub(crate) fn quick_suite() -> impl Iterator<Item = &'static dyn Resource> {
 /// The cases of the quick suite: [`quick_suite`]'s, in order.
 pub(crate) fn quick(ctx: &Context) -> Vec<Box<dyn Case>> {
     quick_suite().flat_map(|r| r.quick(ctx)).collect()
+}
+
+/// `a, b and c`: the names in a sentence.
+fn sentence(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The visible resources that take the common flag `flag` whatever their options
+/// (it is not in their `never_takes`), in a sentence: `cpu, memory and linalg`.
+pub(crate) fn taking(flag: resource::CommonFlag) -> String {
+    let names: Vec<&str> = quick_suite()
+        .filter(|r| !r.never_takes().contains(&flag))
+        .map(|r| r.name())
+        .collect();
+    sentence(&names)
+}
+
+/// The measuring commands, for messages: every visible resource and the quick suite
+/// (`cpu, memory, disk, net, gpu, linalg, the quick suite`).
+pub(crate) fn measuring_commands() -> String {
+    let mut names: Vec<&str> = quick_suite().map(|r| r.name()).collect();
+    names.push("the quick suite");
+    names.join(", ")
+}
+
+/// Why `--cpus` is refused ([`resource::CPUS_ONLY`] written out): the commands that
+/// pin their threads, from the registry.
+pub(crate) fn cpus_only() -> String {
+    format!(
+        "applies only to the {} commands; drop --cpus (or run the command under taskset -c)",
+        taking(resource::CommonFlag::Cpus)
+    )
 }
 
 /// The accepted `--peak` keys, for messages: every visible resource's.
@@ -153,6 +206,32 @@ mod tests {
         assert_eq!(
             peak_keys(),
             "cpu, cpu.PRECISION, cpu.PRECISION.ISA, memory, memory.l1|l2|l3|dram, disk, disk.throughput, disk.iops, net, gpu.PRECISION, gpu.memory, gpu.pcie, gpu.read|write|copy|h2d|d2h"
+        );
+    }
+
+    /// The results model's built-in rows (what a file's results are read with) are
+    /// the registry's resources, in its order; every registered name is valid.
+    #[test]
+    fn the_models_rows_are_the_registry() {
+        use crate::report::model::ResourceName;
+        let built_in: Vec<&str> = ResourceName::ALL.iter().map(|r| r.as_str()).collect();
+        let registered: Vec<&str> = RESOURCES
+            .iter()
+            .map(|r| r.name())
+            .filter(|n| built_in.contains(n))
+            .collect();
+        assert_eq!(built_in, registered);
+        for r in RESOURCES {
+            crate::report::kinds::valid_name(r.name()).unwrap();
+        }
+        assert_eq!(
+            measuring_commands(),
+            "cpu, memory, disk, net, gpu, linalg, the quick suite"
+        );
+        assert_eq!(taking(resource::CommonFlag::Weak), "cpu, memory and linalg");
+        assert_eq!(
+            cpus_only(),
+            "applies only to the cpu, memory, gpu and linalg commands; drop --cpus (or run the command under taskset -c)"
         );
     }
 

@@ -7,31 +7,24 @@ use super::peaks::{PeakKey, PeakKind};
 use super::resource::{self, Case, Context, Plan, Run, UsageError};
 use crate::measure::runner::Workload;
 use crate::measure::{RunConfig, Runner};
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
 use serde::Serialize;
 
 /// The null resource.
 pub(crate) struct NullBench;
 
-/// `peakbench null`: its flag (clap, its value checked where clap reads it) and its
-/// options ([`parse`] fills in the default).
-#[derive(Debug, Clone, Default, clap::Args, Serialize)]
+/// `peakbench null`: its flag, typed and defaulted where clap reads it: nothing is
+/// derived, so the clap struct is the options (issue #46 item 3).
+#[derive(Debug, Clone, clap::Args, Serialize)]
 pub(crate) struct NullOptions {
     /// Thread counts
-    #[arg(long = "threads", value_name = "LIST", allow_hyphen_values = true, value_parser = threads)]
-    #[serde(skip)]
-    given: Option<List<usize>>,
-    /// `--threads` [default: 1].
-    #[arg(skip)]
-    threads: Vec<usize>,
+    #[arg(long = "threads", value_name = "LIST", allow_hyphen_values = true, value_parser = threads, default_value = "1")]
+    threads: List<usize>,
 }
 
-/// `null`'s options with the default thread count.
+/// `null`'s options: clap's, as they are.
 fn parse(a: &NullOptions) -> Result<NullOptions, UsageError> {
-    Ok(NullOptions {
-        threads: a.given.clone().unwrap_or_else(|| vec![1]),
-        ..a.clone()
-    })
+    Ok(a.clone())
 }
 
 /// The `--peak` key `null`.
@@ -77,7 +70,7 @@ impl NullCase {
             cpus: ctx.host.cpu.pin_order.clone(),
             stable: o.until_stable,
         };
-        let r = BenchResult::new(Resource::Null, "spin", Metric::Ops, Unit::OpPerSec)
+        let r = BenchResult::new(ResourceName::Null, "spin", Metric::Ops, Unit::OpPerSec)
             .param("threads", self.threads);
         match Runner::run(&cfg, |_| Ok(Spin), &|_, _| {}) {
             Ok(samples) => {

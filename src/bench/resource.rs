@@ -83,7 +83,47 @@ pub(crate) trait Resource: Sync {
     fn never_takes(&self) -> &'static [CommonFlag] {
         &[]
     }
+    /// Other resources' names for its flags, for the refusal of an unknown flag
+    /// (`disk --threads`: disk calls it `--jobs`).
+    fn aliases(&self) -> &'static [Alias] {
+        &[]
+    }
+    /// What the quick suite must say before it starts because of this resource's
+    /// cases (disk: the file it writes into the current directory).
+    fn quick_notice(&self) -> Option<String> {
+        None
+    }
 }
+
+/// Another resource's name for one of a resource's flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Alias {
+    /// The flag as given (`--threads`).
+    pub(crate) given: &'static str,
+    /// The resource's own flag for it (`--jobs`).
+    pub(crate) ours: &'static str,
+    /// What it is there (`parallel jobs, each with its own file`).
+    pub(crate) what: &'static str,
+}
+
+/// Another resource's name `given` for the flag `ours`, which is `what`.
+pub(crate) const fn alias(given: &'static str, ours: &'static str, what: &'static str) -> Alias {
+    Alias { given, ours, what }
+}
+
+/// What the reference tools need of a run's options beyond each typed result.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Hints<'a> {
+    /// The directory the run measures, as given (disk `--dir`).
+    pub(crate) dir: Option<&'a std::path::Path>,
+    /// Whether the run measures against a remote peer (net `--server`).
+    pub(crate) remote: bool,
+}
+
+/// What a subcommand that measures nothing does instead (`gpu --list`): it prints its
+/// document in the common options' format and width to the writer.
+pub(crate) type Action =
+    Box<dyn FnOnce(&CommonOptions, &mut dyn std::io::Write) -> anyhow::Result<()> + Send>;
 
 /// The common flags a resource may refuse (with its reason) rather than ignore.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,8 +161,10 @@ impl CommonFlag {
     }
 }
 
-/// Why `--cpus` is refused by a command that does not pin its threads.
-pub(crate) const CPUS_ONLY: &str = "applies only to the cpu, memory, linalg and gpu commands; drop --cpus (or run the command under taskset -c)";
+/// Why `--cpus` is refused by a command that does not pin its threads. A resource
+/// cannot see the registry (`bench/mod.rs` imports it), so this is a stand-in that the
+/// top (`options::refusal`) writes out with the registry's list (`bench::cpus_only`).
+pub(crate) const CPUS_ONLY: &str = "applies only to the commands that pin their threads";
 
 /// A resource's subcommand, typed: its validated options in, its cases out, and which
 /// common flags its options refuse.
@@ -145,10 +187,16 @@ pub(crate) trait Plan: Resource + 'static {
         let _ = o;
         None
     }
-    /// Whether these options measure (`false`: `gpu --list`, which the top runs).
-    fn measures(&self, o: &Self::Options) -> bool {
+    /// What these options do instead of measuring (`gpu --list`), run by the top;
+    /// `None` (the default): they measure.
+    fn action(&self, o: &Self::Options) -> Option<Action> {
         let _ = o;
-        true
+        None
+    }
+    /// What the reference tools need of these options ([`Hints`]; none by default).
+    fn hints<'a>(&self, o: &'a Self::Options) -> Hints<'a> {
+        let _ = o;
+        Hints::default()
     }
 }
 
@@ -161,15 +209,23 @@ pub(crate) trait Run: Debug + Send + Sync {
     fn plan(&self, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError>;
     /// The options as the report's `config` holds them (without `command`).
     fn config(&self) -> serde_json::Result<serde_json::Value>;
-    /// The typed options, for the few places that read one resource's options
-    /// (`Command::options_of`).
+    /// The typed options, for the one place that reads one resource's options
+    /// (`Command::options_of`): `net --matrix`, which a cluster launch runs round by
+    /// round instead of as cases (the documented exception; everything else asks a
+    /// hook of [`Resource`] or [`Plan`]).
     fn options(&self) -> &dyn Any;
     /// [`Plan::refuses`].
     fn refuses(&self, flag: CommonFlag) -> Option<&'static str>;
     /// [`Plan::threads`].
     fn threads(&self) -> Option<&[usize]>;
-    /// [`Plan::measures`].
-    fn measures(&self) -> bool;
+    /// [`Plan::action`].
+    fn action(&self) -> Option<Action>;
+    /// Whether it measures: it has no [`Plan::action`].
+    fn measures(&self) -> bool {
+        self.action().is_none()
+    }
+    /// [`Plan::hints`].
+    fn hints(&self) -> Hints<'_>;
     /// A copy.
     fn clone_run(&self) -> Box<dyn Run>;
 }
@@ -210,8 +266,11 @@ impl<P: Plan> Run for Planned<P> {
     fn threads(&self) -> Option<&[usize]> {
         self.resource.threads(&self.options)
     }
-    fn measures(&self) -> bool {
-        self.resource.measures(&self.options)
+    fn action(&self) -> Option<Action> {
+        self.resource.action(&self.options)
+    }
+    fn hints(&self) -> Hints<'_> {
+        self.resource.hints(&self.options)
     }
     fn clone_run(&self) -> Box<dyn Run> {
         Box::new(Planned {

@@ -24,7 +24,7 @@
 use super::tolerance::num;
 pub(crate) use super::tolerance::{default_tolerance, parse_tolerance, Tolerance};
 use crate::report::compare::CaseKey;
-use crate::report::model::{Metric, Resource, Unit};
+use crate::report::model::{Metric, ResourceName, Unit};
 use crate::util::units::format_si;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -35,7 +35,7 @@ pub(crate) const SCHEMA: &str = "peakbench-baseline/1";
 
 /// `cpu, memory, …`: the resource names.
 pub(crate) fn resource_names() -> String {
-    Resource::ALL
+    ResourceName::ALL
         .iter()
         .map(|r| r.as_str())
         .collect::<Vec<_>>()
@@ -55,7 +55,7 @@ pub(crate) enum Direction {
 impl Direction {
     /// The direction of a case's metric and unit.
     pub(crate) fn of(metric: Metric, unit: Unit) -> Direction {
-        if metric.lower_is_better() || unit == Unit::Second {
+        if metric.lower_is_better() || unit.lower_is_better() {
             Direction::Lower
         } else {
             Direction::Higher
@@ -68,7 +68,8 @@ impl Direction {
 #[serde(deny_unknown_fields)]
 pub(crate) struct BaseCase {
     /// Resource (`cpu`, …).
-    pub(crate) resource: Resource,
+    #[serde(deserialize_with = "crate::report::kinds::built_in")]
+    pub(crate) resource: ResourceName,
     /// Workload (`fma_f64_avx512`).
     pub(crate) workload: String,
     /// Parameters as `key=value` text, sorted by key, as the views print them.
@@ -189,7 +190,7 @@ impl Baseline {
     /// duplicate cases.
     pub(crate) fn validate(&self) -> Result<(), String> {
         for (res, t) in &self.tolerance {
-            if Resource::parse(res).is_none() {
+            if ResourceName::parse(res).is_none() {
                 return Err(format!(
                     "[tolerance]: unknown resource '{}'; one of {}",
                     crate::util::sanitize::line_max(res, 40),

@@ -540,11 +540,11 @@ pub(crate) fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::{Metric, Resource, Unit};
+    use crate::report::model::{Metric, ResourceName, Unit};
 
     fn case(metric: Metric, unit: Unit, median: f64) -> BaseCase {
         BaseCase {
-            resource: Resource::Cpu,
+            resource: ResourceName::Cpu,
             workload: "w".into(),
             params: String::new(),
             metric,
@@ -558,7 +558,7 @@ mod tests {
     }
 
     fn result(metric: Metric, unit: Unit, samples: &[f64]) -> BenchResult {
-        BenchResult::new(Resource::Cpu, "w", metric, unit).with_samples(samples.to_vec())
+        BenchResult::new(ResourceName::Cpu, "w", metric, unit).with_samples(samples.to_vec())
     }
 
     const T: Tolerance = Tolerance::Relative(0.05);

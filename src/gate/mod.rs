@@ -112,7 +112,7 @@ pub(crate) fn run_baseline(
     }
     let mut defaults = std::collections::BTreeMap::new();
     if let Some(all) = o.all {
-        for r in crate::report::model::Resource::ALL {
+        for r in crate::report::model::ResourceName::ALL {
             defaults.insert(r.as_str().to_string(), all);
         }
     }

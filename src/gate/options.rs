@@ -6,7 +6,7 @@
 //! checked by [`parse_baseline`] and [`parse_check`], which fill in what the flags give.
 
 use super::baseline::{parse_tolerance, resource_names, Tolerance};
-use crate::report::model::Resource;
+use crate::report::model::ResourceName;
 use crate::util::units::ParseError;
 use crate::util::usage::UsageError;
 use clap::Args;
@@ -197,7 +197,7 @@ fn tolerances(s: &str) -> Result<Tolerances, ParseError> {
         match item.split_once('=') {
             Some((res, pct)) => {
                 let res = res.trim();
-                if Resource::parse(res).is_none() {
+                if ResourceName::parse(res).is_none() {
                     return Err(ParseError(format!(
                         "unknown resource '{res}'; one of {} (e.g. disk=20%)",
                         resource_names()

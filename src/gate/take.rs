@@ -22,7 +22,7 @@
 use super::baseline::{BaseCase, Baseline, Direction, SCHEMA};
 use super::tolerance::{default_tolerance, max_shown, Tolerance, MAX_RELATIVE};
 use crate::report::compare::CaseKey;
-use crate::report::model::{BenchResult, Report, Resource};
+use crate::report::model::{BenchResult, Report, ResourceName};
 use std::collections::BTreeMap;
 
 /// How many robust standard deviations a host may fall from a fleet's median before it
@@ -140,7 +140,7 @@ pub(crate) fn take(
         .iter()
         .map(|r| if r.hosts.is_empty() { 1 } else { r.hosts.len() })
         .sum();
-    let tol_of = |res: Resource| {
+    let tol_of = |res: ResourceName| {
         how.defaults
             .get(res.as_str())
             .copied()
@@ -347,7 +347,7 @@ mod tests {
         let c = b
             .cases
             .iter()
-            .find(|c| c.resource == Resource::Cpu)
+            .find(|c| c.resource == ResourceName::Cpu)
             .unwrap();
         assert_eq!(c.n, Some(5));
         let median1 = crate::measure::stats::Summary::of(

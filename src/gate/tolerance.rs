@@ -12,7 +12,7 @@
 //! rather than written into a gate that then passes everything.
 
 use crate::report::compare::noise_floor;
-use crate::report::model::{Resource, Unit};
+use crate::report::model::{ResourceName, Unit};
 use crate::util::units::format_si;
 use serde::{Deserialize, Serialize};
 
@@ -28,7 +28,7 @@ pub(crate) fn max_shown() -> String {
 /// change ([`noise_floor`]), what repeated quick suites on one shared guest moved by
 /// between runs minutes apart: 5 % for CPU and linear algebra, 10 % for memory and
 /// GPU, 20 % for disk and network.
-pub(crate) fn default_tolerance(resource: Resource) -> Tolerance {
+pub(crate) fn default_tolerance(resource: ResourceName) -> Tolerance {
     Tolerance::Relative(noise_floor(resource))
 }
 

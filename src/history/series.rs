@@ -5,7 +5,7 @@
 //! `--repeat 3` runs.
 
 use super::{why, Filter, History, HistoryError};
-use crate::report::model::{Metric, Resource, Unit};
+use crate::report::model::{Metric, ResourceName, Unit};
 use crate::report::series::{
     change_points_with, min_effect, CaseSeries, Point, Search, Series, METHOD,
 };
@@ -102,7 +102,7 @@ impl History {
             match by.iter_mut().find(|(k, _, _)| *k == id) {
                 Some((_, s, _)) => s.points.push(p),
                 None => {
-                    let effect = Resource::parse(&resource)
+                    let effect = ResourceName::parse(&resource)
                         .map_or(crate::report::series::MIN_EFFECT, min_effect);
                     by.push((
                         id,

@@ -29,7 +29,7 @@
 
 use super::{capture, strip_ansi, Context, Found, Row, SharedFound, Tool, VersionFrom};
 use crate::hw::gpu::GpuInfo;
-use crate::report::model::{BenchResult, Metric, Reference, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, Reference, ResourceName, Unit};
 use std::time::Duration;
 
 /// The clpeak adapter.
@@ -108,7 +108,7 @@ impl Test {
 
     /// The clpeak test for a peakbench GPU case, if it has one.
     pub(crate) fn of(r: &BenchResult) -> Option<Test> {
-        if r.resource != Resource::Gpu {
+        if r.resource != ResourceName::Gpu {
             return None;
         }
         let t = match (r.workload.as_str(), r.param_str("precision")) {

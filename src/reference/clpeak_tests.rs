@@ -191,7 +191,7 @@ fn flags_follow_the_help_text() {
 fn cases_map_to_tests() {
     let gpu = |w: &str, p: Option<&str>, metric: &str, unit: &str| {
         let r = BenchResult::new(
-            Resource::Gpu,
+            ResourceName::Gpu,
             w,
             Metric::parse(metric).unwrap(),
             Unit::parse(unit).unwrap(),
@@ -231,7 +231,7 @@ fn cases_map_to_tests() {
         assert_eq!(Test::of(&r), want, "{} {:?}", r.workload, r.params);
     }
     let mem = BenchResult::new(
-        Resource::Memory,
+        ResourceName::Memory,
         "read",
         Metric::Throughput,
         Unit::BytePerSec,
@@ -303,9 +303,14 @@ fn compare_uses_the_memo_and_attaches_in_peakbench_units() {
     };
     let ctx = Context::new(&host, &memo);
     let case = |w: &str, p: &str, unit: &str, dev: u64| {
-        BenchResult::new(Resource::Gpu, w, Metric::Ops, Unit::parse(unit).unwrap())
-            .param("precision", p)
-            .param("device", dev)
+        BenchResult::new(
+            ResourceName::Gpu,
+            w,
+            Metric::Ops,
+            Unit::parse(unit).unwrap(),
+        )
+        .param("precision", p)
+        .param("device", dev)
     };
     let f = Clpeak
         .shared(&case("muladd", "int32", "OP/s", 0), &ctx, "1.1.2")
@@ -338,7 +343,7 @@ fn compare_uses_the_memo_and_attaches_in_peakbench_units() {
         .shared(&case("fma", "fp32", "FLOP/s", 9), &ctx, "1.1.2")
         .is_none());
     let mem = BenchResult::new(
-        Resource::Memory,
+        ResourceName::Memory,
         "read",
         Metric::Throughput,
         Unit::BytePerSec,
@@ -358,7 +363,7 @@ fn installed_clpeak_runs_and_parses() {
     let mut host = crate::hw::HostInfo::detect(false);
     host.gpus.adapters = vec![adapter(0, &first.name)];
     let ctx = Context::new(&host, &memo);
-    let r = BenchResult::new(Resource::Gpu, "fma", Metric::Ops, Unit::FlopPerSec)
+    let r = BenchResult::new(ResourceName::Gpu, "fma", Metric::Ops, Unit::FlopPerSec)
         .param("precision", "fp32")
         .param("device", 0u64);
     let f = Clpeak.shared(&r, &ctx, "test").unwrap().unwrap();
@@ -366,8 +371,13 @@ fn installed_clpeak_runs_and_parses() {
     let x = f.reference.expect("a single-precision figure");
     assert!(x.value > 0.0 && x.value.is_finite());
     // The second case reads the memo: no second run.
-    let r = BenchResult::new(Resource::Gpu, "read", Metric::Throughput, Unit::BytePerSec)
-        .param("device", 0u64);
+    let r = BenchResult::new(
+        ResourceName::Gpu,
+        "read",
+        Metric::Throughput,
+        Unit::BytePerSec,
+    )
+    .param("device", 0u64);
     let t = std::time::Instant::now();
     let f = Clpeak.shared(&r, &ctx, "test").unwrap().unwrap();
     assert!(t.elapsed() < Duration::from_secs(1));

@@ -14,7 +14,7 @@
 //! figures from one fio run, kept in the run's memo.
 
 use super::{capture, Context, Found, Row, SharedFound, Tool, VersionFrom};
-use crate::report::model::{BenchResult, Metric, Reference, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, Reference, ResourceName, Unit};
 use std::time::Duration;
 
 /// The fio adapter.
@@ -147,7 +147,8 @@ impl Tool for Fio {
                     Unit::Second,
                 )
             }
-            Metric::Ops => return None,
+            // fio has no figure for any other metric (operations, a resource's own).
+            _ => return None,
         };
         Some(Ok(Found {
             reference: Some(Reference {
@@ -165,7 +166,7 @@ impl Tool for Fio {
 /// The fio command matching a disk configuration (pattern, block, depth, jobs, engine,
 /// O_DIRECT, file size) and its time limit; `None` for a row fio does not run.
 pub(crate) fn config_argv(r: &BenchResult, ctx: &Context) -> Option<(Vec<String>, Duration)> {
-    if r.resource != Resource::Disk || r.metric == Metric::Ops {
+    if r.resource != ResourceName::Disk || r.metric == Metric::Ops {
         return None;
     }
     let dir = ctx.disk_dir?.to_str()?;
@@ -232,13 +233,18 @@ mod tests {
     use std::path::Path;
 
     fn case(engine: &str, direct: bool) -> BenchResult {
-        BenchResult::new(Resource::Disk, "rand-read", Metric::Iops, Unit::IoPerSec)
-            .param("pattern", "rand-read")
-            .size("block", 4096)
-            .param("depth", 8u32)
-            .param("jobs", 2u32)
-            .param("engine", engine)
-            .param("direct", direct)
+        BenchResult::new(
+            ResourceName::Disk,
+            "rand-read",
+            Metric::Iops,
+            Unit::IoPerSec,
+        )
+        .param("pattern", "rand-read")
+        .size("block", 4096)
+        .param("depth", 8u32)
+        .param("jobs", 2u32)
+        .param("engine", engine)
+        .param("direct", direct)
     }
 
     fn argv(r: &BenchResult, dir: Option<&Path>) -> Option<Vec<String>> {

@@ -43,7 +43,7 @@ use super::hpcc_files::{
     grid, hpl_n_for_gemm, hpl_n_for_stream, input_file, parse, Figures, STREAM_KERNELS,
 };
 use super::{capture_in, which, Context, Found, Row, SharedFound, Tool, VersionFrom};
-use crate::report::model::{BenchResult, Reference, Resource, Unit};
+use crate::report::model::{BenchResult, Reference, ResourceName, Unit};
 use std::path::Path;
 use std::time::Duration;
 
@@ -207,7 +207,7 @@ pub(crate) static ROW: Row = Row {
 
 impl Tool for Hpcc {
     fn shared(&self, r: &BenchResult, ctx: &Context, version: &str) -> SharedFound {
-        if r.resource == Resource::Memory {
+        if r.resource == ResourceName::Memory {
             let m = match stream_match(r)? {
                 Ok(m) => m,
                 Err(why) => {
@@ -223,7 +223,7 @@ impl Tool for Hpcc {
                 .get_or_insert_with(&key, || run(m.hpl_n, m.threads, ctx));
             return Some(got.and_then(|run| stream_found(&m, version, &run)));
         }
-        if r.resource != Resource::Linalg || r.param_str("precision") != Some("fp64") {
+        if r.resource != ResourceName::Linalg || r.param_str("precision") != Some("fp64") {
             return None;
         }
         let routine = r.param_str("routine")?;
@@ -286,7 +286,7 @@ pub(crate) struct StreamMatch {
 /// case's arrays per thread, so one hpcc run serves every kernel of a (threads, size).
 pub(crate) fn stream_match(r: &BenchResult) -> Option<Result<StreamMatch, String>> {
     use crate::report::model::Metric;
-    if r.resource != Resource::Memory
+    if r.resource != ResourceName::Memory
         || r.metric != Metric::Throughput
         || r.unit != Unit::BytePerSec
     {
@@ -432,7 +432,7 @@ mod tests {
     fn mem_row(kernel: &str, size: u64, threads: u64, block: u64) -> BenchResult {
         use crate::report::model::Metric;
         BenchResult::new(
-            Resource::Memory,
+            ResourceName::Memory,
             kernel,
             Metric::Throughput,
             Unit::BytePerSec,
@@ -570,7 +570,7 @@ mod tests {
             Path::new("/nonexistent/blis-pthread/libblis.so.4")
         ));
         let mut r = BenchResult::new(
-            Resource::Linalg,
+            ResourceName::Linalg,
             "gemm",
             crate::report::model::Metric::Ops,
             Unit::FlopPerSec,
@@ -582,12 +582,12 @@ mod tests {
 
     #[test]
     fn a_strong_gemm_on_several_threads_gets_a_note_and_no_star_figure() {
-        use crate::report::model::{Metric, Resource, Unit};
+        use crate::report::model::{Metric, ResourceName, Unit};
         let host = crate::report::samples::host();
         let memo = crate::reference::Memo::default();
         let ctx = Context::new(&host, &memo);
         let gemm = |t: u64| {
-            BenchResult::new(Resource::Linalg, "gemm", Metric::Ops, Unit::FlopPerSec)
+            BenchResult::new(ResourceName::Linalg, "gemm", Metric::Ops, Unit::FlopPerSec)
                 .param("routine", "gemm")
                 .param("precision", "fp64")
                 .param("n", 1024u64)

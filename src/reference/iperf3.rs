@@ -7,7 +7,7 @@
 //! message size.
 
 use super::{free_port, Context, Invocation, Row, Server, Tool, VersionFrom};
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
 use std::time::Duration;
 
 /// The iperf3 adapter.
@@ -48,7 +48,7 @@ pub(crate) static ROW: Row = Row {
 
 impl Tool for Iperf3 {
     fn invocation(&self, r: &BenchResult, ctx: &Context) -> Option<Invocation> {
-        if r.resource != Resource::Net || r.metric != Metric::Throughput {
+        if r.resource != ResourceName::Net || r.metric != Metric::Throughput {
             return None;
         }
         if ctx.remote {

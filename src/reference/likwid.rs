@@ -20,7 +20,7 @@
 //! configuration, one run each).
 
 use super::{capture, number_after, Context, Found, Row, SharedFound, Tool, VersionFrom};
-use crate::report::model::{BenchResult, Metric, Reference, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, Reference, ResourceName, Unit};
 use std::time::Duration;
 
 /// The likwid-bench adapter.
@@ -50,7 +50,7 @@ pub fn peakflops_test(precision: &str, isa: &str) -> Option<&'static str> {
 /// kernel for `nt=true`, the plain one otherwise, at the case's vector width, and only
 /// when the case counts the streamed bytes as likwid does.
 pub(crate) fn memory_test(r: &BenchResult) -> Option<Result<String, String>> {
-    if r.resource != Resource::Memory
+    if r.resource != ResourceName::Memory
         || r.metric != Metric::Throughput
         || r.unit != Unit::BytePerSec
         || r.param_str("pattern").is_some_and(|p| p != "seq")
@@ -123,7 +123,7 @@ type Parse = fn(&str) -> Result<f64, String>;
 
 fn command(r: &BenchResult) -> Option<(Vec<String>, Parse, Unit)> {
     let threads = r.param_u64("threads").unwrap_or(1).max(1);
-    if r.resource == Resource::Cpu && r.metric == Metric::Ops && r.unit == Unit::FlopPerSec {
+    if r.resource == ResourceName::Cpu && r.metric == Metric::Ops && r.unit == Unit::FlopPerSec {
         let test = peakflops_test(r.param_str("precision")?, r.param_str("isa")?)?;
         let argv = vec![
             "likwid-bench".into(),
@@ -244,7 +244,7 @@ mod tests {
 
     fn mem(kernel: &str, isa: &str, nt: bool, bytes: &str) -> BenchResult {
         BenchResult::new(
-            Resource::Memory,
+            ResourceName::Memory,
             &format!("{kernel}_{isa}{}", if nt { "_nt" } else { "" }),
             Metric::Throughput,
             Unit::BytePerSec,

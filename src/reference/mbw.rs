@@ -3,7 +3,7 @@
 //! so mbw's figure is about half of ours for the same copy; it is shown as mbw prints it.
 
 use super::{Context, Invocation, Row, Tool, VersionFrom};
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
 use std::time::Duration;
 
 /// The mbw adapter.
@@ -31,7 +31,7 @@ pub(crate) static ROW: Row = Row {
 
 impl Tool for Mbw {
     fn invocation(&self, r: &BenchResult, _ctx: &Context) -> Option<Invocation> {
-        if r.resource != Resource::Memory
+        if r.resource != ResourceName::Memory
             || r.metric != Metric::Throughput
             || r.param_str("kernel") != Some("copy")
             || r.param_str("pattern").is_some_and(|p| p != "seq")

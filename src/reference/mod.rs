@@ -24,7 +24,7 @@ pub mod sockperf;
 pub mod sysbench;
 mod tool;
 
-use crate::report::model::{BenchResult, Note, NoteKind, Reference, Resource};
+use crate::report::model::{BenchResult, Note, NoteKind, Reference, ResourceName};
 pub use crate::util::process::which;
 /// Running external programs lives in `util::process` (the one place that does);
 /// re-exported for the adapters.
@@ -132,12 +132,12 @@ pub(crate) fn attach(r: &mut BenchResult, ctx: &Context, found: &[Detected]) {
 /// Why none of the installed tools `names` (all of `r`'s resource) ran `r`: one line.
 fn uncovered(r: &BenchResult, ctx: &Context, names: &[&str]) -> String {
     let list = names.join(", ");
-    if r.resource == Resource::Net && ctx.remote {
+    if r.resource == ResourceName::Net && ctx.remote {
         return format!(
             "against a --server, {list} would measure loopback on this host, not the link to the server; run them between the two hosts by hand to compare"
         );
     }
-    if r.resource == Resource::Memory && r.param_str("pattern") == Some("rand") {
+    if r.resource == ResourceName::Memory && r.param_str("pattern") == Some("rand") {
         return format!(
             "none of {list} runs {} in random order at this block (sysbench's rnd mode has read and write only; likwid-bench, mbw and hpcc's STREAM stream in order)",
             r.param_str("kernel").unwrap_or("this kernel")
@@ -194,7 +194,7 @@ mod tests {
     use super::*;
     use crate::hw::HostInfo;
     use crate::report::model::Unit;
-    use crate::report::model::{Metric, Resource};
+    use crate::report::model::{Metric, ResourceName};
     use std::os::unix::fs::PermissionsExt;
     use std::time::Duration;
 
@@ -294,15 +294,20 @@ mod tests {
         let ctx = Context::new(&host, &memo);
         let found = detect();
         let cases = [
-            BenchResult::new(Resource::Net, "tcp", Metric::Throughput, Unit::BytePerSec)
-                .param("proto", "tcp")
-                .param("msg", 131072)
-                .param("streams", 1),
-            BenchResult::new(Resource::Net, "udp", Metric::Latency, Unit::Second)
+            BenchResult::new(
+                ResourceName::Net,
+                "tcp",
+                Metric::Throughput,
+                Unit::BytePerSec,
+            )
+            .param("proto", "tcp")
+            .param("msg", 131072)
+            .param("streams", 1),
+            BenchResult::new(ResourceName::Net, "udp", Metric::Latency, Unit::Second)
                 .param("proto", "udp")
                 .param("msg", 64),
             BenchResult::new(
-                Resource::Memory,
+                ResourceName::Memory,
                 "read",
                 Metric::Throughput,
                 Unit::BytePerSec,
@@ -313,10 +318,15 @@ mod tests {
             .param("size", 67108864)
             .param("threads", 1),
             crate::report::samples::mem_seq("copy", 67108864, 1),
-            BenchResult::new(Resource::Cpu, "fma_f64_avx2", Metric::Ops, Unit::FlopPerSec)
-                .param("precision", "fp64")
-                .param("isa", "avx2")
-                .param("threads", 1),
+            BenchResult::new(
+                ResourceName::Cpu,
+                "fma_f64_avx2",
+                Metric::Ops,
+                Unit::FlopPerSec,
+            )
+            .param("precision", "fp64")
+            .param("isa", "avx2")
+            .param("threads", 1),
         ];
         for r in cases {
             let mut r = r.with_samples(vec![1.0, 1.0]);
@@ -377,7 +387,7 @@ mod tests {
             } else {
                 Unit::BytePerSec
             };
-            let mut r = BenchResult::new(Resource::Net, "tcp", metric, unit)
+            let mut r = BenchResult::new(ResourceName::Net, "tcp", metric, unit)
                 .param("proto", "tcp")
                 .param("msg", 64)
                 .param("streams", 1)
@@ -406,7 +416,7 @@ mod tests {
             include_str!("../../docs/memory.md"),
         ]
         .concat();
-        let covers_memory = hpcc::ROW.resources().contains(&Resource::Memory);
+        let covers_memory = hpcc::ROW.resources().contains(&ResourceName::Memory);
         for line in readme.lines() {
             if line.contains("hpcc") && line.contains("STREAM") {
                 assert!(
@@ -496,7 +506,7 @@ mod tests {
 
     fn latency(proto: &str, msg: u64, streams: u32) -> BenchResult {
         BenchResult::new(
-            Resource::Net,
+            ResourceName::Net,
             &format!("{proto}_latency"),
             Metric::Latency,
             Unit::Second,

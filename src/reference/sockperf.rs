@@ -11,7 +11,7 @@
 //! one-line reason instead of a figure of another message size or stream count.
 
 use super::{free_port, Context, Invocation, Row, Server, Tool, VersionFrom};
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
 use std::time::Duration;
 
 /// The smallest message sockperf sends (`-m`), in bytes.
@@ -21,7 +21,7 @@ pub(crate) const MAX_MSG: u64 = 65_500;
 
 /// Whether `r` is a latency case sockperf covers (loopback, TCP or UDP).
 fn covered(r: &BenchResult, ctx: &Context) -> bool {
-    r.resource == Resource::Net
+    r.resource == ResourceName::Net
         && r.metric == Metric::Latency
         && !ctx.remote
         && matches!(r.param_str("proto").unwrap_or("udp"), "tcp" | "udp")

@@ -3,7 +3,7 @@
 //! which matches no peakbench case; its parser is here for the version table and tests.
 
 use super::{Context, Invocation, Row, Tool, VersionFrom};
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
 use std::time::Duration;
 
 /// The sysbench adapter.
@@ -47,7 +47,7 @@ pub(crate) static ROW: Row = Row {
 
 impl Tool for Sysbench {
     fn invocation(&self, r: &BenchResult, _ctx: &Context) -> Option<Invocation> {
-        if r.resource != Resource::Memory
+        if r.resource != ResourceName::Memory
             || r.metric != Metric::Throughput
             || r.unit != Unit::BytePerSec
         {

@@ -4,7 +4,7 @@
 //! adapters, so that neither imports the other's file back.
 
 use crate::hw::HostInfo;
-use crate::report::model::{BenchResult, Reference, Resource, Unit};
+use crate::report::model::{BenchResult, Reference, ResourceName, Unit};
 /// Running external programs lives in `util::process` (the one place that does);
 /// re-exported for the adapters.
 pub(crate) use crate::util::process::capture;
@@ -173,10 +173,10 @@ impl Row {
 
     /// The resources whose rows the tool checks: those named in [`Row::covers`] (its
     /// line starts with them), so the line users read is the one source.
-    pub(crate) fn resources(&self) -> Vec<Resource> {
+    pub(crate) fn resources(&self) -> Vec<ResourceName> {
         self.covers
             .split(|c: char| !c.is_ascii_alphanumeric())
-            .filter_map(Resource::parse)
+            .filter_map(ResourceName::parse)
             .collect()
     }
 }

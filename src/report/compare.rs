@@ -31,7 +31,7 @@
 //! This file computes the [`Comparison`]; its views (table, CSV, Markdown, HTML) are in
 //! [`super::view`], one module per format.
 
-use super::model::{BenchResult, Metric, Report, Resource, Status, Unit};
+use super::model::{BenchResult, Metric, Report, ResourceName, Status, Unit};
 use crate::measure::stats::{t_975, Summary};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -75,12 +75,9 @@ impl Side {
 /// repeated quick suites on one shared 2-vCPU guest moved CPU and memory figures by up
 /// to 5-10 %, the virtual disk and loopback network by 20 % and more, between runs
 /// minutes apart, with small CVs within each run.
-pub(crate) fn noise_floor(resource: Resource) -> f64 {
-    match resource {
-        Resource::Disk | Resource::Net => 0.20,
-        Resource::Memory | Resource::Gpu => 0.10,
-        _ => 0.05,
-    }
+/// The floor is the resource's fact (`ResourceDef::noise_floor_pct`).
+pub(crate) fn noise_floor(resource: ResourceName) -> f64 {
+    resource.noise_floor()
 }
 
 /// How many CVs a change must exceed to be more than noise.
@@ -194,7 +191,7 @@ fn side(r: &BenchResult) -> Option<Side> {
 
 /// Lower is better for latencies, higher for rates.
 fn lower_is_better(metric: Metric, unit: Unit) -> bool {
-    metric.lower_is_better() || unit == Unit::Second
+    metric.lower_is_better() || unit.lower_is_better()
 }
 
 fn change(case: &CaseKey, against: &str, a: Side, b: Side) -> Change {
@@ -416,7 +413,7 @@ fn settings(names: &[String], reports: &[Report]) -> Vec<String> {
 /// Resources (per compared file) with at least 3 cases of which three quarters or
 /// more moved the same way beyond the resource's noise floor.
 fn shifts(changes: &[Change]) -> Vec<String> {
-    let mut groups: Vec<((String, Resource), Vec<f64>)> = Vec::new();
+    let mut groups: Vec<((String, ResourceName), Vec<f64>)> = Vec::new();
     for c in changes {
         let Some(r) = c.rel else { continue };
         // A disturbed run's figures say nothing about the machine's state.
@@ -596,7 +593,7 @@ mod tests {
     #[test]
     fn verdicts() {
         let k = |metric: Metric, unit: Unit| CaseKey {
-            resource: Resource::Null,
+            resource: ResourceName::Null,
             workload: "w".into(),
             metric,
             unit,
@@ -624,7 +621,7 @@ mod tests {
     #[test]
     fn a_change_on_a_disturbed_run_is_disturbed_never_worse() {
         let ops = CaseKey {
-            resource: Resource::Cpu,
+            resource: ResourceName::Cpu,
             workload: "dp_bf16_avx512bf16".into(),
             metric: Metric::Ops,
             unit: Unit::FlopPerSec,
@@ -665,7 +662,7 @@ mod tests {
         let mut rep = crate::report::samples::compare_a();
         rep.config = serde_json::json!({"command": {"command": "quick"}, "repeat": 3});
         for r in &mut rep.results {
-            if r.resource == Resource::Cpu && r.workload == "fma_f64_avx512" {
+            if r.resource == ResourceName::Cpu && r.workload == "fma_f64_avx512" {
                 *r = crate::report::samples::cpu_ops(kernel, Unit::FlopPerSec)
                     .param("precision", "fp64")
                     .param("isa", isa)

@@ -113,7 +113,7 @@ impl BenchResult {
 mod tests {
     use super::*;
     use crate::measure::share::ThreadShare;
-    use crate::report::model::{Metric, Resource, Unit};
+    use crate::report::model::{Metric, ResourceName, Unit};
 
     fn sample(rate: f64, share: f64) -> Sample {
         let t = |thread: usize, share: f64, nivcsw: u64| ThreadShare {
@@ -141,7 +141,7 @@ mod tests {
     }
 
     fn r() -> BenchResult {
-        BenchResult::new(Resource::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
+        BenchResult::new(ResourceName::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
     }
 
     fn shared_notes(r: &BenchResult) -> Vec<&str> {
@@ -175,7 +175,7 @@ mod tests {
         assert_eq!(v["disturbed"], true);
         assert_eq!(v["share"][1]["threads"][1]["cpu"], 1);
         assert_eq!(v["share"][1]["threads"][1]["nivcsw"], 40);
-        let clean = BenchResult::new(Resource::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
+        let clean = BenchResult::new(ResourceName::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
             .with_runner_samples(
                 vec![sample(2.0, 1.0), sample(2.0, 0.99)],
                 false,
@@ -205,7 +205,7 @@ mod tests {
         assert!(r.notes.iter().any(|n| n.text
             == "--until-stable: 2 of 3 samples kept, 1 dropped (a thread lost its core, the host stole time or its canary fell)"));
         // Nothing clean: all kept, disturbed, and said.
-        let r = BenchResult::new(Resource::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
+        let r = BenchResult::new(ResourceName::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
             .with_runner_samples(
                 vec![sample(1.0, 0.5), sample(1.0, 0.45)],
                 true,

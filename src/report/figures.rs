@@ -12,7 +12,7 @@
 //! multicore architectures", CACM 52(4), 2009).
 
 use super::charts::{Axis, Chart, Marker, Scale, Series, Style, Ticks};
-use super::model::{is_size_param, BenchResult, Metric, Param, Report, Resource, Unit};
+use super::model::{is_size_param, BenchResult, Metric, Param, Report, ResourceName, Unit};
 use super::view::cells;
 use crate::util::units::{format_si, format_size};
 use std::collections::BTreeMap;
@@ -50,7 +50,7 @@ fn mean(r: &BenchResult) -> Option<f64> {
 }
 
 /// Results of `resource` that are ok and have a mean.
-fn measured(report: &Report, resource: Resource) -> Vec<&BenchResult> {
+fn measured(report: &Report, resource: ResourceName) -> Vec<&BenchResult> {
     report
         .results
         .iter()
@@ -131,7 +131,7 @@ pub(crate) fn cache_marks(report: &Report) -> Vec<Marker> {
 
 /// Scaling and sweep charts of one resource: one per (metric, unit, x parameter) where
 /// at least one series has two or more points.
-pub(crate) fn sweeps(report: &Report, resource: Resource) -> Vec<Figure> {
+pub(crate) fn sweeps(report: &Report, resource: ResourceName) -> Vec<Figure> {
     let rs = measured(report, resource);
     let mut groups: BTreeMap<(Metric, Unit, String), Vec<&BenchResult>> = BTreeMap::new();
     for r in rs {
@@ -178,7 +178,7 @@ pub(crate) fn sweeps(report: &Report, resource: Resource) -> Vec<Figure> {
             } else {
                 Scale::Linear
             };
-            let vmarks = if bytes && matches!(resource, Resource::Memory | Resource::Cpu) {
+            let vmarks = if bytes && resource.facts().chart.cache_marks {
                 cache_marks(report)
             } else {
                 Vec::new()
@@ -291,7 +291,7 @@ fn scaling_lines(
 }
 
 /// Latency percentile chart of one resource (p50 … max, log y), if any result has them.
-pub(crate) fn latency(report: &Report, resource: Resource) -> Option<Figure> {
+pub(crate) fn latency(report: &Report, resource: ResourceName) -> Option<Figure> {
     let rs: Vec<&BenchResult> = report
         .results
         .iter()
@@ -350,7 +350,7 @@ pub(crate) fn latency(report: &Report, resource: Resource) -> Option<Figure> {
 }
 
 /// Time series of sustained runs, one chart per (metric, unit) of the resource.
-pub(crate) fn timeseries(report: &Report, resource: Resource) -> Vec<Figure> {
+pub(crate) fn timeseries(report: &Report, resource: ResourceName) -> Vec<Figure> {
     let mut groups: BTreeMap<(Metric, Unit), Vec<&BenchResult>> = BTreeMap::new();
     for r in report
         .results
@@ -465,7 +465,7 @@ pub(crate) fn compute_ceilings(report: &Report) -> Vec<Ceiling> {
             // Linalg results are points on the roofline (`measured_roofline`), not ceilings.
             (r.metric == Metric::Ops
                 && r.unit == Unit::FlopPerSec
-                && r.resource != Resource::Linalg)
+                && r.resource.facts().chart.compute_ceiling)
                 .then(|| {
                     let p = r.param_str("precision").unwrap_or(&r.workload);
                     format!("{} {p}", r.resource)
@@ -482,8 +482,8 @@ pub(crate) fn bandwidth_ceilings(report: &Report) -> Vec<Ceiling> {
         |r| {
             (r.metric == Metric::Throughput
                 && r.unit == Unit::BytePerSec
-                && matches!(r.resource, Resource::Memory | Resource::Gpu))
-            .then(|| r.resource.to_string())
+                && r.resource.facts().chart.bandwidth_ceiling)
+                .then(|| r.resource.to_string())
         },
         true,
     )

@@ -9,14 +9,19 @@ pub(crate) fn report() -> Report {
         value: Some(160e9),
         source: "2 cores x 2.5 GHz".into(),
     });
-    let over = BenchResult::new(Resource::Cpu, "add_i32_avx2", Metric::Ops, Unit::OpPerSec)
-        .param("precision", "int32")
-        .param("threads", 1)
-        .with_samples(vec![11.0, 11.0])
-        .with_peak(Peak {
-            value: Some(10.0),
-            source: "table".into(),
-        });
+    let over = BenchResult::new(
+        ResourceName::Cpu,
+        "add_i32_avx2",
+        Metric::Ops,
+        Unit::OpPerSec,
+    )
+    .param("precision", "int32")
+    .param("threads", 1)
+    .with_samples(vec![11.0, 11.0])
+    .with_peak(Peak {
+        value: Some(10.0),
+        source: "table".into(),
+    });
     let skipped = super::samples::cpu_ops("tdpbf16ps_amx", Unit::FlopPerSec)
         .param("precision", "bf16")
         .skipped("CPU lacks amx-bf16");
@@ -50,7 +55,7 @@ pub(crate) fn report() -> Report {
 pub(crate) fn matrix() -> Report {
     let link = |from: &str, to: &str, v: Option<f64>| {
         let r = BenchResult::new(
-            Resource::Net,
+            ResourceName::Net,
             "tcp_throughput",
             Metric::Throughput,
             Unit::BytePerSec,

@@ -261,7 +261,7 @@ pub(crate) fn is_outlier(z: Option<f64>, gap: Option<f64>, rule: &Rule) -> bool 
 }
 
 fn lower_is_better(metric: Metric, unit: Unit) -> bool {
-    metric.lower_is_better() || unit == Unit::Second
+    metric.lower_is_better() || unit.lower_is_better()
 }
 
 /// The statistics of one workload from its hosts' figures (`values`: host, figure,

@@ -1,7 +1,7 @@
 //! Tests of the fleet merge and its outlier rule (`fleet.rs`) and of its views.
 
 use super::*;
-use crate::report::model::Resource;
+use crate::report::model::ResourceName;
 use crate::report::samples;
 use crate::report::{export, Format};
 
@@ -17,7 +17,7 @@ fn host(name: &str, fma: f64, chase: f64, repeat: u32) -> Report {
     });
     r.results = vec![
         samples::fma(1, vec![fma * 0.99, fma, fma * 1.01]),
-        BenchResult::new(Resource::Memory, "chase", Metric::Latency, Unit::Second)
+        BenchResult::new(ResourceName::Memory, "chase", Metric::Latency, Unit::Second)
             .param("kernel", "chase")
             .with_samples(vec![chase, chase, chase]),
         samples::cpu_ops("tdpbf16ps_amx", Unit::FlopPerSec)

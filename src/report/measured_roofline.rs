@@ -9,7 +9,7 @@
 //! times its fixed 2/24 FLOP per byte), every x value a parameter of the result.
 
 use super::charts::{Series, Style};
-use super::model::{BenchResult, Param, Report, Resource};
+use super::model::{BenchResult, Param, Report, ResourceName};
 use crate::util::units::format_si;
 use std::collections::BTreeMap;
 
@@ -59,7 +59,7 @@ pub(crate) fn extra(report: &Report, color: usize) -> Extra {
     };
     // The measured roofline: one line per memory level, points sorted by intensity.
     let mut levels: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
-    for r in ok(report).filter(|r| r.resource == Resource::Linalg && r.workload == "roofline") {
+    for r in ok(report).filter(|r| r.resource == ResourceName::Linalg && r.workload == "roofline") {
         if let (Some(x), Some(y), Some(l)) = (num(r, "intensity"), mean(r), r.param_str("level")) {
             levels.entry(l.to_string()).or_default().push((x, y));
         }
@@ -93,7 +93,7 @@ pub(crate) fn extra(report: &Report, color: usize) -> Extra {
     // GEMM and LU: the best mean per routine, precision and library (`blas`; faer's
     // rows have none), at its intensity: one point per library measured.
     let mut best: BTreeMap<String, (f64, f64, u64)> = BTreeMap::new();
-    for r in ok(report).filter(|r| r.resource == Resource::Linalg && r.workload != "roofline") {
+    for r in ok(report).filter(|r| r.resource == ResourceName::Linalg && r.workload != "roofline") {
         let (Some(x), Some(y)) = (num(r, "intensity"), mean(r)) else {
             continue;
         };
@@ -122,7 +122,7 @@ pub(crate) fn extra(report: &Report, color: usize) -> Extra {
     }
     // The triad: the best memory triad, as FLOP/s at 2/24 FLOP/B.
     let triad = ok(report)
-        .filter(|r| r.resource == Resource::Memory && r.param_str("kernel") == Some("triad"))
+        .filter(|r| r.resource == ResourceName::Memory && r.param_str("kernel") == Some("triad"))
         .filter_map(mean)
         .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
     if let Some(bw) = triad {
@@ -148,7 +148,7 @@ pub(crate) fn extra(report: &Report, color: usize) -> Extra {
 /// ceiling when the report has no CPU result of that precision.
 pub(crate) fn linalg_peaks(report: &Report) -> BTreeMap<String, f64> {
     let mut m = BTreeMap::new();
-    for r in ok(report).filter(|r| r.resource == Resource::Linalg) {
+    for r in ok(report).filter(|r| r.resource == ResourceName::Linalg) {
         if let (Some(p), Some(prec)) = (
             r.peak.as_ref().and_then(|p| p.value).filter(|v| *v > 0.0),
             r.param_str("precision"),
@@ -166,8 +166,13 @@ mod tests {
     use crate::report::model::{Metric, Unit};
 
     fn lin(workload: &str, params: &[(&str, Param)], mean: f64) -> BenchResult {
-        let mut r = BenchResult::new(Resource::Linalg, workload, Metric::Ops, Unit::FlopPerSec)
-            .param("precision", "fp64");
+        let mut r = BenchResult::new(
+            ResourceName::Linalg,
+            workload,
+            Metric::Ops,
+            Unit::FlopPerSec,
+        )
+        .param("precision", "fp64");
         for (k, v) in params {
             r = r.param(k, v.clone());
         }

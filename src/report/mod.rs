@@ -16,6 +16,7 @@ pub(crate) mod figures;
 #[cfg(test)]
 pub(crate) mod fixtures;
 pub mod fleet;
+pub(crate) mod kinds;
 pub mod load;
 pub(crate) mod matrix;
 pub(crate) mod measured_roofline;

@@ -3,7 +3,8 @@
 //! and HTML are views of it that never compute numbers of their own.
 //!
 //! Conventions:
-//! - [`Resource`], [`Metric`] and [`Unit`] are closed sets, written in JSON as the same
+//! - [`ResourceName`], [`Metric`] and [`Unit`] are rows of data (`report::kinds`): a
+//!   resource's name with its facts, and the units' table; JSON writes them as the same
 //!   strings as ever (`memory`, `throughput`, `B/s`).
 //! - `params` uses the command-line flag names (`threads`, `precision`, `isa`, …). Every
 //!   byte size (the keys in [`SIZE_PARAMS`]) is a number of bytes; only the views turn
@@ -23,6 +24,8 @@ use crate::measure::{Percentiles, SampleShare, Summary};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
+
+pub use super::kinds::{Metric, ResourceName, Unit};
 
 /// The schema identifier written into every report.
 pub(crate) const SCHEMA: &str = "peakbench/2";
@@ -72,98 +75,6 @@ pub struct HostRun {
     /// `ok`, or `failed` with what went wrong (a rank that died or did not answer in
     /// time): a partial report names it rather than hanging.
     pub status: Status,
-}
-
-/// Defines a closed set of names written as fixed strings in JSON: the enum, its serde
-/// names, `as_str`, `ALL` and `Display`.
-macro_rules! names {
-    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $v:ident = $s:literal,)+ }) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-        pub enum $name {
-            $($(#[$vm])* #[serde(rename = $s)] $v,)+
-        }
-
-        impl $name {
-            /// Every value, in declaration order.
-            pub const ALL: &'static [$name] = &[$($name::$v,)+];
-
-            /// The name as written in JSON and shown in the views.
-            pub(crate) fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$v => $s,)+
-                }
-            }
-
-            /// The value named `s` (as [`Self::as_str`] writes it).
-            pub fn parse(s: &str) -> Option<$name> {
-                Self::ALL.iter().copied().find(|v| v.as_str() == s)
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-    };
-}
-
-names! {
-    /// What a result measures.
-    Resource {
-        /// Processor compute (`peakbench cpu`).
-        Cpu = "cpu",
-        /// Memory bandwidth and latency.
-        Memory = "memory",
-        /// Storage.
-        Disk = "disk",
-        /// Network.
-        Net = "net",
-        /// GPU compute, memory and transfers.
-        Gpu = "gpu",
-        /// Dense linear algebra (`peakbench linalg`: GEMM, LU solve).
-        Linalg = "linalg",
-        /// The do-nothing resource the tests drive the pipeline with.
-        Null = "null",
-    }
-}
-
-names! {
-    /// The kind of figure.
-    Metric {
-        /// Operations per second (`OP/s`, `FLOP/s`).
-        Ops = "ops",
-        /// Bytes per second.
-        Throughput = "throughput",
-        /// I/O operations per second.
-        Iops = "iops",
-        /// Seconds per operation.
-        Latency = "latency",
-    }
-}
-
-names! {
-    /// Unit of a result's samples, summary, peak and reference figures.
-    Unit {
-        /// Integer operations per second.
-        OpPerSec = "OP/s",
-        /// Floating-point operations per second (an FMA is 2).
-        FlopPerSec = "FLOP/s",
-        /// Bytes per second.
-        BytePerSec = "B/s",
-        /// I/O operations per second.
-        IoPerSec = "IO/s",
-        /// Seconds.
-        Second = "s",
-    }
-}
-
-impl Metric {
-    /// Whether a smaller figure is better (latencies).
-    pub(crate) fn lower_is_better(self) -> bool {
-        self == Metric::Latency
-    }
 }
 
 /// What a note is, so that readers act on the kind and never on the text.
@@ -413,7 +324,7 @@ pub struct Reference {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct BenchResult {
     /// What was measured.
-    pub resource: Resource,
+    pub resource: ResourceName,
     /// The kernel or workload name, e.g. `fma_f64_avx512`.
     pub workload: String,
     /// Case parameters under their flag names; sizes in bytes (see [`SIZE_PARAMS`]).
@@ -545,7 +456,7 @@ impl BenchResult {
 
     /// A new result with no samples yet (status ok until told otherwise).
     pub(crate) fn new(
-        resource: Resource,
+        resource: ResourceName,
         workload: &str,
         metric: Metric,
         unit: Unit,
@@ -722,7 +633,7 @@ mod tests {
     use super::*;
 
     fn r() -> BenchResult {
-        BenchResult::new(Resource::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
+        BenchResult::new(ResourceName::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
     }
 
     #[test]
@@ -762,7 +673,10 @@ mod tests {
     #[test]
     fn names_are_the_json_strings() {
         for (v, s) in [
-            (serde_json::to_value(Resource::Memory).unwrap(), "memory"),
+            (
+                serde_json::to_value(ResourceName::Memory).unwrap(),
+                "memory",
+            ),
             (serde_json::to_value(Metric::Iops).unwrap(), "iops"),
             (serde_json::to_value(Unit::FlopPerSec).unwrap(), "FLOP/s"),
             (serde_json::to_value(Unit::Second).unwrap(), "s"),
@@ -783,7 +697,7 @@ mod tests {
     #[test]
     fn sizes_are_numbers_and_notes_are_typed_in_json() {
         let mut r = BenchResult::new(
-            Resource::Memory,
+            ResourceName::Memory,
             "read",
             Metric::Throughput,
             Unit::BytePerSec,

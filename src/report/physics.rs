@@ -102,15 +102,9 @@ pub(crate) fn check_report(report: &Report) -> Result<(), String> {
 /// repeats): whole numbers, never negative.
 const COUNT_PARAMS: [&str; 7] = ["threads", "streams", "jobs", "depth", "n", "repeat", "cpus"];
 
-/// Whether `unit` is a unit of `metric`.
+/// Whether `unit` is a unit of `metric` (the unit's row says which metric it measures).
 pub(crate) fn unit_of(metric: Metric, unit: Unit) -> bool {
-    matches!(
-        (metric, unit),
-        (Metric::Ops, Unit::OpPerSec | Unit::FlopPerSec)
-            | (Metric::Throughput, Unit::BytePerSec)
-            | (Metric::Iops, Unit::IoPerSec)
-            | (Metric::Latency, Unit::Second)
-    )
+    unit.measures(metric)
 }
 
 /// A result received from another host (a rank's results, a matrix link), made
@@ -192,11 +186,11 @@ pub(crate) fn refused(r: &BenchResult, why: &str) -> BenchResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::{Metric, Resource, Unit};
+    use crate::report::model::{Metric, ResourceName, Unit};
 
     fn result(samples: Vec<f64>) -> BenchResult {
         BenchResult::new(
-            Resource::Net,
+            ResourceName::Net,
             "tcp_throughput",
             Metric::Throughput,
             Unit::BytePerSec,

@@ -103,7 +103,7 @@ fn cpu(
     m: f64,
     p: f64,
 ) -> BenchResult {
-    BenchResult::new(Resource::Cpu, workload, Metric::Ops, unit)
+    BenchResult::new(ResourceName::Cpu, workload, Metric::Ops, unit)
         .param("precision", precision)
         .param("isa", isa)
         .param("threads", t)
@@ -116,13 +116,13 @@ fn cpu(
 
 /// A CPU result of `name` counting operations in `unit`.
 pub(crate) fn cpu_ops(name: &str, unit: Unit) -> BenchResult {
-    BenchResult::new(Resource::Cpu, name, Metric::Ops, unit)
+    BenchResult::new(ResourceName::Cpu, name, Metric::Ops, unit)
 }
 
 /// A sequential memory-bandwidth result of `kernel` over `size` bytes on `threads`.
 pub(crate) fn mem_seq(kernel: &str, size: u64, threads: u32) -> BenchResult {
     BenchResult::new(
-        Resource::Memory,
+        ResourceName::Memory,
         kernel,
         Metric::Throughput,
         Unit::BytePerSec,
@@ -206,7 +206,7 @@ pub(crate) fn mixed() -> Report {
         rs.push(mem_seq("copy", 268435456, t).with_samples(around(gbs * 1e9, 0.03, 3)));
     }
     for (kib, ns) in [(32u64, 1.2), (1024, 4.5), (16384, 30.0), (262144, 95.0)] {
-        let mut r = BenchResult::new(Resource::Memory, "chase", Metric::Latency, Unit::Second)
+        let mut r = BenchResult::new(ResourceName::Memory, "chase", Metric::Latency, Unit::Second)
             .param("kernel", "chase")
             .param("pattern", "rand")
             .param("size", kib * 1024)
@@ -218,18 +218,23 @@ pub(crate) fn mixed() -> Report {
     // Disk: IOPS by queue depth, bandwidth by block size, latency percentiles.
     for (d, k) in [(1u32, 20.0), (4, 55.0), (16, 75.0), (32, 78.0)] {
         rs.push(
-            BenchResult::new(Resource::Disk, "rand-read", Metric::Iops, Unit::IoPerSec)
-                .param("pattern", "rand-read")
-                .param("block", 4096)
-                .param("depth", d)
-                .param("jobs", 1)
-                .with_samples(around(k * 1e3, 0.04, 3)),
+            BenchResult::new(
+                ResourceName::Disk,
+                "rand-read",
+                Metric::Iops,
+                Unit::IoPerSec,
+            )
+            .param("pattern", "rand-read")
+            .param("block", 4096)
+            .param("depth", d)
+            .param("jobs", 1)
+            .with_samples(around(k * 1e3, 0.04, 3)),
         );
     }
     for (b, mbs) in [(4096u64, 300.0), (65536, 900.0), (1048576, 1200.0)] {
         rs.push(
             BenchResult::new(
-                Resource::Disk,
+                ResourceName::Disk,
                 "seq-read",
                 Metric::Throughput,
                 Unit::BytePerSec,
@@ -241,34 +246,49 @@ pub(crate) fn mixed() -> Report {
             .with_samples(around(mbs * 1e6, 0.05, 3)),
         );
     }
-    let mut lat = BenchResult::new(Resource::Disk, "rand-read", Metric::Latency, Unit::Second)
-        .param("pattern", "rand-read")
-        .param("block", 4096)
-        .param("depth", 1)
-        .param("jobs", 1)
-        .with_samples(around(30e-6, 0.02, 3));
+    let mut lat = BenchResult::new(
+        ResourceName::Disk,
+        "rand-read",
+        Metric::Latency,
+        Unit::Second,
+    )
+    .param("pattern", "rand-read")
+    .param("block", 4096)
+    .param("depth", 1)
+    .param("jobs", 1)
+    .with_samples(around(30e-6, 0.02, 3));
     lat.percentiles = Some(pcts(27.5e-6));
     rs.push(lat);
     rs.push(
-        BenchResult::new(Resource::Disk, "rand-write", Metric::Iops, Unit::IoPerSec)
-            .param("pattern", "rand-write")
-            .param("block", 4096)
-            .param("depth", 32)
-            .param("jobs", 1)
-            .failed("O_DIRECT is not supported by this file system; try --buffered"),
+        BenchResult::new(
+            ResourceName::Disk,
+            "rand-write",
+            Metric::Iops,
+            Unit::IoPerSec,
+        )
+        .param("pattern", "rand-write")
+        .param("block", 4096)
+        .param("depth", 32)
+        .param("jobs", 1)
+        .failed("O_DIRECT is not supported by this file system; try --buffered"),
     );
     // Net: TCP throughput by message size, UDP latency percentiles.
     for (m, gbs) in [(1024u64, 1.5), (8192, 3.2), (65536, 3.9)] {
         rs.push(
-            BenchResult::new(Resource::Net, "tcp", Metric::Throughput, Unit::BytePerSec)
-                .param("proto", "tcp")
-                .param("test", "throughput")
-                .param("msg", m)
-                .param("streams", 1)
-                .with_samples(around(gbs * 1e9, 0.05, 3)),
+            BenchResult::new(
+                ResourceName::Net,
+                "tcp",
+                Metric::Throughput,
+                Unit::BytePerSec,
+            )
+            .param("proto", "tcp")
+            .param("test", "throughput")
+            .param("msg", m)
+            .param("streams", 1)
+            .with_samples(around(gbs * 1e9, 0.05, 3)),
         );
     }
-    let mut nl = BenchResult::new(Resource::Net, "udp", Metric::Latency, Unit::Second)
+    let mut nl = BenchResult::new(ResourceName::Net, "udp", Metric::Latency, Unit::Second)
         .param("proto", "udp")
         .param("test", "latency")
         .param("msg", 64)
@@ -279,7 +299,7 @@ pub(crate) fn mixed() -> Report {
     // GPU: compute per precision against a datasheet peak, device copy, dispatch latency.
     for (p, tf, peak) in [("fp32", 61.2, 66.9), ("fp64", 31.0, 33.5)] {
         rs.push(
-            BenchResult::new(Resource::Gpu, "fma", Metric::Ops, Unit::FlopPerSec)
+            BenchResult::new(ResourceName::Gpu, "fma", Metric::Ops, Unit::FlopPerSec)
                 .param("precision", p)
                 .param("device", 0)
                 .with_samples(around(tf * 1e12, 0.01, 3))
@@ -291,18 +311,23 @@ pub(crate) fn mixed() -> Report {
         );
     }
     rs.push(
-        BenchResult::new(Resource::Gpu, "copy", Metric::Throughput, Unit::BytePerSec)
-            .param("device", 0)
-            .param("size", 1u64 << 30)
-            .param("bytes", 2u64 << 30)
-            .with_samples(around(2.9e12, 0.01, 3))
-            .with_peak(Peak {
-                value: Some(3.35e12),
-                source: "NVIDIA H100 SXM5 80GB: 3.350 TB/s datasheet memory bandwidth".into(),
-            }),
+        BenchResult::new(
+            ResourceName::Gpu,
+            "copy",
+            Metric::Throughput,
+            Unit::BytePerSec,
+        )
+        .param("device", 0)
+        .param("size", 1u64 << 30)
+        .param("bytes", 2u64 << 30)
+        .with_samples(around(2.9e12, 0.01, 3))
+        .with_peak(Peak {
+            value: Some(3.35e12),
+            source: "NVIDIA H100 SXM5 80GB: 3.350 TB/s datasheet memory bandwidth".into(),
+        }),
     );
     rs.push(
-        BenchResult::new(Resource::Gpu, "fma", Metric::Ops, Unit::FlopPerSec)
+        BenchResult::new(ResourceName::Gpu, "fma", Metric::Ops, Unit::FlopPerSec)
             .param("precision", "fp16")
             .skipped(
                 "adapter 0 (Test GPU) does not offer fp16 in shaders (wgpu feature SHADER_F16)",
@@ -311,7 +336,7 @@ pub(crate) fn mixed() -> Report {
     // Text from anywhere: must come out escaped.
     rs.push(
         BenchResult::new(
-            Resource::Net,
+            ResourceName::Net,
             "<script>alert('x')</script>",
             Metric::Throughput,
             Unit::BytePerSec,
@@ -332,7 +357,7 @@ pub(crate) fn fma(t: u32, samples: Vec<f64>) -> BenchResult {
 }
 
 fn chase(samples: Vec<f64>) -> BenchResult {
-    BenchResult::new(Resource::Memory, "chase", Metric::Latency, Unit::Second)
+    BenchResult::new(ResourceName::Memory, "chase", Metric::Latency, Unit::Second)
         .param("kernel", "chase")
         .param("size", 268435456u64)
         .with_samples(samples)

@@ -54,7 +54,7 @@ pub(crate) const METHOD: &str = "binary segmentation, standardised CUSUM and sho
 /// default tolerance for it (`report::compare::noise_floor`: 5 % CPU, 10 % memory,
 /// 20 % disk and network), so a change point is never smaller than what the gate
 /// calls noise.
-pub(crate) fn min_effect(resource: super::model::Resource) -> f64 {
+pub(crate) fn min_effect(resource: super::model::ResourceName) -> f64 {
     super::compare::noise_floor(resource)
 }
 

@@ -14,7 +14,7 @@ use crate::bench::resource::{self, Case, Context};
 use crate::hw::clock::{self as clock, chain_fn, measure_on, ClockKind};
 use crate::hw::HostInfo;
 use crate::measure::Runner;
-use crate::report::model::{BenchResult, Metric, Resource};
+use crate::report::model::{BenchResult, Metric, ResourceName};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -48,7 +48,7 @@ impl CpuCase {
         let k = self.kernel;
         let host = ctx.host;
         let o = ctx.opts;
-        let mut r = BenchResult::new(Resource::Cpu, k.name, Metric::Ops, k.precision.unit())
+        let mut r = BenchResult::new(ResourceName::Cpu, k.name, Metric::Ops, k.precision.unit())
             .param("precision", k.precision.name())
             .param("isa", k.isa.name())
             .param("threads", self.threads);
@@ -280,7 +280,7 @@ impl Case for SkippedCase {
 impl SkippedCase {
     /// The case's one result.
     fn result(&self, _ctx: &Context) -> BenchResult {
-        BenchResult::new(Resource::Cpu, "-", Metric::Ops, self.precision.unit())
+        BenchResult::new(ResourceName::Cpu, "-", Metric::Ops, self.precision.unit())
             .param("precision", self.precision.name())
             .skipped(self.reason.clone())
     }

@@ -155,6 +155,25 @@ impl resource::Resource for CpuBench {
         "Operations per second per precision and instruction set, 1..N pinned threads"
     }
 
+    fn aliases(&self) -> &'static [resource::Alias] {
+        use resource::alias;
+        const ALIASES: &[resource::Alias] = &[
+            alias("--jobs", "--threads", "threads"),
+            alias("--streams", "--threads", "threads"),
+            alias(
+                "--kernel",
+                "--precision",
+                "the kernels are chosen by --precision and --isa",
+            ),
+            alias(
+                "--time",
+                "--min-time",
+                "how long each timed run lasts at least",
+            ),
+        ];
+        ALIASES
+    }
+
     fn command(&self) -> clap::Command {
         resource::subcommand::<options::CpuOptions>(self)
     }

@@ -17,7 +17,7 @@ use crate::bench::peaks::PeakKey;
 use crate::bench::resource::{Case, Context};
 use crate::hw::peak::Peak;
 use crate::measure::Percentiles;
-use crate::report::model::{BenchResult, Metric, Note, NoteKind, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, Note, NoteKind, ResourceName, Unit};
 use crate::util::units::{format_si, format_size_exact};
 use std::os::fd::AsRawFd;
 use std::sync::{Arc, Barrier};
@@ -62,10 +62,13 @@ impl Case for Skipped {
         "disk".into()
     }
     fn run(&self, _ctx: &Context) -> Vec<BenchResult> {
-        vec![
-            BenchResult::new(Resource::Disk, "all", Metric::Throughput, Unit::BytePerSec)
-                .skipped(self.0.clone()),
-        ]
+        vec![BenchResult::new(
+            ResourceName::Disk,
+            "all",
+            Metric::Throughput,
+            Unit::BytePerSec,
+        )
+        .skipped(self.0.clone())]
     }
 
     fn estimate(&self, _opts: &crate::bench::common::CommonOptions) -> std::time::Duration {
@@ -123,7 +126,7 @@ impl Case for DiskCase {
 /// A result with the configuration's params.
 fn base(plan: &RunPlan, c: Config, part: usize) -> BenchResult {
     let (metric, unit) = METRICS[part];
-    let mut r = BenchResult::new(Resource::Disk, &c.pattern.name(), metric, unit)
+    let mut r = BenchResult::new(ResourceName::Disk, &c.pattern.name(), metric, unit)
         .param("pattern", c.pattern.name())
         .size("block", c.block)
         .param("depth", c.depth)

@@ -446,6 +446,13 @@ impl Plan for DiskBench {
         })
     }
 
+    fn hints<'a>(&self, o: &'a DiskOptions) -> resource::Hints<'a> {
+        resource::Hints {
+            dir: o.dir.as_deref(),
+            ..Default::default()
+        }
+    }
+
     fn plan(&self, o: &DiskOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let (window, windows) = match o.sustain {
             Some(s) => (Duration::from_secs(1), s.as_secs().max(2) as usize),
@@ -474,6 +481,30 @@ impl Resource for DiskBench {
 
     fn never_takes(&self) -> &'static [CommonFlag] {
         &[CommonFlag::Weak, CommonFlag::UntilStable, CommonFlag::Cpus]
+    }
+
+    fn aliases(&self) -> &'static [resource::Alias] {
+        use resource::alias;
+        const JOBS: &str = "parallel jobs, each with its own file";
+        const ALIASES: &[resource::Alias] = &[
+            alias("--threads", "--jobs", JOBS),
+            alias("--streams", "--jobs", JOBS),
+            alias("--size", "--file-size", "the size of each job's file"),
+            alias("--msg", "--block", "the size of each I/O"),
+            alias("--time", "--runtime", "how long each case runs"),
+            alias("--kernel", "--pattern", "seq-read, rand-write, …"),
+        ];
+        ALIASES
+    }
+
+    fn quick_notice(&self) -> Option<String> {
+        let here = std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_else(|_| ".".into());
+        Some(format!(
+            "the disk cases write a {} file into the current directory, {here} (in a peakbench-disk-* directory, removed at the end); cd to another disk to measure it",
+            crate::util::units::format_size(QUICK_FILE_SIZE)
+        ))
     }
 
     fn command(&self) -> clap::Command {

@@ -17,6 +17,7 @@ pub(crate) mod compute;
 pub(crate) mod device;
 #[cfg(test)]
 mod kernel_tests;
+pub(crate) mod list;
 pub(crate) mod memory;
 pub mod options;
 
@@ -26,7 +27,7 @@ use super::resource::{self, Case, CommonFlag, Context, Plan, Run, UsageError};
 use crate::hw::gpu::GpuInfo;
 use crate::hw::gpu_table::GpuPrecision;
 use crate::hw::peak::Peak;
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
 use device::Gpu;
 use options::{GpuOptions, MemKernel};
 use std::sync::{Arc, OnceLock};
@@ -97,14 +98,14 @@ impl What {
         match self {
             What::Compute(p) => {
                 let k = compute::Kernel::of(*p);
-                BenchResult::new(Resource::Gpu, k.workload, Metric::Ops, k.unit)
+                BenchResult::new(ResourceName::Gpu, k.workload, Metric::Ops, k.unit)
                     .param("precision", p.name())
             }
             What::Memory(MemKernel::Dispatch) => {
-                BenchResult::new(Resource::Gpu, "dispatch", Metric::Latency, Unit::Second)
+                BenchResult::new(ResourceName::Gpu, "dispatch", Metric::Latency, Unit::Second)
             }
             What::Memory(k) => BenchResult::new(
-                Resource::Gpu,
+                ResourceName::Gpu,
                 k.name(),
                 Metric::Throughput,
                 Unit::BytePerSec,
@@ -437,8 +438,8 @@ impl Plan for GpuBench {
     }
 
     /// `--list` prints the adapters instead (the top runs it: it measures nothing).
-    fn measures(&self, o: &GpuOptions) -> bool {
-        !o.list
+    fn action(&self, o: &GpuOptions) -> Option<resource::Action> {
+        o.list.then(list::action)
     }
 
     fn plan(&self, o: &GpuOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
@@ -453,6 +454,10 @@ impl resource::Resource for GpuBench {
 
     fn about(&self) -> &'static str {
         "GPU compute per precision, memory and transfer bandwidth, dispatch latency (wgpu over Vulkan)"
+    }
+
+    fn never_takes(&self) -> &'static [CommonFlag] {
+        &[CommonFlag::Weak, CommonFlag::UntilStable]
     }
 
     fn command(&self) -> clap::Command {

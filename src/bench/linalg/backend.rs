@@ -19,7 +19,7 @@
 //! ([`crate::reference::hpcc::coretype`]; OpenBLAS 0.3.21 takes a Zen 5 for Haswell and
 //! would run AVX2 kernels), and the row says so.
 
-use super::blas::{CallError, Elem, Library, LoadError, Threads};
+use super::blas::{BlasLoadError, CallError, Elem, Library, Threads};
 use super::dense;
 use super::options::Routine;
 use super::sample::{samples, GemmSet, Run, Sample};
@@ -87,7 +87,7 @@ fn coretype(host: &HostInfo) -> Option<&'static str> {
 
 /// Loads `file`, with `OPENBLAS_CORETYPE` set for the load when `core` is given (and
 /// removed afterwards, so nothing else sees it).
-fn load(file: &Path, core: Option<&str>) -> Result<Library, LoadError> {
+fn load(file: &Path, core: Option<&str>) -> Result<Library, BlasLoadError> {
     match core {
         Some(c) => {
             // Loading happens while planning, before any case or reference tool runs
@@ -207,7 +207,7 @@ pub(crate) fn resolve(choices: &[BlasChoice], host: &HostInfo) -> Result<Vec<Bac
                 let core = coretype(host);
                 let lib = match load(p, core) {
                     Ok(lib) => lib,
-                    Err(LoadError::NotFound(e)) if soname => {
+                    Err(BlasLoadError::NotFound(e)) if soname => {
                         push(Backend::Missing { name, why: e }, &mut out);
                         continue;
                     }
@@ -649,11 +649,11 @@ mod tests {
         }
         assert!(matches!(
             Library::load(Path::new("libm.so.6")),
-            Err(LoadError::NotBlas)
+            Err(BlasLoadError::NotBlas)
         ));
         assert!(matches!(
             Library::load(Path::new("libpeakbench-none.so.9")),
-            Err(LoadError::NotFound(_))
+            Err(BlasLoadError::NotFound(_))
         ));
         let host = HostInfo::detect(false);
         let e = resolve(&[BlasChoice::Path("libm.so.6".into())], &host)
@@ -705,9 +705,9 @@ mod tests {
     #[test]
     fn compare_and_fleet_key_rows_by_library_and_faer_rows_as_before() {
         use crate::report::compare::CaseKey;
-        use crate::report::model::{Metric, Resource, Unit};
+        use crate::report::model::{Metric, ResourceName, Unit};
         let row = || {
-            BenchResult::new(Resource::Linalg, "gemm", Metric::Ops, Unit::FlopPerSec)
+            BenchResult::new(ResourceName::Linalg, "gemm", Metric::Ops, Unit::FlopPerSec)
                 .param("routine", "gemm")
                 .param("n", 1024u64)
                 .param("threads", 2u64)

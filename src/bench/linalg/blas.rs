@@ -156,7 +156,7 @@ fn file_of(addr: *const c_void) -> Option<PathBuf> {
 impl Library {
     /// Loads `name` (a soname searched like `dlopen` does, or a path). `Err` says why
     /// not: not found/loadable, or not a BLAS (no `dgemm_` nor `sgemm_`).
-    pub(crate) fn load(name: &Path) -> Result<Library, LoadError> {
+    pub(crate) fn load(name: &Path) -> Result<Library, BlasLoadError> {
         let asked: Arc<str> = Arc::from(crate::util::sanitize::line(&name.display().to_string()));
         let lib = {
             let _armed = crate::util::foreign::arm("its initialisers (dlopen)", &asked);
@@ -164,7 +164,7 @@ impl Library {
             // thread pool. Which file is loaded is the user's choice or a known BLAS name.
             unsafe { libloading::Library::new(name.as_os_str()) }
         }
-        .map_err(|e| LoadError::NotFound(e.to_string()))?;
+        .map_err(|e| BlasLoadError::NotFound(e.to_string()))?;
         // SAFETY: each type is the symbol's documented C or Fortran prototype (LP64:
         // `int` is 32-bit), see the type aliases above.
         let d: Fns<f64> = unsafe {
@@ -187,7 +187,7 @@ impl Library {
             .map(|f| f as *const c_void)
             .or(s.gemm.map(|f| f as *const c_void))
         else {
-            return Err(LoadError::NotBlas);
+            return Err(BlasLoadError::NotBlas);
         };
         let file = file_of(addr).unwrap_or_else(|| name.to_path_buf());
         // SAFETY: only the symbol's presence is read (as a data pointer, never called).
@@ -398,7 +398,7 @@ fn ld(row_stride: isize, col_stride: isize, rows: usize) -> Result<c_int, CallEr
 
 /// Why a library could not be loaded.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum LoadError {
+pub(crate) enum BlasLoadError {
     /// `dlopen` failed (not installed, or not a loadable library).
     #[error("cannot load: {0}")]
     NotFound(String),

@@ -36,7 +36,7 @@ use crate::hw::uarch::Pipe;
 use crate::hw::HostInfo;
 use crate::measure::clock::Tick;
 use crate::measure::{Runner, Scaling};
-use crate::report::model::{BenchResult, Metric, NoteKind, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, NoteKind, ResourceName, Unit};
 use crate::util::units::format_size;
 use backend::{Backend, BlasChoice};
 use case::LinalgCase;
@@ -144,7 +144,7 @@ impl Case for LinalgCase {
             8
         };
         let r = BenchResult::new(
-            Resource::Linalg,
+            ResourceName::Linalg,
             self.routine.name(),
             Metric::Ops,
             Unit::FlopPerSec,
@@ -459,14 +459,19 @@ impl Case for RooflineCase {
         let host = ctx.host;
         let o = ctx.opts;
         let t = self.threads;
-        let mut r = BenchResult::new(Resource::Linalg, "roofline", Metric::Ops, Unit::FlopPerSec)
-            .param("routine", "roofline")
-            .param("precision", "fp64")
-            .param("level", self.level)
-            .size("size", self.bytes * t as u64)
-            .param("k", self.k as u64)
-            .param("intensity", round3(roofline::intensity(self.k)))
-            .param("threads", t);
+        let mut r = BenchResult::new(
+            ResourceName::Linalg,
+            "roofline",
+            Metric::Ops,
+            Unit::FlopPerSec,
+        )
+        .param("routine", "roofline")
+        .param("precision", "fp64")
+        .param("level", self.level)
+        .size("size", self.bytes * t as u64)
+        .param("k", self.k as u64)
+        .param("intensity", round3(roofline::intensity(self.k)))
+        .param("threads", t);
         // The roofline's arrays are per thread (each thread sweeps its own `bytes`),
         // whatever --weak says.
         let cfg = run_config(ctx, t, &mut r.notes);
@@ -665,6 +670,17 @@ impl resource::Resource for LinalgBench {
 
     fn about(&self) -> &'static str {
         "Dense linear algebra next to the FMA peak: GEMM and an HPL-style LU solve (faer)"
+    }
+
+    fn aliases(&self) -> &'static [resource::Alias] {
+        use resource::alias;
+        const ALIASES: &[resource::Alias] = &[
+            alias("--jobs", "--threads", "threads"),
+            alias("--streams", "--threads", "threads"),
+            alias("--size", "--n", "the matrix order"),
+            alias("--kernel", "--routine", "gemm, lu"),
+        ];
+        ALIASES
     }
 
     fn command(&self) -> clap::Command {

@@ -16,7 +16,7 @@ use crate::bench::common::run_config;
 use crate::bench::resource::{Case, Context};
 use crate::hw::peak::Peak;
 use crate::measure::{RunConfig, Runner, Sample};
-use crate::report::model::{BenchResult, Metric, NoteKind, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, NoteKind, ResourceName, Unit};
 use std::sync::Mutex;
 
 /// One bandwidth case.
@@ -66,7 +66,7 @@ pub(crate) const LATENCY_BLOCK_MAX: u64 = 64;
 pub(crate) fn latency_row(tp: &BenchResult, threads: usize, bytes_per_op: f64) -> BenchResult {
     let per = |rate: f64| threads as f64 * bytes_per_op / rate;
     let mut r = BenchResult::new(
-        Resource::Memory,
+        ResourceName::Memory,
         &tp.workload,
         Metric::Latency,
         Unit::Second,
@@ -132,7 +132,7 @@ impl BwCase {
             self.threads,
         );
         let r = BenchResult::new(
-            Resource::Memory,
+            ResourceName::Memory,
             workload,
             Metric::Throughput,
             Unit::BytePerSec,
@@ -325,7 +325,7 @@ impl ChaseCase {
             total(self.size, self.threads, ctx.opts.scaling),
             self.threads,
         );
-        let mut r = BenchResult::new(Resource::Memory, "chase", Metric::Latency, Unit::Second)
+        let mut r = BenchResult::new(ResourceName::Memory, "chase", Metric::Latency, Unit::Second)
             .param("kernel", "chase")
             .param("pattern", "rand")
             .size("block", chase::NODE as u64)

@@ -196,6 +196,22 @@ impl resource::Resource for MemoryBench {
         "Memory bandwidth (read, write, copy, scale, add, triad) and latency, L1 to DRAM"
     }
 
+    fn aliases(&self) -> &'static [resource::Alias] {
+        use resource::alias;
+        const ALIASES: &[resource::Alias] = &[
+            alias("--jobs", "--threads", "threads"),
+            alias("--streams", "--threads", "threads"),
+            alias("--msg", "--block", "the working set per thread"),
+            alias("--file-size", "--size", "the working set"),
+            alias(
+                "--time",
+                "--min-time",
+                "how long each timed run lasts at least",
+            ),
+        ];
+        ALIASES
+    }
+
     fn command(&self) -> clap::Command {
         resource::subcommand::<options::MemoryOptions>(self)
     }

@@ -329,6 +329,13 @@ impl Plan for NetBench {
         })
     }
 
+    fn hints<'a>(&self, o: &'a NetOptions) -> resource::Hints<'a> {
+        resource::Hints {
+            remote: o.server.is_some(),
+            ..Default::default()
+        }
+    }
+
     fn plan(&self, o: &NetOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         cases(o, ctx.opts.repeat)
     }
@@ -345,6 +352,19 @@ impl Resource for NetBench {
 
     fn never_takes(&self) -> &'static [CommonFlag] {
         &[CommonFlag::Weak, CommonFlag::UntilStable, CommonFlag::Cpus]
+    }
+
+    fn aliases(&self) -> &'static [resource::Alias] {
+        use resource::alias;
+        const MSG: &str = "the size of each message";
+        const ALIASES: &[resource::Alias] = &[
+            alias("--threads", "--streams", "parallel connections"),
+            alias("--jobs", "--streams", "parallel connections"),
+            alias("--block", "--msg", MSG),
+            alias("--size", "--msg", MSG),
+            alias("--runtime", "--time", "how long each case sends"),
+        ];
+        ALIASES
     }
 
     fn command(&self) -> clap::Command {

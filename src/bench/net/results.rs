@@ -9,7 +9,7 @@ use super::proto::{Direction, EndReport, Proto, SentCount, TestKind, TestSpec};
 use crate::bench::resource::Context;
 use crate::hw::peak::Peak;
 use crate::measure::Percentiles;
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
 use crate::util::units::format_si;
 
 /// The result skeleton of a case, before anything ran.
@@ -19,7 +19,7 @@ pub(crate) fn base(spec: &TestSpec) -> BenchResult {
         TestKind::Latency => (Metric::Latency, Unit::Second),
     };
     let workload = format!("{}_{}", spec.proto.name(), spec.test.name());
-    let mut r = BenchResult::new(Resource::Net, &workload, metric, unit)
+    let mut r = BenchResult::new(ResourceName::Net, &workload, metric, unit)
         .param("proto", spec.proto.name())
         .param("test", spec.test.name())
         .size("msg", u64::from(spec.msg))

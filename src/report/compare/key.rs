@@ -2,7 +2,7 @@
 //! (`compare.rs`) and the quick-suite matching (`quick.rs`); the gate keys its baseline
 //! by it too.
 
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
 use crate::report::view::cells;
 use serde::Serialize;
 
@@ -10,7 +10,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub(crate) struct CaseKey {
     /// Resource, e.g. `cpu`.
-    pub(crate) resource: Resource,
+    pub(crate) resource: ResourceName,
     /// Workload, e.g. `fma_f64_avx512`.
     pub(crate) workload: String,
     /// Metric, e.g. `ops`.

@@ -6,7 +6,7 @@
 //! tests).
 
 use super::key::CaseKey;
-use crate::report::model::{BenchResult, Report, Resource};
+use crate::report::model::{BenchResult, Report, ResourceName};
 use std::collections::BTreeMap;
 
 /// Whether a report is a quick suite (`peakbench quick`), whose CPU kernel per precision
@@ -60,11 +60,11 @@ pub(super) fn kernel_aliases(
         }
         let only_base: Vec<&CaseKey> = base
             .keys()
-            .filter(|k| k.resource == Resource::Cpu && !m.contains_key(*k))
+            .filter(|k| k.resource == ResourceName::Cpu && !m.contains_key(*k))
             .collect();
         let only_here: Vec<&CaseKey> = m
             .keys()
-            .filter(|k| k.resource == Resource::Cpu && !base.contains_key(*k))
+            .filter(|k| k.resource == ResourceName::Cpu && !base.contains_key(*k))
             .collect();
         for a in &only_base {
             let mut found = only_here.iter().filter(|b| same(a, b));

@@ -186,36 +186,11 @@ fn join(a: &str, b: &str) -> String {
     }
 }
 
-/// What a result's figure is called, by its unit: the name after `peakbench_`, the
-/// `# UNIT` (where the suffix is a base unit) and what one sample counts.
+/// What a result's figure is called, from its unit's row: the name after `peakbench_`,
+/// the `# UNIT` (where the suffix is a base unit) and what one sample counts.
 pub(crate) fn figure(unit: Unit) -> (&'static str, Option<&'static str>, &'static str) {
-    match unit {
-        Unit::OpPerSec => (
-            "operations_per_second",
-            None,
-            "integer operations per second",
-        ),
-        Unit::FlopPerSec => (
-            "floating_point_operations_per_second",
-            None,
-            "floating-point operations per second (an FMA is 2)",
-        ),
-        Unit::BytePerSec => (
-            "bytes_per_second",
-            Some("bytes_per_second"),
-            "bytes per second",
-        ),
-        Unit::IoPerSec => (
-            "io_operations_per_second",
-            None,
-            "I/O operations per second",
-        ),
-        Unit::Second => (
-            "latency_seconds",
-            Some("seconds"),
-            "seconds per operation (latency)",
-        ),
-    }
+    let d = unit.def();
+    (d.openmetrics, d.openmetrics_unit, d.what)
 }
 
 /// Writes `report`'s families; `carried` is the last success to repeat when this run

@@ -278,7 +278,7 @@ fn label_names_are_unique_by_construction() {
 fn latency_percentiles_are_exported() {
     let mut r = crate::report::fixtures::report();
     let lat = crate::report::model::BenchResult::new(
-        crate::report::model::Resource::Disk,
+        crate::report::model::ResourceName::Disk,
         "rand-read",
         crate::report::model::Metric::Latency,
         Unit::Second,

@@ -9,7 +9,7 @@ pub(crate) mod fleet;
 pub(crate) mod series;
 
 use crate::measure::CiCaveat;
-use crate::report::model::{is_size_param, BenchResult, Metric, Param, Resource, Status};
+use crate::report::model::{is_size_param, BenchResult, Param, ResourceName, Status};
 use crate::util::sanitize;
 use crate::util::units::{format_si, format_size_exact};
 
@@ -127,20 +127,9 @@ pub(crate) fn peak_unknown(r: &BenchResult) -> Option<String> {
     if why.contains("--peak") {
         return Some(format!("unknown: {why}"));
     }
-    let precision = r.param_str("precision");
-    let key = match (r.resource, r.metric) {
-        (Resource::Cpu | Resource::Linalg, _) => {
-            precision.map_or("cpu".to_string(), |p| format!("cpu.{p}"))
-        }
-        (Resource::Memory, _) => "memory".into(),
-        (Resource::Disk, Metric::Iops) => "disk.iops".into(),
-        (Resource::Disk, _) => "disk".into(),
-        (Resource::Net, _) => "net".into(),
-        (Resource::Gpu, Metric::Ops) => {
-            precision.map_or("gpu.fp32".to_string(), |p| format!("gpu.{p}"))
-        }
-        (Resource::Gpu, _) => "gpu.memory".into(),
-        (Resource::Null, _) => return Some(format!("unknown: {why}")),
+    // The resource's fact: the key its rows of this metric read.
+    let Some(key) = r.resource.peak_key(r.metric, r.param_str("precision")) else {
+        return Some(format!("unknown: {why}"));
     };
     let why = if why.is_empty() {
         "no source given"
@@ -357,14 +346,18 @@ pub(crate) struct Params {
     /// Per result, in order: `block=4KiB depth=32`.
     pub(crate) rows: Vec<String>,
     /// Per resource with two results or more: the `k=v` all its results share.
-    pub(crate) common: Vec<(Resource, String)>,
+    pub(crate) common: Vec<(ResourceName, String)>,
 }
 
 impl Params {
     /// The short params of `results` (see [`Params`]).
     pub(crate) fn of(results: &[&BenchResult]) -> Params {
-        let mut common: Vec<(Resource, Vec<(String, String)>)> = Vec::new();
-        for res in Resource::ALL {
+        let mut common: Vec<(ResourceName, Vec<(String, String)>)> = Vec::new();
+        // The resources present, in their rows' order (built-in first, as registered).
+        let mut present: Vec<ResourceName> = results.iter().map(|r| r.resource).collect();
+        present.sort();
+        present.dedup();
+        for res in &present {
             let of: Vec<&BenchResult> = results
                 .iter()
                 .copied()

@@ -111,7 +111,7 @@ fn comparison_warnings(out: &mut String, c: &Comparison) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::Resource;
+    use crate::report::model::ResourceName;
     use crate::report::samples;
 
     #[test]
@@ -146,7 +146,11 @@ mod tests {
         b.config = serde_json::json!({"repeat": 10});
         b.host.kernel = "6.9.0 <b>&".into();
         // Every cpu case 30 % slower: a shift of the whole resource.
-        for r in b.results.iter_mut().filter(|r| r.resource == Resource::Cpu) {
+        for r in b
+            .results
+            .iter_mut()
+            .filter(|r| r.resource == ResourceName::Cpu)
+        {
             for x in &mut r.samples {
                 *x *= 0.7;
             }

@@ -11,7 +11,7 @@ use super::page::head;
 use crate::measure::CiCaveat;
 use crate::report::charts::{esc, render};
 use crate::report::figures::{self, Figure};
-use crate::report::model::{BenchResult, Metric, NoteKind, Report, Resource, Status};
+use crate::report::model::{BenchResult, Metric, NoteKind, Report, ResourceName, Status};
 use crate::report::view::cells;
 use crate::util::units::{format_si, format_size};
 use std::collections::BTreeMap;
@@ -190,7 +190,7 @@ fn host_section(out: &mut String, rep: &Report) {
 /// For each (resource, workload, metric): the ok result with the best mean (highest
 /// rate, lowest latency): what the machine reached.
 fn best_rows(rep: &Report) -> Vec<&BenchResult> {
-    let mut best: BTreeMap<(Resource, String, Metric), &BenchResult> = BTreeMap::new();
+    let mut best: BTreeMap<(ResourceName, String, Metric), &BenchResult> = BTreeMap::new();
     for r in rep.results.iter().filter(|r| r.is_ok()) {
         let Some(m) = r.summary.as_ref().map(|s| s.mean) else {
             continue;
@@ -460,8 +460,8 @@ fn first_words(s: &str, n: usize) -> String {
 }
 
 /// Resources in first-seen order.
-fn resources(rep: &Report) -> Vec<Resource> {
-    let mut v: Vec<Resource> = Vec::new();
+fn resources(rep: &Report) -> Vec<ResourceName> {
+    let mut v: Vec<ResourceName> = Vec::new();
     for r in &rep.results {
         if !v.contains(&r.resource) {
             v.push(r.resource);

@@ -4,7 +4,7 @@
 //! method.
 
 use crate::report::compare::{Change, Comparison};
-use crate::report::model::Resource;
+use crate::report::model::ResourceName;
 use crate::report::view::cells::compare::change_cell;
 use crate::util::sanitize;
 use crate::util::units::format_si;
@@ -148,7 +148,7 @@ pub(super) fn export(
 /// ops`): params every compared case of a resource shares are returned once per
 /// resource instead, a param that repeats the workload's name is left out, a switch
 /// that is on is its name and one that is off is left out.
-fn short_labels(changes: &[Change]) -> (Vec<String>, Vec<(Resource, String)>) {
+fn short_labels(changes: &[Change]) -> (Vec<String>, Vec<(ResourceName, String)>) {
     let pairs = |c: &Change| -> Vec<String> {
         c.case
             .params
@@ -157,8 +157,12 @@ fn short_labels(changes: &[Change]) -> (Vec<String>, Vec<(Resource, String)>) {
             .map(str::to_string)
             .collect()
     };
-    let mut shared: Vec<(Resource, Vec<String>)> = Vec::new();
-    for res in Resource::ALL {
+    let mut shared: Vec<(ResourceName, Vec<String>)> = Vec::new();
+    // The resources present, in their rows' order (built-in first, as registered).
+    let mut present: Vec<ResourceName> = changes.iter().map(|c| c.case.resource).collect();
+    present.sort();
+    present.dedup();
+    for res in &present {
         let of: Vec<&Change> = changes.iter().filter(|c| c.case.resource == *res).collect();
         if of.len() < 2 {
             continue;

@@ -524,7 +524,7 @@ mod tests {
     /// A disk-like report: `cases` configurations of three results each, every
     /// configuration with the same engine note and a noisy CV, plus a CPU row.
     fn disk_report(cases: usize) -> Report {
-        use crate::report::model::{Metric, Resource, Unit};
+        use crate::report::model::{Metric, ResourceName, Unit};
         let mut rep = crate::report::fixtures::report();
         for c in 0..cases {
             for (m, u) in [
@@ -532,7 +532,7 @@ mod tests {
                 (Metric::Iops, Unit::IoPerSec),
                 (Metric::Latency, Unit::Second),
             ] {
-                let mut r = BenchResult::new(Resource::Disk, "rand-read", m, u)
+                let mut r = BenchResult::new(ResourceName::Disk, "rand-read", m, u)
                     .size("block", 4096)
                     .param("depth", 1 + c as u64)
                     .param("engine", "uring")

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::hw::peak::Peak;
-use crate::report::model::{Metric, Note, Resource, Unit};
+use crate::report::model::{Metric, Note, ResourceName, Unit};
 
 fn render(report: &Report, width: Option<usize>) -> String {
     let mut buf = Vec::new();
@@ -207,7 +207,7 @@ fn columns_empty_in_every_row_are_left_out() {
 fn net_rows(rep: &mut Report) {
     use crate::measure::Percentiles;
     let mut udp = BenchResult::new(
-        Resource::Net,
+        ResourceName::Net,
         "udp_throughput",
         Metric::Throughput,
         Unit::BytePerSec,
@@ -227,9 +227,14 @@ fn net_rows(rep: &mut Report) {
     });
     udp2.notes.clear();
     udp2.info("UDP: 177804 of 243833 datagrams lost (72.92 %), 0 reordered, jitter 10.17 µs");
-    let mut lat = BenchResult::new(Resource::Net, "tcp_latency", Metric::Latency, Unit::Second)
-        .param("proto", "tcp")
-        .with_samples(vec![57e-6, 58e-6, 56e-6]);
+    let mut lat = BenchResult::new(
+        ResourceName::Net,
+        "tcp_latency",
+        Metric::Latency,
+        Unit::Second,
+    )
+    .param("proto", "tcp")
+    .with_samples(vec![57e-6, 58e-6, 56e-6]);
     lat.percentiles = Some(Percentiles {
         p50: 14.4e-6,
         p90: 18.6e-6,
@@ -282,7 +287,7 @@ fn one_sample_is_shown_as_such() {
 fn disturbed_marks_and_unknown_peaks_are_said_truly() {
     let mut rep = crate::report::fixtures::report();
     let mut mem = BenchResult::new(
-        Resource::Memory,
+        ResourceName::Memory,
         "triad",
         Metric::Throughput,
         Unit::BytePerSec,
