@@ -122,7 +122,7 @@ impl CommonFlag {
 }
 
 /// Why `--cpus` is refused by a command that does not pin its threads.
-pub(crate) const CPUS_ONLY: &str = "applies only to the cpu, memory, linalg and gpu commands; drop --cpus (or run the command under taskset -c)";
+pub(crate) const CPUS_ONLY: &str = "applies only to the cpu, memory, linalg, gpu and net commands; drop --cpus (or run the command under taskset -c)";
 
 /// A resource's subcommand, typed: its validated options in, its cases out, and which
 /// common flags its options refuse.

@@ -31,6 +31,7 @@ mod linalg;
 mod memory;
 mod neighbours;
 mod net;
+mod net_knobs;
 mod netns;
 mod outputs;
 mod prom;

@@ -290,6 +290,9 @@ fn spec(proto: Proto) -> TestSpec {
         intervals: 2,
         rate_bps: None,
         zerocopy: false,
+        window: None,
+        congestion: None,
+        mss: None,
     }
 }
 
@@ -534,6 +537,9 @@ mod server {
             intervals,
             rate_bps: None,
             zerocopy: false,
+            window: None,
+            congestion: None,
+            mss: None,
         }
     }
 
@@ -810,6 +816,9 @@ mod serve_memory {
             intervals: 600,
             rate_bps: None,
             zerocopy: false,
+            window: None,
+            congestion: None,
+            mss: None,
         }
     }
 

@@ -135,6 +135,18 @@ pub struct TestSpec {
     pub rate_bps: Option<u64>,
     /// Send with MSG_ZEROCOPY (TCP) where the OS offers it.
     pub zerocopy: bool,
+    /// Socket buffers (SO_SNDBUF and SO_RCVBUF) of every data socket at both ends,
+    /// bytes (iperf3 `-w`); `None` = the kernel's default (TCP) or as large as allowed
+    /// (UDP). Absent from the message when `None`, so that a server of the previous
+    /// release still serves a run without the knob (and refuses one with it, naming it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<u32>,
+    /// TCP congestion control of the data connections at both ends (iperf3 `-C`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub congestion: Option<String>,
+    /// TCP MSS cap of the data connections, bytes (iperf3 `-M`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mss: Option<u32>,
 }
 
 impl TestSpec {
@@ -198,6 +210,42 @@ impl TestSpec {
         }
         if self.zerocopy && self.proto != Proto::Tcp {
             return Err("zero-copy applies to TCP only".into());
+        }
+        self.validate_knobs()
+    }
+
+    /// Checks the socket knobs (`window`, `congestion`, `mss`): ranges, and a
+    /// congestion control name that can only be a kernel module's name.
+    fn validate_knobs(&self) -> Result<(), String> {
+        use super::sockopt::{MAX_CONGESTION_NAME, MAX_MSS, MAX_WINDOW, MIN_MSS, MIN_WINDOW};
+        if let Some(w) = self.window {
+            if !(MIN_WINDOW..=MAX_WINDOW).contains(&w) {
+                return Err(format!(
+                    "socket buffer of {w} B out of range: {MIN_WINDOW}..={MAX_WINDOW} bytes"
+                ));
+            }
+        }
+        if let Some(m) = self.mss {
+            if self.proto != Proto::Tcp {
+                return Err("an MSS applies to TCP only".into());
+            }
+            if !(MIN_MSS..=MAX_MSS).contains(&m) {
+                return Err(format!("MSS {m} out of range: {MIN_MSS}..={MAX_MSS} bytes"));
+            }
+        }
+        if let Some(c) = &self.congestion {
+            if self.proto != Proto::Tcp {
+                return Err("a congestion control applies to TCP only".into());
+            }
+            let name_ok = !c.is_empty()
+                && c.len() <= MAX_CONGESTION_NAME
+                && c.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+            if !name_ok {
+                return Err(format!(
+                    "'{}' is not a congestion control name: 1 to {MAX_CONGESTION_NAME} letters, digits, _ or -",
+                    clean(c)
+                ));
+            }
         }
         Ok(())
     }
