@@ -138,6 +138,12 @@ fn base(plan: &RunPlan, c: Config, part: usize) -> BenchResult {
     if let Some(d) = &plan.device {
         r = r.param("device", d.name.clone());
     }
+    // Durability, on the rows that write (only when set, so the others keep their params).
+    if c.pattern.writes() {
+        for (k, v) in plan.opts.durability.durability().params() {
+            r = r.param(k, v);
+        }
+    }
     r
 }
 
@@ -212,6 +218,7 @@ fn measure(plan: &RunPlan, c: Config, ctx: &Context) -> Vec<BenchResult> {
                         seed: plan.seed,
                         rng_seed: plan.seed.rotate_left(j as u32 * 7 + 1) ^ (j as u64 + 1),
                         stop,
+                        durability: plan.opts.durability.durability(),
                     };
                     let verify = g.as_mut().map(|gens| Verify {
                         gens,

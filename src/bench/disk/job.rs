@@ -76,6 +76,8 @@ pub(crate) struct JobSpec<'a> {
     pub rng_seed: u64,
     /// Set by a signal: stop issuing.
     pub stop: &'a AtomicBool,
+    /// Flushes after writes, O_SYNC (`--fsync`, `--fdatasync`, `--sync`).
+    pub durability: super::durability::Durability,
 }
 
 /// Counters of one measured window.
@@ -129,10 +131,12 @@ pub(crate) fn run(
 ) -> io::Result<JobStats> {
     let sync = spec.engine.caps().has(Caps::SYNC);
     let depth = if sync { 1 } else { spec.depth.max(1) };
-    let fd = super::workspace::open(spec.path, spec.direct, false)?;
+    let fd =
+        super::workspace::open_with(spec.path, spec.direct, false, spec.durability.open_flags())?;
     let bufs = write_buffers(spec, depth)?;
     let q = spec.engine.open(fd.as_raw_fd(), depth, &bufs)?;
     let mut job = Job::new(spec, verify, sync, depth, q, bufs);
+    job.fd = fd.as_raw_fd();
     ready();
     job.drive()?;
     // The queue goes before the buffers it may have registered, both before the file.
@@ -182,6 +186,10 @@ struct Job<'a> {
     stamp: u64,
     /// I/Os submitted so far.
     issued: u64,
+    /// Writes submitted so far (the count `--fsync`/`--fdatasync` flush on).
+    writes: u64,
+    /// The job's file (for the flushes).
+    fd: std::os::fd::RawFd,
     inflight: usize,
     /// Still submitting: neither the end of the last window, the I/O limit nor a signal.
     issuing: bool,
@@ -230,6 +238,8 @@ impl<'a> Job<'a> {
             seq_next: 0,
             stamp: 0,
             issued: 0,
+            writes: 0,
+            fd: -1,
             inflight: 0,
             issuing: true,
             slots: vec![
@@ -376,6 +386,12 @@ impl<'a> Job<'a> {
         self.q.submit(std::slice::from_ref(&io), &self.bufs)?;
         self.slots[slot].issued = if self.sync { before } else { Tick::now() };
         self.inflight += 1;
+        if op == Op::Write {
+            // A SYNC engine's write has completed inside submit: the flush follows it,
+            // outside its latency, inside the job's time (see `durability.rs`).
+            self.writes += 1;
+            self.spec.durability.after_write(self.fd, self.writes)?;
+        }
         Ok(())
     }
 
