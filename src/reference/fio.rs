@@ -13,7 +13,7 @@
 //! latency rows of a configuration come from one peakbench I/O run, and their fio
 //! figures from one fio run, kept in the run's memo. Durability goes as fio's own
 //! options: `--fsync=N`, `--fdatasync=N`, `--sync=1` (the case's `fsync`, `fdatasync`
-//! and `sync` params).
+//! and `sync` params), and so do `--rate_iops=N` and `--random_distribution=zipf:θ`.
 
 use super::{capture, Context, Found, Row, SharedFound, Tool, VersionFrom};
 use crate::report::model::{BenchResult, Metric, Reference, Resource, Unit};
@@ -208,10 +208,13 @@ pub(crate) fn config_argv(r: &BenchResult, ctx: &Context) -> Option<(Vec<String>
         format!("--direct={}", u8::from(direct)),
     ]);
     // Durability (`--fsync N`, `--fdatasync N`, `--sync`): fio's own options.
-    for key in ["fsync", "fdatasync", "sync"] {
+    for key in ["fsync", "fdatasync", "sync", "rate_iops"] {
         if let Some(n) = r.param_u64(key) {
             argv.push(format!("--{key}={n}"));
         }
+    }
+    if let Some(d) = r.param_str("distribution") {
+        argv.push(format!("--random_distribution={d}"));
     }
     argv.extend([
         "--ramp_time=1".into(),
@@ -291,6 +294,17 @@ mod tests {
         .unwrap();
         assert!(a.contains(&"--fdatasync=8".to_string()), "{a:?}");
         assert!(a.contains(&"--sync=1".to_string()), "{a:?}");
+        let a = argv(&case("uring", true).param("rate_iops", 500u64), Some(dir)).unwrap();
+        assert!(a.contains(&"--rate_iops=500".to_string()), "{a:?}");
+        let a = argv(
+            &case("uring", true).param("distribution", "zipf:1.2"),
+            Some(dir),
+        )
+        .unwrap();
+        assert!(
+            a.contains(&"--random_distribution=zipf:1.2".to_string()),
+            "{a:?}"
+        );
         // No --dir given, or an engine fio does not know: not run.
         assert!(argv(&case("uring", true), None).is_none());
         assert!(argv(&case("spdk", true), Some(dir)).is_none());

@@ -295,7 +295,8 @@ fn likwid_runs_once_per_configuration_repeated_like_the_case() {
 }
 
 /// Issue #48 item 2: write durability (`--fsync N`, `--fdatasync N`, `--sync`) runs on
-/// the sync engine, is recorded on the write rows, and reaches fio as its own options.
+/// the sync engine, and `--rate-iops` caps the I/O rate; both are recorded on the rows
+/// and reach fio as its own options.
 #[test]
 fn durability_reaches_fio_as_its_own_options() {
     let bin = scratch();
@@ -331,8 +332,10 @@ fn durability_reaches_fio_as_its_own_options() {
             "--fdatasync",
             "4",
             "--sync",
+            "--rate-iops",
+            "200",
             "--runtime",
-            "100ms",
+            "500ms",
             "--ramp",
             "0",
             "--repeat",
@@ -349,6 +352,7 @@ fn durability_reaches_fio_as_its_own_options() {
     for want in [
         "--fdatasync=4",
         "--sync=1",
+        "--rate_iops=200",
         "--ioengine=psync",
         "--rw=write",
     ] {
@@ -363,6 +367,16 @@ fn durability_reaches_fio_as_its_own_options() {
         assert_eq!(r["status"], "ok", "{r}");
         assert_eq!(r["params"]["fdatasync"], 4, "{r}");
         assert_eq!(r["params"]["sync"], 1, "{r}");
+        assert_eq!(r["params"]["rate_iops"], 200, "{r}");
+        // I/O k is never issued before k / 200 s (no ramp): at most 200 × 0.5 s + 1 in
+        // the window, however fast or slow the machine.
+        if r["metric"] == "iops" {
+            let iops = r["summary"]["mean"].as_f64().unwrap();
+            assert!(
+                iops <= 202.0 + 1e-9,
+                "{iops} IO/s above --rate-iops 200: {r}"
+            );
+        }
     }
     let refused = common::pb_bounded()
         .args(["disk", "--fsync", "1", "--fdatasync", "1"])

@@ -108,7 +108,7 @@ impl Durability {
 
     /// Flushes `fd` after the `n`-th write (counting from 1) when it is due.
     pub(crate) fn after_write(&self, fd: RawFd, n: u64) -> io::Result<()> {
-        if self.every == 0 || n % u64::from(self.every) != 0 {
+        if self.every == 0 || !n.is_multiple_of(u64::from(self.every)) {
             return Ok(());
         }
         // SAFETY: fsync/fdatasync on a descriptor the job owns for its whole run.

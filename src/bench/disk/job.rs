@@ -78,6 +78,10 @@ pub(crate) struct JobSpec<'a> {
     pub stop: &'a AtomicBool,
     /// Flushes after writes, O_SYNC (`--fsync`, `--fdatasync`, `--sync`).
     pub durability: super::durability::Durability,
+    /// Most I/Os per second (`--rate-iops`); `None` = as fast as possible.
+    pub rate_iops: Option<u32>,
+    /// Zipf θ of the random patterns' blocks (`--distribution`); `None` = uniform.
+    pub zipf_theta: Option<f64>,
 }
 
 /// Counters of one measured window.
@@ -180,6 +184,8 @@ struct Job<'a> {
     /// `--pattern copy`: read block i of the first half, write block i of the second.
     copy: bool,
     rng: XorShift,
+    /// `--distribution zipf:θ`: the block picker of a random pattern.
+    zipf: Option<super::zipf::Zipf>,
     /// The next block of a sequential pattern (of the first half, for copy).
     seq_next: u64,
     /// Writes stamped so far (without --verify).
@@ -235,6 +241,10 @@ impl<'a> Job<'a> {
             read_pct: spec.pattern.read_pct() as u64,
             copy: spec.pattern == Pattern::Copy,
             rng: XorShift::new(spec.rng_seed | 1),
+            zipf: spec
+                .zipf_theta
+                .filter(|_| spec.pattern.random())
+                .map(|t| super::zipf::Zipf::new(spec.size / spec.block, t)),
             seq_next: 0,
             stamp: 0,
             issued: 0,
@@ -278,6 +288,18 @@ impl<'a> Job<'a> {
             // I/O; once it is full, take one completion and refill its slot, so the queue
             // stays at its depth and every I/O's latency is measured at that depth.
             let room = self.issuing && self.below_limit();
+            // `--rate-iops`: ahead of the schedule, take a completion or sleep.
+            let wait =
+                super::rate::wait_before(self.spec.rate_iops, self.issued, now.secs_since(t0));
+            if room && !wait.is_zero() {
+                if self.inflight > 0 {
+                    now = self.reap(t0)?;
+                } else {
+                    super::rate::nap(wait);
+                    now = Tick::now();
+                }
+                continue;
+            }
             if room {
                 if let Some(slot) = self.free.pop() {
                     self.issue(slot)?;
@@ -320,7 +342,10 @@ impl<'a> Job<'a> {
             };
         }
         let idx = if spec.pattern.random() {
-            self.rng.below(self.nblocks)
+            match &self.zipf {
+                Some(z) => z.block(self.rng.next_u64()),
+                None => self.rng.below(self.nblocks),
+            }
         } else {
             let i = self.seq_next;
             self.seq_next = (self.seq_next + 1) % self.nblocks;

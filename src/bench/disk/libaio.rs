@@ -52,7 +52,13 @@ type AioContext = libc::c_ulong;
 fn setup(nr: usize) -> io::Result<AioContext> {
     let mut ctx: AioContext = 0;
     // SAFETY: io_setup writes the new context into `ctx`.
-    let rc = unsafe { libc::syscall(libc::SYS_io_setup, nr as libc::c_long, &mut ctx) };
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_io_setup,
+            nr as libc::c_long,
+            &mut ctx as *mut AioContext,
+        )
+    };
     if rc < 0 {
         return Err(io::Error::last_os_error());
     }
@@ -135,7 +141,7 @@ impl Queue for AioQueue {
                 libc::syscall(
                     libc::SYS_io_getevents,
                     self.ctx,
-                    (min.saturating_sub(got)) as libc::c_long,
+                    min.saturating_sub(got) as libc::c_long,
                     (max - got) as libc::c_long,
                     self.events.as_mut_ptr(),
                     std::ptr::null_mut::<libc::timespec>(),

@@ -23,6 +23,7 @@ pub(crate) mod job;
 pub(crate) mod libaio;
 pub mod options;
 pub(crate) mod plan;
+pub(crate) mod rate;
 #[cfg(test)]
 mod shared_tests;
 mod stale;
@@ -31,6 +32,7 @@ pub(crate) mod sync;
 mod tests;
 pub(crate) mod uring;
 pub(crate) mod workspace;
+pub(crate) mod zipf;
 
 use super::peaks::{PeakKey, PeakKind};
 use super::resource::{self, Case, CommonFlag, Context, Plan, Resource, Run, UsageError};

@@ -255,6 +255,14 @@ pub(crate) struct DiskOptions {
     #[command(flatten)]
     #[serde(flatten)]
     pub(crate) durability: super::durability::DurabilityFlags,
+    /// I/O rate cap (`--rate-iops`).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub(crate) rate: super::rate::RateFlags,
+    /// Block popularity of the random patterns (`--distribution`).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub(crate) distribution: super::zipf::DistributionFlags,
     /// Allow --dir to be a block device (its data in the tested range is DESTROYED by writes)
     #[arg(long)]
     pub(crate) allow_destructive: bool,
@@ -290,6 +298,8 @@ impl Default for DiskOptions {
             verify: false,
             sustain: None,
             durability: Default::default(),
+            rate: Default::default(),
+            distribution: Default::default(),
             allow_destructive: false,
             notes: Vec::new(),
         }
@@ -449,6 +459,12 @@ pub(crate) fn parse(a: &DiskOptions) -> Result<DiskOptions, UsageError> {
     fit_file_size(&mut o)?;
     check_engine_depth(o.engine, &o.depths)?;
     o.durability.check()?;
+    if o.distribution.zipf_theta.is_some() && !o.patterns.iter().any(|p| p.random()) {
+        return Err(UsageError::new(
+            "--distribution",
+            "applies to the random patterns (rand-read, rand-write, rw-mix); add one with --pattern",
+        ));
+    }
     if o.shared_file && o.verify {
         return Err(UsageError::new(
             "--shared-file",
