@@ -88,7 +88,7 @@ impl Tool for Iperf3 {
             return None;
         }
         if let Some(ms) = r.param_u64("omit_ms") {
-            if ms % 1000 != 0 {
+            if !ms.is_multiple_of(1000) {
                 return Some(format!(
                     "iperf3 -O takes whole seconds (it reads the value with atoi), and this case omitted {ms} ms; use --omit with whole seconds to compare"
                 ));
@@ -105,7 +105,6 @@ impl Tool for Iperf3 {
         }
         None
     }
-
 
     fn invocation(&self, r: &BenchResult, ctx: &Context) -> Option<Invocation> {
         if r.resource != Resource::Net || r.metric != Metric::Throughput {
@@ -161,11 +160,16 @@ mod tests {
     use crate::reference::Memo;
 
     fn case() -> BenchResult {
-        BenchResult::new(Resource::Net, "tcp_throughput", Metric::Throughput, Unit::BytePerSec)
-            .param("proto", "tcp")
-            .size("msg", 131072)
-            .param("streams", 1)
-            .param("direction", "up")
+        BenchResult::new(
+            Resource::Net,
+            "tcp_throughput",
+            Metric::Throughput,
+            Unit::BytePerSec,
+        )
+        .param("proto", "tcp")
+        .size("msg", 131072)
+        .param("streams", 1)
+        .param("direction", "up")
     }
 
     fn argv(r: &BenchResult) -> Vec<String> {
@@ -214,11 +218,16 @@ mod tests {
         let memo = Memo::default();
         let ctx = Context::new(&host, &memo);
         let half = case().param("omit_ms", 1500u64);
-        assert!(Iperf3.cannot_match(&half, &ctx).unwrap().contains("whole seconds"));
+        assert!(Iperf3
+            .cannot_match(&half, &ctx)
+            .unwrap()
+            .contains("whole seconds"));
         assert!(Iperf3.invocation(&half, &ctx).is_none());
         let spread = case().param("streams", 2).param("cpus", "0,1");
         let why = Iperf3.cannot_match(&spread, &ctx).unwrap();
         assert!(why.contains("--cpus 0,1"), "{why}");
-        assert!(Iperf3.cannot_match(&case().param("cpus", "0,1"), &ctx).is_none());
+        assert!(Iperf3
+            .cannot_match(&case().param("cpus", "0,1"), &ctx)
+            .is_none());
     }
 }

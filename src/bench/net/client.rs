@@ -192,10 +192,10 @@ fn attach(
                     spec,
                 )
                 .map_err(|e| {
-                            test_err(format!(
-                                "data stream {i}: cannot connect to port {port}: {e}"
-                            ))
-                        })?;
+                    test_err(format!(
+                        "data stream {i}: cannot connect to port {port}: {e}"
+                    ))
+                })?;
                 s.write_all(&data_hello(cookie, i as u32))
                     .map_err(|e| test_err(format!("data stream {i}: {e}")))?;
                 socks.push(Box::new(s));

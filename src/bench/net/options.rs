@@ -368,7 +368,9 @@ fn mss(text: &str) -> Result<u32, ParseError> {
 fn omit(text: &str) -> Result<Duration, ParseError> {
     let v = parse_duration(text)?;
     if v > Duration::from_secs(60) {
-        return Err(ParseError(format!("'{text}' is out of range; use 0s to 60s")));
+        return Err(ParseError(format!(
+            "'{text}' is out of range; use 0s to 60s"
+        )));
     }
     Ok(v)
 }
@@ -408,7 +410,10 @@ pub(crate) fn parse_net(a: &NetOptions) -> Result<NetOptions, UsageError> {
         (a.mss.is_some(), "--mss"),
     ] {
         if given && !a.protos.contains(&Proto::Tcp) {
-            return Err(UsageError::new(flag, "applies to TCP only; add --proto tcp"));
+            return Err(UsageError::new(
+                flag,
+                "applies to TCP only; add --proto tcp",
+            ));
         }
     }
     Ok(NetOptions {

@@ -239,7 +239,8 @@ impl TestSpec {
             }
             let name_ok = !c.is_empty()
                 && c.len() <= MAX_CONGESTION_NAME
-                && c.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+                && c.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
             if !name_ok {
                 return Err(format!(
                     "'{}' is not a congestion control name: 1 to {MAX_CONGESTION_NAME} letters, digits, _ or -",

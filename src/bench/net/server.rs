@@ -23,13 +23,13 @@
 //!   thread has exited and freed its buffer; the engine waits for those threads before
 //!   the busy slot frees, and the freed memory is handed back to the OS after each test.
 
+use super::attach::{attach_tcp, attach_udp};
 use super::budget::{big_buffers_mapped, give_memory_back, Budget};
 pub(crate) use super::budget::{default_memory, DEFAULT_MEMORY_CAP};
-use super::attach::{attach_tcp, attach_udp};
 use super::engine::{kind, Engine, Hold};
 use super::proto::{
-    self, hex, prove, random_bytes, unhex, verify, Control, Msg, Proto, ProtoError, Side,
-    TestSpec, NONCE_LEN, VERSION,
+    self, hex, prove, random_bytes, unhex, verify, Control, Msg, Proto, ProtoError, Side, TestSpec,
+    NONCE_LEN, VERSION,
 };
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::os::fd::AsRawFd;

@@ -198,7 +198,9 @@ fn sockaddr(addr: &SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
     let len = match addr {
         SocketAddr::V4(a) => {
             // SAFETY: sockaddr_storage is larger than, and aligned for, sockaddr_in.
-            let sin = unsafe { &mut *(&mut ss as *mut libc::sockaddr_storage).cast::<libc::sockaddr_in>() };
+            let sin = unsafe {
+                &mut *(&mut ss as *mut libc::sockaddr_storage).cast::<libc::sockaddr_in>()
+            };
             sin.sin_family = libc::AF_INET as libc::sa_family_t;
             sin.sin_port = a.port().to_be();
             sin.sin_addr.s_addr = u32::from_ne_bytes(a.ip().octets());
@@ -206,7 +208,9 @@ fn sockaddr(addr: &SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
         }
         SocketAddr::V6(a) => {
             // SAFETY: sockaddr_storage is larger than, and aligned for, sockaddr_in6.
-            let sin6 = unsafe { &mut *(&mut ss as *mut libc::sockaddr_storage).cast::<libc::sockaddr_in6>() };
+            let sin6 = unsafe {
+                &mut *(&mut ss as *mut libc::sockaddr_storage).cast::<libc::sockaddr_in6>()
+            };
             sin6.sin6_family = libc::AF_INET6 as libc::sa_family_t;
             sin6.sin6_port = a.port().to_be();
             sin6.sin6_addr.s6_addr = a.ip().octets();
@@ -220,13 +224,27 @@ fn sockaddr(addr: &SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
 
 /// Connects a TCP data stream to `addr` within `timeout`, with `spec`'s knobs set
 /// before the handshake (without knobs: a plain `connect_timeout`).
-pub(crate) fn connect_tcp(addr: SocketAddr, timeout: Duration, spec: &TestSpec) -> io::Result<TcpStream> {
+pub(crate) fn connect_tcp(
+    addr: SocketAddr,
+    timeout: Duration,
+    spec: &TestSpec,
+) -> io::Result<TcpStream> {
     if !any_tcp_knob(spec) {
         return TcpStream::connect_timeout(&addr, timeout);
     }
-    let family = if addr.is_ipv4() { libc::AF_INET } else { libc::AF_INET6 };
+    let family = if addr.is_ipv4() {
+        libc::AF_INET
+    } else {
+        libc::AF_INET6
+    };
     // SAFETY: socket(2) with constant arguments; the fd is owned by `stream` at once.
-    let fd = unsafe { libc::socket(family, libc::SOCK_STREAM | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK, 0) };
+    let fd = unsafe {
+        libc::socket(
+            family,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK,
+            0,
+        )
+    };
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }
@@ -253,7 +271,10 @@ pub(crate) fn connect_tcp(addr: SocketAddr, timeout: Duration, spec: &TestSpec) 
             return Err(io::Error::last_os_error());
         }
         if n == 0 {
-            return Err(io::Error::new(io::ErrorKind::TimedOut, "connection timed out"));
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "connection timed out",
+            ));
         }
         let err = get_int(fd, libc::SOL_SOCKET, libc::SO_ERROR)?;
         if err != 0 {
