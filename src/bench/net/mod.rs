@@ -42,7 +42,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Warm-up at the start of every test, not counted.
-pub(crate) const OMIT: Duration = Duration::from_millis(500);
+pub(crate) const OMIT: Duration = proto::DEFAULT_OMIT;
 
 /// The network resource.
 pub(crate) struct NetBench;

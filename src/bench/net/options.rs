@@ -324,7 +324,7 @@ fn omit_secs<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Erro
 
 /// `--window`: a size from 4 KiB to 1 GiB.
 fn window(text: &str) -> Result<u32, ParseError> {
-    use super::sockopt::{MAX_WINDOW, MIN_WINDOW};
+    use super::proto::{MAX_WINDOW, MIN_WINDOW};
     let n = parse_size(text)?;
     if !(u64::from(MIN_WINDOW)..=u64::from(MAX_WINDOW)).contains(&n) {
         return Err(ParseError(format!(
@@ -355,7 +355,7 @@ fn congestion(text: &str) -> Result<String, ParseError> {
 
 /// `--mss`: 88 to 9216 bytes.
 fn mss(text: &str) -> Result<u32, ParseError> {
-    use super::sockopt::{MAX_MSS, MIN_MSS};
+    use super::proto::{MAX_MSS, MIN_MSS};
     match text.trim().parse::<u32>() {
         Ok(n) if (MIN_MSS..=MAX_MSS).contains(&n) => Ok(n),
         _ => Err(ParseError(format!(

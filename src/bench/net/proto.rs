@@ -38,6 +38,18 @@ pub const VERSION: u32 = 2;
 /// Largest frame accepted, in bytes (the length prefix excluded). A report with a
 /// HostInfo is a few KiB; anything near this cap is an attack or a bug.
 pub(crate) const MAX_FRAME: usize = 256 * 1024;
+/// Warm-up at the start of every test, not counted, when `--omit` is not given.
+pub(crate) const DEFAULT_OMIT: Duration = Duration::from_millis(500);
+/// Smallest MSS Linux accepts (TCP_MIN_MSS).
+pub(crate) const MIN_MSS: u32 = 88;
+/// Largest MSS accepted (iperf3's limit: a 9216-byte jumbo frame).
+pub(crate) const MAX_MSS: u32 = 9216;
+/// Smallest socket buffer accepted.
+pub(crate) const MIN_WINDOW: u32 = 4096;
+/// Largest socket buffer accepted.
+pub(crate) const MAX_WINDOW: u32 = 1 << 30;
+/// Longest congestion control name (TCP_CA_NAME_MAX − 1).
+pub(crate) const MAX_CONGESTION_NAME: usize = 15;
 /// Default TCP port of `peakbench serve`.
 pub(crate) const DEFAULT_PORT: u16 = 5211;
 /// Most streams per direction a server accepts.
@@ -217,7 +229,6 @@ impl TestSpec {
     /// Checks the socket knobs (`window`, `congestion`, `mss`): ranges, and a
     /// congestion control name that can only be a kernel module's name.
     fn validate_knobs(&self) -> Result<(), String> {
-        use super::sockopt::{MAX_CONGESTION_NAME, MAX_MSS, MAX_WINDOW, MIN_MSS, MIN_WINDOW};
         if let Some(w) = self.window {
             if !(MIN_WINDOW..=MAX_WINDOW).contains(&w) {
                 return Err(format!(

@@ -21,16 +21,6 @@ use std::time::Duration;
 
 /// Where Linux lists the congestion controls it can use.
 pub(crate) const CONGESTION_LIST: &str = "/proc/sys/net/ipv4/tcp_available_congestion_control";
-/// Smallest MSS Linux accepts (TCP_MIN_MSS).
-pub(crate) const MIN_MSS: u32 = 88;
-/// Largest MSS accepted (iperf3's limit: a 9216-byte jumbo frame).
-pub(crate) const MAX_MSS: u32 = 9216;
-/// Smallest socket buffer accepted.
-pub(crate) const MIN_WINDOW: u32 = 4096;
-/// Largest socket buffer accepted.
-pub(crate) const MAX_WINDOW: u32 = 1 << 30;
-/// Longest congestion control name (TCP_CA_NAME_MAX − 1).
-pub(crate) const MAX_CONGESTION_NAME: usize = 15;
 
 fn set_int(fd: RawFd, level: i32, opt: i32, v: i32) -> io::Result<()> {
     // SAFETY: plain setsockopt with a valid int option value of the right length.
