@@ -11,7 +11,9 @@
 //! ramp, on files of the case's `--file-size` (one per job, as peakbench's) that fio
 //! removes afterwards. fio runs once per configuration: the throughput, IOPS and
 //! latency rows of a configuration come from one peakbench I/O run, and their fio
-//! figures from one fio run, kept in the run's memo.
+//! figures from one fio run, kept in the run's memo. Durability goes as fio's own
+//! options: `--fsync=N`, `--fdatasync=N`, `--sync=1` (the case's `fsync`, `fdatasync`
+//! and `sync` params), and so do `--rate_iops=N` and `--random_distribution=zipf:θ`.
 
 use super::{capture, Context, Found, Row, SharedFound, Tool, VersionFrom};
 use crate::report::model::{BenchResult, Metric, Reference, ResourceName, Unit};
@@ -102,6 +104,7 @@ pub(crate) fn ioengine(engine: &str) -> Option<&'static str> {
     match engine {
         "sync" => Some("psync"),
         "uring" => Some("io_uring"),
+        "libaio" => Some("libaio"),
         _ => None,
     }
 }
@@ -204,6 +207,17 @@ pub(crate) fn config_argv(r: &BenchResult, ctx: &Context) -> Option<(Vec<String>
         format!("--numjobs={jobs}"),
         format!("--ioengine={engine}"),
         format!("--direct={}", u8::from(direct)),
+    ]);
+    // Durability (`--fsync N`, `--fdatasync N`, `--sync`): fio's own options.
+    for key in ["fsync", "fdatasync", "sync", "rate_iops"] {
+        if let Some(n) = r.param_u64(key) {
+            argv.push(format!("--{key}={n}"));
+        }
+    }
+    if let Some(d) = r.param_str("distribution") {
+        argv.push(format!("--random_distribution={d}"));
+    }
+    argv.extend([
         "--ramp_time=1".into(),
         "--runtime=3".into(),
         "--time_based".into(),
@@ -271,6 +285,32 @@ mod tests {
             assert!(a.contains(&want.to_string()), "{want}: {a:?}");
         }
         assert!(a.contains(&"--directory=/tmp".to_string()), "{a:?}");
+        for k in ["--fsync", "--fdatasync", "--sync"] {
+            assert!(!a.iter().any(|x| x.starts_with(k)), "{k} in {a:?}");
+        }
+        // Durability reaches fio as its own options.
+        let a = argv(&case("sync", true).param("fsync", 1u64), Some(dir)).unwrap();
+        assert!(a.contains(&"--fsync=1".to_string()), "{a:?}");
+        let a = argv(
+            &case("sync", true)
+                .param("fdatasync", 8u64)
+                .param("sync", 1u64),
+            Some(dir),
+        )
+        .unwrap();
+        assert!(a.contains(&"--fdatasync=8".to_string()), "{a:?}");
+        assert!(a.contains(&"--sync=1".to_string()), "{a:?}");
+        let a = argv(&case("uring", true).param("rate_iops", 500u64), Some(dir)).unwrap();
+        assert!(a.contains(&"--rate_iops=500".to_string()), "{a:?}");
+        let a = argv(
+            &case("uring", true).param("distribution", "zipf:1.2"),
+            Some(dir),
+        )
+        .unwrap();
+        assert!(
+            a.contains(&"--random_distribution=zipf:1.2".to_string()),
+            "{a:?}"
+        );
         // No --dir given, or an engine fio does not know: not run.
         assert!(argv(&case("uring", true), None).is_none());
         assert!(argv(&case("spdk", true), Some(dir)).is_none());

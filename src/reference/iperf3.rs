@@ -3,8 +3,11 @@
 //! converted to B/s (÷ 8, payload bytes as peakbench counts them).
 //!
 //! Matching: a `net` throughput case run on loopback (no `--server`) gets
-//! a one-shot iperf3 server on a free port and a 3 s client with the case's streams and
-//! message size.
+//! a one-shot iperf3 server on a free port and a 3 s client with the case's streams,
+//! message size and direction (`-R`, `--bidir`), and the knobs the case set: `-w`
+//! (`--window`), `-C` (`--congestion`), `-M` (`--mss`), `-O` (`--omit`, whole
+//! seconds: iperf3 reads it with `atoi`) and `-A` (`--cpus`: iperf3 pins each end to
+//! one CPU, so one CPU, or one stream, is matched).
 
 use super::{free_port, Context, Invocation, Row, Server, Tool, VersionFrom};
 use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
@@ -46,12 +49,71 @@ pub(crate) static ROW: Row = Row {
     tool: &Iperf3,
 };
 
+/// The CPUs of `--cpus`, in the order given.
+fn cpus(r: &BenchResult) -> Option<Vec<&str>> {
+    r.param_str("cpus").map(|c| c.split(',').collect())
+}
+
+/// iperf3's arguments for the case's direction and knobs (after `-P` and `-l`).
+fn knobs(r: &BenchResult) -> Vec<String> {
+    let mut a: Vec<String> = Vec::new();
+    match r.param_str("direction") {
+        Some("reverse") => a.push("-R".into()),
+        Some("bidir") => a.push("--bidir".into()),
+        _ => {}
+    }
+    if let Some(w) = r.param_u64("window") {
+        a.extend(["-w".into(), w.to_string()]);
+    }
+    if let Some(c) = r.param_str("congestion") {
+        a.extend(["-C".into(), c.to_string()]);
+    }
+    if let Some(m) = r.param_u64("mss") {
+        a.extend(["-M".into(), m.to_string()]);
+    }
+    if let Some(ms) = r.param_u64("omit_ms") {
+        a.extend(["-O".into(), (ms / 1000).to_string()]);
+    }
+    if let Some(c) = cpus(r) {
+        // Client and server on the case's first CPU: with one CPU or one stream, the
+        // placement peakbench gives stream 0 at both ends.
+        a.extend(["-A".into(), format!("{},{}", c[0], c[0])]);
+    }
+    a
+}
+
 impl Tool for Iperf3 {
+    fn cannot_match(&self, r: &BenchResult, ctx: &Context) -> Option<String> {
+        if r.resource != Resource::Net || r.metric != Metric::Throughput || ctx.remote {
+            return None;
+        }
+        if let Some(ms) = r.param_u64("omit_ms") {
+            if !ms.is_multiple_of(1000) {
+                return Some(format!(
+                    "iperf3 -O takes whole seconds (it reads the value with atoi), and this case omitted {ms} ms; use --omit with whole seconds to compare"
+                ));
+            }
+        }
+        if let Some(c) = cpus(r) {
+            if c.len() > 1 && r.param_u64("streams").unwrap_or(1) > 1 {
+                return Some(format!(
+                    "iperf3 -A pins each end to one CPU, while this case ran stream i on CPU i mod {} of --cpus {} at both ends; give --cpus one CPU (or --streams 1) to compare",
+                    c.len(),
+                    c.join(",")
+                ));
+            }
+        }
+        None
+    }
+
     fn invocation(&self, r: &BenchResult, ctx: &Context) -> Option<Invocation> {
         if r.resource != ResourceName::Net || r.metric != Metric::Throughput {
             return None;
         }
         if ctx.remote {
+            return None;
+        }
+        if self.cannot_match(r, ctx).is_some() {
             return None;
         }
         let proto = r.param_str("proto").unwrap_or("tcp");
@@ -72,6 +134,7 @@ impl Tool for Iperf3 {
         if let Some(m) = r.param_u64("msg") {
             argv.extend(["-l".into(), m.to_string()]);
         }
+        argv.extend(knobs(r));
         match proto {
             "tcp" => {}
             "udp" => argv.extend(["-u".into(), "-b".into(), "0".into()]),
@@ -87,5 +150,84 @@ impl Tool for Iperf3 {
                 port: port_n,
             }),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hw::HostInfo;
+    use crate::reference::Memo;
+
+    fn case() -> BenchResult {
+        BenchResult::new(
+            Resource::Net,
+            "tcp_throughput",
+            Metric::Throughput,
+            Unit::BytePerSec,
+        )
+        .param("proto", "tcp")
+        .size("msg", 131072)
+        .param("streams", 1)
+        .param("direction", "up")
+    }
+
+    fn argv(r: &BenchResult) -> Vec<String> {
+        let host = HostInfo::detect(false);
+        let memo = Memo::default();
+        let ctx = Context::new(&host, &memo);
+        Iperf3.invocation(r, &ctx).expect("an iperf3 run").argv
+    }
+
+    fn after<'a>(argv: &'a [String], flag: &str) -> Option<&'a str> {
+        argv.iter()
+            .position(|a| a == flag)
+            .and_then(|i| argv.get(i + 1))
+            .map(String::as_str)
+    }
+
+    /// The knobs a case ran with reach iperf3 as its own flags; none without them.
+    #[test]
+    fn the_knobs_reach_iperf3() {
+        let plain = argv(&case());
+        for f in ["-w", "-C", "-M", "-O", "-A", "-R", "--bidir"] {
+            assert!(!plain.iter().any(|a| a == f), "{f} in {plain:?}");
+        }
+        let r = case()
+            .param("window", 65536u64)
+            .param("congestion", "reno")
+            .param("mss", 1000u64)
+            .param("omit_ms", 2000u64)
+            .param("cpus", "1");
+        let a = argv(&r);
+        assert_eq!(after(&a, "-w"), Some("65536"), "{a:?}");
+        assert_eq!(after(&a, "-C"), Some("reno"), "{a:?}");
+        assert_eq!(after(&a, "-M"), Some("1000"), "{a:?}");
+        assert_eq!(after(&a, "-O"), Some("2"), "{a:?}");
+        assert_eq!(after(&a, "-A"), Some("1,1"), "{a:?}");
+        assert_eq!(after(&a, "-P"), Some("1"), "{a:?}");
+        assert_eq!(after(&a, "-l"), Some("131072"), "{a:?}");
+        let rev = argv(&case().param("direction", "reverse"));
+        assert!(rev.iter().any(|a| a == "-R"), "{rev:?}");
+    }
+
+    /// What iperf3 cannot do alike is a one-line note, and no run.
+    #[test]
+    fn unlike_knobs_are_explained_not_run() {
+        let host = HostInfo::detect(false);
+        let memo = Memo::default();
+        let ctx = Context::new(&host, &memo);
+        let half = case().param("omit_ms", 1500u64);
+        assert!(Iperf3
+            .cannot_match(&half, &ctx)
+            .unwrap()
+            .contains("whole seconds"));
+        assert!(Iperf3.invocation(&half, &ctx).is_none());
+        let spread = case().param("streams", 2).param("cpus", "0,1");
+        let why = Iperf3.cannot_match(&spread, &ctx).unwrap();
+        assert!(why.contains("--cpus 0,1"), "{why}");
+        assert!(Iperf3
+            .cannot_match(&case().param("cpus", "0,1"), &ctx)
+            .is_none());
     }
 }

@@ -1,5 +1,5 @@
 //! Reference tools: adapters that find the trusted specialist tools (likwid-bench,
-//! sysbench, fio, iperf3, sockperf, mbw, hpcc, clpeak), report their versions, and —
+//! sysbench, fio, iperf3, sockperf, ping, mbw, hpcc, clpeak), report their versions, and —
 //! where it is cheap — run them with parameters matching a peakbench case, parse their
 //! output and return a [`Reference`] to put beside our figure.
 //!
@@ -20,6 +20,7 @@ pub(crate) mod hpcc_files;
 pub mod iperf3;
 pub mod likwid;
 pub mod mbw;
+pub(crate) mod ping;
 pub mod sockperf;
 pub mod sysbench;
 mod tool;
@@ -45,6 +46,7 @@ pub(crate) static TOOLS: &[&Row] = &[
     &fio::ROW,
     &iperf3::ROW,
     &sockperf::ROW,
+    &ping::ROW,
     &clpeak::ROW,
 ];
 
@@ -132,9 +134,16 @@ pub(crate) fn attach(r: &mut BenchResult, ctx: &Context, found: &[Detected]) {
 /// Why none of the installed tools `names` (all of `r`'s resource) ran `r`: one line.
 fn uncovered(r: &BenchResult, ctx: &Context, names: &[&str]) -> String {
     let list = names.join(", ");
-    if r.resource == ResourceName::Net && ctx.remote {
+    // ping reaches the server's host itself: only the loopback tools are named here.
+    let loopback: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| *n != ping::ROW.name)
+        .collect();
+    if r.resource == ResourceName::Net && ctx.remote && !loopback.is_empty() {
         return format!(
-            "against a --server, {list} would measure loopback on this host, not the link to the server; run them between the two hosts by hand to compare"
+            "against a --server, {} would measure loopback on this host, not the link to the server; run them between the two hosts by hand to compare",
+            loopback.join(", ")
         );
     }
     if r.resource == ResourceName::Memory && r.param_str("pattern") == Some("rand") {

@@ -53,7 +53,7 @@ fn bad_input_is_one_line_exit_2_and_touches_nothing() {
             &["--pattern", "zigzag"],
             "--pattern: unknown pattern 'zigzag'",
         ),
-        (&["--engine", "libaio"], "--engine: unknown engine 'libaio'"),
+        (&["--engine", "mmap"], "--engine: unknown engine 'mmap'"),
         (&["--engine", "sync", "--depth", "8"], "--depth:"),
         (&["--runtime", "soon"], "--runtime:"),
         (

@@ -34,6 +34,7 @@ mod memory;
 mod neighbours;
 mod net;
 mod net_hardening;
+mod net_knobs;
 mod netns;
 mod outputs;
 mod prom;

@@ -290,6 +290,9 @@ fn spec(proto: Proto) -> TestSpec {
         intervals: 2,
         rate_bps: None,
         zerocopy: false,
+        window: None,
+        congestion: None,
+        mss: None,
     }
 }
 

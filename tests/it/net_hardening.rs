@@ -57,6 +57,9 @@ mod server {
             intervals,
             rate_bps: None,
             zerocopy: false,
+            window: None,
+            congestion: None,
+            mss: None,
         }
     }
 
@@ -333,6 +336,9 @@ mod serve_memory {
             intervals: 600,
             rate_bps: None,
             zerocopy: false,
+            window: None,
+            congestion: None,
+            mss: None,
         }
     }
 

@@ -293,3 +293,98 @@ fn likwid_runs_once_per_configuration_repeated_like_the_case() {
         "{notes:?}"
     );
 }
+
+/// Issue #48 item 2: write durability (`--fsync N`, `--fdatasync N`, `--sync`) runs on
+/// the sync engine, and `--rate-iops` caps the I/O rate; both are recorded on the rows
+/// and reach fio as its own options.
+#[test]
+fn durability_reaches_fio_as_its_own_options() {
+    let bin = scratch();
+    let dir = scratch();
+    let out = scratch();
+    let log = bin.path().join("fio.log");
+    fake_tool(
+        bin.path(),
+        "fio",
+        "fio-3.33",
+        &fixture("fio_randread.json"),
+        &log,
+    );
+    let o = common::pb()
+        .env("PATH", path_with(bin.path()))
+        .args(["disk", "--dir"])
+        .arg(dir.path())
+        .arg("--output")
+        .arg(out.path())
+        .args([
+            "--quiet",
+            "--reference",
+            "--engine",
+            "sync",
+            "--file-size",
+            "1MiB",
+            "--pattern",
+            "seq-write",
+            "--block",
+            "4KiB",
+            "--depth",
+            "1",
+            "--fdatasync",
+            "4",
+            "--sync",
+            "--rate-iops",
+            "200",
+            "--runtime",
+            "500ms",
+            "--ramp",
+            "0",
+            "--repeat",
+            "1",
+            "--format",
+            "json",
+        ])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    common::assert_success(&o, "disk --fdatasync 4 --sync");
+    let runs = logged(&log);
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    for want in [
+        "--fdatasync=4",
+        "--sync=1",
+        "--rate_iops=200",
+        "--ioengine=psync",
+        "--rw=write",
+    ] {
+        assert!(
+            runs[0].split(' ').any(|a| a == want),
+            "{want} not in {}",
+            runs[0]
+        );
+    }
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for r in report["results"].as_array().unwrap() {
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["params"]["fdatasync"], 4, "{r}");
+        assert_eq!(r["params"]["sync"], 1, "{r}");
+        assert_eq!(r["params"]["rate_iops"], 200, "{r}");
+        // I/O k is never issued before k / 200 s (no ramp): at most 200 × 0.5 s + 1 in
+        // the window, however fast or slow the machine.
+        if r["metric"] == "iops" {
+            let iops = r["summary"]["mean"].as_f64().unwrap();
+            assert!(
+                iops <= 202.0 + 1e-9,
+                "{iops} IO/s above --rate-iops 200: {r}"
+            );
+        }
+    }
+    let refused = common::pb_bounded()
+        .args(["disk", "--fsync", "1", "--fdatasync", "1"])
+        .output()
+        .unwrap();
+    common::assert_refused(
+        &refused,
+        &"--fsync with --fdatasync",
+        &["--fdatasync", "--fsync"],
+    );
+}

@@ -141,6 +141,23 @@ fn base(plan: &RunPlan, c: Config, part: usize) -> BenchResult {
     if let Some(d) = &plan.device {
         r = r.param("device", d.name.clone());
     }
+    if let Some(t) = plan
+        .opts
+        .distribution
+        .zipf_theta
+        .filter(|_| c.pattern.random())
+    {
+        r = r.param("distribution", format!("zipf:{t}"));
+    }
+    if let Some(n) = plan.opts.rate.rate_iops {
+        r = r.param("rate_iops", u64::from(n));
+    }
+    // Durability, on the rows that write (only when set, so the others keep their params).
+    if c.pattern.writes() {
+        for (k, v) in plan.opts.durability.durability().params() {
+            r = r.param(k, v);
+        }
+    }
     r
 }
 
@@ -215,6 +232,9 @@ fn measure(plan: &RunPlan, c: Config, ctx: &Context) -> Vec<BenchResult> {
                         seed: plan.seed,
                         rng_seed: plan.seed.rotate_left(j as u32 * 7 + 1) ^ (j as u64 + 1),
                         stop,
+                        durability: plan.opts.durability.durability(),
+                        rate_iops: plan.opts.rate.rate_iops,
+                        zipf_theta: plan.opts.distribution.zipf_theta,
                     };
                     let verify = g.as_mut().map(|gens| Verify {
                         gens,

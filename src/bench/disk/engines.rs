@@ -3,11 +3,13 @@
 //! file implementing [`IoEngine`] and one line here.
 
 use super::engine::IoEngine;
+use super::libaio::LibaioEngine;
 use super::sync::SyncEngine;
 use super::uring::UringEngine;
 
-/// Every engine, in preference order for `--engine auto` (first available wins).
-pub(crate) static ENGINES: &[&dyn IoEngine] = &[&UringEngine, &SyncEngine];
+/// Every engine, in preference order for `--engine auto` (first available wins; sync
+/// always is, so libaio runs only when asked for by name).
+pub(crate) static ENGINES: &[&dyn IoEngine] = &[&UringEngine, &SyncEngine, &LibaioEngine];
 
 /// The engine named `name` (or one of its aliases).
 pub(crate) fn by_name(name: &str) -> Option<&'static dyn IoEngine> {
@@ -26,7 +28,8 @@ mod tests {
     fn registry() {
         assert_eq!(by_name("sync").unwrap().caps(), Caps(Caps::SYNC));
         assert!(by_name("uring").unwrap().caps().has(Caps::ASYNC));
-        assert!(by_name("libaio").is_none());
+        assert!(by_name("libaio").unwrap().caps().has(Caps::ASYNC));
+        assert!(by_name("mmap").is_none());
         assert_eq!(by_name("psync").unwrap().name(), "sync");
         assert_eq!(by_name("io_uring").unwrap().name(), "uring");
         assert_eq!(by_name("io-uring").unwrap().title(), "io_uring");

@@ -76,6 +76,12 @@ pub(crate) struct JobSpec<'a> {
     pub rng_seed: u64,
     /// Set by a signal: stop issuing.
     pub stop: &'a AtomicBool,
+    /// Flushes after writes, O_SYNC (`--fsync`, `--fdatasync`, `--sync`).
+    pub durability: super::durability::Durability,
+    /// Most I/Os per second (`--rate-iops`); `None` = as fast as possible.
+    pub rate_iops: Option<u32>,
+    /// Zipf θ of the random patterns' blocks (`--distribution`); `None` = uniform.
+    pub zipf_theta: Option<f64>,
 }
 
 /// Counters of one measured window.
@@ -129,10 +135,12 @@ pub(crate) fn run(
 ) -> io::Result<JobStats> {
     let sync = spec.engine.caps().has(Caps::SYNC);
     let depth = if sync { 1 } else { spec.depth.max(1) };
-    let fd = super::workspace::open(spec.path, spec.direct, false)?;
+    let fd =
+        super::workspace::open_with(spec.path, spec.direct, false, spec.durability.open_flags())?;
     let bufs = write_buffers(spec, depth)?;
     let q = spec.engine.open(fd.as_raw_fd(), depth, &bufs)?;
     let mut job = Job::new(spec, verify, sync, depth, q, bufs);
+    job.fd = fd.as_raw_fd();
     ready();
     job.drive()?;
     // The queue goes before the buffers it may have registered, both before the file.
@@ -176,12 +184,18 @@ struct Job<'a> {
     /// `--pattern copy`: read block i of the first half, write block i of the second.
     copy: bool,
     rng: XorShift,
+    /// `--distribution zipf:θ`: the block picker of a random pattern.
+    zipf: Option<super::zipf::Zipf>,
     /// The next block of a sequential pattern (of the first half, for copy).
     seq_next: u64,
     /// Writes stamped so far (without --verify).
     stamp: u64,
     /// I/Os submitted so far.
     issued: u64,
+    /// Writes submitted so far (the count `--fsync`/`--fdatasync` flush on).
+    writes: u64,
+    /// The job's file (for the flushes).
+    fd: std::os::fd::RawFd,
     inflight: usize,
     /// Still submitting: neither the end of the last window, the I/O limit nor a signal.
     issuing: bool,
@@ -227,9 +241,15 @@ impl<'a> Job<'a> {
             read_pct: spec.pattern.read_pct() as u64,
             copy: spec.pattern == Pattern::Copy,
             rng: XorShift::new(spec.rng_seed | 1),
+            zipf: spec
+                .zipf_theta
+                .filter(|_| spec.pattern.random())
+                .map(|t| super::zipf::Zipf::new(spec.size / spec.block, t)),
             seq_next: 0,
             stamp: 0,
             issued: 0,
+            writes: 0,
+            fd: -1,
             inflight: 0,
             issuing: true,
             slots: vec![
@@ -268,6 +288,18 @@ impl<'a> Job<'a> {
             // I/O; once it is full, take one completion and refill its slot, so the queue
             // stays at its depth and every I/O's latency is measured at that depth.
             let room = self.issuing && self.below_limit();
+            // `--rate-iops`: ahead of the schedule, take a completion or sleep.
+            let wait =
+                super::rate::wait_before(self.spec.rate_iops, self.issued, now.secs_since(t0));
+            if room && !wait.is_zero() {
+                if self.inflight > 0 {
+                    now = self.reap(t0)?;
+                } else {
+                    super::rate::nap(wait);
+                    now = Tick::now();
+                }
+                continue;
+            }
             if room {
                 if let Some(slot) = self.free.pop() {
                     self.issue(slot)?;
@@ -310,7 +342,10 @@ impl<'a> Job<'a> {
             };
         }
         let idx = if spec.pattern.random() {
-            self.rng.below(self.nblocks)
+            match &self.zipf {
+                Some(z) => z.block(self.rng.next_u64()),
+                None => self.rng.below(self.nblocks),
+            }
         } else {
             let i = self.seq_next;
             self.seq_next = (self.seq_next + 1) % self.nblocks;
@@ -376,6 +411,12 @@ impl<'a> Job<'a> {
         self.q.submit(std::slice::from_ref(&io), &self.bufs)?;
         self.slots[slot].issued = if self.sync { before } else { Tick::now() };
         self.inflight += 1;
+        if op == Op::Write {
+            // A SYNC engine's write has completed inside submit: the flush follows it,
+            // outside its latency, inside the job's time (see `durability.rs`).
+            self.writes += 1;
+            self.spec.durability.after_write(self.fd, self.writes)?;
+        }
         Ok(())
     }
 

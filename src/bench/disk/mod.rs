@@ -16,11 +16,14 @@
 
 pub(crate) mod case;
 pub(crate) mod data;
+pub(crate) mod durability;
 pub(crate) mod engine;
 pub(crate) mod engines;
 pub(crate) mod job;
+pub(crate) mod libaio;
 pub mod options;
 pub(crate) mod plan;
+pub(crate) mod rate;
 #[cfg(test)]
 mod shared_tests;
 mod stale;
@@ -29,6 +32,7 @@ pub(crate) mod sync;
 mod tests;
 pub(crate) mod uring;
 pub(crate) mod workspace;
+pub(crate) mod zipf;
 
 use super::peaks::{PeakKey, PeakKind};
 use super::resource::{self, Case, CommonFlag, Context, Plan, Resource, Run, UsageError};
@@ -242,6 +246,7 @@ pub(crate) fn prepare(
 ) -> Result<RunPlan, UsageError> {
     let target = check_target(o)?;
     let (engine, engine_note) = resolve_engine(o.engine)?;
+    o.durability.check_engine(engine)?;
     let max_jobs = *o.jobs.iter().max().unwrap_or(&1) as u64;
     let blocks: Vec<u64> = o.patterns.iter().flat_map(|p| o.blocks_for(*p)).collect();
     // Files on disk: one per job, or one shared by all (`--shared-file`).

@@ -251,6 +251,18 @@ pub(crate) struct DiskOptions {
         rename = "sustain_s"
     )]
     pub(crate) sustain: Option<Duration>,
+    /// Write durability (`--fsync`, `--fdatasync`, `--sync`).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub(crate) durability: super::durability::DurabilityFlags,
+    /// I/O rate cap (`--rate-iops`).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub(crate) rate: super::rate::RateFlags,
+    /// Block popularity of the random patterns (`--distribution`).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub(crate) distribution: super::zipf::DistributionFlags,
     /// Allow --dir to be a block device (its data in the tested range is DESTROYED by writes)
     #[arg(long)]
     pub(crate) allow_destructive: bool,
@@ -285,6 +297,9 @@ impl Default for DiskOptions {
             ramp: Duration::from_secs(1),
             verify: false,
             sustain: None,
+            durability: Default::default(),
+            rate: Default::default(),
+            distribution: Default::default(),
             allow_destructive: false,
             notes: Vec::new(),
         }
@@ -443,6 +458,13 @@ pub(crate) fn parse(a: &DiskOptions) -> Result<DiskOptions, UsageError> {
     }
     fit_file_size(&mut o)?;
     check_engine_depth(o.engine, &o.depths)?;
+    o.durability.check()?;
+    if o.distribution.zipf_theta.is_some() && !o.patterns.iter().any(|p| p.random()) {
+        return Err(UsageError::new(
+            "--distribution",
+            "applies to the random patterns (rand-read, rand-write, rw-mix); add one with --pattern",
+        ));
+    }
     if o.shared_file && o.verify {
         return Err(UsageError::new(
             "--shared-file",
@@ -603,8 +625,8 @@ mod tests {
             e.starts_with("--file-size: 512 KiB (524288 B) is smaller than the block size 1 MiB"),
             "{e}"
         );
-        let e = args(&["--engine", "libaio"]).unwrap_err().0;
-        assert!(e.contains("auto,sync,uring"), "{e}");
+        let e = args(&["--engine", "spdk"]).unwrap_err().0;
+        assert!(e.contains("auto,libaio,sync,uring"), "{e}");
         let e = args(&["--engine", "sync", "--depth", "32"]).unwrap_err().0;
         assert!(e.starts_with("--depth:"), "{e}");
         let e = args(&["--sustain", "1s"]).unwrap_err().0;
@@ -629,10 +651,10 @@ mod tests {
         for e in ENGINES {
             assert_eq!(engine(e.name()).unwrap(), EngineChoice::Named(e.name()));
         }
-        let e = engine("libaio").unwrap_err().0;
+        let e = engine("spdk").unwrap_err().0;
         assert_eq!(
             e,
-            "--engine: unknown engine 'libaio'; accepted: auto,sync,uring"
+            "--engine: unknown engine 'spdk'; accepted: auto,libaio,sync,uring"
         );
         // The report's config keeps the flag's words.
         let json = |c: EngineChoice| serde_json::to_value(c).unwrap();
@@ -738,7 +760,7 @@ mod tests {
             (&["--jobs", "0"], "--jobs: '0' is out of range; job counts go from 1 to 1024"),
             (&["--file-size", "1PiB"], "--file-size: '1PiB' is not a size; use a number with B, KiB, MiB, GiB, TiB (or KB, MB, GB), e.g. 8KiB"),
             (&["--file-size", "512TiB"], "--file-size: 512 TiB is above the limit of 256 TiB; use e.g. 1GiB"),
-            (&["--engine", "libaio"], "--engine: unknown engine 'libaio'; accepted: auto,sync,uring"),
+            (&["--engine", "mmap"], "--engine: unknown engine 'mmap'; accepted: auto,libaio,sync,uring"),
             (&["--runtime", "2"], "--runtime: '2' has no unit; give one of us, ms, s, m or h, e.g. 2ms or 2s"),
             (&["--ramp", "soon"], "--ramp: 'soon' is not a duration; use a number with ms, s, m or h, e.g. 500ms or 10s"),
             (&["--sustain", "1s"], "--sustain: steady-state mode samples every second; give at least 2s, e.g. 10m"),

@@ -111,6 +111,9 @@ fn jobs_split_one_file_into_equal_parts_with_exact_byte_counts() {
                         seed,
                         rng_seed: 7 + j as u64,
                         stop,
+                        durability: Default::default(),
+                        rate_iops: None,
+                        zipf_theta: None,
                     };
                     job::run(&spec, None, &|| {}).unwrap()
                 })

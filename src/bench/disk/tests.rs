@@ -117,6 +117,9 @@ fn exact_io_and_byte_counts_per_engine() {
                 seed: p.seed,
                 rng_seed: 42,
                 stop: &stop,
+                durability: Default::default(),
+                rate_iops: None,
+                zipf_theta: None,
             };
             let s = job::run(&spec, None, &|| {}).unwrap();
             let what = format!("{} {} depth {depth}", e.name(), pattern.name());
@@ -184,6 +187,9 @@ fn buffered_blocks_below_a_sector_move_exact_bytes() {
                 seed: p.seed,
                 rng_seed: 7,
                 stop: &stop,
+                durability: Default::default(),
+                rate_iops: None,
+                zipf_theta: None,
             };
             let s = job::run(&spec, None, &|| {}).unwrap();
             let what = format!("{} {} {block} B", e.name(), pattern.name());

@@ -173,9 +173,19 @@ fn open_flags(direct: bool) -> libc::c_int {
 /// Opens `path` read-write, with O_DIRECT unless `direct` is false; `create` adds
 /// O_CREAT|O_EXCL so an existing file is never overwritten.
 pub(crate) fn open(path: &Path, direct: bool, create: bool) -> io::Result<OwnedFd> {
+    open_with(path, direct, create, 0)
+}
+
+/// [`open`] with `extra` open(2) flags (O_SYNC for `--sync`).
+pub(crate) fn open_with(
+    path: &Path,
+    direct: bool,
+    create: bool,
+    extra: libc::c_int,
+) -> io::Result<OwnedFd> {
     let c = CString::new(path.as_os_str().as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path contains NUL"))?;
-    let mut flags = open_flags(direct);
+    let mut flags = open_flags(direct) | extra;
     if create {
         flags |= libc::O_CREAT | libc::O_EXCL;
     }

@@ -153,6 +153,9 @@ mod tests {
             intervals: 10,
             rate_bps: None,
             zerocopy: false,
+            window: None,
+            congestion: None,
+            mss: None,
         }
     }
 

@@ -186,13 +186,16 @@ fn attach(
                 ));
             };
             for i in 0..n {
-                let mut s =
-                    TcpStream::connect_timeout(&SocketAddr::new(server.ip(), port), t.handshake)
-                        .map_err(|e| {
-                            test_err(format!(
-                                "data stream {i}: cannot connect to port {port}: {e}"
-                            ))
-                        })?;
+                let mut s = super::sockopt::connect_tcp(
+                    SocketAddr::new(server.ip(), port),
+                    t.handshake,
+                    spec,
+                )
+                .map_err(|e| {
+                    test_err(format!(
+                        "data stream {i}: cannot connect to port {port}: {e}"
+                    ))
+                })?;
                 s.write_all(&data_hello(cookie, i as u32))
                     .map_err(|e| test_err(format!("data stream {i}: {e}")))?;
                 socks.push(Box::new(s));
@@ -213,7 +216,8 @@ fn attach(
                 let s = UdpSocket::bind(bind).map_err(|e| test_err(e.to_string()))?;
                 s.connect(SocketAddr::new(server.ip(), port))
                     .map_err(|e| test_err(e.to_string()))?;
-                super::udp::big_buffers(&s);
+                super::sockopt::apply_udp(&s, spec)
+                    .map_err(|e| test_err(format!("UDP data stream {i}: {e}")))?;
                 let _ = s.set_read_timeout(Some(Duration::from_millis(50)));
                 let hello = data_hello(cookie, i as u32);
                 let deadline = Instant::now() + t.handshake;

@@ -91,13 +91,15 @@ impl Pacer {
     pub(crate) fn restarted(&self, t0: Tick) -> Pacer {
         Pacer { t0, ..*self }
     }
-    /// The timeline of a sender: one warm-up longer than the receiver counts, so that
-    /// the receiver's window, which opens at its first byte (see
-    /// [`Engine::sample_watching`]), ends before the sender stops even when the
+    /// The timeline of a sender: one warm-up (at least the default one) longer than the
+    /// receiver counts, so that the receiver's window, which opens at its first byte
+    /// (see [`Engine::sample_watching`]), ends before the sender stops even when the
     /// receiver began reading up to one warm-up after the sender began sending.
     pub(crate) fn with_tail(&self) -> Pacer {
+        // At least the default warm-up, so that `--omit 0` keeps the cover.
+        let tail = self.omit_s.max(super::proto::DEFAULT_OMIT.as_secs_f64());
         Pacer {
-            total_s: self.total_s + self.omit_s,
+            total_s: self.total_s + tail,
             ..*self
         }
     }

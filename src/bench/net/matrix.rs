@@ -77,6 +77,9 @@ pub(crate) fn specs(o: &NetOptions, repeat: u32) -> Vec<TestSpec> {
             intervals,
             rate_bps: None,
             zerocopy: false,
+            window: None,
+            congestion: None,
+            mss: None,
         })
         .collect()
 }

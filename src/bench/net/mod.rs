@@ -2,7 +2,8 @@
 //! latency, on loopback (an in-process server) or against `peakbench serve` elsewhere.
 //!
 //! Layout: `proto.rs` (control protocol, frames, authentication), `server.rs` and
-//! `client.rs` (the two ends of the control conversation), `engine.rs` (the data side,
+//! `client.rs` (the two ends of the control conversation), `attach.rs` (the server's
+//! attaching of data streams), `engine.rs` (the data side,
 //! identical at both ends, with the `Transport` seam), `tcp.rs` / `udp.rs` (per-stream
 //! loops and their `Transport` impls), `options.rs`.
 //!
@@ -17,6 +18,7 @@
 //!   HDR histogram of every round trip after the warm-up;
 //! - one thread per stream, pinned, on both ends; CPU time per stream thread.
 
+pub(crate) mod attach;
 mod budget;
 pub mod client;
 pub mod engine;
@@ -26,6 +28,7 @@ pub mod proto;
 pub(crate) mod results;
 pub(crate) mod rounds;
 pub mod server;
+pub(crate) mod sockopt;
 pub(crate) mod tcp;
 pub mod udp;
 
@@ -39,7 +42,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Warm-up at the start of every test, not counted.
-pub(crate) const OMIT: Duration = Duration::from_millis(500);
+pub(crate) const OMIT: Duration = proto::DEFAULT_OMIT;
 
 /// The network resource.
 pub(crate) struct NetBench;
@@ -130,11 +133,20 @@ impl Session {
 
     /// One try of [`Session::run`].
     fn run_once(&self, spec: &TestSpec, ctx: &Context) -> BenchResult {
-        let base = results::base(spec);
+        let mut base = results::base(spec);
+        // `--cpus`: stream i on cpus[i % n] at this end (and at the in-process server's).
+        if let Some(c) = &ctx.opts.cpus {
+            let list: Vec<String> = c.iter().map(usize::to_string).collect();
+            base = base.param("cpus", list.join(","));
+        }
         if let Some(why) = self.fatal.lock().ok().and_then(|f| f.clone()) {
             return base.skipped(format!("not run: {why}"));
         }
-        let cpus = ctx.host.cpu.pin_order.clone();
+        let cpus = ctx
+            .opts
+            .cpus
+            .clone()
+            .unwrap_or_else(|| ctx.host.cpu.pin_order.clone());
         let timeouts = client::Timeouts::default();
         let outcome = match &self.target {
             Target::Remote(addr) => self
@@ -291,7 +303,7 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
                         } else {
                             direction
                         },
-                        omit_ms: OMIT.as_millis() as u64,
+                        omit_ms: o.omit.unwrap_or(OMIT).as_millis() as u64,
                         interval_ms,
                         intervals,
                         rate_bps: if proto == Proto::Udp {
@@ -300,6 +312,9 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
                             None
                         },
                         zerocopy: o.zerocopy && proto == Proto::Tcp && test == TestKind::Throughput,
+                        window: o.window,
+                        congestion: o.congestion.clone().filter(|_| proto == Proto::Tcp),
+                        mss: o.mss.filter(|_| proto == Proto::Tcp),
                     };
                     let unsupported = unsupported(proto, test, msg);
                     if unsupported.is_none() {
@@ -322,11 +337,12 @@ impl Plan for NetBench {
     type Options = NetOptions;
 
     fn refuses(&self, _o: &NetOptions, flag: CommonFlag) -> Option<&'static str> {
-        Some(match flag {
-            CommonFlag::Weak => "net streams each send for --time with no shared problem to divide; drop --weak and set --streams",
-            CommonFlag::UntilStable => "net tests run for --time, with no per-sample check of the threads; drop --until-stable and set --repeat",
-            CommonFlag::Cpus => resource::CPUS_ONLY,
-        })
+        match flag {
+            CommonFlag::Weak => Some("net streams each send for --time with no shared problem to divide; drop --weak and set --streams"),
+            CommonFlag::UntilStable => Some("net tests run for --time, with no per-sample check of the threads; drop --until-stable and set --repeat"),
+            // Stream i runs on cpus[i % n] at both ends (at this end against --server).
+            CommonFlag::Cpus => None,
+        }
     }
 
     fn hints<'a>(&self, o: &'a NetOptions) -> resource::Hints<'a> {
@@ -351,7 +367,7 @@ impl Resource for NetBench {
     }
 
     fn never_takes(&self) -> &'static [CommonFlag] {
-        &[CommonFlag::Weak, CommonFlag::UntilStable, CommonFlag::Cpus]
+        &[CommonFlag::Weak, CommonFlag::UntilStable]
     }
 
     fn aliases(&self) -> &'static [resource::Alias] {

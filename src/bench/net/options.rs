@@ -83,6 +83,26 @@ pub(crate) struct NetOptions {
     #[arg(long, value_name = "SECRET")]
     #[serde(serialize_with = "redact", rename = "token_given")]
     pub(crate) token: Option<String>,
+    /// Socket buffer (SO_SNDBUF and SO_RCVBUF) of every data socket at both ends, as iperf3 -w [default: the kernel's; UDP: as large as allowed]
+    #[arg(long, value_name = "SIZE", value_parser = window)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) window: Option<u32>,
+    /// TCP congestion control at both ends, one of /proc/sys/net/ipv4/tcp_available_congestion_control, as iperf3 -C [default: the kernel's]
+    #[arg(long, value_name = "NAME", value_parser = congestion)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) congestion: Option<String>,
+    /// TCP maximum segment size, bytes, as iperf3 -M [default: from the path MTU]
+    #[arg(long, value_name = "BYTES", value_parser = mss)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) mss: Option<u32>,
+    /// Warm-up at the start of each test, not counted, as iperf3 -O [default: 500ms]
+    #[arg(long, value_name = "DUR", value_parser = omit)]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "omit_secs",
+        rename = "omit_s"
+    )]
+    pub(crate) omit: Option<Duration>,
     /// All pairs of hosts of a cluster launch (mpirun/srun; see docs/fleet.md): a host x host matrix of TCP throughput and latency
     #[arg(long)]
     pub(crate) matrix: bool,
@@ -102,6 +122,10 @@ impl Default for NetOptions {
             rate_bps: None,
             zerocopy: false,
             token: None,
+            window: None,
+            congestion: None,
+            mss: None,
+            omit: None,
             matrix: false,
         }
     }
@@ -291,6 +315,66 @@ fn time(text: &str) -> Result<Duration, ParseError> {
     Ok(v)
 }
 
+fn omit_secs<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => s.serialize_f64(d.as_secs_f64()),
+        None => s.serialize_none(),
+    }
+}
+
+/// `--window`: a size from 4 KiB to 1 GiB.
+fn window(text: &str) -> Result<u32, ParseError> {
+    use super::proto::{MAX_WINDOW, MIN_WINDOW};
+    let n = parse_size(text)?;
+    if !(u64::from(MIN_WINDOW)..=u64::from(MAX_WINDOW)).contains(&n) {
+        return Err(ParseError(format!(
+            "'{text}' is out of range; socket buffers go from 4KiB to 1GiB"
+        )));
+    }
+    Ok(n as u32)
+}
+
+/// `--congestion`: one of the congestion controls this host lists.
+fn congestion(text: &str) -> Result<String, ParseError> {
+    use super::sockopt::{available_congestion, CONGESTION_LIST};
+    let Some(list) = available_congestion() else {
+        return Err(ParseError(format!(
+            "cannot read {CONGESTION_LIST}: this host offers no choice of TCP congestion control; drop --congestion"
+        )));
+    };
+    if list.iter().any(|c| c == text) {
+        Ok(text.to_string())
+    } else {
+        Err(ParseError(format!(
+            "'{}' is not available here; accepted: {} (from {CONGESTION_LIST})",
+            super::proto::clean(text),
+            list.join(",")
+        )))
+    }
+}
+
+/// `--mss`: 88 to 9216 bytes.
+fn mss(text: &str) -> Result<u32, ParseError> {
+    use super::proto::{MAX_MSS, MIN_MSS};
+    match text.trim().parse::<u32>() {
+        Ok(n) if (MIN_MSS..=MAX_MSS).contains(&n) => Ok(n),
+        _ => Err(ParseError(format!(
+            "'{text}' is not an MSS; use whole bytes from {MIN_MSS} to {MAX_MSS}"
+        ))),
+    }
+}
+
+/// `--omit`: 0 to 60 s.
+fn omit(text: &str) -> Result<Duration, ParseError> {
+    let v = parse_duration(text)?;
+    if v > Duration::from_secs(60) {
+        return Err(ParseError(format!(
+            "'{text}' is out of range; use 0s to 60s"
+        )));
+    }
+    Ok(v)
+}
+
 /// The checks that span `peakbench net` flags, and the token (`--token` or
 /// $PEAKBENCH_TOKEN).
 pub(crate) fn parse_net(a: &NetOptions) -> Result<NetOptions, UsageError> {
@@ -321,6 +405,17 @@ pub(crate) fn parse_net(a: &NetOptions) -> Result<NetOptions, UsageError> {
             "applies to TCP only; add --proto tcp",
         ));
     }
+    for (given, flag) in [
+        (a.congestion.is_some(), "--congestion"),
+        (a.mss.is_some(), "--mss"),
+    ] {
+        if given && !a.protos.contains(&Proto::Tcp) {
+            return Err(UsageError::new(
+                flag,
+                "applies to TCP only; add --proto tcp",
+            ));
+        }
+    }
     Ok(NetOptions {
         token: token(&a.token)?,
         ..a.clone()
@@ -338,6 +433,23 @@ pub(crate) fn parse_serve(a: &ServeOptions) -> Result<ServeOptions, UsageError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--congestion` takes what the host lists, and names the list otherwise.
+    #[test]
+    fn congestion_controls_come_from_the_host() {
+        let Some(list) = super::super::sockopt::available_congestion() else {
+            return;
+        };
+        assert_eq!(congestion(&list[0]).unwrap(), list[0]);
+        let e = congestion("nosuchcc").unwrap_err().0;
+        assert_eq!(
+            e,
+            format!(
+                "'nosuchcc' is not available here; accepted: {} (from /proc/sys/net/ipv4/tcp_available_congestion_control)",
+                list.join(",")
+            )
+        );
+    }
 
     #[test]
     fn rates() {
@@ -387,6 +499,11 @@ mod tests {
             (&["--rate", "1G", "--proto", "tcp"], "--rate: paces UDP only; add --proto udp"),
             (&["--zerocopy", "--proto", "udp"], "--zerocopy: applies to TCP only; add --proto tcp"),
             (&["--token", ""], "--token: a token is 1 to 1024 bytes (or set $PEAKBENCH_TOKEN)"),
+            (&["--window", "1KiB"], "--window: '1KiB' is out of range; socket buffers go from 4KiB to 1GiB"),
+            (&["--mss", "20"], "--mss: '20' is not an MSS; use whole bytes from 88 to 9216"),
+            (&["--mss", "1000", "--proto", "udp"], "--mss: applies to TCP only; add --proto tcp"),
+            (&["--congestion", "reno", "--proto", "udp"], "--congestion: applies to TCP only; add --proto tcp"),
+            (&["--omit", "2m"], "--omit: '2m' is out of range; use 0s to 60s"),
         ] {
             assert_eq!(net(argv).unwrap_err().0, line, "{argv:?}");
         }

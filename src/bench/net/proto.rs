@@ -38,6 +38,18 @@ pub const VERSION: u32 = 2;
 /// Largest frame accepted, in bytes (the length prefix excluded). A report with a
 /// HostInfo is a few KiB; anything near this cap is an attack or a bug.
 pub(crate) const MAX_FRAME: usize = 256 * 1024;
+/// Warm-up at the start of every test, not counted, when `--omit` is not given.
+pub(crate) const DEFAULT_OMIT: Duration = Duration::from_millis(500);
+/// Smallest MSS Linux accepts (TCP_MIN_MSS).
+pub(crate) const MIN_MSS: u32 = 88;
+/// Largest MSS accepted (iperf3's limit: a 9216-byte jumbo frame).
+pub(crate) const MAX_MSS: u32 = 9216;
+/// Smallest socket buffer accepted.
+pub(crate) const MIN_WINDOW: u32 = 4096;
+/// Largest socket buffer accepted.
+pub(crate) const MAX_WINDOW: u32 = 1 << 30;
+/// Longest congestion control name (TCP_CA_NAME_MAX − 1).
+pub(crate) const MAX_CONGESTION_NAME: usize = 15;
 /// Default TCP port of `peakbench serve`.
 pub(crate) const DEFAULT_PORT: u16 = 5211;
 /// Most streams per direction a server accepts.
@@ -135,6 +147,18 @@ pub struct TestSpec {
     pub rate_bps: Option<u64>,
     /// Send with MSG_ZEROCOPY (TCP) where the OS offers it.
     pub zerocopy: bool,
+    /// Socket buffers (SO_SNDBUF and SO_RCVBUF) of every data socket at both ends,
+    /// bytes (iperf3 `-w`); `None` = the kernel's default (TCP) or as large as allowed
+    /// (UDP). Absent from the message when `None`, so that a server of the previous
+    /// release still serves a run without the knob (and refuses one with it, naming it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<u32>,
+    /// TCP congestion control of the data connections at both ends (iperf3 `-C`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub congestion: Option<String>,
+    /// TCP MSS cap of the data connections, bytes (iperf3 `-M`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mss: Option<u32>,
 }
 
 impl TestSpec {
@@ -198,6 +222,42 @@ impl TestSpec {
         }
         if self.zerocopy && self.proto != Proto::Tcp {
             return Err("zero-copy applies to TCP only".into());
+        }
+        self.validate_knobs()
+    }
+
+    /// Checks the socket knobs (`window`, `congestion`, `mss`): ranges, and a
+    /// congestion control name that can only be a kernel module's name.
+    fn validate_knobs(&self) -> Result<(), String> {
+        if let Some(w) = self.window {
+            if !(MIN_WINDOW..=MAX_WINDOW).contains(&w) {
+                return Err(format!(
+                    "socket buffer of {w} B out of range: {MIN_WINDOW}..={MAX_WINDOW} bytes"
+                ));
+            }
+        }
+        if let Some(m) = self.mss {
+            if self.proto != Proto::Tcp {
+                return Err("an MSS applies to TCP only".into());
+            }
+            if !(MIN_MSS..=MAX_MSS).contains(&m) {
+                return Err(format!("MSS {m} out of range: {MIN_MSS}..={MAX_MSS} bytes"));
+            }
+        }
+        if let Some(c) = &self.congestion {
+            if self.proto != Proto::Tcp {
+                return Err("a congestion control applies to TCP only".into());
+            }
+            let name_ok = !c.is_empty()
+                && c.len() <= MAX_CONGESTION_NAME
+                && c.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+            if !name_ok {
+                return Err(format!(
+                    "'{}' is not a congestion control name: 1 to {MAX_CONGESTION_NAME} letters, digits, _ or -",
+                    clean(c)
+                ));
+            }
         }
         Ok(())
     }

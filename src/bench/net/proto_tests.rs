@@ -20,6 +20,9 @@ fn spec() -> TestSpec {
         intervals: 3,
         rate_bps: None,
         zerocopy: false,
+        window: None,
+        congestion: None,
+        mss: None,
     }
 }
 
@@ -172,6 +175,9 @@ fn spec_validation() {
             proto: Proto::Udp,
             msg: 100,
             zerocopy: true,
+            window: None,
+            congestion: None,
+            mss: None,
             ..spec()
         },
         TestSpec {

@@ -40,6 +40,19 @@ pub(crate) fn base(spec: &TestSpec) -> BenchResult {
     if spec.zerocopy {
         r = r.param("zerocopy", true);
     }
+    // The knobs, only when given, so that a run without them keeps its params.
+    if let Some(w) = spec.window {
+        r = r.param("window", u64::from(w));
+    }
+    if let Some(c) = &spec.congestion {
+        r = r.param("congestion", c.as_str());
+    }
+    if let Some(m) = spec.mss {
+        r = r.param("mss", u64::from(m));
+    }
+    if spec.omit_ms != super::proto::DEFAULT_OMIT.as_millis() as u64 {
+        r = r.param("omit_ms", spec.omit_ms);
+    }
     r
 }
 
@@ -413,6 +426,9 @@ mod tests {
             intervals: 3,
             rate_bps: None,
             zerocopy: false,
+            window: None,
+            congestion: None,
+            mss: None,
         }
     }
 

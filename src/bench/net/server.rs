@@ -23,14 +23,14 @@
 //!   thread has exited and freed its buffer; the engine waits for those threads before
 //!   the busy slot frees, and the freed memory is handed back to the OS after each test.
 
+use super::attach::{attach_tcp, attach_udp};
 use super::budget::{big_buffers_mapped, give_memory_back, Budget};
 pub(crate) use super::budget::{default_memory, DEFAULT_MEMORY_CAP};
-use super::engine::{kind, DataSock, Engine, Hold};
+use super::engine::{kind, Engine, Hold};
 use super::proto::{
-    self, data_hello, hex, parse_data_hello, prove, random_bytes, unhex, verify, Control, Msg,
-    Proto, ProtoError, Side, TestSpec, ACK_MAGIC, DATA_HELLO_LEN, DATA_MAGIC, NONCE_LEN, VERSION,
+    self, hex, prove, random_bytes, unhex, verify, Control, Msg, Proto, ProtoError, Side, TestSpec,
+    NONCE_LEN, VERSION,
 };
-use std::io::Read;
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,8 +47,6 @@ pub(crate) const WATCH_TICK: Duration = Duration::from_millis(50);
 pub(crate) const LOG_BURST: u32 = 20;
 /// The log rate-limit window.
 pub(crate) const LOG_WINDOW: Duration = Duration::from_secs(10);
-/// Most data-port connections waiting for their hello at once during an attach.
-const MAX_ATTACH_WAITING: usize = 64;
 
 /// How a server behaves.
 #[derive(Debug, Clone)]
@@ -501,125 +499,6 @@ fn refuse(ctrl: &mut Control<TcpStream>, message: String) -> SessionError {
     SessionError::Early(message)
 }
 
-/// A data connection whose hello is still arriving.
-struct Arriving {
-    sock: TcpStream,
-    hello: [u8; DATA_HELLO_LEN],
-    got: usize,
-}
-
-/// Attaches TCP data streams: accepts until every connection presented the cookie.
-/// Connections are read without blocking, side by side, so one that stays silent (or
-/// trickles) does not hold up the real streams behind it; it is dropped at the end.
-fn attach_tcp(
-    listener: &TcpListener,
-    n: usize,
-    cookie: &[u8],
-    peer: IpAddr,
-    deadline: Instant,
-) -> Result<Vec<DataSock>, String> {
-    let mut slots: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
-    let mut arriving: Vec<Arriving> = Vec::new();
-    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
-    while slots.iter().any(|s| s.is_none()) {
-        if Instant::now() >= deadline {
-            return Err("data streams did not attach in time".into());
-        }
-        let mut progress = false;
-        match listener.accept() {
-            Ok((s, from)) => {
-                progress = true;
-                if from.ip() == peer && s.set_nonblocking(true).is_ok() {
-                    if arriving.len() >= MAX_ATTACH_WAITING {
-                        arriving.remove(0);
-                    }
-                    arriving.push(Arriving {
-                        sock: s,
-                        hello: [0; DATA_HELLO_LEN],
-                        got: 0,
-                    });
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-            Err(e) => return Err(format!("accepting a data stream: {e}")),
-        }
-        let mut i = 0;
-        while i < arriving.len() {
-            let a = &mut arriving[i];
-            let keep = match a.sock.read(&mut a.hello[a.got..]) {
-                Ok(0) => false,
-                Ok(k) => {
-                    progress = true;
-                    a.got += k;
-                    a.got < DATA_HELLO_LEN
-                }
-                Err(e) => matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
-                ),
-            };
-            if keep {
-                i += 1;
-                continue;
-            }
-            let a = arriving.swap_remove(i);
-            if a.got == DATA_HELLO_LEN {
-                if let Some(id) = parse_data_hello(&a.hello, DATA_MAGIC, cookie) {
-                    if (id as usize) < n && slots[id as usize].is_none() {
-                        a.sock.set_nonblocking(false).map_err(|e| e.to_string())?;
-                        slots[id as usize] = Some(a.sock);
-                    }
-                }
-            }
-        }
-        if !progress {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-    }
-    Ok(slots
-        .into_iter()
-        .flatten()
-        .map(|s| Box::new(s) as DataSock)
-        .collect())
-}
-
-/// Attaches UDP data streams: each port waits for a hello with the cookie from the
-/// control peer, connects to its source and acknowledges.
-fn attach_udp(
-    socks: Vec<UdpSocket>,
-    cookie: &[u8],
-    peer: IpAddr,
-    deadline: Instant,
-) -> Result<Vec<DataSock>, String> {
-    let mut out: Vec<DataSock> = Vec::with_capacity(socks.len());
-    let mut buf = [0u8; 2048];
-    for (i, s) in socks.into_iter().enumerate() {
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err("UDP data streams did not attach in time".into());
-            }
-            let _ = s.set_read_timeout(Some(left));
-            let (len, from) = match s.recv_from(&mut buf) {
-                Ok(x) => x,
-                Err(_) => continue,
-            };
-            if from.ip() != peer {
-                continue;
-            }
-            if parse_data_hello(&buf[..len], DATA_MAGIC, cookie) == Some(i as u32) {
-                s.connect(from).map_err(|e| e.to_string())?;
-                let mut ack = data_hello(cookie, i as u32);
-                ack[..8].copy_from_slice(ACK_MAGIC);
-                let _ = s.send(&ack);
-                break;
-            }
-        }
-        out.push(Box::new(s));
-    }
-    Ok(out)
-}
-
 /// Runs one validated test on an authenticated session.
 fn run_test(
     ctrl: &mut Control<TcpStream>,
@@ -638,6 +517,8 @@ fn run_test(
         Proto::Tcp => {
             let l =
                 TcpListener::bind((local, 0)).map_err(|e| format!("opening a data port: {e}"))?;
+            // Before any client connects: accepted connections inherit them.
+            super::sockopt::apply_tcp(l.as_raw_fd(), spec).map_err(|e| e.to_string())?;
             let port = l.local_addr().map_err(|e| e.to_string())?.port();
             ctrl.send(
                 &Msg::Ready {
@@ -655,7 +536,7 @@ fn run_test(
             for _ in 0..n {
                 let s =
                     UdpSocket::bind((local, 0)).map_err(|e| format!("opening a data port: {e}"))?;
-                super::udp::big_buffers(&s);
+                super::sockopt::apply_udp(&s, spec).map_err(|e| e.to_string())?;
                 ports.push(s.local_addr().map_err(|e| e.to_string())?.port());
                 socks.push(s);
             }

@@ -29,6 +29,9 @@ fn spec(proto: Proto, test: TestKind, direction: Direction) -> TestSpec {
         intervals: 3,
         rate_bps: None,
         zerocopy: false,
+        window: None,
+        congestion: None,
+        mss: None,
     }
 }
 
