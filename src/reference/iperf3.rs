@@ -84,7 +84,7 @@ fn knobs(r: &BenchResult) -> Vec<String> {
 
 impl Tool for Iperf3 {
     fn cannot_match(&self, r: &BenchResult, ctx: &Context) -> Option<String> {
-        if r.resource != Resource::Net || r.metric != Metric::Throughput || ctx.remote {
+        if r.resource != ResourceName::Net || r.metric != Metric::Throughput || ctx.remote {
             return None;
         }
         if let Some(ms) = r.param_u64("omit_ms") {
@@ -161,7 +161,7 @@ mod tests {
 
     fn case() -> BenchResult {
         BenchResult::new(
-            Resource::Net,
+            ResourceName::Net,
             "tcp_throughput",
             Metric::Throughput,
             Unit::BytePerSec,

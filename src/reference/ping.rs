@@ -12,7 +12,7 @@
 //! unprivileged user may use).
 
 use super::{capture, Context, Found, Row, SharedFound, Tool, VersionFrom};
-use crate::report::model::{BenchResult, Metric, Reference, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, Reference, ResourceName, Unit};
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -101,7 +101,7 @@ pub(crate) static ROW: Row = Row {
 
 /// Whether `r` is a latency case ping can be put beside.
 fn covered(r: &BenchResult) -> bool {
-    r.resource == Resource::Net && r.metric == Metric::Latency
+    r.resource == ResourceName::Net && r.metric == Metric::Latency
 }
 
 /// The host ping sends to: 127.0.0.1 on loopback, else the `--server` host.
@@ -213,7 +213,7 @@ mod tests {
     }
 
     fn case(msg: u64) -> BenchResult {
-        BenchResult::new(Resource::Net, "tcp_latency", Metric::Latency, Unit::Second)
+        BenchResult::new(ResourceName::Net, "tcp_latency", Metric::Latency, Unit::Second)
             .param("proto", "tcp")
             .size("msg", msg)
             .param("streams", 1)
