@@ -18,6 +18,7 @@ pub mod fleet;
 pub mod load;
 pub(crate) mod matrix;
 pub(crate) mod measured_roofline;
+pub(crate) mod numa_matrix;
 pub mod model;
 pub(crate) mod physics;
 pub(crate) mod progress;
