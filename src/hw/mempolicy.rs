@@ -48,7 +48,10 @@ fn set_policy(mode: libc::c_int, nodes: &[u32]) -> Result<(), String> {
         (std::ptr::null(), 0)
     } else {
         // The kernel reads maxnode - 1 bits (libnuma passes the mask's bits + 1).
-        (m.as_ptr(), (MASK_WORDS * libc::c_ulong::BITS as usize + 1) as libc::c_ulong)
+        (
+            m.as_ptr(),
+            (MASK_WORDS * libc::c_ulong::BITS as usize + 1) as libc::c_ulong,
+        )
     };
     // SAFETY: set_mempolicy reads at most `maxnode - 1` bits from `ptr`, which points
     // to MASK_WORDS words that live across the call (or is null with maxnode 0).
@@ -88,7 +91,11 @@ const PAGE: usize = 4096;
 /// Where the pages of `[ptr, ptr + len)` are: up to `samples` pages evenly spaced,
 /// counted per node (`move_pages` without target nodes only reports); `None` when the
 /// kernel cannot say (no NUMA support, a seccomp filter).
-pub(crate) fn pages_by_node(ptr: *const u8, len: usize, samples: usize) -> Option<BTreeMap<u32, usize>> {
+pub(crate) fn pages_by_node(
+    ptr: *const u8,
+    len: usize,
+    samples: usize,
+) -> Option<BTreeMap<u32, usize>> {
     let pages = (len / PAGE).max(1);
     let n = samples.clamp(1, pages);
     let addrs: Vec<*mut libc::c_void> = (0..n)
@@ -148,7 +155,12 @@ mod tests {
             eprintln!("skipped: no topology in /sys");
             return;
         };
-        let nodes: Vec<u32> = t.nodes.iter().filter(|n| n.mem_bytes > 0).map(|n| n.id).collect();
+        let nodes: Vec<u32> = t
+            .nodes
+            .iter()
+            .filter(|n| n.mem_bytes > 0)
+            .map(|n| n.id)
+            .collect();
         // Every node with memory (one here, more in a multi-node guest), bound and as
         // an interleave of one.
         let places: Vec<(u32, MemPlace)> = nodes
@@ -193,6 +205,9 @@ mod tests {
             .join()
             .unwrap()
             .unwrap_err();
-        assert!(e.starts_with("set_mempolicy(MPOL_BIND, nodes [1023]) failed:"), "{e}");
+        assert!(
+            e.starts_with("set_mempolicy(MPOL_BIND, nodes [1023]) failed:"),
+            "{e}"
+        );
     }
 }

@@ -12,7 +12,7 @@
 
 use super::clock_kinds::cpu_list;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// One NUMA node.
@@ -104,7 +104,9 @@ pub(crate) fn parse_list(s: &str) -> Option<Vec<usize>> {
 }
 
 fn read(p: &Path) -> Option<String> {
-    std::fs::read_to_string(p).ok().map(|s| s.trim().to_string())
+    std::fs::read_to_string(p)
+        .ok()
+        .map(|s| s.trim().to_string())
 }
 
 /// `Node 0 MemTotal:  21981400 kB` → bytes.
@@ -216,9 +218,15 @@ pub(crate) fn read_topology(root: &Path) -> Option<Topology> {
                 cpus: read(&d.join("cpulist"))
                     .and_then(|s| parse_list(&s))
                     .unwrap_or_default(),
-                mem_bytes: read(&d.join("meminfo")).and_then(|m| mem_total(&m)).unwrap_or(0),
+                mem_bytes: read(&d.join("meminfo"))
+                    .and_then(|m| mem_total(&m))
+                    .unwrap_or(0),
                 distances: read(&d.join("distance"))
-                    .map(|s| s.split_whitespace().filter_map(|x| x.parse().ok()).collect())
+                    .map(|s| {
+                        s.split_whitespace()
+                            .filter_map(|x| x.parse().ok())
+                            .collect()
+                    })
                     .unwrap_or_default(),
             }
         })
@@ -233,14 +241,14 @@ pub(crate) fn read_topology(root: &Path) -> Option<Topology> {
     }
     let mut sockets: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     let mut l3: BTreeMap<Vec<usize>, (u64, Option<u32>)> = BTreeMap::new();
-    let mut smt: BTreeMap<Vec<usize>, ()> = BTreeMap::new();
+    let mut smt: BTreeSet<Vec<usize>> = BTreeSet::new();
     for c in &cpus {
         sockets.entry(c.package).or_default().push(c.cpu);
         if let Some((shared, size, id)) = &c.l3 {
             l3.entry(shared.clone()).or_insert((*size, *id));
         }
         if c.siblings.len() > 1 {
-            smt.insert(c.siblings.clone(), ());
+            smt.insert(c.siblings.clone());
         }
     }
     let mut l3: Vec<Group> = l3
@@ -265,7 +273,7 @@ pub(crate) fn read_topology(root: &Path) -> Option<Topology> {
             })
             .collect(),
         l3,
-        smt: smt.into_keys().map(|s| cpu_list(&s)).collect(),
+        smt: smt.into_iter().map(|s| cpu_list(&s)).collect(),
         threads_per_core,
     })
 }
@@ -414,10 +422,7 @@ impl Topology {
             } else {
                 format!("SNC{k} (sub-NUMA clustering)")
             };
-            out.push((
-                "numa mode".into(),
-                format!("{k} nodes per socket: {mode}"),
-            ));
+            out.push(("numa mode".into(), format!("{k} nodes per socket: {mode}")));
         }
         if !self.l3.is_empty() {
             let per_node = self
@@ -461,7 +466,12 @@ impl Topology {
                 format!(
                     "{} threads per core, siblings {}{}",
                     self.threads_per_core,
-                    self.smt.iter().take(4).cloned().collect::<Vec<_>>().join("; "),
+                    self.smt
+                        .iter()
+                        .take(4)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join("; "),
                     if self.smt.len() > 4 { "; …" } else { "" }
                 )
             },

@@ -18,7 +18,10 @@ pub(crate) fn recorded(name: &str) -> Topology {
 
 #[test]
 fn lists_parse_as_the_kernel_writes_them() {
-    assert_eq!(parse_list("0-3,8,10-11\n"), Some(vec![0, 1, 2, 3, 8, 10, 11]));
+    assert_eq!(
+        parse_list("0-3,8,10-11\n"),
+        Some(vec![0, 1, 2, 3, 8, 10, 11])
+    );
     assert_eq!(parse_list(""), Some(vec![]));
     assert_eq!(parse_list("3-1"), None);
     assert_eq!(parse_list("a"), None);
@@ -43,16 +46,22 @@ fn a_two_socket_xeon_with_snc2_has_four_nodes_two_per_socket() {
     assert_eq!((t.threads_per_core, t.smt.len()), (2, 16));
     assert_eq!(t.smt[0], "0,16");
     let lines = t.lines("GenuineIntel");
-    let find = |k: &str| lines.iter().find(|l| l.0 == k).map(|l| l.1.clone()).unwrap();
+    let find = |k: &str| {
+        lines
+            .iter()
+            .find(|l| l.0 == k)
+            .map(|l| l.1.clone())
+            .unwrap()
+    };
     assert_eq!(
         find("numa node 2"),
         "CPUs 8-11,24-27, 48 GiB memory, socket 1, distances 21 21 10 11"
     );
-    assert_eq!(find("numa mode"), "2 nodes per socket: SNC2 (sub-NUMA clustering)");
     assert_eq!(
-        find("L3 domains"),
-        "2 x 24.75 MiB: 0-7,16-23; 8-15,24-31"
+        find("numa mode"),
+        "2 nodes per socket: SNC2 (sub-NUMA clustering)"
     );
+    assert_eq!(find("L3 domains"), "2 x 24.75 MiB: 0-7,16-23; 8-15,24-31");
     assert!(find("SMT").starts_with("2 threads per core, siblings 0,16; 1,17"));
 }
 
@@ -65,10 +74,21 @@ fn an_epyc_in_nps4_has_two_ccx_per_node() {
     assert_eq!(t.l3[3].id, 3);
     assert_eq!(t.nodes_per_socket(), Some(4));
     let lines = t.lines("AuthenticAMD");
-    let find = |k: &str| lines.iter().find(|l| l.0 == k).map(|l| l.1.clone()).unwrap();
-    assert_eq!(find("numa mode"), "4 nodes per socket: NPS4 (nodes per socket)");
+    let find = |k: &str| {
+        lines
+            .iter()
+            .find(|l| l.0 == k)
+            .map(|l| l.1.clone())
+            .unwrap()
+    };
+    assert_eq!(
+        find("numa mode"),
+        "4 nodes per socket: NPS4 (nodes per socket)"
+    );
     assert!(
-        find("L3 domains").starts_with("8 x 16 MiB, 2 per node (CCX/CCD: cores sharing one L3): 0-1,16-17; 2-3,18-19;"),
+        find("L3 domains").starts_with(
+            "8 x 16 MiB, 2 per node (CCX/CCD: cores sharing one L3): 0-1,16-17; 2-3,18-19;"
+        ),
         "{lines:?}"
     );
 }
@@ -125,5 +145,8 @@ fn this_machine_has_every_cpu_on_one_node() {
         );
         assert_eq!(t.sockets.iter().filter(|s| s.cpus.contains(c)).count(), 1);
     }
-    assert!(t.nodes.iter().all(|n| n.distances.len() == t.nodes.len() || t.nodes.len() == 1));
+    assert!(t
+        .nodes
+        .iter()
+        .all(|n| n.distances.len() == t.nodes.len() || t.nodes.len() == 1));
 }

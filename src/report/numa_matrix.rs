@@ -44,10 +44,20 @@ impl NodeGrid<'_> {
 
     /// The best and worst figure of the grid, (best, worst) in its own sense.
     pub(crate) fn range(&self) -> Option<(f64, f64)> {
-        let vals: Vec<f64> = self.cells.iter().flatten().flatten().filter_map(|r| mean(r)).collect();
+        let vals: Vec<f64> = self
+            .cells
+            .iter()
+            .flatten()
+            .flatten()
+            .filter_map(|r| mean(r))
+            .collect();
         let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        (!vals.is_empty()).then_some(if self.lower_is_better { (lo, hi) } else { (hi, lo) })
+        (!vals.is_empty()).then_some(if self.lower_is_better {
+            (lo, hi)
+        } else {
+            (hi, lo)
+        })
     }
 }
 
@@ -117,24 +127,35 @@ pub(crate) mod tests {
         for c in 0..2u64 {
             for m in 0..2u64 {
                 let local = c == m;
-                let bw = BenchResult::new(Resource::Memory, "read", Metric::Throughput, Unit::BytePerSec)
-                    .param("threads", 4u64)
-                    .param("cpu_node", c)
-                    .param("mem_node", m)
-                    .with_samples(vec![if local { 20e9 } else { 12e9 }; 3]);
-                let lat = BenchResult::new(Resource::Memory, "chase", Metric::Latency, Unit::Second)
-                    .param("threads", 1u64)
-                    .param("cpu_node", c)
-                    .param("mem_node", m)
-                    .with_samples(vec![if local { 90e-9 } else { 150e-9 }; 3]);
+                let bw = BenchResult::new(
+                    Resource::Memory,
+                    "read",
+                    Metric::Throughput,
+                    Unit::BytePerSec,
+                )
+                .param("threads", 4u64)
+                .param("cpu_node", c)
+                .param("mem_node", m)
+                .with_samples(vec![if local { 20e9 } else { 12e9 }; 3]);
+                let lat =
+                    BenchResult::new(Resource::Memory, "chase", Metric::Latency, Unit::Second)
+                        .param("threads", 1u64)
+                        .param("cpu_node", c)
+                        .param("mem_node", m)
+                        .with_samples(vec![if local { 90e-9 } else { 150e-9 }; 3]);
                 rep.results.extend([bw, lat]);
             }
         }
         rep.results.push(
-            BenchResult::new(Resource::Memory, "read", Metric::Throughput, Unit::BytePerSec)
-                .param("threads", 1u64)
-                .param("mem_node", "interleave")
-                .with_samples(vec![1e9; 3]),
+            BenchResult::new(
+                Resource::Memory,
+                "read",
+                Metric::Throughput,
+                Unit::BytePerSec,
+            )
+            .param("threads", 1u64)
+            .param("mem_node", "interleave")
+            .with_samples(vec![1e9; 3]),
         );
         rep
     }
@@ -145,8 +166,14 @@ pub(crate) mod tests {
         let gs = grids(&rep);
         assert_eq!(gs.len(), 2);
         let (bw, lat) = (&gs[0], &gs[1]);
-        assert_eq!((bw.workload.as_str(), lat.workload.as_str()), ("read", "chase"));
-        assert_eq!((bw.cpu_nodes.clone(), bw.mem_nodes.clone()), (vec![0, 1], vec![0, 1]));
+        assert_eq!(
+            (bw.workload.as_str(), lat.workload.as_str()),
+            ("read", "chase")
+        );
+        assert_eq!(
+            (bw.cpu_nodes.clone(), bw.mem_nodes.clone()),
+            (vec![0, 1], vec![0, 1])
+        );
         assert_eq!(bw.cells.iter().flatten().flatten().count(), 4);
         assert_eq!(bw.vs_local(0, 1), Some(0.6));
         assert_eq!(bw.vs_local(1, 1), Some(1.0));

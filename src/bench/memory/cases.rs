@@ -148,10 +148,7 @@ impl BwCase {
         .param("isa", isa)
         .param("nt", nt)
         .param("level", level.name());
-        let r = self
-            .place
-            .params(r)
-            .param(
+        let r = self.place.params(r).param(
             "bytes",
             if wa_counted {
                 "stream+write-allocate"

@@ -156,37 +156,41 @@ impl Plan for MemoryBench {
         }
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
         for (bw_threads, chase_threads, place) in &places {
-        for kind in &kinds {
-            let threads = if *kind == Kind::Chase { chase_threads } else { bw_threads };
-            for &size in &sizes {
-                for &t in threads {
-                    match *kind {
-                        Kind::Chase => cases.push(Box::new(ChaseCase {
-                            size,
-                            threads: t,
-                            place: place.clone(),
-                        })),
-                        Kind::Bw(op) => {
-                            let ws = total(size, t, ctx.opts.scaling);
-                            let (kernel, nt_note) = choose(op, o.nt, ws, host);
-                            for &pattern in &o.patterns {
-                                let blocks: Vec<Option<u64>> = match (&o.blocks, pattern) {
-                                    (Some(b), _) => b.iter().map(|&b| Some(b)).collect(),
-                                    (None, Pattern::Seq) => vec![None],
-                                    (None, Pattern::Rand) => vec![Some(RAND_BLOCK)],
-                                };
-                                for block in blocks {
-                                    let per = per_thread(size, t, ctx.opts.scaling);
-                                    let fits = match block {
-                                        Some(b) if b % 8 != 0 => {
-                                            bytes::ByteGeometry::new(per, op.arrays(), b)
-                                                .map(|_| ())
-                                        }
-                                        _ => Geometry::new(per, op.arrays(), block).map(|_| ()),
+            for kind in &kinds {
+                let threads = if *kind == Kind::Chase {
+                    chase_threads
+                } else {
+                    bw_threads
+                };
+                for &size in &sizes {
+                    for &t in threads {
+                        match *kind {
+                            Kind::Chase => cases.push(Box::new(ChaseCase {
+                                size,
+                                threads: t,
+                                place: place.clone(),
+                            })),
+                            Kind::Bw(op) => {
+                                let ws = total(size, t, ctx.opts.scaling);
+                                let (kernel, nt_note) = choose(op, o.nt, ws, host);
+                                for &pattern in &o.patterns {
+                                    let blocks: Vec<Option<u64>> = match (&o.blocks, pattern) {
+                                        (Some(b), _) => b.iter().map(|&b| Some(b)).collect(),
+                                        (None, Pattern::Seq) => vec![None],
+                                        (None, Pattern::Rand) => vec![Some(RAND_BLOCK)],
                                     };
-                                    if !o.sweep {
-                                        if let Err(e) = fits {
-                                            return Err(UsageError::new(
+                                    for block in blocks {
+                                        let per = per_thread(size, t, ctx.opts.scaling);
+                                        let fits = match block {
+                                            Some(b) if b % 8 != 0 => {
+                                                bytes::ByteGeometry::new(per, op.arrays(), b)
+                                                    .map(|_| ())
+                                            }
+                                            _ => Geometry::new(per, op.arrays(), block).map(|_| ()),
+                                        };
+                                        if !o.sweep {
+                                            if let Err(e) = fits {
+                                                return Err(UsageError::new(
                                                 "--block",
                                                 format!(
                                                     "{e} with --size {} and {t} thread{}; lower --block or raise --size",
@@ -194,25 +198,25 @@ impl Plan for MemoryBench {
                                                     if t == 1 { "" } else { "s" }
                                                 ),
                                             ));
+                                            }
                                         }
+                                        cases.push(Box::new(BwCase {
+                                            kernel,
+                                            nt_note: nt_note.clone(),
+                                            pattern,
+                                            block,
+                                            size,
+                                            threads: t,
+                                            count_wa: o.count_write_allocate,
+                                            place: place.clone(),
+                                        }));
                                     }
-                                    cases.push(Box::new(BwCase {
-                                        kernel,
-                                        nt_note: nt_note.clone(),
-                                        pattern,
-                                        block,
-                                        size,
-                                        threads: t,
-                                        count_wa: o.count_write_allocate,
-                                        place: place.clone(),
-                                    }));
                                 }
                             }
                         }
                     }
                 }
             }
-        }
         }
         Ok(cases)
     }

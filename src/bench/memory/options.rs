@@ -333,7 +333,10 @@ pub(crate) fn parse(a: &MemoryOptions) -> Result<MemoryOptions, UsageError> {
         }
     }
     if a.matrix {
-        for (given, flag) in [(a.cpu_node.is_some(), "--cpu-node"), (a.mem_node.is_some(), "--mem-node")] {
+        for (given, flag) in [
+            (a.cpu_node.is_some(), "--cpu-node"),
+            (a.mem_node.is_some(), "--mem-node"),
+        ] {
             if given {
                 return Err(UsageError::new(
                     flag,
@@ -396,8 +399,14 @@ mod tests {
         assert_eq!(o.size, Some(1 << 30));
         assert_eq!(o.nt, Nt::On);
         let o = args(&["--cpu-node", "1", "--mem-node", "Interleave"]).unwrap();
-        assert_eq!((o.cpu_node, o.mem_node), (Some(1), Some(MemNode::Interleave)));
-        assert_eq!(args(&["--mem-node", "3"]).unwrap().mem_node, Some(MemNode::Node(3)));
+        assert_eq!(
+            (o.cpu_node, o.mem_node),
+            (Some(1), Some(MemNode::Interleave))
+        );
+        assert_eq!(
+            args(&["--mem-node", "3"]).unwrap().mem_node,
+            Some(MemNode::Node(3))
+        );
         assert!(args(&["--matrix"]).unwrap().matrix);
     }
 

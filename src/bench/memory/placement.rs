@@ -119,12 +119,12 @@ fn topo<'a>(host: &'a HostInfo, flag: &str) -> Result<&'a Topology, UsageError> 
 /// The CPU side: node `n` with its CPUs among `allowed`.
 fn cpu_side(t: &Topology, n: u32, allowed: &[usize]) -> Result<Placement, UsageError> {
     let with_cpus = t.node_list(|x| x.cpus.iter().any(|c| allowed.contains(c)));
-    let Some(_) = t.node(n) else {
+    if t.node(n).is_none() {
         return Err(UsageError::new(
             "--cpu-node",
             format!("node {n} does not exist; use a node with CPUs: {with_cpus}"),
         ));
-    };
+    }
     let cpus = t.node_cpus(n, allowed);
     if cpus.is_empty() {
         return Err(UsageError::new(
@@ -142,7 +142,12 @@ fn cpu_side(t: &Topology, n: u32, allowed: &[usize]) -> Result<Placement, UsageE
 
 /// The memory side: `m` against the nodes with memory.
 fn mem_side(t: &Topology, m: MemNode) -> Result<(MemNode, MemPlace), UsageError> {
-    let with_mem: Vec<u32> = t.nodes.iter().filter(|x| x.mem_bytes > 0).map(|x| x.id).collect();
+    let with_mem: Vec<u32> = t
+        .nodes
+        .iter()
+        .filter(|x| x.mem_bytes > 0)
+        .map(|x| x.id)
+        .collect();
     let list = t.node_list(|x| x.mem_bytes > 0);
     match m {
         MemNode::Interleave if with_mem.is_empty() => Err(UsageError::new(
@@ -155,7 +160,11 @@ fn mem_side(t: &Topology, m: MemNode) -> Result<(MemNode, MemPlace), UsageError>
             "--mem-node",
             format!(
                 "node {n} {}; use a node with memory ({list}) or interleave",
-                if t.node(n).is_some() { "has no memory" } else { "does not exist" }
+                if t.node(n).is_some() {
+                    "has no memory"
+                } else {
+                    "does not exist"
+                }
             ),
         )),
     }
@@ -172,7 +181,11 @@ pub(crate) fn plan(
     if o.matrix {
         let t = topo(host, "--matrix")?;
         let mut out = Vec::new();
-        for c in t.nodes.iter().filter(|n| n.cpus.iter().any(|c| allowed.contains(c))) {
+        for c in t
+            .nodes
+            .iter()
+            .filter(|n| n.cpus.iter().any(|c| allowed.contains(c)))
+        {
             for m in t.nodes.iter().filter(|n| n.mem_bytes > 0) {
                 let mut p = cpu_side(t, c.id, allowed)?;
                 p.mem_node = Some(mem_side(t, MemNode::Node(m.id))?);

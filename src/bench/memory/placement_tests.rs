@@ -42,7 +42,12 @@ fn labels(h: &HostInfo, argv: &[&str]) -> Result<Vec<String>, String> {
 #[test]
 fn cpu_and_memory_nodes_are_placed_separately_on_the_xeon() {
     let h = host("xeon-2s-snc2");
-    let ps = plan(&opts(&["--cpu-node", "1", "--mem-node", "2"]), &h, &h.cpu.pin_order).unwrap();
+    let ps = plan(
+        &opts(&["--cpu-node", "1", "--mem-node", "2"]),
+        &h,
+        &h.cpu.pin_order,
+    )
+    .unwrap();
     assert_eq!(ps.len(), 1);
     let p = &ps[0];
     assert_eq!((p.cpu_node, p.cores), (Some(1), 4));
@@ -56,37 +61,99 @@ fn cpu_and_memory_nodes_are_placed_separately_on_the_xeon() {
         crate::report::model::Metric::Throughput,
         crate::report::model::Unit::BytePerSec,
     ));
-    assert_eq!((r.param_u64("cpu_node"), r.param_u64("mem_node")), (Some(1), Some(2)));
+    assert_eq!(
+        (r.param_u64("cpu_node"), r.param_u64("mem_node")),
+        (Some(1), Some(2))
+    );
     // Without --threads a node's run goes 1, 2, 4 threads: up to its cores.
-    let ls = labels(&h, &["--kernel", "read", "--size", "64MiB", "--cpu-node", "1", "--mem-node", "interleave"])
-        .unwrap();
+    let ls = labels(
+        &h,
+        &[
+            "--kernel",
+            "read",
+            "--size",
+            "64MiB",
+            "--cpu-node",
+            "1",
+            "--mem-node",
+            "interleave",
+        ],
+    )
+    .unwrap();
     assert_eq!(ls.len(), 3, "{ls:?}");
     for (l, t) in ls.iter().zip([1, 2, 4]) {
-        assert!(l.ends_with(&format!(" threads={t} cpu-node=1 mem-node=interleave")), "{l}");
+        assert!(
+            l.ends_with(&format!(" threads={t} cpu-node=1 mem-node=interleave")),
+            "{l}"
+        );
     }
     let ps = plan(&opts(&["--mem-node", "interleave"]), &h, &h.cpu.pin_order).unwrap();
-    assert_eq!(ps[0].mem_node.as_ref().unwrap().1, MemPlace::Interleave(vec![0, 1, 2, 3]));
-    assert_eq!(ps[0].cpus_for(2), None, "no --cpu-node: the host's pinning order");
+    assert_eq!(
+        ps[0].mem_node.as_ref().unwrap().1,
+        MemPlace::Interleave(vec![0, 1, 2, 3])
+    );
+    assert_eq!(
+        ps[0].cpus_for(2),
+        None,
+        "no --cpu-node: the host's pinning order"
+    );
 }
 
 #[test]
 fn nodes_that_do_not_fit_are_one_line_each() {
     let h = host("xeon-2s-snc2");
     for (argv, line) in [
-        (&["--cpu-node", "4"][..], "--cpu-node: node 4 does not exist; use a node with CPUs: 0-3"),
-        (&["--mem-node", "7"], "--mem-node: node 7 does not exist; use a node with memory (0-3) or interleave"),
-        (&["--cpu-node", "0", "--threads", "9"], "--threads: 9 threads do not fit the 8 CPUs of node 0; use at most 8"),
+        (
+            &["--cpu-node", "4"][..],
+            "--cpu-node: node 4 does not exist; use a node with CPUs: 0-3",
+        ),
+        (
+            &["--mem-node", "7"],
+            "--mem-node: node 7 does not exist; use a node with memory (0-3) or interleave",
+        ),
+        (
+            &["--cpu-node", "0", "--threads", "9"],
+            "--threads: 9 threads do not fit the 8 CPUs of node 0; use at most 8",
+        ),
     ] {
         assert_eq!(labels(&h, argv).unwrap_err(), line, "{argv:?}");
     }
     // More than the node's memory, though the machine has room.
     let mut big = host("xeon-2s-snc2");
     big.memory.available_bytes = 180 << 30;
-    let e = labels(&big, &["--mem-node", "1", "--size", "64GiB", "--threads", "1", "--kernel", "read"])
-        .unwrap_err();
+    let e = labels(
+        &big,
+        &[
+            "--mem-node",
+            "1",
+            "--size",
+            "64GiB",
+            "--threads",
+            "1",
+            "--kernel",
+            "read",
+        ],
+    )
+    .unwrap_err();
     assert!(e.starts_with("--size: the working set needs 64"), "{e}");
-    assert!(e.ends_with(" but node 1 has 48 GiB of memory in all; use a smaller --size"), "{e}");
-    assert!(labels(&big, &["--mem-node", "interleave", "--size", "64GiB", "--threads", "1", "--kernel", "read"]).is_ok());
+    assert!(
+        e.ends_with(" but node 1 has 48 GiB of memory in all; use a smaller --size"),
+        "{e}"
+    );
+    assert!(labels(
+        &big,
+        &[
+            "--mem-node",
+            "interleave",
+            "--size",
+            "64GiB",
+            "--threads",
+            "1",
+            "--kernel",
+            "read"
+        ]
+    )
+    .is_ok());
     // A process confined to socket 0 has no CPU on node 2.
     let mut h = host("xeon-2s-snc2");
     h.cpu.pin_order = vec![0, 1, 2, 3, 4, 5, 6, 7];
@@ -110,8 +177,15 @@ fn the_matrix_is_every_cpu_node_with_every_memory_node() {
         let ls = labels(&h, &["--matrix", "--size", "64MiB"]).unwrap();
         // 4 CPU nodes x 4 memory nodes x (read on the node's cores, chase on one).
         assert_eq!(ls.len(), 32, "{name}: {ls:?}");
-        assert!(ls[0].ends_with("threads=4 cpu-node=0 mem-node=0"), "{}", ls[0]);
-        assert_eq!(ls[1], "memory chase size=64MiB threads=1 cpu-node=0 mem-node=0");
+        assert!(
+            ls[0].ends_with("threads=4 cpu-node=0 mem-node=0"),
+            "{}",
+            ls[0]
+        );
+        assert_eq!(
+            ls[1],
+            "memory chase size=64MiB threads=1 cpu-node=0 mem-node=0"
+        );
         assert!(ls[7].ends_with("cpu-node=0 mem-node=3"), "{}", ls[7]);
         assert!(ls[31].ends_with("cpu-node=3 mem-node=3"), "{}", ls[31]);
         let ps = plan(&opts(&["--matrix"]), &h, &h.cpu.pin_order).unwrap();
@@ -135,7 +209,11 @@ fn the_matrix_of_this_machine_has_a_row_per_node() {
         eprintln!("skipped: no topology in /sys");
         return;
     };
-    let cpu_nodes = t.nodes.iter().filter(|n| n.cpus.iter().any(|c| h.cpu.pin_order.contains(c))).count();
+    let cpu_nodes = t
+        .nodes
+        .iter()
+        .filter(|n| n.cpus.iter().any(|c| h.cpu.pin_order.contains(c)))
+        .count();
     let mem_nodes = t.nodes.iter().filter(|n| n.mem_bytes > 0).count();
     let ps = plan(&opts(&["--matrix"]), &h, &h.cpu.pin_order).unwrap();
     assert_eq!(ps.len(), cpu_nodes * mem_nodes);

@@ -23,7 +23,11 @@ pub(super) fn section(out: &mut String, rep: &Report) {
             out,
             "<h4>{} ({})</h4><div class=\"tw\"><table><tr><th>cpu \\ mem</th>",
             esc(&g.workload),
-            if g.lower_is_better { "latency, lower is better" } else { "bandwidth, higher is better" }
+            if g.lower_is_better {
+                "latency, lower is better"
+            } else {
+                "bandwidth, higher is better"
+            }
         );
         for m in &g.mem_nodes {
             let _ = write!(out, "<th>node {m}</th>");
@@ -43,9 +47,9 @@ pub(super) fn section(out: &mut String, rep: &Report) {
                                 }
                                 _ => 1.0,
                             };
-                            let vs = g
-                                .vs_local(i, j)
-                                .map_or(String::new(), |s| format!("<br><small>{:.0} % of local</small>", s * 100.0));
+                            let vs = g.vs_local(i, j).map_or(String::new(), |s| {
+                                format!("<br><small>{:.0} % of local</small>", s * 100.0)
+                            });
                             format!(
                                 "<td class=\"n\" style=\"background:hsl({},70%,85%)\" title=\"threads {}\">{}{vs}</td>",
                                 (120.0 * t).round() as u32,
@@ -79,7 +83,10 @@ mod tests {
         super::section(&mut out, &rep);
         assert_eq!(out.matches("<h4>").count(), 2, "{out}");
         assert_eq!(out.matches("<td class=\"n\"").count(), 8);
-        assert!(out.contains("12 GB/s<br><small>60 % of local</small>"), "{out}");
+        assert!(
+            out.contains("12.00 GB/s<br><small>60 % of local</small>"),
+            "{out}"
+        );
         assert!(out.contains("hsl(120,70%,85%)") && out.contains("hsl(0,70%,85%)"));
         let mut none = crate::report::fixtures::matrix();
         none.results.retain(|r| r.param_u64("cpu_node").is_some());
