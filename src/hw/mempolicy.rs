@@ -139,6 +139,29 @@ pub(crate) fn pages_words(by: &BTreeMap<u32, usize>) -> String {
 mod tests {
     use super::*;
 
+    /// Maps `pages` fresh anonymous pages, writes each (faulting it in under the
+    /// thread's policy), calls `f` on them and unmaps them.
+    fn fresh_pages<T>(pages: usize, f: impl FnOnce(*const u8, usize) -> T) -> T {
+        let len = pages * PAGE;
+        // SAFETY: an anonymous private mapping, checked; written only within `len`,
+        // unmapped once `f` returns.
+        unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(p, libc::MAP_FAILED);
+            std::ptr::write_bytes(p as *mut u8, 1, len);
+            let out = f(p as *const u8, len);
+            libc::munmap(p, len);
+            out
+        }
+    }
+
     #[test]
     fn masks_set_one_bit_per_node() {
         let m = mask(&[0, 3, 65]).unwrap();
@@ -173,9 +196,9 @@ mod tests {
                     eprintln!("skipped: {e} (a kernel without NUMA or a filter)");
                     return;
                 }
-                let mut v = vec![1u8; 64 * PAGE];
-                v[0] = 2;
-                let by = pages_by_node(v.as_ptr(), v.len(), 16);
+                // A fresh mapping: malloc may hand back pages faulted in before,
+                // under the previous policy.
+                let by = fresh_pages(64, |p, len| pages_by_node(p, len, 16));
                 reset_thread_policy();
                 let Some(by) = by else {
                     eprintln!("skipped: move_pages cannot say here");
@@ -187,8 +210,7 @@ mod tests {
             }
             // Interleaved over several nodes, the pages are on more than one.
             if nodes.len() > 1 && set_thread_policy(&MemPlace::Interleave(nodes.clone())).is_ok() {
-                let v = vec![1u8; 64 * PAGE];
-                let by = pages_by_node(v.as_ptr(), v.len(), 64);
+                let by = fresh_pages(64, |p, len| pages_by_node(p, len, 64));
                 reset_thread_policy();
                 let by = by.unwrap();
                 assert!(by.len() > 1, "interleaved over {nodes:?}: {by:?}");
