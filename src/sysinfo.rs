@@ -282,6 +282,10 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
             h.memory.thp.as_deref().unwrap_or("unknown")
         ),
     ));
+    // NUMA nodes, sockets, L3 domains, SMT (#47).
+    if let Some(topo) = &h.topology {
+        rows.extend(topo.lines(&c.vendor));
+    }
     for (k, v) in rows {
         t.add_row(vec![k, v]);
     }

@@ -17,6 +17,7 @@ pub(crate) mod emulation;
 pub(crate) mod gpu;
 pub(crate) mod gpu_table;
 pub(crate) mod memory;
+pub(crate) mod mempolicy;
 pub(crate) mod net;
 pub mod peak;
 pub(crate) mod precision;
@@ -28,6 +29,7 @@ mod probe_settle;
 #[cfg(target_arch = "x86_64")]
 mod probe_x86;
 pub(crate) mod rates;
+pub(crate) mod topology;
 pub mod uarch;
 pub(crate) mod uarch_arm;
 pub(crate) mod uarch_f16c;
@@ -65,6 +67,10 @@ pub struct HostInfo {
     /// absent in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) cgroup: Option<crate::measure::cgroup::CgroupLimits>,
+    /// NUMA nodes, sockets, L3 domains and SMT siblings from sysfs (#47); absent in
+    /// older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) topology: Option<topology::Topology>,
 }
 
 impl HostInfo {
@@ -102,6 +108,7 @@ impl HostInfo {
             disks: disk::detect_all(),
             gpus: gpu::detect(),
             cgroup,
+            topology: topology::detect(),
         }
     }
 }

@@ -42,6 +42,7 @@ pub(crate) fn report() -> Report {
             disks: Vec::new(),
             gpus: Default::default(),
             cgroup: None,
+            topology: None,
         },
         config: serde_json::json!({"repeat": 3}),
         results: vec![ok, over, skipped],

@@ -21,6 +21,7 @@ pub mod load;
 pub(crate) mod matrix;
 pub(crate) mod measured_roofline;
 pub mod model;
+pub(crate) mod numa_matrix;
 pub(crate) mod physics;
 pub(crate) mod progress;
 mod provenance;

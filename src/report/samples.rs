@@ -64,6 +64,7 @@ pub(crate) fn host() -> HostInfo {
         disks: Vec::new(),
         gpus: Default::default(),
         cgroup: None,
+        topology: None,
     }
 }
 

@@ -10,6 +10,7 @@ use super::chase::{self, ChaseWork};
 use super::kernels::{Kernel, Op};
 use super::level::Level;
 use super::options::Pattern;
+use super::placement::Placement;
 use super::region::{self, Pages};
 use super::sizes::{level_of, level_peak, per_thread, size_param, total};
 use crate::bench::common::run_config;
@@ -28,16 +29,19 @@ pub(crate) struct BwCase {
     pub(super) size: u64,
     pub(super) threads: usize,
     pub(super) count_wa: bool,
+    /// Where the threads and the memory go (`--cpu-node`, `--mem-node`, `--matrix`).
+    pub(super) place: Placement,
 }
 
 impl Case for BwCase {
     fn label(&self) -> String {
         format!(
-            "memory {} {} size={} threads={}",
+            "memory {} {} size={} threads={}{}",
             self.kernel.name,
             self.pattern.name(),
             size_param(self.size),
-            self.threads
+            self.threads,
+            self.place.label()
         )
     }
 
@@ -143,8 +147,8 @@ impl BwCase {
         .param("threads", self.threads)
         .param("isa", isa)
         .param("nt", nt)
-        .param("level", level.name())
-        .param(
+        .param("level", level.name());
+        let r = self.place.params(r).param(
             "bytes",
             if wa_counted {
                 "stream+write-allocate"
@@ -179,10 +183,12 @@ impl BwCase {
         if let Some(n) = &self.nt_note {
             r.info(n.clone());
         }
-        let cfg = run_config(ctx, self.threads, &mut r.notes);
+        let cfg = placed_config(ctx, self.threads, &self.place, &mut r.notes);
         let errors = Mutex::new(Vec::new());
         let setup = PassSetup::new(self.pattern, self.count_wa, Pages::Huge, &errors);
-        measure_passes(r, ctx, &cfg, level, &errors, || BwWork::new(k, geo, setup))
+        measure_passes(r, ctx, &cfg, level, &errors, &self.place, || {
+            BwWork::new(k, geo, setup)
+        })
     }
 
     /// The result of a bandwidth case whose block is not a multiple of 8 B: measured
@@ -207,13 +213,28 @@ impl BwCase {
             Err(e) => return r.skipped(e),
         };
         r.info(bytes::note(op, block, &geo, self.count_wa));
-        let cfg = run_config(ctx, self.threads, &mut r.notes);
+        let cfg = placed_config(ctx, self.threads, &self.place, &mut r.notes);
         let errors = Mutex::new(Vec::new());
         let setup = PassSetup::new(self.pattern, self.count_wa, Pages::Huge, &errors);
-        measure_passes(r, ctx, &cfg, level, &errors, || {
+        measure_passes(r, ctx, &cfg, level, &errors, &self.place, || {
             bytes::ByteWork::new(op, geo, setup)
         })
     }
+}
+
+/// The run configuration of a case ([`run_config`]) with its threads pinned to the
+/// CPU node's CPUs when it has one.
+fn placed_config(
+    ctx: &Context,
+    threads: usize,
+    place: &Placement,
+    notes: &mut Vec<crate::report::model::Note>,
+) -> RunConfig {
+    let mut cfg = run_config(ctx, threads, notes);
+    if let Some(cpus) = place.cpus_for(threads) {
+        cfg.cpus = cpus;
+    }
+    cfg
 }
 
 /// Runs a bandwidth case of whole passes (the element kernels and the byte blocks):
@@ -226,19 +247,25 @@ fn measure_passes<'a, W: bandwidth::Passes<'a> + crate::measure::runner::Workloa
     cfg: &RunConfig,
     level: Level,
     errors: &'a Mutex<Vec<String>>,
+    place: &Placement,
     new: impl Fn() -> Result<W, String> + Sync,
 ) -> BenchResult {
     let pages_seen = Mutex::new(None);
+    let nodes_seen = Mutex::new(None);
     let make = |t: crate::measure::runner::ThreadCtx| {
+        place.apply()?;
         let mut w = new()?;
+        let region = &w.run_state().region;
+        place.placed(t.index, region.as_ptr(), region.len(), &nodes_seen);
         if t.index == 0 {
-            let region = &w.run_state().region;
             *pages_seen.lock().unwrap() = Some((region.huge_bytes(), region.len() as u64));
         }
         Ok(w)
     };
     let samples = Runner::run(cfg, make, &|_, _| {});
     let stable = cfg.stable.is_some();
+    let mut r = r;
+    place.note(&mut r, &nodes_seen);
     finish(r, samples, stable, errors, &pages_seen, |s| s.rate()).with_peak_opt(level_peak(
         level,
         ctx.host,
@@ -301,14 +328,17 @@ impl WithPeakOpt for BenchResult {
 pub(crate) struct ChaseCase {
     pub(super) size: u64,
     pub(super) threads: usize,
+    /// Where the threads and the memory go (`--cpu-node`, `--mem-node`, `--matrix`).
+    pub(super) place: Placement,
 }
 
 impl Case for ChaseCase {
     fn label(&self) -> String {
         format!(
-            "memory chase size={} threads={}",
+            "memory chase size={} threads={}{}",
             size_param(self.size),
-            self.threads
+            self.threads,
+            self.place.label()
         )
     }
 
@@ -325,13 +355,14 @@ impl ChaseCase {
             total(self.size, self.threads, ctx.opts.scaling),
             self.threads,
         );
-        let mut r = BenchResult::new(ResourceName::Memory, "chase", Metric::Latency, Unit::Second)
+        let r = BenchResult::new(ResourceName::Memory, "chase", Metric::Latency, Unit::Second)
             .param("kernel", "chase")
             .param("pattern", "rand")
             .size("block", chase::NODE as u64)
             .size("size", self.size)
             .param("threads", self.threads)
             .param("level", level.name());
+        let mut r = self.place.params(r);
         let per = per_thread(self.size, self.threads, ctx.opts.scaling);
         if per < 2 * chase::NODE as u64 {
             return r.skipped(format!(
@@ -343,11 +374,16 @@ impl ChaseCase {
             per / chase::NODE as u64,
             chase::NODE
         ));
-        let cfg = run_config(ctx, self.threads, &mut r.notes);
+        let cfg = placed_config(ctx, self.threads, &self.place, &mut r.notes);
         let errors = Mutex::new(Vec::new());
         let pages_seen = Mutex::new(None);
+        let nodes_seen = Mutex::new(None);
         let make = |t: crate::measure::runner::ThreadCtx| {
+            self.place.apply()?;
             let w = ChaseWork::new(per, Pages::Huge, 0x5eed + t.index as u64)?;
+            let region = w.region();
+            self.place
+                .placed(t.index, region.as_ptr(), region.len(), &nodes_seen);
             if t.index == 0 {
                 *pages_seen.lock().unwrap() =
                     Some((w.region().huge_bytes(), w.region().len() as u64));
@@ -362,6 +398,7 @@ impl ChaseCase {
             s
         });
         let threads = self.threads as f64;
+        self.place.note(&mut r, &nodes_seen);
         finish(
             r,
             samples,

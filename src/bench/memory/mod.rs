@@ -23,6 +23,7 @@ pub(crate) mod chase;
 pub(crate) mod kernels;
 pub(crate) mod level;
 pub mod options;
+pub(crate) mod placement;
 pub(crate) mod region;
 pub(crate) mod sizes;
 #[cfg(target_arch = "x86_64")]
@@ -60,11 +61,32 @@ impl Plan for MemoryBench {
 
     fn plan(&self, o: &MemoryOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let host = ctx.host;
-        let kinds = o.kernels.clone().unwrap_or_else(Kind::all);
-        let threads = o.threads.clone().unwrap_or_else(|| {
-            crate::bench::common::default_threads(crate::bench::quota::thread_cores(host))
+        let kinds = o.kernels.clone().unwrap_or_else(|| {
+            if o.matrix {
+                vec![Kind::Bw(Op::Read), Kind::Chase]
+            } else {
+                Kind::all()
+            }
         });
-        let max_threads = *threads.iter().max().unwrap_or(&1);
+        let fallback =
+            crate::bench::common::default_threads(crate::bench::quota::thread_cores(host));
+        // Where the threads and the memory go (#47): one placement, or the matrix's pairs,
+        // each with its thread counts for bandwidth and for the chase.
+        let places = placement::plan(o, host, &host.cpu.pin_order)?
+            .into_iter()
+            .map(|p| {
+                let t = |chase| {
+                    placement::threads(&p, o.threads.as_deref(), o.matrix, chase, &fallback)
+                };
+                Ok((t(false)?, t(true)?, p))
+            })
+            .collect::<Result<Vec<_>, UsageError>>()?;
+        let max_threads = places
+            .iter()
+            .flat_map(|(b, c, _)| b.iter().chain(c))
+            .copied()
+            .max()
+            .unwrap_or(1);
         let max_arrays = kinds
             .iter()
             .map(|k| match k {
@@ -114,10 +136,11 @@ impl Plan for MemoryBench {
                 ),
             ));
         }
+        placement::fits_nodes(&places, need, host)?;
         if kinds.contains(&Kind::Chase) {
             let per = sizes
                 .iter()
-                .flat_map(|&s| threads.iter().map(move |&t| (s, t)))
+                .flat_map(|&s| places.iter().flat_map(|p| p.1.clone()).map(move |t| (s, t)))
                 .map(|(s, t)| per_thread(s, t, ctx.opts.scaling))
                 .max()
                 .unwrap_or(0);
@@ -132,32 +155,42 @@ impl Plan for MemoryBench {
             }
         }
         let mut cases: Vec<Box<dyn Case>> = Vec::new();
-        for kind in &kinds {
-            for &size in &sizes {
-                for &t in &threads {
-                    match *kind {
-                        Kind::Chase => cases.push(Box::new(ChaseCase { size, threads: t })),
-                        Kind::Bw(op) => {
-                            let ws = total(size, t, ctx.opts.scaling);
-                            let (kernel, nt_note) = choose(op, o.nt, ws, host);
-                            for &pattern in &o.patterns {
-                                let blocks: Vec<Option<u64>> = match (&o.blocks, pattern) {
-                                    (Some(b), _) => b.iter().map(|&b| Some(b)).collect(),
-                                    (None, Pattern::Seq) => vec![None],
-                                    (None, Pattern::Rand) => vec![Some(RAND_BLOCK)],
-                                };
-                                for block in blocks {
-                                    let per = per_thread(size, t, ctx.opts.scaling);
-                                    let fits = match block {
-                                        Some(b) if b % 8 != 0 => {
-                                            bytes::ByteGeometry::new(per, op.arrays(), b)
-                                                .map(|_| ())
-                                        }
-                                        _ => Geometry::new(per, op.arrays(), block).map(|_| ()),
+        for (bw_threads, chase_threads, place) in &places {
+            for kind in &kinds {
+                let threads = if *kind == Kind::Chase {
+                    chase_threads
+                } else {
+                    bw_threads
+                };
+                for &size in &sizes {
+                    for &t in threads {
+                        match *kind {
+                            Kind::Chase => cases.push(Box::new(ChaseCase {
+                                size,
+                                threads: t,
+                                place: place.clone(),
+                            })),
+                            Kind::Bw(op) => {
+                                let ws = total(size, t, ctx.opts.scaling);
+                                let (kernel, nt_note) = choose(op, o.nt, ws, host);
+                                for &pattern in &o.patterns {
+                                    let blocks: Vec<Option<u64>> = match (&o.blocks, pattern) {
+                                        (Some(b), _) => b.iter().map(|&b| Some(b)).collect(),
+                                        (None, Pattern::Seq) => vec![None],
+                                        (None, Pattern::Rand) => vec![Some(RAND_BLOCK)],
                                     };
-                                    if !o.sweep {
-                                        if let Err(e) = fits {
-                                            return Err(UsageError::new(
+                                    for block in blocks {
+                                        let per = per_thread(size, t, ctx.opts.scaling);
+                                        let fits = match block {
+                                            Some(b) if b % 8 != 0 => {
+                                                bytes::ByteGeometry::new(per, op.arrays(), b)
+                                                    .map(|_| ())
+                                            }
+                                            _ => Geometry::new(per, op.arrays(), block).map(|_| ()),
+                                        };
+                                        if !o.sweep {
+                                            if let Err(e) = fits {
+                                                return Err(UsageError::new(
                                                 "--block",
                                                 format!(
                                                     "{e} with --size {} and {t} thread{}; lower --block or raise --size",
@@ -165,17 +198,19 @@ impl Plan for MemoryBench {
                                                     if t == 1 { "" } else { "s" }
                                                 ),
                                             ));
+                                            }
                                         }
+                                        cases.push(Box::new(BwCase {
+                                            kernel,
+                                            nt_note: nt_note.clone(),
+                                            pattern,
+                                            block,
+                                            size,
+                                            threads: t,
+                                            count_wa: o.count_write_allocate,
+                                            place: place.clone(),
+                                        }));
                                     }
-                                    cases.push(Box::new(BwCase {
-                                        kernel,
-                                        nt_note: nt_note.clone(),
-                                        pattern,
-                                        block,
-                                        size,
-                                        threads: t,
-                                        count_wa: o.count_write_allocate,
-                                    }));
                                 }
                             }
                         }
@@ -255,10 +290,15 @@ impl resource::Resource for MemoryBench {
                     size,
                     threads: t,
                     count_wa: false,
+                    place: Default::default(),
                 }));
             }
         }
-        cases.push(Box::new(ChaseCase { size, threads: 1 }));
+        cases.push(Box::new(ChaseCase {
+            size,
+            threads: 1,
+            place: Default::default(),
+        }));
         cases
     }
 }

@@ -143,6 +143,58 @@ pub(crate) struct MemoryOptions {
     /// Count the write-allocate read of cached stores (STREAM does not)
     #[arg(long)]
     pub(crate) count_write_allocate: bool,
+    /// Run the threads on the CPUs of NUMA node N (one per core first) [default: the whole machine's pinning order]
+    #[arg(long = "cpu-node", value_name = "N", allow_hyphen_values = true, value_parser = cpu_node)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cpu_node: Option<u32>,
+    /// Place the memory on NUMA node N, or `interleave` it page by page over every node with memory [default: first touch, the node of the thread's CPU]
+    #[arg(long = "mem-node", value_name = "N|interleave", allow_hyphen_values = true, value_parser = mem_node)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) mem_node: Option<MemNode>,
+    /// The NUMA node x node matrix: for every CPU node and memory node, read bandwidth on the CPU node's cores and the chase latency on one of them (other --kernel lists allowed)
+    #[arg(long)]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) matrix: bool,
+}
+
+/// `--mem-node`: one node, or every node with memory page by page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MemNode {
+    /// `--mem-node N`.
+    Node(u32),
+    /// `--mem-node interleave`.
+    Interleave,
+}
+
+impl Serialize for MemNode {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            MemNode::Node(n) => s.serialize_u32(*n),
+            MemNode::Interleave => s.serialize_str("interleave"),
+        }
+    }
+}
+
+/// `--cpu-node N`: a node number (checked against the machine's nodes in `plan`).
+fn cpu_node(text: &str) -> Result<u32, ParseError> {
+    text.trim().parse().map_err(|_| {
+        ParseError(format!(
+            "'{text}' is not a node number; use a NUMA node of this machine, e.g. 0 (peakbench sysinfo lists them)"
+        ))
+    })
+}
+
+/// `--mem-node N|interleave`.
+fn mem_node(text: &str) -> Result<MemNode, ParseError> {
+    let t = text.trim().to_ascii_lowercase();
+    if t == "interleave" {
+        return Ok(MemNode::Interleave);
+    }
+    t.parse().map(MemNode::Node).map_err(|_| {
+        ParseError(format!(
+            "'{text}' is neither a node number nor interleave; use e.g. 0 or interleave"
+        ))
+    })
 }
 
 impl Default for MemoryOptions {
@@ -158,6 +210,9 @@ impl Default for MemoryOptions {
             sweep_quick: false,
             nt: Nt::Auto,
             count_write_allocate: false,
+            cpu_node: None,
+            mem_node: None,
+            matrix: false,
         }
     }
 }
@@ -277,6 +332,19 @@ pub(crate) fn parse(a: &MemoryOptions) -> Result<MemoryOptions, UsageError> {
             ));
         }
     }
+    if a.matrix {
+        for (given, flag) in [
+            (a.cpu_node.is_some(), "--cpu-node"),
+            (a.mem_node.is_some(), "--mem-node"),
+        ] {
+            if given {
+                return Err(UsageError::new(
+                    flag,
+                    "cannot be combined with --matrix (the matrix runs every CPU node with every memory node); drop one of them",
+                ));
+            }
+        }
+    }
     Ok(MemoryOptions {
         sweep: a.sweep_mode.is_some(),
         sweep_quick: a.sweep_mode == Some(SweepMode::Quick),
@@ -318,6 +386,16 @@ mod tests {
         );
         assert_eq!(o.size, Some(1 << 30));
         assert_eq!(o.nt, Nt::On);
+        let o = args(&["--cpu-node", "1", "--mem-node", "Interleave"]).unwrap();
+        assert_eq!(
+            (o.cpu_node, o.mem_node),
+            (Some(1), Some(MemNode::Interleave))
+        );
+        assert_eq!(
+            args(&["--mem-node", "3"]).unwrap().mem_node,
+            Some(MemNode::Node(3))
+        );
+        assert!(args(&["--matrix"]).unwrap().matrix);
     }
 
     #[test]
@@ -364,6 +442,9 @@ mod tests {
             (&["--sweep", " Fast"], "--sweep: unknown mode 'fast'; accepted: full (every power of two from 4 KiB to 4x LLC), quick (one working set per cache level)"),
             (&["--nt", "Maybe"], "--nt: unknown value 'maybe'; accepted: auto,on,off"),
             (&["--threads", "1,,2"], "--threads: '1,,2' has an empty element; use a comma-separated list like 1,2,4"),
+            (&["--cpu-node", "one"], "--cpu-node: 'one' is not a node number; use a NUMA node of this machine, e.g. 0 (peakbench sysinfo lists them)"),
+            (&["--mem-node", "-1"], "--mem-node: '-1' is neither a node number nor interleave; use e.g. 0 or interleave"),
+            (&["--matrix", "--mem-node", "0"], "--mem-node: cannot be combined with --matrix (the matrix runs every CPU node with every memory node); drop one of them"),
         ] {
             assert_eq!(args(argv).unwrap_err().0, line, "{argv:?}");
         }

@@ -12,6 +12,7 @@
 mod compare;
 mod fleet;
 mod matrix;
+mod numa;
 mod page;
 mod report;
 mod series;

@@ -552,6 +552,9 @@ pub(super) fn page(rep: &Report) -> String {
             out.push_str("</div>");
         }
         reference_bars(&mut out, &rs);
+        if res == crate::report::model::Resource::Memory {
+            super::numa::section(&mut out, rep);
+        }
         let _ = write!(out, "<h3>{res} results</h3>");
         results_table(&mut out, &rs);
     }
