@@ -117,7 +117,7 @@ pub(crate) fn grids(rep: &Report) -> Vec<NodeGrid<'_>> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::report::model::{Metric, Resource, Unit};
+    use crate::report::model::{Metric, ResourceName, Unit};
 
     /// A 2 x 2 matrix: read bandwidth 20 GB/s local, 12 GB/s remote; latency 90 ns
     /// local, 150 ns remote; one unplaced row that stays out.
@@ -128,7 +128,7 @@ pub(crate) mod tests {
             for m in 0..2u64 {
                 let local = c == m;
                 let bw = BenchResult::new(
-                    Resource::Memory,
+                    ResourceName::Memory,
                     "read",
                     Metric::Throughput,
                     Unit::BytePerSec,
@@ -138,7 +138,7 @@ pub(crate) mod tests {
                 .param("mem_node", m)
                 .with_samples(vec![if local { 20e9 } else { 12e9 }; 3]);
                 let lat =
-                    BenchResult::new(Resource::Memory, "chase", Metric::Latency, Unit::Second)
+                    BenchResult::new(ResourceName::Memory, "chase", Metric::Latency, Unit::Second)
                         .param("threads", 1u64)
                         .param("cpu_node", c)
                         .param("mem_node", m)
@@ -148,7 +148,7 @@ pub(crate) mod tests {
         }
         rep.results.push(
             BenchResult::new(
-                Resource::Memory,
+                ResourceName::Memory,
                 "read",
                 Metric::Throughput,
                 Unit::BytePerSec,

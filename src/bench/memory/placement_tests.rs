@@ -56,7 +56,7 @@ fn cpu_and_memory_nodes_are_placed_separately_on_the_xeon() {
     assert_eq!(p.mem_node, Some((MemNode::Node(2), MemPlace::Node(2))));
     assert_eq!(p.label(), " cpu-node=1 mem-node=2");
     let r = p.params(BenchResult::new(
-        crate::report::model::Resource::Memory,
+        crate::report::model::ResourceName::Memory,
         "read",
         crate::report::model::Metric::Throughput,
         crate::report::model::Unit::BytePerSec,

@@ -552,7 +552,7 @@ pub(super) fn page(rep: &Report) -> String {
             out.push_str("</div>");
         }
         reference_bars(&mut out, &rs);
-        if res == crate::report::model::Resource::Memory {
+        if res == crate::report::model::ResourceName::Memory {
             super::numa::section(&mut out, rep);
         }
         let _ = write!(out, "<h3>{res} results</h3>");
