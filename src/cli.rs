@@ -230,6 +230,7 @@ common_options! {
     dry_run: Measure,
     history: Measure,
     no_history: Measure,
+    tag: Measure,
 }
 
 /// The ids of the common options of `group`, in [`COMMON`]'s order.
@@ -321,6 +322,7 @@ pub(crate) fn reads(name: &str) -> Vec<&'static str> {
             "peak",
             "history",
             "no_history",
+            "tag",
         ],
         _ if crate::bench::find(name).is_some() => COMMON.iter().map(|(id, _)| *id).collect(),
         _ => ids(Group::Output),

@@ -99,6 +99,9 @@ pub struct CommonArgs {
     /// Do not record this run in the history database
     #[arg(long)]
     pub(crate) no_history: bool,
+    /// Tag the run, e.g. note='after BIOS update' (repeatable): kept in its results file and the history; check --against tag:KEY=VALUE names it
+    #[arg(long = "tag", value_name = "KEY=VALUE", allow_hyphen_values = true, value_parser = tag)]
+    pub(crate) tag: Vec<(String, String)>,
     /// Also write the results as OpenMetrics to this *.prom file, atomically (node_exporter's textfile collector directory)
     #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = prom_file)]
     pub(crate) prom_file: Option<PathBuf>,
@@ -154,6 +157,11 @@ fn html(t: &str) -> Result<PathBuf, ParseError> {
 /// `--history PATH`.
 fn history(t: &str) -> Result<PathBuf, ParseError> {
     path(t, "give a database file like ~/peakbench-history.db")
+}
+
+/// `--tag KEY=VALUE`: `util::tag`'s rule, the value not empty.
+fn tag(t: &str) -> Result<(String, String), ParseError> {
+    crate::util::tag::parse(t, false)
 }
 
 /// `--width`: columns from `util::term::MIN_WIDTH` to 10000.
@@ -251,6 +259,11 @@ pub struct CommonOptions {
     /// `--no-history`: the run is not recorded.
     #[serde(skip)]
     pub(crate) no_history: bool,
+    /// `--tag KEY=VALUE`: the operator's notes on the run (#44 item 9), in the report's
+    /// `config` (so that `history import` of its file keeps them) and the history's
+    /// tags; never a setting that changes a figure (`report::settings`).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub(crate) tags: std::collections::BTreeMap<String, String>,
     /// `--prom-file`: where a measuring run also writes its OpenMetrics (a `*.prom`
     /// file; `options` checks its directory once the command is known).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -275,6 +288,25 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
             "--history PATH says where to record the run; give one of the two",
         ));
     }
+    let mut tags = std::collections::BTreeMap::new();
+    for (k, v) in &c.tag {
+        if tags.insert(k.clone(), v.clone()).is_some() {
+            return Err(UsageError::new(
+                "--tag",
+                format!("key '{k}' given twice; give each key once (--tag {k}=VALUE)"),
+            ));
+        }
+    }
+    if tags.len() > crate::util::tag::MAX_TAGS {
+        return Err(UsageError::new(
+            "--tag",
+            format!(
+                "{} tags; a run carries at most {}",
+                tags.len(),
+                crate::util::tag::MAX_TAGS
+            ),
+        ));
+    }
     Ok(CommonOptions {
         repeat: c.repeat.unwrap_or(3),
         min_time,
@@ -295,6 +327,7 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
         dry_run: c.dry_run,
         history: c.history.clone(),
         no_history: c.no_history,
+        tags,
         prom_file: c.prom_file.clone(),
     })
 }

@@ -24,6 +24,7 @@ mod fleet;
 mod gate;
 mod gate_ci;
 mod gate_ops;
+mod gate_refs;
 mod gpu;
 mod history;
 mod layers;
