@@ -231,6 +231,7 @@ common_options! {
     history: Measure,
     no_history: Measure,
     tag: Measure,
+    retries: Measure,
 }
 
 /// The ids of the common options of `group`, in [`COMMON`]'s order.
@@ -323,6 +324,7 @@ pub(crate) fn reads(name: &str) -> Vec<&'static str> {
             "history",
             "no_history",
             "tag",
+            "retries",
         ],
         _ if crate::bench::find(name).is_some() => COMMON.iter().map(|(id, _)| *id).collect(),
         _ => ids(Group::Output),

@@ -99,6 +99,9 @@ pub struct CommonArgs {
     /// Do not record this run in the history database
     #[arg(long)]
     pub(crate) no_history: bool,
+    /// Measure a disturbed case again, at most N more times (0 to 10), keeping the first undisturbed attempt [default: 0]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = retries)]
+    pub(crate) retries: Option<u32>,
     /// Tag the run, e.g. note='after BIOS update' (repeatable): kept in its results file and the history; check --against tag:KEY=VALUE names it
     #[arg(long = "tag", value_name = "KEY=VALUE", allow_hyphen_values = true, value_parser = tag)]
     pub(crate) tag: Vec<(String, String)>,
@@ -157,6 +160,24 @@ fn html(t: &str) -> Result<PathBuf, ParseError> {
 /// `--history PATH`.
 fn history(t: &str) -> Result<PathBuf, ParseError> {
     path(t, "give a database file like ~/peakbench-history.db")
+}
+
+/// Most retries `--retries` takes: each one measures the whole case again.
+pub(crate) const MAX_RETRIES: u32 = 10;
+
+/// `--retries N`: 0 to [`MAX_RETRIES`].
+fn retries(t: &str) -> Result<u32, ParseError> {
+    match t.trim().parse::<u32>() {
+        Ok(n) if n <= MAX_RETRIES => Ok(n),
+        _ => Err(ParseError(format!(
+            "'{t}' is not a number of retries; use a whole number from 0 to {MAX_RETRIES}, e.g. 2"
+        ))),
+    }
+}
+
+/// Whether `--retries` is 0 (then left out of the report's `config`, as before).
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// `--tag KEY=VALUE`: `util::tag`'s rule, the value not empty.
@@ -264,6 +285,11 @@ pub struct CommonOptions {
     /// tags; never a setting that changes a figure (`report::settings`).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub(crate) tags: std::collections::BTreeMap<String, String>,
+    /// `--retries N`: a disturbed case is measured again, at most N more times (#44
+    /// item 5, `retries`); in the report's `config` when given, never a setting that
+    /// changes a figure.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub(crate) retries: u32,
     /// `--prom-file`: where a measuring run also writes its OpenMetrics (a `*.prom`
     /// file; `options` checks its directory once the command is known).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -328,6 +354,7 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
         history: c.history.clone(),
         no_history: c.no_history,
         tags,
+        retries: c.retries.unwrap_or(0),
         prom_file: c.prom_file.clone(),
     })
 }
