@@ -12,8 +12,11 @@ use crate::report::series::{
 use crate::report::settings::{config_settings as figure_settings, show};
 use std::collections::BTreeMap;
 
+/// The settings that change a figure (`report::settings::config_settings`).
+type Settings = BTreeMap<String, String>;
+
 /// What sets a series apart: the host and the settings that change the figure.
-type SeriesId = (String, BTreeMap<String, String>);
+type SeriesId = (String, Settings);
 
 impl History {
     /// The case keys recorded under `f` whose key contains `case` (every key when
@@ -59,7 +62,7 @@ impl History {
         &self,
         f: &Filter,
         key: &str,
-    ) -> Result<Vec<(BTreeMap<String, String>, CaseSeries)>, HistoryError> {
+    ) -> Result<Vec<(Settings, CaseSeries)>, HistoryError> {
         let err = |e: rusqlite::Error| HistoryError::Sqlite(self.shown.clone(), why(&e));
         let mut st = self
             .conn
