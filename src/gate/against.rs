@@ -5,8 +5,10 @@
 //! `--against history` to the checked run.
 
 use super::baseline::Baseline;
-use super::{history, now, one_command, options, reference, take, Output};
+use super::take::{now, one_command};
+use super::{history, options, reference, take};
 use crate::util::usage::UsageError;
+use std::path::Path;
 
 /// The checked run's key in the history: its host, command and figure settings.
 pub(super) fn run_key(run: &crate::report::model::Report) -> (String, String, String) {
@@ -22,13 +24,13 @@ pub(super) fn run_key(run: &crate::report::model::Report) -> (String, String, St
 /// none before the run last accepted for them). With its label, what was left out,
 /// and the cases that hold runs out.
 pub(super) fn against_history(
-    common: &Output,
+    db: Option<&Path>,
     run: &crate::report::model::Report,
     run_id: Option<i64>,
     n: usize,
 ) -> Result<(Baseline, String, Vec<String>, Vec<String>), UsageError> {
     let flag = "--against";
-    let h = history::open(common.history.as_deref(), flag)?;
+    let h = history::open(db, flag)?;
     let run_id = match run_id {
         Some(id) => Some(id),
         None => h.find(run).map_err(|e| history::usage(flag, e))?,
@@ -36,7 +38,7 @@ pub(super) fn against_history(
     let (host, command, key) = run_key(run);
     let want = crate::report::settings::figure_settings(run);
     let before = Some(crate::history::record::unix(&run.started_at)).filter(|t| *t > 0);
-    let db = history::db_path(common.history.as_deref()).unwrap_or_default();
+    let db = history::db_path(db).unwrap_or_default();
     let accepted = history::read_accepted(&db, flag)?;
     let marker =
         history::accepted_for(&accepted, &host, &command, &key).filter(|a| Some(a.run) != run_id);
@@ -104,11 +106,11 @@ pub(super) fn against_history(
 /// `--against run:ID,…`: a baseline taken from those runs of the history, as
 /// `baseline --from` takes files.
 pub(super) fn against_runs(
-    common: &Output,
+    db: Option<&Path>,
     ids: &[i64],
 ) -> Result<(Baseline, String, Vec<String>), UsageError> {
     let flag = "--against";
-    let h = history::open(common.history.as_deref(), flag)?;
+    let h = history::open(db, flag)?;
     let runs = history::runs_by_id(&h, ids, flag)?;
     let names: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
     let reports: Vec<crate::report::model::Report> = runs.into_iter().map(|r| r.report).collect();
@@ -137,14 +139,14 @@ pub(super) fn against_runs(
 /// with its settings (the newest `n`, else all up to `MAX_FIXED_RUNS`), the checked
 /// run itself left out. A named reference: it moves only when a person tags runs.
 pub(super) fn against_tag(
-    common: &Output,
+    db: Option<&Path>,
     run: &crate::report::model::Report,
     run_id: Option<i64>,
     tag: &options::TagRef,
     n: Option<usize>,
 ) -> Result<(Baseline, String, Vec<String>), UsageError> {
     let flag = "--against";
-    let h = history::open(common.history.as_deref(), flag)?;
+    let h = history::open(db, flag)?;
     let run_id = match run_id {
         Some(id) => Some(id),
         None => h.find(run).map_err(|e| history::usage(flag, e))?,
@@ -225,13 +227,13 @@ pub(super) fn against_tag(
 /// `check --against history --accept`: records the checked run as the start of its
 /// reference, beside the database.
 pub(super) fn accept(
-    common: &Output,
+    db: Option<&Path>,
     run: &crate::report::model::Report,
     run_label: &str,
     run_id: Option<i64>,
 ) -> Result<String, UsageError> {
     let flag = "--accept";
-    let h = history::open(common.history.as_deref(), flag)?;
+    let h = history::open(db, flag)?;
     let id = match run_id {
         Some(id) => id,
         None => h.find(run).map_err(|e| history::usage(flag, e))?.ok_or_else(|| {
@@ -245,7 +247,7 @@ pub(super) fn accept(
         })?,
     };
     let (host, command, settings) = run_key(run);
-    let db = history::db_path(common.history.as_deref()).unwrap_or_default();
+    let db = history::db_path(db).unwrap_or_default();
     history::record_accepted(
         &db,
         history::Accepted {

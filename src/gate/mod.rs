@@ -42,6 +42,7 @@ use options::{HistoryPick, Reference, Source};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use take::{now, one_command};
 
 /// Largest baseline file read (a baseline of every case of a large run is a few
 /// hundred KiB).
@@ -62,10 +63,6 @@ pub(crate) struct Output {
     pub(crate) dir: PathBuf,
     /// `--history PATH`: the history database (`None`: the default place).
     pub(crate) history: Option<PathBuf>,
-}
-
-fn now() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
 fn label(p: &Path) -> String {
@@ -170,13 +167,6 @@ pub(crate) fn run_baseline(
         }
     }
     Ok(())
-}
-
-/// The command of `reports` when they are all of one (`quick`, `cpu`, …).
-fn one_command(reports: &[crate::report::model::Report]) -> Option<String> {
-    let mut cmds = reports.iter().map(crate::history::record::command);
-    let first = cmds.next()?;
-    (first != "unknown" && cmds.all(|c| c == first)).then_some(first)
 }
 
 /// `baseline --from-history`: per host (`--host`, default this one) its last `--runs`
@@ -481,7 +471,7 @@ pub(crate) fn run_check(
     let command = file_base.as_ref().and_then(|b| b.0.command.clone());
     let (run, run_label, run_id) = results_run(common, o, command.as_deref())?;
     if o.accept {
-        let line = against::accept(common, &run, &run_label, run_id)?;
+        let line = against::accept(common.history.as_deref(), &run, &run_label, run_id)?;
         writeln!(out, "{line}")?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
@@ -489,10 +479,17 @@ pub(crate) fn run_check(
     let mut held = Vec::new();
     let (base, base_name, left_out) = match (file_base, &o.reference) {
         (Some(b), _) => b,
-        (None, Reference::Runs(ids)) => against::against_runs(common, ids)?,
-        (None, Reference::Tag(t, n)) => against::against_tag(common, &run, run_id, t, *n)?,
+        (None, Reference::Runs(ids)) => against::against_runs(common.history.as_deref(), ids)?,
+        (None, Reference::Tag(t, n)) => {
+            against::against_tag(common.history.as_deref(), &run, run_id, t, *n)?
+        }
         (None, _) => {
-            let (b, s, l, h) = against::against_history(common, &run, run_id, o.reference.runs())?;
+            let (b, s, l, h) = against::against_history(
+                common.history.as_deref(),
+                &run,
+                run_id,
+                o.reference.runs(),
+            )?;
             held = h;
             (b, s, l)
         }

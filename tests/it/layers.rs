@@ -41,6 +41,7 @@ const TOP: &[&str] = &[
     "options",
     "pipeline",
     "reporting",
+    "retries",
     "sysinfo",
 ];
 
