@@ -187,21 +187,40 @@ fn a_measuring_run_is_recorded_with_its_tags() {
     assert_eq!(runs[0]["tags"]["bios"], "2.1", "{runs}");
     assert!(runs[1]["tags"].as_object().unwrap().is_empty(), "{runs}");
     // The tagged run is the reference of the later one (the latest run of this host).
-    let (code, v, err) = check(&[
-        "--history".as_ref(),
-        db.as_os_str(),
-        "--against".as_ref(),
-        "tag:bios=2.1".as_ref(),
-        "--allow-inconclusive".as_ref(),
-    ]);
-    assert!(code == 0 || code == 1, "{code}: {v}\n{err}");
-    assert!(
-        v["baseline"]
-            .as_str()
-            .unwrap()
-            .ends_with("tagged bios=2.1 (run 1)"),
-        "{v}"
-    );
+    // On a busy machine the tagged run's one case may be disturbed: then no reference
+    // can be taken from it, which `check` says naming that run (exit 2).
+    let o = common::pb()
+        .args([
+            "check",
+            "--format",
+            "json",
+            "--allow-inconclusive",
+            "--against",
+            "tag:bios=2.1",
+            "--history",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    match o.status.code() {
+        Some(0 | 1) => {
+            let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+            assert!(
+                v["baseline"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("tagged bios=2.1 (run 1)"),
+                "{v}"
+            );
+        }
+        _ => assert!(
+            o.status.code() == Some(2)
+                && err.contains("h.db run 1 ")
+                && err.contains("no measured, undisturbed case"),
+            "{err}"
+        ),
+    }
     // Importing the tagged file into another history keeps its tags.
     let files: Vec<PathBuf> = std::fs::read_dir(&res)
         .unwrap()
@@ -307,7 +326,7 @@ fn baseline_from_history_takes_the_runs_since_the_latest_change() {
         "{err}"
     );
     assert!(
-        err.contains("fma_f64_avx512") && err.contains("-30.0 %"),
+        err.contains("fma_f64_avx512") && err.contains("-30."),
         "{err}"
     );
     let m = t1_median(&b);

@@ -583,7 +583,7 @@ fn quick_suite_rows_take_at_most_two_lines() {
         let split: Vec<&&str> = words.iter().filter(|x| !have.contains(**x)).collect();
         assert!(split.is_empty(), "{w}: split {split:?}:\n{s}");
         assert!(
-            s.contains("│ params"),
+            s.contains("│   params"),
             "{w}: the params line is named:\n{s}"
         );
         for p99 in ["64.95 ms", "81.60 µs", "0.00 % lost"] {
