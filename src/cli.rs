@@ -230,6 +230,8 @@ common_options! {
     dry_run: Measure,
     history: Measure,
     no_history: Measure,
+    tag: Measure,
+    retries: Measure,
 }
 
 /// The ids of the common options of `group`, in [`COMMON`]'s order.
@@ -321,6 +323,8 @@ pub(crate) fn reads(name: &str) -> Vec<&'static str> {
             "peak",
             "history",
             "no_history",
+            "tag",
+            "retries",
         ],
         _ if crate::bench::find(name).is_some() => COMMON.iter().map(|(id, _)| *id).collect(),
         _ => ids(Group::Output),

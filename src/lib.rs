@@ -23,5 +23,6 @@ pub(crate) mod pipeline;
 pub mod reference;
 pub mod report;
 pub(crate) mod reporting;
+pub(crate) mod retries;
 pub(crate) mod sysinfo;
 pub mod util;

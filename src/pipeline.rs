@@ -180,7 +180,9 @@ pub(crate) fn run_cases(
         progress.start(&case.label());
         let before = crate::measure::share::HostMark::now();
         let case_start = std::time::SystemTime::now();
-        let results = case.run(&ctx);
+        // A disturbed case measured again, at most --retries times (#44 item 5).
+        let results =
+            crate::retries::run_case(case.as_ref(), &ctx, opts.retries, &|m| progress.say(m));
         let window = crate::measure::share::HostMark::now().since(&before, &[], Vec::new());
         // Another peakbench run on this machine during the case (issue #45 item 5).
         let beside = others.map(|o| o.during(case_start)).unwrap_or_default();

@@ -99,6 +99,12 @@ pub struct CommonArgs {
     /// Do not record this run in the history database
     #[arg(long)]
     pub(crate) no_history: bool,
+    /// Measure a disturbed case again, at most N more times (0 to 10), keeping the first undisturbed attempt [default: 0]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = retries)]
+    pub(crate) retries: Option<u32>,
+    /// Tag the run, e.g. note='after BIOS update' (repeatable): kept in its results file and the history; check --against tag:KEY=VALUE names it
+    #[arg(long = "tag", value_name = "KEY=VALUE", allow_hyphen_values = true, value_parser = tag)]
+    pub(crate) tag: Vec<(String, String)>,
     /// Also write the results as OpenMetrics to this *.prom file, atomically (node_exporter's textfile collector directory)
     #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = prom_file)]
     pub(crate) prom_file: Option<PathBuf>,
@@ -154,6 +160,29 @@ fn html(t: &str) -> Result<PathBuf, ParseError> {
 /// `--history PATH`.
 fn history(t: &str) -> Result<PathBuf, ParseError> {
     path(t, "give a database file like ~/peakbench-history.db")
+}
+
+/// Most retries `--retries` takes: each one measures the whole case again.
+pub(crate) const MAX_RETRIES: u32 = 10;
+
+/// `--retries N`: 0 to [`MAX_RETRIES`].
+fn retries(t: &str) -> Result<u32, ParseError> {
+    match t.trim().parse::<u32>() {
+        Ok(n) if n <= MAX_RETRIES => Ok(n),
+        _ => Err(ParseError(format!(
+            "'{t}' is not a number of retries; use a whole number from 0 to {MAX_RETRIES}, e.g. 2"
+        ))),
+    }
+}
+
+/// Whether `--retries` is 0 (then left out of the report's `config`, as before).
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// `--tag KEY=VALUE`: `util::tag`'s rule, the value not empty.
+fn tag(t: &str) -> Result<(String, String), ParseError> {
+    crate::util::tag::parse(t, false)
 }
 
 /// `--width`: columns from `util::term::MIN_WIDTH` to 10000.
@@ -251,6 +280,16 @@ pub struct CommonOptions {
     /// `--no-history`: the run is not recorded.
     #[serde(skip)]
     pub(crate) no_history: bool,
+    /// `--tag KEY=VALUE`: the operator's notes on the run (#44 item 9), in the report's
+    /// `config` (so that `history import` of its file keeps them) and the history's
+    /// tags; never a setting that changes a figure (`report::settings`).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub(crate) tags: std::collections::BTreeMap<String, String>,
+    /// `--retries N`: a disturbed case is measured again, at most N more times (#44
+    /// item 5, `retries`); in the report's `config` when given, never a setting that
+    /// changes a figure.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub(crate) retries: u32,
     /// `--prom-file`: where a measuring run also writes its OpenMetrics (a `*.prom`
     /// file; `options` checks its directory once the command is known).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -275,6 +314,25 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
             "--history PATH says where to record the run; give one of the two",
         ));
     }
+    let mut tags = std::collections::BTreeMap::new();
+    for (k, v) in &c.tag {
+        if tags.insert(k.clone(), v.clone()).is_some() {
+            return Err(UsageError::new(
+                "--tag",
+                format!("key '{k}' given twice; give each key once (--tag {k}=VALUE)"),
+            ));
+        }
+    }
+    if tags.len() > crate::util::tag::MAX_TAGS {
+        return Err(UsageError::new(
+            "--tag",
+            format!(
+                "{} tags; a run carries at most {}",
+                tags.len(),
+                crate::util::tag::MAX_TAGS
+            ),
+        ));
+    }
     Ok(CommonOptions {
         repeat: c.repeat.unwrap_or(3),
         min_time,
@@ -295,6 +353,8 @@ pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageE
         dry_run: c.dry_run,
         history: c.history.clone(),
         no_history: c.no_history,
+        tags,
+        retries: c.retries.unwrap_or(0),
         prom_file: c.prom_file.clone(),
     })
 }

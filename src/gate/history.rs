@@ -131,6 +131,8 @@ pub(crate) struct Query<'a> {
     pub(crate) since: Option<i64>,
     /// How many runs at most.
     pub(crate) n: usize,
+    /// Only these runs (`None`: any): the runs carrying a tag (`--against tag:…`).
+    pub(crate) only: Option<&'a std::collections::BTreeSet<i64>>,
 }
 
 /// The last `q.n` runs of `q.host` and `q.command` with the settings `q.settings`,
@@ -153,7 +155,7 @@ pub(crate) fn pick(h: &History, q: &Query<'_>, flag: &str) -> Result<Picked, Usa
         if out.runs.len() == n {
             break;
         }
-        if Some(row.id) == exclude {
+        if Some(row.id) == exclude || q.only.is_some_and(|o| !o.contains(&row.id)) {
             continue;
         }
         let started = crate::history::record::unix(&row.started_at);

@@ -12,6 +12,8 @@
 //!   --from-history`, the run `check` reads by default, and the accepted runs;
 //!   [`reference`](mod@reference): the reference of `check --against history`, which keeps a
 //!   regression failed until it is accepted;
+//! - [`against`]: the references `check` takes from the history (`--against
+//!   history`, `run:ID,…`, `tag:KEY[=VALUE]`) and `--accept`;
 //! - [`junit`]: `--junit FILE`, the check as JUnit XML;
 //! - [`options`]: the two commands' flags.
 //!
@@ -20,6 +22,7 @@
 //! Every bad input (a flag, a baseline, a results file) is one [`UsageError`] line and
 //! exit code 2, and nothing is written.
 
+pub(crate) mod against;
 pub(crate) mod baseline;
 pub(crate) mod check;
 pub(crate) mod history;
@@ -39,6 +42,7 @@ use options::{HistoryPick, Reference, Source};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use take::{now, one_command};
 
 /// Largest baseline file read (a baseline of every case of a large run is a few
 /// hundred KiB).
@@ -59,10 +63,6 @@ pub(crate) struct Output {
     pub(crate) dir: PathBuf,
     /// `--history PATH`: the history database (`None`: the default place).
     pub(crate) history: Option<PathBuf>,
-}
-
-fn now() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
 fn label(p: &Path) -> String {
@@ -169,13 +169,6 @@ pub(crate) fn run_baseline(
     Ok(())
 }
 
-/// The command of `reports` when they are all of one (`quick`, `cpu`, …).
-fn one_command(reports: &[crate::report::model::Report]) -> Option<String> {
-    let mut cmds = reports.iter().map(crate::history::record::command);
-    let first = cmds.next()?;
-    (first != "unknown" && cmds.all(|c| c == first)).then_some(first)
-}
-
 /// `baseline --from-history`: per host (`--host`, default this one) its last `--runs`
 /// runs of one command (`--command`, default that of the newest run of the first
 /// host) with the settings of the newest of them: the sources' labels, their reports
@@ -211,6 +204,7 @@ fn from_history(common: &Output, pick: &HistoryPick) -> Result<history::Sources,
             before: None,
             since: None,
             n: pick.runs,
+            only: None,
         };
         let p = history::pick(&h, &q, flag)?;
         if p.runs.is_empty() {
@@ -223,24 +217,9 @@ fn from_history(common: &Output, pick: &HistoryPick) -> Result<history::Sources,
                 ),
             ));
         }
+        let p = after_change(&h, &q, p, pick.across_changes, common.quiet)?;
         if want.is_none() {
             want = Some(crate::report::settings::figure_settings(&p.runs[0].report));
-        }
-        // The runs taken must not span a change point silently (issue #44 item 7).
-        if let Some(oldest) = p.runs.last() {
-            let since = crate::history::record::unix(&oldest.report.started_at);
-            let spans = h
-                .changes_after(host, &command, since, 10)
-                .map_err(|e| history::usage(flag, e))?;
-            if !spans.is_empty() && !common.quiet {
-                eprintln!(
-                    "baseline: the {} runs taken of host {host} span change points (`peakbench history show` shows them); take fewer with --runs to stay after them:",
-                    p.runs.len()
-                );
-                for l in spans {
-                    eprintln!("  {l}");
-                }
-            }
         }
         out.passed_over.extend(p.passed_over);
         for r in p.runs.into_iter().rev() {
@@ -249,6 +228,79 @@ fn from_history(common: &Output, pick: &HistoryPick) -> Result<history::Sources,
         }
     }
     Ok(out)
+}
+
+/// `baseline --from-history`'s runs of one host (`p`, picked by `q`) when they span
+/// change points (issue #44 item 7: a reference mixing two levels is no reference):
+/// the runs since the latest of them, saying so; with `across` (`--across-changes`)
+/// all of them, naming the change points.
+fn after_change(
+    h: &crate::history::History,
+    q: &history::Query<'_>,
+    p: history::Picked,
+    across: bool,
+    quiet: bool,
+) -> Result<history::Picked, UsageError> {
+    let flag = "--from-history";
+    let (Some(newest), Some(oldest)) = (p.runs.first(), p.runs.last()) else {
+        return Ok(p);
+    };
+    let since = crate::history::record::unix(&oldest.report.started_at);
+    let until = crate::history::record::unix(&newest.report.started_at);
+    // The series of the runs' own settings (those of the newest, which `pick` keeps).
+    let set = crate::report::settings::config_settings(&newest.report.config);
+    let mut changes = h
+        .change_points_after(q.host, q.command, Some(&set), since)
+        .map_err(|e| history::usage(flag, e))?;
+    changes.retain(|c| c.started_unix <= until);
+    if changes.is_empty() {
+        return Ok(p);
+    }
+    changes.sort_by_key(|c| (c.started_unix, c.run));
+    let n = p.runs.len();
+    let say = |lines: &[crate::history::series::Change]| {
+        const SHOWN: usize = 10;
+        for c in lines.iter().take(SHOWN) {
+            eprintln!("  {}", c.line);
+        }
+        if lines.len() > SHOWN {
+            eprintln!("  and {} more change points", lines.len() - SHOWN);
+        }
+    };
+    if across {
+        if !quiet {
+            eprintln!(
+                "baseline: the {n} runs taken of host {} span change points, taken across them (--across-changes):",
+                q.host
+            );
+            say(&changes);
+        }
+        return Ok(p);
+    }
+    let latest = changes.last().expect("not empty").clone();
+    let after = history::Query {
+        since: Some(latest.started_unix),
+        ..*q
+    };
+    let kept = history::pick(h, &after, flag)?;
+    if kept.runs.is_empty() {
+        return Ok(p);
+    }
+    if !quiet {
+        let m = kept.runs.len();
+        eprintln!(
+            "baseline: the last {n} runs of host {} span change points; the baseline is taken from the {m} run{} since the latest, at run {} ({}); --across-changes takes all {n}:",
+            q.host,
+            if m == 1 { "" } else { "s" },
+            latest.run,
+            humantime::format_rfc3339_seconds(
+                std::time::UNIX_EPOCH
+                    + std::time::Duration::from_secs(latest.started_unix.max(0) as u64)
+            ),
+        );
+        say(&changes);
+    }
+    Ok(kept)
 }
 
 /// Reads a baseline file: bounded, regular files only, every failure one line.
@@ -339,172 +391,6 @@ fn results_run(
     Ok((run, label(&path), None))
 }
 
-/// The checked run's key in the history: its host, command and figure settings.
-fn run_key(run: &crate::report::model::Report) -> (String, String, String) {
-    (
-        run.host.hostname.clone(),
-        crate::history::record::command(run),
-        crate::report::settings::key_text(&crate::report::settings::figure_settings(run)),
-    )
-}
-
-/// `--against history`: the reference of `gate::reference` from the host's runs of
-/// the checked run's command and settings (the run itself and later runs left out,
-/// none before the run last accepted for them). With its label, what was left out,
-/// and the cases that hold runs out.
-fn against_history(
-    common: &Output,
-    run: &crate::report::model::Report,
-    run_id: Option<i64>,
-    n: usize,
-) -> Result<(Baseline, String, Vec<String>, Vec<String>), UsageError> {
-    let flag = "--against";
-    let h = history::open(common.history.as_deref(), flag)?;
-    let run_id = match run_id {
-        Some(id) => Some(id),
-        None => h.find(run).map_err(|e| history::usage(flag, e))?,
-    };
-    let (host, command, key) = run_key(run);
-    let want = crate::report::settings::figure_settings(run);
-    let before = Some(crate::history::record::unix(&run.started_at)).filter(|t| *t > 0);
-    let db = history::db_path(common.history.as_deref()).unwrap_or_default();
-    let accepted = history::read_accepted(&db, flag)?;
-    let marker =
-        history::accepted_for(&accepted, &host, &command, &key).filter(|a| Some(a.run) != run_id);
-    let q = history::Query {
-        host: &host,
-        command: &command,
-        settings: Some(&want),
-        exclude: run_id,
-        before,
-        since: marker.map(|a| crate::history::record::unix(&a.started_at)),
-        n: reference::REPLAY_RUNS.max(n),
-    };
-    let p = history::pick(&h, &q, flag)?;
-    let need = if marker.is_some() {
-        1
-    } else {
-        n.min(reference::MIN_RUNS)
-    };
-    if p.runs.len() < need {
-        return Err(UsageError::new(
-            flag,
-            format!(
-                "history {} holds {} earlier {command} run{} of {host} with this run's settings{}; the reference needs at least {need} (--runs {n}): record more runs, or give --baseline FILE",
-                h.shown,
-                p.runs.len(),
-                if p.runs.len() == 1 { "" } else { "s" },
-                if marker.is_some() { " since the accepted run" } else { "" },
-            ),
-        ));
-    }
-    let cands: Vec<reference::Candidate> = p
-        .runs
-        .into_iter()
-        .rev()
-        .map(|r| reference::Candidate {
-            id: r.id,
-            label: r.label,
-            report: r.report,
-        })
-        .collect();
-    let how = take::How {
-        created: now(),
-        command: Some(command.clone()),
-        ..Default::default()
-    };
-    let made = reference::make(run, &cands, n, marker.is_some(), &how)
-        .map_err(|e| UsageError::new(flag, e))?;
-    let ids: Vec<String> = made.ids.iter().map(i64::to_string).collect();
-    let k = made.ids.len();
-    let shown = format!(
-        "history {}: the last {k} {command} run{} of {host} that did not fail the gate{} (runs {})",
-        h.shown,
-        if k == 1 { "" } else { "s" },
-        marker
-            .map(|a| format!(", since run {} (accepted {})", a.run, a.accepted_at))
-            .unwrap_or_default(),
-        ids.join(", ")
-    );
-    let mut left = p.passed_over;
-    left.extend(made.left_out);
-    Ok((made.baseline, shown, left, made.held))
-}
-
-/// `--against run:ID,…`: a baseline taken from those runs of the history, as
-/// `baseline --from` takes files.
-fn against_runs(
-    common: &Output,
-    ids: &[i64],
-) -> Result<(Baseline, String, Vec<String>), UsageError> {
-    let flag = "--against";
-    let h = history::open(common.history.as_deref(), flag)?;
-    let runs = history::runs_by_id(&h, ids, flag)?;
-    let names: Vec<String> = runs.iter().map(|r| r.label.clone()).collect();
-    let reports: Vec<crate::report::model::Report> = runs.into_iter().map(|r| r.report).collect();
-    let how = take::How {
-        created: now(),
-        command: one_command(&reports),
-        ..Default::default()
-    };
-    let (b, t) = take::take(&names, &reports, &how).map_err(|e| UsageError::new(flag, e))?;
-    let shown = format!(
-        "history {}: fixed run{} {}",
-        h.shown,
-        if ids.len() == 1 { "" } else { "s" },
-        ids.iter()
-            .map(i64::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let mut left = t.left_out;
-    left.extend(t.capped);
-    Ok((b, shown, left))
-}
-
-/// `check --against history --accept`: records the checked run as the start of its
-/// reference, beside the database.
-fn accept(
-    common: &Output,
-    run: &crate::report::model::Report,
-    run_label: &str,
-    run_id: Option<i64>,
-) -> Result<String, UsageError> {
-    let flag = "--accept";
-    let h = history::open(common.history.as_deref(), flag)?;
-    let id = match run_id {
-        Some(id) => id,
-        None => h.find(run).map_err(|e| history::usage(flag, e))?.ok_or_else(|| {
-            UsageError::new(
-                flag,
-                format!(
-                    "{run_label} is not in history {}; only a recorded run can be accepted (`peakbench history import FILE` records it)",
-                    h.shown
-                ),
-            )
-        })?,
-    };
-    let (host, command, settings) = run_key(run);
-    let db = history::db_path(common.history.as_deref()).unwrap_or_default();
-    history::record_accepted(
-        &db,
-        history::Accepted {
-            host: host.clone(),
-            command: command.clone(),
-            settings,
-            run: id,
-            started_at: run.started_at.clone(),
-            accepted_at: now(),
-        },
-        flag,
-    )?;
-    Ok(format!(
-        "accepted: {command} run {id} of {host} ({}) starts the reference of `check --against history` for its settings; recorded in {}",
-        run.started_at,
-        history::accepted_path(&db).display()
-    ))
-}
-
 /// The check as a [`Grid`] for the one exporter: the rows for table, CSV and Markdown,
 /// the whole [`Check`] as its JSON, the summary under the table.
 fn grid<'a>(c: &Check, footer: &'a str) -> Grid<'a> {
@@ -580,12 +466,12 @@ pub(crate) fn run_check(
     // A baseline file is read first: a bad one is refused before anything else.
     let file_base = match &o.reference {
         Reference::Baseline(p) => Some((read_baseline(p)?, label(p), Vec::new())),
-        Reference::History(_) | Reference::Runs(_) => None,
+        Reference::History(_) | Reference::Runs(_) | Reference::Tag(..) => None,
     };
     let command = file_base.as_ref().and_then(|b| b.0.command.clone());
     let (run, run_label, run_id) = results_run(common, o, command.as_deref())?;
     if o.accept {
-        let line = accept(common, &run, &run_label, run_id)?;
+        let line = against::accept(common.history.as_deref(), &run, &run_label, run_id)?;
         writeln!(out, "{line}")?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
@@ -593,9 +479,17 @@ pub(crate) fn run_check(
     let mut held = Vec::new();
     let (base, base_name, left_out) = match (file_base, &o.reference) {
         (Some(b), _) => b,
-        (None, Reference::Runs(ids)) => against_runs(common, ids)?,
+        (None, Reference::Runs(ids)) => against::against_runs(common.history.as_deref(), ids)?,
+        (None, Reference::Tag(t, n)) => {
+            against::against_tag(common.history.as_deref(), &run, run_id, t, *n)?
+        }
         (None, _) => {
-            let (b, s, l, h) = against_history(common, &run, run_id, o.reference.runs())?;
+            let (b, s, l, h) = against::against_history(
+                common.history.as_deref(),
+                &run,
+                run_id,
+                o.reference.runs(),
+            )?;
             held = h;
             (b, s, l)
         }

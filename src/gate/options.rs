@@ -39,6 +39,10 @@ pub(crate) struct BaselineOptions {
     #[arg(long = "command", value_name = "COMMAND", allow_hyphen_values = true, value_parser = run_command)]
     #[serde(skip)]
     pub(crate) run_command: Option<String>,
+    /// With --from-history: take the runs across change points too [default: only the runs since the latest change point the runs span]
+    #[arg(long)]
+    #[serde(skip)]
+    pub(crate) across_changes: bool,
     /// Take disturbed results too (a shared machine); the baseline then says so (shared = true)
     #[arg(long)]
     #[serde(skip)]
@@ -73,11 +77,11 @@ pub(crate) struct CheckOptions {
     #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = file)]
     #[serde(skip)]
     pub(crate) baseline: Option<PathBuf>,
-    /// Compare with the history instead of a baseline file: history (the last --runs runs that did not fail the gate), or run:ID,… (fixed runs)
+    /// Compare with the history instead of a baseline file: history (the last --runs runs that did not fail the gate), run:ID,… (fixed runs), or tag:KEY[=VALUE] (the runs tagged so)
     #[arg(long, value_name = "SOURCE", value_parser = against)]
     #[serde(skip)]
     pub(crate) against: Option<Against>,
-    /// With --against history: how many of the host's latest runs make the reference [default: 5]
+    /// With --against history: how many of the host's latest runs make the reference [default: 5]; with --against tag:…, the newest N tagged runs [default: all, at most 100]
     #[arg(long, value_name = "N", value_parser = runs)]
     #[serde(skip)]
     pub(crate) runs: Option<usize>,
@@ -125,16 +129,64 @@ pub(crate) enum Against {
     History,
     /// Fixed runs of the history, by id (`run:12,13`): a reference that never moves.
     Runs(Vec<i64>),
+    /// The runs of the history carrying a tag (`tag:KEY`, any value, or
+    /// `tag:KEY=VALUE`): a named reference that moves only when a person tags runs.
+    Tag(TagRef),
+}
+
+/// A named reference, `--against tag:KEY[=VALUE]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct TagRef {
+    /// The tag's key.
+    pub(crate) key: String,
+    /// Its value (`None`: any value).
+    pub(crate) value: Option<String>,
+}
+
+impl TagRef {
+    /// Whether a run's tags carry this one.
+    pub(crate) fn matches(&self, tags: &BTreeMap<String, String>) -> bool {
+        tags.get(&self.key)
+            .is_some_and(|v| self.value.as_ref().is_none_or(|want| want == v))
+    }
+}
+
+impl std::fmt::Display for TagRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.value {
+            Some(v) => write!(f, "{}={v}", self.key),
+            None => f.write_str(&self.key),
+        }
+    }
 }
 
 /// Most runs `--against run:…` names.
-const MAX_FIXED_RUNS: usize = 100;
+pub(crate) const MAX_FIXED_RUNS: usize = 100;
 
-/// `--against SOURCE`: `history`, or `run:ID[,ID…]`.
+/// `--against SOURCE`: `history`, `run:ID[,ID…]` or `tag:KEY[=VALUE]`.
 fn against(s: &str) -> Result<Against, ParseError> {
     let t = s.trim();
     if t == "history" {
         return Ok(Against::History);
+    }
+    if let Some(tag) = t.strip_prefix("tag:") {
+        let form = "use tag:KEY or tag:KEY=VALUE, as `peakbench history tag` or a run's --tag set it (e.g. tag:ref=bios-2.1)";
+        let shown = crate::util::sanitize::line_max(s, 60);
+        return match tag.split_once('=') {
+            Some(_) => crate::util::tag::parse(tag, false)
+                .map(|(key, value)| {
+                    Against::Tag(TagRef {
+                        key,
+                        value: Some(value),
+                    })
+                })
+                .map_err(|_| ParseError(format!("'{shown}' does not name a tag; {form}"))),
+            None if crate::util::tag::key_ok(tag.trim()) => Ok(Against::Tag(TagRef {
+                key: tag.trim().to_string(),
+                value: None,
+            })),
+            None => Err(ParseError(format!("'{shown}' does not name a tag; {form}"))),
+        };
     }
     if let Some(list) = t.strip_prefix("run:") {
         let ids: Result<Vec<i64>, _> = list.split(',').map(|x| x.trim().parse::<i64>()).collect();
@@ -151,7 +203,7 @@ fn against(s: &str) -> Result<Against, ParseError> {
         };
     }
     Err(ParseError(format!(
-        "'{s}' is not a reference to check against; use --against history, --against run:ID,… (or --baseline FILE)"
+        "'{s}' is not a reference to check against; use --against history, --against run:ID,…, --against tag:KEY[=VALUE] (or --baseline FILE)"
     )))
 }
 
@@ -230,6 +282,9 @@ pub(crate) struct HistoryPick {
     pub(crate) hosts: Vec<String>,
     /// `--command`: the command (`None`: that of the latest run).
     pub(crate) command: Option<String>,
+    /// `--across-changes`: keep the runs before the latest change point they span.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) across_changes: bool,
 }
 
 /// What `check` compares the run with.
@@ -242,6 +297,9 @@ pub(crate) enum Reference {
     History(usize),
     /// `--against run:ID,…`: fixed runs of the history.
     Runs(Vec<i64>),
+    /// `--against tag:KEY[=VALUE] [--runs N]`: the host's runs carrying the tag (the
+    /// newest N, else all up to [`MAX_FIXED_RUNS`]).
+    Tag(TagRef, Option<usize>),
 }
 
 impl Reference {
@@ -250,6 +308,7 @@ impl Reference {
         match self {
             Reference::History(n) => *n,
             Reference::Runs(ids) => ids.len(),
+            Reference::Tag(_, n) => n.unwrap_or(MAX_FIXED_RUNS),
             Reference::Baseline(_) => DEFAULT_RUNS,
         }
     }
@@ -289,6 +348,7 @@ pub(crate) fn parse_baseline(
                 ("--runs", a.runs.is_some()),
                 ("--host", !a.host.is_empty()),
                 ("--command", a.run_command.is_some()),
+                ("--across-changes", a.across_changes),
             ] {
                 if given {
                     return Err(UsageError::new(
@@ -310,6 +370,7 @@ pub(crate) fn parse_baseline(
                 runs: a.runs.unwrap_or(DEFAULT_RUNS),
                 hosts,
                 command: a.run_command.clone(),
+                across_changes: a.across_changes,
             })
         }
     };
@@ -394,6 +455,7 @@ pub(crate) fn parse_check(a: &CheckOptions) -> Result<CheckOptions, UsageError> 
             }
             Reference::Runs(ids)
         }
+        (None, Some(Against::Tag(t))) => Reference::Tag(t, a.runs),
     };
     Ok(CheckOptions {
         reference,
@@ -489,7 +551,8 @@ mod tests {
             (&["--baseline", ""][..], "--baseline: empty path; give a file name"),
             (&["--baseline", "b.toml", "--junit", " "], "--junit: empty path; give a file name"),
             (&["--baseline", "b.toml", ""], "RESULTS.json: empty path; give a file name"),
-            (&["--against", "past"], "--against: 'past' is not a reference to check against; use --against history, --against run:ID,… (or --baseline FILE)"),
+            (&["--against", "past"], "--against: 'past' is not a reference to check against; use --against history, --against run:ID,…, --against tag:KEY[=VALUE] (or --baseline FILE)"),
+            (&["--against", "tag:a b"], "--against: 'tag:a b' does not name a tag; use tag:KEY or tag:KEY=VALUE, as `peakbench history tag` or a run's --tag set it (e.g. tag:ref=bios-2.1)"),
             (&["--against", "run:1,x"], "--against: 'run:1,x' does not name runs of the history; use run:ID or run:ID,ID,… (1 to 100 ids, as `peakbench history` lists them)"),
             (&["--baseline", "b.toml", "--strict", "--allow-inconclusive"], "--allow-inconclusive: given with --strict; choose what an inconclusive case does: --strict fails it, --allow-inconclusive passes it (default: exit 3)"),
             (&["--baseline", "b.toml", "--accept"], "--accept: applies to --against history (a baseline file is accepted by writing a new one: peakbench baseline --from …)"),

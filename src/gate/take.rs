@@ -287,6 +287,18 @@ pub(crate) fn shared(r: &BenchResult) -> Option<String> {
     }
 }
 
+/// Now, as RFC 3339 seconds: when a baseline or an acceptance is made.
+pub(crate) fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// The command of `reports` when they are all of one (`quick`, `cpu`, …).
+pub(crate) fn one_command(reports: &[Report]) -> Option<String> {
+    let mut cmds = reports.iter().map(crate::history::record::command);
+    let first = cmds.next()?;
+    (first != "unknown" && cmds.all(|c| c == first)).then_some(first)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

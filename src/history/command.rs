@@ -156,26 +156,9 @@ fn run_id(t: &str) -> Result<i64, ParseError> {
         })
 }
 
-/// KEY=VALUE of `history tag`: a key of letters, digits, `_`, `-`, `.` (1 to 64), a
-/// value of printable text (at most 200 characters; empty removes the tag).
+/// KEY=VALUE of `history tag` (`util::tag`'s rule; an empty value removes the tag).
 fn tag(t: &str) -> Result<(String, String), ParseError> {
-    let form = "give key=value, the key letters, digits, '_', '-' or '.' (at most 64), the value printable text of at most 200 characters";
-    let shown = crate::util::sanitize::line_max(t, 60);
-    let (k, v) = t
-        .split_once('=')
-        .ok_or_else(|| ParseError(format!("'{shown}' has no '='; {form}")))?;
-    let (k, v) = (k.trim(), v.trim());
-    let key_ok = !k.is_empty()
-        && k.len() <= 64
-        && k.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
-    let value_ok = v.chars().count() <= 200
-        && !v.chars().any(char::is_control)
-        && crate::util::sanitize::is_clean(v);
-    if !key_ok || !value_ok {
-        return Err(ParseError(format!("'{shown}' is not a tag; {form}")));
-    }
-    Ok((k.to_string(), v.to_string()))
+    crate::util::tag::parse(t, true)
 }
 
 /// `-o FILE`: not empty.

@@ -145,7 +145,38 @@ impl Recorded {
 
 /// The options of a run that do not change what it measured (where it wrote, how it
 /// printed), left out of the settings kept with it.
-const NOT_SETTINGS: &[&str] = &["format", "output", "quiet", "html"];
+/// `tags` are kept in the tags table ([`run_tags`]).
+const NOT_SETTINGS: &[&str] = &["format", "output", "quiet", "html", "tags"];
+
+/// The tags a run was measured with (`--tag`: its `config.tags`), checked by
+/// `util::tag`'s rule: a file whose tags break it (edited) is refused, not recorded.
+pub(crate) fn run_tags(
+    report: &Report,
+) -> Result<std::collections::BTreeMap<String, String>, HistoryError> {
+    let mut out = std::collections::BTreeMap::new();
+    let Some(v) = report.config.get("tags") else {
+        return Ok(out);
+    };
+    let bad = || {
+        HistoryError::Refused(format!(
+            "its config.tags is not a run's tags (at most {} of key=value text: {}), not recorded",
+            crate::util::tag::MAX_TAGS,
+            crate::util::tag::FORM
+        ))
+    };
+    let m = v.as_object().ok_or_else(bad)?;
+    if m.len() > crate::util::tag::MAX_TAGS {
+        return Err(bad());
+    }
+    for (k, v) in m {
+        let v = v.as_str().ok_or_else(bad)?;
+        if !crate::util::tag::key_ok(k) || !crate::util::tag::value_ok(v) || v.is_empty() {
+            return Err(bad());
+        }
+        out.insert(k.clone(), v.to_string());
+    }
+    Ok(out)
+}
 
 /// The settings that matter: the report's `config` without [`NOT_SETTINGS`].
 pub(crate) fn settings(report: &Report) -> Value {
@@ -278,6 +309,7 @@ impl History {
         let digest = hex(Sha256::digest(json.as_bytes()));
         let ident = identity(report, microcode).to_string();
         let settings = settings(report).to_string();
+        let tags = run_tags(report)?;
         let rows = case_rows(report);
         within(
             self.limits,
@@ -335,6 +367,13 @@ impl History {
         )
         .map_err(err)?;
         let run_id = tx.last_insert_rowid();
+        for (k, v) in &tags {
+            tx.execute(
+                "INSERT INTO tags (run_id, key, value) VALUES (?1, ?2, ?3)",
+                params![run_id, k, v],
+            )
+            .map_err(err)?;
+        }
         {
             let mut ids: HashMap<&str, i64> = HashMap::new();
             let mut add = tx

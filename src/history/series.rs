@@ -12,8 +12,11 @@ use crate::report::series::{
 use crate::report::settings::{config_settings as figure_settings, show};
 use std::collections::BTreeMap;
 
+/// The settings that change a figure (`report::settings::config_settings`).
+type Settings = BTreeMap<String, String>;
+
 /// What sets a series apart: the host and the settings that change the figure.
-type SeriesId = (String, BTreeMap<String, String>);
+type SeriesId = (String, Settings);
 
 impl History {
     /// The case keys recorded under `f` whose key contains `case` (every key when
@@ -46,6 +49,20 @@ impl History {
     /// set of figure settings (each host's runs are their own series, and so are runs
     /// whose settings change the figure).
     pub fn case_series(&self, f: &Filter, key: &str) -> Result<Vec<CaseSeries>, HistoryError> {
+        Ok(self
+            .keyed_series(f, key)?
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect())
+    }
+
+    /// [`History::case_series`], each with the figure settings that set it apart
+    /// (`report::settings::config_settings` of its runs).
+    fn keyed_series(
+        &self,
+        f: &Filter,
+        key: &str,
+    ) -> Result<Vec<(Settings, CaseSeries)>, HistoryError> {
         let err = |e: rusqlite::Error| HistoryError::Sqlite(self.shown.clone(), why(&e));
         let mut st = self
             .conn
@@ -147,7 +164,7 @@ impl History {
                     ..Search::default()
                 },
             );
-            out.push(s);
+            out.push((set, s));
         }
         Ok(out)
     }
@@ -182,32 +199,11 @@ impl History {
         since: i64,
         max: usize,
     ) -> Result<Vec<String>, HistoryError> {
-        let f = Filter {
-            host: Some(host.to_string()),
-            command: Some(command.to_string()),
-            ..Filter::default()
-        };
-        let mut lines = Vec::new();
-        for k in self.case_keys(&f, None)? {
-            for s in self.case_series(&f, &k)? {
-                for c in &s.change_points {
-                    if super::record::unix(&c.started_at) > since {
-                        lines.push(format!(
-                            "{k}{}: {} at run {} ({})",
-                            if s.settings.is_empty() {
-                                String::new()
-                            } else {
-                                format!(" ({})", s.settings)
-                            },
-                            c.rel
-                                .map_or("a change".into(), |r| format!("{:+.1} %", r * 100.0)),
-                            s.points[c.index].run,
-                            c.started_at
-                        ));
-                    }
-                }
-            }
-        }
+        let mut lines: Vec<String> = self
+            .change_points_after(host, command, None, since)?
+            .into_iter()
+            .map(|c| c.line)
+            .collect();
         if lines.len() > max {
             let more = lines.len() - max;
             lines.truncate(max);
@@ -215,4 +211,63 @@ impl History {
         }
         Ok(lines)
     }
+
+    /// The change points of `host`'s `command` runs that start after `since` (Unix), in
+    /// the series of the figure settings `settings` (`config_settings` of a run's
+    /// config; `None`: every series), in no particular order: what `baseline
+    /// --from-history` takes its runs after (issue #44 item 7).
+    pub(crate) fn change_points_after(
+        &self,
+        host: &str,
+        command: &str,
+        settings: Option<&BTreeMap<String, String>>,
+        since: i64,
+    ) -> Result<Vec<Change>, HistoryError> {
+        let f = Filter {
+            host: Some(host.to_string()),
+            command: Some(command.to_string()),
+            ..Filter::default()
+        };
+        let mut out = Vec::new();
+        for k in self.case_keys(&f, None)? {
+            for (set, s) in self.keyed_series(&f, &k)? {
+                if settings.is_some_and(|want| *want != set) {
+                    continue;
+                }
+                for c in &s.change_points {
+                    let started = super::record::unix(&c.started_at);
+                    if started > since {
+                        out.push(Change {
+                            started_unix: started,
+                            run: s.points[c.index].run,
+                            line: format!(
+                                "{k}{}: {} at run {} ({})",
+                                if s.settings.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!(" ({})", s.settings)
+                                },
+                                c.rel
+                                    .map_or("a change".into(), |r| format!("{:+.1} %", r * 100.0)),
+                                s.points[c.index].run,
+                                c.started_at
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A change point of one case's series ([`History::change_points_after`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Change {
+    /// The start of the first run at the new level (Unix seconds).
+    pub(crate) started_unix: i64,
+    /// That run's id.
+    pub(crate) run: i64,
+    /// `CASE: −12.0 % at run ID (STARTED)`.
+    pub(crate) line: String,
 }

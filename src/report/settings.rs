@@ -21,7 +21,7 @@ use super::model::Report;
 use std::collections::BTreeMap;
 
 /// The run's settings that never change a figure: where and how the output goes.
-pub(crate) const OUTPUT_ONLY: [&str; 15] = [
+pub(crate) const OUTPUT_ONLY: [&str; 16] = [
     "command",
     "junit",
     "tag",
@@ -37,6 +37,8 @@ pub(crate) const OUTPUT_ONLY: [&str; 15] = [
     "history",
     "no_history",
     "dry_run",
+    // How often a disturbed case was measured again: the figure kept is one attempt's.
+    "retries",
 ];
 
 /// Lists among the run's common settings that choose how cases are measured (not

@@ -3,7 +3,7 @@
 //! path leads), the framing and the
 //! HMAC proof of the two TCP protocols, opening and reading a user's file without blocking, running
 //! external programs, reporting a library that exits the process, a small seedable generator,
-//! and (tests only) where tests write their scratch files.
+//! the rule of a run's tag (`KEY=VALUE`), and (tests only) where tests write their scratch files.
 
 pub(crate) mod atomic;
 pub(crate) mod foreign;
@@ -18,6 +18,7 @@ pub mod sanitize;
 pub(crate) mod scratch;
 #[cfg(test)]
 mod scratch_tests;
+pub(crate) mod tag;
 pub(crate) mod term;
 pub mod units;
 pub mod usage;

@@ -26,6 +26,7 @@ mod gate;
 mod gate_ci;
 mod gate_history;
 mod gate_ops;
+mod gate_refs;
 mod gpu;
 mod history;
 mod layers;

@@ -508,3 +508,88 @@ fn the_output_is_the_same_bytes_in_every_locale() {
     assert_eq!(c, run(&[("LANG", "C.UTF-8")]));
     assert_eq!(c, run(&[("LC_ALL", "POSIX")]));
 }
+
+/// The rows of a results table: for each row number, its lines (from its first line,
+/// ` N │ …`, to the next row's or the table's end).
+fn table_rows(s: &str) -> Vec<Vec<&str>> {
+    let table: Vec<&str> = s
+        .lines()
+        .skip_while(|l| !l.starts_with(" # "))
+        .take_while(|l| l.contains('│') || l.contains('┼'))
+        .collect();
+    let starts_row = |l: &str| {
+        l.trim_start()
+            .split(' ')
+            .next()
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    };
+    let mut rows: Vec<Vec<&str>> = Vec::new();
+    for l in table {
+        if starts_row(l) {
+            rows.push(vec![l]);
+        } else if let Some(r) = rows.last_mut() {
+            r.push(l);
+        }
+    }
+    rows
+}
+
+/// Issue #45 item 3: at 80 and 120 columns a row of the quick suite takes at most two
+/// lines (its params on a line of their own under it when the grid would wrap it to
+/// more), no workload or param is split, the p99s stay, and the clock notes of the 12
+/// CPU rows are one line with their range. Wide, each row is one line as before.
+#[test]
+fn quick_suite_rows_take_at_most_two_lines() {
+    let wide = report(&["--width", "400"], None);
+    let header: Vec<&str> = wide
+        .lines()
+        .find(|l| l.starts_with(" # "))
+        .unwrap()
+        .split('│')
+        .map(str::trim)
+        .collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (workload, params) = (col("workload"), col("params"));
+    let rows = table_rows(&wide);
+    assert_eq!(rows.len(), 50, "{wide}");
+    assert!(rows.iter().all(|r| r.len() == 1), "{wide}");
+    // The words of the workload and params cells, whole, as the wide table has them.
+    let words: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .flat_map(|r| {
+            let cells: Vec<&str> = r[0].split('│').collect();
+            [cells[workload], cells[params]]
+        })
+        .flat_map(str::split_whitespace)
+        .filter(|w| *w != "-")
+        .collect();
+    assert!(words.contains("muladd_i16_generic") && words.contains("block=128MiB"));
+    for w in [80, 120] {
+        let s = report(&["--width", &w.to_string()], None);
+        assert!(widest(&s) <= w, "{w}:\n{s}");
+        let rows = table_rows(&s);
+        assert_eq!(rows.len(), 50, "{w}:\n{s}");
+        for (i, r) in rows.iter().enumerate() {
+            assert!(
+                r.len() <= 2,
+                "{w}: row {} takes {} lines:\n{}",
+                i + 1,
+                r.len(),
+                r.join("\n")
+            );
+        }
+        let have: std::collections::BTreeSet<&str> =
+            s.split(|c: char| c.is_whitespace() || c == '│').collect();
+        let split: Vec<&&str> = words.iter().filter(|x| !have.contains(**x)).collect();
+        assert!(split.is_empty(), "{w}: split {split:?}:\n{s}");
+        assert!(
+            s.contains("│   params"),
+            "{w}: the params line is named:\n{s}"
+        );
+        for p99 in ["64.95 ms", "81.60 µs", "0.00 % lost"] {
+            assert!(s.contains(p99), "{w}: {p99}:\n{s}");
+        }
+        assert_eq!(s.matches("clock readings").count(), 1, "{w}:\n{s}");
+        assert!(s.contains("3.14–3.22"), "{w}:\n{s}");
+    }
+}

@@ -45,6 +45,7 @@ const TOP: &[&str] = &[
     "options",
     "pipeline",
     "reporting",
+    "retries",
     "sysinfo",
 ];
 

@@ -7,7 +7,9 @@
 //! of words is never narrower than its longest such piece, so nothing is cut unless
 //! one piece is wider than the whole table. Columns empty in every row are left out;
 //! when the rest does not fit, the least wanted go first (each column's `keep`, which
-//! the table raises for the columns a row or a warning depends on).
+//! the table raises for the columns a row or a warning depends on). Where the grid
+//! would wrap a row to more than two lines, the results table stacks it instead
+//! ([`stack`]): its params on a line of their own under it, nothing else wrapped.
 
 use crate::util::term;
 
@@ -206,6 +208,70 @@ pub(super) fn fit(
         }
     }
     (0..n).map(|c| visible[c].then_some(w[c])).collect()
+}
+
+/// The narrowest line a stacked row's params get before the grid is kept instead.
+const MIN_PARAMS: usize = 24;
+
+/// The stacked layout (issue #45 item 3): the widths (`None`: not shown) when the
+/// params (column `params`) leave the grid for a line of their own under each row and
+/// every other cell keeps its natural width (nothing wraps, no word is split): the least wanted
+/// columns make way as in the grid. `None` when even that does not fit `width`, or
+/// leaves the params line narrower than [`MIN_PARAMS`].
+pub(super) fn stack(
+    cols: &[Col],
+    params: usize,
+    width: usize,
+    natural: &[usize],
+    visible: &[bool],
+) -> Option<Vec<Option<usize>>> {
+    let figures: Vec<Col> = cols.iter().map(|c| Col { comfy: None, ..*c }).collect();
+    let mut shown = visible.to_vec();
+    shown[params] = false;
+    let w = fit(
+        &figures,
+        width,
+        natural,
+        natural,
+        &mut shown,
+        &[],
+        &|_, w| w,
+    );
+    let used = (w.iter().flatten().map(|x| x + 3).sum::<usize>()).saturating_sub(1);
+    let lead = w[0].unwrap_or(0) + 2 + 4;
+    (used <= width && width.saturating_sub(lead) >= MIN_PARAMS).then_some(w)
+}
+
+/// The table's `lines` (header, rule, then each row in `heights[i]` lines) with each
+/// row's params (`params[i]`, empty: none) on lines of their own under it, indented
+/// past the first column and wrapped at spaces to `width`, and `params` named under
+/// the header.
+pub(super) fn stacked_lines(
+    lines: Vec<String>,
+    heights: &[usize],
+    params: &[&str],
+    width: usize,
+) -> Vec<String> {
+    let rule = lines.iter().position(|l| l.contains('┼')).unwrap_or(0);
+    let bar = lines
+        .get(rule)
+        .and_then(|l| l.chars().position(|c| c == '┼'))
+        .unwrap_or(0);
+    let lead = format!("{}│   ", " ".repeat(bar));
+    let room = width.saturating_sub(bar + 4).max(1);
+    let mut out = Vec::with_capacity(lines.len() + heights.len() + 1);
+    let mut it = lines.into_iter();
+    out.extend(it.by_ref().take(rule));
+    out.push(format!("{lead}params"));
+    out.extend(it.by_ref().take(1));
+    for (h, p) in heights.iter().zip(params) {
+        out.extend(it.by_ref().take(*h));
+        if !p.is_empty() {
+            out.extend(wrap(p, room).lines().map(|l| format!("{lead}{l}")));
+        }
+    }
+    out.extend(it);
+    out
 }
 
 #[cfg(test)]

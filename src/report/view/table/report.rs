@@ -94,6 +94,7 @@ const COLS: [Col; 12] = [
     },
 ];
 const RESOURCE: usize = 1;
+const PARAMS: usize = 4;
 const MEAN: usize = 5;
 const CV: usize = 6;
 const TAIL: usize = 7;
@@ -162,7 +163,7 @@ pub(super) fn export(
         cols[EFFICIENCY].keep = cols[TAIL].keep - 1;
     }
     // A column empty in every row says nothing.
-    let mut visible: Vec<bool> = (0..cols.len())
+    let visible: Vec<bool> = (0..cols.len())
         .map(|c| c == 0 || rows.iter().any(|r| !r[c].is_empty()))
         .collect();
     let cell_widths = |f: fn(&str) -> usize, c: usize| {
@@ -191,14 +192,43 @@ pub(super) fn export(
             .max()
             .unwrap_or(0)
     };
+    // Issue #45 item 3: a row at most two lines. Where the grid would wrap a row to
+    // more (a memory row's four params, a kernel's name at 80 columns), the params go
+    // on a line of their own under the row (`layout::stack`) and no other cell wraps.
+    let mut stacked = false;
     let widths: Vec<Option<usize>> = match width {
-        Some(w) => layout::fit(&cols, w, &natural, &least, &mut visible, &GROW, &wrapped),
+        Some(w) => {
+            let mut shown = visible.clone();
+            let grid = layout::fit(&cols, w, &natural, &least, &mut shown, &GROW, &wrapped);
+            let height = |r: &[String; 12]| {
+                (0..cols.len())
+                    .map(|c| match grid[c] {
+                        Some(cw) if cols[c].comfy.is_some() => {
+                            layout::wrap(&r[c], cw).lines().count()
+                        }
+                        _ => 1,
+                    })
+                    .max()
+                    .unwrap_or(1)
+            };
+            let tall = rows.iter().any(|r| height(r) > 2);
+            match tall
+                .then(|| layout::stack(&cols, PARAMS, w, &natural, &visible))
+                .flatten()
+            {
+                Some(s) => {
+                    stacked = true;
+                    s
+                }
+                None => grid,
+            }
+        }
         None => (0..cols.len())
             .map(|c| visible[c].then_some(natural[c]))
             .collect(),
     };
     let fitted = |c: usize, text: &str| match widths[c] {
-        Some(w) if width.is_some() && cols[c].comfy.is_some() => layout::wrap(text, w),
+        Some(w) if width.is_some() && !stacked && cols[c].comfy.is_some() => layout::wrap(text, w),
         _ => text.to_string(),
     };
     let mut t = Table::new();
@@ -213,8 +243,26 @@ pub(super) fn export(
             col.set_constraint(ColumnConstraint::Hidden);
         }
     }
-    for l in t.lines() {
-        writeln!(out, "{}", l.trim_end())?;
+    let lines: Vec<String> = t.lines().map(|l| l.trim_end().to_string()).collect();
+    if stacked {
+        let heights: Vec<usize> = rows
+            .iter()
+            .map(|r| {
+                (0..cols.len())
+                    .filter(|&c| widths[c].is_some())
+                    .map(|c| fitted(c, &r[c]).lines().count().max(1))
+                    .max()
+                    .unwrap_or(1)
+            })
+            .collect();
+        let params: Vec<&str> = rows.iter().map(|r| r[PARAMS].as_str()).collect();
+        for l in layout::stacked_lines(lines, &heights, &params, width.unwrap_or(usize::MAX)) {
+            writeln!(out, "{l}")?;
+        }
+    } else {
+        for l in lines {
+            writeln!(out, "{l}")?;
+        }
     }
     let shown = Shown {
         cv: widths[CV].is_some(),
