@@ -213,10 +213,15 @@ mod tests {
     }
 
     fn case(msg: u64) -> BenchResult {
-        BenchResult::new(ResourceName::Net, "tcp_latency", Metric::Latency, Unit::Second)
-            .param("proto", "tcp")
-            .size("msg", msg)
-            .param("streams", 1)
+        BenchResult::new(
+            ResourceName::Net,
+            "tcp_latency",
+            Metric::Latency,
+            Unit::Second,
+        )
+        .param("proto", "tcp")
+        .size("msg", msg)
+        .param("streams", 1)
     }
 
     /// Loopback pings 127.0.0.1; against `--server`, the server's host; the size is

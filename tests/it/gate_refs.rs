@@ -4,7 +4,8 @@
 //! takes its runs after the latest change point they span, on synthetic series (the
 //! fixture run with its samples scaled, imported into a history of the test's own).
 
-use super::gate::{check, fixture, import, run_file, scaled_run, verdict, T1};
+use super::gate::{check, fixture, run_file, verdict, T1};
+use super::gate_history::{import, scaled_run};
 use crate::common;
 use serde_json::Value;
 use std::ffi::OsStr;
