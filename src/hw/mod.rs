@@ -12,6 +12,7 @@ pub(crate) mod clock;
 pub(crate) mod clock_kinds;
 pub mod cpu;
 pub mod cpudesc;
+pub(crate) mod cpu_pairs;
 pub(crate) mod disk;
 pub(crate) mod emulation;
 pub(crate) mod gpu;
@@ -28,6 +29,7 @@ mod probe_settle;
 #[cfg(target_arch = "x86_64")]
 mod probe_x86;
 pub(crate) mod rates;
+pub(crate) mod tuning;
 pub mod uarch;
 pub(crate) mod uarch_arm;
 pub(crate) mod uarch_f16c;
@@ -65,6 +67,14 @@ pub struct HostInfo {
     /// absent in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) cgroup: Option<crate::measure::cgroup::CgroupLimits>,
+    /// What the run was given: governor, boost, p-state mode, SMT, isolated CPUs (#47
+    /// item 5); absent in older reports and in fixtures written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) tuning: Option<tuning::Tuning>,
+    /// The energy counters the run could read, or why none (#47 item 4); absent in
+    /// older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) energy: Option<crate::measure::energy::EnergyInfo>,
 }
 
 impl HostInfo {
@@ -102,6 +112,8 @@ impl HostInfo {
             disks: disk::detect_all(),
             gpus: gpu::detect(),
             cgroup,
+            tuning: Some(tuning::Tuning::detect()),
+            energy: Some(crate::measure::energy::machine().info()),
         }
     }
 }

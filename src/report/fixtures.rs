@@ -37,6 +37,8 @@ pub(crate) fn report() -> Report {
             disks: Vec::new(),
             gpus: Default::default(),
             cgroup: None,
+            tuning: None,
+            energy: None,
         },
         config: serde_json::json!({"repeat": 3}),
         results: vec![ok, over, skipped],

@@ -64,6 +64,8 @@ pub(crate) fn host() -> HostInfo {
         disks: Vec::new(),
         gpus: Default::default(),
         cgroup: None,
+        tuning: None,
+        energy: None,
     }
 }
 

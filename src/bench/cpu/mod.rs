@@ -18,6 +18,7 @@
 //! `case.rs`, the peaks (`--peak` keys, a kernel's theoretical peak) `peak.rs`.
 
 pub(crate) mod amx;
+pub(crate) mod c2c;
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod arm;
 pub(crate) mod case;
@@ -63,6 +64,11 @@ impl Plan for CpuBench {
 
     fn plan(&self, c: &CpuOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let host = ctx.host;
+        if c.c2c {
+            return Ok(vec![Box::new(c2c::C2cCase {
+                cpus: crate::hw::cpu::allowed_cpus(),
+            })]);
+        }
         let all = kernels::all();
         if let Some(isas) = &c.isas {
             for isa in isas {

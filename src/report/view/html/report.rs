@@ -178,7 +178,10 @@ fn host_section(out: &mut String, rep: &Report) {
         ),
     ];
     out.push_str("<h2 id=\"host\">Host</h2><table class=\"kv\">");
-    for (k, v) in rows {
+    // What the run was given (#47 item 5), where the report records it.
+    let given = h.tuning.as_ref().map(|t| ("Given", t.line()));
+    let energy = h.energy.as_ref().map(|e| ("Energy counters", e.line()));
+    for (k, v) in rows.into_iter().chain(given).chain(energy) {
         let _ = write!(out, "<tr><td>{}</td><td>{}</td></tr>", esc(k), esc(&v));
     }
     out.push_str("</table>\n");
@@ -549,6 +552,7 @@ pub(super) fn page(rep: &Report) -> String {
             out.push_str("</div>");
         }
         reference_bars(&mut out, &rs);
+        super::c2c::heat_map(&mut out, &rs);
         let _ = write!(out, "<h3>{res} results</h3>");
         results_table(&mut out, &rs);
     }
