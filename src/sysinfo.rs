@@ -542,7 +542,10 @@ mod tests {
         info.host.tuning = Some(crate::hw::tuning::Tuning::read(&fixture("intel")));
         let t = text(&info);
         assert!(t.contains("intel_pstate active"), "{t}");
-        assert!(t.contains("on (/sys/devices/system/cpu/intel_pstate/no_turbo)"), "{t}");
+        assert!(
+            t.contains("on (/sys/devices/system/cpu/intel_pstate/no_turbo)"),
+            "{t}"
+        );
         assert!(t.contains("nohz,domain,2-3"), "{t}");
     }
 

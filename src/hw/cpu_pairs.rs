@@ -94,8 +94,8 @@ impl CpuPlace {
         let siblings = read(&dir.join("topology/thread_siblings_list"))
             .and_then(|s| parse_cpu_list(&s))
             .unwrap_or_default();
-        let package = read(&dir.join("topology/physical_package_id"))
-            .and_then(|s| s.trim().parse().ok());
+        let package =
+            read(&dir.join("topology/physical_package_id")).and_then(|s| s.trim().parse().ok());
         // The level-3 cache's index is not always 3 (an L3 without a separate L1i).
         let l3 = (0..8)
             .map(|i| dir.join(format!("cache/index{i}")))
@@ -159,7 +159,11 @@ mod tests {
             );
             write(root, &format!("{d}/cache/index0/level"), "1\n");
             write(root, &format!("{d}/cache/index3/level"), "3\n");
-            let l3 = if cpu < 4 { "0-3".to_string() } else { sib.clone() };
+            let l3 = if cpu < 4 {
+                "0-3".to_string()
+            } else {
+                sib.clone()
+            };
             write(root, &format!("{d}/cache/index3/shared_cpu_list"), &l3);
         }
     }

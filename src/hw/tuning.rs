@@ -172,11 +172,12 @@ impl Tuning {
                 })
             })
             .unwrap_or((None, None));
-        let pstate = [("intel_pstate", "intel_pstate"), ("amd_pstate", "amd-pstate")]
-            .iter()
-            .find_map(|(dir, name)| {
-                read(&cpu.join(dir).join("status")).map(|m| format!("{name} {m}"))
-            });
+        let pstate = [
+            ("intel_pstate", "intel_pstate"),
+            ("amd_pstate", "amd-pstate"),
+        ]
+        .iter()
+        .find_map(|(dir, name)| read(&cpu.join(dir).join("status")).map(|m| format!("{name} {m}")));
         Tuning {
             governor: per_cpu(&governors),
             driver: per_cpu(&drivers),

@@ -279,9 +279,7 @@ pub(crate) struct EnergyInfo {
 impl EnergyInfo {
     /// One line: `package-0 (…), dram-0 (…)` or the reason there are none.
     pub(crate) fn line(&self) -> String {
-        self.none
-            .clone()
-            .unwrap_or_else(|| self.domains.join(", "))
+        self.none.clone().unwrap_or_else(|| self.domains.join(", "))
     }
 }
 
@@ -293,8 +291,7 @@ pub(crate) fn delta_uj(before: u64, after: u64, max: Option<u64>) -> Option<u64>
     }
     // Wrapped once: the rest of the range, then from 0 (powercap's own rule, as
     // turbostat and the kernel's documentation apply it).
-    max.filter(|m| *m >= before)
-        .map(|m| m - before + after)
+    max.filter(|m| *m >= before).map(|m| m - before + after)
 }
 
 /// Every counter's value at one moment.
@@ -330,8 +327,7 @@ impl EnergyMark {
     ) -> Vec<Energy> {
         let mut out = Vec::new();
         for (i, c) in counters.list.iter().enumerate() {
-            let (Some(Some(a)), Some(Some(b))) = (start.values.get(i), end.values.get(i))
-            else {
+            let (Some(Some(a)), Some(Some(b))) = (start.values.get(i), end.values.get(i)) else {
                 continue;
             };
             if let Some(d) = delta_uj(*a, *b, c.max_uj) {

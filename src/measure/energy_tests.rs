@@ -15,7 +15,11 @@ fn zone(root: &Path, dir: &str, name: &str, uj: u64, max: u64) {
     let d = format!("sys/class/powercap/{dir}");
     write(root, &format!("{d}/name"), &format!("{name}\n"));
     write(root, &format!("{d}/energy_uj"), &format!("{uj}\n"));
-    write(root, &format!("{d}/max_energy_range_uj"), &format!("{max}\n"));
+    write(
+        root,
+        &format!("{d}/max_energy_range_uj"),
+        &format!("{max}\n"),
+    );
 }
 
 const MAX: u64 = 262_143_328_850;
@@ -42,11 +46,18 @@ fn a_two_socket_rapl_tree_names_packages_and_their_dram() {
     assert_eq!(c.list[0].max_uj, Some(MAX));
     assert_eq!(
         c.read_all(),
-        [Some(1_000_000), Some(500_000), Some(2_000_000), Some(700_000)]
+        [
+            Some(1_000_000),
+            Some(500_000),
+            Some(2_000_000),
+            Some(700_000)
+        ]
     );
     let info = c.info();
     assert_eq!(info.none, None);
-    assert!(info.line().starts_with("package-0 (/sys/class/powercap/intel-rapl:0), dram-0"));
+    assert!(info
+        .line()
+        .starts_with("package-0 (/sys/class/powercap/intel-rapl:0), dram-0"));
 }
 
 #[test]
@@ -67,7 +78,11 @@ fn a_recorded_sequence_across_a_wrap_counts_the_rest_of_the_range() {
     ];
     let mut marks = Vec::new();
     for v in seq {
-        write(root, "sys/class/powercap/intel-rapl:0/energy_uj", &v.to_string());
+        write(
+            root,
+            "sys/class/powercap/intel-rapl:0/energy_uj",
+            &v.to_string(),
+        );
         marks.push(EnergyMark {
             values: c.read_all(),
             at: None,

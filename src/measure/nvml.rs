@@ -35,14 +35,9 @@ impl Nvml {
             let lib = libloading::Library::new("libnvidia-ml.so.1")
                 .map_err(|_| "no NVIDIA driver (libnvidia-ml.so.1)".to_string())?;
             let sym = |n: &[u8]| -> Result<*const c_void, String> {
-                lib.get::<*const c_void>(n)
-                    .map(|s| *s)
-                    .map_err(|_| {
-                        format!(
-                            "NVML lacks {}",
-                            String::from_utf8_lossy(&n[..n.len() - 1])
-                        )
-                    })
+                lib.get::<*const c_void>(n).map(|s| *s).map_err(|_| {
+                    format!("NVML lacks {}", String::from_utf8_lossy(&n[..n.len() - 1]))
+                })
             };
             let init: unsafe extern "C" fn() -> Ret = std::mem::transmute(sym(b"nvmlInit_v2\0")?);
             let count: unsafe extern "C" fn(*mut c_uint) -> Ret =

@@ -631,7 +631,9 @@ mod tests {
         assert!(c
             .settings
             .contains(&"b: governor powersave (baseline performance)".to_string()));
-        assert!(c.settings.contains(&"b: boost off (baseline on)".to_string()));
+        assert!(c
+            .settings
+            .contains(&"b: boost off (baseline on)".to_string()));
         // A report written before the settings were recorded differs in none of them.
         b.host.tuning = None;
         let c = compare(&["a".into(), "b".into()], &[a, b]);

@@ -53,7 +53,11 @@ fn by_kind(windows: &[&[Energy]]) -> Vec<(String, Vec<f64>, Vec<f64>)> {
 }
 
 /// The energy of a row from its windows' readings and its mean figure.
-pub(crate) fn row_energy(windows: &[&[Energy]], metric: Metric, mean: Option<f64>) -> Vec<RowEnergy> {
+pub(crate) fn row_energy(
+    windows: &[&[Energy]],
+    metric: Metric,
+    mean: Option<f64>,
+) -> Vec<RowEnergy> {
     by_kind(windows)
         .into_iter()
         .filter_map(|(domain, js, ss)| {
@@ -134,8 +138,16 @@ mod tests {
 
     #[test]
     fn sockets_add_up_and_rates_get_a_figure_per_watt() {
-        let w1 = [e("package-0", 40.0, 2.0), e("package-1", 60.0, 2.0), e("dram-0", 10.0, 2.0)];
-        let w2 = [e("package-0", 50.0, 2.0), e("package-1", 50.0, 2.0), e("dram-0", 14.0, 2.0)];
+        let w1 = [
+            e("package-0", 40.0, 2.0),
+            e("package-1", 60.0, 2.0),
+            e("dram-0", 10.0, 2.0),
+        ];
+        let w2 = [
+            e("package-0", 50.0, 2.0),
+            e("package-1", 50.0, 2.0),
+            e("dram-0", 14.0, 2.0),
+        ];
         let rows = row_energy(&[&w1, &w2], Metric::Ops, Some(1e12));
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0].domain, "package");

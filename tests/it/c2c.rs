@@ -58,11 +58,21 @@ fn every_ordered_pair_has_a_row_with_a_plausible_round_trip() {
     assert_eq!(pairs, [(0, 1), (1, 0)]);
     for r in &rows {
         assert_eq!(r["status"], "ok", "{r}");
-        assert_eq!((r["resource"].as_str(), r["metric"].as_str()), (Some("cpu"), Some("latency")));
+        assert_eq!(
+            (r["resource"].as_str(), r["metric"].as_str()),
+            (Some("cpu"), Some("latency"))
+        );
         assert_eq!(r["unit"], "s");
         let rel = r["params"]["relation"].as_str().unwrap();
         assert!(
-            ["smt-sibling", "same-l3", "same-socket", "other-socket", "unknown"].contains(&rel),
+            [
+                "smt-sibling",
+                "same-l3",
+                "same-socket",
+                "other-socket",
+                "unknown"
+            ]
+            .contains(&rel),
             "{rel}"
         );
         let min = r["summary"]["min"].as_f64().unwrap();
@@ -75,7 +85,10 @@ fn every_ordered_pair_has_a_row_with_a_plausible_round_trip() {
     }
     // The summary, once, on the last row.
     let notes = rows[1]["notes"].to_string();
-    assert!(notes.contains("core-to-core round trip by relation"), "{notes}");
+    assert!(
+        notes.contains("core-to-core round trip by relation"),
+        "{notes}"
+    );
     assert!(!rows[0]["notes"].to_string().contains("by relation"));
 }
 

@@ -280,16 +280,14 @@ impl Case for C2cCase {
 
     fn run(&self, _ctx: &Context) -> Vec<BenchResult> {
         if self.cpus.len() < 2 {
-            return vec![BenchResult::new(
-                Resource::Cpu,
-                "c2c",
-                Metric::Latency,
-                Unit::Second,
-            )
-            .skipped(format!(
-                "core-to-core latency needs two CPUs; this process may use {}",
-                self.cpus.len()
-            ))];
+            return vec![
+                BenchResult::new(Resource::Cpu, "c2c", Metric::Latency, Unit::Second).skipped(
+                    format!(
+                        "core-to-core latency needs two CPUs; this process may use {}",
+                        self.cpus.len()
+                    ),
+                ),
+            ];
         }
         let places = cpu_pairs::places(std::path::Path::new("/"), &self.cpus);
         let place = |c: usize| &places[self.cpus.iter().position(|x| *x == c).unwrap_or(0)];
@@ -375,8 +373,13 @@ mod tests {
 
     #[test]
     fn one_cpu_is_a_skipped_row_and_pairs_are_ordered() {
-        let c = C2cCase { cpus: vec![0, 1, 3] };
-        assert_eq!(c.pairs(), vec![(0, 1), (0, 3), (1, 0), (1, 3), (3, 0), (3, 1)]);
+        let c = C2cCase {
+            cpus: vec![0, 1, 3],
+        };
+        assert_eq!(
+            c.pairs(),
+            vec![(0, 1), (0, 3), (1, 0), (1, 3), (3, 0), (3, 1)]
+        );
         let one = C2cCase { cpus: vec![0] };
         assert_eq!(one.pairs(), Vec::new());
     }

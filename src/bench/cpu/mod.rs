@@ -18,9 +18,9 @@
 //! `case.rs`, the peaks (`--peak` keys, a kernel's theoretical peak) `peak.rs`.
 
 pub(crate) mod amx;
-pub(crate) mod c2c;
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod arm;
+pub(crate) mod c2c;
 pub(crate) mod case;
 pub(crate) mod generic;
 pub(crate) mod kernel;

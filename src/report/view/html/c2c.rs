@@ -100,7 +100,10 @@ mod tests {
         let mut out = String::new();
         heat_map(&mut out, &refs);
         assert!(out.contains("<th>0</th><th>1</th>"), "{out}");
-        assert!(out.contains("100.0 ns") && out.contains("200.0 ns"), "{out}");
+        assert!(
+            out.contains("100.0 ns") && out.contains("200.0 ns"),
+            "{out}"
+        );
         // The fastest pair green, the slowest red.
         assert!(out.contains("hsl(120,") && out.contains("hsl(0,"), "{out}");
         assert!(out.contains("title=\"smt-sibling\""), "{out}");

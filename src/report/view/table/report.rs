@@ -528,7 +528,10 @@ mod tests {
         });
         let s = render(&rep, None);
         let l = s.lines().nth(1).unwrap();
-        assert!(l.starts_with("given: governor performance, boost off"), "{s}");
+        assert!(
+            l.starts_with("given: governor performance, boost off"),
+            "{s}"
+        );
     }
 
     #[test]
