@@ -48,6 +48,22 @@ impl Energy {
     }
 }
 
+/// A row's energy in one domain kind (computed by `report::energy`, kept here, below
+/// the results model that holds it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct RowEnergy {
+    /// The domain kind, sockets or devices summed: `package`, `dram`, `core`, `psys`, `gpu`.
+    pub(crate) domain: String,
+    /// Mean joules per sample (per window).
+    pub(crate) joules: f64,
+    /// Mean power over the samples' windows, watts (their joules over their seconds).
+    pub(crate) watts: f64,
+    /// The row's mean over `watts`, in the row's unit per watt (FLOP/s/W, B/s/W, IO/s/W);
+    /// absent for a latency, which per watt means nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) per_watt: Option<f64>,
+}
+
 /// The kind of a domain, the name its sockets or devices are summed under:
 /// `package-1` → `package`, `dram-0` → `dram`, `gpu0` → `gpu`.
 pub(crate) fn kind(domain: &str) -> String {

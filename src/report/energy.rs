@@ -6,25 +6,9 @@
 //! without energy readings gets nothing, and its JSON is unchanged.
 
 use super::model::{BenchResult, Metric, Note, NoteKind};
-use crate::measure::energy::{kind, Energy};
+use crate::measure::energy::{kind, Energy, RowEnergy};
 use crate::measure::SampleShare;
 use crate::util::units::format_si;
-use serde::{Deserialize, Serialize};
-
-/// A row's energy in one domain kind.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RowEnergy {
-    /// The domain kind, sockets or devices summed: `package`, `dram`, `core`, `psys`, `gpu`.
-    pub domain: String,
-    /// Mean joules per sample (per window).
-    pub joules: f64,
-    /// Mean power over the samples' windows, watts (their joules over their seconds).
-    pub watts: f64,
-    /// The row's mean over `watts`, in the row's unit per watt (FLOP/s/W, B/s/W, IO/s/W);
-    /// absent for a latency, which per watt means nothing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub per_watt: Option<f64>,
-}
 
 /// Per domain kind, in first-seen order: (joules of each window, seconds of each).
 fn by_kind(windows: &[&[Energy]]) -> Vec<(String, Vec<f64>, Vec<f64>)> {

@@ -11,7 +11,7 @@ pub mod charts;
 pub mod compare;
 mod condense;
 pub(crate) mod disturbance;
-pub mod energy;
+pub(crate) mod energy;
 pub(crate) mod figures;
 #[cfg(test)]
 pub(crate) mod fixtures;

@@ -494,7 +494,7 @@ pub struct BenchResult {
     /// Energy per domain kind (`package`, `dram`, `gpu`): joules per sample, watts, and
     /// the figure per watt (#47 item 4, `report::energy`); absent without counters.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub energy: Vec<super::energy::RowEnergy>,
+    pub(crate) energy: Vec<crate::measure::energy::RowEnergy>,
 }
 
 /// Datagrams lost in a UDP test: sent by the sender, not received by the receiver.
