@@ -68,7 +68,7 @@ fn wait_for(line: &AtomicU64, want: u64) -> u64 {
             return v;
         }
         spins += 1;
-        if spins % (1 << 16) == 0 {
+        if spins.is_multiple_of(1 << 16) {
             std::thread::yield_now();
         } else {
             spin_loop();
