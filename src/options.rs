@@ -434,6 +434,8 @@ mod tests {
             "--repeat",
             "5",
         ],
+        // #47 item 3: `c2c` appears only when set, so older lines are unchanged.
+        &["cpu", "--c2c"],
         &["memory", "--threads", "1", "--weak", "--html", "m.html"],
         &[
             "disk",

@@ -183,6 +183,31 @@ fn arm_rows(c: &crate::hw::cpu::CpuInfo) -> Vec<(String, String)> {
     rows
 }
 
+/// The rows of what the run was given: each setting, the cpufreq ones as one row
+/// where the machine exposes no cpufreq (said once, not four unknowns).
+fn tuning_rows(t: &crate::hw::tuning::Tuning) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    for (k, v) in t.pairs() {
+        let cpufreq = ["governor", "cpufreq driver", "boost", "p-state mode"].contains(&k);
+        if cpufreq && t.no_cpufreq() {
+            if k == "governor" {
+                rows.push((
+                    "cpufreq".to_string(),
+                    "not exposed here: governor, driver, boost and p-state mode unknown"
+                        .to_string(),
+                ));
+            }
+            continue;
+        }
+        let v = match (k, &t.boost_file) {
+            ("boost", Some(f)) => format!("{v} ({f})"),
+            _ => v,
+        };
+        rows.push((k.to_string(), v));
+    }
+    rows
+}
+
 fn ghz(x: Option<f64>) -> String {
     x.map_or("not measured".into(), |v| format!("{:.3} GHz", v / 1e9))
 }
@@ -288,6 +313,14 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
     }
     for (k, v) in rows {
         t.add_row(vec![k, v]);
+    }
+    // What the run was given (#47 item 5): governor, boost, p-state mode, SMT, isolation.
+    for (k, v) in h.tuning.iter().flat_map(tuning_rows) {
+        t.add_row(vec![k, v]);
+    }
+    // Energy counters (#47 item 4), or why there are none: said once.
+    if let Some(e) = &h.energy {
+        t.add_row(vec!["energy counters".to_string(), e.line()]);
     }
     // The container's limits are the machine's (#47): the peaks below follow them.
     for l in h.cgroup.iter().flat_map(|c| c.lines()) {
@@ -409,6 +442,33 @@ mod tests {
         let mut out = Vec::new();
         print_text(info, None, &mut out).unwrap();
         String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn what_the_run_was_given_shows_and_a_missing_cpufreq_is_said_once() {
+        let fixture = |n: &str| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/tuning")
+                .join(n)
+        };
+        let mut info = arm_info(Vec::new());
+        info.host.tuning = Some(crate::hw::tuning::Tuning::read(&fixture("vm")));
+        let t = text(&info);
+        assert_eq!(t.matches("unknown").count(), 1, "{t}");
+        assert!(t.contains("not exposed here"), "{t}");
+        assert!(t.contains("notsupported"), "{t}");
+        assert!(
+            !t.lines().any(|l| l.trim_start().starts_with("governor")),
+            "{t}"
+        );
+        info.host.tuning = Some(crate::hw::tuning::Tuning::read(&fixture("intel")));
+        let t = text(&info);
+        assert!(t.contains("intel_pstate active"), "{t}");
+        assert!(
+            t.contains("on (/sys/devices/system/cpu/intel_pstate/no_turbo)"),
+            "{t}"
+        );
+        assert!(t.contains("nohz,domain,2-3"), "{t}");
     }
 
     /// Issue #42 item 5: what an Arm user sees: the SoC, the part in hex, the SVE

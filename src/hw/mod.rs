@@ -11,6 +11,7 @@ pub(crate) mod canary;
 pub(crate) mod clock;
 pub(crate) mod clock_kinds;
 pub mod cpu;
+pub(crate) mod cpu_pairs;
 pub mod cpudesc;
 pub(crate) mod disk;
 pub(crate) mod emulation;
@@ -30,6 +31,7 @@ mod probe_settle;
 mod probe_x86;
 pub(crate) mod rates;
 pub(crate) mod topology;
+pub(crate) mod tuning;
 pub mod uarch;
 pub(crate) mod uarch_arm;
 pub(crate) mod uarch_f16c;
@@ -71,6 +73,14 @@ pub struct HostInfo {
     /// older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) topology: Option<topology::Topology>,
+    /// What the run was given: governor, boost, p-state mode, SMT, isolated CPUs (#47
+    /// item 5); absent in older reports and in fixtures written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) tuning: Option<tuning::Tuning>,
+    /// The energy counters the run could read, or why none (#47 item 4); absent in
+    /// older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) energy: Option<crate::measure::energy::EnergyInfo>,
 }
 
 impl HostInfo {
@@ -109,6 +119,8 @@ impl HostInfo {
             gpus: gpu::detect(),
             cgroup,
             topology: topology::detect(),
+            tuning: Some(tuning::Tuning::detect()),
+            energy: Some(crate::measure::energy::machine().info()),
         }
     }
 }

@@ -7,7 +7,9 @@
 pub(crate) mod canary;
 pub(crate) mod cgroup;
 pub mod clock;
+pub(crate) mod energy;
 pub(crate) mod isolation;
+pub(crate) mod nvml;
 pub(crate) mod others;
 pub(crate) mod proc_stat;
 pub(crate) mod runner;

@@ -182,6 +182,10 @@ pub struct SampleShare {
     /// throttled ones; `None` where no quota is set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) throttle: Option<super::cgroup::Throttle>,
+    /// The energy each domain used over the window (`measure::energy`: RAPL, hwmon,
+    /// NVML); empty where no counter is readable.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) energy: Vec<super::energy::Energy>,
 }
 
 impl SampleShare {
@@ -308,6 +312,18 @@ impl SampleShare {
         for (p, _) in parts {
             if let Some(t) = &p.throttle {
                 out.throttle.get_or_insert_with(Default::default).add(t);
+            }
+        }
+        // Energy adds up per domain over the windows, and so do their lengths.
+        for (p, _) in parts {
+            for e in &p.energy {
+                match out.energy.iter_mut().find(|o| o.domain == e.domain) {
+                    Some(o) => {
+                        o.joules += e.joules;
+                        o.secs += e.secs;
+                    }
+                    None => out.energy.push(e.clone()),
+                }
             }
         }
         // Per CPU the lowest canary of the windows: the merged sample is as disturbed
@@ -495,6 +511,8 @@ pub(crate) struct HostMark {
     pressure_us: Option<u64>,
     /// The container's CPU quota's counts (`None`: no quota).
     throttle: Option<super::cgroup::Throttle>,
+    /// The energy counters (empty where none is readable).
+    energy: super::energy::EnergyMark,
     at: Option<super::clock::Tick>,
 }
 
@@ -513,6 +531,7 @@ impl HostMark {
             own_running,
             pressure_us,
             throttle: super::cgroup::throttle_now(),
+            energy: super::energy::EnergyMark::now(),
             at: Some(super::clock::Tick::now()),
         }
     }
@@ -558,6 +577,7 @@ impl HostMark {
                 (Some(b), Some(a)) => Some(b.since(&a)),
                 _ => None,
             },
+            energy: self.energy.since(&start.energy),
         }
     }
 }
@@ -589,6 +609,7 @@ mod tests {
             runnable: Some(0),
             canary: Vec::new(),
             throttle: None,
+            energy: Vec::new(),
         }
     }
 

@@ -301,6 +301,8 @@ fn compare_uses_the_memo_and_attaches_in_peakbench_units() {
         },
         cgroup: None,
         topology: None,
+        tuning: None,
+        energy: None,
     };
     let ctx = Context::new(&host, &memo);
     let case = |w: &str, p: &str, unit: &str, dev: u64| {

@@ -353,6 +353,7 @@ pub fn compare(names: &[String], reports: &[Report]) -> Comparison {
         method: "Welch's t-interval for the difference of means, Welch-Satterthwaite df, 95 %, from the raw samples; significant when the interval excludes 0, the samples of the two runs do not overlap, and the change exceeds the run-to-run noise (3 x the larger CV, at least 5 % for CPU, 10 % for memory and GPU, 20 % for disk and network)".into(),
         settings: settings(names, reports)
             .into_iter()
+            .chain(tuning_differences(names, reports))
             .chain(kernel_notes)
             .collect(),
         shifts,
@@ -379,6 +380,26 @@ fn setting_values(rep: &Report) -> Vec<(String, String)> {
     v.push(("cpu".into(), rep.host.cpu.model_name.clone()));
     v.push(("cores".into(), rep.host.cpu.cores.to_string()));
     v
+}
+
+/// What each run was given (governor, boost, p-state mode, SMT, isolation; #47 item
+/// 5), where both it and the baseline recorded it (a report written before it was
+/// recorded differs in nothing measurable), one line per file and setting.
+fn tuning_differences(names: &[String], reports: &[Report]) -> Vec<String> {
+    let Some(base) = reports.first().and_then(|r| r.host.tuning.as_ref()) else {
+        return Vec::new();
+    };
+    let base = base.pairs();
+    let mut out = Vec::new();
+    for (name, rep) in names.iter().zip(reports).skip(1) {
+        let Some(t) = &rep.host.tuning else { continue };
+        for ((k, a), (_, b)) in base.iter().zip(t.pairs()) {
+            if *a != b {
+                out.push(format!("{name}: {k} {b} (baseline {a})"));
+            }
+        }
+    }
+    out
 }
 
 /// How each file's settings differ from the baseline's, one line per file and setting.
@@ -588,6 +609,32 @@ mod tests {
             .iter()
             .any(|x| x.starts_with("b: repeat 10 (baseline")));
         // How the views show them: `view`'s `different_settings_show_in_table_and_markdown`.
+    }
+
+    #[test]
+    fn a_different_governor_or_boost_is_named() {
+        let mut a = crate::report::samples::compare_a();
+        let mut b = a.clone();
+        let mut t = crate::hw::tuning::Tuning {
+            governor: Some("performance".into()),
+            boost: Some(true),
+            ..Default::default()
+        };
+        a.host.tuning = Some(t.clone());
+        t.governor = Some("powersave".into());
+        t.boost = Some(false);
+        b.host.tuning = Some(t);
+        let c = compare(&["a".into(), "b".into()], &[a.clone(), b.clone()]);
+        assert!(c
+            .settings
+            .contains(&"b: governor powersave (baseline performance)".to_string()));
+        assert!(c
+            .settings
+            .contains(&"b: boost off (baseline on)".to_string()));
+        // A report written before the settings were recorded differs in none of them.
+        b.host.tuning = None;
+        let c = compare(&["a".into(), "b".into()], &[a, b]);
+        assert!(!c.settings.iter().any(|s| s.contains("governor")));
     }
 
     #[test]

@@ -58,6 +58,7 @@ impl BenchResult {
             self.disturbed = true;
             self.notes.push(Note::new(NoteKind::Shared, w));
         }
+        self.with_energy_of(&shares.iter().collect::<Vec<_>>());
         self.share = shares;
         self
     }
@@ -104,6 +105,7 @@ impl BenchResult {
                 ),
             ));
         }
+        self.with_energy_of(&[&w]);
         self.window = Some(w);
         self
     }
@@ -136,6 +138,7 @@ mod tests {
                 runnable: Some(1),
                 canary: Vec::new(),
                 throttle: None,
+                energy: Vec::new(),
             },
         }
     }
@@ -341,6 +344,7 @@ mod tests {
                 throttled,
                 throttled_us: 500_000,
             }),
+            energy: Vec::new(),
         }
     }
 

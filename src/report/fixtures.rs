@@ -43,6 +43,8 @@ pub(crate) fn report() -> Report {
             gpus: Default::default(),
             cgroup: None,
             topology: None,
+            tuning: None,
+            energy: None,
         },
         config: serde_json::json!({"repeat": 3}),
         results: vec![ok, over, skipped],

@@ -402,6 +402,10 @@ pub struct BenchResult {
     /// higher; `clock_hz` is what the case measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sustained_hz: Option<f64>,
+    /// Energy per domain kind (`package`, `dram`, `gpu`): joules per sample, watts, and
+    /// the figure per watt (#47 item 4, `report::energy`); absent without counters.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) energy: Vec<crate::measure::energy::RowEnergy>,
 }
 
 /// Datagrams lost in a UDP test: sent by the sender, not received by the receiver.
@@ -486,6 +490,7 @@ impl BenchResult {
             window: None,
             dropped: Vec::new(),
             sustained_hz: None,
+            energy: Vec::new(),
         }
     }
 

@@ -65,6 +65,8 @@ pub(crate) fn host() -> HostInfo {
         gpus: Default::default(),
         cgroup: None,
         topology: None,
+        tuning: None,
+        energy: None,
     }
 }
 

@@ -11,6 +11,7 @@
 mod common;
 
 mod blas_checks;
+mod c2c;
 mod cli;
 mod cluster;
 mod cluster_auth;

@@ -20,6 +20,7 @@
 pub(crate) mod amx;
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod arm;
+pub(crate) mod c2c;
 pub(crate) mod case;
 pub(crate) mod generic;
 pub(crate) mod kernel;
@@ -65,6 +66,11 @@ impl Plan for CpuBench {
 
     fn plan(&self, c: &CpuOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let host = ctx.host;
+        if c.c2c {
+            return Ok(vec![Box::new(c2c::C2cCase {
+                cpus: crate::hw::cpu::allowed_cpus(),
+            })]);
+        }
         let all = kernels::all();
         if let Some(isas) = &c.isas {
             for isa in isas {

@@ -61,6 +61,11 @@ pub(crate) struct CpuOptions {
     )]
     #[serde(skip)]
     pub(crate) interval_given: Option<Duration>,
+    /// Core-to-core latency: bounce one cache line between every ordered pair of CPUs
+    /// (compare-and-swap ping-pong; a matrix with min/median per pair)
+    #[arg(long)]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) c2c: bool,
     // The sample length in sustained mode: `--interval`, else 1 s (set by `parse`).
     #[arg(skip = DEFAULT_INTERVAL)]
     #[serde(serialize_with = "secs", rename = "interval_s")]
@@ -78,6 +83,7 @@ impl Default for CpuOptions {
             threads: None,
             sustain: None,
             interval_given: None,
+            c2c: false,
             interval: DEFAULT_INTERVAL,
         }
     }
@@ -124,6 +130,22 @@ pub(crate) fn parse(a: &CpuOptions) -> Result<CpuOptions, UsageError> {
             "only applies with --sustain DUR",
         ));
     }
+    if a.c2c {
+        // The ping-pong runs every pair of the CPUs (`--cpus` chooses them) with its own
+        // fixed sampling: the kernel flags have nothing to choose.
+        let given = [
+            ("--precision", a.precisions.is_some()),
+            ("--isa", a.isas.is_some()),
+            ("--threads", a.threads.is_some()),
+            ("--sustain", a.sustain.is_some()),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+            return Err(UsageError::new(
+                flag,
+                "does not apply with --c2c (every ordered pair of CPUs is measured; choose the CPUs with --cpus LIST)",
+            ));
+        }
+    }
     let interval = a.interval_given.unwrap_or(DEFAULT_INTERVAL);
     if let Some(s) = a.sustain {
         if interval > s {
@@ -164,6 +186,7 @@ mod tests {
             (&["--sustain", "10m", "--interval", "5"], "--interval: '5' has no unit; give one of us, ms, s, m or h, e.g. 5ms or 5s"),
             (&["--interval", "2s"], "--interval: only applies with --sustain DUR"),
             (&["--sustain", "1s", "--interval", "2s"], "--interval: 2s is longer than --sustain 1s; use an interval shorter than the run"),
+            (&["--c2c", "--threads", "2"], "--threads: does not apply with --c2c (every ordered pair of CPUs is measured; choose the CPUs with --cpus LIST)"),
         ] {
             assert_eq!(opts(argv).unwrap_err().0, line, "{argv:?}");
         }

@@ -87,6 +87,9 @@ fn export(report: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         cell(&markdown_cpu(&h.cpu)),
         h.cpu.cores
     )?;
+    for t in cells::tuning_line(h).iter().chain(&cells::energy_line(h)) {
+        writeln!(out, "{}\n", cell(t))?;
+    }
     // With reference figures: the tool's figure, its efficiency against the same
     // peak, and peakbench's mean over it, beside peakbench's own.
     let refs = report.results.iter().any(|r| r.reference.is_some());

@@ -176,6 +176,24 @@ pub(crate) fn host_line(h: &crate::hw::HostInfo) -> String {
     ))
 }
 
+/// The line under the host line: what the run was given (`given: governor performance
+/// (intel_pstate), boost on, …`, #47 item 5), sanitised; `None` for a report written
+/// before it was recorded.
+pub(crate) fn tuning_line(h: &crate::hw::HostInfo) -> Option<String> {
+    h.tuning
+        .as_ref()
+        .map(|t| sanitize::line(&format!("given: {}", t.line())))
+}
+
+/// The energy counters line under the host line (`energy: package-0 (…)`, or "no
+/// energy counters readable here (…)": said once, not per row); `None` for a report
+/// written before it was recorded.
+pub(crate) fn energy_line(h: &crate::hw::HostInfo) -> Option<String> {
+    h.energy
+        .as_ref()
+        .map(|e| sanitize::line(&format!("energy: {}", e.line())))
+}
+
 /// `ok`, `skipped: reason`, `failed: error`.
 pub(crate) fn status(r: &BenchResult) -> String {
     match &r.status {

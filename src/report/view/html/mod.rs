@@ -1,7 +1,7 @@
 //! HTML: every document as one self-contained page (inline CSS and SVG; no scripts, no
 //! network, no external assets), written to a file with `--html`, never to stdout. A
 //! report's page is in [`report`], a comparison's in [`compare`], a fleet's in
-//! [`fleet`], a matrix run's heat map in [`matrix`], a case's history in [`series`]; a
+//! [`fleet`], a matrix run's heat map in [`matrix`], a report's core-to-core heat map in [`c2c`], a case's history in [`series`]; a
 //! grid's page is here; the one stylesheet and page head every page starts with are in
 //! [`page`]. A text document has no page of its own: it is
 //! its terminal text.
@@ -9,6 +9,7 @@
 //! Every piece of text from a document goes through [`esc`]: the JSON may come from
 //! anywhere. Numbers are model fields, formatted only.
 
+mod c2c;
 mod compare;
 mod fleet;
 mod matrix;

@@ -181,7 +181,10 @@ fn host_section(out: &mut String, rep: &Report) {
         ),
     ];
     out.push_str("<h2 id=\"host\">Host</h2><table class=\"kv\">");
-    for (k, v) in rows {
+    // What the run was given (#47 item 5), where the report records it.
+    let given = h.tuning.as_ref().map(|t| ("Given", t.line()));
+    let energy = h.energy.as_ref().map(|e| ("Energy counters", e.line()));
+    for (k, v) in rows.into_iter().chain(given).chain(energy) {
         let _ = write!(out, "<tr><td>{}</td><td>{}</td></tr>", esc(k), esc(&v));
     }
     out.push_str("</table>\n");
@@ -555,6 +558,7 @@ pub(super) fn page(rep: &Report) -> String {
         if res == crate::report::model::ResourceName::Memory {
             super::numa::section(&mut out, rep);
         }
+        super::c2c::heat_map(&mut out, &rs);
         let _ = write!(out, "<h3>{res} results</h3>");
         results_table(&mut out, &rs);
     }

@@ -122,6 +122,13 @@ pub(super) fn export(
     for l in term::wrap("", &cells::host_line(&report.host), 2, width) {
         writeln!(out, "{l}")?;
     }
+    for l in cells::tuning_line(&report.host)
+        .iter()
+        .chain(&cells::energy_line(&report.host))
+        .flat_map(|t| term::wrap("", t, 2, width))
+    {
+        writeln!(out, "{l}")?;
+    }
     if report.finished_at.is_none() {
         let text = format!(
             "UNFINISHED: the run started at {} was interrupted (or is still running); \
@@ -556,6 +563,23 @@ mod tests {
         let mut buf = Vec::new();
         export(report, width, &mut buf).unwrap();
         String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn the_header_says_what_the_run_was_given_when_recorded() {
+        let mut rep = crate::report::fixtures::report();
+        assert!(!render(&rep, None).contains("given:"));
+        rep.host.tuning = Some(crate::hw::tuning::Tuning {
+            governor: Some("performance".into()),
+            boost: Some(false),
+            ..Default::default()
+        });
+        let s = render(&rep, None);
+        let l = s.lines().nth(1).unwrap();
+        assert!(
+            l.starts_with("given: governor performance, boost off"),
+            "{s}"
+        );
     }
 
     #[test]
