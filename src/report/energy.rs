@@ -110,7 +110,7 @@ impl BenchResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::{Resource, Unit};
+    use crate::report::model::{ResourceName, Unit};
 
     fn e(domain: &str, joules: f64, secs: f64) -> Energy {
         Energy {
@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn a_row_gets_its_energy_note_and_nothing_without_counters() {
-        let mut r = BenchResult::new(Resource::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
+        let mut r = BenchResult::new(ResourceName::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
             .with_samples(vec![1e11, 1e11]);
         let s = SampleShare {
             energy: vec![e("package-0", 20.0, 1.0)],
@@ -159,7 +159,7 @@ mod tests {
             note,
             "energy: package 20.00 J per sample, 20.00 W → 5.000 GFLOP/s per W"
         );
-        let mut plain = BenchResult::new(Resource::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
+        let mut plain = BenchResult::new(ResourceName::Cpu, "k", Metric::Ops, Unit::FlopPerSec)
             .with_samples(vec![1e11]);
         let before = serde_json::to_value(&plain).unwrap();
         plain.with_energy_of(&[&SampleShare::default()]);

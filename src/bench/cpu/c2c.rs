@@ -16,7 +16,7 @@
 use crate::bench::resource::{Case, Context};
 use crate::hw::cpu_pairs::{self, Relation};
 use crate::measure::runner::pin_current_thread;
-use crate::report::model::{BenchResult, Metric, Resource, Unit};
+use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
 use std::hint::spin_loop;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Barrier;
@@ -243,7 +243,7 @@ impl C2cCase {
 
 /// The row of one pair from its ping-pong.
 fn row(a: usize, b: usize, rel: Relation, pp: &PingPong) -> BenchResult {
-    let mut r = BenchResult::new(Resource::Cpu, "c2c", Metric::Latency, Unit::Second)
+    let mut r = BenchResult::new(ResourceName::Cpu, "c2c", Metric::Latency, Unit::Second)
         .param("from", a)
         .param("to", b)
         .param("relation", rel.name());
@@ -281,7 +281,7 @@ impl Case for C2cCase {
     fn run(&self, _ctx: &Context) -> Vec<BenchResult> {
         if self.cpus.len() < 2 {
             return vec![
-                BenchResult::new(Resource::Cpu, "c2c", Metric::Latency, Unit::Second).skipped(
+                BenchResult::new(ResourceName::Cpu, "c2c", Metric::Latency, Unit::Second).skipped(
                     format!(
                         "core-to-core latency needs two CPUs; this process may use {}",
                         self.cpus.len()

@@ -83,10 +83,10 @@ pub(super) fn heat_map(out: &mut String, rs: &[&BenchResult]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::{Metric, Resource, Unit};
+    use crate::report::model::{Metric, ResourceName, Unit};
 
     fn pair(a: usize, b: usize, ns: f64) -> BenchResult {
-        BenchResult::new(Resource::Cpu, "c2c", Metric::Latency, Unit::Second)
+        BenchResult::new(ResourceName::Cpu, "c2c", Metric::Latency, Unit::Second)
             .param("from", a)
             .param("to", b)
             .param("relation", "smt-sibling")
