@@ -11,18 +11,7 @@ const MAX_LINES: usize = 800;
 /// Files that may stay longer than [`MAX_LINES`] for now, each with why. An entry whose
 /// file is gone or back within the limit fails the test, so the list cannot go stale.
 /// Keep it empty: a file that truly cannot be split (a generated table) belongs here.
-const LONG_FILES: &[(&str, &str)] = &[
-    // Both are being split on other branches of the #46/#48 round; the entries go when
-    // those branches are merged.
-    (
-        "src/report/model.rs",
-        "being split by meaning on another branch (#46)",
-    ),
-    (
-        "src/bench/net/server.rs",
-        "being split by meaning on another branch (#48)",
-    ),
-];
+const LONG_FILES: &[(&str, &str)] = &[];
 
 /// The files of `roots` (relative to `root`) over `max` lines, as `(path, lines)`.
 fn long_files(root: &Path, roots: &[&str], max: usize) -> Vec<(String, usize)> {
