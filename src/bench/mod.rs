@@ -231,7 +231,7 @@ mod tests {
         assert_eq!(taking(resource::CommonFlag::Weak), "cpu, memory and linalg");
         assert_eq!(
             cpus_only(),
-            "applies only to the cpu, memory, gpu and linalg commands; drop --cpus (or run the command under taskset -c)"
+            "applies only to the cpu, memory, net, gpu and linalg commands; drop --cpus (or run the command under taskset -c)"
         );
     }
 

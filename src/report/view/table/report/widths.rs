@@ -101,6 +101,12 @@ fn every_fixture_fits_every_width_and_wraps_at_separators() {
             if rep.results.is_empty() {
                 continue;
             }
+            // A stacked table (issue #45 item 3: params on lines of their own under
+            // each row, `layout::stacked_lines`) is not a grid: its lines fit (above),
+            // and `terminal::quick_suite_rows_take_at_most_two_lines` checks its rows.
+            if s.lines().any(|l| l.trim_end().ends_with("│   params")) {
+                continue;
+            }
             let (headers, rows) = parse(&s);
             assert_eq!(rows.len(), rep.results.len(), "{name} at {w}:\n{s}");
             let col = |h: &str| headers.iter().position(|x| x == h);
