@@ -104,10 +104,6 @@ fn bad_lists_and_commands_it_does_not_apply_to_are_refused() {
             vec!["disk", "--cpus", &first],
             vec!["--cpus:", "applies only to"],
         ),
-        (
-            vec!["net", "--cpus", &first],
-            vec!["--cpus:", "applies only to"],
-        ),
         (vec!["--cpus", &first], vec!["--cpus:", "applies only to"]),
     ];
     for (args, needles) in cases {

@@ -87,7 +87,7 @@ pub(crate) struct NetOptions {
     #[arg(long, value_name = "SIZE", value_parser = window)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) window: Option<u32>,
-    /// TCP congestion control at both ends, one of /proc/sys/net/ipv4/tcp_available_congestion_control, as iperf3 -C [default: the kernel's]
+    /// TCP congestion control at both ends, one the kernel offers (its tcp_available_congestion_control), as iperf3 -C [default: the kernel's]
     #[arg(long, value_name = "NAME", value_parser = congestion)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) congestion: Option<String>,
