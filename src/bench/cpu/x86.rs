@@ -318,17 +318,6 @@ zmm_kernel!(
     "vpmullq zmm\\r, zmm\\r, zmm30"
 );
 
-// The F16C loop's clock chain: its FMA once every two adds, as the fp32 AVX2 kernel's
-// chain. At its peak (0.5 step per cycle) the loop issues one 256-bit FMA every two
-// cycles among its conversions, so it runs in the licence of dense 256-bit FP code:
-// on Cascade Lake this chain reads 2.68 GHz where the adds alone read 3.05, and the
-// loop's 12 steps take 26 cycles at it (30 at the adds' clock) (issue #49).
-clock_chain!(fma_f16_f16c_clock, "avx,fma,f16c", "vpxor ymm14, ymm14, ymm14", "vpxor ymm15, ymm15, ymm15",
-    "vfmadd132ps ymm\\r, ymm15, ymm14", "vzeroupper",
-    out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,
-    out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _,
-    out("ymm14") _, out("ymm15") _);
-
 /// fp16 arithmetic on a CPU without native fp16 (F16C): 12 fp16 accumulators of 8 lanes
 /// in xmm0–11, each step widened to fp32 (`vcvtph2ps`), one fp32 FMA acc·a + b, and the
 /// result rounded back to fp16 (`vcvtps2ph`, round to nearest even), so every result is
