@@ -416,10 +416,11 @@ mod tests {
                 Some("skylake"),
             ),
             ("Haswell/Broadwell", Some("haswell/broadwell: 25.0")),
-            ("Zen 5 (mobile, 256-bit datapath)", Some("znver5")),
-            ("Zen 5", Some("znver5")),
-            ("Zen 4", Some("znver4")),
-            ("Zen 3", Some("znver3")),
+            // No figure since a Zen 4 run outran the pipe model (hw::uarch_f16c).
+            ("Zen 5 (mobile, 256-bit datapath)", None),
+            ("Zen 5", None),
+            ("Zen 4", None),
+            ("Zen 3", None),
             ("Zen 2", None),
             ("Zen/Zen+", None),
         ];
