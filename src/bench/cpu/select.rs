@@ -72,21 +72,28 @@ pub(crate) fn pick(
     Some(challenger.map_or(best.kernel, |(_, k)| k))
 }
 
-/// Operations per second of kernel `k` on the current thread over about `secs`.
+/// Operations per second of CPU time of kernel `k` on the current thread, over about
+/// `secs` of wall time.
 pub(crate) fn quick_rate(k: &'static Kernel, secs: f64) -> Option<f64> {
     crate::hw::clock::clean_vector_state();
     let operands = k.operands();
     let mut out = vec![0u8; OUT_BYTES];
     let mut iters: u64 = 16;
     loop {
+        let c0 = crate::measure::share::thread_cpu_ns();
         let t0 = Tick::now();
         // SAFETY: callers pass only kernels `unavailable` cleared for this host; `out`
         // holds OUT_BYTES ≥ the kernel's out_bytes.
         unsafe { (k.run)(iters, &operands, out.as_mut_ptr()) };
         let dt = Tick::now().secs_since(t0);
+        let cpu = crate::measure::share::thread_cpu_ns().saturating_sub(c0) as f64 * 1e-9;
         std::hint::black_box(&out);
         if dt >= secs || iters > 1 << 40 {
-            let rate = (iters * k.ops_per_iter()) as f64 / dt;
+            // Per second the thread ran, not of the wall clock: time the scheduler gave
+            // another task does not count against the kernel (this rate only ranks
+            // kernels; it is never a result).
+            let ran = if cpu > 0.0 { cpu.min(dt) } else { dt };
+            let rate = (iters * k.ops_per_iter()) as f64 / ran;
             return (rate.is_finite() && rate > 0.0).then_some(rate);
         }
         iters = if dt < secs / 20.0 {
