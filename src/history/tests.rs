@@ -25,6 +25,11 @@ fn report(started: &str, level: f64, disturbed: bool) -> Report {
     r
 }
 
+/// The count `sql` (a `SELECT count(*)`) reads with its parameters `p`.
+fn count(h: &History, sql: &str, p: impl rusqlite::Params) -> i64 {
+    h.conn.query_row(sql, p, |r| r.get(0)).unwrap()
+}
+
 #[test]
 fn a_new_database_is_migrated_from_version_0_to_current() {
     let d = scratch_dir();
@@ -47,14 +52,11 @@ fn a_new_database_is_migrated_from_version_0_to_current() {
         .unwrap();
     assert_eq!(mode, "wal");
     for t in ["hosts", "runs", "cases"] {
-        let n: i64 = h
-            .conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE name = ?1",
-                [t],
-                |r| r.get(0),
-            )
-            .unwrap();
+        let n = count(
+            &h,
+            "SELECT count(*) FROM sqlite_master WHERE name = ?1",
+            [t],
+        );
         assert_eq!(n, 1, "{t}");
     }
     drop(h);
@@ -365,14 +367,11 @@ fn an_amplifying_report_is_bounded() {
         "a {file_size}-byte report made a {size}-byte database"
     );
     let mut h = open(&p).unwrap();
-    let texts: i64 = h
-        .conn
-        .query_row(
-            "SELECT count(*) FROM texts WHERE length(text) >= 1048576",
-            [],
-            |q| q.get(0),
-        )
-        .unwrap();
+    let texts = count(
+        &h,
+        "SELECT count(*) FROM texts WHERE length(text) >= 1048576",
+        [],
+    );
     assert_eq!(texts, 1);
     h.limits = record::Limits {
         bytes: 1 << 20,
@@ -517,14 +516,11 @@ fn tag_delete_and_prune() {
         .collect();
     assert_eq!(left, vec![5, 6]);
     // The texts of the cases are still those the runs left refer to.
-    let orphans: i64 = h
-        .conn
-        .query_row(
-            "SELECT count(*) FROM case_rows c LEFT JOIN texts t ON t.id = c.key_t WHERE t.id IS NULL",
-            [],
-            |q| q.get(0),
-        )
-        .unwrap();
+    let orphans = count(
+        &h,
+        "SELECT count(*) FROM case_rows c LEFT JOIN texts t ON t.id = c.key_t WHERE t.id IS NULL",
+        [],
+    );
     assert_eq!(orphans, 0);
 }
 

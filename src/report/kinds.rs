@@ -17,6 +17,46 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
+/// Declares `$t`, a handle on a `$def` row (`$attr`: its doc), with `new` (a row of a
+/// resource's own, usually a `static`), `parse` (the built-in row, of `ALL`, of that
+/// name), `as_str` (the row's `$field`, its JSON name), `Display` and `Serialize`.
+macro_rules! row_handle {
+    ($(#[$attr:meta])* $t:ident($def:ident), $field:ident) => {
+        $(#[$attr])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $t(&'static $def);
+
+        impl $t {
+            /// A row of a resource's own (usually a `static`).
+            pub const fn new(def: &'static $def) -> $t {
+                $t(def)
+            }
+
+            /// The built-in row of this name.
+            pub fn parse(s: &str) -> Option<$t> {
+                Self::ALL.iter().copied().find(|v| v.as_str() == s)
+            }
+
+            /// The name as written in JSON and shown in the views.
+            pub(crate) fn as_str(self) -> &'static str {
+                self.0.$field
+            }
+        }
+
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
 /// One kind of figure: its name in JSON and its direction.
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MetricDef {
@@ -28,9 +68,11 @@ pub struct MetricDef {
     pub lower_is_better: bool,
 }
 
-/// The kind of figure: a row of [`MetricDef`] (JSON: its name).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Metric(&'static MetricDef);
+row_handle!(
+    /// The kind of figure: a row of [`MetricDef`] (JSON: its name).
+    Metric(MetricDef),
+    name
+);
 
 /// One unit: its symbol in JSON, the metric it measures, its OpenMetrics name and its
 /// direction.
@@ -52,10 +94,12 @@ pub struct UnitDef {
     pub lower_is_better: bool,
 }
 
-/// Unit of a result's samples, summary, peak and reference figures: a row of
-/// [`UnitDef`] (JSON: its symbol).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Unit(&'static UnitDef);
+row_handle!(
+    /// Unit of a result's samples, summary, peak and reference figures: a row of
+    /// [`UnitDef`] (JSON: its symbol).
+    Unit(UnitDef),
+    symbol
+);
 
 /// Where a row's `--peak` key comes from: for rows of `metric` (any when `None`), the
 /// key `with` (its `{precision}` replaced by the row's `precision` parameter), or
@@ -97,10 +141,12 @@ pub struct ResourceDef {
     pub chart: ChartHint,
 }
 
-/// What a result measures: a validated name (lower-case ASCII letters, digits and `-`,
-/// starting with a letter) with its resource's facts ([`ResourceDef`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ResourceName(&'static ResourceDef);
+row_handle!(
+    /// What a result measures: a validated name (lower-case ASCII letters, digits and
+    /// `-`, starting with a letter) with its resource's facts ([`ResourceDef`]).
+    ResourceName(ResourceDef),
+    name
+);
 
 /// The facts of a resource that says nothing of its own: a 5 % noise floor, no `--peak`
 /// key to suggest, a compute ceiling for its `FLOP/s` rows.
@@ -115,34 +161,6 @@ pub(crate) const DEFAULT_FACTS: ResourceDef = ResourceDef {
         bandwidth_ceiling: false,
     },
 };
-
-/// Implements `as_str`, `Display`, `Serialize` and the JSON name of a row type.
-macro_rules! named {
-    ($t:ident, $field:ident) => {
-        impl $t {
-            /// The name as written in JSON and shown in the views.
-            pub(crate) fn as_str(self) -> &'static str {
-                self.0.$field
-            }
-        }
-
-        impl fmt::Display for $t {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl Serialize for $t {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(self.as_str())
-            }
-        }
-    };
-}
-
-named!(Metric, name);
-named!(Unit, symbol);
-named!(ResourceName, name);
 
 /// The built-in metrics, in order.
 #[allow(non_upper_case_globals)]
@@ -179,16 +197,6 @@ impl Metric {
         Metric::Iops,
         Metric::Latency,
     ];
-
-    /// A metric of a resource's own (its row, usually a `static`).
-    pub const fn new(def: &'static MetricDef) -> Metric {
-        Metric(def)
-    }
-
-    /// The built-in metric named `s`.
-    pub fn parse(s: &str) -> Option<Metric> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
-    }
 
     /// Whether a smaller figure is better (latencies).
     pub(crate) fn lower_is_better(self) -> bool {
@@ -258,16 +266,6 @@ impl Unit {
         Unit::IoPerSec,
         Unit::Second,
     ];
-
-    /// A unit of a resource's own (its row, usually a `static`).
-    pub const fn new(def: &'static UnitDef) -> Unit {
-        Unit(def)
-    }
-
-    /// The built-in unit written `s`.
-    pub fn parse(s: &str) -> Option<Unit> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
-    }
 
     /// Its row.
     pub(crate) fn def(self) -> &'static UnitDef {
@@ -416,17 +414,6 @@ impl ResourceName {
         ResourceName::Linalg,
         ResourceName::Null,
     ];
-
-    /// A resource's own row (usually a `static` in its folder); its name must be
-    /// valid ([`valid_name`]; a test of the registry holds every resource to it).
-    pub const fn new(def: &'static ResourceDef) -> ResourceName {
-        ResourceName(def)
-    }
-
-    /// The built-in resource named `s`.
-    pub fn parse(s: &str) -> Option<ResourceName> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
-    }
 
     /// The resource named `s` as a file holds it: the built-in row of that name, or
     /// default facts under it (a resource this build does not have). The name of such a

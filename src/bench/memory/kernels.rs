@@ -170,17 +170,23 @@ macro_rules! generic_store {
     };
 }
 
-/// Generic read: four partial sums so the adds are not one serial chain.
-///
-/// # Safety
-/// See [`KernelFn`].
-pub(crate) unsafe fn read_generic(
-    _d: *mut f64,
-    x: *const f64,
-    _y: *const f64,
-    _s: f64,
-    n: usize,
-) -> f64 {
+/// A read kernel `$name` (with the attributes `$attr`: its doc, its `target_feature`):
+/// a [`KernelFn`] that reads `$x[0..$n]` only, and returns what `$body` sums of it.
+macro_rules! read_fn {
+    ($(#[$attr:meta])* $name:ident, |$x:ident, $n:ident| $body:block) => {
+        $(#[$attr])*
+        pub(crate) unsafe fn $name(_d: *mut f64, $x: *const f64, _y: *const f64, _s: f64, $n: usize) -> f64 $body
+    };
+}
+pub(crate) use read_fn;
+
+read_fn!(
+    /// Generic read: four partial sums so the adds are not one serial chain.
+    ///
+    /// # Safety
+    /// See [`KernelFn`].
+    read_generic,
+    |x, n| {
     let mut acc = [0.0f64; 4];
     let mut i = 0;
     while i + 4 <= n {
@@ -194,7 +200,7 @@ pub(crate) unsafe fn read_generic(
         i += 1;
     }
     (acc[0] + acc[1]) + (acc[2] + acc[3])
-}
+});
 
 generic_store!(write_generic, |_x, _y, s, _i| s);
 generic_store!(copy_generic, |x, _y, _s, i| *x.add(i));

@@ -234,15 +234,11 @@ impl resource::Resource for MemoryBench {
     fn aliases(&self) -> &'static [resource::Alias] {
         use resource::alias;
         const ALIASES: &[resource::Alias] = &[
-            alias("--jobs", "--threads", "threads"),
-            alias("--streams", "--threads", "threads"),
+            resource::THREADS_ALIASES[0],
+            resource::THREADS_ALIASES[1],
             alias("--msg", "--block", "the working set per thread"),
             alias("--file-size", "--size", "the working set"),
-            alias(
-                "--time",
-                "--min-time",
-                "how long each timed run lasts at least",
-            ),
+            resource::MIN_TIME_ALIAS,
         ];
         ALIASES
     }
