@@ -57,6 +57,24 @@ macro_rules! row_handle {
     };
 }
 
+/// Declares the built-in rows of `$t` (`$attr`: the block's doc) as its associated
+/// constants `$name` (each with its doc, `$row_attr`), and `$t::ALL`: every one of
+/// them, in order, what a file may hold.
+macro_rules! builtin {
+    ($(#[$attr:meta])* $t:ident($def:ident) {
+        $($(#[$row_attr:meta])* $name:ident = $row:expr;)+
+    }) => {
+        $(#[$attr])*
+        #[allow(non_upper_case_globals)]
+        impl $t {
+            $($(#[$row_attr])* pub const $name: $t = $t(&$row);)+
+
+            /// Every built-in row, in order: what a file may hold.
+            pub const ALL: &'static [$t] = &[$($t::$name),+];
+        }
+    };
+}
+
 /// One kind of figure: its name in JSON and its direction.
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MetricDef {
@@ -162,111 +180,44 @@ pub(crate) const DEFAULT_FACTS: ResourceDef = ResourceDef {
     },
 };
 
-/// The built-in metrics, in order.
-#[allow(non_upper_case_globals)]
+builtin! {
+    /// The built-in metrics, in order.
+    Metric(MetricDef) {
+        /// Operations per second (`OP/s`, `FLOP/s`).
+        Ops = MetricDef { rank: 0, name: "ops", lower_is_better: false };
+        /// Bytes per second.
+        Throughput = MetricDef { rank: 1, name: "throughput", lower_is_better: false };
+        /// I/O operations per second.
+        Iops = MetricDef { rank: 2, name: "iops", lower_is_better: false };
+        /// Seconds per operation.
+        Latency = MetricDef { rank: 3, name: "latency", lower_is_better: true };
+    }
+}
+
 impl Metric {
-    /// Operations per second (`OP/s`, `FLOP/s`).
-    pub const Ops: Metric = Metric(&MetricDef {
-        rank: 0,
-        name: "ops",
-        lower_is_better: false,
-    });
-    /// Bytes per second.
-    pub const Throughput: Metric = Metric(&MetricDef {
-        rank: 1,
-        name: "throughput",
-        lower_is_better: false,
-    });
-    /// I/O operations per second.
-    pub const Iops: Metric = Metric(&MetricDef {
-        rank: 2,
-        name: "iops",
-        lower_is_better: false,
-    });
-    /// Seconds per operation.
-    pub const Latency: Metric = Metric(&MetricDef {
-        rank: 3,
-        name: "latency",
-        lower_is_better: true,
-    });
-
-    /// Every built-in metric, in order: what a file may hold.
-    pub const ALL: &'static [Metric] = &[
-        Metric::Ops,
-        Metric::Throughput,
-        Metric::Iops,
-        Metric::Latency,
-    ];
-
     /// Whether a smaller figure is better (latencies).
     pub(crate) fn lower_is_better(self) -> bool {
         self.0.lower_is_better
     }
 }
 
-/// The built-in units, in order.
-#[allow(non_upper_case_globals)]
+builtin! {
+    /// The built-in units, in order.
+    Unit(UnitDef) {
+        /// Integer operations per second.
+        OpPerSec = UnitDef { rank: 0, symbol: "OP/s", metric: Metric::Ops, openmetrics: "operations_per_second", openmetrics_unit: None, what: "integer operations per second", lower_is_better: false };
+        /// Floating-point operations per second (an FMA is 2).
+        FlopPerSec = UnitDef { rank: 1, symbol: "FLOP/s", metric: Metric::Ops, openmetrics: "floating_point_operations_per_second", openmetrics_unit: None, what: "floating-point operations per second (an FMA is 2)", lower_is_better: false };
+        /// Bytes per second.
+        BytePerSec = UnitDef { rank: 2, symbol: "B/s", metric: Metric::Throughput, openmetrics: "bytes_per_second", openmetrics_unit: Some("bytes_per_second"), what: "bytes per second", lower_is_better: false };
+        /// I/O operations per second.
+        IoPerSec = UnitDef { rank: 3, symbol: "IO/s", metric: Metric::Iops, openmetrics: "io_operations_per_second", openmetrics_unit: None, what: "I/O operations per second", lower_is_better: false };
+        /// Seconds.
+        Second = UnitDef { rank: 4, symbol: "s", metric: Metric::Latency, openmetrics: "latency_seconds", openmetrics_unit: Some("seconds"), what: "seconds per operation (latency)", lower_is_better: true };
+    }
+}
+
 impl Unit {
-    /// Integer operations per second.
-    pub const OpPerSec: Unit = Unit(&UnitDef {
-        rank: 0,
-        symbol: "OP/s",
-        metric: Metric::Ops,
-        openmetrics: "operations_per_second",
-        openmetrics_unit: None,
-        what: "integer operations per second",
-        lower_is_better: false,
-    });
-    /// Floating-point operations per second (an FMA is 2).
-    pub const FlopPerSec: Unit = Unit(&UnitDef {
-        rank: 1,
-        symbol: "FLOP/s",
-        metric: Metric::Ops,
-        openmetrics: "floating_point_operations_per_second",
-        openmetrics_unit: None,
-        what: "floating-point operations per second (an FMA is 2)",
-        lower_is_better: false,
-    });
-    /// Bytes per second.
-    pub const BytePerSec: Unit = Unit(&UnitDef {
-        rank: 2,
-        symbol: "B/s",
-        metric: Metric::Throughput,
-        openmetrics: "bytes_per_second",
-        openmetrics_unit: Some("bytes_per_second"),
-        what: "bytes per second",
-        lower_is_better: false,
-    });
-    /// I/O operations per second.
-    pub const IoPerSec: Unit = Unit(&UnitDef {
-        rank: 3,
-        symbol: "IO/s",
-        metric: Metric::Iops,
-        openmetrics: "io_operations_per_second",
-        openmetrics_unit: None,
-        what: "I/O operations per second",
-        lower_is_better: false,
-    });
-    /// Seconds.
-    pub const Second: Unit = Unit(&UnitDef {
-        rank: 4,
-        symbol: "s",
-        metric: Metric::Latency,
-        openmetrics: "latency_seconds",
-        openmetrics_unit: Some("seconds"),
-        what: "seconds per operation (latency)",
-        lower_is_better: true,
-    });
-
-    /// Every built-in unit, in order: what a file may hold.
-    pub const ALL: &'static [Unit] = &[
-        Unit::OpPerSec,
-        Unit::FlopPerSec,
-        Unit::BytePerSec,
-        Unit::IoPerSec,
-        Unit::Second,
-    ];
-
     /// Its row.
     pub(crate) fn def(self) -> &'static UnitDef {
         self.0
@@ -283,6 +234,14 @@ impl Unit {
     }
 }
 
+/// The `--peak` key of the rows of `cpu` and of `linalg` (whose peak is the CPU's):
+/// `cpu.{precision}`, or `cpu` for a row without a precision.
+const CPU_PEAK: &[PeakHint] = &[PeakHint {
+    metric: None,
+    with: "cpu.{precision}",
+    without: "cpu",
+}];
+
 /// The built-in resources, in the registry's order (a test holds them to it).
 #[allow(non_upper_case_globals)]
 impl ResourceName {
@@ -291,11 +250,7 @@ impl ResourceName {
         rank: 0,
         name: "cpu",
         noise_floor_pct: 5,
-        peak: &[PeakHint {
-            metric: None,
-            with: "cpu.{precision}",
-            without: "cpu",
-        }],
+        peak: CPU_PEAK,
         chart: ChartHint {
             cache_marks: true,
             compute_ceiling: true,
@@ -386,11 +341,7 @@ impl ResourceName {
         rank: 5,
         name: "linalg",
         noise_floor_pct: 5,
-        peak: &[PeakHint {
-            metric: None,
-            with: "cpu.{precision}",
-            without: "cpu",
-        }],
+        peak: CPU_PEAK,
         chart: ChartHint {
             cache_marks: false,
             compute_ceiling: false,
