@@ -170,16 +170,6 @@ macro_rules! generic_store {
     };
 }
 
-/// A read kernel `$name` (with the attributes `$attr`: its doc, its `target_feature`):
-/// a [`KernelFn`] that reads `$x[0..$n]` only, and returns what `$body` sums of it.
-macro_rules! read_fn {
-    ($(#[$attr:meta])* $name:ident, |$x:ident, $n:ident| $body:block) => {
-        $(#[$attr])*
-        pub(crate) unsafe fn $name(_d: *mut f64, $x: *const f64, _y: *const f64, _s: f64, $n: usize) -> f64 $body
-    };
-}
-pub(crate) use read_fn;
-
 read_fn!(
     /// Generic read: four partial sums so the adds are not one serial chain.
     ///

@@ -21,7 +21,6 @@
 //! (Rust 1.89), and `asm!` pins the exact instruction stream; the head and tail stay in Rust. The read kernels keep 8 independent
 //! accumulators so the adds (4-cycle latency, 2 per cycle) never limit an L1 read.
 
-use super::kernels::read_fn;
 use std::arch::x86_64::*;
 
 macro_rules! store_kernels {
