@@ -94,6 +94,7 @@ pub(crate) mod null;
 mod options_golden;
 pub mod peaks;
 pub(crate) mod quota;
+pub(crate) mod rate_case;
 #[cfg(test)]
 pub(crate) mod tally;
 

@@ -2,30 +2,14 @@
 //! runner, threads, results model, peaks, exporters, files — so tests can check the
 //! pipeline without depending on real hardware speed. Hidden subcommand `null`.
 
-use super::flags::{threads, List};
 use super::peaks::{PeakKey, PeakKind};
+use super::rate_case::{rate_row, ThreadsOptions};
 use super::resource::{self, Case, Context, Plan, Run, UsageError};
 use crate::measure::runner::Workload;
-use crate::measure::{RunConfig, Runner};
 use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
-use serde::Serialize;
 
 /// The null resource.
 pub(crate) struct NullBench;
-
-/// `peakbench null`: its flag, typed and defaulted where clap reads it: nothing is
-/// derived, so the clap struct is the options (issue #46 item 3).
-#[derive(Debug, Clone, clap::Args, Serialize)]
-pub(crate) struct NullOptions {
-    /// Thread counts
-    #[arg(long = "threads", value_name = "LIST", allow_hyphen_values = true, value_parser = threads, default_value = "1")]
-    threads: List<usize>,
-}
-
-/// `null`'s options: clap's, as they are.
-fn parse(a: &NullOptions) -> Result<NullOptions, UsageError> {
-    Ok(a.clone())
-}
 
 /// The `--peak` key `null`.
 fn peak_key() -> PeakKey {
@@ -55,44 +39,16 @@ impl Case for NullCase {
     }
 
     fn run(&self, ctx: &Context) -> Vec<BenchResult> {
-        vec![self.result(ctx)]
-    }
-}
-
-impl NullCase {
-    /// The case's one result.
-    fn result(&self, ctx: &Context) -> BenchResult {
-        let o = ctx.opts;
-        let cfg = RunConfig {
-            repeat: o.repeat,
-            min_time: o.min_time,
-            threads: self.threads,
-            cpus: ctx.host.cpu.pin_order.clone(),
-            stable: o.until_stable,
-        };
-        let r = BenchResult::new(ResourceName::Null, "spin", Metric::Ops, Unit::OpPerSec)
-            .param("threads", self.threads);
-        match Runner::run(&cfg, |_| Ok(Spin), &|_, _| {}) {
-            Ok(samples) => {
-                let r = r.with_runner_samples(samples, o.until_stable.is_some(), |s| s.rate());
-                match o.peaks.peak(&[peak_key()]) {
-                    Some(p) => r.with_peak(p),
-                    None => r,
-                }
-            }
-            Err(e) => r.failed(e.to_string()),
-        }
+        let row = BenchResult::new(ResourceName::Null, "spin", Metric::Ops, Unit::OpPerSec);
+        vec![rate_row(ctx, self.threads, row, peak_key(), |_| Ok(Spin))]
     }
 }
 
 impl Plan for NullBench {
-    type Options = NullOptions;
+    type Options = ThreadsOptions;
 
-    fn plan(&self, o: &NullOptions, _ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
-        Ok(o.threads
-            .iter()
-            .map(|&t| Box::new(NullCase { threads: t }) as Box<dyn Case>)
-            .collect())
+    fn plan(&self, o: &ThreadsOptions, _ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        Ok(o.cases(|t| Box::new(NullCase { threads: t })))
     }
 }
 
@@ -110,11 +66,11 @@ impl resource::Resource for NullBench {
     }
 
     fn command(&self) -> clap::Command {
-        resource::subcommand::<NullOptions>(self)
+        resource::subcommand::<ThreadsOptions>(self)
     }
 
     fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {
-        resource::parse_with(&NullBench, m, parse)
+        resource::parse_with(&NullBench, m, ThreadsOptions::parse)
     }
 
     fn peak_key(&self, _key: &str, rest: &[&str]) -> Result<Option<(PeakKey, PeakKind)>, String> {
@@ -135,11 +91,11 @@ mod tests {
     /// `--threads`; none given is one thread.
     #[test]
     fn threads_are_typed() {
-        let read = |args: &[&str]| -> Result<NullOptions, String> {
-            let m = NullOptions::augment_args(clap::Command::new("null"))
+        let read = |args: &[&str]| -> Result<ThreadsOptions, String> {
+            let m = ThreadsOptions::augment_args(clap::Command::new("null"))
                 .try_get_matches_from(std::iter::once("null").chain(args.iter().copied()))
                 .map_err(|e| UsageError::from_clap(&e).unwrap().0)?;
-            Ok(parse(&NullOptions::from_arg_matches(&m).unwrap()).unwrap())
+            Ok(ThreadsOptions::parse(&ThreadsOptions::from_arg_matches(&m).unwrap()).unwrap())
         };
         assert_eq!(read(&[]).unwrap().threads, [1]);
         assert_eq!(read(&["--threads", "2,1"]).unwrap().threads, [2, 1]);

@@ -111,6 +111,21 @@ pub(crate) const fn alias(given: &'static str, ours: &'static str, what: &'stati
     Alias { given, ours, what }
 }
 
+/// The aliases of a resource whose workers are `--threads` (cpu, memory, linalg):
+/// disk's `--jobs` and net's `--streams` name them there.
+pub(crate) const THREADS_ALIASES: [Alias; 2] = [
+    alias("--jobs", "--threads", "threads"),
+    alias("--streams", "--threads", "threads"),
+];
+
+/// The alias of a resource whose timed runs last `--min-time` (cpu, memory): disk's
+/// `--time` names it there.
+pub(crate) const MIN_TIME_ALIAS: Alias = alias(
+    "--time",
+    "--min-time",
+    "how long each timed run lasts at least",
+);
+
 /// What the reference tools need of a run's options beyond each typed result.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Hints<'a> {

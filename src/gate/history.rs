@@ -165,16 +165,7 @@ pub(crate) fn pick(h: &History, q: &Query<'_>, flag: &str) -> Result<Picked, Usa
         if q.since.is_some_and(|s| started < s) {
             continue;
         }
-        let report = h.report(row.id).map_err(|e| usage(flag, e))?;
-        crate::report::physics::check_report(&report).map_err(|e| {
-            UsageError::new(
-                flag,
-                format!(
-                    "{}: {e}; such a figure is not a measurement (a corrupted or edited run)",
-                    run_label(h, row)
-                ),
-            )
-        })?;
+        let report = checked_report(h, row, flag)?;
         let set = settings(&report);
         match &want {
             None => want = Some(set),
@@ -197,6 +188,26 @@ pub(crate) fn pick(h: &History, q: &Query<'_>, flag: &str) -> Result<Picked, Usa
     Ok(out)
 }
 
+/// Run `row`'s report, refused (one line naming the run) when a figure in it breaks
+/// the physics checks.
+fn checked_report(
+    h: &History,
+    row: &crate::history::RunRow,
+    flag: &str,
+) -> Result<Report, UsageError> {
+    let report = h.report(row.id).map_err(|e| usage(flag, e))?;
+    crate::report::physics::check_report(&report).map_err(|e| {
+        UsageError::new(
+            flag,
+            format!(
+                "{}: {e}; such a figure is not a measurement (a corrupted or edited run)",
+                run_label(h, row)
+            ),
+        )
+    })?;
+    Ok(report)
+}
+
 /// The runs `ids` of the history (`check --against run:ID,…`, a fixed reference),
 /// oldest first; an id the database does not hold is one line.
 pub(crate) fn runs_by_id(h: &History, ids: &[i64], flag: &str) -> Result<Vec<Run>, UsageError> {
@@ -214,16 +225,7 @@ pub(crate) fn runs_by_id(h: &History, ids: &[i64], flag: &str) -> Result<Vec<Run
                 ),
             ));
         };
-        let report = h.report(row.id).map_err(|e| usage(flag, e))?;
-        crate::report::physics::check_report(&report).map_err(|e| {
-            UsageError::new(
-                flag,
-                format!(
-                    "{}: {e}; such a figure is not a measurement (a corrupted or edited run)",
-                    run_label(h, row)
-                ),
-            )
-        })?;
+        let report = checked_report(h, row, flag)?;
         out.push(Run {
             id: row.id,
             label: run_label(h, row),

@@ -128,6 +128,20 @@ pub(crate) fn make(
         if series.is_empty() {
             continue;
         }
+        // The reference of the last `n` of the runs `good`, with them (`None`: fewer
+        // than `need`, or no reference).
+        let of_last = |good: &[usize]| {
+            let last: Vec<usize> = good.iter().rev().take(n).rev().copied().collect();
+            if last.len() < need {
+                return None;
+            }
+            let refs: Vec<&Report> = last.iter().map(|&g| &series[g].1).collect();
+            let names: Vec<String> = last
+                .iter()
+                .map(|&g| cands[series[g].0].label.clone())
+                .collect();
+            reference_of(&refs, &names, how).map(|(bc, t)| (last, bc, t))
+        };
         let mut bad = vec![false; series.len()];
         // 1. Change points to a worse level beyond the tolerance.
         let points: Vec<Point> = series
@@ -179,17 +193,7 @@ pub(crate) fn make(
             if bad[s] {
                 continue;
             }
-            let last: Vec<usize> = good.iter().rev().take(n).rev().copied().collect();
-            if last.len() < need {
-                good.push(s);
-                continue;
-            }
-            let refs: Vec<&Report> = last.iter().map(|&g| &series[g].1).collect();
-            let names: Vec<String> = last
-                .iter()
-                .map(|&g| cands[series[g].0].label.clone())
-                .collect();
-            let Some((bc, _)) = reference_of(&refs, &names, how) else {
+            let Some((_, bc, _)) = of_last(&good) else {
                 good.push(s);
                 continue;
             };
@@ -222,16 +226,7 @@ pub(crate) fn make(
             ));
         }
         // 3. The last n good runs.
-        let last: Vec<usize> = good.iter().rev().take(n).rev().copied().collect();
-        if last.len() < need {
-            continue;
-        }
-        let refs: Vec<&Report> = last.iter().map(|&g| &series[g].1).collect();
-        let names: Vec<String> = last
-            .iter()
-            .map(|&g| cands[series[g].0].label.clone())
-            .collect();
-        let Some((mut bc, t)) = reference_of(&refs, &names, how) else {
+        let Some((last, mut bc, t)) = of_last(&good) else {
             continue;
         };
         left_out.extend(t.left_out);

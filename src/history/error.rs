@@ -35,6 +35,16 @@ pub(crate) fn why(e: &rusqlite::Error) -> String {
     crate::util::sanitize::line_max(&e.to_string(), 300)
 }
 
+/// A transaction on `conn` (the database shown as `shown`) that takes the write lock
+/// at once, so that what it reads still holds when it writes.
+pub(crate) fn write_tx<'c>(
+    conn: &'c mut rusqlite::Connection,
+    shown: &str,
+) -> Result<rusqlite::Transaction<'c>, HistoryError> {
+    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(|e| HistoryError::Sqlite(shown.to_string(), why(&e)))
+}
+
 /// A history error as a refusal (exit 2): a missing, foreign or corrupt database, a
 /// case that matches nothing, a file that does not load.
 pub(crate) fn usage(e: HistoryError) -> anyhow::Error {

@@ -96,10 +96,7 @@ impl History {
     pub(crate) fn tag(&mut self, id: i64, kv: &[(String, String)]) -> Result<(), HistoryError> {
         let shown = self.shown.clone();
         let err = |e: rusqlite::Error| HistoryError::Sqlite(shown.clone(), why(&e));
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(err)?;
+        let tx = super::error::write_tx(&mut self.conn, &shown)?;
         let n: i64 = tx
             .query_row("SELECT count(*) FROM runs WHERE id = ?1", [id], |r| {
                 r.get(0)
@@ -132,10 +129,7 @@ impl History {
         self.all_there(ids)?;
         let shown = self.shown.clone();
         let err = |e: rusqlite::Error| HistoryError::Sqlite(shown.clone(), why(&e));
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(err)?;
+        let tx = super::error::write_tx(&mut self.conn, &shown)?;
         let mut n = 0;
         for &id in ids {
             tx.execute("DELETE FROM tags WHERE run_id = ?1", [id])

@@ -317,10 +317,7 @@ impl History {
             &[&ident, &settings, &report.host.hostname],
             &rows,
         )?;
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(err)?;
+        let tx = super::error::write_tx(&mut self.conn, &shown)?;
         if let Some(id) = tx
             .query_row("SELECT id FROM runs WHERE digest = ?1", [&digest], |r| {
                 r.get::<_, i64>(0)

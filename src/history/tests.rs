@@ -25,10 +25,36 @@ fn report(started: &str, level: f64, disturbed: bool) -> Report {
     r
 }
 
-#[test]
-fn a_new_database_is_migrated_from_version_0_to_current() {
+/// A scratch directory and the path of a database `h.db` in it (not created yet).
+fn scratch_db() -> (tempfile::TempDir, std::path::PathBuf) {
     let d = scratch_dir();
     let p = d.path().join("h.db");
+    (d, p)
+}
+
+/// How many runs `h` holds.
+fn run_count(h: &History) -> usize {
+    h.runs(&Filter::default()).unwrap().len()
+}
+
+/// Every case's host, key and value, in run and case order.
+fn case_rows(c: &rusqlite::Connection) -> Vec<(String, String, Option<f64>)> {
+    c.prepare("SELECT host, key, value FROM cases ORDER BY run_id, idx")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// The count `sql` (a `SELECT count(*)`) reads with its parameters `p`.
+fn count(h: &History, sql: &str, p: impl rusqlite::Params) -> i64 {
+    h.conn.query_row(sql, p, |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn a_new_database_is_migrated_from_version_0_to_current() {
+    let (_d, p) = scratch_db();
     // Version 0: an empty SQLite database, as `sqlite3 h.db 'VACUUM'` leaves it.
     rusqlite::Connection::open(&p)
         .unwrap()
@@ -47,14 +73,11 @@ fn a_new_database_is_migrated_from_version_0_to_current() {
         .unwrap();
     assert_eq!(mode, "wal");
     for t in ["hosts", "runs", "cases"] {
-        let n: i64 = h
-            .conn
-            .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE name = ?1",
-                [t],
-                |r| r.get(0),
-            )
-            .unwrap();
+        let n = count(
+            &h,
+            "SELECT count(*) FROM sqlite_master WHERE name = ?1",
+            [t],
+        );
         assert_eq!(n, 1, "{t}");
     }
     drop(h);
@@ -65,8 +88,7 @@ fn a_new_database_is_migrated_from_version_0_to_current() {
 
 #[test]
 fn a_report_is_recorded_once_and_reads_back_whole() {
-    let d = scratch_dir();
-    let p = d.path().join("h.db");
+    let (_d, p) = scratch_db();
     let mut h = open(&p).unwrap();
     let r = report("2026-11-20T10:00:00Z", 100.0, false);
     let id = match h.record_live(&r, None).unwrap() {
@@ -96,8 +118,8 @@ fn a_report_is_recorded_once_and_reads_back_whole() {
 
 #[test]
 fn filters_and_series_with_a_change_point() {
-    let d = scratch_dir();
-    let mut h = open(&d.path().join("h.db")).unwrap();
+    let (_d, p) = scratch_db();
+    let mut h = open(&p).unwrap();
     // Seven runs each side (one disturbed): a few runs fewer cannot reach p < 0.01 by
     // shuffling whole runs.
     for day in 1..=14u32 {
@@ -175,8 +197,7 @@ fn foreign_corrupt_and_newer_databases_are_refused_unchanged() {
 
 #[test]
 fn concurrent_writers_on_one_database_all_land() {
-    let d = scratch_dir();
-    let p = d.path().join("h.db");
+    let (_d, p) = scratch_db();
     let threads: Vec<_> = (0..4)
         .map(|t| {
             let p = p.clone();
@@ -198,7 +219,7 @@ fn concurrent_writers_on_one_database_all_land() {
         t.join().unwrap();
     }
     let h = open(&p).unwrap();
-    assert_eq!(h.runs(&Filter::default()).unwrap().len(), 20);
+    assert_eq!(run_count(&h), 20);
 }
 
 #[test]
@@ -290,8 +311,7 @@ fn v1_database(p: &std::path::Path, runs: &[Report]) {
 /// line that the schema is older, and changes nothing.
 #[test]
 fn a_version_1_database_migrates_and_reads_the_same() {
-    let d = scratch_dir();
-    let p = d.path().join("h.db");
+    let (_d, p) = scratch_db();
     let runs: Vec<Report> = (1..=12u32)
         .map(|day| {
             let level = if day <= 6 { 100.0 } else { 70.0 };
@@ -303,26 +323,13 @@ fn a_version_1_database_migrates_and_reads_the_same() {
     assert!(e.contains("schema version 1, older"), "{e}");
     let c = rusqlite::Connection::open(&p).unwrap();
     assert_eq!(schema::version(&c).unwrap(), 1);
-    let before: Vec<(String, String, Option<f64>)> = c
-        .prepare("SELECT host, key, value FROM cases ORDER BY run_id, idx")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let before = case_rows(&c);
     drop(c);
     let h = open(&p).unwrap();
     assert_eq!(schema::version(&h.conn).unwrap(), schema::CURRENT);
-    let after: Vec<(String, String, Option<f64>)> = h
-        .conn
-        .prepare("SELECT host, key, value FROM cases ORDER BY run_id, idx")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let after = case_rows(&h.conn);
     assert_eq!(before, after);
-    assert_eq!(h.runs(&Filter::default()).unwrap().len(), 12);
+    assert_eq!(run_count(&h), 12);
     assert_eq!(h.report(1).unwrap(), runs[0]);
     let key = &h.case_keys(&Filter::default(), None).unwrap()[0];
     let s = h.case_series(&Filter::default(), key).unwrap();
@@ -331,7 +338,7 @@ fn a_version_1_database_migrates_and_reads_the_same() {
     drop(h);
     // Now a reader opens it.
     let r = open_existing(&p).unwrap();
-    assert_eq!(r.runs(&Filter::default()).unwrap().len(), 12);
+    assert_eq!(run_count(&r), 12);
 }
 
 /// Issue #43 item 2: a 1 MiB host name over 500 cases is stored once, not per case;
@@ -339,8 +346,7 @@ fn a_version_1_database_migrates_and_reads_the_same() {
 /// refused in one line and adds nothing.
 #[test]
 fn an_amplifying_report_is_bounded() {
-    let d = scratch_dir();
-    let p = d.path().join("h.db");
+    let (d, p) = scratch_db();
     let mut r = report("2026-11-20T10:00:00Z", 100.0, false);
     r.host.hostname = "h".repeat(1 << 20);
     let first = r.results[0].clone();
@@ -365,14 +371,11 @@ fn an_amplifying_report_is_bounded() {
         "a {file_size}-byte report made a {size}-byte database"
     );
     let mut h = open(&p).unwrap();
-    let texts: i64 = h
-        .conn
-        .query_row(
-            "SELECT count(*) FROM texts WHERE length(text) >= 1048576",
-            [],
-            |q| q.get(0),
-        )
-        .unwrap();
+    let texts = count(
+        &h,
+        "SELECT count(*) FROM texts WHERE length(text) >= 1048576",
+        [],
+    );
     assert_eq!(texts, 1);
     h.limits = record::Limits {
         bytes: 1 << 20,
@@ -385,14 +388,14 @@ fn an_amplifying_report_is_bounded() {
     let e = h.record_file(&r, None).unwrap_err().to_string();
     assert!(e.contains("one run adds at most 1 MiB"), "{e}");
     assert!(!e.contains('\n'));
-    assert_eq!(h.runs(&Filter::default()).unwrap().len(), 1);
+    assert_eq!(run_count(&h), 1);
 }
 
 /// Issue #43 item 3: figures no machine could measure are refused, nothing recorded.
 #[test]
 fn impossible_figures_are_not_recorded() {
-    let d = scratch_dir();
-    let mut h = open(&d.path().join("h.db")).unwrap();
+    let (_d, p) = scratch_db();
+    let mut h = open(&p).unwrap();
     for x in [-5.0, 1e30] {
         let mut r = report("2026-11-20T10:00:00Z", 100.0, false);
         let ok = r
@@ -411,8 +414,8 @@ fn impossible_figures_are_not_recorded() {
 /// recorded is.
 #[test]
 fn a_future_dated_run_is_marked_and_never_the_latest() {
-    let d = scratch_dir();
-    let mut h = open(&d.path().join("h.db")).unwrap();
+    let (_d, p) = scratch_db();
+    let mut h = open(&p).unwrap();
     let future = report("2099-01-01T00:00:00Z", 100.0, false);
     assert!(record::ahead(&future, record::now_unix()).is_some());
     let f = h.record_file(&future, None).unwrap().id();
@@ -433,8 +436,7 @@ fn a_future_dated_run_is_marked_and_never_the_latest() {
 /// reads while another connection holds the write lock, without waiting for it.
 #[test]
 fn a_reader_reads_behind_a_held_write_lock() {
-    let d = scratch_dir();
-    let p = d.path().join("h.db");
+    let (_d, p) = scratch_db();
     let mut h = open(&p).unwrap();
     h.record_file(&report("2026-11-20T10:00:00Z", 100.0, false), None)
         .unwrap();
@@ -459,8 +461,7 @@ fn a_reader_reads_behind_a_held_write_lock() {
 /// Issue #44 item 9: tags, delete (all or none) and prune.
 #[test]
 fn tag_delete_and_prune() {
-    let d = scratch_dir();
-    let p = d.path().join("h.db");
+    let (_d, p) = scratch_db();
     let mut h = open(&p).unwrap();
     for day in 1..=6u32 {
         h.record_file(
@@ -490,7 +491,7 @@ fn tag_delete_and_prune() {
         h.delete(&[1, 99]),
         Err(HistoryError::NoRun(_, 99))
     ));
-    assert_eq!(h.runs(&Filter::default()).unwrap().len(), 6);
+    assert_eq!(run_count(&h), 6);
     assert_eq!(h.delete(&[2]).unwrap(), 1);
     assert!(h.tags().unwrap().is_empty());
     // Keep the newest 2 (runs 5 and 6), of those left: 1, 3, 4 go.
@@ -517,14 +518,11 @@ fn tag_delete_and_prune() {
         .collect();
     assert_eq!(left, vec![5, 6]);
     // The texts of the cases are still those the runs left refer to.
-    let orphans: i64 = h
-        .conn
-        .query_row(
-            "SELECT count(*) FROM case_rows c LEFT JOIN texts t ON t.id = c.key_t WHERE t.id IS NULL",
-            [],
-            |q| q.get(0),
-        )
-        .unwrap();
+    let orphans = count(
+        &h,
+        "SELECT count(*) FROM case_rows c LEFT JOIN texts t ON t.id = c.key_t WHERE t.id IS NULL",
+        [],
+    );
     assert_eq!(orphans, 0);
 }
 
@@ -532,8 +530,8 @@ fn tag_delete_and_prune() {
 /// `--repeat 3`) are two series, each named by what sets it apart.
 #[test]
 fn runs_of_other_figure_settings_are_other_series() {
-    let d = scratch_dir();
-    let mut h = open(&d.path().join("h.db")).unwrap();
+    let (_d, p) = scratch_db();
+    let mut h = open(&p).unwrap();
     for day in 1..=4u32 {
         let mut r = report(&format!("2026-11-{day:02}T10:00:00Z"), 100.0, false);
         let repeat = if day % 2 == 0 { 5 } else { 3 };
@@ -557,8 +555,8 @@ fn runs_of_other_figure_settings_are_other_series() {
 /// `baseline --from-history` never spans one silently.
 #[test]
 fn changes_after_names_the_change_points_inside_the_runs_taken() {
-    let d = scratch_dir();
-    let mut h = open(&d.path().join("h.db")).unwrap();
+    let (_d, p) = scratch_db();
+    let mut h = open(&p).unwrap();
     let mut r0 = None;
     for day in 1..=20u32 {
         let level = if day <= 13 { 100.0 } else { 70.0 };

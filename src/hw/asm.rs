@@ -22,6 +22,30 @@ macro_rules! loop_end {
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) use loop_end;
 
+/// The `asm!` of a peak kernel (`bench::cpu::x86`, `bench::cpu::arm`): the lines
+/// `$line` (operand loads, the loop from label `2:`, the stores) with the operands every
+/// kernel takes, `{n}` the iteration count `$iters` (counted down), `{a}` and `{b}` the
+/// operand vectors and `{c}` the accumulators' initial value (of `$p`, the kernel's
+/// `Operands`), `{o}` where the accumulators go (`$out`); `$clobber` lists the
+/// registers it writes, each followed by a comma.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+macro_rules! kernel_asm {
+    ($iters:expr, $p:expr, $out:expr, [$($line:expr),+ $(,)?], $($clobber:tt)*) => {
+        std::arch::asm!(
+            $($line,)+
+            n = inout(reg) $iters => _,
+            a = in(reg) $p.a.as_ptr(),
+            b = in(reg) $p.b.as_ptr(),
+            c = in(reg) $p.init.as_ptr(),
+            o = in(reg) $out,
+            $($clobber)*
+            options(nostack),
+        )
+    };
+}
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(crate) use kernel_asm;
+
 /// `.irp` over the 24 accumulators of the 512-bit loops (zmm0–23).
 macro_rules! irp24 {
     () => {

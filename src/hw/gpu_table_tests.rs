@@ -21,6 +21,12 @@ fn assert_peak(g: &KnownGpu, p: GpuPrecision, want: f64, tol: f64) {
     assert!(close(v, want, tol), "{} {p}: {v:e} vs {want:e}", g.name);
 }
 
+/// `g`'s memory bandwidth is `want` bytes per second.
+fn assert_mem(g: &KnownGpu, want: f64) {
+    let v = g.mem_peak().0;
+    assert!(close(v, want, 1e-9), "{}: {v:e} vs {want:e}", g.name);
+}
+
 #[test]
 fn lookup_by_id() {
     #[rustfmt::skip]
@@ -124,7 +130,7 @@ fn h100_sxm5_peaks() {
     assert_peak(g, GpuPrecision::Fp64, 33.5e12, 0.005);
     assert_peak(g, GpuPrecision::Fp16, 133.8e12, 0.005);
     assert_peak(g, GpuPrecision::Int32, 33.5e12, 0.005);
-    assert!(close(g.mem_peak().0, 3.35e12, 1e-9));
+    assert_mem(g, 3.35e12);
 }
 
 #[test]
@@ -133,11 +139,7 @@ fn a100_peaks() {
     assert_peak(g, GpuPrecision::Fp64, 9.7e12, 0.005);
     assert_peak(g, GpuPrecision::Fp32, 19.5e12, 0.005);
     assert_peak(g, GpuPrecision::Fp16, 78e12, 0.005);
-    assert!(close(
-        row("NVIDIA A100 SXM4 80GB").mem_peak().0,
-        2.039e12,
-        1e-9
-    ));
+    assert_mem(row("NVIDIA A100 SXM4 80GB"), 2.039e12);
 }
 
 #[test]
@@ -368,24 +370,20 @@ fn the_course_gpus_k80_m40_p100_have_rows() {
     assert_peak(m40, GpuPrecision::Fp32, 6.84e12, 0.005);
     assert_peak(m40, GpuPrecision::Fp32, 7.0e12, 0.03);
     assert_peak(m40, GpuPrecision::Fp64, 0.2e12, 0.08);
-    assert!(close(m40.mem_peak().0, 288e9, 1e-9));
+    assert_mem(m40, 288e9);
     // P100: FP64 / FP32 / FP16 TFLOPS of the SXM2 and PCIe datasheets.
     let sxm2 = row("NVIDIA Tesla P100 SXM2");
     assert_peak(sxm2, GpuPrecision::Fp64, 5.3e12, 0.005);
     assert_peak(sxm2, GpuPrecision::Fp32, 10.6e12, 0.005);
     assert_peak(sxm2, GpuPrecision::Fp16, 21.2e12, 0.005);
-    assert!(close(sxm2.mem_peak().0, 732e9, 1e-9));
+    assert_mem(sxm2, 732e9);
     for name in ["NVIDIA Tesla P100 PCIe 16GB", "NVIDIA Tesla P100 PCIe 12GB"] {
         let g = row(name);
         assert_peak(g, GpuPrecision::Fp64, 4.7e12, 0.01);
         assert_peak(g, GpuPrecision::Fp32, 9.3e12, 0.005);
         assert_peak(g, GpuPrecision::Fp16, 18.7e12, 0.005);
     }
-    assert!(close(
-        row("NVIDIA Tesla P100 PCIe 12GB").mem_peak().0,
-        549e9,
-        1e-9
-    ));
+    assert_mem(row("NVIDIA Tesla P100 PCIe 12GB"), 549e9);
     // No vendor figure, no peak, and the reason is said.
     for (g, p, why) in [
         (

@@ -16,6 +16,14 @@ pub(crate) fn recorded(name: &str) -> Topology {
     read_topology(&fixture(name)).unwrap()
 }
 
+/// A lookup in the sysinfo lines `lines`: the text of the line named `k`.
+fn line_of(lines: Vec<(String, String)>) -> impl Fn(&str) -> String {
+    move |k| {
+        let l = lines.iter().find(|l| l.0 == k);
+        l.unwrap_or_else(|| panic!("no line {k}")).1.clone()
+    }
+}
+
 #[test]
 fn lists_parse_as_the_kernel_writes_them() {
     assert_eq!(
@@ -45,14 +53,7 @@ fn a_two_socket_xeon_with_snc2_has_four_nodes_two_per_socket() {
     assert_eq!(cpu_list(&t.l3[1].cpus), "8-15,24-31");
     assert_eq!((t.threads_per_core, t.smt.len()), (2, 16));
     assert_eq!(t.smt[0], "0,16");
-    let lines = t.lines("GenuineIntel");
-    let find = |k: &str| {
-        lines
-            .iter()
-            .find(|l| l.0 == k)
-            .map(|l| l.1.clone())
-            .unwrap()
-    };
+    let find = line_of(t.lines("GenuineIntel"));
     assert_eq!(
         find("numa node 2"),
         "CPUs 8-11,24-27, 48 GiB memory, socket 1, distances 21 21 10 11"
@@ -73,23 +74,17 @@ fn an_epyc_in_nps4_has_two_ccx_per_node() {
     assert_eq!(cpu_list(&t.l3[3].cpus), "6-7,22-23");
     assert_eq!(t.l3[3].id, 3);
     assert_eq!(t.nodes_per_socket(), Some(4));
-    let lines = t.lines("AuthenticAMD");
-    let find = |k: &str| {
-        lines
-            .iter()
-            .find(|l| l.0 == k)
-            .map(|l| l.1.clone())
-            .unwrap()
-    };
+    let find = line_of(t.lines("AuthenticAMD"));
     assert_eq!(
         find("numa mode"),
         "4 nodes per socket: NPS4 (nodes per socket)"
     );
+    let l3 = find("L3 domains");
     assert!(
-        find("L3 domains").starts_with(
+        l3.starts_with(
             "8 x 16 MiB, 2 per node (CCX/CCD: cores sharing one L3): 0-1,16-17; 2-3,18-19;"
         ),
-        "{lines:?}"
+        "{l3}"
     );
 }
 

@@ -159,24 +159,8 @@ pub(crate) fn possible_rates(vendor: &str, pipe: Pipe, width: Width) -> Vec<f64>
 /// Row used when nothing matches: every rate unknown, so peaks say `unknown`.
 pub(crate) static UNKNOWN: Uarch = Uarch {
     name: "unknown",
-    vendor: "",
-    family: 0,
-    models: &[],
-    needs: &[],
-    lacks: &[],
-    brands: &[],
-    fma: Z,
-    muladd: Z,
-    alu: Z,
-    mul32: Z,
-    mul64: Z,
-    dot: Z,
-    dot_bf16: Z,
-    mmla: Z,
-    mmla_bf16: Z,
-    fp16: 0.0,
-    amx: 0.0,
     note: "microarchitecture not in the table; give peaks with --peak",
+    ..Uarch::NONE
 };
 
 impl Identification {

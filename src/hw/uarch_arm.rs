@@ -22,7 +22,6 @@
 use super::uarch_row::{Identification, Uarch};
 
 const ARM: &str = "aarch64";
-const Z: [f64; 3] = [0.0; 3];
 
 /// One core of the table: the implementer code, the rates, and where they come from.
 pub(crate) struct ArmCore {
@@ -34,31 +33,10 @@ pub(crate) struct ArmCore {
     pub(crate) source: &'static str,
 }
 
-/// The rates of one Arm row by pipe class, each at widths [128, 256, 512] bits
-/// (named fields, so a row cannot swap two classes unnoticed).
-#[derive(Clone, Copy)]
-struct Rates {
-    fma: [f64; 3],
-    alu: [f64; 3],
-    mul32: [f64; 3],
-    mul64: [f64; 3],
-    dot: [f64; 3],
-    dot_bf16: [f64; 3],
-    mmla: [f64; 3],
-    mmla_bf16: [f64; 3],
-}
-
-/// Every class absent: rows name the classes they have and take the rest from here.
-const NONE: Rates = Rates {
-    fma: Z,
-    alu: Z,
-    mul32: Z,
-    mul64: Z,
-    dot: Z,
-    dot_bf16: Z,
-    mmla: Z,
-    mmla_bf16: Z,
-};
+/// Every class absent: a row's rates (named fields, so a row cannot swap two classes
+/// unnoticed) name the classes it has, each at widths [128, 256, 512] bits, and take
+/// the rest from here.
+const NONE: Uarch = Uarch::NONE;
 
 /// A 128-bit-only rate (NEON, or SVE at 128 bits).
 const fn q(x: f64) -> [f64; 3] {
@@ -66,7 +44,7 @@ const fn q(x: f64) -> [f64; 3] {
 }
 
 /// Two 128-bit FP/ASIMD pipes, integer multiply on one (Cortex-A76/A77/A78, N1).
-const TWO_PIPES_V8_2: Rates = Rates {
+const TWO_PIPES_V8_2: Uarch = Uarch {
     fma: q(2.0),
     alu: q(2.0),
     mul32: q(1.0),
@@ -75,7 +53,7 @@ const TWO_PIPES_V8_2: Rates = Rates {
 };
 
 /// Two 128-bit pipes with SVE2 at 128 bits, BF16 and I8MM (Cortex-A710 to A725, N2, N3).
-const TWO_PIPES_V9: Rates = Rates {
+const TWO_PIPES_V9: Uarch = Uarch {
     fma: q(2.0),
     alu: q(2.0),
     mul32: q(1.0),
@@ -84,10 +62,11 @@ const TWO_PIPES_V9: Rates = Rates {
     dot_bf16: q(2.0),
     mmla: q(2.0),
     mmla_bf16: q(2.0),
+    ..NONE
 };
 
 /// Four 128-bit pipes with SVE2 at 128 bits (Cortex-X2 to X925, Neoverse V2/V3).
-const FOUR_PIPES_V9: Rates = Rates {
+const FOUR_PIPES_V9: Uarch = Uarch {
     fma: q(4.0),
     alu: q(4.0),
     mul32: q(2.0),
@@ -96,21 +75,23 @@ const FOUR_PIPES_V9: Rates = Rates {
     dot_bf16: q(4.0),
     mmla: q(4.0),
     mmla_bf16: q(4.0),
+    ..NONE
 };
 
 /// In-order cores whose NEON unit starts one 128-bit instruction per cycle (A35, A53).
-const IN_ORDER_V8_0: Rates = Rates {
+const IN_ORDER_V8_0: Uarch = Uarch {
     fma: q(1.0),
     alu: q(1.0),
     mul32: q(0.5),
     ..NONE
 };
 
+/// Row `name` of `implementer`'s `parts`, with the rates of `r`.
 const fn core(
     implementer: u32,
     name: &'static str,
     parts: &'static [(u32, u32)],
-    r: Rates,
+    r: Uarch,
     note: &'static str,
     source: &'static str,
 ) -> ArmCore {
@@ -119,24 +100,11 @@ const fn core(
         uarch: Uarch {
             name,
             vendor: ARM,
-            family: 0,
             models: parts,
-            needs: &[],
-            lacks: &[],
-            brands: &[],
-            fma: r.fma,
             // FMUL and FADD issue on the same FP pipes as FMLA on every core here.
             muladd: r.fma,
-            alu: r.alu,
-            mul32: r.mul32,
-            mul64: r.mul64,
-            dot: r.dot,
-            dot_bf16: r.dot_bf16,
-            mmla: r.mmla,
-            mmla_bf16: r.mmla_bf16,
-            fp16: 0.0,
-            amx: 0.0,
             note,
+            ..r
         },
         source,
     }
@@ -158,19 +126,19 @@ pub(crate) static ARM_CORES: &[ArmCore] = &[
     core(A, "Cortex-A53", &[(0xd03, 0xd03)], IN_ORDER_V8_0,
         "in-order; one 128-bit FMLA per cycle (64-bit datapaths paired); fp64 Q-form FMLA may issue at half that",
         "Arm publishes no optimization guide for the A53: Cortex-A53 TRM (NEON/FP pipeline) and public kernel notes (ncnn, XNNPACK)"),
-    core(A, "Cortex-A55", &[(0xd05, 0xd05)], Rates { dot: q(1.0), ..IN_ORDER_V8_0 },
+    core(A, "Cortex-A55", &[(0xd05, 0xd05)], Uarch { dot: q(1.0), ..IN_ORDER_V8_0 },
         "in-order; Q-form (128-bit) ASIMD instructions use both 64-bit pipes: one per cycle",
         "Arm Cortex-A55 Software Optimization Guide (ASIMD FP and integer instruction tables)"),
-    core(A, "Cortex-A510", &[(0xd46, 0xd46)], Rates { fma: q(2.0), alu: q(2.0), mul32: q(2.0), mul64: q(2.0), dot: q(2.0), dot_bf16: q(1.0), mmla: q(2.0), mmla_bf16: q(1.0) },
+    core(A, "Cortex-A510", &[(0xd46, 0xd46)], Uarch { fma: q(2.0), alu: q(2.0), mul32: q(2.0), mul64: q(2.0), dot: q(2.0), dot_bf16: q(1.0), mmla: q(2.0), mmla_bf16: q(1.0), ..NONE },
         "in-order; a pair of cores shares one vector unit (two 128-bit pipes in the larger configuration): these are one core's rates with the unit to itself, both cores of a pair busy get half each; BF16 (SVE BFDOT/BFMMLA) at half rate",
         "Arm Cortex-A510 Software Optimization Guide (as LLVM's Cortex-A510 scheduling model gives it)"),
-    core(A, "Cortex-A520", &[(0xd80, 0xd80)], Rates { fma: q(2.0), alu: q(2.0), mul32: q(2.0), mul64: q(2.0), dot: q(2.0), dot_bf16: q(1.0), mmla: q(2.0), mmla_bf16: q(1.0) },
+    core(A, "Cortex-A520", &[(0xd80, 0xd80)], Uarch { fma: q(2.0), alu: q(2.0), mul32: q(2.0), mul64: q(2.0), dot: q(2.0), dot_bf16: q(1.0), mmla: q(2.0), mmla_bf16: q(1.0), ..NONE },
         "in-order, the A510's successor with the same shared vector unit (rates of one core with the unit to itself)",
         "Arm Cortex-A520 Software Optimization Guide (LLVM schedules the A520 with its Cortex-A510 model)"),
-    core(A, "Cortex-A57", &[(0xd07, 0xd07)], Rates { fma: q(1.0), alu: q(2.0), mul32: q(0.5), ..NONE },
+    core(A, "Cortex-A57", &[(0xd07, 0xd07)], Uarch { fma: q(1.0), alu: q(2.0), mul32: q(0.5), ..NONE },
         "two FP/ASIMD pipes F0/F1; a Q-form (128-bit) FP multiply or FMLA takes both: one per cycle; integer multiply on F0 at half rate",
         "Arm Cortex-A57 Software Optimization Guide (ASIMD FP multiply-accumulate Q-form; LLVM's Cortex-A57 model gives the same)"),
-    core(A, "Cortex-A72", &[(0xd08, 0xd08)], Rates { fma: q(2.0), alu: q(2.0), mul32: q(0.5), ..NONE },
+    core(A, "Cortex-A72", &[(0xd08, 0xd08)], Uarch { fma: q(2.0), alu: q(2.0), mul32: q(0.5), ..NONE },
         "two 128-bit FP/ASIMD pipes F0/F1; integer multiply on F0 only; no dot product (Armv8.0)",
         "Arm Cortex-A72 Software Optimization Guide"),
     core(A, "Cortex-A76", &[(0xd0b, 0xd0b)], TWO_PIPES_V8_2,
@@ -185,7 +153,7 @@ pub(crate) static ARM_CORES: &[ArmCore] = &[
     core(A, "Cortex-A78C", &[(0xd4b, 0xd4b)], TWO_PIPES_V8_2,
         "the A78's pipes (two 128-bit V0/V1) in larger clusters",
         "Arm Cortex-A78C Software Optimization Guide"),
-    core(A, "Cortex-X1", &[(0xd44, 0xd44)], Rates { fma: q(4.0), alu: q(4.0), mul32: q(2.0), dot: q(4.0), ..NONE },
+    core(A, "Cortex-X1", &[(0xd44, 0xd44)], Uarch { fma: q(4.0), alu: q(4.0), mul32: q(2.0), dot: q(4.0), ..NONE },
         "four 128-bit FP/ASIMD pipes V0-V3; integer multiply on V0/V2",
         "Arm Cortex-X1 Software Optimization Guide"),
     core(A, "Cortex-A710/A715", &[(0xd47, 0xd47), (0xd4d, 0xd4d)], TWO_PIPES_V9,
@@ -212,7 +180,7 @@ pub(crate) static ARM_CORES: &[ArmCore] = &[
     core(A, "Neoverse N3", &[(0xd8e, 0xd8e)], TWO_PIPES_V9,
         "two 128-bit pipes V0/V1 as on the N2, SVE2 at 128 bits",
         "Arm Neoverse N3 Software Optimization Guide"),
-    core(A, "Neoverse V1", &[(0xd40, 0xd40)], Rates { fma: [4.0, 2.0, 0.0], alu: [4.0, 2.0, 0.0], mul32: [2.0, 1.0, 0.0], mul64: [0.0, 0.5, 0.0], dot: [4.0, 2.0, 0.0], dot_bf16: [4.0, 2.0, 0.0], mmla: [4.0, 2.0, 0.0], mmla_bf16: [4.0, 2.0, 0.0] },
+    core(A, "Neoverse V1", &[(0xd40, 0xd40)], Uarch { fma: [4.0, 2.0, 0.0], alu: [4.0, 2.0, 0.0], mul32: [2.0, 1.0, 0.0], mul64: [0.0, 0.5, 0.0], dot: [4.0, 2.0, 0.0], dot_bf16: [4.0, 2.0, 0.0], mmla: [4.0, 2.0, 0.0], mmla_bf16: [4.0, 2.0, 0.0], ..NONE },
         "four 128-bit NEON pipes that pair into two 256-bit SVE pipes (Graviton3); a published Graviton3 run measured half these rates for FMLA, SDOT, SMMLA and BF16 at 128 bits: the probe measures FMLA, SVE FMLA, SDOT, SMMLA and BFMMLA",
         "Arm Neoverse V1 Software Optimization Guide"),
     core(A, "Neoverse V2", &[(0xd4f, 0xd4f)], FOUR_PIPES_V9,
@@ -221,39 +189,39 @@ pub(crate) static ARM_CORES: &[ArmCore] = &[
     core(A, "Neoverse V3/V3AE", &[(0xd83, 0xd84)], FOUR_PIPES_V9,
         "four 128-bit pipes V0-V3 as on the V2, SVE2 at 128 bits",
         "Arm Neoverse V3 and V3AE Software Optimization Guides"),
-    core(0x46, "A64FX", &[(0x001, 0x001)], Rates { fma: [2.0, 0.0, 2.0], alu: [2.0, 0.0, 2.0], mul32: [2.0, 0.0, 2.0], mul64: [0.0, 0.0, 2.0], dot: [2.0, 0.0, 2.0], ..NONE },
+    core(0x46, "A64FX", &[(0x001, 0x001)], Uarch { fma: [2.0, 0.0, 2.0], alu: [2.0, 0.0, 2.0], mul32: [2.0, 0.0, 2.0], mul64: [0.0, 0.0, 2.0], dot: [2.0, 0.0, 2.0], ..NONE },
         "two 512-bit SVE pipes FLA/FLB (NEON on the same two pipes); integer multiply on both (settled on Fujitsu's model of the core in LLVM; the earlier figure of one, FLA only, had no section to cite)",
         "Fujitsu A64FX Microarchitecture Manual; integer multiply from Fujitsu's A64FX scheduling model in LLVM"),
-    core(0xc0, "AmpereOne", &[(0xac3, 0xac4)], Rates { fma: q(2.0), alu: q(2.0), mul32: q(2.0), dot: q(2.0), dot_bf16: q(2.0), mmla: q(1.0), mmla_bf16: q(1.0), ..NONE },
+    core(0xc0, "AmpereOne", &[(0xac3, 0xac4)], Uarch { fma: q(2.0), alu: q(2.0), mul32: q(2.0), dot: q(2.0), dot_bf16: q(2.0), mmla: q(1.0), mmla_bf16: q(1.0), ..NONE },
         "Ampere's own core (AmpereOne, AmpereOne A): two 128-bit vector units with FP16, BF16, INT8; no SVE; integer multiply on both units, SMMLA/BFMMLA one per cycle",
         "Ampere's AmpereOne (ampere1, ampere1a) scheduling models in LLVM, contributed by Ampere"),
-    core(0xc0, "AmpereOne B", &[(0xac5, 0xac5)], Rates { fma: q(2.0), alu: q(2.0), mul32: q(2.0), dot: q(2.0), dot_bf16: q(2.0), mmla: q(2.0), mmla_bf16: q(2.0), ..NONE },
+    core(0xc0, "AmpereOne B", &[(0xac5, 0xac5)], Uarch { fma: q(2.0), alu: q(2.0), mul32: q(2.0), dot: q(2.0), dot_bf16: q(2.0), mmla: q(2.0), mmla_bf16: q(2.0), ..NONE },
         "AmpereOne B (AmpereOne M): two 128-bit vector units; SMMLA/BFMMLA on both",
         "Ampere's AmpereOne B (ampere1b) scheduling model in LLVM, contributed by Ampere"),
-    core(0x51, "Qualcomm Oryon", &[(0x001, 0x001)], Rates { fma: q(4.0), alu: q(4.0), mul32: q(4.0), dot: q(4.0), dot_bf16: q(4.0), mmla: q(2.0), mmla_bf16: q(2.0), ..NONE },
+    core(0x51, "Qualcomm Oryon", &[(0x001, 0x001)], Uarch { fma: q(4.0), alu: q(4.0), mul32: q(4.0), dot: q(4.0), dot_bf16: q(4.0), mmla: q(2.0), mmla_bf16: q(2.0), ..NONE },
         "four 128-bit FP/ASIMD pipes (Snapdragon X Elite); no SVE; SMMLA/BFMMLA on two",
         "Qualcomm's Oryon (oryon-1) scheduling model in LLVM, contributed by Qualcomm; four 128-bit FMA pipes as published measurements of the X Elite show"),
     core(APPLE, "Apple Firestorm/Avalanche (M1/M2 P-core)", &[(0x023, 0x023), (0x025, 0x025), (0x029, 0x029), (0x033, 0x033), (0x035, 0x035), (0x039, 0x039)],
-        Rates { fma: q(4.0), alu: q(4.0), mul32: q(4.0), dot: q(4.0), ..NONE },
+        Uarch { fma: q(4.0), alu: q(4.0), mul32: q(4.0), dot: q(4.0), ..NONE },
         "four 128-bit FP/ASIMD pipes; BF16/I8MM rates (M2) not published: their kernels get no table peak",
         "published measurements of the M1's Firestorm core (Dougall Johnson's instruction tables: FMLA, MUL, SDOT on four pipes); Apple publishes no optimization guide"),
     core(APPLE, "Apple Icestorm/Blizzard (M1/M2 E-core)", &[(0x022, 0x022), (0x024, 0x024), (0x028, 0x028), (0x032, 0x032), (0x034, 0x034), (0x038, 0x038)],
-        Rates { fma: q(2.0), alu: q(2.0), mul32: q(1.0), dot: q(2.0), ..NONE },
+        Uarch { fma: q(2.0), alu: q(2.0), mul32: q(1.0), dot: q(2.0), ..NONE },
         "two 128-bit FP/ASIMD pipes; integer multiply assumed on one",
         "published measurements of the M1's Icestorm core (Dougall Johnson's instruction tables: two FP/ASIMD pipes); integer multiply an assumption"),
-    core(NVIDIA, "NVIDIA Denver/Carmel", &[(0x000, 0x000), (0x003, 0x004)], Rates { fma: q(2.0), alu: q(2.0), mul32: q(1.0), dot: q(2.0), ..NONE },
+    core(NVIDIA, "NVIDIA Denver/Carmel", &[(0x000, 0x000), (0x003, 0x004)], Uarch { fma: q(2.0), alu: q(2.0), mul32: q(1.0), dot: q(2.0), ..NONE },
         "NVIDIA's own cores (Denver, Denver 2: Tegra X2; Carmel: Xavier); two 128-bit FP/ASIMD pipes assumed (Grace is Arm's Neoverse V2, its own row)",
         "assumption: no per-pipe figures are published and LLVM has no scheduling model of these cores; the probe's FMLA and SDOT tests measure them"),
-    core(0x48, "HiSilicon TSV110 (Kunpeng 920)", &[(0xd01, 0xd01)], Rates { fma: q(2.0), alu: q(1.0), mul32: q(0.5), dot: q(2.0), ..NONE },
+    core(0x48, "HiSilicon TSV110 (Kunpeng 920)", &[(0xd01, 0xd01)], Uarch { fma: q(2.0), alu: q(1.0), mul32: q(0.5), dot: q(2.0), ..NONE },
         "two 128-bit FP/ASIMD pipes (FSU1/FSU2); integer add and multiply on one",
         "HiSilicon's TSV110 scheduling model in LLVM, contributed by HiSilicon"),
-    core(0x43, "Marvell ThunderX2", &[(0x0af, 0x0af)], Rates { fma: q(2.0), alu: q(2.0), mul32: q(1.0), ..NONE },
+    core(0x43, "Marvell ThunderX2", &[(0x0af, 0x0af)], Uarch { fma: q(2.0), alu: q(2.0), mul32: q(1.0), ..NONE },
         "Cavium/Marvell ThunderX2 (Vulcan): two 128-bit FP/ASIMD pipes, 8 fp64 FLOP per cycle per core; Armv8.1, no dot product",
         "Marvell ThunderX2 CN99xx product brief (8 double-precision FLOP per cycle per core: two 128-bit FMA pipes)"),
-    core(0x42, "Broadcom Vulcan (ThunderX2)", &[(0x516, 0x516)], Rates { fma: q(2.0), alu: q(2.0), mul32: q(1.0), ..NONE },
+    core(0x42, "Broadcom Vulcan (ThunderX2)", &[(0x516, 0x516)], Uarch { fma: q(2.0), alu: q(2.0), mul32: q(1.0), ..NONE },
         "Broadcom's Vulcan, the core of ThunderX2 (early parts report Broadcom's implementer)",
         "Marvell ThunderX2 CN99xx product brief (8 double-precision FLOP per cycle per core)"),
-    core(0, "generic aarch64 (2 x 128-bit FMA)", &[], Rates { fma: q(2.0), alu: q(2.0), mul32: q(1.0), dot: q(2.0), ..NONE },
+    core(0, "generic aarch64 (2 x 128-bit FMA)", &[], Uarch { fma: q(2.0), alu: q(2.0), mul32: q(1.0), dot: q(2.0), ..NONE },
         "typical of Neoverse N1/N2 and Cortex-A7x; wider cores (V1/V2, X1-X925, Apple, Oryon) have more",
         "assumption: the most common Arm server and big-core layout"),
 ];

@@ -133,6 +133,30 @@ pub struct Uarch {
 }
 
 impl Uarch {
+    /// A row with no name, no match criteria and every rate absent (0): rows name what
+    /// they have and take the rest from here.
+    pub(crate) const NONE: Uarch = Uarch {
+        name: "",
+        vendor: "",
+        family: 0,
+        models: &[],
+        needs: &[],
+        lacks: &[],
+        brands: &[],
+        fma: [0.0; 3],
+        muladd: [0.0; 3],
+        alu: [0.0; 3],
+        mul32: [0.0; 3],
+        mul64: [0.0; 3],
+        dot: [0.0; 3],
+        dot_bf16: [0.0; 3],
+        mmla: [0.0; 3],
+        mmla_bf16: [0.0; 3],
+        fp16: 0.0,
+        amx: 0.0,
+        note: "",
+    };
+
     /// Instructions per cycle per core for a pipe class and width (0 = absent/unknown).
     pub fn rate(&self, pipe: Pipe, width: Width) -> f64 {
         let i = width.index();

@@ -247,18 +247,9 @@ mod tests {
     use std::path::Path;
 
     fn case(engine: &str, direct: bool) -> BenchResult {
-        BenchResult::new(
-            ResourceName::Disk,
-            "rand-read",
-            Metric::Iops,
-            Unit::IoPerSec,
-        )
-        .param("pattern", "rand-read")
-        .size("block", 4096)
-        .param("depth", 8u32)
-        .param("jobs", 2u32)
-        .param("engine", engine)
-        .param("direct", direct)
+        crate::report::samples::disk("rand-read", Metric::Iops, Unit::IoPerSec, 4096, 8, 2)
+            .param("engine", engine)
+            .param("direct", direct)
     }
 
     fn argv(r: &BenchResult, dir: Option<&Path>) -> Option<Vec<String>> {

@@ -429,21 +429,11 @@ mod tests {
 
     const FIXTURE: &str = include_str!("../../tests/fixtures/tools/hpcc_1.5.0_hpccoutf.txt");
 
-    fn mem_row(kernel: &str, size: u64, threads: u64, block: u64) -> BenchResult {
-        use crate::report::model::Metric;
-        BenchResult::new(
-            ResourceName::Memory,
-            kernel,
-            Metric::Throughput,
-            Unit::BytePerSec,
-        )
-        .param("kernel", kernel)
-        .param("pattern", "seq")
-        .size("size", size)
-        .param("threads", threads)
-        .param("level", "DRAM")
-        .param("bytes", "stream")
-        .size("block", block)
+    fn mem_row(kernel: &str, size: u64, threads: u32, block: u64) -> BenchResult {
+        crate::report::samples::mem_seq(kernel, size, threads)
+            .param("level", "DRAM")
+            .param("bytes", "stream")
+            .size("block", block)
     }
 
     /// Issue #32 item 8: which memory rows STREAM matches, with what array size, and a

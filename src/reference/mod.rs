@@ -303,29 +303,19 @@ mod tests {
         let ctx = Context::new(&host, &memo);
         let found = detect();
         let cases = [
-            BenchResult::new(
-                ResourceName::Net,
-                "tcp",
-                Metric::Throughput,
-                Unit::BytePerSec,
-            )
-            .param("proto", "tcp")
-            .param("msg", 131072)
-            .param("streams", 1),
+            crate::report::samples::throughput(ResourceName::Net, "tcp")
+                .param("proto", "tcp")
+                .param("msg", 131072)
+                .param("streams", 1),
             BenchResult::new(ResourceName::Net, "udp", Metric::Latency, Unit::Second)
                 .param("proto", "udp")
                 .param("msg", 64),
-            BenchResult::new(
-                ResourceName::Memory,
-                "read",
-                Metric::Throughput,
-                Unit::BytePerSec,
-            )
-            .param("kernel", "read")
-            .param("pattern", "seq")
-            .param("block", 1048576)
-            .param("size", 67108864)
-            .param("threads", 1),
+            crate::report::samples::throughput(ResourceName::Memory, "read")
+                .param("kernel", "read")
+                .param("pattern", "seq")
+                .param("block", 1048576)
+                .param("size", 67108864)
+                .param("threads", 1),
             crate::report::samples::mem_seq("copy", 67108864, 1),
             BenchResult::new(
                 ResourceName::Cpu,

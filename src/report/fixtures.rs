@@ -30,21 +30,14 @@ pub(crate) fn report() -> Report {
         tool_version: "0.1.0".into(),
         started_at: "2026-11-21T21:00:00Z".into(),
         finished_at: Some("2026-11-21T21:00:05Z".into()),
+        // The sample host without its CPU, memory and clock.
         host: HostInfo {
             hostname: "testhost".into(),
-            os: "Debian GNU/Linux 12 (bookworm)".into(),
             kernel: "6.1.0".into(),
-            arch: "x86_64".into(),
-            virtualization: "kvm".into(),
             cpu: Default::default(),
             memory: Default::default(),
             clock: Default::default(),
-            disks: Vec::new(),
-            gpus: Default::default(),
-            cgroup: None,
-            topology: None,
-            tuning: None,
-            energy: None,
+            ..super::samples::host()
         },
         config: serde_json::json!({"repeat": 3}),
         results: vec![ok, over, skipped],
@@ -57,14 +50,9 @@ pub(crate) fn report() -> Report {
 /// 10 GB/s) and one failed (c → b); for the matrix's grid and its views.
 pub(crate) fn matrix() -> Report {
     let link = |from: &str, to: &str, v: Option<f64>| {
-        let r = BenchResult::new(
-            ResourceName::Net,
-            "tcp_throughput",
-            Metric::Throughput,
-            Unit::BytePerSec,
-        )
-        .param("from", from)
-        .param("to", to);
+        let r = super::samples::throughput(ResourceName::Net, "tcp_throughput")
+            .param("from", from)
+            .param("to", to);
         match v {
             Some(v) => r.with_samples(vec![v, v]),
             None => r.failed("not measured: rank 2 (c): connection closed"),

@@ -93,16 +93,21 @@ fn quartiles_are_type_7() {
     assert_eq!(quantile_sorted(&[5.0], 0.25), 5.0);
 }
 
-#[test]
-fn merge_finds_the_slow_host_in_both_directions() {
-    let reps = vec![
+/// Four hosts within 1 % of each other in compute and memory latency.
+fn healthy() -> Vec<Report> {
+    vec![
         host("a", 100e9, 100e-9, 3),
         host("b", 101e9, 101e-9, 3),
         host("c", 99e9, 99e-9, 3),
         host("d", 100.5e9, 100.5e-9, 3),
-        // Slow in compute (low FLOP/s) and slow in memory (high latency).
-        host("e", 60e9, 150e-9, 3),
-    ];
+    ]
+}
+
+#[test]
+fn merge_finds_the_slow_host_in_both_directions() {
+    let mut reps = healthy();
+    // Slow in compute (low FLOP/s) and slow in memory (high latency).
+    reps.push(host("e", 60e9, 150e-9, 3));
     let f = fleet(&names(5), &reps, Rule::default());
     assert_eq!(f.schema, "peakbench-fleet/1");
     assert_eq!(f.hosts.len(), 5);
@@ -142,13 +147,8 @@ fn a_disturbed_host_is_weaker_evidence_never_slow() {
     let mut e = host("e", 60e9, 100e-9, 3);
     // Its fma row ran while another process shared a core.
     e.results[0].disturbed = true;
-    let reps = vec![
-        host("a", 100e9, 100e-9, 3),
-        host("b", 101e9, 101e-9, 3),
-        host("c", 99e9, 99e-9, 3),
-        host("d", 100.5e9, 100.5e-9, 3),
-        e,
-    ];
+    let mut reps = healthy();
+    reps.push(e);
     let f = fleet(&names(5), &reps, Rule::default());
     let v = f.workloads[0].hosts.iter().find(|h| h.host == "e").unwrap();
     assert!(v.outlier && v.disturbed);

@@ -17,6 +17,64 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
+/// Declares `$t`, a handle on a `$def` row (`$attr`: its doc), with `new` (a row of a
+/// resource's own, usually a `static`), `parse` (the built-in row, of `ALL`, of that
+/// name), `as_str` (the row's `$field`, its JSON name), `Display` and `Serialize`.
+macro_rules! row_handle {
+    ($(#[$attr:meta])* $t:ident($def:ident), $field:ident) => {
+        $(#[$attr])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $t(&'static $def);
+
+        impl $t {
+            /// A row of a resource's own (usually a `static`).
+            pub const fn new(def: &'static $def) -> $t {
+                $t(def)
+            }
+
+            /// The built-in row of this name.
+            pub fn parse(s: &str) -> Option<$t> {
+                Self::ALL.iter().copied().find(|v| v.as_str() == s)
+            }
+
+            /// The name as written in JSON and shown in the views.
+            pub(crate) fn as_str(self) -> &'static str {
+                self.0.$field
+            }
+        }
+
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
+/// Declares the built-in rows of `$t` (`$attr`: the block's doc) as its associated
+/// constants `$name` (each with its doc, `$row_attr`), and `$t::ALL`: every one of
+/// them, in order, what a file may hold.
+macro_rules! builtin {
+    ($(#[$attr:meta])* $t:ident($def:ident) {
+        $($(#[$row_attr:meta])* $name:ident = $row:expr;)+
+    }) => {
+        $(#[$attr])*
+        #[allow(non_upper_case_globals)]
+        impl $t {
+            $($(#[$row_attr])* pub const $name: $t = $t(&$row);)+
+
+            /// Every built-in row, in order: what a file may hold.
+            pub const ALL: &'static [$t] = &[$($t::$name),+];
+        }
+    };
+}
+
 /// One kind of figure: its name in JSON and its direction.
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MetricDef {
@@ -28,9 +86,11 @@ pub struct MetricDef {
     pub lower_is_better: bool,
 }
 
-/// The kind of figure: a row of [`MetricDef`] (JSON: its name).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Metric(&'static MetricDef);
+row_handle!(
+    /// The kind of figure: a row of [`MetricDef`] (JSON: its name).
+    Metric(MetricDef),
+    name
+);
 
 /// One unit: its symbol in JSON, the metric it measures, its OpenMetrics name and its
 /// direction.
@@ -52,10 +112,12 @@ pub struct UnitDef {
     pub lower_is_better: bool,
 }
 
-/// Unit of a result's samples, summary, peak and reference figures: a row of
-/// [`UnitDef`] (JSON: its symbol).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Unit(&'static UnitDef);
+row_handle!(
+    /// Unit of a result's samples, summary, peak and reference figures: a row of
+    /// [`UnitDef`] (JSON: its symbol).
+    Unit(UnitDef),
+    symbol
+);
 
 /// Where a row's `--peak` key comes from: for rows of `metric` (any when `None`), the
 /// key `with` (its `{precision}` replaced by the row's `precision` parameter), or
@@ -97,10 +159,12 @@ pub struct ResourceDef {
     pub chart: ChartHint,
 }
 
-/// What a result measures: a validated name (lower-case ASCII letters, digits and `-`,
-/// starting with a letter) with its resource's facts ([`ResourceDef`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ResourceName(&'static ResourceDef);
+row_handle!(
+    /// What a result measures: a validated name (lower-case ASCII letters, digits and
+    /// `-`, starting with a letter) with its resource's facts ([`ResourceDef`]).
+    ResourceName(ResourceDef),
+    name
+);
 
 /// The facts of a resource that says nothing of its own: a 5 % noise floor, no `--peak`
 /// key to suggest, a compute ceiling for its `FLOP/s` rows.
@@ -116,159 +180,44 @@ pub(crate) const DEFAULT_FACTS: ResourceDef = ResourceDef {
     },
 };
 
-/// Implements `as_str`, `Display`, `Serialize` and the JSON name of a row type.
-macro_rules! named {
-    ($t:ident, $field:ident) => {
-        impl $t {
-            /// The name as written in JSON and shown in the views.
-            pub(crate) fn as_str(self) -> &'static str {
-                self.0.$field
-            }
-        }
-
-        impl fmt::Display for $t {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl Serialize for $t {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(self.as_str())
-            }
-        }
-    };
+builtin! {
+    /// The built-in metrics, in order.
+    Metric(MetricDef) {
+        /// Operations per second (`OP/s`, `FLOP/s`).
+        Ops = MetricDef { rank: 0, name: "ops", lower_is_better: false };
+        /// Bytes per second.
+        Throughput = MetricDef { rank: 1, name: "throughput", lower_is_better: false };
+        /// I/O operations per second.
+        Iops = MetricDef { rank: 2, name: "iops", lower_is_better: false };
+        /// Seconds per operation.
+        Latency = MetricDef { rank: 3, name: "latency", lower_is_better: true };
+    }
 }
 
-named!(Metric, name);
-named!(Unit, symbol);
-named!(ResourceName, name);
-
-/// The built-in metrics, in order.
-#[allow(non_upper_case_globals)]
 impl Metric {
-    /// Operations per second (`OP/s`, `FLOP/s`).
-    pub const Ops: Metric = Metric(&MetricDef {
-        rank: 0,
-        name: "ops",
-        lower_is_better: false,
-    });
-    /// Bytes per second.
-    pub const Throughput: Metric = Metric(&MetricDef {
-        rank: 1,
-        name: "throughput",
-        lower_is_better: false,
-    });
-    /// I/O operations per second.
-    pub const Iops: Metric = Metric(&MetricDef {
-        rank: 2,
-        name: "iops",
-        lower_is_better: false,
-    });
-    /// Seconds per operation.
-    pub const Latency: Metric = Metric(&MetricDef {
-        rank: 3,
-        name: "latency",
-        lower_is_better: true,
-    });
-
-    /// Every built-in metric, in order: what a file may hold.
-    pub const ALL: &'static [Metric] = &[
-        Metric::Ops,
-        Metric::Throughput,
-        Metric::Iops,
-        Metric::Latency,
-    ];
-
-    /// A metric of a resource's own (its row, usually a `static`).
-    pub const fn new(def: &'static MetricDef) -> Metric {
-        Metric(def)
-    }
-
-    /// The built-in metric named `s`.
-    pub fn parse(s: &str) -> Option<Metric> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
-    }
-
     /// Whether a smaller figure is better (latencies).
     pub(crate) fn lower_is_better(self) -> bool {
         self.0.lower_is_better
     }
 }
 
-/// The built-in units, in order.
-#[allow(non_upper_case_globals)]
+builtin! {
+    /// The built-in units, in order.
+    Unit(UnitDef) {
+        /// Integer operations per second.
+        OpPerSec = UnitDef { rank: 0, symbol: "OP/s", metric: Metric::Ops, openmetrics: "operations_per_second", openmetrics_unit: None, what: "integer operations per second", lower_is_better: false };
+        /// Floating-point operations per second (an FMA is 2).
+        FlopPerSec = UnitDef { rank: 1, symbol: "FLOP/s", metric: Metric::Ops, openmetrics: "floating_point_operations_per_second", openmetrics_unit: None, what: "floating-point operations per second (an FMA is 2)", lower_is_better: false };
+        /// Bytes per second.
+        BytePerSec = UnitDef { rank: 2, symbol: "B/s", metric: Metric::Throughput, openmetrics: "bytes_per_second", openmetrics_unit: Some("bytes_per_second"), what: "bytes per second", lower_is_better: false };
+        /// I/O operations per second.
+        IoPerSec = UnitDef { rank: 3, symbol: "IO/s", metric: Metric::Iops, openmetrics: "io_operations_per_second", openmetrics_unit: None, what: "I/O operations per second", lower_is_better: false };
+        /// Seconds.
+        Second = UnitDef { rank: 4, symbol: "s", metric: Metric::Latency, openmetrics: "latency_seconds", openmetrics_unit: Some("seconds"), what: "seconds per operation (latency)", lower_is_better: true };
+    }
+}
+
 impl Unit {
-    /// Integer operations per second.
-    pub const OpPerSec: Unit = Unit(&UnitDef {
-        rank: 0,
-        symbol: "OP/s",
-        metric: Metric::Ops,
-        openmetrics: "operations_per_second",
-        openmetrics_unit: None,
-        what: "integer operations per second",
-        lower_is_better: false,
-    });
-    /// Floating-point operations per second (an FMA is 2).
-    pub const FlopPerSec: Unit = Unit(&UnitDef {
-        rank: 1,
-        symbol: "FLOP/s",
-        metric: Metric::Ops,
-        openmetrics: "floating_point_operations_per_second",
-        openmetrics_unit: None,
-        what: "floating-point operations per second (an FMA is 2)",
-        lower_is_better: false,
-    });
-    /// Bytes per second.
-    pub const BytePerSec: Unit = Unit(&UnitDef {
-        rank: 2,
-        symbol: "B/s",
-        metric: Metric::Throughput,
-        openmetrics: "bytes_per_second",
-        openmetrics_unit: Some("bytes_per_second"),
-        what: "bytes per second",
-        lower_is_better: false,
-    });
-    /// I/O operations per second.
-    pub const IoPerSec: Unit = Unit(&UnitDef {
-        rank: 3,
-        symbol: "IO/s",
-        metric: Metric::Iops,
-        openmetrics: "io_operations_per_second",
-        openmetrics_unit: None,
-        what: "I/O operations per second",
-        lower_is_better: false,
-    });
-    /// Seconds.
-    pub const Second: Unit = Unit(&UnitDef {
-        rank: 4,
-        symbol: "s",
-        metric: Metric::Latency,
-        openmetrics: "latency_seconds",
-        openmetrics_unit: Some("seconds"),
-        what: "seconds per operation (latency)",
-        lower_is_better: true,
-    });
-
-    /// Every built-in unit, in order: what a file may hold.
-    pub const ALL: &'static [Unit] = &[
-        Unit::OpPerSec,
-        Unit::FlopPerSec,
-        Unit::BytePerSec,
-        Unit::IoPerSec,
-        Unit::Second,
-    ];
-
-    /// A unit of a resource's own (its row, usually a `static`).
-    pub const fn new(def: &'static UnitDef) -> Unit {
-        Unit(def)
-    }
-
-    /// The built-in unit written `s`.
-    pub fn parse(s: &str) -> Option<Unit> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
-    }
-
     /// Its row.
     pub(crate) fn def(self) -> &'static UnitDef {
         self.0
@@ -285,6 +234,14 @@ impl Unit {
     }
 }
 
+/// The `--peak` key of the rows of `cpu` and of `linalg` (whose peak is the CPU's):
+/// `cpu.{precision}`, or `cpu` for a row without a precision.
+const CPU_PEAK: &[PeakHint] = &[PeakHint {
+    metric: None,
+    with: "cpu.{precision}",
+    without: "cpu",
+}];
+
 /// The built-in resources, in the registry's order (a test holds them to it).
 #[allow(non_upper_case_globals)]
 impl ResourceName {
@@ -293,11 +250,7 @@ impl ResourceName {
         rank: 0,
         name: "cpu",
         noise_floor_pct: 5,
-        peak: &[PeakHint {
-            metric: None,
-            with: "cpu.{precision}",
-            without: "cpu",
-        }],
+        peak: CPU_PEAK,
         chart: ChartHint {
             cache_marks: true,
             compute_ceiling: true,
@@ -388,11 +341,7 @@ impl ResourceName {
         rank: 5,
         name: "linalg",
         noise_floor_pct: 5,
-        peak: &[PeakHint {
-            metric: None,
-            with: "cpu.{precision}",
-            without: "cpu",
-        }],
+        peak: CPU_PEAK,
         chart: ChartHint {
             cache_marks: false,
             compute_ceiling: false,
@@ -416,17 +365,6 @@ impl ResourceName {
         ResourceName::Linalg,
         ResourceName::Null,
     ];
-
-    /// A resource's own row (usually a `static` in its folder); its name must be
-    /// valid ([`valid_name`]; a test of the registry holds every resource to it).
-    pub const fn new(def: &'static ResourceDef) -> ResourceName {
-        ResourceName(def)
-    }
-
-    /// The built-in resource named `s`.
-    pub fn parse(s: &str) -> Option<ResourceName> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
-    }
 
     /// The resource named `s` as a file holds it: the built-in row of that name, or
     /// default facts under it (a resource this build does not have). The name of such a

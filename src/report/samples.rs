@@ -122,18 +122,35 @@ pub(crate) fn cpu_ops(name: &str, unit: Unit) -> BenchResult {
     BenchResult::new(ResourceName::Cpu, name, Metric::Ops, unit)
 }
 
+/// A bandwidth (bytes per second) result of `resource`'s `name`.
+pub(crate) fn throughput(resource: ResourceName, name: &str) -> BenchResult {
+    BenchResult::new(resource, name, Metric::Throughput, Unit::BytePerSec)
+}
+
 /// A sequential memory-bandwidth result of `kernel` over `size` bytes on `threads`.
 pub(crate) fn mem_seq(kernel: &str, size: u64, threads: u32) -> BenchResult {
-    BenchResult::new(
-        ResourceName::Memory,
-        kernel,
-        Metric::Throughput,
-        Unit::BytePerSec,
-    )
-    .param("kernel", kernel)
-    .param("pattern", "seq")
-    .param("size", size)
-    .param("threads", threads)
+    throughput(ResourceName::Memory, kernel)
+        .param("kernel", kernel)
+        .param("pattern", "seq")
+        .param("size", size)
+        .param("threads", threads)
+}
+
+/// A disk result of `pattern` in `metric` and `unit`: `block`-byte I/Os `depth` deep
+/// on `jobs` jobs.
+pub(crate) fn disk(
+    pattern: &str,
+    metric: Metric,
+    unit: Unit,
+    block: u64,
+    depth: u32,
+    jobs: u32,
+) -> BenchResult {
+    BenchResult::new(ResourceName::Disk, pattern, metric, unit)
+        .param("pattern", pattern)
+        .size("block", block)
+        .param("depth", depth)
+        .param("jobs", jobs)
 }
 
 fn pcts(base: f64) -> Percentiles {
@@ -221,74 +238,39 @@ pub(crate) fn mixed() -> Report {
     // Disk: IOPS by queue depth, bandwidth by block size, latency percentiles.
     for (d, k) in [(1u32, 20.0), (4, 55.0), (16, 75.0), (32, 78.0)] {
         rs.push(
-            BenchResult::new(
-                ResourceName::Disk,
-                "rand-read",
-                Metric::Iops,
-                Unit::IoPerSec,
-            )
-            .param("pattern", "rand-read")
-            .param("block", 4096)
-            .param("depth", d)
-            .param("jobs", 1)
-            .with_samples(around(k * 1e3, 0.04, 3)),
+            disk("rand-read", Metric::Iops, Unit::IoPerSec, 4096, d, 1).with_samples(around(
+                k * 1e3,
+                0.04,
+                3,
+            )),
         );
     }
     for (b, mbs) in [(4096u64, 300.0), (65536, 900.0), (1048576, 1200.0)] {
         rs.push(
-            BenchResult::new(
-                ResourceName::Disk,
-                "seq-read",
-                Metric::Throughput,
-                Unit::BytePerSec,
-            )
-            .param("pattern", "seq-read")
-            .param("block", b)
-            .param("depth", 32)
-            .param("jobs", 1)
-            .with_samples(around(mbs * 1e6, 0.05, 3)),
+            disk("seq-read", Metric::Throughput, Unit::BytePerSec, b, 32, 1).with_samples(around(
+                mbs * 1e6,
+                0.05,
+                3,
+            )),
         );
     }
-    let mut lat = BenchResult::new(
-        ResourceName::Disk,
-        "rand-read",
-        Metric::Latency,
-        Unit::Second,
-    )
-    .param("pattern", "rand-read")
-    .param("block", 4096)
-    .param("depth", 1)
-    .param("jobs", 1)
-    .with_samples(around(30e-6, 0.02, 3));
+    let mut lat = disk("rand-read", Metric::Latency, Unit::Second, 4096, 1, 1)
+        .with_samples(around(30e-6, 0.02, 3));
     lat.percentiles = Some(pcts(27.5e-6));
     rs.push(lat);
     rs.push(
-        BenchResult::new(
-            ResourceName::Disk,
-            "rand-write",
-            Metric::Iops,
-            Unit::IoPerSec,
-        )
-        .param("pattern", "rand-write")
-        .param("block", 4096)
-        .param("depth", 32)
-        .param("jobs", 1)
-        .failed("O_DIRECT is not supported by this file system; try --buffered"),
+        disk("rand-write", Metric::Iops, Unit::IoPerSec, 4096, 32, 1)
+            .failed("O_DIRECT is not supported by this file system; try --buffered"),
     );
     // Net: TCP throughput by message size, UDP latency percentiles.
     for (m, gbs) in [(1024u64, 1.5), (8192, 3.2), (65536, 3.9)] {
         rs.push(
-            BenchResult::new(
-                ResourceName::Net,
-                "tcp",
-                Metric::Throughput,
-                Unit::BytePerSec,
-            )
-            .param("proto", "tcp")
-            .param("test", "throughput")
-            .param("msg", m)
-            .param("streams", 1)
-            .with_samples(around(gbs * 1e9, 0.05, 3)),
+            throughput(ResourceName::Net, "tcp")
+                .param("proto", "tcp")
+                .param("test", "throughput")
+                .param("msg", m)
+                .param("streams", 1)
+                .with_samples(around(gbs * 1e9, 0.05, 3)),
         );
     }
     let mut nl = BenchResult::new(ResourceName::Net, "udp", Metric::Latency, Unit::Second)

@@ -18,7 +18,7 @@
 //! checks it); `iters` must be at least 1.
 
 use super::kernel::Operands;
-use crate::hw::asm::{irp24, loop_end};
+use crate::hw::asm::{irp24, kernel_asm, loop_end};
 
 /// The code every Arm kernel shares, NEON or SVE: `$setup`, load operands a and b
 /// (`$load_a`, `$load_b`) and each of the 24 accumulators (`$load_c`; `\\r` is its
@@ -31,7 +31,7 @@ macro_rules! arm_kernel {
      $load_c:literal, $store:literal, [$($body:literal),+], $($clobber:tt)*) => {
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
-            std::arch::asm!(
+            kernel_asm!(iters, p, out, [
                 $($setup,)*
                 $load_a,
                 $load_b,
@@ -41,17 +41,12 @@ macro_rules! arm_kernel {
                 $(irp24!(), $body, ".endr",)+
                 loop_end!(),
                 irp24!(), $store, ".endr",
-                n = inout(reg) iters => _,
-                a = in(reg) p.a.as_ptr(),
-                b = in(reg) p.b.as_ptr(),
-                c = in(reg) p.init.as_ptr(),
-                o = in(reg) out,
+                ],
                 out("v0") _, out("v1") _, out("v2") _, out("v3") _, out("v4") _, out("v5") _,
                 out("v6") _, out("v7") _, out("v8") _, out("v9") _, out("v10") _, out("v11") _,
                 out("v12") _, out("v13") _, out("v14") _, out("v15") _, out("v16") _, out("v17") _,
                 out("v18") _, out("v19") _, out("v20") _, out("v21") _, out("v22") _, out("v23") _,
                 out("v30") _, out("v31") _, $($clobber)*
-                options(nostack),
             );
         }
     };

@@ -164,18 +164,14 @@ impl resource::Resource for CpuBench {
     fn aliases(&self) -> &'static [resource::Alias] {
         use resource::alias;
         const ALIASES: &[resource::Alias] = &[
-            alias("--jobs", "--threads", "threads"),
-            alias("--streams", "--threads", "threads"),
+            resource::THREADS_ALIASES[0],
+            resource::THREADS_ALIASES[1],
             alias(
                 "--kernel",
                 "--precision",
                 "the kernels are chosen by --precision and --isa",
             ),
-            alias(
-                "--time",
-                "--min-time",
-                "how long each timed run lasts at least",
-            ),
+            resource::MIN_TIME_ALIAS,
         ];
         ALIASES
     }

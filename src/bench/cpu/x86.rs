@@ -16,7 +16,7 @@
 //! `kernel_features.rs` checks it); `iters` must be at least 1.
 
 use super::kernel::Operands;
-use crate::hw::asm::{irp12, irp24, loop_end};
+use crate::hw::asm::{irp12, irp24, kernel_asm, loop_end};
 use crate::hw::clock::add_chain;
 
 /// The clock chain of a kernel: the dependent `add reg, reg` chain of `hw::clock` (192
@@ -71,7 +71,7 @@ macro_rules! acc_kernel {
      $stride:literal, [$($body:literal),+], [$($tail:literal),*], $($clobber:tt)*) => {
         #[target_feature(enable = $features)]
         pub(super) unsafe fn $name(iters: u64, p: &Operands, out: *mut u8) {
-            std::arch::asm!(
+            kernel_asm!(iters, p, out, [
                 concat!($mov, " ", $reg, $ra, ", [{a}]"),
                 concat!($mov, " ", $reg, $rb, ", [{b}]"),
                 $irp!(), concat!($mov, " ", $reg, "\\r, [{c}]"), ".endr",
@@ -81,13 +81,8 @@ macro_rules! acc_kernel {
                 loop_end!(),
                 $irp!(), concat!($mov, " [{o} + ", $stride, "*\\r], ", $reg, "\\r"), ".endr",
                 $($tail,)*
-                n = inout(reg) iters => _,
-                a = in(reg) p.a.as_ptr(),
-                b = in(reg) p.b.as_ptr(),
-                c = in(reg) p.init.as_ptr(),
-                o = in(reg) out,
+                ],
                 $($clobber)*
-                options(nostack),
             );
         }
     };
@@ -327,7 +322,7 @@ zmm_kernel!(
 /// convert → FMA → convert is what bounds the rate, not the FMA pipes.
 #[target_feature(enable = "avx,fma,f16c")]
 pub(super) unsafe fn fma_f16_f16c(iters: u64, p: &Operands, out: *mut u8) {
-    std::arch::asm!(
+    kernel_asm!(iters, p, out, [
         "vcvtph2ps ymm14, xmmword ptr [{a}]",
         "vcvtph2ps ymm15, xmmword ptr [{b}]",
         irp12!(), "vmovdqu xmm\\r, xmmword ptr [{c}]", ".endr",
@@ -339,14 +334,9 @@ pub(super) unsafe fn fma_f16_f16c(iters: u64, p: &Operands, out: *mut u8) {
         loop_end!(),
         irp12!(), "vmovdqu ymmword ptr [{o} + 32*\\r], ymm\\r", ".endr",
         "vzeroupper",
-        n = inout(reg) iters => _,
-        a = in(reg) p.a.as_ptr(),
-        b = in(reg) p.b.as_ptr(),
-        c = in(reg) p.init.as_ptr(),
-        o = in(reg) out,
+        ],
         out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _, out("ymm4") _, out("ymm5") _,
         out("ymm6") _, out("ymm7") _, out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
         out("ymm14") _, out("ymm15") _,
-        options(nostack),
     );
 }

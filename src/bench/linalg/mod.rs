@@ -675,8 +675,8 @@ impl resource::Resource for LinalgBench {
     fn aliases(&self) -> &'static [resource::Alias] {
         use resource::alias;
         const ALIASES: &[resource::Alias] = &[
-            alias("--jobs", "--threads", "threads"),
-            alias("--streams", "--threads", "threads"),
+            resource::THREADS_ALIASES[0],
+            resource::THREADS_ALIASES[1],
             alias("--size", "--n", "the matrix order"),
             alias("--kernel", "--routine", "gemm, lu"),
         ];

@@ -170,17 +170,13 @@ macro_rules! generic_store {
     };
 }
 
-/// Generic read: four partial sums so the adds are not one serial chain.
-///
-/// # Safety
-/// See [`KernelFn`].
-pub(crate) unsafe fn read_generic(
-    _d: *mut f64,
-    x: *const f64,
-    _y: *const f64,
-    _s: f64,
-    n: usize,
-) -> f64 {
+read_fn!(
+    /// Generic read: four partial sums so the adds are not one serial chain.
+    ///
+    /// # Safety
+    /// See [`KernelFn`].
+    read_generic,
+    |x, n| {
     let mut acc = [0.0f64; 4];
     let mut i = 0;
     while i + 4 <= n {
@@ -194,7 +190,7 @@ pub(crate) unsafe fn read_generic(
         i += 1;
     }
     (acc[0] + acc[1]) + (acc[2] + acc[3])
-}
+});
 
 generic_store!(write_generic, |_x, _y, s, _i| s);
 generic_store!(copy_generic, |x, _y, _s, i| *x.add(i));

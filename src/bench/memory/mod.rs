@@ -16,6 +16,16 @@
 //! This file plans the cases (`plan`, the quick suite) and is the resource; the cases
 //! are `cases.rs`, what a working set decides (its level, sizes, peaks) `sizes.rs`.
 
+// Defined before the kernel modules, which take it by textual scope (`kernels`, `x86`).
+/// A read kernel `$name` (with the attributes `$attr`: its doc, its `target_feature`):
+/// a `kernels::KernelFn` that reads `$x[0..$n]` only, and returns what `$body` sums of it.
+macro_rules! read_fn {
+    ($(#[$attr:meta])* $name:ident, |$x:ident, $n:ident| $body:block) => {
+        $(#[$attr])*
+        pub(crate) unsafe fn $name(_d: *mut f64, $x: *const f64, _y: *const f64, _s: f64, $n: usize) -> f64 $body
+    };
+}
+
 pub(crate) mod bandwidth;
 pub(crate) mod bytes;
 pub(crate) mod cases;
@@ -234,15 +244,11 @@ impl resource::Resource for MemoryBench {
     fn aliases(&self) -> &'static [resource::Alias] {
         use resource::alias;
         const ALIASES: &[resource::Alias] = &[
-            alias("--jobs", "--threads", "threads"),
-            alias("--streams", "--threads", "threads"),
+            resource::THREADS_ALIASES[0],
+            resource::THREADS_ALIASES[1],
             alias("--msg", "--block", "the working set per thread"),
             alias("--file-size", "--size", "the working set"),
-            alias(
-                "--time",
-                "--min-time",
-                "how long each timed run lasts at least",
-            ),
+            resource::MIN_TIME_ALIAS,
         ];
         ALIASES
     }

@@ -100,18 +100,13 @@ store_kernels!(
 macro_rules! read_kernel {
     ($name:ident, $feat:literal, $vec:ty, $lanes:expr, $zero:ident, $load:ident, $add:ident,
      $sum:expr) => {
+        read_fn!(
         /// Read kernel: `Σ x[i]` with 8 independent vector accumulators.
         ///
         /// # Safety
         /// See `kernels::KernelFn`; needs the features in `target_feature`.
         #[target_feature(enable = $feat)]
-        pub(crate) unsafe fn $name(
-            _d: *mut f64,
-            x: *const f64,
-            _y: *const f64,
-            _s: f64,
-            n: usize,
-        ) -> f64 {
+        $name, |x, n| {
             const L: usize = $lanes;
             let mut a: [$vec; 8] = [$zero(); 8];
             let mut i = 0usize;
@@ -140,7 +135,7 @@ macro_rules! read_kernel {
                 i += 1;
             }
             total
-        }
+        });
     };
 }
 
@@ -244,18 +239,14 @@ zmm_store_kernels!(
         "vmovupd zmm\\k, [{x} + 64*\\k]", "vfmadd231pd zmm\\k, zmm4, [{y} + 64*\\k]"),
 );
 
-/// AVX-512 read kernel: `Σ x[i]`, 8 accumulators zmm0–7 over 512 B per iteration.
-///
-/// # Safety
-/// See `kernels::KernelFn`; needs AVX-512F.
-#[target_feature(enable = "avx512f")]
-pub(crate) unsafe fn read_avx512(
-    _d: *mut f64,
-    x: *const f64,
-    _y: *const f64,
-    _s: f64,
-    n: usize,
-) -> f64 {
+read_fn!(
+    /// AVX-512 read kernel: `Σ x[i]`, 8 accumulators zmm0–7 over 512 B per iteration.
+    ///
+    /// # Safety
+    /// See `kernels::KernelFn`; needs AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    read_avx512,
+    |x, n| {
     let chunks = n / 64;
     let mut lanes = [0.0f64; 8];
     if chunks > 0 {
@@ -292,4 +283,4 @@ pub(crate) unsafe fn read_avx512(
         total += *x.add(i);
     }
     total
-}
+});

@@ -143,19 +143,13 @@ mod tests {
 
     fn tcp(streams: u32, msg: u32, direction: proto::Direction) -> TestSpec {
         TestSpec {
-            proto: Proto::Tcp,
-            test: proto::TestKind::Throughput,
             msg,
             streams,
             direction,
             omit_ms: 0,
             interval_ms: 100,
             intervals: 10,
-            rate_bps: None,
-            zerocopy: false,
-            window: None,
-            congestion: None,
-            mss: None,
+            ..crate::bench::net::test_support::spec()
         }
     }
 

@@ -425,3 +425,5 @@ impl Resource for NetBench {
 
 #[cfg(test)]
 mod stall_tests;
+#[cfg(test)]
+pub(crate) mod test_support;

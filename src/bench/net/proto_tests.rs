@@ -10,19 +10,8 @@ use crate::util::frame::Bytes;
 
 fn spec() -> TestSpec {
     TestSpec {
-        proto: Proto::Tcp,
-        test: TestKind::Throughput,
-        msg: 131072,
         streams: 2,
-        direction: Direction::Up,
-        omit_ms: 500,
-        interval_ms: 1000,
-        intervals: 3,
-        rate_bps: None,
-        zerocopy: false,
-        window: None,
-        congestion: None,
-        mss: None,
+        ..crate::bench::net::test_support::spec()
     }
 }
 

@@ -416,19 +416,8 @@ mod tests {
 
     fn spec() -> TestSpec {
         TestSpec {
-            proto: Proto::Tcp,
-            test: TestKind::Throughput,
-            msg: 131072,
-            streams: 1,
-            direction: Direction::Up,
-            omit_ms: 500,
             interval_ms: 333,
-            intervals: 3,
-            rate_bps: None,
-            zerocopy: false,
-            window: None,
-            congestion: None,
-            mss: None,
+            ..crate::bench::net::test_support::spec()
         }
     }
 

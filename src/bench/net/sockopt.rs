@@ -278,24 +278,18 @@ pub(crate) fn connect_tcp(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::net::proto::{Direction, TestKind};
     use std::net::TcpListener;
 
     fn spec() -> TestSpec {
         TestSpec {
-            proto: Proto::Tcp,
-            test: TestKind::Throughput,
             msg: 1000,
-            streams: 1,
-            direction: Direction::Up,
             omit_ms: 0,
             interval_ms: 100,
             intervals: 1,
-            rate_bps: None,
-            zerocopy: false,
             window: Some(64 * 1024),
             congestion: Some("reno".into()),
             mss: Some(1000),
+            ..crate::bench::net::test_support::spec()
         }
     }
 

@@ -22,16 +22,10 @@ fn spec(proto: Proto, test: TestKind, direction: Direction) -> TestSpec {
         proto,
         test,
         msg: if test == TestKind::Latency { 64 } else { 16384 },
-        streams: 1,
         direction,
         omit_ms: 100,
         interval_ms: 100,
-        intervals: 3,
-        rate_bps: None,
-        zerocopy: false,
-        window: None,
-        congestion: None,
-        mss: None,
+        ..super::test_support::spec()
     }
 }
 

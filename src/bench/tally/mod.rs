@@ -5,14 +5,12 @@
 //! plans, runs, and that every reader of results (JSON, the views, `compare`,
 //! OpenMetrics, the cluster's receipt check) takes its rows, is what its tests hold.
 
-use super::flags::{threads, List};
 use super::peaks::{PeakKey, PeakKind};
+use super::rate_case::{rate_row, ThreadsOptions};
 use super::resource::{self, Case, Context, Plan, Run, UsageError};
 use crate::measure::runner::Workload;
-use crate::measure::{RunConfig, Runner};
 use crate::report::kinds::{ChartHint, MetricDef, PeakHint, ResourceDef, UnitDef};
 use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
-use serde::Serialize;
 
 /// The resource.
 pub(crate) struct TallyBench;
@@ -52,19 +50,6 @@ static TALLY: ResourceDef = ResourceDef {
     },
 };
 
-/// `peakbench tally`: its flag, typed and defaulted where clap reads it.
-#[derive(Debug, Clone, clap::Args, Serialize)]
-pub(crate) struct TallyOptions {
-    /// Thread counts
-    #[arg(long = "threads", value_name = "LIST", allow_hyphen_values = true, value_parser = threads, default_value = "1")]
-    threads: List<usize>,
-}
-
-/// `tally`'s options: clap's, as they are.
-fn parse(a: &TallyOptions) -> Result<TallyOptions, UsageError> {
-    Ok(a.clone())
-}
-
 /// Counts, one dependent step at a time.
 struct Count;
 
@@ -88,42 +73,27 @@ impl Case for TallyCase {
     }
 
     fn run(&self, ctx: &Context) -> Vec<BenchResult> {
-        let o = ctx.opts;
-        let cfg = RunConfig {
-            repeat: o.repeat,
-            min_time: o.min_time,
-            threads: self.threads,
-            cpus: ctx.host.cpu.pin_order.clone(),
-            stable: o.until_stable,
-        };
-        let r = BenchResult::new(
+        let row = BenchResult::new(
             ResourceName::new(&TALLY),
             "count",
             Metric::new(&COUNTS),
             Unit::new(&COUNT_PER_SEC),
-        )
-        .param("threads", self.threads);
-        vec![match Runner::run(&cfg, |_| Ok(Count), &|_, _| {}) {
-            Ok(samples) => {
-                let r = r.with_runner_samples(samples, o.until_stable.is_some(), |s| s.rate());
-                match o.peaks.peak(&[PeakKey::new("tally")]) {
-                    Some(p) => r.with_peak(p),
-                    None => r,
-                }
-            }
-            Err(e) => r.failed(e.to_string()),
-        }]
+        );
+        vec![rate_row(
+            ctx,
+            self.threads,
+            row,
+            PeakKey::new("tally"),
+            |_| Ok(Count),
+        )]
     }
 }
 
 impl Plan for TallyBench {
-    type Options = TallyOptions;
+    type Options = ThreadsOptions;
 
-    fn plan(&self, o: &TallyOptions, _ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
-        Ok(o.threads
-            .iter()
-            .map(|&t| Box::new(TallyCase { threads: t }) as Box<dyn Case>)
-            .collect())
+    fn plan(&self, o: &ThreadsOptions, _ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        Ok(o.cases(|t| Box::new(TallyCase { threads: t })))
     }
 }
 
@@ -141,11 +111,11 @@ impl resource::Resource for TallyBench {
     }
 
     fn command(&self) -> clap::Command {
-        resource::subcommand::<TallyOptions>(self)
+        resource::subcommand::<ThreadsOptions>(self)
     }
 
     fn parse(&self, m: &clap::ArgMatches) -> Result<Box<dyn Run>, UsageError> {
-        resource::parse_with(&TallyBench, m, parse)
+        resource::parse_with(&TallyBench, m, ThreadsOptions::parse)
     }
 
     fn peak_keys(&self) -> &'static str {

@@ -108,21 +108,13 @@ fn host_section(out: &mut String, rep: &Report) {
         })
         .collect();
     let clock = [
-        h.clock
-            .scalar_hz
-            .map(|v| format!("{} (add chain)", format_si(v, "Hz"))),
-        h.clock
-            .avx2_hz
-            .map(|v| format!("{} (AVX2 chain)", format_si(v, "Hz"))),
-        h.clock
-            .avx512_hz
-            .map(|v| format!("{} (AVX-512 chain)", format_si(v, "Hz"))),
-        h.clock
-            .label_hz
-            .map(|v| format!("{} (label)", format_si(v, "Hz"))),
+        (h.clock.scalar_hz, "add chain"),
+        (h.clock.avx2_hz, "AVX2 chain"),
+        (h.clock.avx512_hz, "AVX-512 chain"),
+        (h.clock.label_hz, "label"),
     ]
     .into_iter()
-    .flatten()
+    .filter_map(|(hz, what)| hz.map(|v| format!("{} ({what})", format_si(v, "Hz"))))
     .collect::<Vec<_>>()
     .join(", ");
     let gpus = if h.gpus.adapters.is_empty() {

@@ -93,14 +93,33 @@ const COLS: [Col; 12] = [
         comfy: None,
     },
 ];
-const RESOURCE: usize = 1;
-const PARAMS: usize = 4;
-const MEAN: usize = 5;
-const CV: usize = 6;
-const TAIL: usize = 7;
-const EFFICIENCY: usize = 10;
+
+/// The index of the column headed `header` in [`COLS`], so that an index follows its
+/// column; a header that is not there fails the build.
+const fn col(header: &str) -> usize {
+    let want = header.as_bytes();
+    let mut i = 0;
+    while i < COLS.len() {
+        let have = COLS[i].header.as_bytes();
+        let mut j = 0;
+        while j < have.len() && j < want.len() && have[j] == want[j] {
+            j += 1;
+        }
+        if j == have.len() && j == want.len() {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("no column of that header");
+}
+const RESOURCE: usize = col("resource");
+const PARAMS: usize = col("params");
+const MEAN: usize = col("mean");
+const CV: usize = col("cv");
+const TAIL: usize = col("p99 / loss");
+const EFFICIENCY: usize = col("efficiency");
 /// The order in which spare width goes to the columns that wrap.
-const GROW: [usize; 4] = [EFFICIENCY, 7, 2, 4];
+const GROW: [usize; 4] = [EFFICIENCY, TAIL, col("workload"), PARAMS];
 
 /// Which marks the table shows, so that a warning points only at a mark one can see.
 #[derive(Debug, Clone, Copy)]
