@@ -120,6 +120,7 @@ fn exact_io_and_byte_counts_per_engine() {
                 durability: Default::default(),
                 rate_iops: None,
                 zipf_theta: None,
+                steady: None,
             };
             let s = job::run(&spec, None, &|| {}).unwrap();
             let what = format!("{} {} depth {depth}", e.name(), pattern.name());
@@ -190,6 +191,7 @@ fn buffered_blocks_below_a_sector_move_exact_bytes() {
                 durability: Default::default(),
                 rate_iops: None,
                 zipf_theta: None,
+                steady: None,
             };
             let s = job::run(&spec, None, &|| {}).unwrap();
             let what = format!("{} {} {block} B", e.name(), pattern.name());
@@ -349,4 +351,72 @@ fn too_many_buffers_name_the_flag_that_fixes_it() {
         e.starts_with("--block: ") && e.ends_with("; use a --block of 512 MiB or less"),
         "{e}"
     );
+}
+
+/// `--engine mmap` copies through the page cache: refused without `--buffered` before
+/// anything is written (one line naming the fix); with it, a written case reads back
+/// identical (`--verify`), counts exactly, and the run leaves no file behind.
+#[test]
+fn mmap_runs_buffered_only_and_moves_exact_bytes() {
+    let dir = scratch();
+    let host = HostInfo::detect(false);
+    let opts = common::parse(&CommonArgs::default(), false).unwrap();
+    let ctx = Context {
+        host: &host,
+        opts: &opts,
+    };
+    let d = dir.path().to_str().unwrap();
+    let parse = |extra: &[&str]| {
+        let mut a = vec![
+            "--dir",
+            d,
+            "--engine",
+            "mmap",
+            "--depth",
+            "1",
+            "--file-size",
+            "1MiB",
+            "--ramp",
+            "0",
+        ];
+        a.extend_from_slice(extra);
+        super::options::parse(&args_from::<DiskOptions>(&a)).unwrap()
+    };
+    match prepare(&parse(&[]), &ctx, Duration::from_secs(600), 1) {
+        Ok(_) => panic!("mmap without --buffered was accepted"),
+        Err(e) => assert_eq!(
+            e.0,
+            "--engine: mmap copies through the page cache and has no O_DIRECT; add --buffered (or use --engine sync for O_DIRECT)"
+        ),
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    let Ok(mut p) = prepare(
+        &parse(&["--buffered", "--verify"]),
+        &ctx,
+        Duration::from_secs(600),
+        1,
+    ) else {
+        panic!("mmap with --buffered was refused");
+    };
+    p.io_limit = Some(200);
+    let p = Arc::new(p);
+    for pattern in [Pattern::RandWrite, Pattern::SeqRead] {
+        let cfg = Config {
+            pattern,
+            block: 4096,
+            depth: 1,
+            jobs: 1,
+        };
+        let rs = case::cases(&p, &[cfg])[0].run(&ctx);
+        assert!(rs.iter().all(|r| r.is_ok()), "{:?}", rs[0].status);
+        assert_eq!(rs[0].param_str("engine"), Some("mmap"));
+        assert!(rs[0].notes[0]
+            .text
+            .contains("shared mapping (mmap); BUFFERED"));
+        // 200 I/Os in the one 600 s window: exactly 200 counted.
+        let ios = rs[1].summary.as_ref().unwrap().mean * 600.0;
+        assert!((ios - 200.0).abs() < 1e-6, "{ios}");
+    }
+    drop(p);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
