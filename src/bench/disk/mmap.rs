@@ -21,6 +21,8 @@ pub(crate) struct MmapEngine;
 struct MmapQueue {
     base: *mut u8,
     len: usize,
+    /// The descriptor was opened for writing (the mapping then is too).
+    writable: bool,
     done: Vec<Done>,
 }
 
@@ -57,24 +59,29 @@ impl MmapQueue {
                 "cannot map an empty file",
             ));
         }
+        // A descriptor opened read-only maps read-only (a shared writable mapping of it
+        // is refused with EACCES); its writes are then refused as pwrite refuses them.
+        // SAFETY: F_GETFL on an open descriptor.
+        let mode = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        if mode < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let writable = mode & libc::O_ACCMODE != libc::O_RDONLY;
+        let prot = if writable {
+            libc::PROT_READ | libc::PROT_WRITE
+        } else {
+            libc::PROT_READ
+        };
         // SAFETY: a fresh shared mapping of `len` bytes of `fd` at an address the kernel
         // picks; it stays valid after `fd` is closed and is unmapped in `drop`.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            )
-        };
+        let p = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_SHARED, fd, 0) };
         if p == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
         Ok(MmapQueue {
             base: p as *mut u8,
             len,
+            writable,
             done: Vec::with_capacity(1),
         })
     }
@@ -94,6 +101,7 @@ impl Queue for MmapQueue {
         for io in ios {
             let end = (io.offset as usize).checked_add(bufs.block);
             let result = match end {
+                _ if io.op == Op::Write && !self.writable => -(libc::EBADF as i64),
                 // Beyond the mapping a copy would fault (SIGBUS): refused as pwrite
                 // would refuse an I/O past the end of a device.
                 Some(e) if e <= self.len => {
@@ -194,5 +202,13 @@ mod tests {
         let data = std::fs::read(&p).unwrap();
         assert!(data[..4096].iter().all(|&b| b == 7));
         assert!(data[4096..].iter().all(|&b| b == 9));
+        // Read-only: mapped for reading, its writes refused (EBADF), as pwrite's are.
+        let ro = std::fs::File::open(&p).unwrap();
+        let mut q = MmapEngine.open(ro.as_raw_fd(), 1, &bufs).unwrap();
+        q.submit(&[r, w], &bufs).unwrap();
+        out.clear();
+        q.reap(2, 2, &mut out).unwrap();
+        assert_eq!(out[0].result, 4096);
+        assert_eq!(out[1].result, -(libc::EBADF as i64));
     }
 }

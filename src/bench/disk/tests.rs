@@ -420,3 +420,69 @@ fn mmap_runs_buffered_only_and_moves_exact_bytes() {
     drop(p);
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+/// `--ss` stops the jobs once steady: with 100 ms windows and a criterion two busy
+/// windows always meet, the case ends after a few windows of the 40 it may take, its
+/// samples are the kept windows, its rows say steady state was reached and carry what
+/// fio gets; the run's files are removed.
+#[test]
+fn ss_stops_the_jobs_once_steady() {
+    let dir = scratch();
+    let host = HostInfo::detect(false);
+    let opts = common::parse(&CommonArgs::default(), false).unwrap();
+    let ctx = Context {
+        host: &host,
+        opts: &opts,
+    };
+    let args = [
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--engine",
+        "sync",
+        "--buffered",
+        "--depth",
+        "1",
+        "--file-size",
+        "1MiB",
+        "--ramp",
+        "0",
+        "--sustain",
+        "40s",
+        "--ss",
+        "iops:100%",
+        "--ss-dur",
+        "2s",
+    ];
+    let o = super::options::parse(&args_from::<DiskOptions>(&args)).unwrap();
+    let Ok(p) = prepare(&o, &ctx, Duration::from_millis(100), 40) else {
+        panic!("refused");
+    };
+    let p = Arc::new(p);
+    let cfg = Config {
+        pattern: Pattern::SeqRead,
+        block: 4096,
+        depth: 1,
+        jobs: 2,
+    };
+    let rs = case::cases(&p, &[cfg])[0].run(&ctx);
+    assert!(rs.iter().all(|r| r.is_ok()), "{:?}", rs[0].status);
+    let kept = rs[0].samples.len();
+    assert!((2..40).contains(&kept), "{kept} windows kept");
+    assert_eq!(rs[1].samples.len(), kept);
+    let note = rs[0]
+        .notes
+        .iter()
+        .find(|n| n.text.starts_with("steady state reached (--ss iops:100%"))
+        .unwrap_or_else(|| panic!("{:?}", rs[0].notes));
+    assert!(
+        note.text
+            .ends_with(&format!("stopped after {kept} s of 40")),
+        "{}",
+        note.text
+    );
+    assert_eq!(rs[2].param_str("ss"), Some("iops:100%"));
+    assert_eq!(rs[2].param_u64("ss_dur"), Some(2));
+    assert_eq!(rs[2].param_u64("sustain"), Some(40));
+    drop(p);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
