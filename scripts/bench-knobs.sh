@@ -4,9 +4,13 @@
 #     TCP throughput, one stream, 128 KiB writes, 1 s omitted by both, 3 s measured;
 #   latency (loopback): peakbench net tcp_latency (mean round trip) against ping's mean
 #     ICMP round trip, 64 B and 64000 B (ping -c 15 -i 0.2 -s SIZE 127.0.0.1);
-#   disk: peakbench disk --engine sync|libaio [--fsync 1] against fio psync|libaio
-#     [fsync=1], in a directory of its own under DIR (default: the current one), removed
-#     at the end; 256 MiB per file, 1 s ramp, 3 s measured.
+#   disk: peakbench disk --engine sync|libaio|mmap [--fsync 1] against fio
+#     psync|libaio|mmap [fsync=1], in a directory of its own under DIR (default: the
+#     current one), removed at the end; 256 MiB per file, 1 s ramp, 3 s measured. The
+#     fsync=1 row runs fio twice: as the reference adapter ran it before issue #48
+#     (a write job's default file: fallocated, never written) and as it runs it now
+#     (--overwrite=1: over a laid-out file, as peakbench writes); each fio column also
+#     gives the device's write requests and cache flushes per I/O (/sys/block/DEV/stat).
 #
 #   scripts/bench-knobs.sh [ROUNDS] [DIR]      default 2 rounds
 #
@@ -56,12 +60,29 @@ print("%.1f MB/s %.0f IO/s" % (m.get("throughput",0)/1e6, m.get("iops",0)))'
 }
 fio_disk() { # fio options... -> "MB/s IOPS"
     fio --name=knobs --directory="$WORK" --size=256M --ramp_time=1 --runtime=3 --time_based \
-        --direct=1 --unlink=1 --group_reporting --output-format=json "$@" 2>/dev/null |
+        --unlink=1 --group_reporting --output-format=json "$@" 2>/dev/null |
         python3 -c '
 import json,sys
 t=sys.stdin.read(); j=json.loads(t[t.index("{"):])["jobs"][0]
 bw=j["read"]["bw_bytes"]+j["write"]["bw_bytes"]; io=j["read"]["iops"]+j["write"]["iops"]
 print("%.1f MB/s %.0f IO/s" % (bw/1e6, io))'
+}
+
+DEV=$(lsblk -no pkname "$(df --output=source "$WORK" | tail -1)" 2>/dev/null | head -1)
+[ -n "$DEV" ] || DEV=$(basename "$(df --output=source "$WORK" | tail -1)")
+devstat() { awk '{print $5, $16}' "/sys/block/$DEV/stat" 2>/dev/null || echo "0 0"; }
+per_io() { # "MB/s IO/s" and the device counters before/after -> adds writes and flushes per I/O
+    local fig=$1 b=($2) a=($3) secs=4  # ramp + measured: the device counts both
+    python3 -c 'import sys
+f,bw,bf,aw,af,s=sys.argv[1],*map(float,sys.argv[2:])
+ios=float(f.split()[2])*s
+print("%s; dev %.1f wr, %.1f flush per I/O" % (f,(aw-bw)/ios,(af-bf)/ios) if ios>0 else f)' "$fig" "${b[0]}" "${b[1]}" "${a[0]}" "${a[1]}" "$secs"
+}
+counted() { # tool... -> its figure with the device's requests per I/O
+    local before fig
+    before=$(devstat)
+    fig=$("$@")
+    per_io "$fig" "$before" "$(devstat)"
 }
 
 echo "| case | round | peakbench | reference |"
@@ -72,7 +93,9 @@ for r in $(seq "$ROUNDS"); do
     echo "| net --mss 1000 / iperf3 -M 1000 (Gbit/s) | $r | $(pb_net --mss 1000) | $(iperf_net -M 1000) |"
     echo "| net tcp_latency 64B / ping -s 64 | $r | $(pb_lat 64B) | $(ping_lat 64) |"
     echo "| net tcp_latency 64000B / ping -s 64000 | $r | $(pb_lat 64000B) | $(ping_lat 64000) |"
-    echo "| disk seq-write 4KiB sync --fsync 1 / fio psync fsync=1 | $r | $(pb_disk --engine sync --pattern seq-write --block 4KiB --depth 1 --fsync 1) | $(fio_disk --rw=write --bs=4k --ioengine=psync --iodepth=1 --fsync=1) |"
-    echo "| disk rand-read 4KiB libaio depth 32 / fio libaio | $r | $(pb_disk --engine libaio --pattern rand-read --block 4KiB --depth 32) | $(fio_disk --rw=randread --bs=4k --ioengine=libaio --iodepth=32) |"
-    echo "| disk rand-read 4KiB sync / fio psync | $r | $(pb_disk --engine sync --pattern rand-read --block 4KiB --depth 1) | $(fio_disk --rw=randread --bs=4k --ioengine=psync --iodepth=1) |"
+    echo "| disk seq-write 4KiB sync --fsync 1 / fio psync fsync=1 (before: fresh fallocated file) | $r | $(counted pb_disk --engine sync --pattern seq-write --block 4KiB --depth 1 --fsync 1) | $(counted fio_disk --direct=1 --rw=write --bs=4k --ioengine=psync --iodepth=1 --fsync=1) |"
+    echo "| disk seq-write 4KiB sync --fsync 1 / fio psync fsync=1 --overwrite=1 (now) | $r | $(counted pb_disk --engine sync --pattern seq-write --block 4KiB --depth 1 --fsync 1) | $(counted fio_disk --direct=1 --rw=write --bs=4k --ioengine=psync --iodepth=1 --fsync=1 --overwrite=1) |"
+    echo "| disk rand-read 4KiB libaio depth 32 / fio libaio | $r | $(pb_disk --engine libaio --pattern rand-read --block 4KiB --depth 32) | $(fio_disk --direct=1 --rw=randread --bs=4k --ioengine=libaio --iodepth=32) |"
+    echo "| disk rand-read 4KiB sync / fio psync | $r | $(pb_disk --engine sync --pattern rand-read --block 4KiB --depth 1) | $(fio_disk --direct=1 --rw=randread --bs=4k --ioengine=psync --iodepth=1) |"
+    echo "| disk rand-read 4KiB mmap --buffered / fio mmap direct=0 | $r | $(pb_disk --engine mmap --buffered --pattern rand-read --block 4KiB --depth 1) | $(fio_disk --direct=0 --rw=randread --bs=4k --ioengine=mmap --iodepth=1) |"
 done

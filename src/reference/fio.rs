@@ -6,7 +6,7 @@
 //!
 //! Matching: a `disk` case with `pattern`, `block`, `depth` and `jobs` runs fio in the
 //! run's `--dir`, with the engine the case actually used (its `engine` param: `uring`
-//! → io_uring, `sync` → psync; under `--engine auto` that is the engine auto chose),
+//! → io_uring, `sync` → psync, `libaio` and `mmap` as they are; under `--engine auto` that is the engine auto chose),
 //! O_DIRECT unless the case was buffered (its `direct` param), for 3 s after a 1 s
 //! ramp, on files of the case's `--file-size` (one per job, as peakbench's) that fio
 //! removes afterwards. fio runs once per configuration: the throughput, IOPS and
@@ -14,6 +14,10 @@
 //! figures from one fio run, kept in the run's memo. Durability goes as fio's own
 //! options: `--fsync=N`, `--fdatasync=N`, `--sync=1` (the case's `fsync`, `fdatasync`
 //! and `sync` params), and so do `--rate_iops=N` and `--random_distribution=zipf:θ`.
+//! Writing patterns add `--overwrite=1`: fio then writes over a laid-out file, as
+//! peakbench does (its write jobs otherwise write into a fresh fallocated file). A
+//! `--ss` row runs fio with `--ss`, `--ss_dur`, `--ss_ramp` and `--runtime` of its
+//! `--sustain`.
 
 use super::{capture, Context, Found, Row, SharedFound, Tool, VersionFrom};
 use crate::report::model::{BenchResult, Metric, Reference, ResourceName, Unit};
@@ -105,6 +109,7 @@ pub(crate) fn ioengine(engine: &str) -> Option<&'static str> {
         "sync" => Some("psync"),
         "uring" => Some("io_uring"),
         "libaio" => Some("libaio"),
+        "mmap" => Some("mmap"),
         _ => None,
     }
 }
@@ -217,9 +222,26 @@ pub(crate) fn config_argv(r: &BenchResult, ctx: &Context) -> Option<(Vec<String>
     if let Some(d) = r.param_str("distribution") {
         argv.push(format!("--random_distribution={d}"));
     }
+    // peakbench writes over files it laid out (and filled) before the run; fio's write
+    // jobs do that only with overwrite=1 (else they write into a fresh file's
+    // fallocated, unwritten extents, and each first write converts one: a journal
+    // commit per flush that peakbench's row never paid; see BENCHMARKS, fsync=1).
+    if rw.starts_with("write") || rw.starts_with("randwrite") {
+        argv.push("--overwrite=1".into());
+    }
+    // `--ss` (with --sustain): fio's steady-state stop, up to the same longest time.
+    let mut runtime = 3;
+    if let Some(ss) = r.param_str("ss") {
+        argv.extend([
+            format!("--ss={ss}"),
+            format!("--ss_dur={}", r.param_u64("ss_dur").unwrap_or(10)),
+            format!("--ss_ramp={}", r.param_u64("ss_ramp").unwrap_or(0)),
+        ]);
+        runtime = r.param_u64("sustain").unwrap_or(runtime);
+    }
     argv.extend([
         "--ramp_time=1".into(),
-        "--runtime=3".into(),
+        format!("--runtime={runtime}"),
         "--time_based".into(),
         "--group_reporting".into(),
         "--unlink=1".into(),
@@ -230,7 +252,10 @@ pub(crate) fn config_argv(r: &BenchResult, ctx: &Context) -> Option<(Vec<String>
     } else {
         size.saturating_mul(jobs)
     };
-    Some((argv, timeout_for(laid_out)))
+    Some((
+        argv,
+        timeout_for(laid_out) + Duration::from_secs(runtime.saturating_sub(3)),
+    ))
 }
 
 /// fio's time limit: 60 s for the run itself plus laying out `bytes` of files at a
@@ -302,9 +327,60 @@ mod tests {
             a.contains(&"--random_distribution=zipf:1.2".to_string()),
             "{a:?}"
         );
+        // mmap runs buffered (peakbench refuses O_DIRECT with it): fio's mmap, direct=0.
+        let a = argv(&case("mmap", false), Some(dir)).unwrap();
+        assert!(a.contains(&"--ioengine=mmap".to_string()), "{a:?}");
+        assert!(a.contains(&"--direct=0".to_string()), "{a:?}");
         // No --dir given, or an engine fio does not know: not run.
         assert!(argv(&case("uring", true), None).is_none());
         assert!(argv(&case("spdk", true), Some(dir)).is_none());
+    }
+
+    /// Writing patterns get overwrite=1 (fio writes over a laid-out file, as peakbench
+    /// does); `--ss` reaches fio as its ss, ss_dur, ss_ramp and the --sustain runtime.
+    #[test]
+    fn fio_overwrites_and_stops_when_steady() {
+        let dir = Path::new("/tmp");
+        let write = |p: &str| {
+            BenchResult::new(ResourceName::Disk, p, Metric::Iops, Unit::IoPerSec)
+                .param("pattern", p)
+                .size("block", 4096)
+                .param("depth", 1u32)
+                .param("jobs", 1u32)
+                .param("engine", "sync")
+                .param("direct", true)
+        };
+        for p in ["seq-write", "rand-write"] {
+            let a = argv(&write(p), Some(dir)).unwrap();
+            assert!(a.contains(&"--overwrite=1".to_string()), "{a:?}");
+            assert!(a.contains(&"--runtime=3".to_string()), "{a:?}");
+        }
+        for p in ["seq-read", "rand-read", "rw-mix:70"] {
+            let a = argv(&write(p), Some(dir)).unwrap();
+            assert!(!a.iter().any(|x| x.starts_with("--overwrite")), "{a:?}");
+        }
+        let r = write("rand-write")
+            .param("ss", "iops_slope:0.1%")
+            .param("ss_dur", 30u64)
+            .param("ss_ramp", 5u64)
+            .param("sustain", 600u64);
+        let host = crate::report::samples::host();
+        let memo = Memo::default();
+        let ctx = Context {
+            disk_dir: Some(dir),
+            ..Context::new(&host, &memo)
+        };
+        let (a, timeout) = config_argv(&r, &ctx).unwrap();
+        for want in [
+            "--ss=iops_slope:0.1%",
+            "--ss_dur=30",
+            "--ss_ramp=5",
+            "--runtime=600",
+            "--time_based",
+        ] {
+            assert!(a.contains(&want.to_string()), "{want}: {a:?}");
+        }
+        assert!(timeout >= Duration::from_secs(600), "{timeout:?}");
     }
 
     #[test]

@@ -53,7 +53,19 @@ fn bad_input_is_one_line_exit_2_and_touches_nothing() {
             &["--pattern", "zigzag"],
             "--pattern: unknown pattern 'zigzag'",
         ),
-        (&["--engine", "mmap"], "--engine: unknown engine 'mmap'"),
+        (&["--engine", "spdk"], "--engine: unknown engine 'spdk'"),
+        (
+            &["--engine", "mmap", "--depth", "1"],
+            "--engine: mmap copies through the page cache and has no O_DIRECT; add --buffered",
+        ),
+        (
+            &["--engine", "mmap", "--depth", "1", "--buffered", "--sync"],
+            "--sync: opens the files O_SYNC, which stores into a mapping (mmap) never pass through",
+        ),
+        (
+            &["--ss", "iops_slope:0.1%"],
+            "--ss: stops a --sustain run once steady; add --sustain DUR",
+        ),
         (&["--engine", "sync", "--depth", "8"], "--depth:"),
         (&["--runtime", "soon"], "--runtime:"),
         (

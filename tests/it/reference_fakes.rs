@@ -355,6 +355,7 @@ fn durability_reaches_fio_as_its_own_options() {
         "--rate_iops=200",
         "--ioengine=psync",
         "--rw=write",
+        "--overwrite=1",
     ] {
         assert!(
             runs[0].split(' ').any(|a| a == want),
@@ -387,4 +388,75 @@ fn durability_reaches_fio_as_its_own_options() {
         &"--fsync with --fdatasync",
         &["--fdatasync", "--fsync"],
     );
+}
+
+/// Issue #48: `--engine mmap` runs buffered, and fio gets its own mmap engine with
+/// direct=0, the case's pattern and block; the run's files are removed.
+#[test]
+fn mmap_reaches_fio_as_its_mmap_engine() {
+    let bin = scratch();
+    let dir = scratch();
+    let out = scratch();
+    let log = bin.path().join("fio.log");
+    fake_tool(
+        bin.path(),
+        "fio",
+        "fio-3.33",
+        &fixture("fio_randread.json"),
+        &log,
+    );
+    let o = common::pb()
+        .env("PATH", path_with(bin.path()))
+        .args(["disk", "--dir"])
+        .arg(dir.path())
+        .arg("--output")
+        .arg(out.path())
+        .args([
+            "--quiet",
+            "--reference",
+            "--engine",
+            "mmap",
+            "--buffered",
+            "--file-size",
+            "1MiB",
+            "--pattern",
+            "rand-read",
+            "--block",
+            "4KiB",
+            "--depth",
+            "1",
+            "--runtime",
+            "200ms",
+            "--ramp",
+            "0",
+            "--repeat",
+            "1",
+            "--format",
+            "json",
+        ])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    common::assert_success(&o, "disk --engine mmap --buffered");
+    let runs = logged(&log);
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    for want in [
+        "--ioengine=mmap",
+        "--direct=0",
+        "--rw=randread",
+        "--bs=4096",
+    ] {
+        assert!(
+            runs[0].split(' ').any(|a| a == want),
+            "{want} not in {}",
+            runs[0]
+        );
+    }
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for r in report["results"].as_array().unwrap() {
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["params"]["engine"], "mmap", "{r}");
+        assert_eq!(r["params"]["direct"], false, "{r}");
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }

@@ -149,6 +149,15 @@ fn base(plan: &RunPlan, c: Config, part: usize) -> BenchResult {
     {
         r = r.param("distribution", format!("zipf:{t}"));
     }
+    // `--ss` (with --sustain): what fio's --ss, --ss_dur, --ss_ramp and --runtime get.
+    let st = &plan.opts.steady;
+    if let (Some(crit), Some(sustain)) = (st.ss, plan.opts.sustain) {
+        r = r
+            .param("ss", crit.text())
+            .param("ss_dur", st.dur())
+            .param("ss_ramp", st.ramp())
+            .param("sustain", sustain.as_secs());
+    }
     if let Some(n) = plan.opts.rate.rate_iops {
         r = r.param("rate_iops", u64::from(n));
     }
@@ -206,11 +215,14 @@ fn measure(plan: &RunPlan, c: Config, ctx: &Context) -> Vec<BenchResult> {
         gens = Some(g.0[..jobs].to_vec());
     }
     let barrier = Barrier::new(jobs);
+    // `--ss`: the stop rule the jobs share (only with --sustain, checked by parse).
+    let steady = super::steady::Steady::new(&plan.opts.steady, jobs, plan.windows, plan.window);
     let stop = &plan.ws.shared.stop;
     let outcomes: Vec<(std::io::Result<JobStats>, Option<Gens>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..jobs)
             .map(|j| {
                 let barrier = &barrier;
+                let steady = &steady;
                 let mut g = gens.as_ref().map(|v| v[j].clone());
                 let (path, base, size) = regions[j].clone();
                 s.spawn(move || {
@@ -235,6 +247,7 @@ fn measure(plan: &RunPlan, c: Config, ctx: &Context) -> Vec<BenchResult> {
                         durability: plan.opts.durability.durability(),
                         rate_iops: plan.opts.rate.rate_iops,
                         zipf_theta: plan.opts.distribution.zipf_theta,
+                        steady: steady.as_ref().map(|s| (s, j)),
                     };
                     let verify = g.as_mut().map(|gens| Verify {
                         gens,
@@ -300,7 +313,8 @@ fn measure(plan: &RunPlan, c: Config, ctx: &Context) -> Vec<BenchResult> {
             }
         }
     }
-    results(plan, c, ctx, &stats)
+    let outcome = steady.as_ref().map(|s| s.outcome());
+    results(plan, c, ctx, &stats, outcome)
 }
 
 /// Where each job of configuration `c` does its I/O: (file, first byte, bytes). One
@@ -391,15 +405,32 @@ pub(crate) fn merge_windows(stats: &[JobStats]) -> Vec<Window> {
         .collect()
 }
 
-fn results(plan: &RunPlan, c: Config, ctx: &Context, stats: &[JobStats]) -> Vec<BenchResult> {
+fn results(
+    plan: &RunPlan,
+    c: Config,
+    ctx: &Context,
+    stats: &[JobStats],
+    steady: Option<super::steady::Outcome>,
+) -> Vec<BenchResult> {
     let win_s = plan.window.as_secs_f64();
-    let wins = merge_windows(stats);
+    let mut wins = merge_windows(stats);
+    // `--ss` stopped the jobs: the windows after the kept ones were cut short.
+    let kept = steady.as_ref().map_or(usize::MAX, |o| o.kept);
+    wins.truncate(kept);
+    let kept_secs = steady
+        .as_ref()
+        .map_or(usize::MAX, |o| (o.kept as f64 * win_s).ceil() as usize);
     let mut hist = job::histogram();
     for s in stats {
         // Same bounds on both sides, so adding cannot fail.
         let _ = hist.add(&s.hist);
     }
-    let secs = stats.iter().map(|s| s.per_sec.len()).max().unwrap_or(0);
+    let secs = stats
+        .iter()
+        .map(|s| s.per_sec.len())
+        .max()
+        .unwrap_or(0)
+        .min(kept_secs);
     let per_sec: Vec<(f64, f64)> = (0..secs)
         .map(|i| {
             let b: u64 = stats
@@ -489,6 +520,9 @@ fn results(plan: &RunPlan, c: Config, ctx: &Context, stats: &[JobStats]) -> Vec<
     };
     if plan.opts.sustain.is_some() {
         notes.push(Note::info(steady_state(&thr)));
+    }
+    if let Some(o) = &steady {
+        notes.push(Note::info(o.note()));
     }
     let peaks = &ctx.opts.peaks;
     let thr_peak = match peaks.peak(&[peak_key(Some(DiskPeak::Throughput)), peak_key(None)]) {

@@ -69,6 +69,15 @@ impl DurabilityFlags {
 
     /// The checks that need the engine the run resolved: flushes with the sync engine.
     pub(crate) fn check_engine(&self, engine: &dyn IoEngine) -> Result<(), UsageError> {
+        if self.o_sync && engine.caps().has(Caps::MAPPED) {
+            return Err(UsageError::new(
+                "--sync",
+                format!(
+                    "opens the files O_SYNC, which stores into a mapping ({}) never pass through; use --fsync 1 or --engine sync",
+                    engine.title()
+                ),
+            ));
+        }
         let flag = match (self.fsync, self.fdatasync) {
             (Some(_), _) => "--fsync",
             (_, Some(_)) => "--fdatasync",
@@ -196,6 +205,15 @@ mod tests {
         assert_eq!(
             f.check_engine(uring).unwrap_err().0,
             "--fsync: flushes after the writes of the sync engine (one write in flight), and this run uses io_uring; add --engine sync"
+        );
+        // mmap: one copy at a time, so flushes go; O_SYNC does not reach its stores.
+        let mmap = crate::bench::disk::engines::by_name("mmap").unwrap();
+        assert!(f.check_engine(mmap).is_ok());
+        let s = try_args::<DurabilityFlags>(&["--sync"]).unwrap();
+        assert!(s.check_engine(sync).is_ok());
+        assert_eq!(
+            s.check_engine(mmap).unwrap_err().0,
+            "--sync: opens the files O_SYNC, which stores into a mapping (mmap) never pass through; use --fsync 1 or --engine sync"
         );
     }
 }

@@ -30,6 +30,9 @@ impl Caps {
     pub(crate) const REGISTERED_BUFFERS: u32 = 4;
     /// Uses registered file descriptors (no per-I/O fd lookup).
     pub(crate) const REGISTERED_FILES: u32 = 8;
+    /// Moves data by copying through a mapping of the file (page cache): no O_DIRECT,
+    /// no O_SYNC.
+    pub(crate) const MAPPED: u32 = 16;
 
     /// Whether flag `f` is set.
     pub(crate) fn has(self, f: u32) -> bool {

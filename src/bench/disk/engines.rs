@@ -4,12 +4,14 @@
 
 use super::engine::IoEngine;
 use super::libaio::LibaioEngine;
+use super::mmap::MmapEngine;
 use super::sync::SyncEngine;
 use super::uring::UringEngine;
 
 /// Every engine, in preference order for `--engine auto` (first available wins; sync
-/// always is, so libaio runs only when asked for by name).
-pub(crate) static ENGINES: &[&dyn IoEngine] = &[&UringEngine, &SyncEngine, &LibaioEngine];
+/// always is, so libaio and mmap run only when asked for by name).
+pub(crate) static ENGINES: &[&dyn IoEngine] =
+    &[&UringEngine, &SyncEngine, &LibaioEngine, &MmapEngine];
 
 /// The engine named `name` (or one of its aliases).
 pub(crate) fn by_name(name: &str) -> Option<&'static dyn IoEngine> {
@@ -29,7 +31,11 @@ mod tests {
         assert_eq!(by_name("sync").unwrap().caps(), Caps(Caps::SYNC));
         assert!(by_name("uring").unwrap().caps().has(Caps::ASYNC));
         assert!(by_name("libaio").unwrap().caps().has(Caps::ASYNC));
-        assert!(by_name("mmap").is_none());
+        assert_eq!(
+            by_name("mmap").unwrap().caps(),
+            Caps(Caps::SYNC | Caps::MAPPED)
+        );
+        assert!(by_name("spdk").is_none());
         assert_eq!(by_name("psync").unwrap().name(), "sync");
         assert_eq!(by_name("io_uring").unwrap().name(), "uring");
         assert_eq!(by_name("io-uring").unwrap().title(), "io_uring");

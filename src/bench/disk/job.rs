@@ -82,6 +82,8 @@ pub(crate) struct JobSpec<'a> {
     pub rate_iops: Option<u32>,
     /// Zipf θ of the random patterns' blocks (`--distribution`); `None` = uniform.
     pub zipf_theta: Option<f64>,
+    /// `--ss`: the stop rule the case's jobs share, and this job's index in it.
+    pub steady: Option<(&'a super::steady::Steady, usize)>,
 }
 
 /// Counters of one measured window.
@@ -143,6 +145,7 @@ pub(crate) fn run(
     job.fd = fd.as_raw_fd();
     ready();
     job.drive()?;
+    job.finish_steady();
     // The queue goes before the buffers it may have registered, both before the file.
     let Job { q, bufs, st, .. } = job;
     drop(q);
@@ -206,6 +209,10 @@ struct Job<'a> {
     win_s: f64,
     /// Seconds from the start to the end of the last window.
     end_s: f64,
+    /// `--ss`: the window being counted, and its latencies (merged into the job's
+    /// histogram once the window is published and kept, see `steady.rs`).
+    cur_w: usize,
+    pending: Option<Histogram<u64>>,
     st: JobStats,
 }
 
@@ -265,6 +272,8 @@ impl<'a> Job<'a> {
             ramp_s,
             win_s,
             end_s: ramp_s + win_s * spec.windows as f64,
+            cur_w: 0,
+            pending: spec.steady.map(|_| histogram()),
             st,
         }
     }
@@ -319,7 +328,11 @@ impl<'a> Job<'a> {
     /// Stops issuing at the end of the last window, at the I/O limit or on a signal
     /// (`t`: seconds since the start).
     fn check_end(&mut self, t: f64) {
-        if t >= self.end_s || self.spec.io_limit.is_some_and(|l| self.issued >= l) {
+        let end_s = match self.spec.steady {
+            Some((s, _)) => self.ramp_s + self.win_s * s.cap() as f64,
+            None => self.end_s,
+        };
+        if t >= end_s || self.spec.io_limit.is_some_and(|l| self.issued >= l) {
             self.issuing = false;
         } else if self.spec.stop.load(Ordering::Relaxed) {
             self.issuing = false;
@@ -477,7 +490,11 @@ impl<'a> Job<'a> {
     fn count(&mut self, s: Slot, now: Tick, t: f64) {
         let block = self.spec.block;
         let w = (t / self.win_s) as usize;
-        if w >= self.spec.windows {
+        let cap = self.spec.steady.map_or(usize::MAX, |(s, _)| s.cap());
+        if w >= self.spec.windows.min(cap) {
+            return;
+        }
+        if self.spec.steady.is_some() && w > self.cur_w && w >= self.cross(w) {
             return;
         }
         let st = &mut self.st;
@@ -488,12 +505,43 @@ impl<'a> Job<'a> {
         win.reads += (s.op == Op::Read) as u64;
         win.lat_ns += lat as u128;
         // Cannot fail: values are clamped to the histogram's range.
-        let _ = st.hist.record(lat.min(HIST_MAX_NS));
+        let _ = match self.pending.as_mut() {
+            Some(p) => p.record(lat.min(HIST_MAX_NS)),
+            None => st.hist.record(lat.min(HIST_MAX_NS)),
+        };
         let sec = t as usize;
         if st.per_sec.len() <= sec {
             st.per_sec.resize(sec + 1, 0);
         }
         st.per_sec[sec] += block;
         st.span_s = t;
+    }
+
+    /// `--ss`: the first completion of window `w` publishes the windows before it and
+    /// keeps the latencies of the one just ended when it is kept; returns the windows
+    /// kept now.
+    fn cross(&mut self, w: usize) -> usize {
+        let Some((s, idx)) = self.spec.steady else {
+            return self.spec.windows;
+        };
+        let counts: Vec<(u64, u64)> = self.st.windows.iter().map(|x| (x.ios, x.bytes)).collect();
+        let cap = s.publish(idx, w, &counts);
+        if let Some(p) = self.pending.as_mut() {
+            if self.cur_w < cap {
+                // Same bounds on both sides, so adding cannot fail.
+                let _ = self.st.hist.add(&*p);
+            }
+            p.reset();
+        }
+        self.cur_w = w;
+        cap
+    }
+
+    /// `--ss`: at the end of the job, every window is published (so the others are not
+    /// kept waiting) and the last one's latencies kept when it is.
+    fn finish_steady(&mut self) {
+        if self.spec.steady.is_some() {
+            self.cross(self.spec.windows);
+        }
     }
 }

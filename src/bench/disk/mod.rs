@@ -21,12 +21,14 @@ pub(crate) mod engine;
 pub(crate) mod engines;
 pub(crate) mod job;
 pub(crate) mod libaio;
+pub(crate) mod mmap;
 pub mod options;
 pub(crate) mod plan;
 pub(crate) mod rate;
 #[cfg(test)]
 mod shared_tests;
 mod stale;
+pub(crate) mod steady;
 pub(crate) mod sync;
 #[cfg(test)]
 mod tests;
@@ -247,6 +249,15 @@ pub(crate) fn prepare(
     let target = check_target(o)?;
     let (engine, engine_note) = resolve_engine(o.engine)?;
     o.durability.check_engine(engine)?;
+    if engine.caps().has(engine::Caps::MAPPED) && !o.buffered {
+        return Err(UsageError::new(
+            "--engine",
+            format!(
+                "{} copies through the page cache and has no O_DIRECT; add --buffered (or use --engine sync for O_DIRECT)",
+                engine.title()
+            ),
+        ));
+    }
     let max_jobs = *o.jobs.iter().max().unwrap_or(&1) as u64;
     let blocks: Vec<u64> = o.patterns.iter().flat_map(|p| o.blocks_for(*p)).collect();
     // Files on disk: one per job, or one shared by all (`--shared-file`).

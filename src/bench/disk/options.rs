@@ -263,6 +263,10 @@ pub(crate) struct DiskOptions {
     #[command(flatten)]
     #[serde(flatten)]
     pub(crate) distribution: super::zipf::DistributionFlags,
+    /// The steady-state stop rule of `--sustain` (`--ss`, `--ss-dur`, `--ss-ramp`).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub(crate) steady: super::steady::SteadyFlags,
     /// Allow --dir to be a block device (its data in the tested range is DESTROYED by writes)
     #[arg(long)]
     pub(crate) allow_destructive: bool,
@@ -300,6 +304,7 @@ impl Default for DiskOptions {
             durability: Default::default(),
             rate: Default::default(),
             distribution: Default::default(),
+            steady: Default::default(),
             allow_destructive: false,
             notes: Vec::new(),
         }
@@ -459,6 +464,7 @@ pub(crate) fn parse(a: &DiskOptions) -> Result<DiskOptions, UsageError> {
     fit_file_size(&mut o)?;
     check_engine_depth(o.engine, &o.depths)?;
     o.durability.check()?;
+    o.steady.check(o.sustain)?;
     if o.distribution.zipf_theta.is_some() && !o.patterns.iter().any(|p| p.random()) {
         return Err(UsageError::new(
             "--distribution",
@@ -626,7 +632,7 @@ mod tests {
             "{e}"
         );
         let e = args(&["--engine", "spdk"]).unwrap_err().0;
-        assert!(e.contains("auto,libaio,sync,uring"), "{e}");
+        assert!(e.contains("auto,libaio,mmap,sync,uring"), "{e}");
         let e = args(&["--engine", "sync", "--depth", "32"]).unwrap_err().0;
         assert!(e.starts_with("--depth:"), "{e}");
         let e = args(&["--sustain", "1s"]).unwrap_err().0;
@@ -654,7 +660,7 @@ mod tests {
         let e = engine("spdk").unwrap_err().0;
         assert_eq!(
             e,
-            "--engine: unknown engine 'spdk'; accepted: auto,libaio,sync,uring"
+            "--engine: unknown engine 'spdk'; accepted: auto,libaio,mmap,sync,uring"
         );
         // The report's config keeps the flag's words.
         let json = |c: EngineChoice| serde_json::to_value(c).unwrap();
@@ -760,7 +766,7 @@ mod tests {
             (&["--jobs", "0"], "--jobs: '0' is out of range; job counts go from 1 to 1024"),
             (&["--file-size", "1PiB"], "--file-size: '1PiB' is not a size; use a number with B, KiB, MiB, GiB, TiB (or KB, MB, GB), e.g. 8KiB"),
             (&["--file-size", "512TiB"], "--file-size: 512 TiB is above the limit of 256 TiB; use e.g. 1GiB"),
-            (&["--engine", "mmap"], "--engine: unknown engine 'mmap'; accepted: auto,libaio,sync,uring"),
+            (&["--engine", "spdk"], "--engine: unknown engine 'spdk'; accepted: auto,libaio,mmap,sync,uring"),
             (&["--runtime", "2"], "--runtime: '2' has no unit; give one of us, ms, s, m or h, e.g. 2ms or 2s"),
             (&["--ramp", "soon"], "--ramp: 'soon' is not a duration; use a number with ms, s, m or h, e.g. 500ms or 10s"),
             (&["--sustain", "1s"], "--sustain: steady-state mode samples every second; give at least 2s, e.g. 10m"),

@@ -114,6 +114,7 @@ fn jobs_split_one_file_into_equal_parts_with_exact_byte_counts() {
                         durability: Default::default(),
                         rate_iops: None,
                         zipf_theta: None,
+                        steady: None,
                     };
                     job::run(&spec, None, &|| {}).unwrap()
                 })

@@ -120,6 +120,7 @@ fn exact_io_and_byte_counts_per_engine() {
                 durability: Default::default(),
                 rate_iops: None,
                 zipf_theta: None,
+                steady: None,
             };
             let s = job::run(&spec, None, &|| {}).unwrap();
             let what = format!("{} {} depth {depth}", e.name(), pattern.name());
@@ -190,6 +191,7 @@ fn buffered_blocks_below_a_sector_move_exact_bytes() {
                 durability: Default::default(),
                 rate_iops: None,
                 zipf_theta: None,
+                steady: None,
             };
             let s = job::run(&spec, None, &|| {}).unwrap();
             let what = format!("{} {} {block} B", e.name(), pattern.name());
@@ -349,4 +351,138 @@ fn too_many_buffers_name_the_flag_that_fixes_it() {
         e.starts_with("--block: ") && e.ends_with("; use a --block of 512 MiB or less"),
         "{e}"
     );
+}
+
+/// `--engine mmap` copies through the page cache: refused without `--buffered` before
+/// anything is written (one line naming the fix); with it, a written case reads back
+/// identical (`--verify`), counts exactly, and the run leaves no file behind.
+#[test]
+fn mmap_runs_buffered_only_and_moves_exact_bytes() {
+    let dir = scratch();
+    let host = HostInfo::detect(false);
+    let opts = common::parse(&CommonArgs::default(), false).unwrap();
+    let ctx = Context {
+        host: &host,
+        opts: &opts,
+    };
+    let d = dir.path().to_str().unwrap();
+    let parse = |extra: &[&str]| {
+        let mut a = vec![
+            "--dir",
+            d,
+            "--engine",
+            "mmap",
+            "--depth",
+            "1",
+            "--file-size",
+            "1MiB",
+            "--ramp",
+            "0",
+        ];
+        a.extend_from_slice(extra);
+        super::options::parse(&args_from::<DiskOptions>(&a)).unwrap()
+    };
+    match prepare(&parse(&[]), &ctx, Duration::from_secs(600), 1) {
+        Ok(_) => panic!("mmap without --buffered was accepted"),
+        Err(e) => assert_eq!(
+            e.0,
+            "--engine: mmap copies through the page cache and has no O_DIRECT; add --buffered (or use --engine sync for O_DIRECT)"
+        ),
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    let Ok(mut p) = prepare(
+        &parse(&["--buffered", "--verify"]),
+        &ctx,
+        Duration::from_secs(600),
+        1,
+    ) else {
+        panic!("mmap with --buffered was refused");
+    };
+    p.io_limit = Some(200);
+    let p = Arc::new(p);
+    for pattern in [Pattern::RandWrite, Pattern::SeqRead] {
+        let cfg = Config {
+            pattern,
+            block: 4096,
+            depth: 1,
+            jobs: 1,
+        };
+        let rs = case::cases(&p, &[cfg])[0].run(&ctx);
+        assert!(rs.iter().all(|r| r.is_ok()), "{:?}", rs[0].status);
+        assert_eq!(rs[0].param_str("engine"), Some("mmap"));
+        assert!(rs[0].notes[0]
+            .text
+            .contains("shared mapping (mmap); BUFFERED"));
+        // 200 I/Os in the one 600 s window: exactly 200 counted.
+        let ios = rs[1].summary.as_ref().unwrap().mean * 600.0;
+        assert!((ios - 200.0).abs() < 1e-6, "{ios}");
+    }
+    drop(p);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// `--ss` stops the jobs once steady: with 100 ms windows and a criterion two busy
+/// windows always meet, the case ends after a few windows of the 40 it may take, its
+/// samples are the kept windows, its rows say steady state was reached and carry what
+/// fio gets; the run's files are removed.
+#[test]
+fn ss_stops_the_jobs_once_steady() {
+    let dir = scratch();
+    let host = HostInfo::detect(false);
+    let opts = common::parse(&CommonArgs::default(), false).unwrap();
+    let ctx = Context {
+        host: &host,
+        opts: &opts,
+    };
+    let args = [
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--engine",
+        "sync",
+        "--buffered",
+        "--depth",
+        "1",
+        "--file-size",
+        "1MiB",
+        "--ramp",
+        "0",
+        "--sustain",
+        "40s",
+        "--ss",
+        "iops:100%",
+        "--ss-dur",
+        "2s",
+    ];
+    let o = super::options::parse(&args_from::<DiskOptions>(&args)).unwrap();
+    let Ok(p) = prepare(&o, &ctx, Duration::from_millis(100), 40) else {
+        panic!("refused");
+    };
+    let p = Arc::new(p);
+    let cfg = Config {
+        pattern: Pattern::SeqRead,
+        block: 4096,
+        depth: 1,
+        jobs: 2,
+    };
+    let rs = case::cases(&p, &[cfg])[0].run(&ctx);
+    assert!(rs.iter().all(|r| r.is_ok()), "{:?}", rs[0].status);
+    let kept = rs[0].samples.len();
+    assert!((2..40).contains(&kept), "{kept} windows kept");
+    assert_eq!(rs[1].samples.len(), kept);
+    let note = rs[0]
+        .notes
+        .iter()
+        .find(|n| n.text.starts_with("steady state reached (--ss iops:100%"))
+        .unwrap_or_else(|| panic!("{:?}", rs[0].notes));
+    assert!(
+        note.text
+            .ends_with(&format!("stopped after {kept} s of 40")),
+        "{}",
+        note.text
+    );
+    assert_eq!(rs[2].param_str("ss"), Some("iops:100%"));
+    assert_eq!(rs[2].param_u64("ss_dur"), Some(2));
+    assert_eq!(rs[2].param_u64("sustain"), Some(40));
+    drop(p);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
