@@ -141,9 +141,9 @@ pub(crate) fn on_receipt(mut r: BenchResult) -> Result<BenchResult, String> {
     let peak = r.peak.as_ref().and_then(|p| p.value).filter(|p| *p > 0.0);
     match (&r.summary, peak) {
         (Some(s), Some(p)) => {
-            let e = s.mean / p;
-            r.efficiency = Some(e);
-            r.over_peak = e > 1.0;
+            let e = super::model::efficiency(r.metric, s.mean, p);
+            r.efficiency = e;
+            r.over_peak = e.is_some_and(|e| e > 1.0);
         }
         _ => {
             r.efficiency = None;

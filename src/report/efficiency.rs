@@ -1,0 +1,96 @@
+//! Efficiency against a peak, in both directions (issue #48): a rate's is mean / peak,
+//! a lower-is-better figure's (a latency against its floor) is floor / mean, so that
+//! 100 % is the limit either way and a figure above 100 % is over it (flagged, never
+//! clamped). Every reader that computes an efficiency (the model's `with_peak`, a
+//! result received from another host, the history's merged rows, the reference
+//! columns of the views) goes through [`efficiency`]. Also [`PeakClock`], the clock a
+//! CPU peak was computed at when `--clock` chose it.
+
+use super::kinds::{Metric, Unit};
+use crate::util::units::format_si;
+use serde::{Deserialize, Serialize};
+
+/// The clock a CPU peak was computed at when `--clock` chose it (issue #48); absent
+/// without the flag (the peak is then at the measured clock, as ever).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PeakClock {
+    /// `measured`, `nominal` or `all-core`.
+    pub clock: String,
+    /// The clock, Hz.
+    pub hz: f64,
+    /// Where it was read (the chain, the model name, cpufreq's base frequency).
+    pub from: String,
+}
+
+/// The efficiency of a figure `value` of `metric` against its `peak`: `value / peak` for
+/// a rate, `peak / value` for a lower-is-better metric (a latency against its floor).
+/// `None` when the peak is not positive, or a lower-is-better value is not.
+pub(crate) fn efficiency(metric: Metric, value: f64, peak: f64) -> Option<f64> {
+    if peak <= 0.0 {
+        return None;
+    }
+    if metric.lower_is_better() {
+        (value > 0.0).then(|| peak / value)
+    } else {
+        Some(value / peak)
+    }
+}
+
+/// The over-peak note of a row of `metric` in `unit` whose `(mean, peak)` give an
+/// efficiency above 100 %, naming the peak's `source`.
+pub(crate) fn over_peak_text(metric: Metric, unit: Unit, (mean, peak): (f64, f64), source: &str) -> String {
+    let e = efficiency(metric, mean, peak).unwrap_or(0.0) * 100.0;
+    if metric.lower_is_better() {
+        format!(
+            "OVER PEAK: {e:.1} % latency efficiency, the mean {} is below the floor {}; check the floor's inputs ({source})",
+            format_si(mean, unit.as_str()),
+            format_si(peak, unit.as_str()),
+        )
+    } else {
+        format!("OVER PEAK: {e:.1} % of the theoretical peak; check the peak's inputs ({source})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hw::peak::Peak;
+    use crate::report::model::{BenchResult, NoteKind, ResourceName};
+
+    /// A latency's efficiency is its floor over the time measured, flagged when the
+    /// time is below the floor.
+    #[test]
+    fn a_latency_s_efficiency_is_the_floor_over_the_measured_time() {
+        let lat = || {
+            BenchResult::new(
+                ResourceName::Net,
+                "tcp_latency",
+                Metric::Latency,
+                Unit::Second,
+            )
+        };
+        let peak = |v: f64| Peak {
+            value: Some(v),
+            source: "floor".into(),
+        };
+        let r = lat().with_samples(vec![20e-6; 3]).with_peak(peak(5e-6));
+        assert_eq!(r.efficiency, Some(0.25));
+        assert!(!r.over_peak);
+        let r = lat().with_samples(vec![4e-6; 3]).with_peak(peak(5e-6));
+        assert_eq!(r.efficiency, Some(1.25));
+        assert!(r.over_peak);
+        let n = r.notes.iter().find(|n| n.kind == NoteKind::OverPeak).unwrap();
+        assert!(
+            n.text.starts_with("OVER PEAK: 125.0 % latency efficiency, the mean 4.00 µs is below the floor 5.00 µs"),
+            "{}",
+            n.text
+        );
+        // Received from another host: recomputed the same way.
+        let got = crate::report::physics::on_receipt(r).unwrap();
+        assert_eq!(got.efficiency, Some(1.25));
+        assert!(got.over_peak);
+        assert_eq!(efficiency(Metric::Latency, 0.0, 1.0), None);
+        assert_eq!(efficiency(Metric::Throughput, 50.0, 100.0), Some(0.5));
+        assert_eq!(efficiency(Metric::Throughput, 50.0, 0.0), None);
+    }
+}
