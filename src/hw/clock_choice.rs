@@ -112,7 +112,8 @@ pub(crate) fn all_core(clock: &ClockInfo, kind: ClockKind) -> Option<(f64, Strin
 }
 
 /// Why `choice` cannot be used on this machine, or `None`: the nominal clock needs a
-/// label that tells it, the all-core one a reading, and neither is a clock of an
+/// label that tells it, the all-core one a reading (refused only where the clocks were
+/// measured without one: a dry run measures none), and neither is a clock of an
 /// emulated CPU.
 pub(crate) fn unknown(
     choice: ClockChoice,
@@ -135,9 +136,13 @@ pub(crate) fn unknown(
             "the nominal clock is unknown on this machine (no cpufreq base_frequency, no '@ N.NNGHz' in the model name '{}'); use --clock measured or all-core",
             crate::util::sanitize::line_max(brand, 80)
         )),
-        ClockChoice::AllCore if all_core(clock, ClockKind::Scalar).is_none() => Some(
-            "the all-core clock is unknown on this machine (no reading on every core); use --clock measured".into(),
-        ),
+        ClockChoice::AllCore
+            if clock.scalar_hz.is_some() && all_core(clock, ClockKind::Scalar).is_none() =>
+        {
+            Some(
+                "the all-core clock is unknown on this machine (no reading on every core); use --clock measured".into(),
+            )
+        }
         _ => None,
     }
 }
@@ -194,11 +199,14 @@ mod tests {
 
     #[test]
     fn an_unknown_clock_is_refused_with_the_reason() {
-        let c = ClockInfo::default();
+        let mut c = ClockInfo::default();
         assert_eq!(unknown(ClockChoice::Measured, "AMD EPYC", None, &c, false), None);
         let e = unknown(ClockChoice::Nominal, "AMD EPYC", None, &c, false).unwrap();
         assert!(e.starts_with("the nominal clock is unknown on this machine"), "{e}");
         assert!(e.contains("'AMD EPYC'"), "{e}");
+        // No clock measured yet (a dry run): the all-core clock is not refused.
+        assert_eq!(unknown(ClockChoice::AllCore, "AMD EPYC", None, &c, false), None);
+        c.scalar_hz = Some(3e9);
         let e = unknown(ClockChoice::AllCore, "AMD EPYC", None, &c, false).unwrap();
         assert!(e.contains("all-core clock is unknown"), "{e}");
         let e = unknown(ClockChoice::Nominal, "X @ 2.5GHz", None, &c, true).unwrap();

@@ -17,7 +17,6 @@
 
 use super::cpudesc::Cache;
 use super::peak::Peak;
-use super::rates::trim_float;
 use crate::util::units::{format_si, format_size};
 
 /// Speed of light in vacuum, m/s.
@@ -131,13 +130,19 @@ pub(crate) fn net_floor(i: &NetFloorInput) -> Peak {
     }
 }
 
-/// `1000 km`, `300 m`.
+/// `1000 km`, `2.5 km`, `300 m`.
 fn distance_text(m: f64) -> String {
     if m >= 1000.0 {
-        format!("{} km", trim_float(m / 1000.0))
+        format!("{} km", short(m / 1000.0))
     } else {
-        format!("{} m", trim_float(m))
+        format!("{} m", short(m))
     }
+}
+
+/// `x` with at most two decimals, without trailing zeros: `13.38`, `2.5`, `4`.
+fn short(x: f64) -> String {
+    let t = format!("{x:.2}");
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// Load-to-use latencies of a core's caches, in core cycles, for a chain of dependent
@@ -266,7 +271,7 @@ pub(crate) fn cache_floor(i: &CacheFloorInput) -> Peak {
             }
         };
         cycles += share * c;
-        terms.push(format!("{:.1} % {name} × {}", share * 100.0, trim_float(c)));
+        terms.push(format!("{:.1} % {name} × {}", share * 100.0, short(c)));
     }
     if held < s {
         return Peak::unknown(format!(
@@ -282,7 +287,7 @@ pub(crate) fn cache_floor(i: &CacheFloorInput) -> Peak {
             "load-to-use floor of a random chase over {} per thread: {} = {} cycles at {:.3} GHz ({clock_what}) = {}; best case, each level holding its size in distinct lines beyond the faster levels' ({})",
             format_size(i.per_thread),
             terms.join(" + "),
-            trim_float((cycles * 100.0).round() / 100.0),
+            short(cycles),
             hz / 1e9,
             format_si(secs, "s"),
             cyc.source

@@ -31,6 +31,7 @@ mod gate_refs;
 mod gpu;
 mod history;
 mod layers;
+mod latency_peaks;
 mod linalg;
 mod memory;
 mod neighbours;
