@@ -327,7 +327,10 @@ mod tests {
         assert_eq!(ok("net=10Gbit/s").1, 1.25e9);
         assert_eq!(ok("net=1.25GB/s").1, 1.25e9);
         // Latencies (#48) are times, in seconds.
-        assert_eq!(ok("memory.latency.L1=1.2ns"), ("memory.latency.l1".into(), 1.2e-9));
+        assert_eq!(
+            ok("memory.latency.L1=1.2ns"),
+            ("memory.latency.l1".into(), 1.2e-9)
+        );
         assert_eq!(ok("net.latency=10us").1, 1e-5);
         assert_eq!(ok("disk.latency=80us").1, 8e-5);
     }
@@ -339,7 +342,11 @@ mod tests {
             .iter()
             .map(|l| l.name().to_ascii_lowercase())
             .collect();
-        let table = peaks::LATENCY.iter().find(|(r, _)| *r == "memory").unwrap().1;
+        let table = peaks::LATENCY
+            .iter()
+            .find(|(r, _)| *r == "memory")
+            .unwrap()
+            .1;
         assert_eq!(levels, table);
         // And the resources the table names exist.
         for (r, _) in peaks::LATENCY {

@@ -100,14 +100,22 @@ pub(crate) fn latency_key_of(
 ) -> Option<Result<(PeakKey, PeakKind), String>> {
     let (r, levels) = LATENCY.iter().find(|(r, _)| *r == first)?;
     match rest {
-        ["latency"] => Some(Ok((PeakKey::new(format!("{r}.latency")), PeakKind::Latency))),
+        ["latency"] => Some(Ok((
+            PeakKey::new(format!("{r}.latency")),
+            PeakKind::Latency,
+        ))),
         ["latency", l] if levels.contains(l) => Some(Ok((
             PeakKey::new(format!("{r}.latency.{l}")),
             PeakKind::Latency,
         ))),
         ["latency", l, ..] => Some(Err(format!(
             "unknown key '{}': {r}.latency takes {}",
-            [first].iter().chain(rest).copied().collect::<Vec<_>>().join("."),
+            [first]
+                .iter()
+                .chain(rest)
+                .copied()
+                .collect::<Vec<_>>()
+                .join("."),
             if levels.is_empty() {
                 "no level after it".to_string()
             } else {

@@ -78,10 +78,7 @@ pub(crate) fn nominal(brand: &str, base_khz: Option<&str>) -> Option<(f64, Strin
         return None;
     };
     let v: f64 = num.trim().parse().ok().filter(|v: &f64| *v > 0.0)?;
-    Some((
-        v * mult,
-        format!("nominal, '@ {}' in the model name", t),
-    ))
+    Some((v * mult, format!("nominal, '@ {}' in the model name", t)))
 }
 
 /// cpu0's cpufreq `base_frequency` (kHz) as the file says it, where the driver has one.
@@ -154,8 +151,14 @@ mod tests {
     #[test]
     fn the_flag_takes_three_clocks() {
         assert_eq!(ClockChoice::parse("nominal").unwrap(), ClockChoice::Nominal);
-        assert_eq!(ClockChoice::parse("All-Core").unwrap(), ClockChoice::AllCore);
-        assert_eq!(ClockChoice::parse("measured").unwrap(), ClockChoice::Measured);
+        assert_eq!(
+            ClockChoice::parse("All-Core").unwrap(),
+            ClockChoice::AllCore
+        );
+        assert_eq!(
+            ClockChoice::parse("measured").unwrap(),
+            ClockChoice::Measured
+        );
         let e = ClockChoice::parse("turbo").unwrap_err().0;
         assert_eq!(
             e,
@@ -200,17 +203,29 @@ mod tests {
     #[test]
     fn an_unknown_clock_is_refused_with_the_reason() {
         let mut c = ClockInfo::default();
-        assert_eq!(unknown(ClockChoice::Measured, "AMD EPYC", None, &c, false), None);
+        assert_eq!(
+            unknown(ClockChoice::Measured, "AMD EPYC", None, &c, false),
+            None
+        );
         let e = unknown(ClockChoice::Nominal, "AMD EPYC", None, &c, false).unwrap();
-        assert!(e.starts_with("the nominal clock is unknown on this machine"), "{e}");
+        assert!(
+            e.starts_with("the nominal clock is unknown on this machine"),
+            "{e}"
+        );
         assert!(e.contains("'AMD EPYC'"), "{e}");
         // No clock measured yet (a dry run): the all-core clock is not refused.
-        assert_eq!(unknown(ClockChoice::AllCore, "AMD EPYC", None, &c, false), None);
+        assert_eq!(
+            unknown(ClockChoice::AllCore, "AMD EPYC", None, &c, false),
+            None
+        );
         c.scalar_hz = Some(3e9);
         let e = unknown(ClockChoice::AllCore, "AMD EPYC", None, &c, false).unwrap();
         assert!(e.contains("all-core clock is unknown"), "{e}");
         let e = unknown(ClockChoice::Nominal, "X @ 2.5GHz", None, &c, true).unwrap();
         assert!(e.contains("emulated"), "{e}");
-        assert_eq!(unknown(ClockChoice::Nominal, "X @ 2.5GHz", None, &c, false), None);
+        assert_eq!(
+            unknown(ClockChoice::Nominal, "X @ 2.5GHz", None, &c, false),
+            None
+        );
     }
 }

@@ -77,10 +77,13 @@ pub(crate) fn wire_bytes(msg: u64, proto: &str, mtu: u64) -> (u64, u64) {
 pub(crate) fn net_floor(i: &NetFloorInput) -> Peak {
     if i.loopback {
         let d = i.distance_m.map_or(String::new(), |d| {
-            format!(" (--distance {} is for a link to another host)", distance_text(d))
+            format!(
+                " (--distance {} is for a link to another host)",
+                distance_text(d)
+            )
         });
         return Peak::unknown(format!(
-            "no figure: loopback has no link, so no serialisation on a wire and no distance; the time is the kernel's and the CPU's{d}; set one with --peak net.latency=…"
+            "unknown: no figure: loopback has no link, so no serialisation on a wire and no distance; the time is the kernel's and the CPU's{d}; set one with --peak net.latency=…"
         ));
     }
     let mut parts = Vec::new();
@@ -102,7 +105,7 @@ pub(crate) fn net_floor(i: &NetFloorInput) -> Peak {
         }
         Err(why) if i.distance_m.is_none() => {
             return Peak::unknown(format!(
-                "no figure: {}; give --distance for the propagation time, or --peak net.latency=…",
+                "unknown: no figure: {}; give --distance for the propagation time, or --peak net.latency=…",
                 why.strip_prefix("unknown: ").unwrap_or(why)
             ));
         }
@@ -223,12 +226,12 @@ pub(crate) struct CacheFloorInput<'a> {
 pub(crate) fn cache_floor(i: &CacheFloorInput) -> Peak {
     let Some(cyc) = cache_cycles(i.row) else {
         return Peak::unknown(format!(
-            "no figure: no cache latencies in the table for row '{}'; set one with --peak memory.latency=…",
+            "unknown: no figure: no cache latencies in the table for row '{}'; set one with --peak memory.latency=…",
             i.row
         ));
     };
     let Some((hz, clock_what)) = i.clock.filter(|(hz, _)| *hz > 0.0) else {
-        return Peak::unknown("no figure: no clock was measured to turn cycles into time");
+        return Peak::unknown("unknown: no figure: no clock was measured to turn cycles into time");
     };
     let s = i.per_thread.max(1) as f64;
     // Capacity each thread has of each level: a private level whole, a shared one
@@ -265,7 +268,7 @@ pub(crate) fn cache_floor(i: &CacheFloorInput) -> Peak {
             Ok(c) => c,
             Err(why) => {
                 return Peak::unknown(format!(
-                    "no figure: {:.1} % of the loads reach the {name}, whose latency the table has no figure for ({why}); set one with --peak memory.latency=…",
+                    "unknown: no figure: {:.1} % of the loads reach the {name}, whose latency the table has no figure for ({why}); set one with --peak memory.latency=…",
                     share * 100.0
                 ))
             }
@@ -275,7 +278,7 @@ pub(crate) fn cache_floor(i: &CacheFloorInput) -> Peak {
     }
     if held < s {
         return Peak::unknown(format!(
-            "no figure: {} per thread is more than the caches hold ({} with best-case placement), and DRAM's load-to-use time (the DIMMs' tRCD + CL plus the memory controller and the on-chip network) is reported by nothing on this machine; set one with --peak memory.latency.dram=…",
+            "unknown: no figure: {} per thread is more than the caches hold ({} with best-case placement), and DRAM's load-to-use time (the DIMMs' tRCD + CL plus the memory controller and the on-chip network) is reported by nothing on this machine; set one with --peak memory.latency.dram=…",
             format_size(i.per_thread),
             format_size(held as u64)
         ));
@@ -337,7 +340,11 @@ mod tests {
         let prop = 1e6 * 1.468 / 299_792_458.0;
         assert!((p.value.unwrap() - 2.0 * (113.6e-9 + prop)).abs() < 1e-12);
         assert!(p.source.contains("1000 km at c / 1.468"), "{}", p.source);
-        assert!(p.source.starts_with("round-trip floor 2 × ("), "{}", p.source);
+        assert!(
+            p.source.starts_with("round-trip floor 2 × ("),
+            "{}",
+            p.source
+        );
     }
 
     #[test]
@@ -353,13 +360,22 @@ mod tests {
         let p = net_floor(&i);
         assert_eq!(p.value, None);
         assert!(p.source.contains("loopback has no link"), "{}", p.source);
-        assert!(p.source.contains("--distance 1000 km is for a link"), "{}", p.source);
+        assert!(
+            p.source.contains("--distance 1000 km is for a link"),
+            "{}",
+            p.source
+        );
         // A virtual device: no serialisation term, but the distance still bounds it.
         i.loopback = false;
         i.link = Err("unknown: veth0 is a virtual device without a link speed".into());
         let p = net_floor(&i);
         assert!((p.value.unwrap() - 2.0 * 1e6 / FIBRE_SPEED).abs() < 1e-12);
-        assert!(p.source.contains("no serialisation term (veth0 is a virtual"), "{}", p.source);
+        assert!(
+            p.source
+                .contains("no serialisation term (veth0 is a virtual"),
+            "{}",
+            p.source
+        );
         i.distance_m = None;
         let p = net_floor(&i);
         assert_eq!(p.value, None);
@@ -396,12 +412,20 @@ mod tests {
         let p = floor(16 << 10, 1);
         assert!((p.value.unwrap() - 4.0 / 3.69e9).abs() < 1e-15);
         assert!(p.source.contains("100.0 % L1 × 4"), "{}", p.source);
-        assert!(p.source.contains("AMD Software Optimization Guide"), "{}", p.source);
+        assert!(
+            p.source.contains("AMD Software Optimization Guide"),
+            "{}",
+            p.source
+        );
         // 512 KiB: 1/16 of the lines can sit in L1, the rest in L2: 0.0625 × 4 +
         // 0.9375 × 14 = 13.375 cycles.
         let p = floor(512 << 10, 1);
         assert!((p.value.unwrap() - 13.375 / 3.69e9).abs() < 1e-15);
-        assert!(p.source.contains("13.38 cycles at 3.690 GHz"), "{}", p.source);
+        assert!(
+            p.source.contains("13.38 cycles at 3.690 GHz"),
+            "{}",
+            p.source
+        );
         // 16 MiB on one thread: L1 + L2 + the rest from L3.
         let s = 16.0 * 1048576.0;
         let want = (32768.0 * 4.0 + 1048576.0 * 14.0 + (s - 32768.0 - 1048576.0) * 50.0) / s;
@@ -416,7 +440,11 @@ mod tests {
         // Past the caches: no figure, and why.
         let p = floor(256 << 20, 1);
         assert_eq!(p.value, None);
-        assert!(p.source.contains("--peak memory.latency.dram"), "{}", p.source);
+        assert!(
+            p.source.contains("--peak memory.latency.dram"),
+            "{}",
+            p.source
+        );
     }
 
     #[test]
@@ -430,7 +458,9 @@ mod tests {
             clock: Some((3e9, "x")),
         };
         let p = cache_floor(&i);
-        assert!(p.source.contains("no cache latencies in the table for row 'Haswell/Broadwell'"));
+        assert!(p
+            .source
+            .contains("no cache latencies in the table for row 'Haswell/Broadwell'"));
         i.row = "Zen 4";
         i.clock = None;
         assert!(cache_floor(&i).source.contains("no clock"));

@@ -433,14 +433,31 @@ mod tests {
 
     #[test]
     fn latency_values_are_times_in_seconds() {
-        assert_eq!(value("memory.latency=80ns"), Ok((80.0 * 1e-9, PeakUnit::Second)));
-        assert_eq!(value("net.latency=1.5us"), Ok((1.5 * 1e-6, PeakUnit::Second)));
-        assert_eq!(value("net.latency=20µs"), Ok((20.0 * 1e-6, PeakUnit::Second)));
-        assert_eq!(value("disk.latency=2ms"), Ok((2.0 * 1e-3, PeakUnit::Second)));
+        assert_eq!(
+            value("memory.latency=80ns"),
+            Ok((80.0 * 1e-9, PeakUnit::Second))
+        );
+        assert_eq!(
+            value("net.latency=1.5us"),
+            Ok((1.5 * 1e-6, PeakUnit::Second))
+        );
+        assert_eq!(
+            value("net.latency=20µs"),
+            Ok((20.0 * 1e-6, PeakUnit::Second))
+        );
+        assert_eq!(
+            value("disk.latency=2ms"),
+            Ok((2.0 * 1e-3, PeakUnit::Second))
+        );
         assert_eq!(value("disk.latency=1e-4s"), Ok((1e-4, PeakUnit::Second)));
         // A bare number is the key's own unit (seconds for a latency key).
         assert_eq!(value("disk.latency=1e-4"), Ok((1e-4, PeakUnit::None)));
-        for bad in ["net.latency=5 minutes", "net.latency=5Ms", "net.latency=5ks", "net.latency=5mss"] {
+        for bad in [
+            "net.latency=5 minutes",
+            "net.latency=5Ms",
+            "net.latency=5ks",
+            "net.latency=5mss",
+        ] {
             assert!(parse_override(bad).is_err(), "{bad}");
         }
     }

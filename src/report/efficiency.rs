@@ -38,7 +38,12 @@ pub(crate) fn efficiency(metric: Metric, value: f64, peak: f64) -> Option<f64> {
 
 /// The over-peak note of a row of `metric` in `unit` whose `(mean, peak)` give an
 /// efficiency above 100 %, naming the peak's `source`.
-pub(crate) fn over_peak_text(metric: Metric, unit: Unit, (mean, peak): (f64, f64), source: &str) -> String {
+pub(crate) fn over_peak_text(
+    metric: Metric,
+    unit: Unit,
+    (mean, peak): (f64, f64),
+    source: &str,
+) -> String {
     let e = efficiency(metric, mean, peak).unwrap_or(0.0) * 100.0;
     if metric.lower_is_better() {
         format!(
@@ -79,9 +84,13 @@ mod tests {
         let r = lat().with_samples(vec![4e-6; 3]).with_peak(peak(5e-6));
         assert_eq!(r.efficiency, Some(1.25));
         assert!(r.over_peak);
-        let n = r.notes.iter().find(|n| n.kind == NoteKind::OverPeak).unwrap();
+        let n = r
+            .notes
+            .iter()
+            .find(|n| n.kind == NoteKind::OverPeak)
+            .unwrap();
         assert!(
-            n.text.starts_with("OVER PEAK: 125.0 % latency efficiency, the mean 4.00 µs is below the floor 5.00 µs"),
+            n.text.starts_with("OVER PEAK: 125.0 % latency efficiency, the mean 4.000 µs is below the floor 5.000 µs"),
             "{}",
             n.text
         );

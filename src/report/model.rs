@@ -26,8 +26,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use super::efficiency::PeakClock;
 pub(crate) use super::efficiency::efficiency;
+pub use super::efficiency::PeakClock;
 pub use super::kinds::{Metric, ResourceName, Unit};
 
 /// The schema identifier written into every report.

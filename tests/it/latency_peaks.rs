@@ -10,7 +10,15 @@ use serde_json::Value;
 fn run(args: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let out = common::pb()
-        .args(["--quiet", "--min-time", "5ms", "--repeat", "2", "--format", "json"])
+        .args([
+            "--quiet",
+            "--min-time",
+            "5ms",
+            "--repeat",
+            "2",
+            "--format",
+            "json",
+        ])
         .args(args)
         .arg("--output")
         .arg(dir.path())
@@ -37,10 +45,19 @@ fn assert_latency_efficiency(r: &Value) {
 fn a_chase_has_a_floor_or_says_why_and_takes_the_user_s() {
     for (peak, source) in [
         (None, None),
-        (Some("memory.latency=1ns"), Some("user (--peak memory.latency=…)")),
+        (
+            Some("memory.latency=1ns"),
+            Some("user (--peak memory.latency=…)"),
+        ),
     ] {
         let mut args = vec![
-            "memory", "--kernel", "chase", "--size", "16KiB", "--threads", "1",
+            "memory",
+            "--kernel",
+            "chase",
+            "--size",
+            "16KiB",
+            "--threads",
+            "1",
         ];
         if let Some(p) = peak {
             args.extend(["--peak", p]);
@@ -58,7 +75,7 @@ fn a_chase_has_a_floor_or_says_why_and_takes_the_user_s() {
             // The caches' floor where the table has this CPU, else no figure and why.
             None => assert!(
                 (s.starts_with("load-to-use floor") && r["peak"]["value"].is_f64())
-                    || (s.starts_with("no figure") && r["peak"]["value"].is_null()),
+                    || (s.starts_with("unknown: no figure") && r["peak"]["value"].is_null()),
                 "{s}"
             ),
         }
@@ -69,8 +86,19 @@ fn a_chase_has_a_floor_or_says_why_and_takes_the_user_s() {
 #[test]
 fn a_loopback_round_trip_has_no_link_floor_and_distance_needs_a_unit() {
     let rep = run(&[
-        "net", "--proto", "tcp", "--test", "latency", "--time", "200ms", "--repeat", "1",
-        "--omit", "0s", "--distance", "1000km",
+        "net",
+        "--proto",
+        "tcp",
+        "--test",
+        "latency",
+        "--time",
+        "200ms",
+        "--repeat",
+        "1",
+        "--omit",
+        "0s",
+        "--distance",
+        "1000km",
     ]);
     let r = &rep["results"][0];
     assert_eq!(r["status"], "ok", "{r}");
@@ -107,26 +135,48 @@ fn cpu_clock_names_its_clock_or_is_refused() {
         assert_eq!(r["peak_clock"]["clock"], "all-core", "{r}");
         let hz = r["peak_clock"]["hz"].as_f64().unwrap();
         assert!(hz > 0.0, "{r}");
-        if r["peak"]["value"].is_f64() && !r["peak"]["source"].as_str().unwrap().starts_with("user") {
+        if r["peak"]["value"].is_f64() && !r["peak"]["source"].as_str().unwrap().starts_with("user")
+        {
             let s = r["peak"]["source"].as_str().unwrap();
-            assert!(s.contains(&format!("{:.3} GHz (all-core,", hz / 1e9)), "{s}");
+            assert!(
+                s.contains(&format!("{:.3} GHz (all-core,", hz / 1e9)),
+                "{s}"
+            );
         }
     }
     // The nominal clock: used and named where the label tells it, else one line, exit 2.
     let dir = tempfile::tempdir().unwrap();
     let out = common::pb()
-        .args(["--quiet", "--min-time", "5ms", "--repeat", "2", "--format", "json"])
+        .args([
+            "--quiet",
+            "--min-time",
+            "5ms",
+            "--repeat",
+            "2",
+            "--format",
+            "json",
+        ])
         .args(base)
         .args(["--clock", "nominal", "--output"])
         .arg(dir.path())
         .output()
         .unwrap();
     if out.status.code() == Some(2) {
-        common::assert_refused(&out, &"--clock nominal", &["--clock: the nominal clock is unknown on this machine"]);
+        common::assert_refused(
+            &out,
+            &"--clock nominal",
+            &["--clock: the nominal clock is unknown on this machine"],
+        );
     } else {
         let rep = common::success_json(&out, "--clock nominal");
         let r = &rep["results"][0];
         assert_eq!(r["peak_clock"]["clock"], "nominal", "{r}");
-        assert!(r["peak_clock"]["from"].as_str().unwrap().starts_with("nominal, "), "{r}");
+        assert!(
+            r["peak_clock"]["from"]
+                .as_str()
+                .unwrap()
+                .starts_with("nominal, "),
+            "{r}"
+        );
     }
 }

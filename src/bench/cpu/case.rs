@@ -5,9 +5,9 @@
 //! `mod.rs` plans them.
 
 use super::kernels::{self, Isa, Kernel, Precision};
-use super::peak::{clock_kind, outrun_probe_peak, peak_for_clock};
 #[cfg(test)]
 use super::peak::peak_for;
+use super::peak::{clock_kind, outrun_probe_peak, peak_for_clock};
 use super::select;
 use super::work::{unavailable, KernelWork};
 use crate::bench::common::{record_clock, run_config};
@@ -121,7 +121,9 @@ impl CpuCase {
             .clock
             .and_then(|c| chosen_clock(c, clock, host, clock_kind(k)));
         let (clock, what) = match &r.peak_clock {
-            Some(p) if p.clock != ClockChoice::Measured.name() => (Some(p.hz), Some(p.from.clone())),
+            Some(p) if p.clock != ClockChoice::Measured.name() => {
+                (Some(p.hz), Some(p.from.clone()))
+            }
             _ => (clock, None),
         };
         let what = what.as_deref();
@@ -383,7 +385,10 @@ fn chosen_clock(
     kind: ClockKind,
 ) -> Option<crate::report::model::PeakClock> {
     let (hz, from) = match choice {
-        ClockChoice::Measured => (measured?, "measured, the sustained clock of the case".to_string()),
+        ClockChoice::Measured => (
+            measured?,
+            "measured, the sustained clock of the case".to_string(),
+        ),
         ClockChoice::Nominal => clock_choice::nominal(
             &host.cpu.model_name,
             clock_choice::base_frequency_here().as_deref(),
@@ -396,4 +401,3 @@ fn chosen_clock(
         from,
     })
 }
-

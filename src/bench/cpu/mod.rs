@@ -268,7 +268,10 @@ impl resource::Resource for CpuBench {
 /// Why `--clock CHOICE` cannot be used on `host` (issue #48), or `None`: the clock
 /// must be one this machine tells (`hw::clock_choice::unknown`); a machine with several
 /// kinds of core keeps each kind's measured clock.
-fn clock_refusal(choice: crate::hw::clock_choice::ClockChoice, host: &crate::hw::HostInfo) -> Option<String> {
+fn clock_refusal(
+    choice: crate::hw::clock_choice::ClockChoice,
+    host: &crate::hw::HostInfo,
+) -> Option<String> {
     use crate::hw::clock_choice::{base_frequency_here, unknown, ClockChoice};
     if choice != ClockChoice::Measured && !host.clock.kinds.is_empty() {
         return Some(format!(

@@ -133,13 +133,13 @@ fn peak_at_rate(
         ops_per_instr: k.instr_ops() as f64,
         cores,
         clock_hz,
-        clock_what: match (k.clock.is_some(), clock_kind(k)) {
-            _ if chosen.is_some() => chosen.unwrap_or_default(),
+        // `--clock` (#48) names the clock it chose; else the chain that measured it.
+        clock_what: chosen.unwrap_or(match (k.clock.is_some(), clock_kind(k)) {
             (true, _) => "measured with this kernel's instruction",
             (false, ClockKind::Avx512) => "measured, AVX-512 chain",
             (false, ClockKind::Avx2) => "measured, AVX2 chain",
             (false, ClockKind::Scalar) => "measured, add chain",
-        },
+        }),
     };
     match &host.cpu.emulated {
         Some(_) => emulated_peak(&input, crate::hw::arm::EMULATED),

@@ -175,7 +175,10 @@ pub(super) fn latency_peak(
     host: &HostInfo,
     overrides: &PeakOverrides,
 ) -> Peak {
-    if let Some(p) = overrides.peak(&crate::bench::peaks::latency_keys("memory", Some(level.name()))) {
+    if let Some(p) = overrides.peak(&crate::bench::peaks::latency_keys(
+        "memory",
+        Some(level.name()),
+    )) {
         return p;
     }
     let cores = threads.min(host.cpu.cores).max(1);

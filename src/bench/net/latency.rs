@@ -65,7 +65,10 @@ pub(crate) fn floor(
     net_floor(&NetFloorInput {
         msg,
         proto,
-        link: link.speed_bps.map(|b| (b, link.source.clone())).ok_or(link.source),
+        link: link
+            .speed_bps
+            .map(|b| (b, link.source.clone()))
+            .ok_or(link.source),
         mtu,
         loopback: local.is_loopback(),
         distance_m,

@@ -19,10 +19,10 @@
 //! - one thread per stream, pinned, on both ends; CPU time per stream thread.
 
 pub(crate) mod attach;
-pub(crate) mod latency;
 mod budget;
 pub mod client;
 pub mod engine;
+pub(crate) mod latency;
 pub(crate) mod matrix;
 pub mod options;
 pub mod proto;
