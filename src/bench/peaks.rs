@@ -266,7 +266,10 @@ mod tests {
         let e = k("disk.latency.l1").unwrap().unwrap_err();
         assert!(e.contains("disk.latency takes no level"), "{e}");
         let e = k("memory.latency.l4").unwrap().unwrap_err();
-        assert!(e.contains("l1|l2|l3|dram, not 'l4'"), "{e}");
+        assert!(
+            e.contains("a level l1|l2|l3|dram after it, not 'l4'"),
+            "{e}"
+        );
         assert_eq!(
             latency_keys("memory", Some("L2"))
                 .iter()

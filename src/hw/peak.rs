@@ -169,14 +169,15 @@ pub struct PeakText {
 /// The units a `--peak` value may carry, for messages.
 const UNITS: &str = "a number with an optional prefix k, M, G, T, P (Ki…Pi before B/s) and a unit FLOP/s, OP/s, IOP/s, B/s or bit/s, or a time in s, ms, us or ns for a latency";
 
-/// A time unit of a latency peak and its factor to seconds: the prefixes below one
-/// (milli, micro, nano) only go before `s`, where a lower-case `m` cannot mean mega.
+/// A time unit of a latency peak and how many of it make a second (a divisor, so that
+/// `20us` reads as exactly the `2e-5` it means): the prefixes below one (milli, micro,
+/// nano) only go before `s`, where a lower-case `m` cannot mean mega.
 fn time_unit(s: &str) -> Option<f64> {
     Some(match s {
         "s" => 1.0,
-        "ms" => 1e-3,
-        "us" | "µs" | "μs" => 1e-6,
-        "ns" => 1e-9,
+        "ms" => 1e3,
+        "us" | "µs" | "μs" => 1e6,
+        "ns" => 1e9,
         _ => return None,
     })
 }
@@ -208,8 +209,8 @@ fn unit_of(s: &str) -> Result<PeakUnit, String> {
 /// `t`/`T`, `p`/`P`; a lower-case `m` would be milli and is refused), then reads the unit.
 /// Returns the multiplier and the unit.
 fn prefix_and_unit(s: &str) -> Result<(f64, PeakUnit), String> {
-    if let Some(f) = time_unit(s) {
-        return Ok((f, PeakUnit::Second));
+    if let Some(per_second) = time_unit(s) {
+        return Ok((1.0 / per_second, PeakUnit::Second));
     }
     if let Ok(u) = unit_of(s) {
         return Ok((1.0, u));
@@ -283,7 +284,10 @@ pub fn parse_override(text: &str) -> Result<PeakText, ParseError> {
     })?;
     let unit = unit.trim_start();
     let (mult, u) = prefix_and_unit(unit).map_err(|e| ParseError(format!("'{shown}': {e}")))?;
-    let value = x * mult;
+    let value = match time_unit(unit) {
+        Some(per_second) => x / per_second,
+        None => x * mult,
+    };
     if !value.is_finite() || value <= 0.0 {
         return Err(ParseError(format!(
             "'{shown}': a peak must be a positive number"
@@ -433,22 +437,10 @@ mod tests {
 
     #[test]
     fn latency_values_are_times_in_seconds() {
-        assert_eq!(
-            value("memory.latency=80ns"),
-            Ok((80.0 * 1e-9, PeakUnit::Second))
-        );
-        assert_eq!(
-            value("net.latency=1.5us"),
-            Ok((1.5 * 1e-6, PeakUnit::Second))
-        );
-        assert_eq!(
-            value("net.latency=20µs"),
-            Ok((20.0 * 1e-6, PeakUnit::Second))
-        );
-        assert_eq!(
-            value("disk.latency=2ms"),
-            Ok((2.0 * 1e-3, PeakUnit::Second))
-        );
+        assert_eq!(value("memory.latency=80ns"), Ok((80e-9, PeakUnit::Second)));
+        assert_eq!(value("net.latency=1.5us"), Ok((1.5e-6, PeakUnit::Second)));
+        assert_eq!(value("net.latency=20µs"), Ok((20e-6, PeakUnit::Second)));
+        assert_eq!(value("disk.latency=2ms"), Ok((2e-3, PeakUnit::Second)));
         assert_eq!(value("disk.latency=1e-4s"), Ok((1e-4, PeakUnit::Second)));
         // A bare number is the key's own unit (seconds for a latency key).
         assert_eq!(value("disk.latency=1e-4"), Ok((1e-4, PeakUnit::None)));
