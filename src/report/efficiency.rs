@@ -29,10 +29,12 @@ pub(crate) fn efficiency(metric: Metric, value: f64, peak: f64) -> Option<f64> {
     if peak <= 0.0 {
         return None;
     }
-    if metric.lower_is_better() {
-        (value > 0.0).then(|| peak / value)
-    } else {
+    if !metric.lower_is_better() {
         Some(value / peak)
+    } else if value > 0.0 {
+        Some(peak / value)
+    } else {
+        None
     }
 }
 
@@ -59,47 +61,18 @@ pub(crate) fn over_peak_text(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hw::peak::Peak;
-    use crate::report::model::{BenchResult, NoteKind, ResourceName};
 
-    /// A latency's efficiency is its floor over the time measured, flagged when the
-    /// time is below the floor.
     #[test]
-    fn a_latency_s_efficiency_is_the_floor_over_the_measured_time() {
-        let lat = || {
-            BenchResult::new(
-                ResourceName::Net,
-                "tcp_latency",
-                Metric::Latency,
-                Unit::Second,
-            )
-        };
-        let peak = |v: f64| Peak {
-            value: Some(v),
-            source: "floor".into(),
-        };
-        let r = lat().with_samples(vec![20e-6; 3]).with_peak(peak(5e-6));
-        assert!((r.efficiency.unwrap() - 0.25).abs() < 1e-12);
-        assert!(!r.over_peak);
-        let r = lat().with_samples(vec![4e-6; 3]).with_peak(peak(5e-6));
-        assert!((r.efficiency.unwrap() - 1.25).abs() < 1e-12);
-        assert!(r.over_peak);
-        let n = r
-            .notes
-            .iter()
-            .find(|n| n.kind == NoteKind::OverPeak)
-            .unwrap();
-        assert!(
-            n.text.starts_with("OVER PEAK: 125.0 % latency efficiency, the mean 4.000 µs is below the floor 5.000 µs"),
-            "{}",
-            n.text
-        );
-        // Received from another host: recomputed the same way.
-        let got = crate::report::physics::on_receipt(r).unwrap();
-        assert!((got.efficiency.unwrap() - 1.25).abs() < 1e-12);
-        assert!(got.over_peak);
-        assert_eq!(efficiency(Metric::Latency, 0.0, 1.0), None);
+    fn a_rate_divides_by_its_peak_and_a_latency_divides_its_floor() {
         assert_eq!(efficiency(Metric::Throughput, 50.0, 100.0), Some(0.5));
         assert_eq!(efficiency(Metric::Throughput, 50.0, 0.0), None);
+        assert_eq!(efficiency(Metric::Latency, 20.0, 5.0), Some(0.25));
+        assert_eq!(efficiency(Metric::Latency, 0.0, 1.0), None);
+        let t = over_peak_text(Metric::Latency, Unit::Second, (4e-6, 5e-6), "floor");
+        assert!(
+            t.starts_with("OVER PEAK: 125.0 % latency efficiency, the mean 4.000 µs is below the floor 5.000 µs"),
+            "{t}"
+        );
+        assert!(t.ends_with("(floor)"), "{t}");
     }
 }
