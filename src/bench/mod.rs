@@ -175,7 +175,7 @@ fn peak_keys() -> String {
         .map(|r| r.peak_keys())
         .filter(|k| !k.is_empty())
         .collect();
-    keys.join(", ")
+    format!("{}, {}", keys.join(", "), peaks::latency_forms())
 }
 
 /// Reads a `--peak` key (lower-case): the resource its first part names reads the rest.
@@ -184,6 +184,10 @@ fn peak_key(key: &str) -> Result<(peaks::PeakKey, peaks::PeakKind), String> {
     let mut parts = key.split('.');
     let first = parts.next().unwrap_or_default();
     let rest: Vec<&str> = parts.collect();
+    // The latency keys are one table for every resource that has latency rows.
+    if let Some(k) = peaks::latency_key_of(first, &rest) {
+        return k;
+    }
     match find(first) {
         Some(r) => r.peak_key(key, &rest)?.ok_or_else(unknown),
         None => Err(unknown()),
@@ -206,7 +210,7 @@ mod tests {
     fn the_accepted_keys_are_listed_in_the_registry_s_order() {
         assert_eq!(
             peak_keys(),
-            "cpu, cpu.PRECISION, cpu.PRECISION.ISA, memory, memory.l1|l2|l3|dram, disk, disk.throughput, disk.iops, net, gpu.PRECISION, gpu.memory, gpu.pcie, gpu.read|write|copy|h2d|d2h"
+            "cpu, cpu.PRECISION, cpu.PRECISION.ISA, memory, memory.l1|l2|l3|dram, disk, disk.throughput, disk.iops, net, gpu.PRECISION, gpu.memory, gpu.pcie, gpu.read|write|copy|h2d|d2h, memory.latency, memory.latency.l1|l2|l3|dram, disk.latency, net.latency"
         );
     }
 
@@ -283,6 +287,12 @@ mod tests {
             keys.push(c(Some((k.precision, None))));
         }
         keys.extend(memory::Level::ALL.map(|l| m(Some(l))));
+        for (r, _) in peaks::LATENCY {
+            keys.extend(peaks::latency_keys(r, None));
+        }
+        for l in memory::Level::ALL {
+            keys.extend(peaks::latency_keys("memory", Some(l.name())));
+        }
         keys.extend(crate::hw::gpu_table::GpuPrecision::ALL.map(|p| g(GpuPeak::Precision(p))));
         for k in gpu::options::MemKernel::ALL {
             if k != gpu::options::MemKernel::Dispatch {
@@ -317,6 +327,32 @@ mod tests {
         assert_eq!(ok("net=10G").1, 1.25e9);
         assert_eq!(ok("net=10Gbit/s").1, 1.25e9);
         assert_eq!(ok("net=1.25GB/s").1, 1.25e9);
+        // Latencies (#48) are times, in seconds.
+        assert_eq!(
+            ok("memory.latency.L1=2ns"),
+            ("memory.latency.l1".into(), 2e-9)
+        );
+        assert_eq!(ok("net.latency=10us").1, 1e-5);
+        assert_eq!(ok("disk.latency=80us").1, 8e-5);
+    }
+
+    /// The latency table's memory levels are the memory resource's.
+    #[test]
+    fn the_latency_levels_are_the_memory_levels() {
+        let levels: Vec<String> = memory::Level::ALL
+            .iter()
+            .map(|l| l.name().to_ascii_lowercase())
+            .collect();
+        let table = peaks::LATENCY
+            .iter()
+            .find(|(r, _)| *r == "memory")
+            .unwrap()
+            .1;
+        assert_eq!(levels, table);
+        // And the resources the table names exist.
+        for (r, _) in peaks::LATENCY {
+            assert!(find(r).is_some(), "{r}");
+        }
     }
 
     // x86 kernels and ISAs by name (aarch64 builds have other ones).
@@ -337,7 +373,8 @@ mod tests {
             "gpu",
             "gpu.dispatch",
             "memory.l4",
-            "disk.latency",
+            // `disk.latency` is a key since #48.
+            "disk.latency2",
             "nett",
             "cpu.fp64.avx2.x",
             "gpu.fp128",

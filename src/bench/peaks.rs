@@ -15,6 +15,12 @@
 //! the keys it looks up (`overrides.find`) with the same function it parses them with,
 //! so a key a resource looks up and the keys accepted cannot drift apart. This file
 //! imports no resource.
+//!
+//! The latency keys (issue #48: `memory.latency[.l1|l2|l3|dram]`, `disk.latency`,
+//! `net.latency`) are one table here ([`LATENCY`]) rather than one per resource: they
+//! take a time ([`PeakKind::Latency`]), and their rows' efficiency is peak / measured
+//! (`report::model::efficiency`). The registry reads them before it asks the resource
+//! (`bench::peak_key`), and the resources look them up with [`latency_keys`].
 
 use crate::hw::peak::Peak;
 use crate::hw::peak::{parse_override, PeakUnit};
@@ -47,6 +53,77 @@ pub(crate) enum PeakKind {
     Bytes,
     /// A link speed (`net`): bit/s, B/s, or none (bit/s, as links are rated).
     Link,
+    /// A latency floor (`memory.latency`, `disk.latency`, `net.latency`): a time in s,
+    /// ms, us or ns, or none (seconds).
+    Latency,
+}
+
+/// The resources whose latency rows read a `--peak RESOURCE.latency=TIME` key, each
+/// with the levels it also takes after it (`memory.latency.l1`), lower-case.
+pub(crate) const LATENCY: [(&str, &[&str]); 3] = [
+    // The memory levels of `bench::memory::Level` (a test checks they agree).
+    ("memory", &["l1", "l2", "l3", "dram"]),
+    ("disk", &[]),
+    ("net", &[]),
+];
+
+/// The latency keys' forms, for messages: `memory.latency, memory.latency.l1|l2|l3|dram,
+/// disk.latency, net.latency`.
+pub(crate) fn latency_forms() -> String {
+    let mut out = Vec::new();
+    for (r, levels) in LATENCY {
+        out.push(format!("{r}.latency"));
+        if !levels.is_empty() {
+            out.push(format!("{r}.latency.{}", levels.join("|")));
+        }
+    }
+    out.join(", ")
+}
+
+/// The keys a latency row of `resource` at `level` (if it has one) looks up, most
+/// specific first: `memory.latency.l2`, `memory.latency`.
+pub(crate) fn latency_keys(resource: &str, level: Option<&str>) -> Vec<PeakKey> {
+    let base = format!("{resource}.latency");
+    let mut keys = Vec::new();
+    if let Some(l) = level {
+        keys.push(PeakKey::new(format!("{base}.{}", l.to_ascii_lowercase())));
+    }
+    keys.push(PeakKey::new(base));
+    keys
+}
+
+/// Reads a latency key (lower-case, split at its dots: `first` and the `rest`):
+/// `None` when it is no latency key (the resource reads it), else the key or why not.
+pub(crate) fn latency_key_of(
+    first: &str,
+    rest: &[&str],
+) -> Option<Result<(PeakKey, PeakKind), String>> {
+    let (r, levels) = LATENCY.iter().find(|(r, _)| *r == first)?;
+    match rest {
+        ["latency"] => Some(Ok((
+            PeakKey::new(format!("{r}.latency")),
+            PeakKind::Latency,
+        ))),
+        ["latency", l] if levels.contains(l) => Some(Ok((
+            PeakKey::new(format!("{r}.latency.{l}")),
+            PeakKind::Latency,
+        ))),
+        ["latency", l, ..] => Some(Err(format!(
+            "unknown key '{}': {r}.latency takes {}",
+            [first]
+                .iter()
+                .chain(rest)
+                .copied()
+                .collect::<Vec<_>>()
+                .join("."),
+            if levels.is_empty() {
+                "no level after it".to_string()
+            } else {
+                format!("a level {} after it, not '{l}'", levels.join("|"))
+            }
+        ))),
+        _ => None,
+    }
 }
 
 /// The canonical text of the key.
@@ -148,6 +225,13 @@ pub(crate) fn parse_peak(
                 "net=10Gbit/s",
             ))
         }
+        (PeakKind::Latency, PeakUnit::Second | PeakUnit::None) => v,
+        (PeakKind::Latency, _) => {
+            return Err(misfit(
+                "a latency (s, ms, us or ns, or no unit for seconds)",
+                "memory.latency=80ns",
+            ))
+        }
     };
     Ok((key, value))
 }
@@ -155,6 +239,62 @@ pub(crate) fn parse_peak(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn latency_keys_are_one_table() {
+        let k = |t: &str| {
+            let mut p = t.split('.');
+            let first = p.next().unwrap();
+            let rest: Vec<&str> = p.collect();
+            latency_key_of(first, &rest).map(|r| r.map(|(k, kind)| (k.to_string(), kind)))
+        };
+        assert_eq!(
+            k("memory.latency"),
+            Some(Ok(("memory.latency".into(), PeakKind::Latency)))
+        );
+        assert_eq!(
+            k("memory.latency.dram"),
+            Some(Ok(("memory.latency.dram".into(), PeakKind::Latency)))
+        );
+        assert_eq!(
+            k("net.latency"),
+            Some(Ok(("net.latency".into(), PeakKind::Latency)))
+        );
+        // Not latency keys: the resource reads them.
+        assert_eq!(k("memory.l1"), None);
+        assert_eq!(k("cpu.latency"), None);
+        let e = k("disk.latency.l1").unwrap().unwrap_err();
+        assert!(e.contains("disk.latency takes no level"), "{e}");
+        let e = k("memory.latency.l4").unwrap().unwrap_err();
+        assert!(
+            e.contains("a level l1|l2|l3|dram after it, not 'l4'"),
+            "{e}"
+        );
+        assert_eq!(
+            latency_keys("memory", Some("L2"))
+                .iter()
+                .map(|k| k.to_string())
+                .collect::<Vec<_>>(),
+            ["memory.latency.l2", "memory.latency"]
+        );
+        assert_eq!(
+            latency_forms(),
+            "memory.latency, memory.latency.l1|l2|l3|dram, disk.latency, net.latency"
+        );
+    }
+
+    #[test]
+    fn a_latency_takes_a_time_and_nothing_else() {
+        let key = |_: &str| Ok((PeakKey::new("net.latency"), PeakKind::Latency));
+        assert_eq!(parse_peak("net.latency=20us", key).unwrap().1, 20e-6);
+        assert_eq!(parse_peak("net.latency=2e-5", key).unwrap().1, 2e-5);
+        let e = parse_peak("net.latency=10Gbit/s", key).unwrap_err().0;
+        assert!(e.contains("is a latency (s, ms, us or ns"), "{e}");
+        // A time is refused where a rate is meant.
+        let rate = |_: &str| Ok((PeakKey::new("net"), PeakKind::Link));
+        let e = parse_peak("net=20us", rate).unwrap_err().0;
+        assert!(e.contains("is a link speed"), "{e}");
+    }
 
     #[test]
     fn overrides_keep_the_last_value_and_find_the_most_specific_key() {

@@ -248,7 +248,11 @@ fn pooled(
         .into_values()
         .filter_map(|(mut res, means)| {
             let s = crate::measure::stats::Summary::of(&means).ok()?;
-            res.efficiency = res.peak.as_ref().and_then(|p| p.value).map(|p| s.mean / p);
+            res.efficiency = res
+                .peak
+                .as_ref()
+                .and_then(|p| p.value)
+                .and_then(|p| crate::report::model::efficiency(res.metric, s.mean, p));
             res.summary = Some(s);
             res.samples = means;
             res.percentiles = None;

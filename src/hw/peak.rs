@@ -147,6 +147,9 @@ pub(crate) enum PeakUnit {
     Byte,
     /// `bit/s`, `bits/s` or `bps`.
     Bit,
+    /// A time, for latency keys: `s`, `ms`, `us` (`µs`) or `ns`, already scaled to
+    /// seconds (issue #48).
+    Second,
 }
 
 /// A `--peak KEY=VALUE` split and read, before the key is checked (the keys are the
@@ -164,7 +167,20 @@ pub struct PeakText {
 }
 
 /// The units a `--peak` value may carry, for messages.
-const UNITS: &str = "a number with an optional prefix k, M, G, T, P (Ki…Pi before B/s) and a unit FLOP/s, OP/s, IOP/s, B/s or bit/s";
+const UNITS: &str = "a number with an optional prefix k, M, G, T, P (Ki…Pi before B/s) and a unit FLOP/s, OP/s, IOP/s, B/s or bit/s, or a time in s, ms, us or ns for a latency";
+
+/// A time unit of a latency peak and how many of it make a second (a divisor, so that
+/// `20us` reads as exactly the `2e-5` it means): the prefixes below one (milli, micro,
+/// nano) only go before `s`, where a lower-case `m` cannot mean mega.
+fn time_unit(s: &str) -> Option<f64> {
+    Some(match s {
+        "s" => 1.0,
+        "ms" => 1e3,
+        "us" | "µs" | "μs" => 1e6,
+        "ns" => 1e9,
+        _ => return None,
+    })
+}
 
 /// A unit (without prefix): operation units are case-insensitive; bytes must be a
 /// capital `B` because a lower-case `b` commonly means bits.
@@ -193,6 +209,9 @@ fn unit_of(s: &str) -> Result<PeakUnit, String> {
 /// `t`/`T`, `p`/`P`; a lower-case `m` would be milli and is refused), then reads the unit.
 /// Returns the multiplier and the unit.
 fn prefix_and_unit(s: &str) -> Result<(f64, PeakUnit), String> {
+    if let Some(per_second) = time_unit(s) {
+        return Ok((1.0 / per_second, PeakUnit::Second));
+    }
     if let Ok(u) = unit_of(s) {
         return Ok((1.0, u));
     }
@@ -204,7 +223,7 @@ fn prefix_and_unit(s: &str) -> Result<(f64, PeakUnit), String> {
         Some('t' | 'T') => 4,
         Some('p' | 'P') => 5,
         Some('m') => {
-            return Err("a lower-case 'm' would mean milli; write M for mega (e.g. 500MB/s)".into())
+            return Err("a lower-case 'm' would mean milli, which only goes before s (e.g. memory.latency=0.1ms); write M for mega (e.g. 500MB/s)".into())
         }
         _ => return Err(unit_of(s).unwrap_err()),
     };
@@ -223,7 +242,8 @@ fn prefix_and_unit(s: &str) -> Result<(f64, PeakUnit), String> {
 }
 
 /// Parses `KEY=VALUE` where VALUE is a number with an optional SI prefix and unit:
-/// `3.2T`, `3.2TFLOP/s`, `68GB/s`, `64GiB/s`, `10Gbit/s`, `68e9`. The key is only
+/// `3.2T`, `3.2TFLOP/s`, `68GB/s`, `64GiB/s`, `10Gbit/s`, `68e9`, or a time for a
+/// latency key: `80ns`, `1.5us`, `2ms`, `1e-7s` (in seconds). The key is only
 /// checked for its characters here; `bench::peaks` checks it names a peak and that the
 /// unit fits it.
 pub fn parse_override(text: &str) -> Result<PeakText, ParseError> {
@@ -264,7 +284,10 @@ pub fn parse_override(text: &str) -> Result<PeakText, ParseError> {
     })?;
     let unit = unit.trim_start();
     let (mult, u) = prefix_and_unit(unit).map_err(|e| ParseError(format!("'{shown}': {e}")))?;
-    let value = x * mult;
+    let value = match time_unit(unit) {
+        Some(per_second) => x / per_second,
+        None => x * mult,
+    };
     if !value.is_finite() || value <= 0.0 {
         return Err(ParseError(format!(
             "'{shown}': a peak must be a positive number"
@@ -410,6 +433,25 @@ mod tests {
         assert_eq!(value("memory=5B/s"), Ok((5.0, PeakUnit::Byte)));
         assert_eq!(value("memory=5 bytes/s"), Ok((5.0, PeakUnit::Byte)));
         assert_eq!(value("cpu=1e3k"), Ok((1e6, PeakUnit::None)));
+    }
+
+    #[test]
+    fn latency_values_are_times_in_seconds() {
+        assert_eq!(value("memory.latency=80ns"), Ok((80e-9, PeakUnit::Second)));
+        assert_eq!(value("net.latency=1.5us"), Ok((1.5e-6, PeakUnit::Second)));
+        assert_eq!(value("net.latency=20µs"), Ok((20e-6, PeakUnit::Second)));
+        assert_eq!(value("disk.latency=2ms"), Ok((2e-3, PeakUnit::Second)));
+        assert_eq!(value("disk.latency=1e-4s"), Ok((1e-4, PeakUnit::Second)));
+        // A bare number is the key's own unit (seconds for a latency key).
+        assert_eq!(value("disk.latency=1e-4"), Ok((1e-4, PeakUnit::None)));
+        for bad in [
+            "net.latency=5 minutes",
+            "net.latency=5Ms",
+            "net.latency=5ks",
+            "net.latency=5mss",
+        ] {
+            assert!(parse_override(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -262,11 +262,18 @@ impl ResourceName {
         rank: 1,
         name: "memory",
         noise_floor_pct: 10,
-        peak: &[PeakHint {
-            metric: None,
-            with: "memory",
-            without: "memory",
-        }],
+        peak: &[
+            PeakHint {
+                metric: Some(Metric::Latency),
+                with: "memory.latency",
+                without: "memory.latency",
+            },
+            PeakHint {
+                metric: None,
+                with: "memory",
+                without: "memory",
+            },
+        ],
         chart: ChartHint {
             cache_marks: true,
             compute_ceiling: true,
@@ -279,6 +286,11 @@ impl ResourceName {
         name: "disk",
         noise_floor_pct: 20,
         peak: &[
+            PeakHint {
+                metric: Some(Metric::Latency),
+                with: "disk.latency",
+                without: "disk.latency",
+            },
             PeakHint {
                 metric: Some(Metric::Iops),
                 with: "disk.iops",
@@ -301,11 +313,18 @@ impl ResourceName {
         rank: 3,
         name: "net",
         noise_floor_pct: 20,
-        peak: &[PeakHint {
-            metric: None,
-            with: "net",
-            without: "net",
-        }],
+        peak: &[
+            PeakHint {
+                metric: Some(Metric::Latency),
+                with: "net.latency",
+                without: "net.latency",
+            },
+            PeakHint {
+                metric: None,
+                with: "net",
+                without: "net",
+            },
+        ],
         chart: ChartHint {
             cache_marks: false,
             compute_ceiling: true,
@@ -548,7 +567,20 @@ mod tests {
         );
         assert_eq!(
             key(ResourceName::Disk, Metric::Latency, None).unwrap(),
-            "disk"
+            "disk.latency"
+        );
+        // The latency keys of #48: one per resource with latency rows.
+        assert_eq!(
+            key(ResourceName::Memory, Metric::Latency, None).unwrap(),
+            "memory.latency"
+        );
+        assert_eq!(
+            key(ResourceName::Net, Metric::Latency, None).unwrap(),
+            "net.latency"
+        );
+        assert_eq!(
+            key(ResourceName::Net, Metric::Throughput, None).unwrap(),
+            "net"
         );
         assert_eq!(
             key(ResourceName::Gpu, Metric::Ops, None).unwrap(),

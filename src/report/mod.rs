@@ -12,6 +12,7 @@ pub mod charts;
 pub mod compare;
 mod condense;
 pub(crate) mod disturbance;
+pub(crate) mod efficiency;
 pub(crate) mod energy;
 pub(crate) mod figures;
 #[cfg(test)]

@@ -12,9 +12,10 @@
 //!   converts them.
 //! - A note is a [`Note`]: its [`NoteKind`] says what it is (a warning, the over-peak
 //!   flag, a reference tool's remark), so no reader tests the text.
-//! - `efficiency` = `summary.mean / peak.value`; a figure above its peak keeps its value
-//!   and sets `over_peak` (it is a configuration or table error to investigate, never
-//!   clamped).
+//! - `efficiency` = `summary.mean / peak.value`, and `peak.value / summary.mean` for a
+//!   lower-is-better metric (a latency against its floor, issue #48: [`efficiency`]); a
+//!   figure above its peak keeps its value and sets `over_peak` (it is a configuration
+//!   or table error to investigate, never clamped).
 //! - Non-finite numbers never reach the model: a case that cannot produce a finite
 //!   figure is `failed` with the error.
 
@@ -25,6 +26,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
+pub(crate) use super::efficiency::efficiency;
+pub use super::efficiency::PeakClock;
 pub use super::kinds::{Metric, ResourceName, Unit};
 
 /// The schema identifier written into every report.
@@ -351,7 +354,8 @@ pub struct BenchResult {
     /// Theoretical peak with provenance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak: Option<Peak>,
-    /// `summary.mean / peak.value`.
+    /// `summary.mean / peak.value`; `peak.value / summary.mean` for a lower-is-better
+    /// metric (latency), see [`efficiency`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub efficiency: Option<f64>,
     /// True when the mean exceeds the theoretical peak.
@@ -402,6 +406,10 @@ pub struct BenchResult {
     /// higher; `clock_hz` is what the case measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sustained_hz: Option<f64>,
+    /// `--clock` (issue #48): which clock the peak was computed at and its value, only
+    /// when the flag was given (without it the peak is at the measured clock, as ever).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_clock: Option<PeakClock>,
     /// Energy per domain kind (`package`, `dram`, `gpu`): joules per sample, watts, and
     /// the figure per watt (#47 item 4, `report::energy`); absent without counters.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -490,6 +498,7 @@ impl BenchResult {
             window: None,
             dropped: Vec::new(),
             sustained_hz: None,
+            peak_clock: None,
             energy: Vec::new(),
         }
     }
@@ -588,19 +597,17 @@ impl BenchResult {
     /// Sets the peak and derives efficiency and the over-peak flag from the mean.
     pub(crate) fn with_peak(mut self, peak: Peak) -> BenchResult {
         if let (Some(s), Some(p)) = (&self.summary, peak.value) {
-            if p > 0.0 {
-                let e = s.mean / p;
+            if let Some(e) = efficiency(self.metric, s.mean, p) {
                 self.efficiency = Some(e);
                 self.over_peak = e > 1.0;
                 if self.over_peak {
-                    self.notes.push(Note::new(
-                        NoteKind::OverPeak,
-                        format!(
-                            "OVER PEAK: {:.1} % of the theoretical peak; check the peak's inputs ({})",
-                            e * 100.0,
-                            peak.source
-                        ),
-                    ));
+                    let text = super::efficiency::over_peak_text(
+                        self.metric,
+                        self.unit,
+                        (s.mean, p),
+                        &peak.source,
+                    );
+                    self.notes.push(Note::new(NoteKind::OverPeak, text));
                 }
             }
         }

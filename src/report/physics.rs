@@ -141,9 +141,9 @@ pub(crate) fn on_receipt(mut r: BenchResult) -> Result<BenchResult, String> {
     let peak = r.peak.as_ref().and_then(|p| p.value).filter(|p| *p > 0.0);
     match (&r.summary, peak) {
         (Some(s), Some(p)) => {
-            let e = s.mean / p;
-            r.efficiency = Some(e);
-            r.over_peak = e > 1.0;
+            let e = super::model::efficiency(r.metric, s.mean, p);
+            r.efficiency = e;
+            r.over_peak = e.is_some_and(|e| e > 1.0);
         }
         _ => {
             r.efficiency = None;
@@ -196,6 +196,39 @@ mod tests {
             Unit::BytePerSec,
         )
         .with_samples(samples)
+    }
+
+    /// #48: a latency's efficiency is its floor over the time measured, flagged when
+    /// the time is below the floor; recomputed so on receipt.
+    #[test]
+    fn a_latency_s_efficiency_is_the_floor_over_the_measured_time() {
+        let lat = || {
+            BenchResult::new(
+                ResourceName::Net,
+                "tcp_latency",
+                Metric::Latency,
+                Unit::Second,
+            )
+        };
+        let peak = |v: f64| crate::hw::peak::Peak {
+            value: Some(v),
+            source: "floor".into(),
+        };
+        let r = lat().with_samples(vec![20e-6; 3]).with_peak(peak(5e-6));
+        assert!((r.efficiency.unwrap() - 0.25).abs() < 1e-12);
+        assert!(!r.over_peak);
+        let r = lat().with_samples(vec![4e-6; 3]).with_peak(peak(5e-6));
+        assert!((r.efficiency.unwrap() - 1.25).abs() < 1e-12);
+        assert!(r.over_peak);
+        let n = r
+            .notes
+            .iter()
+            .find(|n| n.kind == NoteKind::OverPeak)
+            .unwrap();
+        assert!(n.text.contains("below the floor 5.000 µs"), "{}", n.text);
+        let got = on_receipt(r).unwrap();
+        assert!((got.efficiency.unwrap() - 1.25).abs() < 1e-12);
+        assert!(got.over_peak);
     }
 
     /// #33 item 10: what an authenticated rank sends is recomputed and checked.

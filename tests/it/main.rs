@@ -30,6 +30,7 @@ mod gate_ops;
 mod gate_refs;
 mod gpu;
 mod history;
+mod latency_peaks;
 mod layers;
 mod linalg;
 mod memory;

@@ -5,13 +5,16 @@
 //! `mod.rs` plans them.
 
 use super::kernels::{self, Isa, Kernel, Precision};
-use super::peak::{clock_kind, outrun_probe_peak, peak_for};
+#[cfg(test)]
+use super::peak::peak_for;
+use super::peak::{clock_kind, outrun_probe_peak, peak_for_clock};
 use super::select;
 use super::work::{unavailable, KernelWork};
 use crate::bench::common::{record_clock, run_config};
 use crate::bench::quota::quota_peak;
 use crate::bench::resource::{self, Case, Context};
 use crate::hw::clock::{self as clock, chain_fn, measure_on, ClockKind};
+use crate::hw::clock_choice::{self, ClockChoice};
 use crate::hw::HostInfo;
 use crate::measure::Runner;
 use crate::report::model::{BenchResult, Metric, ResourceName};
@@ -22,6 +25,8 @@ pub(super) struct CpuCase {
     pub(super) kernel: &'static Kernel,
     pub(super) threads: usize,
     pub(super) sustain: Option<(Duration, Duration)>,
+    /// `--clock` (issue #48): the clock the peak is at; `None`: measured, unsaid.
+    pub(super) clock: Option<ClockChoice>,
 }
 
 impl Case for CpuCase {
@@ -111,10 +116,25 @@ impl CpuCase {
         let seen = clock::case_clock(&readings, host.clock.for_peak(clock_kind(k), cores));
         // The readings first (info), then the warnings about them.
         let clock = record_clock(&mut r, seen, |t| t);
+        // `--clock` (#48): the peak at the chosen clock, saying which (JSON: peak_clock).
+        r.peak_clock = self
+            .clock
+            .and_then(|c| chosen_clock(c, clock, host, clock_kind(k)));
+        let (clock, what) = match &r.peak_clock {
+            Some(p) if p.clock != ClockChoice::Measured.name() => {
+                (Some(p.hz), Some(p.from.clone()))
+            }
+            _ => (clock, None),
+        };
+        let what = what.as_deref();
         if self.sustain.is_some() {
             r.timeseries = Some(samples.iter().map(|s| (s.at, s.rate())).collect());
         }
-        let peak = quota_peak(peak_for(k, host, cores, clock, &o.peaks), host, cores);
+        let peak = quota_peak(
+            peak_for_clock(k, host, cores, clock, what, &o.peaks),
+            host,
+            cores,
+        );
         let stable = o.until_stable.is_some() && self.sustain.is_none();
         let mut r = r
             .with_runner_samples(samples, stable, |s| s.rate())
@@ -122,7 +142,7 @@ impl CpuCase {
         // Faster than the probe allowed: the probe was wrong, the table's rate stands.
         if let Some(p) = r
             .efficiency
-            .and_then(|e| outrun_probe_peak(k, host, cores, clock, &o.peaks, e))
+            .and_then(|e| outrun_probe_peak(k, host, cores, (clock, what), &o.peaks, e))
             .map(|p| quota_peak(p, host, cores))
         {
             let over = crate::report::model::NoteKind::OverPeak;
@@ -353,4 +373,31 @@ mod tests {
             p.source
         );
     }
+}
+
+/// The clock `choice` gives a peak of chain `kind` on `host`, with the clock the case
+/// measured (`measured`, the sustained one), as the result records it; `None` when the
+/// machine does not tell it (the plan refused that already).
+fn chosen_clock(
+    choice: ClockChoice,
+    measured: Option<f64>,
+    host: &HostInfo,
+    kind: ClockKind,
+) -> Option<crate::report::model::PeakClock> {
+    let (hz, from) = match choice {
+        ClockChoice::Measured => (
+            measured?,
+            "measured, the sustained clock of the case".to_string(),
+        ),
+        ClockChoice::Nominal => clock_choice::nominal(
+            &host.cpu.model_name,
+            clock_choice::base_frequency_here().as_deref(),
+        )?,
+        ClockChoice::AllCore => clock_choice::all_core(&host.clock, kind)?,
+    };
+    Some(crate::report::model::PeakClock {
+        clock: choice.name().to_string(),
+        hz,
+        from,
+    })
 }

@@ -98,6 +98,9 @@ impl Plan for CpuBench {
                 }
             }
         }
+        if let Some(why) = c.clock.and_then(|ch| clock_refusal(ch, host)) {
+            return Err(UsageError::new("--clock", why));
+        }
         let threads = c
             .threads
             .clone()
@@ -145,6 +148,7 @@ impl Plan for CpuBench {
                     kernel: k,
                     threads: t,
                     sustain,
+                    clock: c.clock,
                 }));
             }
         }
@@ -249,11 +253,35 @@ impl resource::Resource for CpuBench {
                     kernel: k,
                     threads: t,
                     sustain: None,
+                    clock: None,
                 }));
             }
         }
         cases
     }
+}
+
+/// Why `--clock CHOICE` cannot be used on `host` (issue #48), or `None`: the clock
+/// must be one this machine tells (`hw::clock_choice::unknown`); a machine with several
+/// kinds of core keeps each kind's measured clock.
+fn clock_refusal(
+    choice: crate::hw::clock_choice::ClockChoice,
+    host: &crate::hw::HostInfo,
+) -> Option<String> {
+    use crate::hw::clock_choice::{base_frequency_here, unknown, ClockChoice};
+    if choice != ClockChoice::Measured && !host.clock.kinds.is_empty() {
+        return Some(format!(
+            "the {} clock is not used on a machine with several kinds of core (each kind's peak is at its own measured clock); drop --clock",
+            choice.name()
+        ));
+    }
+    unknown(
+        choice,
+        &host.cpu.model_name,
+        base_frequency_here().as_deref(),
+        &host.clock,
+        host.cpu.emulated.is_some(),
+    )
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 use super::kernels::{Isa, Precision};
 use crate::bench::common::{secs, secs_opt};
 use crate::bench::flags::{threads, Choices, List};
+use crate::hw::clock_choice::ClockChoice;
 use crate::util::units::{parse_duration, parse_list, ParseError};
 use crate::util::usage::UsageError;
 use clap::Args;
@@ -66,6 +67,12 @@ pub(crate) struct CpuOptions {
     #[arg(long)]
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) c2c: bool,
+    /// The clock of the peaks the efficiency column divides by: measured (the sustained
+    /// clock the case saw), nominal (the label's base clock) or all-core (the kernel's
+    /// clock chain on every core at once) [default: measured]
+    #[arg(long, value_name = "CLOCK", value_parser = ClockChoice::parse)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) clock: Option<ClockChoice>,
     // The sample length in sustained mode: `--interval`, else 1 s (set by `parse`).
     #[arg(skip = DEFAULT_INTERVAL)]
     #[serde(serialize_with = "secs", rename = "interval_s")]
@@ -84,6 +91,7 @@ impl Default for CpuOptions {
             sustain: None,
             interval_given: None,
             c2c: false,
+            clock: None,
             interval: DEFAULT_INTERVAL,
         }
     }
@@ -138,6 +146,7 @@ pub(crate) fn parse(a: &CpuOptions) -> Result<CpuOptions, UsageError> {
             ("--isa", a.isas.is_some()),
             ("--threads", a.threads.is_some()),
             ("--sustain", a.sustain.is_some()),
+            ("--clock", a.clock.is_some()),
         ];
         if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
             return Err(UsageError::new(
@@ -187,6 +196,7 @@ mod tests {
             (&["--interval", "2s"], "--interval: only applies with --sustain DUR"),
             (&["--sustain", "1s", "--interval", "2s"], "--interval: 2s is longer than --sustain 1s; use an interval shorter than the run"),
             (&["--c2c", "--threads", "2"], "--threads: does not apply with --c2c (every ordered pair of CPUs is measured; choose the CPUs with --cpus LIST)"),
+            (&["--clock", "turbo"], "--clock: unknown clock 'turbo'; accepted: measured, nominal, all-core"),
         ] {
             assert_eq!(opts(argv).unwrap_err().0, line, "{argv:?}");
         }

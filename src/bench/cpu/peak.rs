@@ -45,6 +45,19 @@ pub(crate) fn peak_for(
     clock_hz: Option<f64>,
     overrides: &PeakOverrides,
 ) -> Peak {
+    peak_for_clock(k, host, cores, clock_hz, None, overrides)
+}
+
+/// [`peak_for`] at a clock `--clock` chose (issue #48): `clock_what` says which clock it
+/// is and where it was read, in place of the measuring chain (`None`: measured).
+pub(crate) fn peak_for_clock(
+    k: &Kernel,
+    host: &HostInfo,
+    cores: usize,
+    clock_hz: Option<f64>,
+    clock_what: Option<&str>,
+    overrides: &PeakOverrides,
+) -> Peak {
     let keys = [
         peak_key(Some((k.precision, Some(k.isa)))),
         peak_key(Some((k.precision, None))),
@@ -79,7 +92,7 @@ pub(crate) fn peak_for(
             kernels::F16C_NO_PEAK
         ));
     }
-    peak_at_rate(k, host, cores, clock_hz, &rate)
+    peak_at_rate(k, host, cores, (clock_hz, clock_what), &rate)
 }
 
 /// Where the identified row's F16C loop rate comes from (or why it has none).
@@ -93,7 +106,7 @@ fn peak_at_rate(
     k: &Kernel,
     host: &HostInfo,
     cores: usize,
-    clock_hz: Option<f64>,
+    (clock_hz, chosen): (Option<f64>, Option<&str>),
     rate: &crate::hw::rates::Rate,
 ) -> Peak {
     let Some(pipe) = k.pipe else {
@@ -120,12 +133,13 @@ fn peak_at_rate(
         ops_per_instr: k.instr_ops() as f64,
         cores,
         clock_hz,
-        clock_what: match (k.clock.is_some(), clock_kind(k)) {
+        // `--clock` (#48) names the clock it chose; else the chain that measured it.
+        clock_what: chosen.unwrap_or(match (k.clock.is_some(), clock_kind(k)) {
             (true, _) => "measured with this kernel's instruction",
             (false, ClockKind::Avx512) => "measured, AVX-512 chain",
             (false, ClockKind::Avx2) => "measured, AVX2 chain",
             (false, ClockKind::Scalar) => "measured, add chain",
-        },
+        }),
     };
     match &host.cpu.emulated {
         Some(_) => emulated_peak(&input, crate::hw::arm::EMULATED),
@@ -240,7 +254,7 @@ pub(crate) fn outrun_probe_peak(
     k: &Kernel,
     host: &HostInfo,
     cores: usize,
-    clock_hz: Option<f64>,
+    (clock_hz, clock_what): (Option<f64>, Option<&str>),
     overrides: &PeakOverrides,
     eff: f64,
 ) -> Option<Peak> {
@@ -261,7 +275,7 @@ pub(crate) fn outrun_probe_peak(
         eff * 100.0,
         crate::hw::rates::trim_float(rate.per_cycle)
     ));
-    Some(peak_at_rate(k, host, cores, clock_hz, &back))
+    Some(peak_at_rate(k, host, cores, (clock_hz, clock_what), &back))
 }
 
 #[cfg(test)]

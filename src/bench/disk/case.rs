@@ -547,6 +547,10 @@ fn results(
     // Same windows as throughput (bytes = IOs × block), so the same CV: warn once.
     i.notes.retain(|n| n.kind != NoteKind::HighCv);
     let mut l = base(plan, c, 2).with_samples(lat);
+    // `--peak disk.latency` (#48): no device tells the kernel a latency, so only the user's.
+    if let Some(p) = peaks.peak(&crate::bench::peaks::latency_keys("disk", None)) {
+        l = l.with_peak(p);
+    }
     // The table shows the mean; the percentiles are the figure users compare with
     // fio's clat, so they also go into a note (the JSON has them in `percentiles`).
     l.notes.insert(

@@ -12,7 +12,7 @@ use super::level::Level;
 use super::options::Pattern;
 use super::placement::Placement;
 use super::region::{self, Pages};
-use super::sizes::{level_of, level_peak, per_thread, size_param, total};
+use super::sizes::{latency_peak, level_of, level_peak, per_thread, size_param, total};
 use crate::bench::common::run_config;
 use crate::bench::resource::{Case, Context};
 use crate::hw::peak::Peak;
@@ -407,5 +407,12 @@ impl ChaseCase {
             &pages_seen,
             |s| s.secs * threads / s.work,
         )
+        .with_peak_opt(Some(latency_peak(
+            level,
+            per,
+            self.threads,
+            ctx.host,
+            &ctx.opts.peaks,
+        )))
     }
 }

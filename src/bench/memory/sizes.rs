@@ -164,6 +164,43 @@ pub(super) fn level_peak(level: Level, host: &HostInfo, overrides: &PeakOverride
     overrides.peak(&[peak_key(Some(level))])
 }
 
+/// The load-to-use floor of a chase over `per` bytes per thread on `threads` threads
+/// whose working set lands in `level` (issue #48): `--peak memory.latency.LEVEL=…` or
+/// `memory.latency=…`, else the caches' floor (`hw::latency::cache_floor`) at the add
+/// chain's measured clock (on every core at once when the threads run on several).
+pub(super) fn latency_peak(
+    level: Level,
+    per: u64,
+    threads: usize,
+    host: &HostInfo,
+    overrides: &PeakOverrides,
+) -> Peak {
+    if let Some(p) = overrides.peak(&crate::bench::peaks::latency_keys(
+        "memory",
+        Some(level.name()),
+    )) {
+        return p;
+    }
+    let cores = threads.min(host.cpu.cores).max(1);
+    let clock = host
+        .clock
+        .for_peak(crate::hw::clock::ClockKind::Scalar, cores)
+        .filter(|_| host.cpu.emulated.is_none());
+    let what = if cores > 1 {
+        "measured, add chain on every core at once"
+    } else {
+        "measured, add chain"
+    };
+    let row = host.cpu.identified().row;
+    crate::hw::latency::cache_floor(&crate::hw::latency::CacheFloorInput {
+        per_thread: per,
+        threads,
+        caches: &host.cpu.caches,
+        row: &row,
+        clock: clock.map(|hz| (hz, what)),
+    })
+}
+
 /// `256MiB`, `4KiB`, `8B`: a size `--size`/`--block` accept back, for case labels (the
 /// results hold sizes as numbers of bytes).
 pub(crate) fn size_param(bytes: u64) -> String {

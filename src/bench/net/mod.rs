@@ -22,6 +22,7 @@ pub(crate) mod attach;
 mod budget;
 pub mod client;
 pub mod engine;
+pub(crate) mod latency;
 pub(crate) mod matrix;
 pub mod options;
 pub mod proto;
@@ -66,6 +67,8 @@ struct Session {
     fatal: Mutex<Option<String>>,
     /// The run's control connection to `--server` (unused in-process).
     conn: Mutex<Option<Conn>>,
+    /// `--distance`, metres: the latency rows' floor adds its propagation (#48).
+    distance_m: Option<f64>,
 }
 
 /// One test (protocol, kind, message size, streams, direction): one result.
@@ -156,7 +159,11 @@ impl Session {
                 .map(|o| (o, "in-process on 127.0.0.1".to_string())),
         };
         match outcome {
-            Ok((o, server)) => results::build(base.param("server", server), spec, o, ctx),
+            Ok((o, server)) => {
+                let local = o.local_addr.ip();
+                let r = results::build(base.param("server", server), spec, o, ctx);
+                latency::attach(r, spec, local, self.distance_m, &ctx.opts.peaks)
+            }
             Err(e) => {
                 if e.fatal {
                     if let Ok(mut f) = self.fatal.lock() {
@@ -274,6 +281,7 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
         token: o.token.clone(),
         fatal: Mutex::new(None),
         conn: Mutex::new(None),
+        distance_m: o.distance,
     });
     let direction = if o.bidir {
         Direction::Bidir

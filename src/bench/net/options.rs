@@ -103,6 +103,11 @@ pub(crate) struct NetOptions {
         rename = "omit_s"
     )]
     pub(crate) omit: Option<Duration>,
+    /// Path length to the server for the latency rows' floor: twice the distance at the
+    /// speed of light in fibre (c / 1.468) is added to the link's serialisation (#48)
+    #[arg(long, value_name = "LENGTH", value_parser = super::latency::distance)]
+    #[serde(skip_serializing_if = "Option::is_none", rename = "distance_m")]
+    pub(crate) distance: Option<f64>,
     /// All pairs of hosts of a cluster launch (mpirun/srun; see docs/fleet.md): a host x host matrix of TCP throughput and latency
     #[arg(long)]
     pub(crate) matrix: bool,
@@ -126,6 +131,7 @@ impl Default for NetOptions {
             congestion: None,
             mss: None,
             omit: None,
+            distance: None,
             matrix: false,
         }
     }

@@ -136,7 +136,9 @@ fn extra_cells(r: &BenchResult, params: &[String], tools: &[String]) -> Vec<Stri
         let x = r.reference.iter().flatten().find(|x| &x.tool == t);
         let v = x.map(|x| x.value);
         cells.push(opt_num(v));
-        cells.push(opt_num(v.zip(peak).map(|(v, p)| v / p)));
+        cells.push(opt_num(v.zip(peak).and_then(|(v, p)| {
+            crate::report::model::efficiency(r.metric, v, p)
+        })));
         cells.push(opt_num(
             mean.zip(v).filter(|(_, v)| *v != 0.0).map(|(m, v)| m / v),
         ));

@@ -316,7 +316,10 @@ pub(crate) fn reference_cells(r: &BenchResult) -> [String; 3] {
             x.tool,
             format_si(x.value, x.unit.as_str())
         ));
-        cells[1].push(peak.map_or(String::new(), |p| format!("{:.1} %", 100.0 * x.value / p)));
+        cells[1].push(
+            peak.and_then(|p| crate::report::model::efficiency(r.metric, x.value, p))
+                .map_or(String::new(), |e| format!("{:.1} %", 100.0 * e)),
+        );
         cells[2].push(match mean {
             Some(m) if x.value != 0.0 => format!("{:.2}x", m / x.value),
             _ => String::new(),
@@ -330,8 +333,9 @@ pub(crate) fn reference_cells(r: &BenchResult) -> [String; 3] {
 /// likwid-bench 5.2.2 77.00 GFLOP/s (96.2 %): 0.99x (likwid-bench -t …)`.
 pub(crate) fn reference_lines_short(r: &BenchResult) -> Vec<String> {
     let eff = |v: f64| match r.peak.as_ref().and_then(|p| p.value) {
-        Some(p) if p > 0.0 => format!(" ({:.1} %)", 100.0 * v / p),
-        _ => String::new(),
+        Some(p) => crate::report::model::efficiency(r.metric, v, p)
+            .map_or(String::new(), |e| format!(" ({:.1} %)", 100.0 * e)),
+        None => String::new(),
     };
     let mean = r.summary.as_ref().map(|s| s.mean);
     r.reference

@@ -325,7 +325,10 @@ fn reference_bars(out: &mut String, rs: &[&BenchResult]) {
             };
             format!("<span class=\"hbar {cls}\"><span style=\"width:{w:.1}%\"></span></span>")
         };
-        let eff = |v: f64| peak.map_or(String::new(), |p| format!("{:.1} %", 100.0 * v / p));
+        let eff = |v: f64| {
+            peak.and_then(|p| crate::report::model::efficiency(r.metric, v, p))
+                .map_or(String::new(), |e| format!("{:.1} %", 100.0 * e))
+        };
         let _ = write!(
             out,
             "<tr><td rowspan=\"{}\">{} <span class=\"notes\">{}</span></td><td>peakbench</td><td class=\"n\">{}{}</td><td class=\"n\">{}</td><td></td></tr>",
