@@ -22,6 +22,7 @@ pub mod load;
 pub(crate) mod matrix;
 pub(crate) mod measured_roofline;
 pub mod model;
+pub(crate) mod loaded_latency;
 pub(crate) mod numa_matrix;
 pub(crate) mod physics;
 pub(crate) mod progress;
