@@ -57,7 +57,11 @@ pub(crate) struct Curve<'a> {
 impl Curve<'_> {
     /// Latency at `p` against the idle point's (1 = unloaded).
     pub(crate) fn vs_idle(&self, p: &Point) -> Option<f64> {
-        let idle = self.points.first().filter(|q| q.delay.is_none())?.latency()?;
+        let idle = self
+            .points
+            .first()
+            .filter(|q| q.delay.is_none())?
+            .latency()?;
         Some(p.latency()? / idle).filter(|_| idle > 0.0)
     }
 }
@@ -99,10 +103,9 @@ pub(crate) fn curves(rep: &Report) -> Vec<Curve<'_>> {
             .filter_map(|k| Some(format!(" {k}={}", r.params.get(*k)?)))
             .collect::<String>();
         let kernel = r.param_str("load_kernel").unwrap_or("?").to_string();
-        match out
-            .iter_mut()
-            .find(|c| c.loaders == loaders && c.points.last().is_some_and(|q| key(q.latency) == key(r)))
-        {
+        match out.iter_mut().find(|c| {
+            c.loaders == loaders && c.points.last().is_some_and(|q| key(q.latency) == key(r))
+        }) {
             Some(c) => c.points.push(point),
             None => {
                 let idle = rows
@@ -173,7 +176,8 @@ pub(crate) mod tests {
         rep.results.clear();
         rep.results.push(row(Metric::Latency, 0, None, 90e-9));
         for (d, bw, ns) in [(1000, 5e9, 95.0), (100, 12e9, 110.0), (0, 20e9, 180.0)] {
-            rep.results.push(row(Metric::Latency, 1, Some(d), ns * 1e-9));
+            rep.results
+                .push(row(Metric::Latency, 1, Some(d), ns * 1e-9));
             rep.results.push(row(Metric::Throughput, 1, Some(d), bw));
         }
         rep
@@ -185,7 +189,10 @@ pub(crate) mod tests {
         let cs = curves(&rep);
         assert_eq!(cs.len(), 1);
         let c = &cs[0];
-        assert_eq!((c.loaders, c.load_kernel.as_str(), c.place.as_str()), (1, "read", ""));
+        assert_eq!(
+            (c.loaders, c.load_kernel.as_str(), c.place.as_str()),
+            (1, "read", "")
+        );
         let delays: Vec<Option<u64>> = c.points.iter().map(|p| p.delay).collect();
         assert_eq!(delays, vec![None, Some(1000), Some(100), Some(0)]);
         let bw: Vec<f64> = c.points.iter().map(|p| p.bandwidth().unwrap()).collect();

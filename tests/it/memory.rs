@@ -534,7 +534,11 @@ fn loaded_latency_gives_the_idle_point_then_one_pair_per_delay() {
     }
     c.assert().success();
     let rs = results(dir.path());
-    assert!(rs.iter().all(|r| r["workload"] == "loaded_latency" && r["status"] == "ok"), "{rs:?}");
+    assert!(
+        rs.iter()
+            .all(|r| r["workload"] == "loaded_latency" && r["status"] == "ok"),
+        "{rs:?}"
+    );
     let lat: Vec<&Value> = rs.iter().filter(|r| r["metric"] == "latency").collect();
     assert!(lat[0]["params"]["loaders"] == 0 && lat[0]["params"]["delay"].is_null());
     for r in &lat {
@@ -564,8 +568,14 @@ fn loaded_latency_gives_the_idle_point_then_one_pair_per_delay() {
 #[test]
 fn loaded_latency_refuses_what_it_cannot_run() {
     // No machine the tests run on has 4097 CPUs.
-    let e = refused(&["memory", "--loaded-latency", "--threads", "4096"], "--threads");
+    let e = refused(
+        &["memory", "--loaded-latency", "--threads", "4096"],
+        "--threads",
+    );
     assert!(e.contains("one runs the chase"), "{e}");
-    let e = refused(&["memory", "--loaded-latency", "--kernel", "chase"], "--kernel");
+    let e = refused(
+        &["memory", "--loaded-latency", "--kernel", "chase"],
+        "--kernel",
+    );
     assert!(e.contains("accepted: read,write"), "{e}");
 }

@@ -102,8 +102,16 @@ impl Loader {
             unsafe { (self.arrays[a].as_ptr() as *mut f64).add(at) }
         };
         let src = op.sources();
-        let x = if src >= 1 { ptr(0) } else { std::ptr::null_mut() };
-        let y = if src >= 2 { ptr(1) } else { std::ptr::null_mut() };
+        let x = if src >= 1 {
+            ptr(0)
+        } else {
+            std::ptr::null_mut()
+        };
+        let y = if src >= 2 {
+            ptr(1)
+        } else {
+            std::ptr::null_mut()
+        };
         let d = if op.stores() {
             ptr(src)
         } else {

@@ -130,7 +130,11 @@ pub(super) fn plan(
 impl Case for LoadedCase {
     fn label(&self) -> String {
         let load = match self.delay {
-            Some(d) => format!(" load={} loaders={} delay={d}", self.kernel.op.name(), self.loaders),
+            Some(d) => format!(
+                " load={} loaders={} delay={d}",
+                self.kernel.op.name(),
+                self.loaders
+            ),
             None => " idle".into(),
         };
         format!(
@@ -182,8 +186,13 @@ impl LoadedCase {
             self.place.params(r)
         };
         let mut lat = common(
-            BenchResult::new(ResourceName::Memory, WORKLOAD, Metric::Latency, Unit::Second)
-                .param("kernel", "chase"),
+            BenchResult::new(
+                ResourceName::Memory,
+                WORKLOAD,
+                Metric::Latency,
+                Unit::Second,
+            )
+            .param("kernel", "chase"),
         );
         lat.info(format!(
             "loaded latency: dependent loads over one random cycle of {} cache lines of {} B on CPU {}, {}",
@@ -306,7 +315,12 @@ impl LoadedCase {
             if let Some(e) = errors.lock().unwrap().first() {
                 return Err(format!("wrong result: {e}"));
             }
-            let total = || counted.iter().map(|c| c.load(Ordering::Relaxed)).sum::<u64>();
+            let total = || {
+                counted
+                    .iter()
+                    .map(|c| c.load(Ordering::Relaxed))
+                    .sum::<u64>()
+            };
             let t0 = Tick::now();
             let marks = Mutex::new(vec![(0.0, total())]);
             let pages = Mutex::new(None);

@@ -392,9 +392,21 @@ pub(crate) fn parse(a: &MemoryOptions) -> Result<MemoryOptions, UsageError> {
 fn loaded_latency_conflicts(a: &MemoryOptions) -> Result<(), UsageError> {
     let why = "the loaded-latency curve runs the chase beside one streaming kernel";
     for (given, flag, what) in [
-        (a.matrix, "--matrix", "its chase and loaders are placed by --cpu-node/--mem-node"),
-        (a.sweep_mode.is_some(), "--sweep", "it runs one working set (use --size)"),
-        (a.blocks.is_some(), "--block", "its loaders stream blocks of 512 B"),
+        (
+            a.matrix,
+            "--matrix",
+            "its chase and loaders are placed by --cpu-node/--mem-node",
+        ),
+        (
+            a.sweep_mode.is_some(),
+            "--sweep",
+            "it runs one working set (use --size)",
+        ),
+        (
+            a.blocks.is_some(),
+            "--block",
+            "its loaders stream blocks of 512 B",
+        ),
         (
             a.patterns.iter().any(|&p| p != Pattern::Seq),
             "--pattern",
@@ -466,7 +478,10 @@ mod tests {
         assert_eq!(o.loaded_latency, Some(vec![100, 10, 0]));
         let o = args(&["--loaded-latency", "--size", "1MiB"]).unwrap();
         let d = o.loaded_latency.unwrap();
-        assert!(d.windows(2).all(|w| w[0] > w[1]) && d.last() == Some(&0), "{d:?}");
+        assert!(
+            d.windows(2).all(|w| w[0] > w[1]) && d.last() == Some(&0),
+            "{d:?}"
+        );
     }
 
     #[test]

@@ -15,7 +15,12 @@ pub(super) fn export(rep: &Report, out: &mut dyn Write) -> io::Result<()> {
         let mut t = Table::new();
         t.load_preset(crate::util::term::PRESET).set_header(vec![
             "delay".to_string(),
-            format!("{} loader{} ({})", c.loaders, if c.loaders == 1 { "" } else { "s" }, c.load_kernel),
+            format!(
+                "{} loader{} ({})",
+                c.loaders,
+                if c.loaders == 1 { "" } else { "s" },
+                c.load_kernel
+            ),
             "latency".to_string(),
             "vs idle".to_string(),
         ]);
@@ -46,7 +51,14 @@ mod tests {
         let mut out = Vec::new();
         super::export(&rep, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
-        for want in ["1 loader (read)", "idle", "1000", "20 GB/s", "180 ns", "2.00x"] {
+        for want in [
+            "1 loader (read)",
+            "idle",
+            "1000",
+            "20 GB/s",
+            "180 ns",
+            "2.00x",
+        ] {
             assert!(text.contains(want), "{want} in\n{text}");
         }
         let mut none = Vec::new();
