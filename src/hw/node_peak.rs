@@ -237,7 +237,7 @@ mod tests {
         }
         assert!(p[0].source.starts_with("socket 0") && p[3].source.starts_with("socket 1"));
         let l = line(&p);
-        assert!(l.starts_with("node 0: 64.0 GB/s (socket 0"), "{l}");
+        assert!(l.starts_with("node 0: 63.98 GB/s (socket 0"), "{l}");
     }
 
     /// One EPYC 7302 in NPS4: 8 DDR4-3200 channels, 2 a quadrant; the locators name

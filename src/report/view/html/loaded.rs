@@ -64,7 +64,10 @@ pub(super) fn section(out: &mut String, rep: &Report) {
                 "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
                 esc(&name(c)),
                 p.delay.map_or("idle".into(), |d| d.to_string()),
-                or(p.bandwidth().map(|b| format_si(b, "B/s"))),
+                match p.delay {
+                    None => "none".into(),
+                    Some(_) => or(p.bandwidth().map(|b| format_si(b, "B/s"))),
+                },
                 or(p.latency().map(|l| format_si(l, "s"))),
                 or(c.vs_idle(p).map(|x| format!("{x:.2}x")))
             );

@@ -28,7 +28,10 @@ pub(super) fn export(rep: &Report, out: &mut dyn Write) -> io::Result<()> {
             let or = |v: Option<String>| v.unwrap_or_else(|| "-".into());
             t.add_row(vec![
                 p.delay.map_or("idle".into(), |d| d.to_string()),
-                or(p.bandwidth().map(|b| format_si(b, "B/s"))),
+                match p.delay {
+                    None => "none".into(),
+                    Some(_) => or(p.bandwidth().map(|b| format_si(b, "B/s"))),
+                },
                 or(p.latency().map(|l| format_si(l, "s"))),
                 or(c.vs_idle(p).map(|x| format!("{x:.2}x"))),
             ]);
