@@ -40,7 +40,7 @@ pub(crate) struct LoadedCase {
     loaders: usize,
     /// Injected delay per block (`None` at the idle point).
     delay: Option<u64>,
-    /// The chase's CPU, then the loaders'.
+    /// The chase's CPU, then the loaders' (the idle point: every usable CPU).
     cpus: Vec<usize>,
     place: Placement,
 }
@@ -114,7 +114,8 @@ pub(super) fn plan(
             size,
             loaders,
             delay,
-            cpus: cpus[..=loaders.min(spare)].to_vec(),
+            // The idle point keeps every CPU, to tell a one-CPU run from the others.
+            cpus: cpus[..=if loaders == 0 { spare } else { loaders }].to_vec(),
             place: place.clone(),
         })
     };
