@@ -47,6 +47,18 @@ fn read(p: &Path) -> Option<String> {
         .map(|s| s.trim().to_string())
 }
 
+/// A `cpumask` as the kernel writes it (`0,24`, `0-1`); `None` when it is not one.
+fn cpu_mask(text: &str) -> Option<Vec<usize>> {
+    let mut out = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => out.extend(a.parse::<usize>().ok()?..=b.parse().ok()?),
+            None => out.push(part.parse().ok()?),
+        }
+    }
+    Some(out)
+}
+
 /// `event=0x02` (or `event=0x02,umask=0x0`: the event field) → 2.
 fn event_config(text: &str) -> Option<u64> {
     text.split(',').find_map(|f| {
@@ -77,7 +89,7 @@ pub(crate) fn discover(root: &Path) -> Result<PowerPmu, String> {
         .and_then(|t| t.parse().ok())
         .ok_or("no perf power PMU (/sys/bus/event_source/devices/power)")?;
     let cpus = read(&dir.join("cpumask"))
-        .and_then(|m| crate::hw::topology::parse_list(&m))
+        .and_then(|m| cpu_mask(&m))
         .filter(|c| !c.is_empty())
         .unwrap_or_else(|| vec![0]);
     let mut names: Vec<String> = std::fs::read_dir(dir.join("events"))
@@ -273,10 +285,12 @@ mod tests {
                 ("energy-ram", "dram", 3)
             ]
         );
-        assert_eq!(p.events[1].scale, 2.3283064365386962890625e-10);
+        assert_eq!(p.events[1].scale, 2f64.powi(-32));
         assert_eq!(p.events[2].scale, 1.52587890625e-05);
         assert_eq!(event_config("event=0x1b,umask=0x0"), Some(0x1b));
         assert_eq!(event_config("event=7"), Some(7));
+        assert_eq!(cpu_mask("0-1,24"), Some(vec![0, 1, 24]));
+        assert_eq!(cpu_mask("x"), None);
     }
 
     #[test]
