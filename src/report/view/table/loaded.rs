@@ -56,10 +56,10 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         for want in [
             "1 loader (read)",
-            "idle",
+            "idle  │ none",
             "1000",
-            "20 GB/s",
-            "180 ns",
+            "20.00 GB/s",
+            "180.0 ns",
             "2.00x",
         ] {
             assert!(text.contains(want), "{want} in\n{text}");
