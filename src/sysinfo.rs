@@ -310,6 +310,12 @@ fn print_text(info: &SysInfo, width: Option<usize>, out: &mut dyn Write) -> std:
     // NUMA nodes, sockets, L3 domains, SMT (#47).
     if let Some(topo) = &h.topology {
         rows.extend(topo.lines(&c.vendor));
+        // Each node's share of the DIMMs, or why it is unknown (#47).
+        let peaks = crate::hw::node_peak::node_peaks(&h.memory.dimms, topo, &h.memory.smbios);
+        rows.push((
+            "memory peak per node".into(),
+            crate::hw::node_peak::line(&peaks),
+        ));
     }
     for (k, v) in rows {
         t.add_row(vec![k, v]);

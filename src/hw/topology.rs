@@ -8,12 +8,57 @@
 //! tests: tests/fixtures/numa), so a two-socket Xeon with sub-NUMA clustering or an EPYC
 //! in NPS4 mode replays on any machine. [`Topology::node_cpus`] orders a node's CPUs
 //! as the pinning does (one per physical core first, then their siblings), which is
-//! what `memory --cpu-node` pins to.
+//! what `memory --cpu-node` pins to. [`Topology::relation`] says how two CPUs are
+//! related (SMT siblings, one L3, one socket, two sockets), which `cpu --c2c` groups
+//! its pairs by.
 
 use super::clock_kinds::cpu_list;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+
+/// How two CPUs are related, nearest first: a cache line bounced between two CPUs
+/// costs what the nearest level they share costs (`cpu --c2c` groups pairs by it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Relation {
+    /// Two hardware threads of one core.
+    SmtSibling,
+    /// Different cores sharing an L3 cache (a CCX, an SNC domain, a monolithic die).
+    SameL3,
+    /// One socket, no shared L3 (another CCX or die).
+    SameSocket,
+    /// Different sockets.
+    OtherSocket,
+    /// The topology is not readable.
+    Unknown,
+}
+
+impl Relation {
+    /// The name in the results (`params.relation`) and the summary.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Relation::SmtSibling => "smt-sibling",
+            Relation::SameL3 => "same-l3",
+            Relation::SameSocket => "same-socket",
+            Relation::OtherSocket => "other-socket",
+            Relation::Unknown => "unknown",
+        }
+    }
+
+    /// Every relation, nearest first.
+    pub(crate) const ALL: [Relation; 5] = [
+        Relation::SmtSibling,
+        Relation::SameL3,
+        Relation::SameSocket,
+        Relation::OtherSocket,
+        Relation::Unknown,
+    ];
+}
+
+/// The relation of CPUs `a` and `b` in `topo` (`Unknown` without a topology).
+pub(crate) fn relation(topo: Option<&Topology>, a: usize, b: usize) -> Relation {
+    topo.map_or(Relation::Unknown, |t| t.relation(a, b))
+}
 
 /// One NUMA node.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -360,6 +405,28 @@ impl Topology {
             .collect();
         let first = *counts.first()?;
         counts.iter().all(|&c| c == first).then_some(first)
+    }
+
+    /// How CPUs `a` and `b` are related: SMT siblings, then a shared L3, then the
+    /// sockets (`Unknown` where either CPU has no socket here).
+    pub(crate) fn relation(&self, a: usize, b: usize) -> Relation {
+        let both = |cpus: &[usize]| cpus.contains(&a) && cpus.contains(&b);
+        if self
+            .smt
+            .iter()
+            .filter_map(|s| parse_list(s))
+            .any(|g| both(&g))
+        {
+            Relation::SmtSibling
+        } else if self.l3.iter().any(|g| both(&g.cpus)) {
+            Relation::SameL3
+        } else {
+            match (self.socket_of(a), self.socket_of(b)) {
+                (Some(x), Some(y)) if x == y => Relation::SameSocket,
+                (Some(_), Some(_)) => Relation::OtherSocket,
+                _ => Relation::Unknown,
+            }
+        }
     }
 
     /// The socket of `cpu`.

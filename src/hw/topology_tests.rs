@@ -145,3 +145,63 @@ fn this_machine_has_every_cpu_on_one_node() {
         .iter()
         .all(|n| n.distances.len() == t.nodes.len() || t.nodes.len() == 1));
 }
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// Two sockets, two cores each, two threads per core; socket 0's cores share an L3,
+/// socket 1's cores each have their own (two CCXs).
+fn two_sockets(root: &Path) {
+    for cpu in 0..8usize {
+        let core = cpu / 2;
+        let d = format!("sys/devices/system/cpu/cpu{cpu}");
+        let sib = format!("{}-{}", core * 2, core * 2 + 1);
+        write(root, &format!("{d}/topology/thread_siblings_list"), &sib);
+        write(
+            root,
+            &format!("{d}/topology/physical_package_id"),
+            &(cpu / 4).to_string(),
+        );
+        write(root, &format!("{d}/cache/index0/level"), "1\n");
+        write(root, &format!("{d}/cache/index3/level"), "3\n");
+        let l3 = if cpu < 4 {
+            "0-3".to_string()
+        } else {
+            sib.clone()
+        };
+        write(root, &format!("{d}/cache/index3/shared_cpu_list"), &l3);
+    }
+}
+
+/// How two CPUs are related (`cpu --c2c`'s grouping), from the one topology reader.
+#[test]
+fn relations_on_a_two_socket_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    two_sockets(dir.path());
+    let t = read_topology(dir.path()).unwrap();
+    let rel = |a, b| relation(Some(&t), a, b);
+    assert_eq!(rel(0, 1), Relation::SmtSibling);
+    assert_eq!(rel(0, 2), Relation::SameL3);
+    assert_eq!(rel(4, 6), Relation::SameSocket);
+    assert_eq!(rel(1, 5), Relation::OtherSocket);
+    assert_eq!(rel(1, 99), Relation::Unknown);
+    // The recorded machines: SNC2 keeps one L3 per socket, NPS4 has a CCX of 2 cores.
+    let x = recorded("xeon-2s-snc2");
+    assert_eq!(x.relation(0, 16), Relation::SmtSibling);
+    assert_eq!(x.relation(0, 7), Relation::SameL3);
+    assert_eq!(x.relation(0, 8), Relation::OtherSocket);
+    let e = recorded("epyc-nps4");
+    assert_eq!(e.relation(0, 1), Relation::SameL3);
+    assert_eq!(e.relation(0, 2), Relation::SameSocket);
+}
+
+#[test]
+fn an_unreadable_tree_is_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = read_topology(dir.path());
+    assert_eq!(t, None);
+    assert_eq!(relation(t.as_ref(), 0, 1), Relation::Unknown);
+}

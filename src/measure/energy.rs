@@ -12,6 +12,9 @@
 //! - **hwmon** `energyN_input` (µJ; `amd_energy`, `zenpower`, some BMC-backed sensors),
 //!   labelled by `energyN_label`; per-core counters (`Ecore…`) are left out: the
 //!   socket's counter covers them.
+//! - **the perf `power` PMU** (`energy_perf.rs`): the same RAPL counters through
+//!   `perf_event_open`, for the domains powercap did not give (its `energy_uj` is root
+//!   only; perf follows `perf_event_paranoid`).
 //! - **NVML** (`libnvidia-ml.so.1`, loaded at run time, never linked): each NVIDIA GPU's
 //!   `nvmlDeviceGetTotalEnergyConsumption` (mJ since the driver loaded; Volta and
 //!   later). Absent driver or GPU: skipped, said in the reason.
@@ -79,6 +82,8 @@ enum Reader {
     File(PathBuf),
     /// An NVIDIA GPU through NVML (millijoules).
     Nvml(usize),
+    /// A perf `power` PMU event (`energy_perf.rs`): counts of `scale` joules.
+    Perf(std::os::fd::OwnedFd, f64),
 }
 
 /// One readable energy counter.
@@ -227,6 +232,22 @@ impl Counters {
         let mut missing = Vec::new();
         powercap(root, &mut list, &mut missing);
         hwmon(root, &mut list, &mut missing);
+        // The perf power PMU for what powercap did not give (#47).
+        match super::energy_perf::discover(root) {
+            Ok(pmu) => {
+                let have: Vec<String> = list.iter().map(|c| c.domain.clone()).collect();
+                let (opened, refused) =
+                    super::energy_perf::counters(&pmu, &have, super::energy_perf::open);
+                list.extend(opened.into_iter().map(|o| Counter {
+                    domain: o.domain,
+                    source: o.source,
+                    max_uj: None,
+                    reader: Reader::Perf(o.fd, o.scale),
+                }));
+                missing.extend(refused);
+            }
+            Err(why) => missing.push(why),
+        }
         let mut lib = None;
         if nvml {
             match crate::measure::nvml::Nvml::load() {
@@ -258,6 +279,7 @@ impl Counters {
             .map(|c| match &c.reader {
                 Reader::File(p) => read_u64(p),
                 Reader::Nvml(i) => self.nvml.as_ref()?.energy_mj(*i).map(|mj| mj * 1000),
+                Reader::Perf(fd, scale) => super::energy_perf::read_uj(fd, *scale),
             })
             .collect()
     }

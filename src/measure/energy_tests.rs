@@ -135,7 +135,7 @@ fn none_readable_is_said_once_with_why() {
     assert!(c.list.is_empty());
     assert_eq!(
         c.info().line(),
-        "no energy counters readable here (no RAPL zone in /sys/class/powercap; no hwmon energy sensor)"
+        "no energy counters readable here (no RAPL zone in /sys/class/powercap; no hwmon energy sensor; no perf power PMU (/sys/bus/event_source/devices/power))"
     );
     assert!(EnergyMark::read(&c).values.is_empty());
     // JSON of a machine without counters: only the reason.

@@ -8,6 +8,7 @@ pub(crate) mod canary;
 pub(crate) mod cgroup;
 pub mod clock;
 pub(crate) mod energy;
+pub(crate) mod energy_perf;
 pub(crate) mod isolation;
 pub(crate) mod nvml;
 pub(crate) mod others;

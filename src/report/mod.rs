@@ -20,6 +20,7 @@ pub(crate) mod fixtures;
 pub mod fleet;
 pub(crate) mod kinds;
 pub mod load;
+pub(crate) mod loaded_latency;
 pub(crate) mod matrix;
 pub(crate) mod measured_roofline;
 pub mod model;

@@ -518,3 +518,64 @@ fn memory_sizes_that_overflow_are_refused() {
         &["--block:", "limit of 256 TiB"],
     );
 }
+
+/// Issue #47: `--loaded-latency` gives the idle point, then per delay (largest first)
+/// the chase's latency and the loaders' bandwidth with the bytes they counted; the
+/// notes say where it ran. Tiny sizes: this checks shape, not speed. On a machine
+/// with one usable CPU only the idle point runs.
+#[test]
+fn loaded_latency_gives_the_idle_point_then_one_pair_per_delay() {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = peakbench(dir.path());
+    c.args(["memory", "--loaded-latency", "0,500", "--size", "256KiB"]);
+    if cpus > 1 {
+        c.args(["--threads", "1"]);
+    }
+    c.assert().success();
+    let rs = results(dir.path());
+    assert!(
+        rs.iter()
+            .all(|r| r["workload"] == "loaded_latency" && r["status"] == "ok"),
+        "{rs:?}"
+    );
+    let lat: Vec<&Value> = rs.iter().filter(|r| r["metric"] == "latency").collect();
+    assert!(lat[0]["params"]["loaders"] == 0 && lat[0]["params"]["delay"].is_null());
+    for r in &lat {
+        assert!(r["summary"]["mean"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(r["params"]["size"], 256 << 10);
+    }
+    if rs.len() == 1 {
+        assert!(lat[0]["notes"].to_string().contains("only the idle point"));
+        return;
+    }
+    assert_eq!((rs.len(), lat.len()), (5, 3));
+    let delays: Vec<u64> = lat[1..]
+        .iter()
+        .map(|r| r["params"]["delay"].as_u64().unwrap())
+        .collect();
+    assert_eq!(delays, vec![500, 0]);
+    for r in rs.iter().filter(|r| r["metric"] == "throughput") {
+        assert_eq!(r["params"]["loaders"], 1);
+        assert_eq!(r["params"]["kernel"], "read");
+        // Whole blocks of 64 elements of 8 B, read once: 512 B each.
+        let bytes = r["params"]["load_bytes"].as_u64().unwrap();
+        assert!(bytes > 0 && bytes % 512 == 0, "{r}");
+        assert!(r["summary"]["mean"].as_f64().unwrap() > 0.0, "{r}");
+    }
+}
+
+#[test]
+fn loaded_latency_refuses_what_it_cannot_run() {
+    // No machine the tests run on has 4097 CPUs.
+    let e = refused(
+        &["memory", "--loaded-latency", "--threads", "4096"],
+        "--threads",
+    );
+    assert!(e.contains("one runs the chase"), "{e}");
+    let e = refused(
+        &["memory", "--loaded-latency", "--kernel", "chase"],
+        "--kernel",
+    );
+    assert!(e.contains("accepted: read,write"), "{e}");
+}

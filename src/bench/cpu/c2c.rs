@@ -11,10 +11,10 @@
 //! row's `min` and `p50` are the pair's best and typical figure. Tools that print a
 //! one-way latency (core-to-core-latency and its 24-29 ns figures inside an EPYC CCX)
 //! show half the round trip. The summary groups the pairs by what the two CPUs share
-//! (`hw::cpu_pairs`: SMT siblings, one L3, one socket, two sockets).
+//! (`hw::topology`: SMT siblings, one L3, one socket, two sockets).
 
 use crate::bench::resource::{Case, Context};
-use crate::hw::cpu_pairs::{self, Relation};
+use crate::hw::topology::{self, Relation};
 use crate::measure::runner::pin_current_thread;
 use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
 use std::hint::spin_loop;
@@ -289,12 +289,11 @@ impl Case for C2cCase {
                 ),
             ];
         }
-        let places = cpu_pairs::places(std::path::Path::new("/"), &self.cpus);
-        let place = |c: usize| &places[self.cpus.iter().position(|x| *x == c).unwrap_or(0)];
+        let topo = topology::detect();
         let mut rows = Vec::new();
         let mut figures = Vec::new();
         for (a, b) in self.pairs() {
-            let rel = cpu_pairs::relation(place(a), place(b));
+            let rel = topology::relation(topo.as_ref(), a, b);
             let pp = ping_pong(Some(a), Some(b), SAMPLES, ROUNDS, PAIR_BUDGET_S);
             let r = row(a, b, rel, &pp);
             if let Some(s) = &r.summary {

@@ -12,7 +12,7 @@ use super::level::Level;
 use super::options::Pattern;
 use super::placement::Placement;
 use super::region::{self, Pages};
-use super::sizes::{latency_peak, level_of, level_peak, per_thread, size_param, total};
+use super::sizes::{latency_peak, level_of, level_peak, peak_key, per_thread, size_param, total};
 use crate::bench::common::run_config;
 use crate::bench::resource::{Case, Context};
 use crate::hw::peak::Peak;
@@ -266,11 +266,21 @@ fn measure_passes<'a, W: bandwidth::Passes<'a> + crate::measure::runner::Workloa
     let stable = cfg.stable.is_some();
     let mut r = r;
     place.note(&mut r, &nodes_seen);
-    finish(r, samples, stable, errors, &pages_seen, |s| s.rate()).with_peak_opt(level_peak(
-        level,
-        ctx.host,
-        &ctx.opts.peaks,
-    ))
+    // DRAM on one node (--mem-node, the matrix's columns): that node's share of the
+    // DIMMs where known, unless --peak names the memory peak (#47).
+    let peak = if level == Level::Dram
+        && ctx
+            .opts
+            .peaks
+            .peak(&[peak_key(Some(level)), peak_key(None)])
+            .is_none()
+    {
+        place.node_peak(ctx.host)
+    } else {
+        None
+    };
+    finish(r, samples, stable, errors, &pages_seen, |s| s.rate())
+        .with_peak_opt(peak.or_else(|| level_peak(level, ctx.host, &ctx.opts.peaks)))
 }
 
 fn byte_note(k: &Kernel, count_wa: bool) -> String {

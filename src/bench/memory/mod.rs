@@ -32,6 +32,8 @@ pub(crate) mod cases;
 pub(crate) mod chase;
 pub(crate) mod kernels;
 pub(crate) mod level;
+pub(crate) mod load;
+pub(crate) mod loaded;
 pub mod options;
 pub(crate) mod placement;
 pub(crate) mod region;
@@ -70,6 +72,9 @@ impl Plan for MemoryBench {
     }
 
     fn plan(&self, o: &MemoryOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+        if let Some(delays) = &o.loaded_latency {
+            return loaded::plan(o, delays, ctx);
+        }
         let host = ctx.host;
         let kinds = o.kernels.clone().unwrap_or_else(|| {
             if o.matrix {

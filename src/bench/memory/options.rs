@@ -155,6 +155,37 @@ pub(crate) struct MemoryOptions {
     #[arg(long)]
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) matrix: bool,
+    /// The loaded-latency curve (Intel MLC's --loaded_latency): the chase on one CPU, alone and while --threads other CPUs (default: all the others) stream the --kernel (default read) with each injected delay of DELAYS (empty-loop iterations after every 512 B block), lightest load first [default DELAYS: 20000,5000,2000,1000,400,200,100,50,0]
+    #[arg(
+        long = "loaded-latency",
+        value_name = "DELAYS",
+        num_args = 0..=1,
+        default_missing_value = DEFAULT_DELAYS,
+        value_parser = delays
+    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) loaded_latency: Option<List<u64>>,
+}
+
+/// `--loaded-latency` without a list: MLC's kind of sweep, from a light load to none.
+pub(crate) const DEFAULT_DELAYS: &str = "20000,5000,2000,1000,400,200,100,50,0";
+
+/// Largest injected delay: about a millisecond per block on any current core, far
+/// past the point where the loaders stop loading.
+pub(crate) const MAX_DELAY: u64 = 10_000_000;
+
+/// `--loaded-latency DELAYS`: whole numbers up to [`MAX_DELAY`], run from the largest
+/// (the lightest load) down.
+fn delays(text: &str) -> Result<List<u64>, ParseError> {
+    let mut v = parse_list(text, |s| match s.parse::<u64>() {
+        Ok(d) if d <= MAX_DELAY => Ok(d),
+        _ => Err(ParseError(format!(
+            "'{s}' is not a delay; use whole numbers from 0 to {MAX_DELAY}, e.g. 1000,100,0"
+        ))),
+    })
+    .map(dedup)?;
+    v.sort_unstable_by(|a, b| b.cmp(a));
+    Ok(v)
 }
 
 /// `--mem-node`: one node, or every node with memory page by page.
@@ -213,6 +244,7 @@ impl Default for MemoryOptions {
             cpu_node: None,
             mem_node: None,
             matrix: false,
+            loaded_latency: None,
         }
     }
 }
@@ -345,11 +377,56 @@ pub(crate) fn parse(a: &MemoryOptions) -> Result<MemoryOptions, UsageError> {
             }
         }
     }
+    if a.loaded_latency.is_some() {
+        loaded_latency_conflicts(a)?;
+    }
     Ok(MemoryOptions {
         sweep: a.sweep_mode.is_some(),
         sweep_quick: a.sweep_mode == Some(SweepMode::Quick),
         ..a.clone()
     })
+}
+
+/// What `--loaded-latency` cannot be combined with: it runs one chase and one
+/// streaming kernel on sequential blocks of its own size.
+fn loaded_latency_conflicts(a: &MemoryOptions) -> Result<(), UsageError> {
+    let why = "the loaded-latency curve runs the chase beside one streaming kernel";
+    for (given, flag, what) in [
+        (
+            a.matrix,
+            "--matrix",
+            "its chase and loaders are placed by --cpu-node/--mem-node",
+        ),
+        (
+            a.sweep_mode.is_some(),
+            "--sweep",
+            "it runs one working set (use --size)",
+        ),
+        (
+            a.blocks.is_some(),
+            "--block",
+            "its loaders stream blocks of 512 B",
+        ),
+        (
+            a.patterns.iter().any(|&p| p != Pattern::Seq),
+            "--pattern",
+            "its loaders stream sequentially",
+        ),
+    ] {
+        if given {
+            return Err(UsageError::new(
+                flag,
+                format!("cannot be combined with --loaded-latency: {what}; drop one of them"),
+            ));
+        }
+    }
+    match a.kernels.as_deref() {
+        None | Some([Kind::Bw(_)]) => Ok(()),
+        Some(_) => Err(UsageError::new(
+            "--kernel",
+            format!("with --loaded-latency names the one kernel the loaders stream ({why}), e.g. --kernel read; accepted: read,write,copy,scale,add,triad"),
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -396,6 +473,15 @@ mod tests {
             Some(MemNode::Node(3))
         );
         assert!(args(&["--matrix"]).unwrap().matrix);
+        // The delays run from the lightest load down, each once.
+        let o = args(&["--loaded-latency", "0,100,10,100", "--kernel", "copy"]).unwrap();
+        assert_eq!(o.loaded_latency, Some(vec![100, 10, 0]));
+        let o = args(&["--loaded-latency", "--size", "1MiB"]).unwrap();
+        let d = o.loaded_latency.unwrap();
+        assert!(
+            d.windows(2).all(|w| w[0] > w[1]) && d.last() == Some(&0),
+            "{d:?}"
+        );
     }
 
     #[test]
@@ -445,6 +531,10 @@ mod tests {
             (&["--cpu-node", "one"], "--cpu-node: 'one' is not a node number; use a NUMA node of this machine, e.g. 0 (peakbench sysinfo lists them)"),
             (&["--mem-node", "-1"], "--mem-node: '-1' is neither a node number nor interleave; use e.g. 0 or interleave"),
             (&["--matrix", "--mem-node", "0"], "--mem-node: cannot be combined with --matrix (the matrix runs every CPU node with every memory node); drop one of them"),
+            (&["--loaded-latency", "10,x"], "--loaded-latency: 'x' is not a delay; use whole numbers from 0 to 10000000, e.g. 1000,100,0"),
+            (&["--loaded-latency", "--matrix"], "--matrix: cannot be combined with --loaded-latency: its chase and loaders are placed by --cpu-node/--mem-node; drop one of them"),
+            (&["--loaded-latency", "--kernel", "read,chase"], "--kernel: with --loaded-latency names the one kernel the loaders stream (the loaded-latency curve runs the chase beside one streaming kernel), e.g. --kernel read; accepted: read,write,copy,scale,add,triad"),
+            (&["--loaded-latency", "--pattern", "rand"], "--pattern: cannot be combined with --loaded-latency: its loaders stream sequentially; drop one of them"),
         ] {
             assert_eq!(args(argv).unwrap_err().0, line, "{argv:?}");
         }

@@ -91,6 +91,25 @@ impl Placement {
         }
     }
 
+    /// With `--mem-node N`: node N's DRAM peak from its share of the DIMMs
+    /// (`hw::node_peak`), when the DIMM table tells it; `None` otherwise (the caller
+    /// keeps the machine's peak).
+    pub(crate) fn node_peak(&self, host: &HostInfo) -> Option<crate::hw::peak::Peak> {
+        let Some((MemNode::Node(m), _)) = self.mem_node else {
+            return None;
+        };
+        let topo = host.topology.as_ref()?;
+        crate::hw::node_peak::node_peaks(&host.memory.dimms, topo, &host.memory.smbios)
+            .into_iter()
+            .find(|p| p.node == m)
+            .and_then(|p| {
+                Some(crate::hw::peak::Peak {
+                    value: Some(p.value?),
+                    source: format!("memory node {m}: {}", p.source),
+                })
+            })
+    }
+
     /// The result's note of where the pages are, when one was read.
     pub(crate) fn note(&self, r: &mut BenchResult, seen: &Mutex<Option<BTreeMap<u32, usize>>>) {
         if let Some(by) = seen.lock().unwrap().as_ref() {

@@ -218,3 +218,81 @@ fn the_matrix_of_this_machine_has_a_row_per_node() {
     let ps = plan(&opts(&["--matrix"]), &h, &h.cpu.pin_order).unwrap();
     assert_eq!(ps.len(), cpu_nodes * mem_nodes);
 }
+
+/// #47: with a recorded DIMM table, `--mem-node N` gets node N's share of its socket's
+/// DIMMs as the DRAM peak (3 of the Xeon's 6 DDR4-2666 channels a socket in SNC2).
+#[test]
+fn a_memory_node_gets_its_share_of_the_dimms() {
+    let mut h = host("xeon-2s-snc2");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/numa/xeon-2s-snc2/dmidecode-t17.txt");
+    h.memory.dimms = crate::hw::memory::parse_dmidecode(&std::fs::read_to_string(root).unwrap());
+    let ps = plan(&opts(&["--mem-node", "2"]), &h, &h.cpu.pin_order).unwrap();
+    let p = ps[0].node_peak(&h).unwrap();
+    assert_eq!(p.value, Some(3.0 * 2666e6 * 8.0));
+    assert!(
+        p.source.starts_with("memory node 2: socket 1: 6 DIMMs"),
+        "{}",
+        p.source
+    );
+    // Interleaved or unplaced memory keeps the machine's peak; so does a table that
+    // cannot be split.
+    let ps = plan(&opts(&["--mem-node", "interleave"]), &h, &h.cpu.pin_order).unwrap();
+    assert_eq!(ps[0].node_peak(&h), None);
+    h.memory
+        .dimms
+        .iter_mut()
+        .for_each(|d| d.locator = "A1".into());
+    let ps = plan(&opts(&["--mem-node", "2"]), &h, &h.cpu.pin_order).unwrap();
+    assert_eq!(ps[0].node_peak(&h), None);
+}
+
+/// #47: the loaded-latency plan on a recorded node: the chase on the node's first CPU,
+/// the idle point first, then every delay (largest first) with the node's other CPUs
+/// loading; more loaders than the node has spare CPUs is refused.
+#[test]
+fn the_loaded_latency_plan_runs_on_the_chosen_node() {
+    let h = host("xeon-2s-snc2");
+    let ls = labels(
+        &h,
+        &[
+            "--loaded-latency",
+            "0,100",
+            "--cpu-node",
+            "1",
+            "--size",
+            "64MiB",
+        ],
+    )
+    .unwrap();
+    assert_eq!(
+        ls,
+        [
+            "memory loaded-latency idle size=64MiB cpu-node=1",
+            "memory loaded-latency load=read loaders=7 delay=100 size=64MiB cpu-node=1",
+            "memory loaded-latency load=read loaders=7 delay=0 size=64MiB cpu-node=1",
+        ]
+    );
+    let ls = labels(
+        &h,
+        &[
+            "--loaded-latency",
+            "5",
+            "--threads",
+            "1,31",
+            "--kernel",
+            "copy",
+            "--size",
+            "8MiB",
+        ],
+    )
+    .unwrap();
+    assert_eq!(ls.len(), 3);
+    assert!(ls[2].contains("load=copy loaders=31 delay=5"), "{ls:?}");
+    let e = labels(
+        &h,
+        &["--loaded-latency", "--cpu-node", "0", "--threads", "8"],
+    )
+    .unwrap_err();
+    assert_eq!(e, "--threads: 8 loaders need 9 CPUs (one runs the chase) but 8 are usable here (0-3,16-19); use --threads up to 7");
+}

@@ -12,6 +12,7 @@
 mod c2c;
 mod compare;
 mod fleet;
+mod loaded;
 mod matrix;
 mod numa;
 mod page;

@@ -552,6 +552,7 @@ pub(super) fn page(rep: &Report) -> String {
         reference_bars(&mut out, &rs);
         if res == crate::report::model::ResourceName::Memory {
             super::numa::section(&mut out, rep);
+            super::loaded::section(&mut out, rep);
         }
         super::c2c::heat_map(&mut out, &rs);
         let _ = write!(out, "<h3>{res} results</h3>");

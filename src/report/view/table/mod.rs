@@ -1,11 +1,13 @@
 //! The terminal table: every document as text for a terminal, laid out within the
 //! width when one is given (`--width`, `COLUMNS` or the terminal's). A report's table
 //! is in [`report`], a comparison's in [`compare`], a fleet's in [`fleet`], the matrix
-//! grids of a cluster run in [`matrix`]; a plain grid and a text document are here.
+//! grids of a cluster run in [`matrix`], the loaded-latency curves in [`loaded`]; a
+//! plain grid and a text document are here.
 
 mod compare;
 mod fleet;
 mod layout;
+mod loaded;
 mod matrix;
 mod report;
 
@@ -25,7 +27,11 @@ pub(crate) const FORMAT: Format = Format {
 /// Writes `doc` as the terminal table within `width` columns (`None`: no limit).
 fn export(doc: Doc<'_>, width: Option<usize>, out: &mut dyn Write) -> io::Result<()> {
     match doc {
-        Doc::Report(r) => report::export(r, width, out),
+        // The results table, then any loaded-latency curve (#47).
+        Doc::Report(r) => {
+            report::export(r, width, out)?;
+            loaded::export(r, out)
+        }
         Doc::Comparison(c) => compare::export(c, width, out),
         Doc::Fleet(f) => fleet::export(f, width, out),
         // The results table, then one grid per workload.
