@@ -160,8 +160,7 @@ impl Options {
         let quick = cli.command.is_none();
         let mut common = crate::bench::common::parse(c, quick)?;
         for p in &c.peak {
-            let (k, v) = crate::bench::parse_peak(p)?;
-            common.peaks.insert(k, v);
+            common.peaks.insert(p.key.clone(), p.value);
         }
         let command = match &cli.command {
             None => Command::Quick,

@@ -458,7 +458,6 @@ pub(crate) fn parse(a: &DiskOptions) -> Result<DiskOptions, UsageError> {
     }
     fit_file_size(&mut o)?;
     check_engine_depth(o.engine, &o.depths)?;
-    o.durability.check()?;
     if o.distribution.zipf_theta.is_some() && !o.patterns.iter().any(|p| p.random()) {
         return Err(UsageError::new(
             "--distribution",
