@@ -175,7 +175,7 @@ impl Options {
                 to_stdout: c.format.is_some() || c.html.is_none(),
             },
             Some(Sub::Cmd(Cmd::Reference(a))) => Command::Reference(a.clone()),
-            Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(crate::reporting::parse_fleet(a)),
+            Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(a.clone()),
             Some(Sub::Cmd(Cmd::History(a))) => Command::History(crate::history::command::parse(a)),
             Some(Sub::Cmd(Cmd::Baseline(a))) => Command::Baseline(
                 crate::gate::options::parse_baseline(a, c.output.as_deref())?,

@@ -418,7 +418,10 @@ mod tests {
         assert_eq!(o.sweep, Some(SweepMode::Quick));
         // The config keeps its two keys, in their place.
         let v = serde_json::to_string(&o).unwrap();
-        assert!(v.contains(r#""threads":null,"sweep":true,"sweep_quick":true,"nt":"#), "{v}");
+        assert!(
+            v.contains(r#""threads":null,"sweep":true,"sweep_quick":true,"nt":"#),
+            "{v}"
+        );
     }
 
     /// Every flag's bad value is the one line it gave before the flags were typed.
