@@ -9,6 +9,7 @@
 
 use crate::bench::common::CommonArgs;
 use crate::bench::net::options::ServeOptions;
+use crate::bench::peaks::PeakSetting;
 use crate::bench::Resource;
 use crate::util::units::ParseError;
 use clap::parser::ValueSource;
@@ -69,11 +70,11 @@ fn common_args(c: clap::Command) -> clap::Command {
     CommonArgs::augment_args(c).mut_arg("peak", |a| a.value_parser(peak))
 }
 
-/// `--peak KEY=VALUE`, checked where clap reads it (`options` reads the key and value
-/// into the overrides).
-fn peak(t: &str) -> Result<String, ParseError> {
+/// `--peak KEY=VALUE`, parsed where clap reads it, once: the typed key and value
+/// (`options` puts them in the overrides as they are).
+fn peak(t: &str) -> Result<PeakSetting, ParseError> {
     match crate::bench::parse_peak(t) {
-        Ok(_) => Ok(t.to_string()),
+        Ok((key, value)) => Ok(PeakSetting { key, value }),
         Err(e) => Err(ParseError(
             e.0.strip_prefix("--peak: ").unwrap_or(&e.0).to_string(),
         )),

@@ -58,10 +58,15 @@ pub fn parse(argv: &[OsString]) -> Result<Cli, Refusal> {
                     return Err(Refusal::Shown(e))
                 }
                 // A typed flag's bad value: the line its check gave as a UsageError,
-                // then the flag and its value are taken out.
-                _ if UsageError::from_clap(&e).is_some() => {
+                // or a relation between flags clap checked (`conflicts_with`,
+                // `requires`): one line naming the flag; then the flag and its value
+                // are taken out.
+                _ if UsageError::from_clap(&e).is_some() || relation_line(&e, &args).is_some() => {
                     orphan = None;
-                    let line = UsageError::from_clap(&e).map(|u| u.0).unwrap_or_default();
+                    let line = UsageError::from_clap(&e)
+                        .map(|u| u.0)
+                        .or_else(|| relation_line(&e, &args))
+                        .unwrap_or_default();
                     let flag = line.split(':').next().unwrap_or_default().to_string();
                     if !problems.contains(&line) {
                         problems.push(line);
@@ -142,6 +147,112 @@ pub fn parse(argv: &[OsString]) -> Result<Cli, Refusal> {
             .map_err(|e| Refusal::Usage(vec![clap_line(&e, argv)]));
     }
     Err(Refusal::Usage(problems))
+}
+
+/// A relation between flags that clap checked, as the one line a hand-written check
+/// gave (`--flag: what is wrong; the accepted form`), naming the flag that declares it:
+///
+/// - `conflicts_with`: `--size: cannot be combined with --sweep; use one of them`;
+/// - `requires`: `--interval: only applies with --sustain DUR; add it or drop
+///   --interval`. clap names only the flag that is missing, so the flag that requires
+///   it is the one whose tokens alone (with the subcommand) make clap miss it too.
+///
+/// `None` for every other error (a required positional argument, an unknown flag).
+fn relation_line(e: &clap::Error, args: &[OsString]) -> Option<String> {
+    let top = Cli::command();
+    // The subcommands `args` names, outermost first (`history prune`).
+    let mut path: Vec<&clap::Command> = vec![&top];
+    let mut words: Vec<OsString> = args.iter().take(1).cloned().collect();
+    for a in args.iter().skip(1) {
+        let here = *path.last()?;
+        if let Some(s) = here.find_subcommand(a) {
+            path.push(s);
+            words.push(a.clone());
+        }
+    }
+    let arg = |long: &str| {
+        let name = long.trim_start_matches('-');
+        path.iter().rev().find_map(|c| {
+            c.get_arguments()
+                .find(|a| a.get_long() == Some(name))
+                .map(|a| (*c, a))
+        })
+    };
+    match e.kind() {
+        ErrorKind::ArgumentConflict => {
+            let a = flag_name(e.get(ContextKind::InvalidArg)?)?;
+            let b = flag_name(e.get(ContextKind::PriorArg)?)?;
+            // clap names the first of the two on the line; the line names the flag whose
+            // definition declares the conflict (`--size` for `--sweep --size`).
+            let declares = |x: &str, y: &str| {
+                arg(x).is_some_and(|(c, ax)| {
+                    !ax.is_global_set()
+                        && c.get_arg_conflicts_with(ax)
+                            .iter()
+                            .any(|o| o.get_long() == Some(y.trim_start_matches('-')))
+                })
+            };
+            let (named, other) = if !declares(&a, &b) && declares(&b, &a) {
+                (b, a)
+            } else {
+                (a, b)
+            };
+            Some(format!(
+                "{named}: cannot be combined with {other}; use one of them"
+            ))
+        }
+        ErrorKind::MissingRequiredArgument => {
+            let missing = |argv: &[OsString]| -> Vec<String> {
+                match command().try_get_matches_from(argv) {
+                    Err(e) if e.kind() == ErrorKind::MissingRequiredArgument => {
+                        match e.get(ContextKind::InvalidArg) {
+                            Some(ContextValue::Strings(v)) => v.clone(),
+                            Some(ContextValue::String(s)) => vec![s.clone()],
+                            _ => Vec::new(),
+                        }
+                    }
+                    _ => Vec::new(),
+                }
+            };
+            let wanted = match e.get(ContextKind::InvalidArg)? {
+                ContextValue::Strings(v) => v.iter().find(|m| m.starts_with("--"))?.clone(),
+                ContextValue::String(s) if s.starts_with("--") => s.clone(),
+                _ => return None,
+            };
+            let without = missing(&words);
+            let requirer = args.iter().skip(1).find_map(|a| {
+                let a = a.to_string_lossy();
+                let flag = a.split('=').next()?.to_string();
+                if !flag.starts_with("--") || arg(&flag).is_none() {
+                    return None;
+                }
+                let mut trial = words.clone();
+                trial.extend(
+                    flag_position(args, &flag)?
+                        .into_iter()
+                        .map(|i| args[i].clone()),
+                );
+                (missing(&trial).contains(&wanted) && !without.contains(&wanted)).then_some(flag)
+            })?;
+            let form: String = wanted.chars().filter(|c| !"<>[]".contains(*c)).collect();
+            Some(format!(
+                "{requirer}: only applies with {form}; add it or drop {requirer}"
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// The flag of clap's name for an argument (`--size <SIZE>` → `--size`), or of the
+/// first of several.
+fn flag_name(v: &ContextValue) -> Option<String> {
+    let s = match v {
+        ContextValue::String(s) => s,
+        ContextValue::Strings(v) => v.first()?,
+        _ => return None,
+    };
+    let f = s.split([' ', '=']).next()?;
+    f.starts_with('-').then(|| f.to_string())
 }
 
 /// Where `--flag` (and its value) stands in `args`: `--flag=V` is one index, `--flag V`
@@ -373,7 +484,10 @@ mod tests {
         let l = refused(&["cpu", "--interval", "2s", "--sustain", "1"]);
         assert_eq!(l.len(), 2, "{l:?}");
         assert!(l[0].starts_with("--sustain: '1' has no unit"), "{l:?}");
-        assert_eq!(l[1], "--interval: only applies with --sustain DUR");
+        assert_eq!(
+            l[1],
+            "--interval: only applies with --sustain DUR; add it or drop --interval"
+        );
     }
 
     /// Issue #34 item 2: the common options' bad values are found where clap reads them,
@@ -403,6 +517,45 @@ mod tests {
             .map(|v| v.get_name().to_string())
             .collect();
         assert_eq!(names, ["table", "json", "csv", "markdown", "openmetrics"]);
+    }
+
+    /// Issue #46 item 3: a relation clap checks (`conflicts_with`, `requires`) is one
+    /// line naming the flag that declares it, whatever the order on the line, and the
+    /// line's other problems are reported with it.
+    #[test]
+    fn relations_are_one_line_naming_the_flag() {
+        for (args, line) in [
+            (&["memory", "--sweep", "--size", "1GiB"][..], "--size: cannot be combined with --sweep; use one of them"),
+            (&["memory", "--size", "1GiB", "--sweep", "quick"], "--size: cannot be combined with --sweep; use one of them"),
+            (&["net", "--bidir", "--reverse"], "--bidir: cannot be combined with --reverse; use one of them"),
+            (&["net", "--reverse", "--bidir"], "--bidir: cannot be combined with --reverse; use one of them"),
+            (&["disk", "--fsync", "1", "--fdatasync", "2"], "--fdatasync: cannot be combined with --fsync; use one of them"),
+            (&["cpu", "--interval", "2s"], "--interval: only applies with --sustain DUR; add it or drop --interval"),
+            (&["cpu", "--interval=2s"], "--interval: only applies with --sustain DUR; add it or drop --interval"),
+            (&["baseline", "--from", "a.json", "--runs", "3"], "--runs: only applies with --from-history; add it or drop --runs"),
+            (&["baseline", "--from", "a.json", "--host", "n1"], "--host: only applies with --from-history; add it or drop --host"),
+            (&["baseline", "--from", "a.json", "--command", "cpu"], "--command: only applies with --from-history; add it or drop --command"),
+            (&["baseline", "--from", "a.json", "--across-changes"], "--across-changes: only applies with --from-history; add it or drop --across-changes"),
+        ] {
+            assert_eq!(refused(args), [line], "{args:?}");
+        }
+        // The default `--interval` requires nothing; the given one fits `--sustain`.
+        let ok: Vec<OsString> = ["peakbench", "cpu", "--sustain", "2s", "--interval", "500ms"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        assert!(parse(&ok).is_ok());
+        let l = refused(&["memory", "--sweep", "--size", "1GiB", "--kernel", "nope"]);
+        assert_eq!(l.len(), 2, "{l:?}");
+        assert!(
+            l.iter().any(|x| x.starts_with("--kernel: unknown")),
+            "{l:?}"
+        );
+        assert!(
+            l.iter()
+                .any(|x| x.starts_with("--size: cannot be combined")),
+            "{l:?}"
+        );
     }
 
     #[test]

@@ -160,8 +160,7 @@ impl Options {
         let quick = cli.command.is_none();
         let mut common = crate::bench::common::parse(c, quick)?;
         for p in &c.peak {
-            let (k, v) = crate::bench::parse_peak(p)?;
-            common.peaks.insert(k, v);
+            common.peaks.insert(p.key.clone(), p.value);
         }
         let command = match &cli.command {
             None => Command::Quick,
@@ -176,7 +175,7 @@ impl Options {
                 to_stdout: c.format.is_some() || c.html.is_none(),
             },
             Some(Sub::Cmd(Cmd::Reference(a))) => Command::Reference(a.clone()),
-            Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(crate::reporting::parse_fleet(a)),
+            Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(a.clone()),
             Some(Sub::Cmd(Cmd::History(a))) => Command::History(crate::history::command::parse(a)),
             Some(Sub::Cmd(Cmd::Baseline(a))) => Command::Baseline(
                 crate::gate::options::parse_baseline(a, c.output.as_deref())?,
@@ -688,8 +687,8 @@ mod tests {
             .unwrap_err()
             .0;
         assert!(e.starts_with("--interval:"), "{e}");
-        let e = opts(&["cpu", "--interval", "2s"]).unwrap_err().0;
-        assert!(e.starts_with("--interval:"), "{e}");
+        // `--interval` without `--sustain` is clap's `requires`: cmdline's line
+        // (cmdline::tests::relations_are_one_line_naming_the_flag).
         let e = opts(&["--peak", "cpu"]).unwrap_err().0;
         assert!(e.starts_with("--peak:"), "{e}");
     }

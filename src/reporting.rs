@@ -275,60 +275,19 @@ pub(crate) fn reference_cpu(r: &ReferenceOptions) -> CpuOptions {
     }
 }
 
-/// `peakbench fleet`: its flags (clap, each value checked where clap reads it) and the
-/// outlier rule they give ([`parse_fleet`]).
+/// `peakbench fleet`: its flags (clap, each value checked where clap reads it, the
+/// outlier rule's with their defaults): read as clap gives them.
 #[derive(Debug, Clone, Args, Serialize)]
 pub(crate) struct FleetOptions {
     /// Results files, one per host (or gathered MPI runs with hosts[])
     #[arg(value_name = "FILE.json", required = true, num_args = 1..)]
     pub(crate) files: Vec<PathBuf>,
-    /// Outlier when the modified z-score |0.6745*(x-median)/MAD| exceeds this [default: 3.5]
-    #[arg(long, value_name = "Z", allow_hyphen_values = true, value_parser = threshold)]
-    #[serde(skip)]
-    pub(crate) threshold: Option<f64>,
-    /// ... and the figure is at least this far from the median, e.g. 5% [default: 5%]
-    #[arg(long, value_name = "PCT", allow_hyphen_values = true, value_parser = min_gap)]
-    #[serde(skip)]
-    pub(crate) min_gap: Option<f64>,
-    /// `--threshold` and `--min-gap`, defaults filled in ([`parse_fleet`]).
-    #[arg(skip)]
+    /// `--threshold` and `--min-gap`: the outlier rule, as clap reads it.
+    #[command(flatten)]
     pub(crate) rule: crate::report::fleet::Rule,
     /// Refuse files that ran the same case with differing settings (default: label them)
     #[arg(long)]
     pub(crate) strict: bool,
-}
-
-/// `--threshold`: a positive z-score.
-fn threshold(t: &str) -> Result<f64, ParseError> {
-    match t.trim().parse::<f64>() {
-        Ok(z) if z.is_finite() && z > 0.0 => Ok(z),
-        _ => Err(ParseError(format!(
-            "'{t}' is not a z-score threshold; use a positive number like 3.5"
-        ))),
-    }
-}
-
-/// `--min-gap`: a percentage from 0 to 100 (as a fraction).
-fn min_gap(g: &str) -> Result<f64, ParseError> {
-    let v = g.trim().trim_end_matches('%').trim();
-    match v.parse::<f64>() {
-        Ok(p) if p.is_finite() && (0.0..100.0).contains(&p) => Ok(p / 100.0),
-        _ => Err(ParseError(format!(
-            "'{g}' is not a percentage; use a number from 0 to 100 like 5%"
-        ))),
-    }
-}
-
-/// `peakbench fleet`'s options with the outlier rule (defaults where not given).
-pub(crate) fn parse_fleet(a: &FleetOptions) -> FleetOptions {
-    let mut rule = crate::report::fleet::Rule::default();
-    if let Some(z) = a.threshold {
-        rule.threshold = z;
-    }
-    if let Some(g) = a.min_gap {
-        rule.min_gap = g;
-    }
-    FleetOptions { rule, ..a.clone() }
 }
 
 /// `peakbench fleet FILE.json…`: the fleet report in `--format`, and `--html`.

@@ -69,8 +69,8 @@ pub struct CommonArgs {
     #[arg(long)]
     pub(crate) weak: bool,
     /// Override a theoretical peak, e.g. cpu.fp64=3.2TFLOP/s or memory=68GB/s (repeatable)
-    #[arg(long, value_name = "KEY=VALUE", allow_hyphen_values = true)]
-    pub(crate) peak: Vec<String>,
+    #[arg(long, value_name = "KEY=VALUE", allow_hyphen_values = true, value_parser = super::peaks::unassembled_peak)]
+    pub(crate) peak: Vec<super::peaks::PeakSetting>,
     /// Also write the HTML report to this file (quick suite: next to the JSON by default)
     #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = html)]
     pub(crate) html: Option<PathBuf>,
@@ -300,8 +300,8 @@ pub struct CommonOptions {
 /// (each value was checked where clap read it); `quick` (no subcommand) shortens the
 /// default `--min-time`. `--html` is left `None`: whether it applies depends on the
 /// command, so `options` sets it after the subcommand's own flags. `--peak` is left
-/// empty too: its keys name every resource's peaks (`bench::peaks`, above the
-/// resources), so `options` parses them with `bench::parse_peak`.
+/// empty too: clap yields its typed settings (the value parser `cli.rs` assembles with
+/// the registry's keys), and `options` puts them in.
 pub(crate) fn parse(c: &CommonArgs, quick: bool) -> Result<CommonOptions, UsageError> {
     let min_time = match c.min_time {
         None if quick => Duration::from_millis(200),

@@ -42,6 +42,28 @@ impl PeakKey {
     }
 }
 
+/// One `--peak KEY=VALUE` as clap yields it: the key and the value in the unit of the
+/// results it applies to ([`parse_peak`] read it; the command line's value parser,
+/// assembled in `cli.rs` with the registry's keys, is the one place that calls it).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PeakSetting {
+    /// Which peak.
+    pub(crate) key: PeakKey,
+    /// Its value, converted to the unit of the results.
+    pub(crate) value: f64,
+}
+
+/// The value parser `CommonArgs` declares for `--peak` until `cli.rs` assembles the
+/// command line with the registry's (`bench::parse_peak` reads every resource's keys,
+/// and the resources sit above `bench::common`): parsed alone, `CommonArgs` refuses a
+/// `--peak`, so no key is ever taken unchecked.
+pub(crate) fn unassembled_peak(t: &str) -> Result<PeakSetting, crate::util::units::ParseError> {
+    Err(crate::util::units::ParseError(format!(
+        "'{}': the keys are read by the assembled command line (cli.rs)",
+        crate::util::sanitize::line_max(t, 200)
+    )))
+}
+
 /// What a key measures, which decides the units its value may carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PeakKind {

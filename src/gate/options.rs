@@ -28,19 +28,19 @@ pub(crate) struct BaselineOptions {
     #[serde(skip)]
     pub(crate) from_history: bool,
     /// With --from-history: how many of each host's latest runs [default: 5]
-    #[arg(long, value_name = "N", value_parser = runs)]
+    #[arg(long, value_name = "N", value_parser = runs, requires = "from_history")]
     #[serde(skip)]
     pub(crate) runs: Option<usize>,
     /// With --from-history: the hosts (hostnames), e.g. node1,node2; several make a fleet baseline [default: this host]
-    #[arg(long, value_name = "HOST", value_delimiter = ',', value_parser = host)]
+    #[arg(long, value_name = "HOST", value_delimiter = ',', value_parser = host, requires = "from_history")]
     #[serde(skip)]
     pub(crate) host: Vec<String>,
     /// With --from-history: the command whose runs to take (quick, cpu, memory, …) [default: that of the latest run]
-    #[arg(long = "command", value_name = "COMMAND", allow_hyphen_values = true, value_parser = run_command)]
+    #[arg(long = "command", value_name = "COMMAND", allow_hyphen_values = true, value_parser = run_command, requires = "from_history")]
     #[serde(skip)]
     pub(crate) run_command: Option<String>,
     /// With --from-history: take the runs across change points too [default: only the runs since the latest change point the runs span]
-    #[arg(long)]
+    #[arg(long, requires = "from_history")]
     #[serde(skip)]
     pub(crate) across_changes: bool,
     /// Take disturbed results too (a shared machine); the baseline then says so (shared = true)
@@ -343,22 +343,9 @@ pub(crate) fn parse_baseline(
                 "missing; give --from FILE.json… (results files) or --from-history (the history's latest runs)",
             ))
         }
-        (false, false) => {
-            for (flag, given) in [
-                ("--runs", a.runs.is_some()),
-                ("--host", !a.host.is_empty()),
-                ("--command", a.run_command.is_some()),
-                ("--across-changes", a.across_changes),
-            ] {
-                if given {
-                    return Err(UsageError::new(
-                        flag,
-                        "applies to --from-history; drop it, or take the baseline with --from-history",
-                    ));
-                }
-            }
-            Source::Files(a.from_files.clone())
-        }
+        // `--runs`, `--host`, `--command` and `--across-changes` require
+        // `--from-history` (clap checks it where it reads them).
+        (false, false) => Source::Files(a.from_files.clone()),
         (true, true) => {
             let mut hosts: Vec<String> = Vec::new();
             for h in &a.host {
@@ -621,14 +608,6 @@ mod tests {
                 "--from-history: given with --from",
             ),
             (&[], "--from: missing"),
-            (
-                &["--from", "a.json", "--host", "n1"],
-                "--host: applies to --from-history",
-            ),
-            (
-                &["--from", "a.json", "--command", "cpu"],
-                "--command: applies to --from-history",
-            ),
         ] {
             let e = baseline(a, None).unwrap_err();
             assert!(e.0.starts_with(needle), "{e}");

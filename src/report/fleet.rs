@@ -33,6 +33,7 @@
 
 use super::compare::CaseKey;
 use super::model::{BenchResult, Metric, Report, Status, Unit};
+use crate::util::units::ParseError;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -52,13 +53,37 @@ const K_MAD: f64 = 0.6745;
 /// `√(π/2)`: `MeanAD · 1.253314` estimates σ for a normal law.
 const K_MEANAD: f64 = 1.253314;
 
-/// The outlier rule's settings (`--threshold`, `--min-gap`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// The outlier rule's settings: `peakbench fleet`'s flags `--threshold` and
+/// `--min-gap` (the field docs are their help), defaults from clap.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, clap::Args)]
 pub(crate) struct Rule {
-    /// |z| above this makes an outlier (with `min_gap`).
+    /// Outlier when the modified z-score |0.6745*(x-median)/MAD| exceeds this [default: 3.5]
+    #[arg(long, value_name = "Z", allow_hyphen_values = true, value_parser = threshold, default_value_t = DEFAULT_Z, hide_default_value = true)]
     pub(crate) threshold: f64,
-    /// Smallest |x − median| / |median| that makes an outlier.
+    /// ... and the figure is at least this far from the median, e.g. 5% [default: 5%]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true, value_parser = min_gap, default_value = "5%", hide_default_value = true)]
     pub(crate) min_gap: f64,
+}
+
+/// `--threshold`: a positive z-score.
+fn threshold(t: &str) -> Result<f64, ParseError> {
+    match t.trim().parse::<f64>() {
+        Ok(z) if z.is_finite() && z > 0.0 => Ok(z),
+        _ => Err(ParseError(format!(
+            "'{t}' is not a z-score threshold; use a positive number like 3.5"
+        ))),
+    }
+}
+
+/// `--min-gap`: a percentage from 0 to 100 (as a fraction).
+fn min_gap(g: &str) -> Result<f64, ParseError> {
+    let v = g.trim().trim_end_matches('%').trim();
+    match v.parse::<f64>() {
+        Ok(p) if p.is_finite() && (0.0..100.0).contains(&p) => Ok(p / 100.0),
+        _ => Err(ParseError(format!(
+            "'{g}' is not a percentage; use a number from 0 to 100 like 5%"
+        ))),
+    }
 }
 
 impl Default for Rule {

@@ -360,7 +360,7 @@ fn against_history_refuses_bad_databases_too_few_runs_and_conflicting_flags() {
                 "-o".into(),
                 p(&out),
             ],
-            vec!["--runs: applies to --from-history"],
+            vec!["--runs: only applies with --from-history"],
         ),
         (
             vec![

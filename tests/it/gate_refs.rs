@@ -365,6 +365,6 @@ fn baseline_from_history_takes_the_runs_since_the_latest_change() {
     common::assert_refused(
         &o,
         &"--across-changes with --from",
-        &["--across-changes: applies to --from-history"],
+        &["--across-changes: only applies with --from-history"],
     );
 }

@@ -54,14 +54,16 @@ pub(crate) struct CpuOptions {
     pub(crate) sustain: Option<Duration>,
     /// Sample interval in sustained mode [default: 1s]
     #[arg(
-        long = "interval",
-        id = "interval",
+        long,
         value_name = "DUR",
         allow_hyphen_values = true,
-        value_parser = parse_duration
+        value_parser = parse_duration,
+        default_value = "1s",
+        hide_default_value = true,
+        requires = "sustain"
     )]
-    #[serde(skip)]
-    pub(crate) interval_given: Option<Duration>,
+    #[serde(serialize_with = "secs", rename = "interval_s")]
+    pub(crate) interval: Duration,
     /// Core-to-core latency: bounce one cache line between every ordered pair of CPUs
     /// (compare-and-swap ping-pong; a matrix with min/median per pair)
     #[arg(long)]
@@ -73,10 +75,6 @@ pub(crate) struct CpuOptions {
     #[arg(long, value_name = "CLOCK", value_parser = ClockChoice::parse)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) clock: Option<ClockChoice>,
-    // The sample length in sustained mode: `--interval`, else 1 s (set by `parse`).
-    #[arg(skip = DEFAULT_INTERVAL)]
-    #[serde(serialize_with = "secs", rename = "interval_s")]
-    pub(crate) interval: Duration,
 }
 
 /// The sample length in sustained mode when `--interval` is not given.
@@ -89,10 +87,9 @@ impl Default for CpuOptions {
             isas: None,
             threads: None,
             sustain: None,
-            interval_given: None,
+            interval: DEFAULT_INTERVAL,
             c2c: false,
             clock: None,
-            interval: DEFAULT_INTERVAL,
         }
     }
 }
@@ -130,14 +127,9 @@ fn isas(text: &str) -> Result<List<Isa>, ParseError> {
     })
 }
 
-/// The checks that span flags: `--interval` needs `--sustain` and fits in it.
+/// The checks that span flags: `--interval` fits in `--sustain` (clap refuses it
+/// without `--sustain`: `requires`).
 pub(crate) fn parse(a: &CpuOptions) -> Result<CpuOptions, UsageError> {
-    if a.interval_given.is_some() && a.sustain.is_none() {
-        return Err(UsageError::new(
-            "--interval",
-            "only applies with --sustain DUR",
-        ));
-    }
     if a.c2c {
         // The ping-pong runs every pair of the CPUs (`--cpus` chooses them) with its own
         // fixed sampling: the kernel flags have nothing to choose.
@@ -155,7 +147,7 @@ pub(crate) fn parse(a: &CpuOptions) -> Result<CpuOptions, UsageError> {
             ));
         }
     }
-    let interval = a.interval_given.unwrap_or(DEFAULT_INTERVAL);
+    let interval = a.interval;
     if let Some(s) = a.sustain {
         if interval > s {
             return Err(UsageError::new(
@@ -167,10 +159,7 @@ pub(crate) fn parse(a: &CpuOptions) -> Result<CpuOptions, UsageError> {
             ));
         }
     }
-    Ok(CpuOptions {
-        interval,
-        ..a.clone()
-    })
+    Ok(a.clone())
 }
 
 #[cfg(test)]
@@ -193,7 +182,6 @@ mod tests {
             (&["--threads", "two"], "--threads: 'two' is not a thread count; use whole numbers like 1,2,4,8"),
             (&["--sustain", "ten minutes"], "--sustain: 'ten minutes' is not a duration; use a number with ms, s, m or h, e.g. 500ms or 10s"),
             (&["--sustain", "10m", "--interval", "5"], "--interval: '5' has no unit; give one of us, ms, s, m or h, e.g. 5ms or 5s"),
-            (&["--interval", "2s"], "--interval: only applies with --sustain DUR"),
             (&["--sustain", "1s", "--interval", "2s"], "--interval: 2s is longer than --sustain 1s; use an interval shorter than the run"),
             (&["--c2c", "--threads", "2"], "--threads: does not apply with --c2c (every ordered pair of CPUs is measured; choose the CPUs with --cpus LIST)"),
             (&["--clock", "turbo"], "--clock: unknown clock 'turbo'; accepted: measured, nominal, all-core"),

@@ -25,7 +25,7 @@ pub(crate) struct DurabilityFlags {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) fsync: Option<u32>,
     /// fdatasync(2) after every N writes of a job, as fio --fdatasync=N (with --engine sync)
-    #[arg(long, value_name = "N", value_parser = every)]
+    #[arg(long, value_name = "N", value_parser = every, conflicts_with = "fsync")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) fdatasync: Option<u32>,
     /// Open the job files O_SYNC: every write durable before it returns, as fio --sync=1
@@ -56,17 +56,6 @@ pub(crate) struct Durability {
 }
 
 impl DurabilityFlags {
-    /// The checks that need only the flags: one flush kind at a time.
-    pub(crate) fn check(&self) -> Result<(), UsageError> {
-        if self.fsync.is_some() && self.fdatasync.is_some() {
-            return Err(UsageError::new(
-                "--fdatasync",
-                "cannot be combined with --fsync; use one of them",
-            ));
-        }
-        Ok(())
-    }
-
     /// The checks that need the engine the run resolved: flushes with the sync engine.
     pub(crate) fn check_engine(&self, engine: &dyn IoEngine) -> Result<(), UsageError> {
         if self.o_sync && engine.caps().has(Caps::MAPPED) {
@@ -193,11 +182,8 @@ mod tests {
             .unwrap_err()
             .0;
         assert_eq!(e, "--fsync: '0' is not a write count; use a whole number from 1 to 1000000 (a flush after every N writes)");
-        let both = try_args::<DurabilityFlags>(&["--fsync", "1", "--fdatasync", "2"]).unwrap();
-        assert_eq!(
-            both.check().unwrap_err().0,
-            "--fdatasync: cannot be combined with --fsync; use one of them"
-        );
+        // One flush kind at a time: `--fdatasync` conflicts with `--fsync` (clap; the
+        // line is `cmdline`'s, tests::relations_are_one_line_naming_the_flag).
         let uring = crate::bench::disk::engines::by_name("uring").unwrap();
         let sync = crate::bench::disk::engines::by_name("sync").unwrap();
         let f = try_args::<DurabilityFlags>(&["--fsync", "1"]).unwrap();

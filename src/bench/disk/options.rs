@@ -463,7 +463,6 @@ pub(crate) fn parse(a: &DiskOptions) -> Result<DiskOptions, UsageError> {
     }
     fit_file_size(&mut o)?;
     check_engine_depth(o.engine, &o.depths)?;
-    o.durability.check()?;
     o.steady.check(o.sustain)?;
     if o.distribution.zipf_theta.is_some() && !o.patterns.iter().any(|p| p.random()) {
         return Err(UsageError::new(

@@ -362,7 +362,7 @@ fn cases(
         let mut skip = no_adapter.clone();
         if let Ok(info) = &adapter {
             if let Err(why) = info.supports(p) {
-                if !o.all_precisions {
+                if !o.all_precisions() {
                     return Err(UsageError::new(
                         "--precision",
                         format!("{why}; see `peakbench gpu --list`, or use --precision all to skip what it lacks"),
@@ -498,10 +498,8 @@ impl resource::Resource for GpuBench {
     }
 
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
-        let o = GpuOptions {
-            all_precisions: true,
-            ..GpuOptions::default()
-        };
+        // No `--precision`: every precision the adapter lacks is skipped.
+        let o = GpuOptions::default();
         cases(ctx, &o, &[GpuPrecision::Fp32], &[MemKernel::Copy]).unwrap_or_default()
     }
 }

@@ -67,8 +67,7 @@ pub(crate) struct PrecisionChoice {
 }
 
 /// `peakbench gpu`: its flags, typed where clap reads them, and the validated options
-/// (serialised into the report's `config`): one struct. [`parse`] fills in what
-/// `--precision` means.
+/// (serialised into the report's `config`): one struct, read as clap gave it.
 #[derive(Debug, Clone, Default, Args, Serialize)]
 pub(crate) struct GpuOptions {
     /// List the adapters (name, vendor, type, driver, backend, limits, peaks) and exit
@@ -85,16 +84,8 @@ pub(crate) struct GpuOptions {
         allow_hyphen_values = true,
         value_parser = Choices::new(precisions, precision_names)
     )]
-    #[serde(skip)]
-    pub(crate) precision_given: Option<PrecisionChoice>,
-    // `--precision`; `None` = all when `--kernel` is not given either, else none (set
-    // by `parse`).
-    #[arg(skip)]
-    pub(crate) precisions: Option<Vec<GpuPrecision>>,
-    // Whether `--precision all` (or nothing) was asked: missing precisions are skipped,
-    // not refused.
-    #[arg(skip)]
-    pub(crate) all_precisions: bool,
+    #[serde(flatten, serialize_with = "precision_fields")]
+    pub(crate) precision: Option<PrecisionChoice>,
     /// Memory kernels, or all [default: all, unless only --precision is given]
     #[arg(
         long = "kernel",
@@ -108,10 +99,29 @@ pub(crate) struct GpuOptions {
     pub(crate) size: Option<u64>,
 }
 
+/// `--precision` in the results' config, as it was written before the choice was one
+/// field: `precisions` (the list given, or null) and `all_precisions`.
+fn precision_fields<S: serde::Serializer>(
+    p: &Option<PrecisionChoice>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(2))?;
+    map.serialize_entry("precisions", &p.as_ref().map(|c| &c.list))?;
+    map.serialize_entry("all_precisions", &p.as_ref().is_none_or(|c| c.all))?;
+    map.end()
+}
+
 impl GpuOptions {
+    /// Whether `--precision all` (or nothing) was asked: a precision the adapter lacks
+    /// is skipped, not refused.
+    pub(crate) fn all_precisions(&self) -> bool {
+        self.precision.as_ref().is_none_or(|p| p.all)
+    }
+
     /// The compute precisions to run, in order.
     pub(crate) fn compute(&self) -> Vec<GpuPrecision> {
-        match (&self.precisions, &self.kernels) {
+        match (self.precision.as_ref().map(|p| &p.list), &self.kernels) {
             (Some(p), _) => p.clone(),
             (None, None) => GpuPrecision::ALL.to_vec(),
             (None, Some(_)) => Vec::new(),
@@ -120,7 +130,7 @@ impl GpuOptions {
 
     /// The memory/transfer kernels to run, in order.
     pub(crate) fn memory(&self) -> Vec<MemKernel> {
-        match (&self.kernels, &self.precisions) {
+        match (&self.kernels, &self.precision) {
             (Some(k), _) => k.clone(),
             (None, None) => MemKernel::ALL.to_vec(),
             (None, Some(_)) => Vec::new(),
@@ -216,14 +226,10 @@ fn size(t: &str) -> Result<u64, ParseError> {
     Ok(s)
 }
 
-/// What `--precision` means: its precisions (`None` when not given) and whether all
-/// were asked (not given, or `all`).
+/// The checks that span flags: none (clap typed every flag; what `--precision` means
+/// is read from it, [`GpuOptions::compute`], [`GpuOptions::all_precisions`]).
 pub(crate) fn parse(a: &GpuOptions) -> Result<GpuOptions, UsageError> {
-    Ok(GpuOptions {
-        precisions: a.precision_given.as_ref().map(|p| p.list.clone()),
-        all_precisions: a.precision_given.as_ref().is_none_or(|p| p.all),
-        ..a.clone()
-    })
+    Ok(a.clone())
 }
 
 #[cfg(test)]
@@ -244,7 +250,7 @@ mod tests {
         let o = p(&[]).unwrap();
         assert_eq!(o.compute(), GpuPrecision::ALL.to_vec());
         assert_eq!(o.memory(), MemKernel::ALL.to_vec());
-        assert!(o.all_precisions);
+        assert!(o.all_precisions());
     }
 
     #[test]
@@ -252,7 +258,7 @@ mod tests {
         let o = p(&[("precision", "fp32,sp,int8")]).unwrap();
         assert_eq!(o.compute(), vec![GpuPrecision::Fp32, GpuPrecision::Int8]);
         assert!(o.memory().is_empty());
-        assert!(!o.all_precisions);
+        assert!(!o.all_precisions());
         let o = p(&[("kernel", "copy,h2d")]).unwrap();
         assert!(o.compute().is_empty());
         assert_eq!(o.memory(), vec![MemKernel::Copy, MemKernel::H2d]);
@@ -316,7 +322,19 @@ mod tests {
             assert_eq!(p(argv).unwrap_err().0, line, "{argv:?}");
         }
         let o = p(&[("precision", "ALL")]).unwrap();
-        assert!(o.all_precisions);
-        assert_eq!(o.precisions, Some(GpuPrecision::ALL.to_vec()));
+        assert!(o.all_precisions());
+        assert_eq!(o.compute(), GpuPrecision::ALL.to_vec());
+        // The config keeps its two keys, in their place.
+        let v = serde_json::to_string(&o).unwrap();
+        assert!(
+            v.contains(r#""device":null,"precisions":["#)
+                && v.contains(r#"],"all_precisions":true,"kernels":null"#),
+            "{v}"
+        );
+        let v = serde_json::to_string(&p(&[("kernel", "copy")]).unwrap()).unwrap();
+        assert!(
+            v.contains(r#""precisions":null,"all_precisions":true,"kernels":["copy"]"#),
+            "{v}"
+        );
     }
 }

@@ -50,7 +50,7 @@ use bandwidth::Geometry;
 use cases::{BwCase, ChaseCase};
 use kernels::Op;
 pub use level::Level;
-use options::{Kind, MemoryOptions, Nt, Pattern};
+use options::{Kind, MemoryOptions, Nt, Pattern, SweepMode};
 pub(crate) use sizes::peak_key;
 use sizes::{
     choose, default_size, mapped_bytes, per_thread, quick_sweep_sizes, sweep_sizes, total,
@@ -111,9 +111,9 @@ impl Plan for MemoryBench {
             .max()
             .unwrap_or(1);
         let max_block = o.blocks.as_ref().and_then(|b| b.iter().max().copied());
-        let sizes = if o.sweep_quick {
+        let sizes = if o.sweep == Some(SweepMode::Quick) {
             quick_sweep_sizes(host)
-        } else if o.sweep {
+        } else if o.sweep.is_some() {
             sweep_sizes(host)
         } else {
             vec![o.size.unwrap_or_else(|| {
@@ -203,7 +203,7 @@ impl Plan for MemoryBench {
                                             }
                                             _ => Geometry::new(per, op.arrays(), block).map(|_| ()),
                                         };
-                                        if !o.sweep {
+                                        if o.sweep.is_none() {
                                             if let Err(e) = fits {
                                                 return Err(UsageError::new(
                                                 "--block",

@@ -109,28 +109,21 @@ pub(crate) struct MemoryOptions {
     #[arg(long = "block", value_name = "LIST", allow_hyphen_values = true, value_parser = blocks)]
     pub(crate) blocks: Option<List<u64>>,
     /// Working set of a case, all arrays and threads together [default: 4x the last-level cache, rounded up to a power of two]
-    #[arg(long, value_name = "SIZE", allow_hyphen_values = true, value_parser = size)]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true, value_parser = size, conflicts_with = "sweep")]
     pub(crate) size: Option<u64>,
     /// Thread counts [default: 1,2,4,… up to the core count]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = threads)]
     pub(crate) threads: Option<List<usize>>,
     /// Walk the working set: `full` = every power of two from 4 KiB to 4x the last-level cache (minutes: kernels x ~20 sizes x threads cases), `quick` = one working set per cache level (L1/L2/L3/DRAM marked)
     #[arg(
-        long = "sweep",
-        id = "sweep",
+        long,
         value_name = "MODE",
         num_args = 0..=1,
         default_missing_value = "full",
         value_parser = Choices::new(sweep_mode, || vec!["full", "quick"])
     )]
-    #[serde(skip)]
-    pub(crate) sweep_mode: Option<SweepMode>,
-    // `--sweep`: working sets from 4 KiB to 4× LLC (set by `parse`).
-    #[arg(skip)]
-    pub(crate) sweep: bool,
-    // `--sweep quick`: one working set per cache level instead of every power of two.
-    #[arg(skip)]
-    pub(crate) sweep_quick: bool,
+    #[serde(flatten, serialize_with = "sweep_fields")]
+    pub(crate) sweep: Option<SweepMode>,
     /// Non-temporal stores: auto (when the working set exceeds the LLC), on, off [default: auto]
     #[arg(
         long,
@@ -236,9 +229,7 @@ impl Default for MemoryOptions {
             blocks: None,
             size: None,
             threads: None,
-            sweep_mode: None,
-            sweep: false,
-            sweep_quick: false,
+            sweep: None,
             nt: Nt::Auto,
             count_write_allocate: false,
             cpu_node: None,
@@ -346,13 +337,8 @@ fn nt(text: &str) -> Result<Nt, ParseError> {
 
 /// The checks that span flags: `--size` with `--sweep` or a larger `--block`.
 pub(crate) fn parse(a: &MemoryOptions) -> Result<MemoryOptions, UsageError> {
+    // `--size` with `--sweep` is refused by clap (`conflicts_with`).
     if let Some(s) = a.size {
-        if a.sweep_mode.is_some() {
-            return Err(UsageError::new(
-                "--size",
-                "cannot be combined with --sweep (the sweep chooses the working sets, 4 KiB to 4x LLC)",
-            ));
-        }
         if let Some(big) = a.blocks.as_ref().and_then(|b| b.iter().find(|&&b| b > s)) {
             return Err(UsageError::new(
                 "--block",
@@ -380,11 +366,17 @@ pub(crate) fn parse(a: &MemoryOptions) -> Result<MemoryOptions, UsageError> {
     if a.loaded_latency.is_some() {
         loaded_latency_conflicts(a)?;
     }
-    Ok(MemoryOptions {
-        sweep: a.sweep_mode.is_some(),
-        sweep_quick: a.sweep_mode == Some(SweepMode::Quick),
-        ..a.clone()
-    })
+    Ok(a.clone())
+}
+
+/// `--sweep [MODE]` in the results' config, as it was written before the mode was one
+/// field: `sweep` (any sweep) and `sweep_quick` (one working set per cache level).
+fn sweep_fields<S: Serializer>(m: &Option<SweepMode>, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(2))?;
+    map.serialize_entry("sweep", &m.is_some())?;
+    map.serialize_entry("sweep_quick", &(*m == Some(SweepMode::Quick)))?;
+    map.end()
 }
 
 /// What `--loaded-latency` cannot be combined with: it runs one chase and one
@@ -398,7 +390,7 @@ fn loaded_latency_conflicts(a: &MemoryOptions) -> Result<(), UsageError> {
             "its chase and loaders are placed by --cpu-node/--mem-node",
         ),
         (
-            a.sweep_mode.is_some(),
+            a.sweep.is_some(),
             "--sweep",
             "it runs one working set (use --size)",
         ),
@@ -444,7 +436,7 @@ mod tests {
         assert_eq!(o.kernels, None);
         assert_eq!(o.patterns, vec![Pattern::Seq]);
         assert_eq!(o.nt, Nt::Auto);
-        assert!(!o.count_write_allocate && !o.sweep);
+        assert!(!o.count_write_allocate && o.sweep.is_none());
     }
 
     #[test]
@@ -506,12 +498,16 @@ mod tests {
         assert!(e.starts_with("--nt:") && e.contains("auto,on,off"), "{e}");
         let e = args(&["--threads", "0"]).unwrap_err().0;
         assert!(e.starts_with("--threads:"), "{e}");
-        let e = args(&["--sweep", "full", "--size", "1GiB"]).unwrap_err().0;
-        assert!(e.starts_with("--size:"), "{e}");
         let e = args(&["--sweep", "fast"]).unwrap_err().0;
         assert!(e.starts_with("--sweep: unknown mode 'fast'"), "{e}");
         let o = args(&["--sweep", "Quick"]).unwrap();
-        assert!(o.sweep && o.sweep_quick);
+        assert_eq!(o.sweep, Some(SweepMode::Quick));
+        // The config keeps its two keys, in their place.
+        let v = serde_json::to_string(&o).unwrap();
+        assert!(
+            v.contains(r#""threads":null,"sweep":true,"sweep_quick":true,"nt":"#),
+            "{v}"
+        );
     }
 
     /// Every flag's bad value is the one line it gave before the flags were typed.
@@ -524,7 +520,6 @@ mod tests {
             (&["--block", "512TiB"], "--block: '512TiB' is above the limit of 256 TiB; use e.g. 8KiB or 1MiB"),
             (&["--size", "1KiB"], "--size: 1024 B is too small; use at least 4KiB (e.g. 256MiB for DRAM)"),
             (&["--size", "512TiB"], "--size: 512 TiB is above the limit of 256 TiB; use e.g. 256MiB"),
-            (&["--sweep", "--size", "1GiB"], "--size: cannot be combined with --sweep (the sweep chooses the working sets, 4 KiB to 4x LLC)"),
             (&["--sweep", " Fast"], "--sweep: unknown mode 'fast'; accepted: full (every power of two from 4 KiB to 4x LLC), quick (one working set per cache level)"),
             (&["--nt", "Maybe"], "--nt: unknown value 'maybe'; accepted: auto,on,off"),
             (&["--threads", "1,,2"], "--threads: '1,,2' has an empty element; use a comma-separated list like 1,2,4"),

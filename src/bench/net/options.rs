@@ -71,7 +71,7 @@ pub(crate) struct NetOptions {
     #[arg(long)]
     pub(crate) reverse: bool,
     /// Both ends send at once, each on its own streams (throughput)
-    #[arg(long)]
+    #[arg(long, conflicts_with = "reverse")]
     pub(crate) bidir: bool,
     /// UDP pacing per stream in bit/s, e.g. 500M or 2.5G [default: unpaced]
     #[arg(long = "rate", value_name = "RATE", value_parser = parse_rate)]
@@ -396,12 +396,7 @@ pub(crate) fn parse_net(a: &NetOptions) -> Result<NetOptions, UsageError> {
             // with the reason (net::cases), and the rest of the run goes on.
         }
     }
-    if a.reverse && a.bidir {
-        return Err(UsageError::new(
-            "--bidir",
-            "cannot be combined with --reverse; use one of them",
-        ));
-    }
+    // `--bidir` with `--reverse` is refused by clap (`conflicts_with`).
     if a.rate_bps.is_some() && !a.protos.contains(&Proto::Udp) {
         return Err(UsageError::new("--rate", "paces UDP only; add --proto udp"));
     }
@@ -500,7 +495,6 @@ mod tests {
             (&["--streams", "0"], "--streams: '0' is not a stream count; use whole numbers from 1 to 128"),
             (&["--time", "1h"], "--time: '1h' is out of range; use 10ms to 50m"),
             (&["--time", "3"], "--time: '3' has no unit; give one of us, ms, s, m or h, e.g. 3ms or 3s"),
-            (&["--reverse", "--bidir"], "--bidir: cannot be combined with --reverse; use one of them"),
             (&["--rate", "fast"], "--rate: 'fast' is not a bit rate; use a number with k, M or G (bit/s), e.g. 500M or 2.5G"),
             (&["--rate", "1G", "--proto", "tcp"], "--rate: paces UDP only; add --proto udp"),
             (&["--zerocopy", "--proto", "udp"], "--zerocopy: applies to TCP only; add --proto tcp"),
