@@ -290,10 +290,12 @@ pub(crate) fn matching(r: &BenchResult) -> Option<Result<Match, String>> {
     if !AREA_SIZES.contains(&area) {
         let below = AREA_SIZES.iter().rev().find(|&&s| s < area);
         let above = AREA_SIZES.iter().find(|&&s| s > area);
-        let near: Vec<String> = below.into_iter().chain(above).map(|&s| format_size(s)).collect();
+        // In bytes too: 1 MiB + 4 KiB would read as "1.00 MiB", like its neighbour.
+        let both = |s: u64| format!("{s} B ({})", format_size(s));
+        let near: Vec<String> = below.into_iter().chain(above).map(|&s| both(s)).collect();
         return fail(format!(
-            "pmbw measures only the array sizes of its own list; this case's {} is not one (nearest: {})",
-            format_size(area),
+            "pmbw measures only the array sizes of its own list; this case's array is {} (nearest: {})",
+            both(area),
             near.join(", ")
         ));
     }
