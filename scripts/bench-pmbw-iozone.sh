@@ -41,8 +41,10 @@ echo
 echo "| row | peakbench | tool | ratio | tool command |"
 echo "| --- | ---: | ---: | ---: | --- |"
 for round in $(seq "$ROUNDS"); do
-    "$BIN" memory --quiet --no-history --kernel read,write --size 32KiB,1MiB,64MiB \
-        --threads 1 --repeat 3 --reference --format json --output "$OUT" 2>/dev/null | table pmbw
+    for size in 32KiB 1MiB 64MiB; do
+        "$BIN" memory --quiet --no-history --kernel read,write --size $size \
+            --threads 1 --repeat 3 --reference --format json --output "$OUT" 2>/dev/null | table pmbw
+    done
     "$BIN" disk --quiet --no-history --dir "$WORK" --engine sync --file-size 256MiB \
         --block 1MiB --depth 1 --jobs 1 --pattern seq-write,seq-read --runtime 3s \
         --ramp 1s --repeat 1 --reference --format json --output "$OUT" 2>/dev/null | table iozone

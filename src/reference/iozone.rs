@@ -153,7 +153,9 @@ pub(crate) struct Throughput {
 
 /// iozone's throughput summary, with the file and record size of its
 /// `Each process writes a 8192 kByte file in 64 kByte records` line (KiB).
-pub(crate) fn parse_throughput(text: &str) -> Result<(Option<(u64, u64)>, Vec<Throughput>), String> {
+pub(crate) fn parse_throughput(
+    text: &str,
+) -> Result<(Option<(u64, u64)>, Vec<Throughput>), String> {
     // `for  2 initial writers \t= 2286867.50 kB/sec` → (procs, test, B/s).
     let read = |rest: &str| -> Result<(u64, String, f64), String> {
         let (who, fig) = rest
@@ -295,7 +297,9 @@ pub(crate) fn matching(
         ));
     }
     if r.param_str("distribution").is_some() {
-        return fail("iozone's random offsets are uniform; this case used a skewed distribution".into());
+        return fail(
+            "iozone's random offsets are uniform; this case used a skewed distribution".into(),
+        );
     }
     if r.param_bool("shared_file") == Some(true) {
         return fail("iozone gives each process its own file; this case shared one".into());
@@ -412,9 +416,9 @@ pub(crate) fn found(m: &Match, text: &str, version: &str) -> Result<Found, Strin
             .iter()
             .find(|t| t.test == m.test && t.procs == m.jobs)
             .ok_or_else(|| format!("iozone printed no throughput for {} {}", m.jobs, m.test))?;
-        let parent = t
-            .parent
-            .map_or(String::new(), |p| format!("; parent sees {:.1} MB/s", p / 1e6));
+        let parent = t.parent.map_or(String::new(), |p| {
+            format!("; parent sees {:.1} MB/s", p / 1e6)
+        });
         notes.push(format!(
             "iozone {} {}: children see {:.1} MB/s (the sum of each process's own rate){parent}",
             m.jobs,

@@ -103,13 +103,21 @@ fn the_command_follows_the_row() {
         "/opt/iozone -s 16384k -r 4k -i 0 -i 2 -+n -o -t 2 -F /data/pb/peakbench-iozone.0 /data/pb/peakbench-iozone.1"
     );
     assert!(m.files.iter().all(|f| f.starts_with(dir)));
-    let mmap = matching(&row("seq-read", 4096, 1).param("engine", "mmap"), dir, "iozone")
-        .unwrap()
-        .unwrap();
+    let mmap = matching(
+        &row("seq-read", 4096, 1).param("engine", "mmap"),
+        dir,
+        "iozone",
+    )
+    .unwrap()
+    .unwrap();
     assert!(mmap.argv.contains(&"-B".to_string()));
-    let uring = matching(&row("seq-read", 4096, 1).param("engine", "uring"), dir, "iozone")
-        .unwrap()
-        .unwrap();
+    let uring = matching(
+        &row("seq-read", 4096, 1).param("engine", "uring"),
+        dir,
+        "iozone",
+    )
+    .unwrap()
+    .unwrap();
     assert!(uring.engine_note.unwrap().contains("uring"));
 }
 
@@ -150,7 +158,11 @@ fn the_figure_is_the_rows_test() {
     let x = w.reference.unwrap();
     assert_eq!(x.value, 1479244.0 * 1024.0);
     assert_eq!(x.version, "3.414");
-    assert!(x.command.starts_with("iozone -s 16384k -r 64k"), "{}", x.command);
+    assert!(
+        x.command.starts_with("iozone -s 16384k -r 64k"),
+        "{}",
+        x.command
+    );
     assert_eq!(one("seq-read").reference.unwrap().value, 1087922.0 * 1024.0);
     let two = |p: &str, kib: u64| {
         let r = row(p, 64 << 10, 2).size("file_size", kib << 10);
@@ -159,12 +171,22 @@ fn the_figure_is_the_rows_test() {
     };
     let f = two("seq-read", 8192).unwrap();
     assert_eq!(f.reference.unwrap().value, 5728718.00 * 1024.0);
-    assert!(f.notes[0].contains("parent sees 530.1 MB/s"), "{:?}", f.notes);
+    assert!(
+        f.notes[0].contains("parent sees 530.1 MB/s"),
+        "{:?}",
+        f.notes
+    );
     // Another file size than the output's, or a test it did not run: an error.
-    assert!(two("seq-read", 4096).unwrap_err().contains("8192 KiB files"));
-    assert!(two("rand-read", 8192).unwrap_err().contains("random readers"));
+    assert!(two("seq-read", 4096)
+        .unwrap_err()
+        .contains("8192 KiB files"));
+    assert!(two("rand-read", 8192)
+        .unwrap_err()
+        .contains("random readers"));
     // A one-job row whose size the table lacks.
-    let m = matching(&row("seq-read", 4096, 1), dir, "iozone").unwrap().unwrap();
+    let m = matching(&row("seq-read", 4096, 1), dir, "iozone")
+        .unwrap()
+        .unwrap();
     assert!(found(&m, &fixture("iozone_3.414_table.txt"), "3.414").is_err());
 }
 

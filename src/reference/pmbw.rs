@@ -192,7 +192,10 @@ impl Match {
         let need = (self.area / self.threads)
             .max(THREAD_SPACING)
             .saturating_mul(self.threads);
-        let limit = need.checked_next_power_of_two().unwrap_or(need).saturating_mul(2);
+        let limit = need
+            .checked_next_power_of_two()
+            .unwrap_or(need)
+            .saturating_mul(2);
         let (t, a) = (self.threads.to_string(), self.area.to_string());
         [
             program, "-f", self.func, "-p", &t, "-P", &t, "-s", &a, "-S", &a, "-M",
@@ -317,8 +320,7 @@ fn run_in_own_dir(argv: &[String]) -> Result<String, String> {
         std::process::id(),
         RUNS.fetch_add(1, Ordering::Relaxed)
     ));
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     // pmbw's `-M` fill and each size's ≥ 1 s measurement (repeated when shorter).
     let res = capture_in(argv, Some(&dir), &[], Duration::from_secs(120));
     let _ = std::fs::remove_dir_all(&dir);
@@ -326,7 +328,12 @@ fn run_in_own_dir(argv: &[String]) -> Result<String, String> {
 }
 
 /// The figure and notes for `r` from pmbw's output `text` of `m`'s run.
-pub(crate) fn found(m: &Match, text: &str, argv: &[String], version: &str) -> Result<Found, String> {
+pub(crate) fn found(
+    m: &Match,
+    text: &str,
+    argv: &[String],
+    version: &str,
+) -> Result<Found, String> {
     let lines = parse_results(text)?;
     let line = lines
         .iter()
@@ -348,10 +355,7 @@ pub(crate) fn found(m: &Match, text: &str, argv: &[String], version: &str) -> Re
     Ok(Found {
         reference: Some(Reference {
             tool: ROW.name.into(),
-            version: line
-                .version
-                .clone()
-                .unwrap_or_else(|| version.to_string()),
+            version: line.version.clone().unwrap_or_else(|| version.to_string()),
             command: argv.join(" "),
             value: line.bandwidth,
             unit: Unit::BytePerSec,

@@ -57,7 +57,9 @@ fn the_recorded_result_lines_are_read() {
 #[test]
 fn the_command_follows_the_row() {
     let mib = 1u64 << 20;
-    let m = matching(&row("read", "avx2", mib, 1, mib)).unwrap().unwrap();
+    let m = matching(&row("read", "avx2", mib, 1, mib))
+        .unwrap()
+        .unwrap();
     assert_eq!(
         m.argv("pmbw").join(" "),
         "pmbw -f ScanRead256PtrUnrollLoop -p 1 -P 1 -s 1048576 -S 1048576 -M 16777216"
@@ -72,7 +74,9 @@ fn the_command_follows_the_row() {
         "/opt/pmbw -f ScanWrite128PtrUnrollLoop -p 2 -P 2 -s 67108864 -S 67108864 -M 134217728"
     );
     // --weak: each thread's 1 MiB is its own, pmbw's array is 2 MiB.
-    let m = matching(&row("read", "avx512", mib, 2, mib)).unwrap().unwrap();
+    let m = matching(&row("read", "avx512", mib, 2, mib))
+        .unwrap()
+        .unwrap();
     assert_eq!((m.area, m.threads), (2 * mib, 2));
     assert!(m.note.unwrap().contains("no 512-bit"));
 }
@@ -83,7 +87,9 @@ fn rows_pmbw_does_not_run_alike_get_one_reason() {
     let why = |r: BenchResult| matching(&r).unwrap().unwrap_err();
     let w = why(row("read", "generic", mib + 4096, 1, mib + 4096));
     assert!(
-        w.contains("array is 1052672 B (1.00 MiB) (nearest: 1048576 B (1 MiB), 1310720 B (1.25 MiB))"),
+        w.contains(
+            "array is 1052672 B (1.00 MiB) (nearest: 1048576 B (1 MiB), 1310720 B (1.25 MiB))"
+        ),
         "{w}"
     );
     assert!(why(row("read", "generic", mib, 1, 4096)).contains("blocks of 4 KiB"));
@@ -98,7 +104,9 @@ fn rows_pmbw_does_not_run_alike_get_one_reason() {
     let host = crate::report::samples::host();
     let memo = crate::reference::Memo::default();
     let ctx = Context::new(&host, &memo);
-    assert!(Pmbw.cannot_match(&row("triad", "avx2", mib, 1, mib), &ctx).is_none());
+    assert!(Pmbw
+        .cannot_match(&row("triad", "avx2", mib, 1, mib), &ctx)
+        .is_none());
 }
 
 #[test]
@@ -115,7 +123,11 @@ fn the_figure_is_the_line_of_the_rows_function_threads_and_size() {
     assert_eq!(x.value, 13617928994.412179947);
     assert_eq!(x.version, "0.6.3");
     assert_eq!(x.command, argv.join(" "));
-    assert!(f.notes[0].contains("2 threads scanning 1 MiB"), "{:?}", f.notes);
+    assert!(
+        f.notes[0].contains("2 threads scanning 1 MiB"),
+        "{:?}",
+        f.notes
+    );
     let other = Match { threads: 3, ..m };
     let e = found(&other, &fixture(), &argv, "x").unwrap_err();
     assert!(e.contains("no RESULT"), "{e}");

@@ -206,9 +206,10 @@ impl Row {
 
     /// What `peakbench reference` says to do when the tool is not found.
     pub(crate) fn install_hint(&self) -> String {
-        self.tool
-            .install_hint()
-            .map_or_else(|| format!("apt-get install {}", self.package), str::to_string)
+        self.tool.install_hint().map_or_else(
+            || format!("apt-get install {}", self.package),
+            str::to_string,
+        )
     }
 
     /// The resources whose rows the tool checks: those named in [`Row::covers`] (its

@@ -54,7 +54,14 @@ fn pmbw_runs_the_rows_scan_and_leaves_nothing() {
         .env("PEAKBENCH_PMBW", &fake)
         .args(["memory", "--kernel", "read,write,copy", "--size", "1MiB"])
         .args(["--threads", "1", "--repeat", "1", "--min-time", "5ms"])
-        .args(["--reference", "--quiet", "--no-history", "--format", "json", "--output"])
+        .args([
+            "--reference",
+            "--quiet",
+            "--no-history",
+            "--format",
+            "json",
+            "--output",
+        ])
         .arg(out.path())
         .timeout(Duration::from_secs(120))
         .output()
@@ -99,12 +106,18 @@ fn pmbw_runs_the_rows_scan_and_leaves_nothing() {
             assert_eq!(x["command"], want.as_str(), "{r}");
         }
         let args = x["command"].as_str().unwrap().split_once(' ').unwrap().1;
-        assert!(runs.iter().any(|l| l.starts_with(args)), "{args} in {runs:?}");
+        assert!(
+            runs.iter().any(|l| l.starts_with(args)),
+            "{args} in {runs:?}"
+        );
         seen += 1;
     }
     assert!(seen >= 2, "{report}");
     // One run per distinct command, each in a directory that is gone now.
-    let mut cmds: Vec<&str> = runs.iter().map(|l| l.split(" @ ").next().unwrap()).collect();
+    let mut cmds: Vec<&str> = runs
+        .iter()
+        .map(|l| l.split(" @ ").next().unwrap())
+        .collect();
     let n = cmds.len();
     cmds.dedup();
     assert_eq!(cmds.len(), n, "{runs:?}");
@@ -171,9 +184,23 @@ fn iozone_runs_once_per_configuration_in_our_directory() {
             .args(["disk", "--dir"])
             .arg(dir.path())
             .args(["--engine", "sync", "--file-size", size, "--block", "64KiB"])
-            .args(["--pattern", "seq-write,seq-read", "--depth", "1", "--jobs", jobs])
+            .args([
+                "--pattern",
+                "seq-write,seq-read",
+                "--depth",
+                "1",
+                "--jobs",
+                jobs,
+            ])
             .args(["--runtime", "100ms", "--ramp", "0", "--repeat", "1"])
-            .args(["--reference", "--quiet", "--no-history", "--format", "json", "--output"])
+            .args([
+                "--reference",
+                "--quiet",
+                "--no-history",
+                "--format",
+                "json",
+                "--output",
+            ])
             .arg(out.path())
             .timeout(Duration::from_secs(120))
             .output()
@@ -184,7 +211,11 @@ fn iozone_runs_once_per_configuration_in_our_directory() {
             .lines()
             .map(str::to_string)
             .collect();
-        assert_eq!(runs.len(), 1, "one run for the write and read rows: {runs:?}");
+        assert_eq!(
+            runs.len(),
+            1,
+            "one run for the write and read rows: {runs:?}"
+        );
         let d = dir.path().display();
         let files = if jobs == "1" {
             format!("-f {d}/peakbench-iozone.0")
