@@ -151,11 +151,13 @@ pub(crate) struct Throughput {
     pub(crate) parent: Option<f64>,
 }
 
+/// The file and record size of iozone's `Each process writes a 8192 kByte file in 64
+/// kByte records` line (KiB), when it printed one, and its throughput tests.
+pub(crate) type ThroughputReport = (Option<(u64, u64)>, Vec<Throughput>);
+
 /// iozone's throughput summary, with the file and record size of its
 /// `Each process writes a 8192 kByte file in 64 kByte records` line (KiB).
-pub(crate) fn parse_throughput(
-    text: &str,
-) -> Result<(Option<(u64, u64)>, Vec<Throughput>), String> {
+pub(crate) fn parse_throughput(text: &str) -> Result<ThroughputReport, String> {
     // `for  2 initial writers \t= 2286867.50 kB/sec` → (procs, test, B/s).
     let read = |rest: &str| -> Result<(u64, String, f64), String> {
         let (who, fig) = rest
@@ -305,13 +307,13 @@ pub(crate) fn matching(
         return fail("iozone gives each process its own file; this case shared one".into());
     }
     let block = r.param_u64("block").unwrap_or(4096);
-    if block % 1024 != 0 || block == 0 || block > MAX_RECORD {
+    if !block.is_multiple_of(1024) || block == 0 || block > MAX_RECORD {
         return fail(format!(
             "iozone's records are whole KiB up to 16 MiB; this case's block is {block} B"
         ));
     }
     let size = r.param_u64("file_size").unwrap_or(256 << 20);
-    if size % 1024 != 0 || size < block {
+    if !size.is_multiple_of(1024) || size < block {
         return fail(format!(
             "iozone's files are whole KiB of at least one record; this case's are {size} B"
         ));

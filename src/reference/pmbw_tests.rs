@@ -41,7 +41,7 @@ fn the_recorded_result_lines_are_read() {
             l.funcname == "ScanRead256PtrUnrollLoop" && l.nthreads == 2 && l.areasize == 1310720
         })
         .unwrap();
-    assert_eq!(l.bandwidth, 12763805295.08020401);
+    assert_eq!(l.bandwidth, 12_763_805_295.080_204);
     assert_eq!(l.version.as_deref(), Some("0.6.3"));
     // Progress lines are not results; a RESULT line without a bandwidth is an error.
     assert!(parse_results("Running nthreads=1\n").unwrap().is_empty());
@@ -120,7 +120,7 @@ fn the_figure_is_the_line_of_the_rows_function_threads_and_size() {
     let argv = m.argv("pmbw");
     let f = found(&m, &fixture(), &argv, "unknown").unwrap();
     let x = f.reference.unwrap();
-    assert_eq!(x.value, 13617928994.412179947);
+    assert_eq!(x.value, 13_617_928_994.412_18);
     assert_eq!(x.version, "0.6.3");
     assert_eq!(x.command, argv.join(" "));
     assert!(
