@@ -214,7 +214,7 @@ pub(crate) fn run_reference(opts: &CommonOptions, out: &mut dyn Write) -> anyhow
             if d.installed {
                 "installed".into()
             } else {
-                format!("not installed (apt-get install {})", d.package)
+                format!("not installed ({})", d.install)
             },
             d.version.clone().unwrap_or_default(),
             d.path

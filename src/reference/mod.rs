@@ -1,5 +1,5 @@
 //! Reference tools: adapters that find the trusted specialist tools (likwid-bench,
-//! sysbench, fio, iperf3, sockperf, ping, mbw, hpcc, clpeak), report their versions, and —
+//! sysbench, fio, iperf3, sockperf, ping, mbw, pmbw, hpcc, iozone, clpeak), report their versions, and —
 //! where it is cheap — run them with parameters matching a peakbench case, parse their
 //! output and return a [`Reference`] to put beside our figure.
 //!
@@ -17,10 +17,12 @@ pub(crate) mod clpeak;
 pub mod fio;
 pub(crate) mod hpcc;
 pub(crate) mod hpcc_files;
+pub(crate) mod iozone;
 pub mod iperf3;
 pub mod likwid;
 pub mod mbw;
 pub(crate) mod ping;
+pub(crate) mod pmbw;
 pub mod sockperf;
 pub mod sysbench;
 mod tool;
@@ -42,8 +44,10 @@ pub(crate) static TOOLS: &[&Row] = &[
     &likwid::ROW,
     &sysbench::ROW,
     &mbw::ROW,
+    &pmbw::ROW,
     &hpcc::ROW,
     &fio::ROW,
+    &iozone::ROW,
     &iperf3::ROW,
     &sockperf::ROW,
     &ping::ROW,
@@ -61,8 +65,13 @@ pub(crate) struct Detected {
     pub(crate) path: Option<PathBuf>,
     /// Its version, when it says.
     pub(crate) version: Option<String>,
-    /// Debian package providing it (`apt-get install <package>`).
+    /// Debian package providing it (`apt-get install <package>`); empty for a tool
+    /// Debian does not package.
     pub(crate) package: &'static str,
+    /// How to get it when it is not found (`apt-get install <package>`, or where its
+    /// source is and the `$PEAKBENCH_<TOOL>` variable that may name it).
+    #[serde(skip)]
+    pub(crate) install: String,
     /// What it checks.
     pub(crate) covers: &'static str,
 }
@@ -72,7 +81,7 @@ pub(crate) fn detect() -> Vec<Detected> {
     TOOLS
         .iter()
         .map(|t| {
-            let path = which(t.binary);
+            let path = t.locate();
             let version = path.as_ref().and_then(|_| t.version());
             Detected {
                 tool: t.name,
@@ -80,6 +89,7 @@ pub(crate) fn detect() -> Vec<Detected> {
                 path,
                 version,
                 package: t.package,
+                install: t.install_hint(),
                 covers: t.covers,
             }
         })
@@ -148,7 +158,7 @@ fn uncovered(r: &BenchResult, ctx: &Context, names: &[&str]) -> String {
     }
     if r.resource == ResourceName::Memory && r.param_str("pattern") == Some("rand") {
         return format!(
-            "none of {list} runs {} in random order at this block (sysbench's rnd mode has read and write only; likwid-bench, mbw and hpcc's STREAM stream in order)",
+            "none of {list} runs {} in random order at this block (sysbench's rnd mode has read and write only; likwid-bench, mbw, pmbw and hpcc's STREAM stream in order)",
             r.param_str("kernel").unwrap_or("this kernel")
         );
     }
@@ -362,6 +372,7 @@ mod tests {
                 path: Some(PathBuf::from("/nonexistent")),
                 version: Some("1".into()),
                 package: t.package,
+                install: t.install_hint(),
                 covers: t.covers,
             })
             .collect();
@@ -456,7 +467,13 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), TOOLS.len());
         for t in TOOLS {
-            assert!(!t.package.is_empty() && !t.binary.is_empty(), "{}", t.name);
+            // A tool Debian does not package says where to get it instead.
+            assert!(
+                !t.package.is_empty() || t.tool.install_hint().is_some(),
+                "{}",
+                t.name
+            );
+            assert!(!t.binary.is_empty(), "{}", t.name);
             assert!(!t.resources().is_empty(), "{}", t.name);
         }
         let d = detect();
@@ -497,7 +514,11 @@ mod tests {
             Some("5.2".into())
         );
         assert_eq!(pick("fio", "usage"), None);
-        for name in ["mbw", "hpcc"] {
+        assert_eq!(
+            pick("iozone", "        Version $Revision: 3.414 $"),
+            Some("3.414".into())
+        );
+        for name in ["mbw", "hpcc", "pmbw"] {
             let t = TOOLS.iter().find(|t| t.name == name).unwrap();
             assert!(matches!(t.version, VersionFrom::Package), "{name}");
         }
@@ -535,6 +556,7 @@ mod tests {
                 path: Some("/nonexistent/sockperf".into()),
                 version: Some("3.7".into()),
                 package: t.package,
+                install: t.install_hint(),
                 covers: t.covers,
             })
             .collect();

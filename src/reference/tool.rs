@@ -160,15 +160,56 @@ pub(crate) enum VersionFrom {
 impl Row {
     /// The version of the installed tool: from the tool itself or its package.
     pub(crate) fn version(&self) -> Option<String> {
+        // The version command runs the binary that was found (a tool built from
+        // source may be found by its `$PEAKBENCH_<TOOL>` path, not on PATH).
+        let program = self.program();
+        let with_program = |argv: &[&str]| -> Vec<String> {
+            let mut a: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+            if a.first().map(String::as_str) == Some(self.binary) {
+                a[0] = program.clone();
+            }
+            a
+        };
         match self.version {
             VersionFrom::Package => dpkg_version(self.package),
             VersionFrom::Command { argv, pick } => {
-                version_line(argv, pick).or_else(|| dpkg_version(self.package))
+                version_line(&with_program(argv), pick).or_else(|| dpkg_version(self.package))
             }
             VersionFrom::PackageThenCommand { argv, pick } => {
-                dpkg_version(self.package).or_else(|| version_line(argv, pick))
+                dpkg_version(self.package).or_else(|| version_line(&with_program(argv), pick))
             }
         }
+    }
+
+    /// Where the tool is: the file named by its `$PEAKBENCH_<TOOL>` variable when it
+    /// has one ([`Tool::env_path`]) and that names a file, else its binary on `PATH`.
+    pub(crate) fn locate(&self) -> Option<std::path::PathBuf> {
+        self.tool
+            .env_path()
+            .and_then(std::env::var_os)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+            .filter(|p| p.is_file())
+            .or_else(|| super::which(self.binary))
+    }
+
+    /// The program to run: [`Row::locate`]'s path when the tool's variable names it,
+    /// else the binary's name (found on `PATH` when it runs).
+    pub(crate) fn program(&self) -> String {
+        match self.tool.env_path().and_then(std::env::var_os) {
+            Some(v) if !v.is_empty() && std::path::Path::new(&v).is_file() => {
+                v.to_string_lossy().into_owned()
+            }
+            _ => self.binary.to_string(),
+        }
+    }
+
+    /// What `peakbench reference` says to do when the tool is not found.
+    pub(crate) fn install_hint(&self) -> String {
+        self.tool.install_hint().map_or_else(
+            || format!("apt-get install {}", self.package),
+            str::to_string,
+        )
     }
 
     /// The resources whose rows the tool checks: those named in [`Row::covers`] (its
@@ -206,15 +247,27 @@ pub(crate) trait Tool: Sync {
         let _ = (r, ctx, version);
         None
     }
+    /// For a tool users build from source: the environment variable that may name its
+    /// binary (`PEAKBENCH_PMBW`), looked at before `PATH`. `None`: `PATH` only.
+    fn env_path(&self) -> Option<&'static str> {
+        None
+    }
+    /// How to get the tool when it is not found, when `apt-get install <package>` is
+    /// not the answer (a tool built from source, a package outside Debian's main).
+    fn install_hint(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// The first line of `argv`'s output (stdout, else stderr) that `pick` accepts.
-pub(crate) fn version_line(argv: &[&str], pick: impl Fn(&str) -> Option<String>) -> Option<String> {
-    let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+pub(crate) fn version_line(
+    argv: &[String],
+    pick: impl Fn(&str) -> Option<String>,
+) -> Option<String> {
     // Some tools print their version and exit non-zero; take the text either way.
-    let (out, err) = match capture(&argv, Duration::from_secs(5)) {
+    let (out, err) = match capture(argv, Duration::from_secs(5)) {
         Ok(x) => x,
-        Err(_) => output_any(&argv)?,
+        Err(_) => output_any(argv)?,
     };
     out.lines()
         .chain(err.lines())
@@ -223,6 +276,11 @@ pub(crate) fn version_line(argv: &[&str], pick: impl Fn(&str) -> Option<String>)
 
 /// The Debian package version (`dpkg-query`), when the tool does not say.
 pub(crate) fn dpkg_version(package: &str) -> Option<String> {
+    // A tool Debian does not package has no package name (and `dpkg-query -W ''`
+    // would list every package).
+    if package.is_empty() {
+        return None;
+    }
     let argv = [
         "dpkg-query".to_string(),
         "-W".into(),

@@ -43,6 +43,7 @@ mod outputs;
 mod prom;
 mod reader_memory;
 mod readers;
+mod reference_built;
 mod reference_fakes;
 mod report;
 mod report_hardening;
