@@ -229,7 +229,10 @@ mod tests {
                 Some(8e9)
             }
         };
-        let c = [cand("fma_f64_avx512", 32.0), cand("muladd_f64_generic", 0.0)];
+        let c = [
+            cand("fma_f64_avx512", 32.0),
+            cand("muladd_f64_generic", 0.0),
+        ];
         assert_eq!(pick(&c, &measure).unwrap().name, "fma_f64_avx512");
         assert_eq!(calls.get(), MEASURE_ROUNDS);
     }
