@@ -372,6 +372,18 @@ fn mss(text: &str) -> Result<u32, ParseError> {
 
 /// `--omit`: 0 to 60 s.
 fn omit(text: &str) -> Result<Duration, ParseError> {
+    // No warm-up at all (iperf3's -O 0): `parse_duration` refuses a zero length, so a
+    // zero with a unit it knows is taken here.
+    let t = text.trim();
+    let number_end = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    if number_end > 0
+        && t[..number_end].parse::<f64>() == Ok(0.0)
+        && parse_duration(&format!("1{}", &t[number_end..])).is_ok()
+    {
+        return Ok(Duration::ZERO);
+    }
     let v = parse_duration(text)?;
     if v > Duration::from_secs(60) {
         return Err(ParseError(format!(
@@ -507,6 +519,10 @@ mod tests {
         ] {
             assert_eq!(net(argv).unwrap_err().0, line, "{argv:?}");
         }
+        // No warm-up at all is a valid --omit (iperf3's -O 0); a zero without a unit is not.
+        assert_eq!(net(&["--omit", "0s"]).unwrap().omit, Some(Duration::ZERO));
+        assert_eq!(net(&["--omit", "0ms"]).unwrap().omit, Some(Duration::ZERO));
+        assert!(net(&["--omit", "0"]).unwrap_err().0.contains("has no unit"));
         let serve = |argv: &[&str]| parse_serve(&try_args::<ServeOptions>(argv)?);
         for (argv, line) in [
             (&["--bind", "localhost:0x"][..], "--bind: 'localhost:0x' is not HOST[:PORT]; the port must be 1..65535, IPv6 as [::1]:PORT"),

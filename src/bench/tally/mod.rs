@@ -152,8 +152,13 @@ mod tests {
             .unwrap();
         let run = r.parse(&m).unwrap();
         let host = crate::report::samples::host();
-        let args: CommonArgs =
-            args_from(&["--repeat", "2", "--min-time", "1ms", "--peak", "tally=1"]);
+        // `--peak tally=1` as the assembled command line gives it (CommonArgs parsed
+        // alone refuses every `--peak`: its keys are the registry's).
+        let mut args: CommonArgs = args_from(&["--repeat", "2", "--min-time", "1ms"]);
+        args.peak.push(crate::bench::peaks::PeakSetting {
+            key: PeakKey::new("tally"),
+            value: 1.0,
+        });
         let opts = common::parse(&args, false).unwrap();
         let ctx = Context {
             host: &host,
