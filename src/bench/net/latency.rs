@@ -37,7 +37,7 @@ pub(crate) fn distance(text: &str) -> Result<f64, ParseError> {
         ))
     })?;
     let m = v * mult;
-    if !m.is_finite() || m < 0.0 || m > MAX_DISTANCE_M {
+    if !m.is_finite() || !(0.0..=MAX_DISTANCE_M).contains(&m) {
         return Err(ParseError(format!(
             "'{}' is out of range; a distance goes from 0 to 80150km",
             crate::util::sanitize::line_max(text, 40)
