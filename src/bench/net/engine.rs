@@ -559,8 +559,13 @@ impl Engine {
                 self.actions.contains(&Action::Send),
             );
             let counts = || (total(&self.recv), total(&self.sent));
-            let p = Pacer::new(t0, &self.spec);
-            return super::transfer::sample(&p, b, ends, &counts, &self.stop, tick, gone);
+            let cap_s = Pacer::new(t0, &self.spec).total_s;
+            let stopped = || self.stop.is_set();
+            let got = super::transfer::sample(t0, cap_s, b, ends, &counts, &stopped, tick, gone);
+            if got.is_none() {
+                self.stop.set();
+            }
+            return got;
         }
         let p = Pacer::new(t0, &self.spec);
         let mut recv_iv = Vec::new();

@@ -2,7 +2,6 @@
 //! one end share, and the one sample that times it. Kept apart from `engine.rs`, which
 //! runs the streams, as the only code that ends a test by bytes instead of by time.
 
-use super::engine::{Interrupt, Intervals, Pacer};
 use crate::measure::clock::Tick;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -23,36 +22,41 @@ pub(crate) fn take(budget: &AtomicU64, msg: u64) -> u64 {
     }
 }
 
-/// The one sample of a transfer of `bytes`: from the timeline's start (the first byte
-/// at a receiving end, the release at a sending one) until this end's counters
-/// (`counts`: received, sent) reach `bytes` where it receives (`ends.0`) and where it
-/// sends (`ends.1`), polled every millisecond; or until the cap, a stop, or the peer's
-/// loss (`gone`, asked every `tick`: `None`).
+/// (received, sent) bytes of the one sample, each as (seconds, bytes); the engine's
+/// `Intervals` (this file imports nothing of the engine, which calls it).
+type Sample = (Vec<(f64, u64)>, Vec<(f64, u64)>);
+
+/// The one sample of a transfer of `bytes`: from `t0` (the first byte at a receiving
+/// end, the release at a sending one) until this end's counters (`counts`: received,
+/// sent) reach `bytes` where it receives (`ends.0`) and where it sends (`ends.1`),
+/// polled every millisecond; or until `cap_s` seconds, a stop (`stopped`), or the
+/// peer's loss (`gone`, asked every `tick`: `None`, the caller stops the streams).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn sample(
-    p: &Pacer,
+    t0: Tick,
+    cap_s: f64,
     bytes: u64,
     ends: (bool, bool),
     counts: &dyn Fn() -> (u64, u64),
-    stop: &Interrupt,
+    stopped: &dyn Fn() -> bool,
     tick: Duration,
     gone: &dyn Fn() -> bool,
-) -> Option<Intervals> {
+) -> Option<Sample> {
     let mut watched = Instant::now();
     loop {
         let (r, s) = counts();
         let now = Tick::now();
+        let dt = now.secs_since(t0);
         let done = (!ends.0 || r >= bytes) && (!ends.1 || s >= bytes);
-        if done || stop.is_set() || p.done(now) {
-            let dt = now.secs_since(p.t0);
+        if done || stopped() || dt >= cap_s {
             if dt <= 0.0 {
-                return Some(Intervals::default());
+                return Some(Sample::default());
             }
             return Some((vec![(dt, r)], vec![(dt, s)]));
         }
         if watched.elapsed() >= tick {
             watched = Instant::now();
             if gone() {
-                stop.set();
                 return None;
             }
         }
