@@ -7,7 +7,9 @@
 //! message size and direction (`-R`, `--bidir`), and the knobs the case set: `-w`
 //! (`--window`), `-C` (`--congestion`), `-M` (`--mss`), `-O` (`--omit`, whole
 //! seconds: iperf3 reads it with `atoi`) and `-A` (`--cpus`: iperf3 pins each end to
-//! one CPU, so one CPU, or one stream, is matched).
+//! one CPU, so one CPU, or one stream, is matched). A fixed
+//! transfer (`--bytes`, the row's `bytes`) is `-n BYTES` in place of `-t 3` (iperf3
+//! takes one end condition).
 
 use super::{free_port, Context, Invocation, Row, Server, Tool, VersionFrom};
 use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
@@ -125,12 +127,17 @@ impl Tool for Iperf3 {
             "127.0.0.1".into(),
             "-p".into(),
             port.clone(),
-            "-t".into(),
-            "3".into(),
+        ];
+        // One end condition: the case's fixed transfer, else iperf3's 3 s.
+        match r.param_u64("bytes") {
+            Some(b) => argv.extend(["-n".into(), b.to_string()]),
+            None => argv.extend(["-t".into(), "3".into()]),
+        }
+        argv.extend([
             "-P".into(),
             r.param_u64("streams").unwrap_or(1).to_string(),
             "-J".into(),
-        ];
+        ]);
         if let Some(m) = r.param_u64("msg") {
             argv.extend(["-l".into(), m.to_string()]);
         }
@@ -207,8 +214,18 @@ mod tests {
         assert_eq!(after(&a, "-A"), Some("1,1"), "{a:?}");
         assert_eq!(after(&a, "-P"), Some("1"), "{a:?}");
         assert_eq!(after(&a, "-l"), Some("131072"), "{a:?}");
+        assert_eq!(after(&plain, "-t"), Some("3"), "{plain:?}");
+        assert!(!plain.iter().any(|a| a == "-n"), "{plain:?}");
         let rev = argv(&case().param("direction", "reverse"));
         assert!(rev.iter().any(|a| a == "-R"), "{rev:?}");
+    }
+
+    /// A fixed transfer reaches iperf3 as `-n BYTES`, in place of its `-t`.
+    #[test]
+    fn a_fixed_transfer_is_dash_n() {
+        let a = argv(&case().param("bytes", 8u64 << 20));
+        assert_eq!(after(&a, "-n"), Some("8388608"), "{a:?}");
+        assert!(!a.iter().any(|x| x == "-t"), "{a:?}");
     }
 
     /// What iperf3 cannot do alike is a one-line note, and no run.

@@ -293,6 +293,7 @@ fn spec(proto: Proto) -> TestSpec {
         window: None,
         congestion: None,
         mss: None,
+        bytes: None,
     }
 }
 

@@ -60,6 +60,7 @@ mod server {
             window: None,
             congestion: None,
             mss: None,
+            bytes: None,
         }
     }
 
@@ -339,6 +340,7 @@ mod serve_memory {
             window: None,
             congestion: None,
             mss: None,
+            bytes: None,
         }
     }
 

@@ -134,6 +134,58 @@ fn knobs_run_on_loopback_and_reach_iperf3() {
     );
 }
 
+/// `--bytes` (iperf3 `-n`): two streams on loopback move exactly the bytes asked for
+/// in all, the row records them, and iperf3 gets `-n` with them in place of `-t`.
+#[test]
+fn a_fixed_transfer_moves_its_bytes_and_reaches_iperf3() {
+    let bin = common::scratch_dir();
+    let out = common::scratch_dir();
+    let log = bin.path().join("iperf3.log");
+    fake_iperf3(bin.path(), &log);
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = common::pb()
+        .env("PATH", path)
+        .args([
+            "net",
+            "--proto",
+            "tcp",
+            "--test",
+            "throughput",
+            "--streams",
+            "2",
+            "--bytes",
+            "8MiB",
+            "--reference",
+            "--quiet",
+            "--format",
+            "json",
+        ])
+        .arg("--output")
+        .arg(out.path())
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    common::assert_success(&o, "net --bytes");
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let r = &report["results"][0];
+    assert_eq!(r["status"], "ok", "{r}");
+    assert_eq!(r["params"]["bytes"], 8u64 << 20, "{r}");
+    assert!(r["summary"]["mean"].as_f64().unwrap() > 0.0, "{r}");
+    // Both ends counted exactly the transfer, across the two streams.
+    let row = r.to_string();
+    assert!(
+        row.contains("totals: sent 8388608 B, received 8388608 B"),
+        "{row}"
+    );
+    let run = format!(" {} ", std::fs::read_to_string(&log).unwrap().trim());
+    assert!(run.contains(" -n 8388608 "), "{run}");
+    assert!(!run.contains(" -t "), "{run}");
+}
+
 #[test]
 fn bad_knobs_exit_2_with_one_line() {
     for (args, needles) in [
@@ -152,6 +204,14 @@ fn bad_knobs_exit_2_with_one_line() {
         ),
         (&["net", "--window", "1KiB"], &["--window", "4KiB to 1GiB"]),
         (&["net", "--omit", "5m"], &["--omit", "0s to 60s"]),
+        (
+            &["net", "--bytes", "8MiB", "--proto", "tcp"],
+            &["--bytes", "not latency", "--test throughput"],
+        ),
+        (
+            &["net", "--bytes", "8MiB", "--time", "2s"],
+            &["--bytes", "--time"],
+        ),
     ] {
         common::refused_bounded(args, needles);
     }

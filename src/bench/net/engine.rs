@@ -171,6 +171,9 @@ pub(crate) struct StreamIo<'a> {
     pub(crate) sent: &'a AtomicU64,
     /// Live counter of payload bytes received.
     pub(crate) recv: &'a AtomicU64,
+    /// A fixed transfer's bytes still to send, shared by this end's senders (`None`:
+    /// send until the test's end).
+    pub(crate) budget: Option<&'a AtomicU64>,
     /// Poll the socket before blocking (latency with a core per thread).
     pub(crate) spin: bool,
     /// Zero-copy sends were enabled on this socket ([`Transport::zerocopy`]).
@@ -369,6 +372,7 @@ impl Engine {
             cv: Condvar::new(),
         });
         let stop = Interrupt::default();
+        let budget = Arc::new(AtomicU64::new(spec.bytes.unwrap_or(0)));
         let mut clones = Vec::with_capacity(n);
         let mut handles = Vec::with_capacity(n);
         // If anything below fails, threads already started must not wait at the gate
@@ -395,6 +399,7 @@ impl Engine {
             let (action, spec2) = (actions[i], spec.clone());
             let (sent, recv, gate, stop) = (sent.clone(), recv.clone(), gate.clone(), stop.clone());
             let hold = hold.clone();
+            let budget = budget.clone();
             let h = std::thread::Builder::new()
                 .name(format!("net-stream-{i}"))
                 .spawn(move || {
@@ -442,6 +447,7 @@ impl Engine {
                         zerocopy,
                         rate_bps: spec2.rate_bps,
                         idle,
+                        budget: spec2.bytes.map(|_| &*budget),
                     };
                     let r: io::Result<()> = match action {
                         Action::Send => sock.send(&io).map(|(b, m)| {
@@ -547,6 +553,20 @@ impl Engine {
         } else {
             t0
         };
+        if let Some(b) = self.spec.bytes {
+            let ends = (
+                self.actions.contains(&Action::Recv),
+                self.actions.contains(&Action::Send),
+            );
+            let counts = || (total(&self.recv), total(&self.sent));
+            let cap_s = Pacer::new(t0, &self.spec).total_s;
+            let stopped = || self.stop.is_set();
+            let got = super::transfer::sample(t0, cap_s, b, ends, &counts, &stopped, tick, gone);
+            if got.is_none() {
+                self.stop.set();
+            }
+            return got;
+        }
         let p = Pacer::new(t0, &self.spec);
         let mut recv_iv = Vec::new();
         let mut sent_iv = Vec::new();

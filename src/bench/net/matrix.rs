@@ -80,6 +80,7 @@ pub(crate) fn specs(o: &NetOptions, repeat: u32) -> Vec<TestSpec> {
             window: None,
             congestion: None,
             mss: None,
+            bytes: None,
         })
         .collect()
 }

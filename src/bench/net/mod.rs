@@ -31,6 +31,7 @@ pub(crate) mod rounds;
 pub mod server;
 pub(crate) mod sockopt;
 pub(crate) mod tcp;
+pub(crate) mod transfer;
 pub mod udp;
 
 use super::peaks::{PeakKey, PeakKind};
@@ -41,6 +42,9 @@ use proto::{Direction, Proto, TestKind, TestSpec, DEFAULT_PORT};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+/// The longest a fixed transfer (`--bytes`) may take: the longest `--time`.
+const BYTES_CAP: Duration = Duration::from_secs(3000);
 
 /// Warm-up at the start of every test, not counted.
 pub(crate) const OMIT: Duration = proto::DEFAULT_OMIT;
@@ -290,8 +294,20 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
     } else {
         Direction::Up
     };
-    let intervals = repeat.max(1);
-    let interval_ms = (o.time.as_millis() as u64 / u64::from(intervals)).max(1);
+    // A fixed transfer (`--bytes`) is one sample from the first byte to the last, with
+    // no warm-up, under a cap of --time's longest (50 min) should it never finish.
+    let (intervals, interval_ms, omit_ms) = match o.bytes {
+        Some(_) => (1, BYTES_CAP.as_millis() as u64, 0),
+        None => {
+            let intervals = repeat.max(1);
+            let interval_ms = (o.time.as_millis() as u64 / u64::from(intervals)).max(1);
+            (
+                intervals,
+                interval_ms,
+                o.omit.unwrap_or(OMIT).as_millis() as u64,
+            )
+        }
+    };
     let mut out: Vec<Box<dyn Case>> = Vec::new();
     for &proto in &o.protos {
         for &test in &o.tests {
@@ -311,7 +327,7 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
                         } else {
                             direction
                         },
-                        omit_ms: o.omit.unwrap_or(OMIT).as_millis() as u64,
+                        omit_ms,
                         interval_ms,
                         intervals,
                         rate_bps: if proto == Proto::Udp {
@@ -323,6 +339,7 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
                         window: o.window,
                         congestion: o.congestion.clone().filter(|_| proto == Proto::Tcp),
                         mss: o.mss.filter(|_| proto == Proto::Tcp),
+                        bytes: o.bytes,
                     };
                     let unsupported = unsupported(proto, test, msg);
                     if unsupported.is_none() {

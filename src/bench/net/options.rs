@@ -103,6 +103,10 @@ pub(crate) struct NetOptions {
         rename = "omit_s"
     )]
     pub(crate) omit: Option<Duration>,
+    /// A fixed transfer instead of a time, as iperf3 -n: each TCP throughput case stops once its streams sent SIZE in all (per direction), its figure SIZE over the transfer's time; replaces --time and --omit
+    #[arg(long, value_name = "SIZE", value_parser = bytes, conflicts_with_all = ["time", "omit"])]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) bytes: Option<u64>,
     /// Path length to the server for the latency rows' floor: twice the distance at the
     /// speed of light in fibre (c / 1.468) is added to the link's serialisation (#48)
     #[arg(long, value_name = "LENGTH", value_parser = super::latency::distance)]
@@ -131,6 +135,7 @@ impl Default for NetOptions {
             congestion: None,
             mss: None,
             omit: None,
+            bytes: None,
             distance: None,
             matrix: false,
         }
@@ -370,6 +375,17 @@ fn mss(text: &str) -> Result<u32, ParseError> {
     }
 }
 
+/// `--bytes`: 1 B to 1 TiB.
+fn bytes(text: &str) -> Result<u64, ParseError> {
+    let n = parse_size(text)?;
+    if !(1..=1u64 << 40).contains(&n) {
+        return Err(ParseError(format!(
+            "'{text}' is out of range; a transfer is 1B to 1TiB, e.g. 4GiB"
+        )));
+    }
+    Ok(n)
+}
+
 /// `--omit`: 0 to 60 s.
 fn omit(text: &str) -> Result<Duration, ParseError> {
     // No warm-up at all (iperf3's -O 0): `parse_duration` refuses a zero length, so a
@@ -426,6 +442,22 @@ pub(crate) fn parse_net(a: &NetOptions) -> Result<NetOptions, UsageError> {
             return Err(UsageError::new(
                 flag,
                 "applies to TCP only; add --proto tcp",
+            ));
+        }
+    }
+    if a.bytes.is_some() {
+        // A fixed amount of data has no meaning for ping-pong, and UDP loses datagrams,
+        // so the bytes moved would not be the bytes asked for.
+        if a.protos.contains(&Proto::Udp) {
+            return Err(UsageError::new(
+                "--bytes",
+                "applies to TCP throughput only; add --proto tcp --test throughput",
+            ));
+        }
+        if a.tests.contains(&TestKind::Latency) {
+            return Err(UsageError::new(
+                "--bytes",
+                "applies to throughput only, not latency; add --test throughput",
             ));
         }
     }
@@ -516,6 +548,12 @@ mod tests {
             (&["--mss", "1000", "--proto", "udp"], "--mss: applies to TCP only; add --proto tcp"),
             (&["--congestion", "reno", "--proto", "udp"], "--congestion: applies to TCP only; add --proto tcp"),
             (&["--omit", "2m"], "--omit: '2m' is out of range; use 0s to 60s"),
+            (&["--bytes", "0"], "--bytes: '0' is not a whole, non-zero number of bytes"),
+            (&["--bytes", "2TiB"], "--bytes: '2TiB' is out of range; a transfer is 1B to 1TiB, e.g. 4GiB"),
+            (&["--bytes", "lots"], "--bytes: 'lots' is not a size; use a number with B, KiB, MiB, GiB, TiB (or KB, MB, GB), e.g. 8KiB"),
+            (&["--bytes", "8MiB", "--proto", "udp", "--test", "throughput"], "--bytes: applies to TCP throughput only; add --proto tcp --test throughput"),
+            (&["--bytes", "8MiB", "--proto", "tcp"], "--bytes: applies to throughput only, not latency; add --test throughput"),
+            (&["--bytes", "8MiB", "--proto", "tcp", "--test", "latency"], "--bytes: applies to throughput only, not latency; add --test throughput"),
         ] {
             assert_eq!(net(argv).unwrap_err().0, line, "{argv:?}");
         }

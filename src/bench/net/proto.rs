@@ -159,6 +159,11 @@ pub struct TestSpec {
     /// TCP MSS cap of the data connections, bytes (iperf3 `-M`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mss: Option<u32>,
+    /// A fixed transfer (`--bytes`, iperf3 `-n`): the sending streams of each end stop
+    /// once they sent this many payload bytes in all, and the figure is these bytes
+    /// over the transfer's elapsed time (TCP throughput only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
 }
 
 impl TestSpec {
@@ -234,6 +239,14 @@ impl TestSpec {
                 return Err(format!(
                     "socket buffer of {w} B out of range: {MIN_WINDOW}..={MAX_WINDOW} bytes"
                 ));
+            }
+        }
+        if let Some(b) = self.bytes {
+            if self.proto != Proto::Tcp || self.test != TestKind::Throughput {
+                return Err("a fixed transfer applies to TCP throughput only".into());
+            }
+            if b == 0 {
+                return Err("a fixed transfer of 0 bytes moves nothing".into());
             }
         }
         if let Some(m) = self.mss {
@@ -345,7 +358,13 @@ impl EndReport {
         // by less, hence the 1/20), nor longer than the whole test and a minute. A 1 ns
         // interval made 1.355e18 B/s from a hostile server (#33 item 10).
         let iv = spec.interval_ms as f64 / 1e3;
-        let (lo, hi) = (iv / 20.0, spec.total().as_secs_f64() + 60.0);
+        // A fixed transfer (`bytes`) is one interval of any length up to the cap: never
+        // shorter than its bytes at 10 TB/s, beyond any link.
+        let lo = match spec.bytes {
+            Some(b) => (b as f64 / 1e13).max(1e-6),
+            None => iv / 20.0,
+        };
+        let hi = spec.total().as_secs_f64() + 60.0;
         for (t, _) in self.recv_intervals.iter().chain(&self.sent_intervals) {
             if *t < lo || *t > hi {
                 return Err(format!(

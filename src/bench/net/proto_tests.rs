@@ -167,6 +167,7 @@ fn spec_validation() {
             window: None,
             congestion: None,
             mss: None,
+            bytes: None,
             ..spec()
         },
         TestSpec {

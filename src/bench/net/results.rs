@@ -50,6 +50,9 @@ pub(crate) fn base(spec: &TestSpec) -> BenchResult {
     if let Some(m) = spec.mss {
         r = r.param("mss", u64::from(m));
     }
+    if let Some(b) = spec.bytes {
+        r = r.param("bytes", b);
+    }
     if spec.omit_ms != super::proto::DEFAULT_OMIT.as_millis() as u64 {
         r = r.param("omit_ms", spec.omit_ms);
     }

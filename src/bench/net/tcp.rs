@@ -80,18 +80,27 @@ pub(crate) fn send(
     stop: &Interrupt,
     count: &AtomicU64,
     zerocopy: bool,
+    budget: Option<&AtomicU64>,
 ) -> io::Result<(u64, u64)> {
     let buf = payload(msg);
     let fd = sock.as_raw_fd();
     let flags = if zerocopy { libc::MSG_ZEROCOPY } else { 0 };
     let (mut bytes, mut msgs) = (0u64, 0u64);
     while !pacer.done(Tick::now()) && !stop.is_set() {
+        // A fixed transfer: this message is what is left of it, at most `msg` bytes.
+        let len = match budget {
+            Some(b) => super::transfer::take(b, msg as u64) as usize,
+            None => msg,
+        };
+        if len == 0 {
+            break;
+        }
         let mut off = 0;
-        while off < msg {
+        while off < len {
             let r = if zerocopy {
-                send_flags(fd, &buf[off..], flags)
+                send_flags(fd, &buf[off..len], flags)
             } else {
-                sock.write(&buf[off..])
+                sock.write(&buf[off..len])
             };
             match r {
                 Ok(0) => return Err(io::Error::new(io::ErrorKind::WriteZero, "peer gone")),
@@ -278,7 +287,15 @@ impl Transport for TcpStream {
         enable_zerocopy(self)
     }
     fn send(&self, io: &StreamIo) -> io::Result<(u64, u64)> {
-        send(self, io.msg, io.pacer, io.stop, io.sent, io.zerocopy)
+        send(
+            self,
+            io.msg,
+            io.pacer,
+            io.stop,
+            io.sent,
+            io.zerocopy,
+            io.budget,
+        )
     }
     fn recv(&self, io: &StreamIo, stats: &mut StreamStats) -> io::Result<()> {
         let (b, m) = recv(self, io.msg, io.recv)?;

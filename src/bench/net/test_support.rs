@@ -21,5 +21,6 @@ pub(crate) fn spec() -> TestSpec {
         window: None,
         congestion: None,
         mss: None,
+        bytes: None,
     }
 }
