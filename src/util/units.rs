@@ -116,6 +116,18 @@ pub fn parse_duration(text: &str) -> Result<Duration, ParseError> {
     Ok(Duration::from_secs_f64(secs))
 }
 
+/// [`parse_duration`], also taking a zero with a unit (`0s`, `0ms`) as no time at all,
+/// for flags where none is meaningful (`net --omit`: no warm-up). A bare `0` is still
+/// refused for its missing unit.
+pub fn parse_duration_or_zero(text: &str) -> Result<Duration, ParseError> {
+    match number_and_suffix(text) {
+        Some((v, unit)) if v == 0.0 && parse_duration(&format!("1{unit}")).is_ok() => {
+            Ok(Duration::ZERO)
+        }
+        _ => parse_duration(text),
+    }
+}
+
 /// Prints a byte count in binary units: `8 B`, `4 KiB`, `1.5 MiB`.
 pub fn format_size(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

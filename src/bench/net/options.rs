@@ -388,19 +388,8 @@ fn bytes(text: &str) -> Result<u64, ParseError> {
 
 /// `--omit`: 0 to 60 s.
 fn omit(text: &str) -> Result<Duration, ParseError> {
-    // No warm-up at all (iperf3's -O 0): `parse_duration` refuses a zero length, so a
-    // zero with a unit it knows is taken here.
-    let t = text.trim();
-    let number_end = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    if number_end > 0
-        && t[..number_end].parse::<f64>() == Ok(0.0)
-        && parse_duration(&format!("1{}", &t[number_end..])).is_ok()
-    {
-        return Ok(Duration::ZERO);
-    }
-    let v = parse_duration(text)?;
+    // No warm-up at all is iperf3's -O 0.
+    let v = crate::util::units::parse_duration_or_zero(text)?;
     if v > Duration::from_secs(60) {
         return Err(ParseError(format!(
             "'{text}' is out of range; use 0s to 60s"
