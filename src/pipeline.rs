@@ -177,6 +177,9 @@ pub(crate) fn run_cases(
         // The previous case's threads (pools, drivers, servers) go quiet first; the
         // case says so when some did not.
         let busy = crate::measure::isolation::settle();
+        if let Some(o) = others {
+            o.measuring();
+        }
         progress.start(&case.label());
         let before = crate::measure::share::HostMark::now();
         let case_start = std::time::SystemTime::now();

@@ -36,6 +36,10 @@ pub(crate) struct Entry {
     pub end: Option<f64>,
     /// Its command line, as typed (`peakbench cpu --threads 1`).
     pub command: String,
+    /// When its first case began, seconds since the epoch (`None` while it still
+    /// detects the host, or when it measured nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measuring: Option<f64>,
 }
 
 impl Entry {
@@ -115,6 +119,7 @@ impl Registry {
             start: secs(now),
             end: None,
             command: crate::util::sanitize::line_max(command, 200),
+            measuring: None,
         };
         let r = Registry {
             dir: dir.to_path_buf(),
@@ -135,6 +140,19 @@ impl Registry {
             let _ = std::io::Seek::rewind(&mut f);
             let _ = f.write_all(text.as_bytes());
         }
+    }
+
+    /// Says in this run's file that its first case begins now (once; later calls keep
+    /// the first time).
+    pub(crate) fn measuring(&self) {
+        {
+            let mut own = self.own.lock().unwrap_or_else(|e| e.into_inner());
+            if own.measuring.is_some() {
+                return;
+            }
+            own.measuring = Some(secs(SystemTime::now()));
+        }
+        self.write();
     }
 
     /// The other runs of the registry: live ones with `end: None`; a run whose lock is
@@ -255,6 +273,13 @@ mod tests {
         // Named once on stderr, however often seen.
         assert_eq!(a.unsaid(&seen).len(), 1);
         assert!(a.unsaid(&seen).is_empty());
+        // A run says once when its cases begin; the first time is kept.
+        assert_eq!(a.others()[0].measuring, None);
+        b.measuring();
+        let m = a.others()[0].measuring;
+        assert!(m.is_some());
+        b.measuring();
+        assert_eq!(a.others()[0].measuring, m);
         drop(b);
         // Gone now, but it ran during the window that began at t0.
         assert!(a.active().is_empty());
@@ -276,6 +301,7 @@ mod tests {
             start: secs(SystemTime::now()),
             end: None,
             command: "peakbench memory".into(),
+            measuring: None,
         };
         std::fs::write(
             d.path().join("1-1.run"),

@@ -398,7 +398,7 @@ fn two_runs_at_once_name_each_other() {
             "--threads",
             "1,2",
             "--min-time",
-            "500ms",
+            "2s",
             "--repeat",
             "3",
             "--quiet",
@@ -412,12 +412,18 @@ fn two_runs_at_once_name_each_other() {
         .stderr(std::process::Stdio::piped());
     let first = first.spawn().unwrap();
     let pid = first.id();
-    // Once the first run is in the registry, the second starts.
+    // Once the first run measures its cases (not while it still detects the host:
+    // under load the second could start and end inside that), the second starts; the
+    // first's cases (2 x 3 x 2 s) outlast the second's own detection under load.
+    let measuring = || {
+        std::fs::read_dir(runs.path()).is_ok_and(|d| {
+            d.flatten().any(|e| {
+                std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("\"measuring\""))
+            })
+        })
+    };
     let t = std::time::Instant::now();
-    while std::fs::read_dir(runs.path())
-        .map(|d| d.count() == 0)
-        .unwrap_or(true)
-    {
+    while !measuring() {
         assert!(t.elapsed() < std::time::Duration::from_secs(60));
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
