@@ -318,8 +318,16 @@ zmm_kernel!(
 /// result rounded back to fp16 (`vcvtps2ph`, round to nearest even), so every result is
 /// an fp16 value as native fp16 arithmetic would keep it. The operands a and b are fp16
 /// in memory, widened once to fp32 in ymm14/15. Only the FMA counts as operations (2 per
-/// lane); the two conversions per step are the price of fp16 here, and the chain
-/// convert → FMA → convert is what bounds the rate, not the FMA pipes.
+/// lane); the two conversions per step are the price of fp16 here, and their port (5 on
+/// Intel) bounds the rate, not the FMA pipes.
+///
+/// Each accumulator's three instructions stand together (convert, FMA, convert, then the
+/// next accumulator), not as three blocks of twelve: the same instructions on the same
+/// registers, but a core that picks the oldest ready µop for port 5 keeps it busy this
+/// way. On Cascade Lake the blocked order ran 8-13 % slower (29.2-30.4 against
+/// 26.9-27.3 cycles per 12 steps at the add chain's clock, best of 200 by the thread's
+/// CPU time; 24 at the port bound and the AVX2 clock); `llvm-mca` sees no difference
+/// (24.0 both), so BENCHMARKS.md ("fp16 through F16C") keeps the measurement.
 #[target_feature(enable = "avx,fma,f16c")]
 pub(super) unsafe fn fma_f16_f16c(iters: u64, p: &Operands, out: *mut u8) {
     kernel_asm!(iters, p, out, [
@@ -328,9 +336,11 @@ pub(super) unsafe fn fma_f16_f16c(iters: u64, p: &Operands, out: *mut u8) {
         irp12!(), "vmovdqu xmm\\r, xmmword ptr [{c}]", ".endr",
         ".p2align 5",
         "2:",
-        irp12!(), "vcvtph2ps ymm\\r, xmm\\r", ".endr",
-        irp12!(), "vfmadd132ps ymm\\r, ymm15, ymm14", ".endr",
-        irp12!(), "vcvtps2ph xmm\\r, ymm\\r, 0", ".endr",
+        irp12!(),
+        "vcvtph2ps ymm\\r, xmm\\r",
+        "vfmadd132ps ymm\\r, ymm15, ymm14",
+        "vcvtps2ph xmm\\r, ymm\\r, 0",
+        ".endr",
         loop_end!(),
         irp12!(), "vmovdqu ymmword ptr [{o} + 32*\\r], ymm\\r", ".endr",
         "vzeroupper",
