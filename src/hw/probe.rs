@@ -1,8 +1,9 @@
 //! Probe of one core's execution resources, independent of the microarchitecture
-//! table: how many instructions of each class (FMA, mul+add, vpmulld, vpmullq, dot
-//! products, AVX512-FP16 FMA, AMX tile multiplies) the core retires per cycle, as a
-//! whole number of units (or a known fraction: 1/16 for AMX, 2/3 for vpmullq), never
-//! as a fraction of a measured rate. A peak built from it stays a peak.
+//! table: how many instructions of each class (FMA, mul+add, the F16C step, vpmulld,
+//! vpmullq, dot products, AVX512-FP16 FMA, AMX tile multiplies) the core retires per
+//! cycle, as a whole number of units (or a known fraction: 1/16 for AMX, 2/3 for
+//! vpmullq, 1/2 for the F16C step on Intel's port 5), never as a fraction of a measured
+//! rate. A peak built from it stays a peak.
 //!
 //! Method (issue #31: a figure that a disturbed moment can never lower):
 //! - The loop (`probe_x86.rs`; on aarch64 `probe_arm.rs`: NEON FMLA and SDOT, each

@@ -30,6 +30,10 @@ pub(crate) enum Test {
     /// Independent multiplies and adds in equal numbers (`mulpd`/`addpd`, VEX/EVEX
     /// `vmulpd`/`vaddpd`); counts both, as the mul+add kernels do.
     MulAdd(Width),
+    /// The F16C fp16 step at 256 bits: `vcvtph2ps ymm, xmm`, `vfmadd132ps ymm`,
+    /// `vcvtps2ph xmm, ymm` on one accumulator, as `fma_f16_f16c` runs it (one step is
+    /// one counted instruction, as the kernel counts it).
+    F16c,
     /// `vpmulld` at 128, 256 or 512 bits.
     Vpmulld(Width),
     /// 512-bit `vpmullq`.
@@ -67,6 +71,8 @@ pub(crate) const FMA_UNITS: &[f64] = &[0.5, 1.0, 2.0, 3.0, 4.0];
 pub(crate) const MUL_UNITS: &[f64] = &[0.25, 1.0 / 3.0, 0.5, 2.0 / 3.0, 1.0, 2.0];
 /// Allowed dot-product instructions per cycle.
 pub(crate) const DOT_UNITS: &[f64] = &[0.5, 1.0, 2.0, 3.0, 4.0];
+/// Allowed F16C steps per cycle: two conversions of 1-2 µops each on one or two ports.
+pub(crate) const F16C_STEPS: &[f64] = &[0.25, 1.0 / 3.0, 0.5, 2.0 / 3.0, 1.0];
 /// Allowed AVX512-FP16 FMAs per cycle.
 pub(crate) const FP16_UNITS: &[f64] = &[0.5, 1.0, 2.0];
 /// Allowed AMX tile multiplies per cycle (one per 16 cycles on Sapphire Rapids).
@@ -82,6 +88,7 @@ pub(crate) const TESTS: &[Test] = &[
     Test::MulAdd(Width::V128),
     Test::MulAdd(Width::V256),
     Test::MulAdd(Width::V512),
+    Test::F16c,
     Test::Vpmulld(Width::V128),
     Test::Vpmulld(Width::V256),
     Test::Vpmulld(Width::V512),
@@ -146,6 +153,7 @@ impl Test {
             Test::MulAdd(Width::V512) => "vmulpd+vaddpd zmm".into(),
             Test::MulAdd(Width::V256) => "vmulpd+vaddpd ymm".into(),
             Test::MulAdd(_) => "mulpd+addpd xmm".into(),
+            Test::F16c => "vcvtph2ps+vfmadd132ps+vcvtps2ph ymm".into(),
             Test::Vpmulld(w) => format!("vpmulld {}", reg(w)),
             Test::Vpmullq => "vpmullq zmm".into(),
             Test::Vpmaddwd(w) => format!("vpmaddwd {}", reg(w)),
@@ -171,6 +179,7 @@ impl Test {
             Test::MulAdd(w) => (Pipe::MulAdd, w),
             #[cfg(target_arch = "x86_64")]
             Test::FmaShuffleMix => (Pipe::Fma, Width::V512),
+            Test::F16c => (Pipe::F16c, Width::V256),
             Test::Vpmulld(w) => (Pipe::Mul32, w),
             Test::Vpmullq => (Pipe::Mul64, Width::V512),
             Test::Vpmaddwd(w) | Test::Vpdpbusd(w) | Test::Vpdpwssd(w) => (Pipe::Dot, w),
@@ -194,6 +203,7 @@ impl Test {
             Test::Fma(_) => &["avx", "fma"],
             Test::MulAdd(Width::V256) => &["avx"],
             Test::MulAdd(_) => &["sse2"],
+            Test::F16c => &["avx", "fma", "f16c"],
             Test::Vpmulld(Width::V512) => &["avx512f"],
             Test::Vpmulld(Width::V256) => &["avx2"],
             Test::Vpmulld(_) => &["avx"],
@@ -221,6 +231,7 @@ impl Test {
             Test::Fma(_) | Test::MulAdd(_) | Test::Fmla | Test::SveFmla => FMA_UNITS,
             #[cfg(target_arch = "x86_64")]
             Test::FmaShuffleMix => MIX_UNITS,
+            Test::F16c => F16C_STEPS,
             Test::Vpmulld(_) | Test::Vpmullq => MUL_UNITS,
             Test::Vpmaddwd(_)
             | Test::Vpdpbusd(_)
@@ -253,6 +264,7 @@ impl Test {
             #[cfg(target_arch = "x86_64")]
             Test::FmaShuffleMix => "FMA",
             Test::MulAdd(_) => "mul/add",
+            Test::F16c => "F16C step",
             Test::Vpmulld(_) => "vpmulld",
             Test::Vpmullq => "vpmullq",
             Test::Vpmaddwd(_) => "vpmaddwd",
@@ -282,6 +294,7 @@ impl Test {
                 Test::MulAdd(V128)
             }
             "muladd_f64_avx" | "muladd_f32_avx" => Test::MulAdd(V256),
+            "fma_f16_f16c" => Test::F16c,
             "mul_i32_avx2" => Test::Vpmulld(V256),
             "mul_i32_avx512" => Test::Vpmulld(V512),
             "mul_i64_avx512" => Test::Vpmullq,

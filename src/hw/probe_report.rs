@@ -114,8 +114,8 @@ impl ProbeReport {
 
 /// The test that answers for a table (pipe, width): the instruction the kernels of that
 /// class run at that width (scalar kernels use the 128-bit pipes). Classes the probe
-/// measures at one width only (vpmullq, vdpbf16ps, AVX512-FP16 at 512 bits, AMX tiles)
-/// answer for that width only.
+/// measures at one width only (vpmullq, vdpbf16ps, AVX512-FP16 at 512 bits, AMX tiles,
+/// the F16C step at 256 bits) answer for that width only.
 fn canonical_test(pipe: Pipe, width: Width) -> Option<Test> {
     use Width::*;
     let w = match width {
@@ -135,6 +135,7 @@ fn canonical_test(pipe: Pipe, width: Width) -> Option<Test> {
         (Pipe::Dot, V256 | V512) => Test::Vpdpbusd(w),
         (Pipe::DotBf16, V512) => Test::Vdpbf16ps,
         (Pipe::Fp16, V512) => Test::Fp16Fma,
+        (Pipe::F16c, V256) => Test::F16c,
         _ => return None,
     })
 }
@@ -160,8 +161,10 @@ impl ProbeReport {
     pub(crate) fn rates(&self) -> Vec<ProbedRate> {
         use Width::*;
         let mut out = Vec::new();
-        // The ALUs have no probe test (their rate is the table's).
-        for pipe in Pipe::TABLED.into_iter().filter(|&p| p != Pipe::Alu) {
+        // The ALUs have no probe test (their rate is the table's); the F16C step has
+        // one, though its table rate is not a column of the row.
+        let pipes = Pipe::TABLED.into_iter().chain([Pipe::F16c]);
+        for pipe in pipes.filter(|&p| p != Pipe::Alu) {
             for width in [V128, V256, V512, Tile] {
                 let Some(test) = canonical_test(pipe, width) else {
                     continue;

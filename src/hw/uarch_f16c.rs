@@ -18,6 +18,11 @@
 //! (2.68 against 3.05 GHz there) it reads about 92 %: the loop's 12 steps take 26
 //! cycles against the ports' 24.
 //!
+//! The execution probe (`hw::probe`, `Test::F16c`) times the same loop at every measured
+//! start and meets this table as every probed class does: it confirms a row's figure,
+//! overrules a lower one, and gives a row without a figure (the Zen and Lion Cove rows
+//! below) the count it settles on, so those rows get a peak on the machine itself.
+//!
 //! Kept beside the table rather than in `Uarch` so the Arm rows (which never run the
 //! loop) need no field for it. BENCHMARKS.md ("fp16 through F16C") has the loop as
 //! `llvm-mca` input and the command that gives these figures.
@@ -74,7 +79,8 @@ static ENTRIES: &[Entry] = &[
     // measurement on these cores contradicts them: 61.7 GFLOP/s at 2 threads on the Zen 4
     // guest (issue #49) is 0.52 step per cycle at its 3.69 GHz, so the loop runs faster
     // than the model allows and the row would read 104.5 %. Until a Zen run shows which
-    // pipes the conversions really take, these rows say why they have no peak.
+    // pipes the conversions really take, the table holds no figure for these rows: the
+    // probe's settled count is their rate, or they say why they have no peak.
     Entry {
         rows: &["Zen 3", "Zen 4", "Zen 5", "Zen 5 (mobile, 256-bit datapath)"],
         per_cycle: 0.0,

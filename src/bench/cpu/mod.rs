@@ -299,12 +299,8 @@ mod tests {
             if k.isa >= Isa::Neon {
                 continue;
             }
-            // Integer adds and the F16C loop (three instructions on shared ports, its
-            // rate from `hw::uarch_f16c`) have no probe test.
-            if matches!(
-                pipe,
-                crate::hw::uarch::Pipe::Alu | crate::hw::uarch::Pipe::F16c
-            ) {
+            // Integer adds have no probe test (the F16C loop has one since #49).
+            if pipe == crate::hw::uarch::Pipe::Alu {
                 assert!(
                     crate::hw::probe::Test::for_kernel(k.name).is_none(),
                     "{}",
