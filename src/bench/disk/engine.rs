@@ -183,6 +183,49 @@ pub(crate) trait Queue {
     fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Done>) -> io::Result<()>;
     /// Human-readable options in effect (e.g. registered buffers), for the results.
     fn describe(&self) -> String;
+    /// Tells the kernel how the job will walk the file (`random` offsets, else in
+    /// order), before the first I/O, as fio's `fadvise_hint=1` default does. Only the
+    /// mmap engine acts on it (`madvise`, as fio's mmap engine): its page faults read
+    /// ahead by that advice, where pread/pwrite with O_DIRECT read no more than asked.
+    fn advise(&mut self, _random: bool) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The completions of a [`Caps::SYNC`] engine, which finishes each I/O inside
+/// `submit` and hands the results out at the next `reap`.
+pub(crate) struct Finished(Vec<Done>);
+
+impl Finished {
+    /// An empty list (one I/O in flight: room for one).
+    pub(crate) fn new() -> Finished {
+        Finished(Vec::with_capacity(1))
+    }
+
+    /// Records the I/O of `slot` as done with `r`: bytes moved, or for a failed call
+    /// (`r` < 0) the call's errno, negated as io_uring reports it.
+    pub(crate) fn push(&mut self, slot: usize, r: isize) {
+        let result = if r < 0 {
+            -(io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO) as i64)
+        } else {
+            r as i64
+        };
+        self.push_result(slot, result);
+    }
+
+    /// Records the I/O of `slot` as done with `result` (bytes, or −errno).
+    pub(crate) fn push_result(&mut self, slot: usize, result: i64) {
+        self.0.push(Done { slot, result });
+    }
+
+    /// [`Queue::reap`] for it: at most `max` completions, oldest first (all are there
+    /// already, so `min` never waits).
+    pub(crate) fn reap(&mut self, max: usize, out: &mut Vec<Done>) {
+        let n = max.min(self.0.len());
+        out.extend(self.0.drain(..n));
+    }
 }
 
 /// An I/O engine.

@@ -140,7 +140,8 @@ pub(crate) fn run(
     let fd =
         super::workspace::open_with(spec.path, spec.direct, false, spec.durability.open_flags())?;
     let bufs = write_buffers(spec, depth)?;
-    let q = spec.engine.open(fd.as_raw_fd(), depth, &bufs)?;
+    let mut q = spec.engine.open(fd.as_raw_fd(), depth, &bufs)?;
+    q.advise(spec.pattern.random())?;
     let mut job = Job::new(spec, verify, sync, depth, q, bufs);
     job.fd = fd.as_raw_fd();
     ready();

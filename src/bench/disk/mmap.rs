@@ -10,7 +10,7 @@
 //! `MADV_DONTNEED` per I/O, which is not O_DIRECT either), so it runs with `--buffered`
 //! only; and O_SYNC (`--sync`): stores into a mapping never pass through write(2).
 
-use super::engine::{Buffers, Caps, Done, Io, IoEngine, Op, Queue};
+use super::engine::{Buffers, Caps, Done, Finished, Io, IoEngine, Op, Queue};
 use std::io;
 use std::os::fd::RawFd;
 
@@ -23,7 +23,9 @@ struct MmapQueue {
     len: usize,
     /// The descriptor was opened for writing (the mapping then is too).
     writable: bool,
-    done: Vec<Done>,
+    /// The `madvise` advice given to the mapping ([`Queue::advise`]).
+    advice: libc::c_int,
+    done: Finished,
 }
 
 // SAFETY: the mapping is owned by one job thread at a time (the queue moves with it).
@@ -47,6 +49,28 @@ fn file_len(fd: RawFd) -> io::Result<u64> {
         return Err(io::Error::last_os_error());
     }
     Ok(end as u64)
+}
+
+/// The advice for a job's walk over its mapping, as fio's mmap engine gives it (with
+/// its `fadvise_hint=1` default): `MADV_RANDOM` for random offsets, so a fault reads
+/// only its page, `MADV_SEQUENTIAL` otherwise, so faults read ahead aggressively.
+/// Without advice the kernel reads around each fault (32 pages here), which a random
+/// job over a file the size of the page cache turns into caching the whole file.
+fn advice(random: bool) -> libc::c_int {
+    if random {
+        libc::MADV_RANDOM
+    } else {
+        libc::MADV_SEQUENTIAL
+    }
+}
+
+/// The advice's name, for the results' description.
+fn advice_name(advice: libc::c_int) -> &'static str {
+    match advice {
+        libc::MADV_RANDOM => "MADV_RANDOM",
+        libc::MADV_SEQUENTIAL => "MADV_SEQUENTIAL",
+        _ => "no advice",
+    }
 }
 
 impl MmapQueue {
@@ -82,7 +106,8 @@ impl MmapQueue {
             base: p as *mut u8,
             len,
             writable,
-            done: Vec::with_capacity(1),
+            advice: libc::MADV_NORMAL,
+            done: Finished::new(),
         })
     }
 }
@@ -123,22 +148,31 @@ impl Queue for MmapQueue {
                 }
                 _ => -(libc::EINVAL as i64),
             };
-            self.done.push(Done {
-                slot: io.slot,
-                result,
-            });
+            self.done.push_result(io.slot, result);
         }
         Ok(())
     }
 
     fn reap(&mut self, _min: usize, max: usize, out: &mut Vec<Done>) -> io::Result<()> {
-        let n = max.min(self.done.len());
-        out.extend(self.done.drain(..n));
+        self.done.reap(max, out);
         Ok(())
     }
 
     fn describe(&self) -> String {
-        "memcpy through a shared mapping (mmap)".into()
+        format!(
+            "memcpy through a shared mapping (mmap, {})",
+            advice_name(self.advice)
+        )
+    }
+
+    fn advise(&mut self, random: bool) -> io::Result<()> {
+        let advice = advice(random);
+        // SAFETY: advice only, over exactly the mapping made in `map`.
+        if unsafe { libc::madvise(self.base as *mut libc::c_void, self.len, advice) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        self.advice = advice;
+        Ok(())
     }
 }
 
@@ -160,7 +194,60 @@ impl IoEngine for MmapEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::disk::options::Pattern;
     use std::os::fd::AsRawFd;
+
+    /// The `VmFlags` of the mapping that starts at `base`, from /proc/self/smaps: the
+    /// kernel's own record of the advice (`rr`: MADV_RANDOM, `sr`: MADV_SEQUENTIAL).
+    fn vm_flags(base: *mut u8) -> Vec<String> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let start = format!("{:x}-", base as usize);
+        let mut lines = smaps.lines().skip_while(|l| !l.starts_with(&start));
+        assert!(lines.next().is_some(), "mapping {start} not in smaps");
+        let flags = lines.find(|l| l.starts_with("VmFlags:")).unwrap();
+        flags.split_whitespace().skip(1).map(String::from).collect()
+    }
+
+    /// Each pattern's mapping carries the advice fio's mmap engine gives it: random
+    /// patterns MADV_RANDOM, sequential ones (and copy) MADV_SEQUENTIAL, as the kernel
+    /// reports it for the mapping; the job loop passes `Pattern::random`.
+    #[test]
+    fn the_advice_follows_the_pattern() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        std::fs::write(&p, vec![1u8; 16384]).unwrap();
+        let f = std::fs::File::open(&p).unwrap();
+        for pattern in [
+            Pattern::SeqRead,
+            Pattern::SeqWrite,
+            Pattern::Copy,
+            Pattern::RandRead,
+            Pattern::RandWrite,
+        ] {
+            let mut q = MmapQueue::map(f.as_raw_fd()).unwrap();
+            assert_eq!(
+                q.describe(),
+                "memcpy through a shared mapping (mmap, no advice)"
+            );
+            let base = q.base;
+            let before = vm_flags(base);
+            assert!(!before.iter().any(|f| f == "rr" || f == "sr"), "{before:?}");
+            q.advise(pattern.random()).unwrap();
+            let (want, name) = if pattern.random() {
+                ("rr", "MADV_RANDOM")
+            } else {
+                ("sr", "MADV_SEQUENTIAL")
+            };
+            let flags = vm_flags(base);
+            assert!(flags.iter().any(|f| f == want), "{pattern:?}: {flags:?}");
+            assert_eq!(
+                q.describe(),
+                format!("memcpy through a shared mapping (mmap, {name})")
+            );
+        }
+        assert_eq!(advice(Pattern::RandRead.random()), libc::MADV_RANDOM);
+        assert_eq!(advice(Pattern::SeqRead.random()), libc::MADV_SEQUENTIAL);
+    }
 
     /// A write lands in the file at its offset, a read returns the file's bytes, and an
     /// I/O past the end is refused (not a fault).

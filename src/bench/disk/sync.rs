@@ -1,7 +1,7 @@
 //! The `sync` engine: pread/pwrite, one I/O per call and one in flight per job, as fio's
 //! `psync`. The job loop times the whole call (its [`Caps::SYNC`] flag).
 
-use super::engine::{Buffers, Caps, Done, Io, IoEngine, Op, Queue};
+use super::engine::{Buffers, Caps, Done, Finished, Io, IoEngine, Op, Queue};
 use std::io;
 use std::os::fd::RawFd;
 
@@ -10,7 +10,7 @@ pub(crate) struct SyncEngine;
 
 struct SyncQueue {
     fd: RawFd,
-    done: Vec<Done>,
+    done: Finished,
 }
 
 impl Queue for SyncQueue {
@@ -32,24 +32,13 @@ impl Queue for SyncQueue {
                     ),
                 }
             };
-            let result = if r < 0 {
-                -(io::Error::last_os_error()
-                    .raw_os_error()
-                    .unwrap_or(libc::EIO) as i64)
-            } else {
-                r as i64
-            };
-            self.done.push(Done {
-                slot: io.slot,
-                result,
-            });
+            self.done.push(io.slot, r);
         }
         Ok(())
     }
 
     fn reap(&mut self, _min: usize, max: usize, out: &mut Vec<Done>) -> io::Result<()> {
-        let n = max.min(self.done.len());
-        out.extend(self.done.drain(..n));
+        self.done.reap(max, out);
         Ok(())
     }
 
@@ -74,7 +63,7 @@ impl IoEngine for SyncEngine {
     fn open(&self, fd: RawFd, _depth: usize, _bufs: &Buffers) -> io::Result<Box<dyn Queue>> {
         Ok(Box::new(SyncQueue {
             fd,
-            done: Vec::with_capacity(1),
+            done: Finished::new(),
         }))
     }
 }
