@@ -297,7 +297,17 @@ fn bad_knobs_exit_2_with_one_line() {
             &["--blocks: cannot be combined with --time; use one of them"],
         ),
         (
-            &["net", "--blocks", "64", "--bytes", "8MiB"],
+            &[
+                "net",
+                "--blocks",
+                "64",
+                "--bytes",
+                "8MiB",
+                "--proto",
+                "tcp",
+                "--test",
+                "throughput",
+            ],
             &["--blocks: cannot be combined with --bytes; use one of them"],
         ),
         // `--matrix` measures each link for --time: a fixed transfer is refused, not
