@@ -9,7 +9,8 @@
 //! seconds: iperf3 reads it with `atoi`) and `-A` (`--cpus`: iperf3 pins each end to
 //! one CPU, so one CPU, or one stream, is matched). A fixed
 //! transfer (`--bytes`, the row's `bytes`) is `-n BYTES` in place of `-t 3` (iperf3
-//! takes one end condition).
+//! takes one end condition); one of `--blocks` (the row's `blocks`, its `bytes` being
+//! blocks x msg) is `-k BLOCKS`, which iperf3 counts, as peakbench, over all streams.
 
 use super::{free_port, Context, Invocation, Row, Server, Tool, VersionFrom};
 use crate::report::model::{BenchResult, Metric, ResourceName, Unit};
@@ -128,10 +129,12 @@ impl Tool for Iperf3 {
             "-p".into(),
             port.clone(),
         ];
-        // One end condition: the case's fixed transfer, else iperf3's 3 s.
-        match r.param_u64("bytes") {
-            Some(b) => argv.extend(["-n".into(), b.to_string()]),
-            None => argv.extend(["-t".into(), "3".into()]),
+        // One end condition: the case's fixed count of messages or of bytes, else
+        // iperf3's 3 s.
+        match (r.param_u64("blocks"), r.param_u64("bytes")) {
+            (Some(k), _) => argv.extend(["-k".into(), k.to_string()]),
+            (None, Some(b)) => argv.extend(["-n".into(), b.to_string()]),
+            (None, None) => argv.extend(["-t".into(), "3".into()]),
         }
         argv.extend([
             "-P".into(),
@@ -226,6 +229,19 @@ mod tests {
         let a = argv(&case().param("bytes", 8u64 << 20));
         assert_eq!(after(&a, "-n"), Some("8388608"), "{a:?}");
         assert!(!a.iter().any(|x| x == "-t"), "{a:?}");
+    }
+
+    /// A fixed count of messages reaches iperf3 as `-k BLOCKS` beside `-l`, in place of
+    /// its `-t` and of the `-n` the same bytes would be.
+    #[test]
+    fn a_fixed_count_of_messages_is_dash_k() {
+        let a = argv(&case().param("blocks", 64u64).param("bytes", 64u64 << 17));
+        assert_eq!(after(&a, "-k"), Some("64"), "{a:?}");
+        assert_eq!(after(&a, "-l"), Some("131072"), "{a:?}");
+        for f in ["-t", "-n"] {
+            assert!(!a.iter().any(|x| x == f), "{f} in {a:?}");
+        }
+        assert!(!argv(&case()).iter().any(|x| x == "-k"));
     }
 
     /// What iperf3 cannot do alike is a one-line note, and no run.

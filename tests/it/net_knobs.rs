@@ -186,6 +186,68 @@ fn a_fixed_transfer_moves_its_bytes_and_reaches_iperf3() {
     assert!(!run.contains(" -t "), "{run}");
 }
 
+/// `--blocks` (iperf3 `-k`): two streams on loopback send exactly the messages asked
+/// for in all (iperf3 counts `-k` over all streams too), so the bytes moved are blocks x
+/// msg; the row records both, and iperf3 gets `-k` with the same count beside `-l`.
+#[test]
+fn a_fixed_count_of_messages_moves_blocks_times_msg_and_reaches_iperf3() {
+    let bin = common::scratch_dir();
+    let out = common::scratch_dir();
+    let log = bin.path().join("iperf3.log");
+    fake_iperf3(bin.path(), &log);
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = common::pb()
+        .env("PATH", path)
+        .args([
+            "net",
+            "--proto",
+            "tcp",
+            "--test",
+            "throughput",
+            "--streams",
+            "2",
+            "--msg",
+            "64KiB",
+            "--blocks",
+            "101",
+            "--reference",
+            "--quiet",
+            "--format",
+            "json",
+        ])
+        .arg("--output")
+        .arg(out.path())
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    common::assert_success(&o, "net --blocks");
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let r = &report["results"][0];
+    assert_eq!(r["status"], "ok", "{r}");
+    let moved = 101u64 * 65536;
+    assert_eq!(r["params"]["blocks"], 101, "{r}");
+    assert_eq!(r["params"]["bytes"], moved, "{r}");
+    assert!(r["summary"]["mean"].as_f64().unwrap() > 0.0, "{r}");
+    // Both ends counted exactly blocks x msg, across the two streams (an odd count:
+    // one stream sent a message more than the other, none sent a part of one).
+    let row = r.to_string();
+    assert!(
+        row.contains(&format!("totals: sent {moved} B, received {moved} B")),
+        "{row}"
+    );
+    let run = format!(" {} ", std::fs::read_to_string(&log).unwrap().trim());
+    for want in [" -k 101 ", " -l 65536 ", " -P 2 "] {
+        assert!(run.contains(want), "{want} not in {run}");
+    }
+    for not in [" -t ", " -n "] {
+        assert!(!run.contains(not), "{not} in {run}");
+    }
+}
+
 #[test]
 fn bad_knobs_exit_2_with_one_line() {
     for (args, needles) in [
@@ -211,6 +273,52 @@ fn bad_knobs_exit_2_with_one_line() {
         (
             &["net", "--bytes", "8MiB", "--time", "2s"],
             &["--bytes", "--time"],
+        ),
+        (
+            &[
+                "net",
+                "--blocks",
+                "64",
+                "--proto",
+                "udp",
+                "--test",
+                "throughput",
+            ],
+            &["--blocks: applies to TCP throughput only; add --proto tcp --test throughput"],
+        ),
+        (
+            &[
+                "net", "--blocks", "64", "--test", "latency", "--proto", "tcp",
+            ],
+            &["--blocks: applies to throughput only, not latency; add --test throughput"],
+        ),
+        (
+            &["net", "--blocks", "64", "--time", "2s"],
+            &["--blocks: cannot be combined with --time; use one of them"],
+        ),
+        (
+            &[
+                "net",
+                "--blocks",
+                "64",
+                "--bytes",
+                "8MiB",
+                "--proto",
+                "tcp",
+                "--test",
+                "throughput",
+            ],
+            &["--blocks: cannot be combined with --bytes; use one of them"],
+        ),
+        // `--matrix` measures each link for --time: a fixed transfer is refused, not
+        // ignored (#48).
+        (
+            &["net", "--matrix", "--bytes", "8MiB"],
+            &["--bytes: cannot be combined with --matrix; use one of them"],
+        ),
+        (
+            &["net", "--blocks", "64", "--matrix"],
+            &["--blocks: cannot be combined with --matrix; use one of them"],
         ),
     ] {
         common::refused_bounded(args, needles);

@@ -43,7 +43,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The longest a fixed transfer (`--bytes`) may take: the longest `--time`.
+/// The longest a fixed transfer (`--bytes`, `--blocks`) may take: the longest `--time`.
 const BYTES_CAP: Duration = Duration::from_secs(3000);
 
 /// Warm-up at the start of every test, not counted.
@@ -79,6 +79,9 @@ struct Session {
 struct NetCase {
     spec: TestSpec,
     session: Arc<Session>,
+    /// `--blocks`: the messages of `spec.msg` bytes that make its fixed transfer
+    /// (`spec.bytes`; the server sees only those bytes), recorded on the row.
+    blocks: Option<u64>,
     /// Why this case cannot run (it is reported `skipped`, the others still run).
     unsupported: Option<String>,
 }
@@ -117,10 +120,14 @@ impl Case for NetCase {
     }
 
     fn run(&self, ctx: &Context) -> Vec<BenchResult> {
-        if let Some(why) = &self.unsupported {
-            return vec![results::base(&self.spec).skipped(why.clone())];
-        }
-        vec![self.session.run(&self.spec, ctx)]
+        let r = match &self.unsupported {
+            Some(why) => results::base(&self.spec).skipped(why.clone()),
+            None => self.session.run(&self.spec, ctx),
+        };
+        vec![match self.blocks {
+            Some(n) => r.param("blocks", n),
+            None => r,
+        }]
     }
 
     /// The test's warm-up and timed intervals.
@@ -287,6 +294,25 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
         conn: Mutex::new(None),
         distance_m: o.distance,
     });
+    let mut out: Vec<Box<dyn Case>> = Vec::new();
+    for spec in specs(o, repeat) {
+        let unsupported = unsupported(spec.proto, spec.test, spec.msg);
+        if unsupported.is_none() {
+            spec.validate()
+                .map_err(|e| UsageError::new("--msg/--streams/--time", e))?;
+        }
+        out.push(Box::new(NetCase {
+            spec,
+            session: session.clone(),
+            blocks: o.blocks,
+            unsupported,
+        }));
+    }
+    Ok(out)
+}
+
+/// The test of each case of [`cases`], in its order.
+fn specs(o: &NetOptions, repeat: u32) -> Vec<TestSpec> {
     let direction = if o.bidir {
         Direction::Bidir
     } else if o.reverse {
@@ -294,21 +320,21 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
     } else {
         Direction::Up
     };
-    // A fixed transfer (`--bytes`) is one sample from the first byte to the last, with
-    // no warm-up, under a cap of --time's longest (50 min) should it never finish.
-    let (intervals, interval_ms, omit_ms) = match o.bytes {
-        Some(_) => (1, BYTES_CAP.as_millis() as u64, 0),
-        None => {
-            let intervals = repeat.max(1);
-            let interval_ms = (o.time.as_millis() as u64 / u64::from(intervals)).max(1);
-            (
-                intervals,
-                interval_ms,
-                o.omit.unwrap_or(OMIT).as_millis() as u64,
-            )
-        }
+    // A fixed transfer (`--bytes`, `--blocks`) is one sample from the first byte to the
+    // last, with no warm-up, under a cap of --time's longest (50 min) should it never
+    // finish.
+    let (intervals, interval_ms, omit_ms) = if o.bytes.is_some() || o.blocks.is_some() {
+        (1, BYTES_CAP.as_millis() as u64, 0)
+    } else {
+        let intervals = repeat.max(1);
+        let interval_ms = (o.time.as_millis() as u64 / u64::from(intervals)).max(1);
+        (
+            intervals,
+            interval_ms,
+            o.omit.unwrap_or(OMIT).as_millis() as u64,
+        )
     };
-    let mut out: Vec<Box<dyn Case>> = Vec::new();
+    let mut out = Vec::new();
     for &proto in &o.protos {
         for &test in &o.tests {
             let msgs = o
@@ -317,7 +343,7 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
                 .unwrap_or_else(|| vec![default_msg(proto, test)]);
             for &msg in &msgs {
                 for &streams in &o.streams {
-                    let spec = TestSpec {
+                    out.push(TestSpec {
                         proto,
                         test,
                         msg,
@@ -339,23 +365,14 @@ fn cases(o: &NetOptions, repeat: u32) -> Result<Vec<Box<dyn Case>>, UsageError> 
                         window: o.window,
                         congestion: o.congestion.clone().filter(|_| proto == Proto::Tcp),
                         mss: o.mss.filter(|_| proto == Proto::Tcp),
-                        bytes: o.bytes,
-                    };
-                    let unsupported = unsupported(proto, test, msg);
-                    if unsupported.is_none() {
-                        spec.validate()
-                            .map_err(|e| UsageError::new("--msg/--streams/--time", e))?;
-                    }
-                    out.push(Box::new(NetCase {
-                        spec,
-                        session: session.clone(),
-                        unsupported,
-                    }));
+                        // `--blocks` N: N messages of `msg` bytes, as iperf3 -k with -l.
+                        bytes: o.bytes.or_else(|| o.blocks.map(|n| n * u64::from(msg))),
+                    });
                 }
             }
         }
     }
-    Ok(out)
+    out
 }
 
 impl Plan for NetBench {
@@ -452,3 +469,39 @@ impl Resource for NetBench {
 mod stall_tests;
 #[cfg(test)]
 pub(crate) mod test_support;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--blocks N` makes each case a fixed transfer of N messages of its size (what
+    /// the server is told: bytes), one sample with no warm-up; without it, timed cases.
+    #[test]
+    fn blocks_are_a_fixed_transfer_of_their_messages() {
+        let o = NetOptions {
+            protos: vec![Proto::Tcp],
+            tests: vec![TestKind::Throughput],
+            msgs: Some(vec![1024, 128 * 1024]),
+            streams: vec![1, 3],
+            blocks: Some(7),
+            ..NetOptions::default()
+        };
+        let got: Vec<(u32, u32, Option<u64>, u32, u64)> = specs(&o, 5)
+            .iter()
+            .map(|s| (s.msg, s.streams, s.bytes, s.intervals, s.omit_ms))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1024, 1, Some(7 * 1024), 1, 0),
+                (1024, 3, Some(7 * 1024), 1, 0),
+                (128 << 10, 1, Some(7 << 17), 1, 0),
+                (128 << 10, 3, Some(7 << 17), 1, 0),
+            ]
+        );
+        assert!(specs(&o, 5).iter().all(|s| s.validate().is_ok()));
+        assert_eq!(cases(&o, 5).unwrap().len(), 4);
+        let timed = specs(&NetOptions { blocks: None, ..o }, 5);
+        assert!(timed.iter().all(|s| s.bytes.is_none() && s.intervals == 5));
+    }
+}

@@ -104,9 +104,13 @@ pub(crate) struct NetOptions {
     )]
     pub(crate) omit: Option<Duration>,
     /// A fixed transfer instead of a time, as iperf3 -n: each TCP throughput case stops once its streams sent SIZE in all (per direction), its figure SIZE over the transfer's time; replaces --time and --omit
-    #[arg(long, value_name = "SIZE", value_parser = bytes, conflicts_with_all = ["time", "omit"])]
+    #[arg(long, value_name = "SIZE", value_parser = bytes, conflicts_with_all = ["time", "omit", "matrix"])]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) bytes: Option<u64>,
+    /// A fixed number of messages instead of a time, as iperf3 -k: each TCP throughput case stops once its streams sent N messages of --msg in all (per direction), N x --msg bytes; replaces --time and --omit
+    #[arg(long, value_name = "N", value_parser = blocks, conflicts_with_all = ["time", "omit", "bytes", "matrix"])]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) blocks: Option<u64>,
     /// Path length to the server for the latency rows' floor: twice the distance at the
     /// speed of light in fibre (c / 1.468) is added to the link's serialisation (#48)
     #[arg(long, value_name = "LENGTH", value_parser = super::latency::distance)]
@@ -136,6 +140,7 @@ impl Default for NetOptions {
             mss: None,
             omit: None,
             bytes: None,
+            blocks: None,
             distance: None,
             matrix: false,
         }
@@ -378,13 +383,30 @@ fn mss(text: &str) -> Result<u32, ParseError> {
 /// `--bytes`: 1 B to 1 TiB.
 fn bytes(text: &str) -> Result<u64, ParseError> {
     let n = parse_size(text)?;
-    if !(1..=1u64 << 40).contains(&n) {
+    if !(1..=MAX_TRANSFER).contains(&n) {
         return Err(ParseError(format!(
             "'{text}' is out of range; a transfer is 1B to 1TiB, e.g. 4GiB"
         )));
     }
     Ok(n)
 }
+
+/// The largest fixed transfer (`--bytes`, and `--blocks` times `--msg`): 1 TiB.
+const MAX_TRANSFER: u64 = 1 << 40;
+
+/// `--blocks`: a whole number of messages, 1 to 2^30 (the transfer they make with
+/// `--msg` is checked by [`parse_net`]).
+fn blocks(text: &str) -> Result<u64, ParseError> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if (1..=MAX_BLOCKS).contains(&n) => Ok(n),
+        _ => Err(ParseError(format!(
+            "'{text}' is not a message count; use a whole number from 1 to {MAX_BLOCKS}, e.g. 65536"
+        ))),
+    }
+}
+
+/// The most messages `--blocks` takes: 2^30 (1 TiB of 1 KiB messages).
+const MAX_BLOCKS: u64 = 1 << 30;
 
 /// `--omit`: 0 to 60 s.
 fn omit(text: &str) -> Result<Duration, ParseError> {
@@ -434,19 +456,41 @@ pub(crate) fn parse_net(a: &NetOptions) -> Result<NetOptions, UsageError> {
             ));
         }
     }
-    if a.bytes.is_some() {
+    for (given, flag) in [
+        (a.bytes.is_some(), "--bytes"),
+        (a.blocks.is_some(), "--blocks"),
+    ] {
         // A fixed amount of data has no meaning for ping-pong, and UDP loses datagrams,
         // so the bytes moved would not be the bytes asked for.
-        if a.protos.contains(&Proto::Udp) {
+        if given && a.protos.contains(&Proto::Udp) {
             return Err(UsageError::new(
-                "--bytes",
+                flag,
                 "applies to TCP throughput only; add --proto tcp --test throughput",
             ));
         }
-        if a.tests.contains(&TestKind::Latency) {
+        if given && a.tests.contains(&TestKind::Latency) {
             return Err(UsageError::new(
-                "--bytes",
+                flag,
                 "applies to throughput only, not latency; add --test throughput",
+            ));
+        }
+    }
+    if let Some(n) = a.blocks {
+        // The transfer each message size makes: within --bytes' range.
+        let msgs = a
+            .msgs
+            .clone()
+            .unwrap_or_else(|| vec![default_msg(Proto::Tcp, TestKind::Throughput)]);
+        if let Some(m) = msgs
+            .iter()
+            .find(|&&m| n.saturating_mul(u64::from(m)) > MAX_TRANSFER)
+        {
+            return Err(UsageError::new(
+                "--blocks",
+                format!(
+                    "{n} messages of {m} B are more than 1TiB; use at most {} with this --msg",
+                    MAX_TRANSFER / u64::from(*m)
+                ),
             ));
         }
     }
@@ -543,6 +587,12 @@ mod tests {
             (&["--bytes", "8MiB", "--proto", "udp", "--test", "throughput"], "--bytes: applies to TCP throughput only; add --proto tcp --test throughput"),
             (&["--bytes", "8MiB", "--proto", "tcp"], "--bytes: applies to throughput only, not latency; add --test throughput"),
             (&["--bytes", "8MiB", "--proto", "tcp", "--test", "latency"], "--bytes: applies to throughput only, not latency; add --test throughput"),
+            (&["--blocks", "0"], "--blocks: '0' is not a message count; use a whole number from 1 to 1073741824, e.g. 65536"),
+            (&["--blocks", "64K"], "--blocks: '64K' is not a message count; use a whole number from 1 to 1073741824, e.g. 65536"),
+            (&["--blocks", "64", "--proto", "udp", "--test", "throughput"], "--blocks: applies to TCP throughput only; add --proto tcp --test throughput"),
+            (&["--blocks", "64", "--proto", "tcp"], "--blocks: applies to throughput only, not latency; add --test throughput"),
+            (&["--blocks", "16777216", "--proto", "tcp", "--test", "throughput"], "--blocks: 16777216 messages of 131072 B are more than 1TiB; use at most 8388608 with this --msg"),
+            (&["--blocks", "65537", "--msg", "1KiB,16MiB", "--proto", "tcp", "--test", "throughput"], "--blocks: 65537 messages of 16777216 B are more than 1TiB; use at most 65536 with this --msg"),
         ] {
             assert_eq!(net(argv).unwrap_err().0, line, "{argv:?}");
         }
