@@ -176,7 +176,7 @@ impl Options {
             },
             Some(Sub::Cmd(Cmd::Reference(a))) => Command::Reference(a.clone()),
             Some(Sub::Cmd(Cmd::Fleet(a))) => Command::Fleet(a.clone()),
-            Some(Sub::Cmd(Cmd::History(a))) => Command::History(crate::history::command::parse(a)),
+            Some(Sub::Cmd(Cmd::History(a))) => Command::History(a.clone()),
             Some(Sub::Cmd(Cmd::Baseline(a))) => Command::Baseline(
                 crate::gate::options::parse_baseline(a, c.output.as_deref())?,
             ),

@@ -1,7 +1,9 @@
-//! `peakbench disk` options: one struct, [`DiskOptions`], its flags typed where clap
-//! reads them (a bad value is one line naming the flag and the accepted form, exit
-//! code 2) and [`parse`] for the checks that span flags; checks that need the
-//! filesystem (free space, O_DIRECT) happen at plan time, still before any I/O.
+//! `peakbench disk` options: [`DiskOptions`], its flags typed where clap reads them (a
+//! bad value is one line naming the flag and the accepted form, exit code 2), and
+//! [`parse`] for the checks that span flags, which gives the [`Validated`] options: the
+//! flags with the file size fitted to the blocks and the notes that fitting wrote.
+//! Checks that need the filesystem (free space, O_DIRECT) happen at plan time, still
+//! before any I/O.
 
 use super::engine::Caps;
 use super::engines::{by_name, ENGINES};
@@ -154,9 +156,8 @@ impl Serialize for EngineChoice {
     }
 }
 
-/// `peakbench disk`: its flags, typed where clap reads them, and the validated options
-/// (serialised into the report's `config`): one struct. [`parse`] checks what spans
-/// flags and fits the file size to the blocks.
+/// `peakbench disk`: its flags, typed where clap reads them. [`parse`] checks what spans
+/// flags and fits the file size to the blocks ([`Validated`]).
 #[derive(Debug, Clone, Args, Serialize)]
 pub(crate) struct DiskOptions {
     /// Directory for the test files (a temporary subdirectory is created and removed) [default: current directory]
@@ -204,10 +205,6 @@ pub(crate) struct DiskOptions {
     )]
     #[serde(skip)]
     pub(crate) file_size_given: Option<u64>,
-    // Bytes per job file (with `--shared-file`: of the one file): `--file-size` or
-    // 1 GiB, rounded down to a multiple of the blocks by `parse`.
-    #[arg(skip = DEFAULT_FILE_SIZE)]
-    pub(crate) file_size: u64,
     /// All jobs share one file of --file-size, each job an equal contiguous part of it (strong scaling over one file, as fio's shared filename with offset_increment)
     #[arg(long)]
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -270,10 +267,41 @@ pub(crate) struct DiskOptions {
     /// Allow --dir to be a block device (its data in the tested range is DESTROYED by writes)
     #[arg(long)]
     pub(crate) allow_destructive: bool,
-    // What validation changed, for the results (a `--file-size` rounded down).
-    #[arg(skip)]
+}
+
+/// The disk options once validated ([`parse`]): the flags (read through `Deref`) and
+/// what is derived from several of them, as the report's `config` shows them (the
+/// flags' fields and `file_size`).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Validated {
+    /// The flags.
+    #[serde(flatten)]
+    pub(crate) flags: DiskOptions,
+    /// Bytes per job file (with `--shared-file`: of the one file): `--file-size` or
+    /// 1 GiB, rounded down to a multiple of the blocks.
+    pub(crate) file_size: u64,
+    /// What validation changed, for the results (a `--file-size` rounded down).
     #[serde(skip)]
     pub(crate) notes: Vec<String>,
+}
+
+impl std::ops::Deref for Validated {
+    type Target = DiskOptions;
+    fn deref(&self) -> &DiskOptions {
+        &self.flags
+    }
+}
+
+impl Validated {
+    /// Options taken as they are, with a file size of their own (the quick suite's):
+    /// nothing to fit, nothing to note.
+    pub(crate) fn sized(flags: DiskOptions, file_size: u64) -> Validated {
+        Validated {
+            flags,
+            file_size,
+            notes: Vec::new(),
+        }
+    }
 }
 
 /// `--file-size` when not given: 1 GiB.
@@ -293,7 +321,6 @@ impl Default for DiskOptions {
             depths: vec![1, 32],
             jobs: vec![1],
             file_size_given: None,
-            file_size: DEFAULT_FILE_SIZE,
             shared_file: false,
             engine: EngineChoice::Auto,
             buffered: false,
@@ -306,7 +333,6 @@ impl Default for DiskOptions {
             distribution: Default::default(),
             steady: Default::default(),
             allow_destructive: false,
-            notes: Vec::new(),
         }
     }
 }
@@ -456,12 +482,12 @@ fn sustain(text: &str) -> Result<Duration, ParseError> {
 /// The checks that span flags (no filesystem access here): the blocks against
 /// `--buffered` and `--verify`, the file size fitted to the blocks, the engine against
 /// `--depth`, `--shared-file` against `--verify`.
-pub(crate) fn parse(a: &DiskOptions) -> Result<DiskOptions, UsageError> {
-    let mut o = a.clone();
+pub(crate) fn parse(a: &DiskOptions) -> Result<Validated, UsageError> {
+    let o = a;
     if let Some(blocks) = &o.blocks {
         check_blocks(blocks, o.buffered, o.verify)?;
     }
-    fit_file_size(&mut o)?;
+    let (file_size, notes) = fit_file_size(o)?;
     check_engine_depth(o.engine, &o.depths)?;
     o.steady.check(o.sustain)?;
     if o.distribution.zipf_theta.is_some() && !o.patterns.iter().any(|p| p.random()) {
@@ -476,7 +502,11 @@ pub(crate) fn parse(a: &DiskOptions) -> Result<DiskOptions, UsageError> {
             "--verify tracks the data of each job's own file and does not run on a shared file; drop --verify or --shared-file",
         ));
     }
-    Ok(o)
+    Ok(Validated {
+        flags: o.clone(),
+        file_size,
+        notes,
+    })
 }
 
 /// Each `--block` size ([`check_block`]), and whole sectors for `--verify`.
@@ -501,9 +531,9 @@ fn check_blocks(blocks: &[u64], buffered: bool, verify: bool) -> Result<(), Usag
 /// The file size: `--file-size` (or 1 GiB) rounded down to a multiple of every block,
 /// as fio does, rather than refused (the default size need not be a multiple of
 /// decimal --buffered blocks such as 4KB, nor a given 256MB of 80MB blocks); a given
-/// size that changes says so in `notes`. Refused when it holds no whole block, or
-/// fewer than two for `copy`.
-fn fit_file_size(o: &mut DiskOptions) -> Result<(), UsageError> {
+/// size that changes says so in the notes returned with it. Refused when it holds no
+/// whole block, or fewer than two for `copy`.
+fn fit_file_size(o: &DiskOptions) -> Result<(u64, Vec<String>), UsageError> {
     let size = o.file_size_given.unwrap_or(DEFAULT_FILE_SIZE);
     let mut blocks: Vec<u64> = o.patterns.iter().flat_map(|p| o.blocks_for(*p)).collect();
     blocks.sort_unstable();
@@ -519,18 +549,19 @@ fn fit_file_size(o: &mut DiskOptions) -> Result<(), UsageError> {
             lcm.map_or("more than 16 EB".into(), format_size_exact)
         )
     };
-    match lcm {
+    let mut notes = Vec::new();
+    let file_size = match lcm {
         Some(l) if l <= size => {
             let rounded = size - size % l;
             if rounded != size && o.file_size_given.is_some() {
-                o.notes.push(format!(
+                notes.push(format!(
                     "--file-size {} ({} B) rounded down to {} ({rounded} B), a multiple of {multiple}, as fio does",
                     format_size_exact(size),
                     size,
                     format_size_exact(rounded),
                 ));
             }
-            o.file_size = rounded;
+            rounded
         }
         _ => {
             return Err(UsageError::new(
@@ -542,15 +573,15 @@ fn fit_file_size(o: &mut DiskOptions) -> Result<(), UsageError> {
                 ),
             ));
         }
-    }
+    };
     for p in &o.patterns {
         for b in o.blocks_for(*p) {
-            if *p == Pattern::Copy && o.file_size / b < 2 {
+            if *p == Pattern::Copy && file_size / b < 2 {
                 return Err(UsageError::new(
                     "--file-size",
                     format!(
                         "{} holds fewer than two blocks of {}; copy reads one half and writes the other, so use at least {}",
-                        format_size_exact(o.file_size),
+                        format_size_exact(file_size),
                         format_size_exact(b),
                         format_size_exact(2 * b)
                     ),
@@ -558,7 +589,7 @@ fn fit_file_size(o: &mut DiskOptions) -> Result<(), UsageError> {
             }
         }
     }
-    Ok(())
+    Ok((file_size, notes))
 }
 
 /// A sync engine has one I/O in flight per job: `--depth` above 1 is refused with it.
@@ -589,7 +620,7 @@ fn check_engine_depth(engine: EngineChoice, depths: &[u32]) -> Result<(), UsageE
 mod tests {
     use super::*;
 
-    fn args(argv: &[&str]) -> Result<DiskOptions, UsageError> {
+    fn args(argv: &[&str]) -> Result<Validated, UsageError> {
         parse(&crate::bench::flags::try_args::<DiskOptions>(argv)?)
     }
 
