@@ -274,18 +274,18 @@ impl HistoryOptions {
 /// The action of the subcommand `cmd` (none: list the runs).
 fn action_of(cmd: Option<&HistoryCmd>) -> Action {
     match cmd {
-            None | Some(HistoryCmd::List) => Action::List,
-            Some(HistoryCmd::Show { case }) => Action::Show(case.clone()),
-            Some(HistoryCmd::Import { files }) => {
-                Action::Import(files.iter().map(PathBuf::from).collect())
-            }
-            Some(HistoryCmd::Tag { run, tags }) => Action::Tag(*run, tags.clone()),
-            Some(HistoryCmd::Export { run, o }) => Action::Export(*run, o.clone()),
-            Some(HistoryCmd::Delete { runs }) => Action::Delete(runs.clone()),
-            Some(HistoryCmd::Prune { keep, older_than }) => Action::Prune(super::manage::Prune {
-                keep: *keep,
-                before: *older_than,
-            }),
+        None | Some(HistoryCmd::List) => Action::List,
+        Some(HistoryCmd::Show { case }) => Action::Show(case.clone()),
+        Some(HistoryCmd::Import { files }) => {
+            Action::Import(files.iter().map(PathBuf::from).collect())
+        }
+        Some(HistoryCmd::Tag { run, tags }) => Action::Tag(*run, tags.clone()),
+        Some(HistoryCmd::Export { run, o }) => Action::Export(*run, o.clone()),
+        Some(HistoryCmd::Delete { runs }) => Action::Delete(runs.clone()),
+        Some(HistoryCmd::Prune { keep, older_than }) => Action::Prune(super::manage::Prune {
+            keep: *keep,
+            before: *older_than,
+        }),
         Some(HistoryCmd::Compare { before, after }) => Action::Compare(*before, *after),
     }
 }
@@ -316,10 +316,7 @@ pub(crate) fn run(
     };
     let action = o.action();
     let filter = o.filter();
-    let reads = matches!(
-        action,
-        Action::List | Action::Show(_) | Action::Compare(..)
-    );
+    let reads = matches!(action, Action::List | Action::Show(_) | Action::Compare(..));
     if html.is_some() && !reads {
         return Err(UsageError::new(
             "--html",
