@@ -343,7 +343,7 @@ pub(crate) enum Cmd {
     /// Serve network tests to `peakbench net --server` clients
     Serve(ServeOptions),
     /// Render a results file: the table on stdout, or --html/--csv/--markdown files
-    Report(crate::reporting::ReportOptions),
+    Report(crate::reporting::ReportArgs),
     /// Compare results files case by case: change of the mean with a 95 % CI (Welch)
     Compare(CompareArgs),
     /// Installed reference tools and their versions; --run compares CPU peaks with likwid-bench
@@ -351,9 +351,9 @@ pub(crate) enum Cmd {
     /// Merge many hosts' results files: per workload the fleet median, spread and outlier hosts
     Fleet(crate::reporting::FleetOptions),
     /// Write a baseline (per case the median and a tolerance) from known-good results files
-    Baseline(crate::gate::BaselineOptions),
+    Baseline(crate::gate::options::BaselineArgs),
     /// Check a run against a baseline: pass, regressed, improved, inconclusive or missing per case; exit 1 on a regression
-    Check(crate::gate::CheckOptions),
+    Check(crate::gate::options::CheckArgs),
     /// The recorded runs: list them, show a case over time with its change points, import results files
     History(crate::history::command::HistoryOptions),
 }

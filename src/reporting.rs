@@ -20,10 +20,10 @@ use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// `peakbench report`: its flags (clap, each value checked where clap reads it) and the
-/// options they give ([`parse_report`] adds what depends on the common options).
-#[derive(Debug, Clone, Default, Args, Serialize)]
-pub(crate) struct ReportOptions {
+/// `peakbench report`: its flags, each value checked where clap reads it
+/// ([`parse_report`] adds what depends on the common options: [`ReportOptions`]).
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct ReportArgs {
     /// A results file written by a run (results/HOST-TIME.json)
     #[arg(value_name = "FILE.json")]
     pub(crate) file: PathBuf,
@@ -33,9 +33,20 @@ pub(crate) struct ReportOptions {
     /// Write the results as a Markdown table to this file
     #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = file_path)]
     pub(crate) markdown: Option<PathBuf>,
+}
+
+/// `peakbench report`'s options: its flags and where its view goes, which depends on
+/// the common `--format` and `--html` ([`parse_report`]).
+#[derive(Debug, Clone, Default, Serialize)]
+pub(crate) struct ReportOptions {
+    /// The results file.
+    pub(crate) file: PathBuf,
+    /// `--csv FILE`.
+    pub(crate) csv: Option<PathBuf>,
+    /// `--markdown FILE`.
+    pub(crate) markdown: Option<PathBuf>,
     /// Whether stdout gets the `--format` view: always unless an output file was asked
     /// for and `--format` was not given.
-    #[arg(skip)]
     pub(crate) to_stdout: bool,
 }
 
@@ -60,11 +71,13 @@ fn file_path(t: &str) -> Result<PathBuf, ParseError> {
 
 /// `peakbench report`'s options once the common ones are known: stdout gets the view
 /// unless only files were asked for.
-pub(crate) fn parse_report(a: &ReportOptions, common: &CommonArgs) -> ReportOptions {
+pub(crate) fn parse_report(a: &ReportArgs, common: &CommonArgs) -> ReportOptions {
     let any_file = a.csv.is_some() || a.markdown.is_some() || common.html.is_some();
     ReportOptions {
+        file: a.file.clone(),
+        csv: a.csv.clone(),
+        markdown: a.markdown.clone(),
         to_stdout: common.format.is_some() || !any_file,
-        ..a.clone()
     }
 }
 

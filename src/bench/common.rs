@@ -453,6 +453,12 @@ pub(crate) fn confine_to(cpus: &[usize]) -> Result<(), String> {
 }
 
 /// `--until-stable PCT` and `--stable-budget DUR` (only with it; 30 s by default).
+///
+/// The relation is checked here, not by clap's `requires`: the common options are read
+/// at the top and again in each subcommand and merged after clap (`cli::overlay`), so
+/// `--until-stable 1% cpu --stable-budget 5s` would fail a `requires` in the `cpu`
+/// subcommand; and the line names the form to add (`e.g. --until-stable 1%`), where
+/// clap's would be `cmdline`'s generic `add it or drop --stable-budget`.
 fn stable(c: &CommonArgs) -> Result<Option<Stable>, UsageError> {
     let Some(pct) = c.until_stable else {
         if c.stable_budget.is_some() {

@@ -1,9 +1,15 @@
-//! `peakbench baseline` and `peakbench check`: one typed struct each, [`BaselineOptions`]
-//! and [`CheckOptions`], whose flags clap reads (`cli.rs` puts them under their
-//! subcommands). Each value is checked where clap reads it: its `value_parser` below
-//! gives a bad one the line `--flag: what is wrong; the accepted form`. What spans flags
-//! (`--baseline` or `--against`, `--from` or `--from-history`, `-o` or `--output`) is
-//! checked by [`parse_baseline`] and [`parse_check`], which fill in what the flags give.
+//! `peakbench baseline` and `peakbench check`: the flags clap reads ([`BaselineArgs`],
+//! [`CheckArgs`]; `cli.rs` puts them under their subcommands) and the options they give
+//! ([`BaselineOptions`], [`CheckOptions`]). Each value is checked where clap reads it:
+//! its `value_parser` below gives a bad one the line `--flag: what is wrong; the
+//! accepted form`, and `--runs`, `--host`, `--command`, `--across-changes` require
+//! `--from-history` in clap. What is derived from several flags (the source of the
+//! runs, the baseline file, the tolerances by resource, the reference a run is checked
+//! against) is built by [`parse_baseline`] and [`parse_check`], with the checks across
+//! flags whose one line names the accepted forms: clap's `conflicts_with`/`requires`
+//! would give `cmdline`'s generic relation line instead (`--x: cannot be combined with
+//! --y; use one of them`), and cannot see a flag's value (`--runs` with `--against
+//! run:…`) nor the common `--output`.
 
 use super::baseline::{parse_tolerance, resource_names, Tolerance};
 use crate::report::model::ResourceName;
@@ -14,76 +20,68 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// `peakbench baseline`: its flags (clap, each value checked where clap reads it) and
-/// the options they give ([`parse_baseline`] fills in `from`, `out`, `all` and
-/// `per_resource`).
-#[derive(Debug, Clone, Args, Serialize)]
-pub(crate) struct BaselineOptions {
+/// `peakbench baseline`: its flags, each value checked where clap reads it
+/// ([`parse_baseline`] turns them into [`BaselineOptions`]).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct BaselineArgs {
     /// Results files of known-good runs: one run, or one per host of a fleet (median ± 3.5 robust sd)
     #[arg(long = "from", value_name = "FILE.json", num_args = 1.., value_parser = file)]
-    #[serde(skip)]
     pub(crate) from_files: Vec<PathBuf>,
     /// Take it from the history instead: the last --runs runs of --host (median ± 3.5 robust sd)
     #[arg(long)]
-    #[serde(skip)]
     pub(crate) from_history: bool,
     /// With --from-history: how many of each host's latest runs [default: 5]
     #[arg(long, value_name = "N", value_parser = runs, requires = "from_history")]
-    #[serde(skip)]
     pub(crate) runs: Option<usize>,
     /// With --from-history: the hosts (hostnames), e.g. node1,node2; several make a fleet baseline [default: this host]
     #[arg(long, value_name = "HOST", value_delimiter = ',', value_parser = host, requires = "from_history")]
-    #[serde(skip)]
     pub(crate) host: Vec<String>,
     /// With --from-history: the command whose runs to take (quick, cpu, memory, …) [default: that of the latest run]
     #[arg(long = "command", value_name = "COMMAND", allow_hyphen_values = true, value_parser = run_command, requires = "from_history")]
-    #[serde(skip)]
     pub(crate) run_command: Option<String>,
     /// With --from-history: take the runs across change points too [default: only the runs since the latest change point the runs span]
     #[arg(long, requires = "from_history")]
-    #[serde(skip)]
     pub(crate) across_changes: bool,
     /// Take disturbed results too (a shared machine); the baseline then says so (shared = true)
     #[arg(long)]
-    #[serde(skip)]
     pub(crate) allow_disturbed: bool,
     /// Write the baseline to this file (atomically) [default: stdout]; --output FILE also does
     #[arg(short = 'o', value_name = "FILE", allow_hyphen_values = true, value_parser = file)]
-    #[serde(skip)]
     pub(crate) o: Option<PathBuf>,
     /// Tolerance for every case, or per resource: 5%, or disk=20%,net=20% [default: cpu, linalg 5%; memory, gpu 10%; disk, net 20%]
     #[arg(long, value_name = "[RESOURCE=]PCT", allow_hyphen_values = true, value_parser = tolerances)]
-    #[serde(skip)]
     pub(crate) tolerance: Vec<Tolerances>,
-    /// `--from` or `--from-history`: the known-good runs ([`parse_baseline`]).
-    #[arg(skip = Source::Files(Vec::new()))]
-    pub(crate) from: Source,
-    /// Where the baseline goes, `-o` or `--output` (`None`: stdout).
-    #[arg(skip)]
-    pub(crate) out: Option<PathBuf>,
-    /// `--tolerance PCT`: every resource's tolerance.
-    #[arg(skip)]
-    pub(crate) all: Option<Tolerance>,
-    /// `--tolerance RESOURCE=PCT`: per resource (over `all`).
-    #[arg(skip)]
-    pub(crate) per_resource: BTreeMap<String, Tolerance>,
 }
 
-/// `peakbench check`: its flags (clap, each value checked where clap reads it) and the
-/// options they give ([`parse_check`] fills in `reference`).
-#[derive(Debug, Clone, Args, Serialize)]
-pub(crate) struct CheckOptions {
+/// `peakbench baseline`'s options, derived from its flags by [`parse_baseline`] (as
+/// the report's `config` shows them).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct BaselineOptions {
+    /// `--from` or `--from-history`: the known-good runs.
+    pub(crate) from: Source,
+    /// Where the baseline goes, `-o` or `--output` (`None`: stdout).
+    pub(crate) out: Option<PathBuf>,
+    /// `--tolerance PCT`: every resource's tolerance.
+    pub(crate) all: Option<Tolerance>,
+    /// `--tolerance RESOURCE=PCT`: per resource (over `all`).
+    pub(crate) per_resource: BTreeMap<String, Tolerance>,
+    /// `--allow-disturbed`: take disturbed results too.
+    #[serde(skip)]
+    pub(crate) allow_disturbed: bool,
+}
+
+/// `peakbench check`: its flags, each value checked where clap reads it
+/// ([`parse_check`] turns them into [`CheckOptions`]).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct CheckArgs {
     /// The baseline file (written by `peakbench baseline`, see docs/baseline.md)
     #[arg(long, value_name = "FILE", allow_hyphen_values = true, value_parser = file)]
-    #[serde(skip)]
     pub(crate) baseline: Option<PathBuf>,
     /// Compare with the history instead of a baseline file: history (the last --runs runs that did not fail the gate), run:ID,… (fixed runs), or tag:KEY[=VALUE] (the runs tagged so)
     #[arg(long, value_name = "SOURCE", value_parser = against)]
-    #[serde(skip)]
     pub(crate) against: Option<Against>,
     /// With --against history: how many of the host's latest runs make the reference [default: 5]; with --against tag:…, the newest N tagged runs [default: all, at most 100]
     #[arg(long, value_name = "N", value_parser = runs)]
-    #[serde(skip)]
     pub(crate) runs: Option<usize>,
     /// The results file to check [default: this host's latest run in the history, else results/HOST-latest.json in --output DIR]
     #[arg(value_name = "RESULTS.json", value_parser = file)]
@@ -100,9 +98,24 @@ pub(crate) struct CheckOptions {
     /// With --against history: accept the checked run as the start of the reference (a regression stays failed until accepted)
     #[arg(long)]
     pub(crate) accept: bool,
-    /// `--baseline FILE`, or `--against history` (its `--runs`) ([`parse_check`]).
-    #[arg(skip = Reference::History(DEFAULT_RUNS))]
+}
+
+/// `peakbench check`'s options, derived from its flags by [`parse_check`] (as the
+/// report's `config` shows them).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct CheckOptions {
+    /// `--baseline FILE`, or `--against …` (with its `--runs`).
     pub(crate) reference: Reference,
+    /// RESULTS.json: the results file to check (`None`: the host's latest run).
+    pub(crate) results: Option<PathBuf>,
+    /// `--junit FILE`.
+    pub(crate) junit: Option<PathBuf>,
+    /// `--strict`: inconclusive cases fail.
+    pub(crate) strict: bool,
+    /// `--allow-inconclusive`: inconclusive cases pass.
+    pub(crate) allow_inconclusive: bool,
+    /// `--accept`: accept the checked run as the start of the reference.
+    pub(crate) accept: bool,
 }
 
 /// How many runs of a host `--runs` takes when not given.
@@ -318,7 +331,7 @@ impl Reference {
 /// and what they give. `output` is the common `--output` (which for this command names
 /// the baseline file, like `-o`).
 pub(crate) fn parse_baseline(
-    a: &BaselineOptions,
+    a: &BaselineArgs,
     output: Option<&Path>,
 ) -> Result<BaselineOptions, UsageError> {
     let out = match (&a.o, output) {
@@ -376,7 +389,7 @@ pub(crate) fn parse_baseline(
         out,
         all,
         per_resource,
-        ..a.clone()
+        allow_disturbed: a.allow_disturbed,
     })
 }
 
@@ -392,8 +405,14 @@ fn tolerance_pct(s: &str) -> Result<Tolerance, String> {
 }
 
 /// `peakbench check`'s options once the flags are read: `--baseline` or `--against`
-/// (and `--runs` only with `--against`).
-pub(crate) fn parse_check(a: &CheckOptions) -> Result<CheckOptions, UsageError> {
+/// (and `--runs` only with `--against history` or `tag:…`).
+///
+/// These relations stay here, not in clap: `--runs` with `--against run:…` depends on
+/// `--against`'s value, which clap's relations cannot test, and each line says what to
+/// do instead (`use --against history instead of --baseline`), where clap's would be
+/// `cmdline`'s generic relation line (`--runs: only applies with --against SOURCE; add
+/// it or drop --runs`). The golden lines hold these words.
+pub(crate) fn parse_check(a: &CheckArgs) -> Result<CheckOptions, UsageError> {
     if a.strict && a.allow_inconclusive {
         return Err(UsageError::new(
             "--allow-inconclusive",
@@ -446,7 +465,11 @@ pub(crate) fn parse_check(a: &CheckOptions) -> Result<CheckOptions, UsageError> 
     };
     Ok(CheckOptions {
         reference,
-        ..a.clone()
+        results: a.results.clone(),
+        junit: a.junit.clone(),
+        strict: a.strict,
+        allow_inconclusive: a.allow_inconclusive,
+        accept: a.accept,
     })
 }
 
@@ -465,11 +488,11 @@ mod tests {
     }
 
     fn baseline(args: &[&str], output: Option<&str>) -> Result<BaselineOptions, UsageError> {
-        parse_baseline(&read(args)?, output.map(Path::new))
+        parse_baseline(&read::<BaselineArgs>(args)?, output.map(Path::new))
     }
 
     fn check(args: &[&str]) -> Result<CheckOptions, UsageError> {
-        parse_check(&read(args)?)
+        parse_check(&read::<CheckArgs>(args)?)
     }
 
     #[test]

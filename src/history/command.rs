@@ -16,13 +16,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// `peakbench history`: its flags (clap, each value checked where clap reads it) and
-/// the options they give ([`parse`] fills in `action` and `filter`).
+/// `peakbench history`: its flags and its action, all read by clap (each value checked
+/// where clap reads it); the action ([`HistoryOptions::action`]) and the filter
+/// ([`HistoryOptions::filter`]) are views of them, not fields filled in afterwards.
 #[derive(Debug, Clone, Default, Args, Serialize)]
 pub(crate) struct HistoryOptions {
-    /// What to do; none lists the runs.
+    /// What to do; none lists the runs (the report's `config` shows it as `action`).
     #[command(subcommand)]
-    #[serde(skip)]
+    #[serde(rename = "action", serialize_with = "action_shown")]
     pub(crate) cmd: Option<HistoryCmd>,
     /// Only runs of this host (its hostname; of a gathered run, that host's cases)
     #[arg(long, global = true, value_name = "HOST", allow_hyphen_values = true, value_parser = text)]
@@ -50,13 +51,6 @@ pub(crate) struct HistoryOptions {
     #[arg(long, global = true, value_name = "TEXT", allow_hyphen_values = true, value_parser = text)]
     #[serde(skip)]
     pub(crate) case: Option<String>,
-    /// What to do ([`parse`]).
-    #[arg(skip)]
-    pub(crate) action: Action,
-    /// Which runs ([`parse`]).
-    #[arg(skip)]
-    #[serde(skip)]
-    pub(crate) filter: Filter,
 }
 
 /// The actions of `peakbench history`.
@@ -258,17 +252,28 @@ fn when(t: &str) -> Result<i64, ParseError> {
         .ok_or_else(|| ParseError(format!("'{t}' is not a time; {form}")))
 }
 
-/// `peakbench history`'s options once the flags are read: the action and the filter
-/// (every value was checked where clap read it; no check spans its flags).
-pub(crate) fn parse(a: &HistoryOptions) -> HistoryOptions {
-    let filter = Filter {
-        host: a.host.clone(),
-        command: a.run_command.clone(),
-        since: a.since,
-        until: a.until,
-        case: a.case.clone(),
-    };
-    let action = match &a.cmd {
+impl HistoryOptions {
+    /// Which runs: the filter flags (every value was checked where clap read it; no
+    /// check spans them).
+    pub(crate) fn filter(&self) -> Filter {
+        Filter {
+            host: self.host.clone(),
+            command: self.run_command.clone(),
+            since: self.since,
+            until: self.until,
+            case: self.case.clone(),
+        }
+    }
+
+    /// What to do: the subcommand (none: list the runs).
+    pub(crate) fn action(&self) -> Action {
+        action_of(self.cmd.as_ref())
+    }
+}
+
+/// The action of the subcommand `cmd` (none: list the runs).
+fn action_of(cmd: Option<&HistoryCmd>) -> Action {
+    match cmd {
         None | Some(HistoryCmd::List) => Action::List,
         Some(HistoryCmd::Show { case }) => Action::Show(case.clone()),
         Some(HistoryCmd::Import { files }) => {
@@ -282,12 +287,13 @@ pub(crate) fn parse(a: &HistoryOptions) -> HistoryOptions {
             before: *older_than,
         }),
         Some(HistoryCmd::Compare { before, after }) => Action::Compare(*before, *after),
-    };
-    HistoryOptions {
-        action,
-        filter,
-        ..a.clone()
     }
+}
+
+/// The subcommand as the report's `config` shows it: its [`Action`] (`"List"` when
+/// none was given).
+fn action_shown<S: serde::Serializer>(cmd: &Option<HistoryCmd>, s: S) -> Result<S::Ok, S::Error> {
+    action_of(cmd.as_ref()).serialize(s)
 }
 
 /// Runs `peakbench history` on the database at `db` (`None`: the default place).
@@ -308,10 +314,9 @@ pub(crate) fn run(
             )
         })?,
     };
-    let reads = matches!(
-        o.action,
-        Action::List | Action::Show(_) | Action::Compare(..)
-    );
+    let action = o.action();
+    let filter = o.filter();
+    let reads = matches!(action, Action::List | Action::Show(_) | Action::Compare(..));
     if html.is_some() && !reads {
         return Err(UsageError::new(
             "--html",
@@ -319,24 +324,24 @@ pub(crate) fn run(
         )
         .into());
     }
-    match &o.action {
+    match &action {
         Action::Import(files) => actions::import(&path, db.is_none(), files, out),
         Action::Tag(id, kv) => actions::tag(&path, *id, kv, out).map(|()| ExitCode::SUCCESS),
         Action::Export(id, file) => {
             actions::export(&path, *id, file, out).map(|()| ExitCode::SUCCESS)
         }
         Action::Delete(ids) => actions::delete(&path, ids, out).map(|()| ExitCode::SUCCESS),
-        Action::Prune(p) => actions::prune(&path, &o.filter, *p, out).map(|()| ExitCode::SUCCESS),
+        Action::Prune(p) => actions::prune(&path, &filter, *p, out).map(|()| ExitCode::SUCCESS),
         Action::Compare(a, b) => {
             let h = open_existing(&path).map_err(usage)?;
-            let c = actions::compare_periods(&h, &o.filter, *a, *b)?;
+            let c = actions::compare_periods(&h, &filter, *a, *b)?;
             write_html(html, &c)?;
             export_fit(&c, format, width, out)?;
             Ok(ExitCode::SUCCESS)
         }
         Action::List => {
             let h = open_existing(&path).map_err(usage)?;
-            let runs = h.runs(&o.filter).map_err(usage)?;
+            let runs = h.runs(&filter).map_err(usage)?;
             let future = runs.iter().filter(|r| r.future).count();
             let mut footer = format!("{} runs in {}\n", runs.len(), path.display());
             if future > 0 {
@@ -390,7 +395,7 @@ pub(crate) fn run(
         }
         Action::Show(case) => {
             let h = open_existing(&path).map_err(usage)?;
-            let doc = show(&h, &o.filter, case.as_deref())?;
+            let doc = show(&h, &filter, case.as_deref())?;
             write_html(html, &doc)?;
             export_fit(&doc, format, width, out)?;
             Ok(ExitCode::SUCCESS)
@@ -457,14 +462,13 @@ mod tests {
     use super::*;
     use clap::FromArgMatches;
 
-    /// `peakbench history ARGS` read by clap and [`parse`] (a bad value: the line
-    /// `cmdline` prints).
+    /// `peakbench history ARGS` read by clap (a bad value: the line `cmdline` prints).
     fn opts(args: &[&str]) -> Result<HistoryOptions, UsageError> {
         let cmd = HistoryOptions::augment_args(clap::Command::new("history"));
         let m = cmd
             .try_get_matches_from(std::iter::once("history").chain(args.iter().copied()))
             .map_err(|e| UsageError::from_clap(&e).unwrap_or_else(|| panic!("{e}")))?;
-        Ok(parse(&HistoryOptions::from_arg_matches(&m).unwrap()))
+        Ok(HistoryOptions::from_arg_matches(&m).unwrap())
     }
 
     /// Issue #34 item 2: each value is checked where clap reads it (before or after the
@@ -503,24 +507,24 @@ mod tests {
             "2026-11-26T14:00:00Z",
         ])
         .unwrap();
-        assert!(matches!(&o.action, Action::Show(Some(c)) if c == "memory triad"));
-        let f = &o.filter;
+        assert!(matches!(&o.action(), Action::Show(Some(c)) if c == "memory triad"));
+        let f = &o.filter();
         assert_eq!(f.host.as_deref(), Some("n1"));
         assert_eq!(f.command.as_deref(), Some("cpu"));
         assert_eq!(f.since, Some(1_795_651_200));
         assert_eq!(f.until, Some(1_795_651_200 + 14 * 3600));
-        let f = opts(&["--case", " triad "]).unwrap().filter;
+        let f = opts(&["--case", " triad "]).unwrap().filter();
         assert_eq!(f.case.as_deref(), Some("triad"));
         // An age is counted back from now.
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .as_secs() as i64;
-        let since = opts(&["--since", "7d"]).unwrap().filter.since.unwrap();
+        let since = opts(&["--since", "7d"]).unwrap().filter().since.unwrap();
         assert!((now - 7 * 86_400 - since).abs() <= 60, "{since} {now}");
-        assert!(matches!(opts(&[]).unwrap().action, Action::List));
+        assert!(matches!(opts(&[]).unwrap().action(), Action::List));
         assert!(matches!(
-            opts(&["import", "a.json", "b.json"]).unwrap().action,
+            opts(&["import", "a.json", "b.json"]).unwrap().action(),
             Action::Import(f) if f.len() == 2
         ));
     }

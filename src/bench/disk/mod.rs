@@ -42,7 +42,7 @@ use crate::hw::disk as hwdisk;
 use crate::util::units::{format_size, format_size_exact};
 use case::{peak_key, DiskPeak};
 use engine::IoEngine;
-use options::{DiskOptions, EngineChoice, Pattern};
+use options::{DiskOptions, EngineChoice, Pattern, Validated};
 pub(crate) use plan::RunPlan;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -241,7 +241,7 @@ fn buffers_too_big(jobs: u64, depth: u64, block: u64, ram: u64) -> UsageError {
 
 /// Builds the shared plan: every check that can refuse the run happens here.
 pub(crate) fn prepare(
-    o: &DiskOptions,
+    o: &Validated,
     ctx: &Context,
     window: Duration,
     windows: usize,
@@ -415,7 +415,7 @@ pub(crate) fn prepare(
     Ok(RunPlan {
         verify: o.verify.then(|| std::sync::Mutex::new((Vec::new(), 0u16))),
         unit,
-        opts: DiskOptions {
+        opts: Validated {
             notes: o.notes.iter().cloned().chain(stale_notes).collect(),
             ..o.clone()
         },
@@ -452,9 +452,9 @@ pub(crate) fn configs(o: &DiskOptions) -> Vec<case::Config> {
 }
 
 impl Plan for DiskBench {
-    type Options = DiskOptions;
+    type Options = Validated;
 
-    fn refuses(&self, _o: &DiskOptions, flag: CommonFlag) -> Option<&'static str> {
+    fn refuses(&self, _o: &Validated, flag: CommonFlag) -> Option<&'static str> {
         Some(match flag {
             CommonFlag::Weak => "disk jobs each have their own --file-size file already (weak scaling by construction); drop --weak and set --jobs and --file-size",
             CommonFlag::UntilStable => "disk cases run fixed --runtime windows, with no per-sample check of the threads; drop --until-stable and set --repeat",
@@ -462,14 +462,14 @@ impl Plan for DiskBench {
         })
     }
 
-    fn hints<'a>(&self, o: &'a DiskOptions) -> resource::Hints<'a> {
+    fn hints<'a>(&self, o: &'a Validated) -> resource::Hints<'a> {
         resource::Hints {
             dir: o.dir.as_deref(),
             ..Default::default()
         }
     }
 
-    fn plan(&self, o: &DiskOptions, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
+    fn plan(&self, o: &Validated, ctx: &Context) -> Result<Vec<Box<dyn Case>>, UsageError> {
         let (window, windows) = match o.sustain {
             Some(s) => (Duration::from_secs(1), s.as_secs().max(2) as usize),
             None => (
@@ -547,18 +547,20 @@ impl Resource for DiskBench {
     fn quick(&self, ctx: &Context) -> Vec<Box<dyn Case>> {
         // seq 1 MiB and rand 4 KiB, read and write, at depth 32 and 1: 8 configurations
         // of 0.2 s ramp + repeat × 0.5 s on a 256 MiB file (≈ 15 s with 3 repeats).
-        let o = DiskOptions {
-            patterns: vec![
-                Pattern::SeqRead,
-                Pattern::SeqWrite,
-                Pattern::RandRead,
-                Pattern::RandWrite,
-            ],
-            depths: vec![32, 1],
-            file_size: QUICK_FILE_SIZE,
-            ramp: Duration::from_millis(200),
-            ..DiskOptions::default()
-        };
+        let o = Validated::sized(
+            DiskOptions {
+                patterns: vec![
+                    Pattern::SeqRead,
+                    Pattern::SeqWrite,
+                    Pattern::RandRead,
+                    Pattern::RandWrite,
+                ],
+                depths: vec![32, 1],
+                ramp: Duration::from_millis(200),
+                ..DiskOptions::default()
+            },
+            QUICK_FILE_SIZE,
+        );
         match prepare(
             &o,
             ctx,

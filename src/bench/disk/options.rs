@@ -1,7 +1,9 @@
-//! `peakbench disk` options: one struct, [`DiskOptions`], its flags typed where clap
-//! reads them (a bad value is one line naming the flag and the accepted form, exit
-//! code 2) and [`parse`] for the checks that span flags; checks that need the
-//! filesystem (free space, O_DIRECT) happen at plan time, still before any I/O.
+//! `peakbench disk` options: [`DiskOptions`], its flags typed where clap reads them (a
+//! bad value is one line naming the flag and the accepted form, exit code 2), and
+//! [`parse`] for the checks that span flags, which gives the [`Validated`] options: the
+//! flags with the file size fitted to the blocks and the notes that fitting wrote.
+//! Checks that need the filesystem (free space, O_DIRECT) happen at plan time, still
+//! before any I/O.
 
 use super::engine::Caps;
 use super::engines::{by_name, ENGINES};
@@ -154,9 +156,8 @@ impl Serialize for EngineChoice {
     }
 }
 
-/// `peakbench disk`: its flags, typed where clap reads them, and the validated options
-/// (serialised into the report's `config`): one struct. [`parse`] checks what spans
-/// flags and fits the file size to the blocks.
+/// `peakbench disk`: its flags, typed where clap reads them. [`parse`] checks what spans
+/// flags and fits the file size to the blocks ([`Validated`]).
 #[derive(Debug, Clone, Args, Serialize)]
 pub(crate) struct DiskOptions {
     /// Directory for the test files (a temporary subdirectory is created and removed) [default: current directory]
@@ -204,10 +205,6 @@ pub(crate) struct DiskOptions {
     )]
     #[serde(skip)]
     pub(crate) file_size_given: Option<u64>,
-    // Bytes per job file (with `--shared-file`: of the one file): `--file-size` or
-    // 1 GiB, rounded down to a multiple of the blocks by `parse`.
-    #[arg(skip = DEFAULT_FILE_SIZE)]
-    pub(crate) file_size: u64,
     /// All jobs share one file of --file-size, each job an equal contiguous part of it (strong scaling over one file, as fio's shared filename with offset_increment)
     #[arg(long)]
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -270,10 +267,41 @@ pub(crate) struct DiskOptions {
     /// Allow --dir to be a block device (its data in the tested range is DESTROYED by writes)
     #[arg(long)]
     pub(crate) allow_destructive: bool,
-    // What validation changed, for the results (a `--file-size` rounded down).
-    #[arg(skip)]
+}
+
+/// The disk options once validated ([`parse`]): the flags (read through `Deref`) and
+/// what is derived from several of them, as the report's `config` shows them (the
+/// flags' fields and `file_size`).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Validated {
+    /// The flags.
+    #[serde(flatten)]
+    pub(crate) flags: DiskOptions,
+    /// Bytes per job file (with `--shared-file`: of the one file): `--file-size` or
+    /// 1 GiB, rounded down to a multiple of the blocks.
+    pub(crate) file_size: u64,
+    /// What validation changed, for the results (a `--file-size` rounded down).
     #[serde(skip)]
     pub(crate) notes: Vec<String>,
+}
+
+impl std::ops::Deref for Validated {
+    type Target = DiskOptions;
+    fn deref(&self) -> &DiskOptions {
+        &self.flags
+    }
+}
+
+impl Validated {
+    /// Options taken as they are, with a file size of their own (the quick suite's):
+    /// nothing to fit, nothing to note.
+    pub(crate) fn sized(flags: DiskOptions, file_size: u64) -> Validated {
+        Validated {
+            flags,
+            file_size,
+            notes: Vec::new(),
+        }
+    }
 }
 
 /// `--file-size` when not given: 1 GiB.
@@ -293,7 +321,6 @@ impl Default for DiskOptions {
             depths: vec![1, 32],
             jobs: vec![1],
             file_size_given: None,
-            file_size: DEFAULT_FILE_SIZE,
             shared_file: false,
             engine: EngineChoice::Auto,
             buffered: false,
@@ -306,7 +333,6 @@ impl Default for DiskOptions {
             distribution: Default::default(),
             steady: Default::default(),
             allow_destructive: false,
-            notes: Vec::new(),
         }
     }
 }
@@ -456,12 +482,12 @@ fn sustain(text: &str) -> Result<Duration, ParseError> {
 /// The checks that span flags (no filesystem access here): the blocks against
 /// `--buffered` and `--verify`, the file size fitted to the blocks, the engine against
 /// `--depth`, `--shared-file` against `--verify`.
-pub(crate) fn parse(a: &DiskOptions) -> Result<DiskOptions, UsageError> {
-    let mut o = a.clone();
+pub(crate) fn parse(a: &DiskOptions) -> Result<Validated, UsageError> {
+    let o = a;
     if let Some(blocks) = &o.blocks {
         check_blocks(blocks, o.buffered, o.verify)?;
     }
-    fit_file_size(&mut o)?;
+    let (file_size, notes) = fit_file_size(o)?;
     check_engine_depth(o.engine, &o.depths)?;
     o.steady.check(o.sustain)?;
     if o.distribution.zipf_theta.is_some() && !o.patterns.iter().any(|p| p.random()) {
@@ -476,7 +502,11 @@ pub(crate) fn parse(a: &DiskOptions) -> Result<DiskOptions, UsageError> {
             "--verify tracks the data of each job's own file and does not run on a shared file; drop --verify or --shared-file",
         ));
     }
-    Ok(o)
+    Ok(Validated {
+        flags: o.clone(),
+        file_size,
+        notes,
+    })
 }
 
 /// Each `--block` size ([`check_block`]), and whole sectors for `--verify`.
@@ -501,9 +531,9 @@ fn check_blocks(blocks: &[u64], buffered: bool, verify: bool) -> Result<(), Usag
 /// The file size: `--file-size` (or 1 GiB) rounded down to a multiple of every block,
 /// as fio does, rather than refused (the default size need not be a multiple of
 /// decimal --buffered blocks such as 4KB, nor a given 256MB of 80MB blocks); a given
-/// size that changes says so in `notes`. Refused when it holds no whole block, or
-/// fewer than two for `copy`.
-fn fit_file_size(o: &mut DiskOptions) -> Result<(), UsageError> {
+/// size that changes says so in the notes returned with it. Refused when it holds no
+/// whole block, or fewer than two for `copy`.
+fn fit_file_size(o: &DiskOptions) -> Result<(u64, Vec<String>), UsageError> {
     let size = o.file_size_given.unwrap_or(DEFAULT_FILE_SIZE);
     let mut blocks: Vec<u64> = o.patterns.iter().flat_map(|p| o.blocks_for(*p)).collect();
     blocks.sort_unstable();
@@ -519,18 +549,19 @@ fn fit_file_size(o: &mut DiskOptions) -> Result<(), UsageError> {
             lcm.map_or("more than 16 EB".into(), format_size_exact)
         )
     };
-    match lcm {
+    let mut notes = Vec::new();
+    let file_size = match lcm {
         Some(l) if l <= size => {
             let rounded = size - size % l;
             if rounded != size && o.file_size_given.is_some() {
-                o.notes.push(format!(
+                notes.push(format!(
                     "--file-size {} ({} B) rounded down to {} ({rounded} B), a multiple of {multiple}, as fio does",
                     format_size_exact(size),
                     size,
                     format_size_exact(rounded),
                 ));
             }
-            o.file_size = rounded;
+            rounded
         }
         _ => {
             return Err(UsageError::new(
@@ -542,15 +573,15 @@ fn fit_file_size(o: &mut DiskOptions) -> Result<(), UsageError> {
                 ),
             ));
         }
-    }
+    };
     for p in &o.patterns {
         for b in o.blocks_for(*p) {
-            if *p == Pattern::Copy && o.file_size / b < 2 {
+            if *p == Pattern::Copy && file_size / b < 2 {
                 return Err(UsageError::new(
                     "--file-size",
                     format!(
                         "{} holds fewer than two blocks of {}; copy reads one half and writes the other, so use at least {}",
-                        format_size_exact(o.file_size),
+                        format_size_exact(file_size),
                         format_size_exact(b),
                         format_size_exact(2 * b)
                     ),
@@ -558,7 +589,7 @@ fn fit_file_size(o: &mut DiskOptions) -> Result<(), UsageError> {
             }
         }
     }
-    Ok(())
+    Ok((file_size, notes))
 }
 
 /// A sync engine has one I/O in flight per job: `--depth` above 1 is refused with it.
@@ -586,202 +617,5 @@ fn check_engine_depth(engine: EngineChoice, depths: &[u32]) -> Result<(), UsageE
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn args(argv: &[&str]) -> Result<DiskOptions, UsageError> {
-        parse(&crate::bench::flags::try_args::<DiskOptions>(argv)?)
-    }
-
-    #[test]
-    fn patterns() {
-        assert_eq!(Pattern::parse("rw-mix").unwrap(), Pattern::RwMix(70));
-        assert_eq!(Pattern::parse("rw-mix:30").unwrap(), Pattern::RwMix(30));
-        assert_eq!(Pattern::parse("randread").unwrap(), Pattern::RandRead);
-        assert_eq!(Pattern::parse("RS").unwrap(), Pattern::SeqRead);
-        assert!(Pattern::parse("rw-mix:101").is_err());
-        assert!(Pattern::parse("seq-read:5").is_err());
-        assert!(Pattern::parse("zigzag").is_err());
-        assert_eq!(Pattern::RwMix(70).name(), "rw-mix:70");
-    }
-
-    #[test]
-    fn defaults() {
-        let o = args(&[]).unwrap();
-        assert_eq!(o.patterns.len(), 4);
-        assert_eq!(o.depths, vec![1, 32]);
-        assert_eq!(o.file_size, 1 << 30);
-        assert_eq!(o.blocks_for(Pattern::SeqRead), vec![1 << 20]);
-        assert_eq!(o.blocks_for(Pattern::RandWrite), vec![4096]);
-    }
-
-    #[test]
-    fn errors_name_the_flag() {
-        let e = args(&["--depth", "0"]).unwrap_err().0;
-        assert!(e.starts_with("--depth: '0' is out of range"), "{e}");
-        let e = args(&["--jobs", "x"]).unwrap_err().0;
-        assert!(e.starts_with("--jobs:"), "{e}");
-        let e = args(&["--block", "1000B"]).unwrap_err().0;
-        assert!(e.starts_with("--block:"), "{e}");
-        let e = args(&["--block", "1MiB", "--file-size", "512KiB"])
-            .unwrap_err()
-            .0;
-        assert!(
-            e.starts_with("--file-size: 512 KiB (524288 B) is smaller than the block size 1 MiB"),
-            "{e}"
-        );
-        let e = args(&["--engine", "spdk"]).unwrap_err().0;
-        assert!(e.contains("auto,libaio,mmap,sync,uring"), "{e}");
-        let e = args(&["--engine", "sync", "--depth", "32"]).unwrap_err().0;
-        assert!(e.starts_with("--depth:"), "{e}");
-        let e = args(&["--sustain", "1s"]).unwrap_err().0;
-        assert!(e.starts_with("--sustain:"), "{e}");
-        let e = args(&["--dir", " "]).unwrap_err().0;
-        assert!(e.starts_with("--dir:"), "{e}");
-    }
-
-    #[test]
-    fn engines_come_from_the_registry() {
-        let engine = |t: &str| args(&["--engine", t, "--depth", "1"]).map(|o| o.engine);
-        assert_eq!(engine("auto").unwrap(), EngineChoice::Auto);
-        for (given, name) in [
-            ("sync", "sync"),
-            ("psync", "sync"),
-            ("uring", "uring"),
-            ("io_uring", "uring"),
-            ("IO-URING", "uring"),
-        ] {
-            assert_eq!(engine(given).unwrap(), EngineChoice::Named(name), "{given}");
-        }
-        for e in ENGINES {
-            assert_eq!(engine(e.name()).unwrap(), EngineChoice::Named(e.name()));
-        }
-        let e = engine("spdk").unwrap_err().0;
-        assert_eq!(
-            e,
-            "--engine: unknown engine 'spdk'; accepted: auto,libaio,mmap,sync,uring"
-        );
-        // The report's config keeps the flag's words.
-        let json = |c: EngineChoice| serde_json::to_value(c).unwrap();
-        assert_eq!(json(EngineChoice::Auto), "auto");
-        assert_eq!(json(EngineChoice::Named("uring")), "uring");
-        // A sync engine has one I/O in flight; a queued one takes any depth.
-        let e = args(&["--engine", "psync", "--depth", "1,32"])
-            .unwrap_err()
-            .0;
-        assert_eq!(
-            e,
-            "--depth: the sync engine has one I/O in flight per job; use --depth 1 or --engine uring"
-        );
-        assert!(args(&["--engine", "uring", "--depth", "1,32"]).is_ok());
-    }
-
-    #[test]
-    fn decimal_and_small_blocks() {
-        // Decimal sizes: refused for O_DIRECT with the nearest sector multiples...
-        let e = args(&["--block", "4KB"]).unwrap_err().0;
-        assert_eq!(
-            e,
-            "--block: 4 KB (4000 B) is not a multiple of 512 B, which direct I/O needs; nearest: 3.50 KiB (3584 B) or 4 KiB (4096 B), or add --buffered for any size"
-        );
-        let e = args(&["--block", "1B"]).unwrap_err().0;
-        assert!(
-            e.contains("nearest: 512 B (512 B), or add --buffered"),
-            "{e}"
-        );
-        // ...taken as they are with --buffered, the default file rounded to fit them.
-        let o = args(&["--block", "1B,100B,4KB,1MB", "--buffered"]).unwrap();
-        assert_eq!(o.blocks, Some(vec![1, 100, 4000, 1_000_000]));
-        assert_eq!(o.file_size % 1_000_000, 0);
-        assert_eq!(o.file_size, 1073 * 1_000_000);
-        // Sector multiples written in decimal need nothing: 512KB = 1000 sectors.
-        assert_eq!(
-            args(&["--block", "512KB"]).unwrap().blocks,
-            Some(vec![512_000])
-        );
-        // An explicit file size that the blocks do not divide is rounded down, as fio
-        // does, and the results say so (issue #26: 256MB of 80MB blocks was refused).
-        let o = args(&["--block", "80MB", "--file-size", "256MB"]).unwrap();
-        assert_eq!(o.file_size, 240_000_000);
-        assert_eq!(
-            o.notes,
-            ["--file-size 256 MB (256000000 B) rounded down to 240 MB (240000000 B), a multiple of the block size 80 MB, as fio does"]
-        );
-        let o = args(&["--file-size", "1GB"]).unwrap();
-        assert_eq!(o.file_size, 953 << 20);
-        assert_eq!(
-            o.notes,
-            ["--file-size 1 GB (1000000000 B) rounded down to 953 MiB (999292928 B), a multiple of 1 MiB, the least common multiple of the block sizes, as fio does"]
-        );
-        // A size that needs no rounding says nothing; one below a block is refused.
-        assert!(args(&["--file-size", "1GiB"]).unwrap().notes.is_empty());
-        let e = args(&["--block", "1MiB", "--file-size", "1000KiB"])
-            .unwrap_err()
-            .0;
-        assert_eq!(
-            e,
-            "--file-size: 1000 KiB (1024000 B) is smaller than the block size 1 MiB; a job file holds whole blocks, so give at least that or smaller --block sizes"
-        );
-        // --verify checks sectors.
-        let e = args(&["--block", "100B", "--buffered", "--verify"])
-            .unwrap_err()
-            .0;
-        assert!(e.starts_with("--verify: checks whole 512 B sectors"), "{e}");
-        let e = args(&["--block", "2GiB"]).unwrap_err().0;
-        assert!(e.starts_with("--block: 2 GiB is above the limit"), "{e}");
-    }
-
-    #[test]
-    fn copy_pattern() {
-        assert_eq!(Pattern::parse("copy").unwrap(), Pattern::Copy);
-        assert_eq!(Pattern::parse("seq-rw").unwrap(), Pattern::Copy);
-        assert!(!Pattern::Copy.random() && Pattern::Copy.writes());
-        assert_eq!(Pattern::Copy.default_block(), 1 << 20);
-        let e = args(&["--pattern", "copy", "--file-size", "1MiB"])
-            .unwrap_err()
-            .0;
-        assert!(e.contains("fewer than two blocks"), "{e}");
-    }
-
-    #[test]
-    fn zero_ramp() {
-        assert_eq!(args(&["--ramp", "0"]).unwrap().ramp, Duration::ZERO);
-        assert_eq!(
-            args(&["--ramp", "500ms"]).unwrap().ramp,
-            Duration::from_millis(500)
-        );
-    }
-
-    /// Every flag's bad value is the one line it gave before the flags were typed.
-    #[test]
-    fn bad_values_give_their_line() {
-        for (argv, line) in [
-            (&["--dir", " "][..], "--dir: empty path; give an existing directory"),
-            (&["--pattern", "seqread"], "--pattern: unknown pattern 'seqread'; accepted: seq-read,seq-write,rand-read,rand-write,rw-mix[:READ_PCT],copy (or fio's read,write,randread,randwrite,randrw)"),
-            (&["--pattern", "rw-mix:101"], "--pattern: 'rw-mix:101': the read percentage of rw-mix is a whole number from 0 to 100, e.g. rw-mix:70"),
-            (&["--block", "4X"], "--block: '4X' is not a size; use a number with B, KiB, MiB, GiB, TiB (or KB, MB, GB), e.g. 8KiB"),
-            (&["--depth", "zero"], "--depth: 'zero' is not a whole number; use e.g. 1,32"),
-            (&["--depth", "5000"], "--depth: '5000' is out of range; queue depths go from 1 to 4096"),
-            (&["--jobs", "0"], "--jobs: '0' is out of range; job counts go from 1 to 1024"),
-            (&["--file-size", "1PiB"], "--file-size: '1PiB' is not a size; use a number with B, KiB, MiB, GiB, TiB (or KB, MB, GB), e.g. 8KiB"),
-            (&["--file-size", "512TiB"], "--file-size: 512 TiB is above the limit of 256 TiB; use e.g. 1GiB"),
-            (&["--engine", "spdk"], "--engine: unknown engine 'spdk'; accepted: auto,libaio,mmap,sync,uring"),
-            (&["--runtime", "2"], "--runtime: '2' has no unit; give one of us, ms, s, m or h, e.g. 2ms or 2s"),
-            (&["--ramp", "soon"], "--ramp: 'soon' is not a duration; use a number with ms, s, m or h, e.g. 500ms or 10s"),
-            (&["--sustain", "1s"], "--sustain: steady-state mode samples every second; give at least 2s, e.g. 10m"),
-            (&["--shared-file", "--verify"], "--shared-file: --verify tracks the data of each job's own file and does not run on a shared file; drop --verify or --shared-file"),
-        ] {
-            assert_eq!(args(argv).unwrap_err().0, line, "{argv:?}");
-        }
-    }
-
-    /// The help lists the engines of the registry.
-    #[test]
-    fn help_lists_the_engines() {
-        let mut cmd = <DiskOptions as clap::Args>::augment_args(clap::Command::new("disk"));
-        let help = cmd.render_help().to_string();
-        for e in ENGINES {
-            assert!(help.contains(e.name()), "{}: {help}", e.name());
-        }
-    }
-}
+#[path = "options_tests.rs"]
+mod tests;

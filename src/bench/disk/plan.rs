@@ -3,7 +3,7 @@
 
 use super::data::Gens;
 use super::engine::IoEngine;
-use super::options::DiskOptions;
+use super::options::Validated;
 use super::workspace::Workspace;
 use crate::hw::disk::DiskInfo;
 use std::sync::Mutex;
@@ -12,7 +12,7 @@ use std::time::Duration;
 /// Everything the cases of one run share.
 pub(crate) struct RunPlan {
     /// Validated options.
-    pub(crate) opts: DiskOptions,
+    pub(crate) opts: Validated,
     /// Where the files live.
     pub(crate) ws: Workspace,
     /// The engine that runs.
