@@ -64,6 +64,70 @@ macro_rules! irp12 {
 #[cfg(target_arch = "x86_64")]
 pub(crate) use irp12;
 
+/// One step of the F16C loop (`bench::cpu::x86::fma_f16_f16c`, the probe's
+/// `f16c_ymm`): widen accumulator `$i` (`vcvtph2ps`), the fp32 FMA of accumulator `$f`
+/// (acc·ymm15 + ymm14), round accumulator `$o` back to fp16 (`vcvtps2ph`).
+#[cfg(target_arch = "x86_64")]
+macro_rules! f16c_step {
+    ($i:literal, $f:literal, $o:literal) => {
+        concat!(
+            "vcvtph2ps ymm",
+            $i,
+            ", xmm",
+            $i,
+            "\n",
+            "vfmadd132ps ymm",
+            $f,
+            ", ymm15, ymm14\n",
+            "vcvtps2ph xmm",
+            $o,
+            ", ymm",
+            $o,
+            ", 0"
+        )
+    };
+}
+
+/// The F16C loop's 12 steps, software-pipelined: step s widens accumulator s, runs the
+/// FMA of accumulator s + 8 and rounds accumulator s + 4 (mod 12), so each instruction's
+/// input was produced four steps (12 instructions, 8 cycles at the port bound) earlier:
+/// longer than any of the three latencies (7, 4, 7 cycles on Intel), so port 5 finds a
+/// ready conversion every cycle even when another thread shares the core. Accumulators
+/// 4-11 carry a step across the loop's back edge: the kernel starts and finishes it
+/// outside the loop.
+#[cfg(target_arch = "x86_64")]
+macro_rules! f16c_loop_body {
+    () => {
+        concat!(
+            $crate::hw::asm::f16c_step!(0, 8, 4),
+            "\n",
+            $crate::hw::asm::f16c_step!(1, 9, 5),
+            "\n",
+            $crate::hw::asm::f16c_step!(2, 10, 6),
+            "\n",
+            $crate::hw::asm::f16c_step!(3, 11, 7),
+            "\n",
+            $crate::hw::asm::f16c_step!(4, 0, 8),
+            "\n",
+            $crate::hw::asm::f16c_step!(5, 1, 9),
+            "\n",
+            $crate::hw::asm::f16c_step!(6, 2, 10),
+            "\n",
+            $crate::hw::asm::f16c_step!(7, 3, 11),
+            "\n",
+            $crate::hw::asm::f16c_step!(8, 4, 0),
+            "\n",
+            $crate::hw::asm::f16c_step!(9, 5, 1),
+            "\n",
+            $crate::hw::asm::f16c_step!(10, 6, 2),
+            "\n",
+            $crate::hw::asm::f16c_step!(11, 7, 3)
+        )
+    };
+}
+#[cfg(target_arch = "x86_64")]
+pub(crate) use {f16c_loop_body, f16c_step};
+
 /// The timed AMX loop: four independent tile multiplies `$op` per iteration, C0–C3
 /// (tmm0–3) from A in tmm4–5 and B in tmm6–7, so the TMUL unit always has the next
 /// one ready; `$counter` (a register or operand) counts the iterations down.

@@ -18,7 +18,7 @@
 //! As in `bench::cpu::x86`, the assembler accepts instructions the enabled target
 //! features do not name (AVX-VNNI, AVX512-FP16/BF16, AMX): callers check the CPU first.
 
-use super::asm::{amx_loop_body, irp12, irp24, tile_config};
+use super::asm::{amx_loop_body, f16c_loop_body, irp12, irp24, tile_config};
 use super::probe_class::Test;
 use super::uarch::Width;
 
@@ -253,14 +253,20 @@ probe_loop!(
     zmm_tail!()
 );
 
-// F16C: each of 12 fp16 accumulators widened, one fp32 FMA, rounded back, the three
-// together, as the kernel `fma_f16_f16c` runs them (its chain is 12-18 cycles, spread
-// over 12 accumulators: the conversions' ports bound it). Zeros stay zeros.
-vex_loop!(
+// F16C: 12 fp16 accumulators, each widened, one fp32 FMA, rounded back, in the
+// software-pipelined order of the kernel `fma_f16_f16c` (`hw::asm::f16c_loop_body`; its
+// chain of 12-18 cycles spread over 12 accumulators: the conversions' ports bound it).
+// Zeros stay zeros, so the steps carried over the back edge need no start or finish.
+probe_loop!(
     f16c_ymm,
     "avx,fma,f16c",
-    "ymm",
-    "vcvtph2ps ymm\\r, xmm\\r\nvfmadd132ps ymm\\r, ymm15, ymm14\nvcvtps2ph xmm\\r, ymm\\r, 0"
+    [
+        ".irp r,0,1,2,3,4,5,6,7,8,9,10,11,14,15",
+        "vpxor ymm\\r, ymm\\r, ymm\\r",
+        ".endr"
+    ],
+    [".rept 2", f16c_loop_body!(), ".endr"],
+    "vzeroupper"
 );
 
 // Integer multiplies: acc *= a.

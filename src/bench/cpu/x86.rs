@@ -16,7 +16,7 @@
 //! `kernel_features.rs` checks it); `iters` must be at least 1.
 
 use super::kernel::Operands;
-use crate::hw::asm::{irp12, irp24, kernel_asm, loop_end};
+use crate::hw::asm::{f16c_loop_body, irp12, irp24, kernel_asm, loop_end};
 use crate::hw::clock::add_chain;
 
 /// The clock chain of a kernel: the dependent `add reg, reg` chain of `hw::clock` (192
@@ -321,27 +321,39 @@ zmm_kernel!(
 /// lane); the two conversions per step are the price of fp16 here, and their port (5 on
 /// Intel) bounds the rate, not the FMA pipes.
 ///
-/// Each accumulator's three instructions stand together (convert, FMA, convert, then the
-/// next accumulator), not as three blocks of twelve: the same instructions on the same
-/// registers, but a core that picks the oldest ready µop for port 5 keeps it busy this
-/// way. On Cascade Lake the blocked order ran 8-13 % slower (29.2-30.4 against
-/// 26.9-27.3 cycles per 12 steps at the add chain's clock, best of 200 by the thread's
-/// CPU time; 24 at the port bound and the AVX2 clock); `llvm-mca` sees no difference
-/// (24.0 both), so BENCHMARKS.md ("fp16 through F16C") keeps the measurement.
+/// The loop is software-pipelined (`hw::asm::f16c_loop_body`): each instruction's input
+/// comes from four steps earlier, not from the instruction before it. The same
+/// instructions as three blocks of twelve ran 8-13 % slower on Cascade Lake on a quiet
+/// host, and 20-25 % slower than this order when the host loaded the core (29-34
+/// against 27.2-27.8 cycles per 12 steps at the add chain's clock, the best of 200 by
+/// the thread's CPU time; `scripts/bench-f16c.sh`); `llvm-mca` reads 24.0 for every
+/// order. Accumulators 4–11 start a step before the loop and finish it after, and
+/// 0–3 take one whole step after it, so the loop runs `iters - 1` times and every
+/// accumulator takes exactly `iters` steps (at least one).
 #[target_feature(enable = "avx,fma,f16c")]
 pub(super) unsafe fn fma_f16_f16c(iters: u64, p: &Operands, out: *mut u8) {
-    kernel_asm!(iters, p, out, [
+    kernel_asm!(iters.max(1) - 1, p, out, [
         "vcvtph2ps ymm14, xmmword ptr [{a}]",
         "vcvtph2ps ymm15, xmmword ptr [{b}]",
         irp12!(), "vmovdqu xmm\\r, xmmword ptr [{c}]", ".endr",
+        // The steps carried into the loop: 4–7 widened and multiplied, 8–11 widened.
+        ".irp r,4,5,6,7,8,9,10,11", "vcvtph2ps ymm\\r, xmm\\r", ".endr",
+        ".irp r,4,5,6,7", "vfmadd132ps ymm\\r, ymm15, ymm14", ".endr",
+        "test {n}, {n}",
+        "jz 3f",
         ".p2align 5",
         "2:",
-        irp12!(),
+        f16c_loop_body!(),
+        loop_end!(),
+        "3:",
+        // The carried steps finished, and 0–3's last step.
+        ".irp r,4,5,6,7", "vcvtps2ph xmm\\r, ymm\\r, 0", ".endr",
+        ".irp r,8,9,10,11", "vfmadd132ps ymm\\r, ymm15, ymm14", "vcvtps2ph xmm\\r, ymm\\r, 0", ".endr",
+        ".irp r,0,1,2,3",
         "vcvtph2ps ymm\\r, xmm\\r",
         "vfmadd132ps ymm\\r, ymm15, ymm14",
         "vcvtps2ph xmm\\r, ymm\\r, 0",
         ".endr",
-        loop_end!(),
         irp12!(), "vmovdqu ymmword ptr [{o} + 32*\\r], ymm\\r", ".endr",
         "vzeroupper",
         ],
