@@ -162,10 +162,10 @@ pub(crate) struct CacheCycles {
     pub(crate) source: &'static str,
 }
 
-/// Load-to-use figures per microarchitecture row (`hw::uarch` names), each checked
-/// against the vendor's optimization manual and at least one published pointer-chase
-/// measurement (issue #48; docs/peaks.md lists what was read). A row not here has no
-/// memory latency floor (the source says so).
+/// Load-to-use figures per microarchitecture row (`hw::uarch` names): the vendor's
+/// optimization manual, and published pointer-chase measurements where they were found
+/// (issue #48; docs/peaks.md says what was checked). A row not here has no memory
+/// latency floor (the source says so).
 ///
 /// A floor must never be above what the hardware can do, or a run at the hardware's
 /// speed reads as more than 100 % and is flagged falsely; so where credible sources
@@ -176,14 +176,8 @@ pub(crate) struct CacheCycles {
 /// clock follows the fastest core of the CCX), so its latency in core cycles moves with
 /// the ratio of the two clocks: a figure taken at a higher core clock is more cycles.
 pub(crate) const CACHE_CYCLES: &[(&str, CacheCycles)] = &[
-    (
-        "Skylake-SP/Cascade Lake/Cooper Lake",
-        SKYLAKE_SP,
-    ),
-    (
-        "Skylake-SP/Cascade Lake (one 512-bit FMA unit)",
-        SKYLAKE_SP,
-    ),
+    ("Skylake-SP/Cascade Lake/Cooper Lake", SKYLAKE_SP),
+    ("Skylake-SP/Cascade Lake (one 512-bit FMA unit)", SKYLAKE_SP),
     ("Zen 4", ZEN4),
     ("Zen 3", ZEN3),
 ];
@@ -193,7 +187,7 @@ pub(crate) const SKYLAKE_SP: CacheCycles = CacheCycles {
     l1: 4.0,
     l2: 14.0,
     l3: Ok(46.0),
-    source: "L1 4 cycles (pointer chase with a simple address; 5 with an index), L2 14: Intel 64 and IA-32 Architectures Optimization Reference Manual (Skylake Server cache parameters), the same measured by AnandTech on a Xeon Platinum 8280 (Rome review, corrected figures of 2019-10-01); Intel's launch figure of 11-13 cycles for the L2 is not a load-to-use time (no pointer chase shows it); L3 46 cycles, AnandTech's measured mean over the slices on the 28-core Xeon Platinum 8280 at 2.7 GHz, below Intel's 50-70 (the manual's range over the mesh) and AnandTech's 77 on a Core i9-7900X (2017, a tool it later replaced): the smallest credible figure is taken",
+    source: "L1 4 cycles (pointer chase with a simple address; 5 with an index), L2 14: Intel 64 and IA-32 Architectures Optimization Reference Manual (Skylake Server cache parameters), the same measured by AnandTech on a Xeon Platinum 8280 (Rome review, corrected figures of 2019-10-01); the launch figure of 11-13 cycles for the L2 is not a load-to-use time (no pointer chase shows it); L3 46 cycles, AnandTech's measured mean over the slices on the 28-core Xeon Platinum 8280 at 2.7 GHz, below Intel's 50-70 (the manual's range over the mesh) and AnandTech's 77 on a Core i9-7900X (2017, a tool it later replaced): the smallest credible figure is taken",
 };
 
 /// Zen 3 (family 19h models 00h-0Fh, 20h-5Fh).
@@ -466,14 +460,22 @@ mod tests {
                 4.0,
                 14.0,
                 46.0,
-                &["Optimization Reference Manual", "Xeon Platinum 8280", "50-70"],
+                &[
+                    "Optimization Reference Manual",
+                    "Xeon Platinum 8280",
+                    "50-70",
+                ],
             ),
             (
                 "Skylake-SP/Cascade Lake (one 512-bit FMA unit)",
                 4.0,
                 14.0,
                 46.0,
-                &["Optimization Reference Manual", "Xeon Platinum 8280", "50-70"],
+                &[
+                    "Optimization Reference Manual",
+                    "Xeon Platinum 8280",
+                    "50-70",
+                ],
             ),
             ("Zen 3", 4.0, 12.0, 46.0, &["(56665)", "on average"]),
             ("Zen 4", 4.0, 14.0, 50.0, &["(57647)", "on average"]),
