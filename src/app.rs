@@ -41,6 +41,16 @@ fn dispatch(opts: Options) -> anyhow::Result<ExitCode> {
         if common.dry_run {
             return dry_run(&opts, plan);
         }
+        // SIGINT/SIGTERM end a measuring run from here on, before the host is detected
+        // (clock chains, execution probe: a second or more on a loaded machine): until
+        // now a signal in that time got the disposition peakbench was started with,
+        // which killed it without a word or, started in the background by a script
+        // (SIGINT ignored there), was lost while the run went on to its end. The note
+        // first: the watcher may exit the moment the handler is in.
+        crate::util::atomic::on_interrupt_say(
+            "no case had started: nothing was measured, no results were kept".into(),
+        );
+        crate::util::atomic::catch_signals();
         if let Some(l) = crate::cluster::launch()? {
             return crate::cluster::run(&opts, l, plan);
         }

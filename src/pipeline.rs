@@ -125,6 +125,10 @@ pub(crate) fn run_cases(
     // Fail before measuring anything if the results cannot be written.
     let path = results_path(&opts.output, file_host, &started)?;
     save(&report, &path)?;
+    crate::util::atomic::on_interrupt_say(format!(
+        "no case had started: nothing was measured; {} holds no results",
+        path.display()
+    ));
     // Rewritten after every case too, so that an interrupted run leaves both.
     let html = html(&path);
     // A long run (or the quick suite, which writes a disk file) says what it will do

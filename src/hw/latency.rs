@@ -162,44 +162,48 @@ pub(crate) struct CacheCycles {
     pub(crate) source: &'static str,
 }
 
-/// Vendor load-to-use figures per microarchitecture row (`hw::uarch` names). A row not
-/// here has no memory latency floor (the source says so). Where a vendor gives a range
-/// or an average for the L3 (its slices sit at different distances on the ring or
-/// mesh), the floor takes the low end and says so: a near slice can answer sooner.
+/// Load-to-use figures per microarchitecture row (`hw::uarch` names): the vendor's
+/// optimization manual, and published pointer-chase measurements where they were found
+/// (issue #48; docs/peaks.md says what was checked). A row not here has no memory
+/// latency floor (the source says so).
+///
+/// A floor must never be above what the hardware can do, or a run at the hardware's
+/// speed reads as more than 100 % and is flagged falsely; so where credible sources
+/// differ, the row takes the **smallest** figure and its source names the others. The
+/// L3 differs most: its slices sit at different distances on the ring or mesh, so a
+/// random chase over the whole L3 pays the mean over the slices, which sources give as
+/// an average or a range; and the L3 runs on its own clock (Intel's mesh, AMD's L3
+/// clock follows the fastest core of the CCX), so its latency in core cycles moves with
+/// the ratio of the two clocks: a figure taken at a higher core clock is more cycles.
 pub(crate) const CACHE_CYCLES: &[(&str, CacheCycles)] = &[
-    (
-        "Skylake-SP/Cascade Lake/Cooper Lake",
-        SKYLAKE_SP,
-    ),
-    (
-        "Skylake-SP/Cascade Lake (one 512-bit FMA unit)",
-        SKYLAKE_SP,
-    ),
-    (
-        "Zen 4",
-        CacheCycles {
-            l1: 4.0,
-            l2: 14.0,
-            l3: Ok(50.0),
-            source: "AMD Software Optimization Guide for the Zen 4 microarchitecture (57647): L1 4 cycles for integer loads, L2 14, L3 50 on average",
-        },
-    ),
-    (
-        "Zen 3",
-        CacheCycles {
-            l1: 4.0,
-            l2: 12.0,
-            l3: Ok(46.0),
-            source: "AMD Software Optimization Guide for AMD Family 19h (56665): L1 4 cycles for integer loads, L2 12, L3 46 on average",
-        },
-    ),
+    ("Skylake-SP/Cascade Lake/Cooper Lake", SKYLAKE_SP),
+    ("Skylake-SP/Cascade Lake (one 512-bit FMA unit)", SKYLAKE_SP),
+    ("Zen 4", ZEN4),
+    ("Zen 3", ZEN3),
 ];
 
-const SKYLAKE_SP: CacheCycles = CacheCycles {
+/// Skylake-SP and its Cascade Lake/Cooper Lake steppings (same core, caches and mesh).
+pub(crate) const SKYLAKE_SP: CacheCycles = CacheCycles {
+    l1: 4.0,
+    l2: 14.0,
+    l3: Ok(46.0),
+    source: "L1 4 cycles (pointer chase with a simple address; 5 with an index), L2 14: Intel 64 and IA-32 Architectures Optimization Reference Manual (Skylake Server cache parameters), the same measured by AnandTech on a Xeon Platinum 8280 (Rome review, corrected figures of 2019-10-01); the launch figure of 11-13 cycles for the L2 is not a load-to-use time (no pointer chase shows it); L3 46 cycles, AnandTech's measured mean over the slices on the 28-core Xeon Platinum 8280 at 2.7 GHz, below Intel's 50-70 (the manual's range over the mesh) and AnandTech's 77 on a Core i9-7900X (2017, a tool it later replaced): the smallest credible figure is taken",
+};
+
+/// Zen 3 (family 19h models 00h-0Fh, 20h-5Fh).
+pub(crate) const ZEN3: CacheCycles = CacheCycles {
+    l1: 4.0,
+    l2: 12.0,
+    l3: Ok(46.0),
+    source: "AMD Software Optimization Guide for AMD Family 19h Processors (56665): L1 4 cycles for integer loads (7 for FP), L2 12, L3 46 on average over the slices of the CCX (no published pointer chase lower than that was found); the 3D V-Cache parts add 3-4 cycles to the L3, so the plain figure stays the floor",
+};
+
+/// Zen 4 (family 19h models 10h-1Fh, 60h-7Fh, A0h-AFh).
+pub(crate) const ZEN4: CacheCycles = CacheCycles {
     l1: 4.0,
     l2: 14.0,
     l3: Ok(50.0),
-    source: "Intel 64 and IA-32 Architectures Optimization Reference Manual, Skylake Server cache parameters: L1 4 cycles (simple address), L2 14, L3 50-70 (the low end taken)",
+    source: "AMD Software Optimization Guide for the AMD Zen4 Microarchitecture (57647): L1 4 cycles for integer loads (7 for FP), L2 14, L3 50 on average over the slices of the CCX (no published pointer chase lower than that was found); the 3D V-Cache parts add cycles to the L3, so the plain figure stays the floor",
 };
 
 /// The table's figures for row `row`.
@@ -445,6 +449,63 @@ mod tests {
             "{}",
             p.source
         );
+    }
+
+    /// The figures of each row (issue #48: checked against the sources its text names).
+    #[test]
+    fn each_row_has_its_checked_figures_and_names_its_sources() {
+        let want: &[(&str, f64, f64, f64, &[&str])] = &[
+            (
+                "Skylake-SP/Cascade Lake/Cooper Lake",
+                4.0,
+                14.0,
+                46.0,
+                &[
+                    "Optimization Reference Manual",
+                    "Xeon Platinum 8280",
+                    "50-70",
+                ],
+            ),
+            (
+                "Skylake-SP/Cascade Lake (one 512-bit FMA unit)",
+                4.0,
+                14.0,
+                46.0,
+                &[
+                    "Optimization Reference Manual",
+                    "Xeon Platinum 8280",
+                    "50-70",
+                ],
+            ),
+            ("Zen 3", 4.0, 12.0, 46.0, &["(56665)", "on average"]),
+            ("Zen 4", 4.0, 14.0, 50.0, &["(57647)", "on average"]),
+        ];
+        assert_eq!(CACHE_CYCLES.len(), want.len(), "a row without a test here");
+        for (row, l1, l2, l3, names) in want {
+            let c = cache_cycles(row).unwrap_or_else(|| panic!("{row} missing"));
+            assert_eq!((c.l1, c.l2, c.l3), (*l1, *l2, Ok(*l3)), "{row}");
+            for n in *names {
+                assert!(c.source.contains(n), "{row}: {n} not in {}", c.source);
+            }
+            // Faster levels are faster: a typo swapping digits would break this.
+            assert!(c.l1 < c.l2 && c.l2 < *l3, "{row}");
+        }
+    }
+
+    /// The floor's text carries the row's source, so a report says where the cycles
+    /// came from.
+    #[test]
+    fn the_floor_names_the_rows_source() {
+        let d = zen4();
+        let p = cache_floor(&CacheFloorInput {
+            per_thread: 8 << 20,
+            threads: 1,
+            caches: &d.caches,
+            row: "Skylake-SP/Cascade Lake/Cooper Lake",
+            clock: Some((3e9, "measured, add chain")),
+        });
+        assert!(p.source.contains("L3 × 46"), "{}", p.source);
+        assert!(p.source.contains("smallest credible"), "{}", p.source);
     }
 
     #[test]

@@ -202,36 +202,71 @@ fn buffered_byte_blocks_and_copy_run_and_clean_up() {
     assert!(entries(dir.path()).is_empty(), "test files removed");
 }
 
+/// The one outcome of a short window that depends on the machine rather than on
+/// peakbench: a disk stall as long as the window leaves it without a completed I/O, and
+/// the case then says so instead of giving a figure (correct, but not what this test
+/// checks).
+const STALLED: &str = "window completed no I/O; use a longer --runtime";
+
+/// Whether every failed row of a run's JSON is [`STALLED`] (and at least one is).
+fn only_stalled(stdout: &[u8]) -> bool {
+    let Ok(report) = serde_json::from_slice::<serde_json::Value>(stdout) else {
+        return false;
+    };
+    let failed: Vec<&str> = report["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["status"] != "ok")
+        .map(|r| r["status"]["failed"]["error"].as_str().unwrap_or(""))
+        .collect();
+    !failed.is_empty() && failed.iter().all(|e| e.contains(STALLED))
+}
+
 #[test]
 fn verified_run_reports_three_metrics_and_cleans_up() {
     let dir = scratch();
     let out = scratch();
-    let a = disk(
-        dir.path(),
-        out.path(),
-        &[
-            "--file-size",
-            "4MiB",
-            "--pattern",
-            "seq-write,rand-read,rw-mix:60",
-            "--block",
-            "64KiB",
-            "--depth",
-            "1",
-            "--jobs",
-            "1,2",
-            "--runtime",
-            "150ms",
-            "--ramp",
-            "0",
-            "--repeat",
-            "2",
-            "--verify",
-            "--format",
-            "json",
-        ],
-    )
-    .success();
+    let run = || {
+        disk(
+            dir.path(),
+            out.path(),
+            &[
+                "--file-size",
+                "4MiB",
+                "--pattern",
+                "seq-write,rand-read,rw-mix:60",
+                "--block",
+                "64KiB",
+                "--depth",
+                "1",
+                "--jobs",
+                "1,2",
+                "--runtime",
+                "150ms",
+                "--ramp",
+                "0",
+                "--repeat",
+                "2",
+                "--verify",
+                "--format",
+                "json",
+            ],
+        )
+    };
+    // A run whose only failures are windows that a disk stall left without a completed
+    // I/O is run again (at most twice more): that outcome is the machine's, not the
+    // product's; every other failure fails here at once, and the run that is checked
+    // below is checked whole. The files are removed either way.
+    let mut a = run();
+    for _ in 0..2 {
+        if !only_stalled(&a.get_output().stdout) {
+            break;
+        }
+        assert!(entries(dir.path()).is_empty(), "test files removed");
+        a = run();
+    }
+    let a = a.success();
     let results = common::ok_results(
         &a.get_output().stdout,
         3 * 2 * 3,
