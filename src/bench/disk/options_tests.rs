@@ -9,6 +9,13 @@ fn args(argv: &[&str]) -> Result<Validated, UsageError> {
 
 #[test]
 fn patterns() {
+    // Random patterns get MADV_RANDOM from the mmap engine, the others MADV_SEQUENTIAL.
+    for p in [Pattern::SeqRead, Pattern::SeqWrite, Pattern::Copy] {
+        assert!(!p.random(), "{p:?}");
+    }
+    for p in [Pattern::RandRead, Pattern::RandWrite] {
+        assert!(p.random(), "{p:?}");
+    }
     assert_eq!(Pattern::parse("rw-mix").unwrap(), Pattern::RwMix(70));
     assert_eq!(Pattern::parse("rw-mix:30").unwrap(), Pattern::RwMix(30));
     assert_eq!(Pattern::parse("randread").unwrap(), Pattern::RandRead);
