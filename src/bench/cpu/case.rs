@@ -5,7 +5,7 @@
 //! `mod.rs` plans them.
 
 use super::kernels::{self, Isa, Kernel, Precision};
-#[cfg(test)]
+#[cfg(all(test, target_arch = "x86_64"))]
 use super::peak::peak_for;
 use super::peak::{clock_kind, outrun_probe_peak, peak_for_clock};
 use super::select;
